@@ -1,0 +1,30 @@
+"""Settings of the OpenLineage consumer (``openlineage.consumer``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+# Env names: FEAST_OPENLINEAGE_CONSUMER_<FIELD NAME IN UPPER CASE>.
+ENV_PREFIX = "FEAST_OPENLINEAGE_CONSUMER_"
+
+
+class ConsumerSettings(BaseModel):
+    """The consumer's options. Every field is documented in docs/configuration.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = False
+    store_type: Literal["sql"] = "sql"
+    connection_string: SecretStr | None = None
+    api_key: SecretStr | None = None
+    namespace_mapping: dict[str, str] = Field(default_factory=dict)
+    retention_days: int = Field(default=30, ge=0)
+    retention_check_interval_hours: float = Field(default=6, gt=0)
+    standalone_server: bool = False
+    max_request_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    max_batch_events: int = Field(default=10_000, ge=1)
+
+    def api_key_value(self) -> str | None:
+        return self.api_key.get_secret_value() if self.api_key else None

@@ -1,0 +1,44 @@
+"""Settings of the Feast OpenLineage producer (the ``openlineage`` section)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+# Env names that differ from FEAST_OPENLINEAGE_<FIELD>: the spec's short forms.
+ENV_NAMES: dict[str, str] = {
+    "enabled": "FEAST_OPENLINEAGE_ENABLED",
+    "transport_type": "FEAST_OPENLINEAGE_TRANSPORT_TYPE",
+    "transport_url": "FEAST_OPENLINEAGE_URL",
+    "transport_endpoint": "FEAST_OPENLINEAGE_ENDPOINT",
+    "api_key": "FEAST_OPENLINEAGE_API_KEY",
+    "namespace": "FEAST_OPENLINEAGE_NAMESPACE",
+    "producer": "FEAST_OPENLINEAGE_PRODUCER",
+    "emit_on_apply": "FEAST_OPENLINEAGE_EMIT_ON_APPLY",
+    "emit_on_materialize": "FEAST_OPENLINEAGE_EMIT_ON_MATERIALIZE",
+    "additional_config": "FEAST_OPENLINEAGE_ADDITIONAL_CONFIG",
+}
+
+
+class ProducerSettings(BaseModel):
+    """The producer's options. Every field is documented in docs/configuration.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = False
+    transport_type: Literal["http", "console", "file", "kafka"] | None = None
+    transport_url: str | None = None
+    transport_endpoint: str = "api/v1/lineage"
+    api_key: SecretStr | None = None
+    namespace: str = "feast"
+    producer: str = "feast"
+    emit_on_apply: bool = True
+    emit_on_materialize: bool = True
+    additional_config: dict[str, Any] = Field(default_factory=dict)
+
+    def namespace_for(self, project: str) -> str:
+        """The OpenLineage namespace of a Feast project's lineage."""
+        if self.namespace == "feast":
+            return project
+        return f"{self.namespace}/{project}"

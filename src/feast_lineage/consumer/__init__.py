@@ -1,0 +1,1 @@
+"""The OpenLineage consumer: ingest, store and query lineage from any producer."""

@@ -1,0 +1,56 @@
+"""The consumer's app factory: :func:`create_app` builds a fresh app per call.
+
+Nothing happens at import time. The lifespan builds the engine, brings the
+schema up to date with Alembic, and starts the writer thread; shutdown stops
+the writer (after it has committed what it holds) and disposes the engine.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from feast_lineage import __version__
+from feast_lineage.consumer.errors import install_error_handlers
+from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+from feast_lineage.consumer.routes import include_routes
+from feast_lineage.consumer.settings import AppSettings
+from feast_lineage.consumer.state import ConsumerState
+from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: AppSettings) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = create_store_engine(settings.database_url)
+        upgrade_schema(engine)
+        pipeline = IngestPipeline(engine)
+        pipeline.start()
+        if settings.consumer.api_key is None:
+            log.warning(
+                "openlineage.consumer.api_key is not set: ingest and admin endpoints are open "
+                "to anyone who can reach this server"
+            )
+        app.state.consumer = ConsumerState(settings=settings, engine=engine, pipeline=pipeline)
+        try:
+            yield
+        finally:
+            app.state.consumer = None
+            pipeline.stop()
+            engine.dispose()
+
+    app = FastAPI(
+        title="feast-lineage",
+        version=__version__,
+        summary="OpenLineage consumer for the Feast feature store",
+        lifespan=lifespan,
+    )
+    app.state.consumer = None
+    install_error_handlers(app)
+    include_routes(app)
+    return app

@@ -1,0 +1,42 @@
+"""API key authentication, as the OpenLineage client's ``api_key`` auth sends it.
+
+The key comes in ``X-API-Key`` or ``Authorization: Bearer <key>`` and is
+compared in constant time. With no key configured, every request passes
+(the spec's open mode; the server logs a warning at startup).
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from starlette.requests import HTTPConnection
+
+from feast_lineage.consumer.errors import Unauthorized
+
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="feast-lineage"'}
+
+
+def presented_key(conn: HTTPConnection) -> str | None:
+    key = conn.headers.get("x-api-key")
+    if key:
+        return key.strip()
+    auth = conn.headers.get("authorization")
+    if auth:
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() == "bearer" and value.strip():
+            return value.strip()
+    return None
+
+
+def check_api_key(conn: HTTPConnection, expected: str | None) -> None:
+    """Raise :class:`Unauthorized` unless the request carries ``expected``."""
+    if expected is None:
+        return
+    key = presented_key(conn)
+    if key is None:
+        raise Unauthorized(
+            "an API key is required: send it as X-API-Key or Authorization: Bearer <key>",
+            headers=_CHALLENGE,
+        )
+    if not hmac.compare_digest(key.encode(), expected.encode()):
+        raise Unauthorized("the API key is not valid", code="invalid_api_key", headers=_CHALLENGE)

@@ -1,0 +1,138 @@
+"""The consumer's one exception tree and its one JSON error shape.
+
+Every error response of every endpoint has the body::
+
+    {"error": {"status": 400, "code": "invalid_json",
+               "message": "what was wrong and how to fix it",
+               "details": [{"index": 3, "path": "$[3].run.runId", "message": "..."}]}}
+
+``details`` is present when there is more than one thing to say. No stack
+trace or internal message reaches a client: unexpected exceptions become a
+500 with a generic message, and the details go to the server log.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from feast_lineage.consumer.responses import FastJSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+
+class LineageError(Exception):
+    """An error with an HTTP status, a stable code and a message for the client."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        details: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
+        status: int | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+        self.headers = headers
+        if status is not None:
+            self.status = status
+        if code is not None:
+            self.code = code
+
+
+class Unauthorized(LineageError):
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(LineageError):
+    status = 403
+    code = "forbidden"
+
+
+class NotFound(LineageError):
+    status = 404
+    code = "not_found"
+
+
+class ServiceUnavailable(LineageError):
+    status = 503
+    code = "store_unavailable"
+
+
+def error_body(
+    status: int, code: str, message: str, details: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    error: dict[str, Any] = {"status": status, "code": code, "message": message}
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    details: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> FastJSONResponse:
+    return FastJSONResponse(error_body(status, code, message, details), status, headers=headers)
+
+
+_HTTP_CODES = {
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+}
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    where = loc[0] if loc else "request"
+    rest = ".".join(str(p) for p in loc[1:])
+    return f"{where} parameter {rest!r}" if rest else str(where)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(LineageError)
+    async def _lineage(_: Request, exc: LineageError) -> FastJSONResponse:
+        return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> FastJSONResponse:
+        details = [
+            {"path": _loc(tuple(e.get("loc", ()))), "message": str(e.get("msg", "invalid"))}
+            for e in exc.errors()
+        ]
+        first = details[0] if details else {"path": "request", "message": "invalid"}
+        return error_response(
+            400,
+            "invalid_parameter",
+            f"{first['path']}: {first['message']}",
+            details if len(details) > 1 else None,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> FastJSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        message = str(exc.detail) if exc.detail else code.replace("_", " ")
+        if exc.status_code == 404 and message == "Not Found":
+            message = "no such endpoint; see /docs for the API"
+        return error_response(exc.status_code, code, message, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> FastJSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return error_response(
+            500, "internal_error", "the server failed to handle this request; see the server log"
+        )

@@ -1,0 +1,374 @@
+"""Turning one validated OpenLineage event into the rows the store keeps.
+
+Nothing here touches the database: :func:`derive` is a pure function from an
+event to a :class:`Derived` bundle of rows, which :mod:`.pipeline` merges with
+other events' bundles and writes in one transaction. Facet rows carry a
+``rank`` (event time, then a content hash) so the store keeps, for each facet
+key, the value of the latest event whatever order events arrive in.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from feast_lineage import canonical_json
+from feast_lineage.consumer.ingest.validation import EventKind
+from feast_lineage.identity import dataset_id, identity_uri, job_id, namespace_id, text_id
+from feast_lineage.uris import scrub, strip_credentials
+
+Row = dict[str, Any]
+
+TERMINAL_TYPES = frozenset({"COMPLETE", "FAIL", "ABORT"})
+_STATE_OF_TYPE = {
+    "START": "RUNNING",
+    "RUNNING": "RUNNING",
+    "COMPLETE": "COMPLETE",
+    "FAIL": "FAIL",
+    "ABORT": "ABORT",
+    "OTHER": "OTHER",
+}
+# Terminal events beat everything, START/RUNNING beat OTHER (or no type).
+_STATE_PRIORITY = {"COMPLETE": "2", "FAIL": "2", "ABORT": "2", "START": "1", "RUNNING": "1"}
+
+# Feast facets on a dataset tell which Feast object it stands for.
+FEAST_DATASET_FACETS = {
+    "feast_feature_view": "feature_view",
+    "feast_feature_service": "feature_service",
+    "feast_data_source": "data_source",
+    "feast_entity": "entity",
+    "feast_saved_dataset": "saved_dataset",
+    "feast_online_store": "online_store",
+}
+_FEAST_VIEW_MODES = {"ON_DEMAND": "on_demand_feature_view", "STREAM": "stream_feature_view"}
+
+
+@dataclass
+class Derived:
+    """The rows of one or more events, ready to be written together."""
+
+    events: list[Row] = field(default_factory=list)
+    jobs: dict[int, Row] = field(default_factory=dict)
+    datasets: dict[int, Row] = field(default_factory=dict)
+    runs: list[Row] = field(default_factory=list)
+    run_io: dict[tuple[str, int, str], Row] = field(default_factory=dict)
+    edges: dict[tuple[int, int, str], Row] = field(default_factory=dict)
+    symlinks: dict[tuple[int, int], Row] = field(default_factory=dict)
+    blobs: dict[str, str] = field(default_factory=dict)
+    job_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
+    dataset_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
+    run_facets: dict[tuple[str, str], Row] = field(default_factory=dict)
+
+    def merge(self, other: Derived) -> None:
+        self.events.extend(other.events)
+        _merge_max(self.jobs, other.jobs, "updated_us", _merge_node)
+        _merge_max(self.datasets, other.datasets, "updated_us", _merge_dataset)
+        self.runs.extend(other.runs)
+        _merge_ranked(self.run_io, other.run_io)
+        for key, row in other.edges.items():
+            self.edges.setdefault(key, row)
+        for key, row in other.symlinks.items():
+            self.symlinks.setdefault(key, row)
+        self.blobs.update(other.blobs)
+        _merge_ranked(self.job_facets, other.job_facets)
+        _merge_ranked(self.dataset_facets, other.dataset_facets)
+        _merge_ranked(self.run_facets, other.run_facets)
+
+
+def _merge_ranked(into: dict[Any, Row], new: dict[Any, Row]) -> None:
+    for key, row in new.items():
+        old = into.get(key)
+        if old is None or row["rank"] > old["rank"]:
+            into[key] = row
+
+
+def _merge_node(old: Row, new: Row) -> Row:
+    later, earlier = (new, old) if new["updated_us"] > old["updated_us"] else (old, new)
+    merged = dict(later)
+    merged["created_us"] = min(old["created_us"], new["created_us"])
+    if merged.get("producer") is None:
+        merged["producer"] = earlier.get("producer")
+    return merged
+
+
+def _merge_dataset(old: Row, new: Row) -> Row:
+    merged = _merge_node(old, new)
+    candidates = [r for r in (old, new) if r.get("uri_rank") is not None]
+    if candidates:
+        best = max(candidates, key=lambda r: r["uri_rank"])
+        merged["datasource_uri"] = best["datasource_uri"]
+        merged["uri_id"] = best["uri_id"]
+        merged["uri_rank"] = best["uri_rank"]
+    merged["feast_type"] = old.get("feast_type") or new.get("feast_type")
+    merged["feast_project"] = old.get("feast_project") or new.get("feast_project")
+    return merged
+
+
+def _merge_max(into: dict[int, Row], new: dict[int, Row], _key: str, combine: Any) -> None:
+    for key, row in new.items():
+        old = into.get(key)
+        into[key] = row if old is None else combine(old, row)
+
+
+def normalize_run_id(value: Any) -> str:
+    return str(value) if isinstance(value, uuid.UUID) else str(uuid.UUID(str(value)))
+
+
+class _Builder:
+    def __init__(self, out: Derived, time_us: int, received_us: int, rank: str, producer: str):
+        self.out = out
+        self.time_us = time_us
+        self.received_us = received_us
+        self.rank = rank
+        self.producer = producer
+
+    def blob(self, value: Any) -> str:
+        data = canonical_json.dumps(value)
+        key = canonical_json.digest(data)
+        self.out.blobs.setdefault(key, data.decode())
+        return key
+
+    def facets(self, target: dict[Any, Row], owner: Any, facets: Any) -> None:
+        if not facets:
+            return
+        for name, payload in facets.items():
+            target[(owner, name)] = {
+                "owner_id": owner,
+                "name": name,
+                "rank": self.rank,
+                "blob_id": self.blob(payload),
+            }
+
+    def job(self, namespace: str, name: str, facets: Any = None, *, stub: bool = False) -> int:
+        jid = job_id(namespace, name)
+        row = {
+            "id": jid,
+            "ns_id": namespace_id(namespace),
+            "namespace": namespace,
+            "name": name,
+            "producer": None if stub else self.producer,
+            # A job only named by a parent facet has not been seen itself.
+            "created_us": self.time_us,
+            "updated_us": 0 if stub else self.time_us,
+        }
+        existing = self.out.jobs.get(jid)
+        self.out.jobs[jid] = row if existing is None else _merge_node(existing, row)
+        self.facets(self.out.job_facets, jid, facets)
+        return jid
+
+    def dataset(self, ds: dict[str, Any]) -> int:
+        namespace, name = ds["namespace"], ds["name"]
+        did = dataset_id(namespace, name)
+        facets = ds.get("facets") or {}
+        row: Row = {
+            "id": did,
+            "ns_id": namespace_id(namespace),
+            "namespace": namespace,
+            "name": name,
+            "producer": self.producer,
+            "datasource_uri": None,
+            "uri_id": None,
+            "uri_rank": None,
+            "identity_uri_id": _identity_uri_id(namespace, name),
+            "feast_type": None,
+            "feast_project": None,
+            "created_us": self.time_us,
+            "updated_us": self.time_us,
+        }
+        source = facets.get("dataSource")
+        uri = source.get("uri") if isinstance(source, dict) else None
+        if isinstance(uri, str) and uri:
+            clean = strip_credentials(uri)
+            row.update(datasource_uri=clean, uri_id=text_id(clean), uri_rank=self.rank)
+        for facet_name, feast_type in FEAST_DATASET_FACETS.items():
+            facet = facets.get(facet_name)
+            if isinstance(facet, dict):
+                if feast_type == "feature_view":
+                    feast_type = _FEAST_VIEW_MODES.get(str(facet.get("mode")), feast_type)
+                row["feast_type"] = feast_type
+                row["feast_project"] = namespace
+                break
+        existing = self.out.datasets.get(did)
+        self.out.datasets[did] = row if existing is None else _merge_dataset(existing, row)
+        self.facets(self.out.dataset_facets, did, facets)
+        self.symlinks(did, facets.get("symlinks"))
+        return did
+
+    def symlinks(self, did: int, facet: Any) -> None:
+        if not isinstance(facet, dict):
+            return
+        identifiers = facet.get("identifiers")
+        if not isinstance(identifiers, list):
+            return
+        for ident in identifiers:
+            if not isinstance(ident, dict):
+                continue
+            ns, name = ident.get("namespace"), ident.get("name")
+            if not isinstance(ns, str) or not isinstance(name, str) or not ns or not name:
+                continue
+            alias = dataset_id(ns, name)
+            if alias == did:
+                continue
+            alias_type = ident.get("type")
+            self.out.symlinks.setdefault(
+                (did, alias),
+                {
+                    "dataset_id": did,
+                    "alias_id": alias,
+                    "alias_ns_id": namespace_id(ns),
+                    "alias_namespace": ns,
+                    "alias_name": name,
+                    "alias_type": alias_type if isinstance(alias_type, str) else None,
+                    "source": "symlink",
+                    "created_us": self.time_us,
+                },
+            )
+
+    def edge(self, src: int, src_kind: str, src_ns: str, dst: int, dst_kind: str, dst_ns: str,
+             edge_type: str) -> None:
+        self.out.edges.setdefault(
+            (src, dst, edge_type),
+            {
+                "src_id": src,
+                "dst_id": dst,
+                "edge_type": edge_type,
+                "src_kind": src_kind,
+                "dst_kind": dst_kind,
+                "src_ns_id": namespace_id(src_ns),
+                "dst_ns_id": namespace_id(dst_ns),
+                "created_us": self.time_us,
+            },
+        )
+
+    def io(self, event: dict[str, Any], jid: int, job_ns: str, run_id: str | None) -> None:
+        for direction, key, facet_key in (
+            ("input", "inputs", "inputFacets"),
+            ("output", "outputs", "outputFacets"),
+        ):
+            for ds in event.get(key) or ():
+                did = self.dataset(ds)
+                if direction == "input":
+                    self.edge(did, "dataset", ds["namespace"], jid, "job", job_ns, "input")
+                else:
+                    self.edge(jid, "job", job_ns, did, "dataset", ds["namespace"], "output")
+                if run_id is not None:
+                    io_facets = ds.get(facet_key)
+                    self.out.run_io[(run_id, did, direction)] = {
+                        "run_id": run_id,
+                        "dataset_id": did,
+                        "direction": direction,
+                        "rank": self.rank,
+                        "facets": canonical_json.dumps_str(io_facets) if io_facets else None,
+                    }
+
+
+def _identity_uri_id(namespace: str, name: str) -> int | None:
+    uri = identity_uri(namespace, name)
+    return text_id(uri) if uri is not None else None
+
+
+def _ref(value: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def derive(
+    event: dict[str, Any],
+    kind: EventKind,
+    time_us: int,
+    received_us: int,
+    *,
+    scrub_credentials: bool = True,
+) -> Derived:
+    """The rows of one validated event. ``event`` is not modified."""
+    if scrub_credentials:
+        event = scrub(event)
+    payload = canonical_json.dumps(event)
+    event_key = canonical_json.digest(payload)
+    rank = f"{max(time_us, 0):020d}{event_key[:16]}"
+    producer = str(event.get("producer"))
+    out = Derived()
+    b = _Builder(out, time_us, received_us, rank, producer)
+    event_type = event.get("eventType") if kind == "run" else None
+    run_id: str | None = None
+
+    if kind == "dataset":
+        ds = event["dataset"]
+        subject = b.dataset(ds)
+        ns = ds["namespace"]
+    else:
+        job = event["job"]
+        ns = job["namespace"]
+        subject = b.job(ns, job["name"], job.get("facets"))
+        if kind == "run":
+            run = event["run"]
+            run_id = normalize_run_id(run["runId"])
+            b.facets(out.run_facets, run_id, run.get("facets"))
+            out.runs.append(_run_row(b, run_id, subject, ns, event_type, run.get("facets")))
+        b.io(event, subject, ns, run_id)
+
+    out.events.append(
+        {
+            "event_key": event_key,
+            "kind": kind,
+            "event_type": event_type,
+            "event_time_us": time_us,
+            "received_us": received_us,
+            "ns_id": namespace_id(ns),
+            "subject_id": subject,
+            "run_id": run_id,
+            "payload": payload.decode(),
+        }
+    )
+    return out
+
+
+def _run_row(
+    b: _Builder, run_id: str, jid: int, ns: str, event_type: Any, facets: Any
+) -> Row:
+    parent_run = root_run = None
+    parent = facets.get("parent") if isinstance(facets, dict) else None
+    if isinstance(parent, dict):
+        parent_run, parent_job = _parent_link(b, parent, jid, ns, "parent")
+        root = parent.get("root")
+        if isinstance(root, dict):
+            root_run, root_job = _parent_link(b, root, jid, ns, "root")
+            if root_job is not None and root_job == parent_job:
+                b.out.edges.pop((root_job, jid, "root"), None)
+    state_type = event_type if isinstance(event_type, str) else "OTHER"
+    t = b.time_us
+    return {
+        "run_id": run_id,
+        "job_id": jid,
+        "ns_id": namespace_id(ns),
+        "state": _STATE_OF_TYPE.get(state_type, "OTHER"),
+        "state_rank": _STATE_PRIORITY.get(state_type, "0") + b.rank,
+        "first_event_us": t,
+        "last_event_us": t,
+        "start_event_us": t if state_type == "START" else None,
+        "started_us": t,
+        "ended_us": t if state_type in TERMINAL_TYPES else None,
+        "parent_run_id": parent_run,
+        "root_run_id": root_run,
+    }
+
+
+def _parent_link(
+    b: _Builder, link: dict[str, Any], jid: int, ns: str, edge_type: str
+) -> tuple[str | None, int | None]:
+    run_ref = _ref(link, "run", "runId")
+    try:
+        run_id = normalize_run_id(run_ref) if run_ref is not None else None
+    except ValueError:
+        run_id = None
+    job_ns, job_name = _ref(link, "job", "namespace"), _ref(link, "job", "name")
+    if not (isinstance(job_ns, str) and isinstance(job_name, str) and job_ns and job_name):
+        return run_id, None
+    parent_job = b.job(job_ns, job_name, stub=True)
+    if parent_job != jid:
+        b.edge(parent_job, "job", job_ns, jid, "job", ns, edge_type)
+    return run_id, parent_job

@@ -1,0 +1,169 @@
+"""The writer: one thread that commits derived events in group commits.
+
+Requests hand their events to :meth:`IngestPipeline.submit` and wait on a
+future. The writer thread drains whatever is queued, writes it in a single
+transaction and commits once, then answers every waiting request. A request
+is acknowledged only after its events are committed. When a group fails, the
+writer retries each event in its own transaction, so one bad event fails
+alone and never undoes the others.
+
+SQLite allows one writer at a time anyway; one thread with group commit turns
+many small requests into few transactions. The thread never runs on the
+server's event loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
+
+from feast_lineage.consumer.ingest.derive import Derived
+from feast_lineage.consumer.store.writes import WriteCache, ensure_meta, remember, write_derived
+
+log = logging.getLogger(__name__)
+
+_MAX_GROUP_EVENTS = 5_000
+
+
+class StoreUnavailable(Exception):
+    """The database could not be reached or is locked; the client should retry."""
+
+
+class EventRejected(Exception):
+    """The database refused this event (for example a value it cannot hold)."""
+
+
+Outcome = Exception | None
+
+
+@dataclass
+class _Submission:
+    items: list[Derived]
+    future: Future[list[Outcome]] = field(default_factory=Future)
+
+
+_STOP = object()
+
+
+class IngestPipeline:
+    def __init__(self, engine: Engine, *, on_commit: Callable[[int], None] | None = None):
+        self._engine = engine
+        self._queue: queue.SimpleQueue[_Submission | object] = queue.SimpleQueue()
+        self._cache = WriteCache()
+        self._on_commit = on_commit
+        self._thread = threading.Thread(target=self._run, name="lineage-writer", daemon=True)
+        self._started = False
+
+    def start(self) -> None:
+        with self._engine.begin() as conn:
+            ensure_meta(conn)
+        self._thread.start()
+        self._started = True
+
+    def stop(self) -> None:
+        if self._started:
+            self._queue.put(_STOP)
+            self._thread.join(timeout=30)
+            self._started = False
+
+    def submit(self, items: list[Derived]) -> Future[list[Outcome]]:
+        """Queue ``items``; the future gives one outcome per item (None when stored)."""
+        sub = _Submission(items)
+        if not items:
+            sub.future.set_result([])
+        else:
+            self._queue.put(sub)
+        return sub.future
+
+    def write_now(self, items: list[Derived]) -> list[Outcome]:
+        """Write synchronously from the calling thread (used outside a server)."""
+        return self._write_group([_Submission(items)], resolve=False)[0]
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            assert isinstance(first, _Submission)
+            group = [first]
+            count = len(first.items)
+            stop = False
+            while count < _MAX_GROUP_EVENTS:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is _STOP:
+                    stop = True
+                    break
+                assert isinstance(nxt, _Submission)
+                group.append(nxt)
+                count += len(nxt.items)
+            try:
+                self._write_group(group, resolve=True)
+            except BaseException as err:  # never let the writer die silently
+                log.exception("lineage writer failed")
+                for sub in group:
+                    if not sub.future.done():
+                        sub.future.set_exception(err)
+            if stop:
+                return
+
+    def _transaction(self, items: list[Derived]) -> None:
+        merged = Derived()
+        for item in items:
+            merged.merge(item)
+        with self._engine.connect() as conn:
+            conn = conn.execution_options(lineage_write=True)
+            with conn.begin():
+                links = write_derived(conn, merged, self._cache)
+        remember(merged, self._cache, links)
+
+    def _write_group(self, group: list[_Submission], *, resolve: bool) -> list[list[Outcome]]:
+        items = [item for sub in group for item in sub.items]
+        outcomes: list[Outcome]
+        try:
+            self._transaction(items)
+            outcomes = [None] * len(items)
+        except SQLAlchemyError as err:
+            if len(items) == 1:
+                outcomes = [_classify(err)]
+            else:
+                log.warning("group commit of %d events failed; retrying one by one", len(items))
+                outcomes = []
+                for item in items:
+                    try:
+                        self._transaction([item])
+                        outcomes.append(None)
+                    except SQLAlchemyError as one_err:
+                        outcomes.append(_classify(one_err))
+        if self._on_commit is not None:
+            self._on_commit(sum(1 for o in outcomes if o is None))
+        results: list[list[Outcome]] = []
+        pos = 0
+        for sub in group:
+            mine = outcomes[pos : pos + len(sub.items)]
+            pos += len(sub.items)
+            results.append(mine)
+            if resolve:
+                sub.future.set_result(mine)
+        return results
+
+
+def _classify(err: SQLAlchemyError) -> Exception:
+    if isinstance(err, OperationalError) or (
+        isinstance(err, DBAPIError) and err.connection_invalidated
+    ):
+        log.warning("lineage store unavailable: %s", type(err.orig).__name__ if isinstance(err, DBAPIError) else err)
+        return StoreUnavailable("the lineage store is unavailable; retry later")
+    orig = err.orig if isinstance(err, DBAPIError) else err
+    log.warning("lineage store rejected an event: %s", type(orig).__name__)
+    reason = str(orig).splitlines()[0][:200] if orig is not None else "unknown error"
+    return EventRejected(f"the store could not hold this event ({reason})")

@@ -1,0 +1,101 @@
+"""OpenLineage ingest: ``POST /api/v1/lineage`` and ``POST /api/v1/lineage/batch``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from feast_lineage.consumer.deps import ApiKeyDep, StateDep
+from feast_lineage.consumer.errors import error_response
+from feast_lineage.consumer.responses import FastJSONResponse
+from feast_lineage.consumer.schemas import ErrorResponse, IngestAccepted, IngestSummary
+from feast_lineage.consumer.services.ingest import IngestResult, ingest
+
+router = APIRouter(tags=["ingest"])
+
+_BODY_DOC = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "description": "An OpenLineage 2-0-2 RunEvent, DatasetEvent or JobEvent, "
+                    "or an array of them. May be sent with Content-Encoding: gzip.",
+                    "oneOf": [{"type": "object"}, {"type": "array", "items": {"type": "object"}}],
+                }
+            }
+        },
+    }
+}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "Invalid JSON or an invalid event"},
+    401: {"model": ErrorResponse, "description": "API key missing or wrong"},
+    413: {"model": ErrorResponse, "description": "Body or batch too large"},
+    503: {"model": ErrorResponse, "description": "The store is unavailable; retry"},
+}
+
+
+def _failure(result: IngestResult) -> Response:
+    if all(e.get("code") == "store_unavailable" for e in result.errors):
+        return error_response(
+            503,
+            "store_unavailable",
+            "the lineage store is unavailable; nothing was stored, retry later",
+            headers={"Retry-After": "1"},
+        )
+    first = result.errors[0]
+    message = f"{first['path']}: {first['message']}"
+    if result.is_array:
+        message = f"no event of the batch was stored; first problem: {message}"
+    else:
+        message = f"the event was not stored: {message}"
+    return error_response(400, "invalid_event", message, result.errors)
+
+
+def _partial(result: IngestResult) -> Response:
+    body = {"status": "partial", "summary": result.summary(), "errors": result.errors}
+    return FastJSONResponse(body, 207)
+
+
+@router.post(
+    "/lineage",
+    status_code=201,
+    summary="Receive one OpenLineage event, or an array of events",
+    response_model=IngestAccepted,
+    responses={
+        200: {"model": IngestSummary, "description": "An array was stored completely"},
+        207: {"model": IngestSummary, "description": "Part of an array was stored"},
+        **_ERRORS,
+    },
+    openapi_extra=_BODY_DOC,
+)
+async def post_lineage(request: Request, state: StateDep, _auth: ApiKeyDep) -> Response:
+    result = await ingest(request, state, batch=False)
+    if result.successful == 0 and result.received > 0:
+        return _failure(result)
+    if result.failed:
+        return _partial(result)
+    if result.is_array:
+        return FastJSONResponse({"status": "success", "summary": result.summary()}, 200)
+    return FastJSONResponse({"status": "created", "summary": result.summary()}, 201)
+
+
+@router.post(
+    "/lineage/batch",
+    status_code=204,
+    summary="Receive a batch (JSON array) of OpenLineage events",
+    responses={
+        204: {"description": "Every event was stored"},
+        207: {"model": IngestSummary, "description": "Part of the batch was stored"},
+        **_ERRORS,
+    },
+    openapi_extra=_BODY_DOC,
+)
+async def post_batch(request: Request, state: StateDep, _auth: ApiKeyDep) -> Response:
+    result = await ingest(request, state, batch=True)
+    if result.successful == 0 and result.received > 0:
+        return _failure(result)
+    if result.failed:
+        return _partial(result)
+    return Response(status_code=204)

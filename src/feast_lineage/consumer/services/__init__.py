@@ -1,0 +1,1 @@
+"""Service functions: what the routes do, free of HTTP details."""

@@ -1,0 +1,1 @@
+"""The lineage store: tables, migrations, engine and the repository layer."""

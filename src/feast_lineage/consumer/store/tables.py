@@ -1,0 +1,185 @@
+"""SQLAlchemy table definitions of the lineage store.
+
+Design notes (docs/ARCHITECTURE.md has the full picture):
+
+* Jobs, datasets and namespaces are keyed by stable 63-bit ids computed from
+  their identity (:mod:`feast_lineage.identity`), so ingest never needs a
+  round trip to learn an id, and every index is on integers. Strings are
+  ``Text`` (portable to MySQL, which cannot index long VARCHARs).
+* Times are integer microseconds since the epoch (``*_us``).
+* Facets are stored one row per (owner, facet name) with a ``rank`` string
+  (event time, then a content hash) and a pointer to a content-addressed blob.
+  An upsert replaces a facet only when its rank is higher, so the result does
+  not depend on the order in which events arrive.
+* Lineage edges are the graph's current state: input (dataset -> job), output
+  (job -> dataset), parent and root (job -> job). There is no input x output
+  cross product; dataset -> dataset lineage is derived at query time.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+# SQLite only aliases the rowid for INTEGER PRIMARY KEY.
+AutoId = BigInteger().with_variant(Integer(), "sqlite")
+
+events = Table(
+    "openlineage_events",
+    metadata,
+    Column("id", AutoId, primary_key=True, autoincrement=True),
+    Column("event_key", String(32), nullable=False, unique=True),
+    Column("kind", String(8), nullable=False),  # run | dataset | job
+    Column("event_type", String(16), nullable=True),
+    Column("event_time_us", BigInteger, nullable=False),
+    Column("received_us", BigInteger, nullable=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("subject_id", BigInteger, nullable=False),  # job id, or dataset id
+    Column("run_id", String(36), nullable=True),
+    Column("payload", Text, nullable=False),
+    Index("ix_ol_events_time", "event_time_us", "id"),
+    Index("ix_ol_events_ns_time", "ns_id", "event_time_us", "id"),
+    Index("ix_ol_events_subject_time", "subject_id", "event_time_us", "id"),
+    Index("ix_ol_events_run", "run_id"),
+)
+
+jobs = Table(
+    "openlineage_jobs",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("namespace", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("producer", Text, nullable=True),
+    Column("created_us", BigInteger, nullable=False),
+    Column("updated_us", BigInteger, nullable=False),
+    Index("ix_ol_jobs_ns", "ns_id"),
+)
+
+datasets = Table(
+    "openlineage_datasets",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("namespace", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("producer", Text, nullable=True),
+    Column("datasource_uri", Text, nullable=True),
+    Column("uri_id", BigInteger, nullable=True),  # text_id(datasource_uri)
+    Column("uri_rank", String(64), nullable=True),  # rank of the dataSource facet it came from
+    Column("identity_uri_id", BigInteger, nullable=True),  # text_id(identity_uri(ns, name))
+    Column("feast_type", String(32), nullable=True),
+    Column("feast_project", Text, nullable=True),
+    Column("created_us", BigInteger, nullable=False),
+    Column("updated_us", BigInteger, nullable=False),
+    Index("ix_ol_datasets_ns", "ns_id"),
+    Index("ix_ol_datasets_uri", "uri_id"),
+    Index("ix_ol_datasets_identity_uri", "identity_uri_id"),
+)
+
+runs = Table(
+    "openlineage_runs",
+    metadata,
+    Column("run_id", String(36), primary_key=True),
+    Column("job_id", BigInteger, nullable=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("state_rank", String(64), nullable=False),
+    Column("first_event_us", BigInteger, nullable=False),
+    Column("last_event_us", BigInteger, nullable=False),
+    Column("start_event_us", BigInteger, nullable=True),  # earliest START
+    Column("started_us", BigInteger, nullable=False),  # START time, else first event
+    Column("ended_us", BigInteger, nullable=True),  # time of the terminal event
+    Column("parent_run_id", String(36), nullable=True),
+    Column("root_run_id", String(36), nullable=True),
+    Index("ix_ol_runs_job_started", "job_id", "started_us", "run_id"),
+    Index("ix_ol_runs_ns_started", "ns_id", "started_us", "run_id"),
+    Index("ix_ol_runs_started", "started_us", "run_id"),
+    Index("ix_ol_runs_last_event", "last_event_us"),
+    Index("ix_ol_runs_parent", "parent_run_id"),
+)
+
+run_io = Table(
+    "openlineage_run_io",
+    metadata,
+    Column("run_id", String(36), primary_key=True),
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("direction", String(6), primary_key=True),  # input | output
+    Column("rank", String(64), nullable=False),
+    Column("facets", Text, nullable=True),  # inputFacets / outputFacets, canonical JSON
+    Index("ix_ol_run_io_dataset", "dataset_id"),
+)
+
+lineage_edges = Table(
+    "openlineage_lineage_edges",
+    metadata,
+    Column("src_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dst_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("edge_type", String(8), primary_key=True),  # input | output | parent | root
+    Column("src_kind", String(8), nullable=False),
+    Column("dst_kind", String(8), nullable=False),
+    Column("src_ns_id", BigInteger, nullable=False),
+    Column("dst_ns_id", BigInteger, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_ol_edges_dst", "dst_id", "src_id"),
+)
+
+dataset_symlinks = Table(
+    "openlineage_dataset_symlinks",
+    metadata,
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("alias_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("alias_ns_id", BigInteger, nullable=False),
+    Column("alias_namespace", Text, nullable=False),
+    Column("alias_name", Text, nullable=False),
+    Column("alias_type", Text, nullable=True),
+    Column("source", String(16), nullable=False),  # symlink | datasource
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_ol_symlinks_alias", "alias_id"),
+)
+
+facet_blobs = Table(
+    "openlineage_facet_blobs",
+    metadata,
+    Column("id", String(32), primary_key=True),  # content digest
+    Column("payload", Text, nullable=False),
+)
+
+
+def _facet_table(name: str, owner_column: Column[object]) -> Table:
+    return Table(
+        name,
+        metadata,
+        owner_column,
+        Column("name", String(255), primary_key=True),
+        Column("rank", String(64), nullable=False),
+        Column("blob_id", String(32), nullable=False),
+        Index(f"ix_{name}_blob", "blob_id"),
+    )
+
+
+job_facets = _facet_table(
+    "openlineage_job_facets", Column("owner_id", BigInteger, primary_key=True, autoincrement=False)
+)
+dataset_facets = _facet_table(
+    "openlineage_dataset_facets",
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+)
+run_facets = _facet_table("openlineage_run_facets", Column("owner_id", String(36), primary_key=True))
+
+meta = Table(
+    "openlineage_meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)

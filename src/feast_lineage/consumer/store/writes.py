@@ -1,0 +1,344 @@
+"""The repository's write side: applying derived event rows in one transaction.
+
+Every statement is an idempotent upsert whose outcome does not depend on the
+order events arrive in (see :mod:`feast_lineage.consumer.ingest.derive`):
+facets and run state keep the highest rank, start times the minimum, and
+inserts of edges, symlinks and blobs ignore rows that exist.
+
+:class:`WriteCache` remembers rows this process knows are stored (blobs,
+edges, symlinks) so a steady stream of events does not rewrite them. It is
+dropped whenever the store's ``generation`` changes, which reset and prune
+bump in the same transaction as their deletes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlalchemy import Connection, and_, case, insert, or_, select, update
+
+from feast_lineage.consumer.ingest.derive import Derived, Row
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.dialect import insert_ignore, upsert
+
+GENERATION_KEY = "generation"
+# A dataSource URI shared by datasets of one namespace names a container
+# (a database, a bucket), not a dataset, and links nothing.
+_MAX_URI_GROUP = 16
+
+
+class _BoundedSet:
+    def __init__(self, limit: int) -> None:
+        self._items: OrderedDict[Any, None] = OrderedDict()
+        self._limit = limit
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._items
+
+    def add(self, item: Any) -> None:
+        self._items[item] = None
+        if len(self._items) > self._limit:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+class WriteCache:
+    """Rows known to be in the store, valid for one store generation."""
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self.generation: str | None = None
+        self.blobs = _BoundedSet(limit)
+        self.edges = _BoundedSet(limit)
+        self.symlinks = _BoundedSet(limit)
+        self.uri_links = _BoundedSet(limit)
+
+    def sync(self, generation: str) -> None:
+        if generation != self.generation:
+            self.blobs.clear()
+            self.edges.clear()
+            self.symlinks.clear()
+            self.uri_links.clear()
+            self.generation = generation
+
+
+def ensure_meta(conn: Connection) -> None:
+    conn.execute(
+        insert_ignore(conn, t.meta, ["key"]), [{"key": GENERATION_KEY, "value": "0"}]
+    )
+
+
+def read_generation(conn: Connection) -> str:
+    """The store generation, locked against a concurrent reset until commit."""
+    stmt = select(t.meta.c.value).where(t.meta.c.key == GENERATION_KEY)
+    if conn.dialect.name != "sqlite":
+        stmt = stmt.with_for_update(read=True)
+    value = conn.execute(stmt).scalar_one_or_none()
+    return value if value is not None else "0"
+
+
+def bump_generation(conn: Connection) -> None:
+    current = int(read_generation(conn))
+    conn.execute(
+        update(t.meta).where(t.meta.c.key == GENERATION_KEY).values(value=str(current + 1))
+    )
+
+
+def _reduce_runs(rows: list[Row]) -> list[Row]:
+    by_id: dict[str, Row] = {}
+    for row in rows:
+        old = by_id.get(row["run_id"])
+        if old is None:
+            by_id[row["run_id"]] = dict(row)
+            continue
+        if row["state_rank"] > old["state_rank"]:
+            old["state"], old["state_rank"], old["ended_us"] = (
+                row["state"],
+                row["state_rank"],
+                row["ended_us"],
+            )
+        old["first_event_us"] = min(old["first_event_us"], row["first_event_us"])
+        old["last_event_us"] = max(old["last_event_us"], row["last_event_us"])
+        starts = [s for s in (old["start_event_us"], row["start_event_us"]) if s is not None]
+        old["start_event_us"] = min(starts) if starts else None
+        old["parent_run_id"] = old["parent_run_id"] or row["parent_run_id"]
+        old["root_run_id"] = old["root_run_id"] or row["root_run_id"]
+    for row in by_id.values():
+        start = row["start_event_us"]
+        row["started_us"] = start if start is not None else row["first_event_us"]
+    return list(by_id.values())
+
+
+def _greater(a: Any, b: Any) -> Any:
+    return case((a > b, a), else_=b)
+
+
+def _lesser(a: Any, b: Any) -> Any:
+    return case((a < b, a), else_=b)
+
+
+def _node_set(c: Any, x: Any) -> dict[str, Any]:
+    newer = x.updated_us > c.updated_us
+    return {
+        "producer": case((or_(newer, c.producer.is_(None)), x.producer), else_=c.producer),
+        "updated_us": _greater(x.updated_us, c.updated_us),
+        "created_us": _lesser(x.created_us, c.created_us),
+    }
+
+
+def _node_where(c: Any, x: Any) -> Any:
+    return or_(x.updated_us > c.updated_us, x.created_us < c.created_us)
+
+
+def _dataset_set(c: Any, x: Any) -> dict[str, Any]:
+    better_uri = and_(x.uri_rank.is_not(None), or_(c.uri_rank.is_(None), x.uri_rank > c.uri_rank))
+    values = _node_set(c, x)
+    values.update(
+        datasource_uri=case((better_uri, x.datasource_uri), else_=c.datasource_uri),
+        uri_id=case((better_uri, x.uri_id), else_=c.uri_id),
+        uri_rank=case((better_uri, x.uri_rank), else_=c.uri_rank),
+        feast_type=case((c.feast_type.is_(None), x.feast_type), else_=c.feast_type),
+        feast_project=case((c.feast_project.is_(None), x.feast_project), else_=c.feast_project),
+    )
+    return values
+
+
+def _dataset_where(c: Any, x: Any) -> Any:
+    return or_(
+        _node_where(c, x),
+        and_(x.uri_rank.is_not(None), or_(c.uri_rank.is_(None), x.uri_rank > c.uri_rank)),
+        and_(c.feast_type.is_(None), x.feast_type.is_not(None)),
+    )
+
+
+def _run_set(c: Any, x: Any) -> dict[str, Any]:
+    wins = x.state_rank > c.state_rank
+    start = case(
+        (c.start_event_us.is_(None), x.start_event_us),
+        (x.start_event_us.is_(None), c.start_event_us),
+        else_=_lesser(x.start_event_us, c.start_event_us),
+    )
+    first = _lesser(x.first_event_us, c.first_event_us)
+    return {
+        "state": case((wins, x.state), else_=c.state),
+        "state_rank": case((wins, x.state_rank), else_=c.state_rank),
+        "ended_us": case((wins, x.ended_us), else_=c.ended_us),
+        "first_event_us": first,
+        "last_event_us": _greater(x.last_event_us, c.last_event_us),
+        "start_event_us": start,
+        "started_us": case((start.is_(None), first), else_=start),
+        "parent_run_id": case((c.parent_run_id.is_(None), x.parent_run_id), else_=c.parent_run_id),
+        "root_run_id": case((c.root_run_id.is_(None), x.root_run_id), else_=c.root_run_id),
+    }
+
+
+def _ranked_set(c: Any, x: Any) -> dict[str, Any]:
+    return {"rank": x.rank, "blob_id": x.blob_id}
+
+
+def _ranked_where(c: Any, x: Any) -> Any:
+    return x.rank > c.rank
+
+
+def _io_set(c: Any, x: Any) -> dict[str, Any]:
+    return {"rank": x.rank, "facets": x.facets}
+
+
+def _linkable(uri: str) -> bool:
+    try:
+        path = urlsplit(uri).path
+    except ValueError:
+        return False
+    return path not in ("", "/")
+
+
+def _uri_symlinks(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple[int, int]]:
+    """Link datasets whose dataSource URI names the same data.
+
+    Returns the (dataset, URI) pairs handled, for :func:`remember` after commit.
+    """
+    todo = [
+        row
+        for row in d.datasets.values()
+        if row.get("uri_id") is not None
+        and (row["id"], row["uri_id"]) not in cache.uri_links
+        and _linkable(row["datasource_uri"])
+    ]
+    identity = [
+        row
+        for row in d.datasets.values()
+        if row.get("identity_uri_id") is not None
+        and (row["id"], row["identity_uri_id"]) not in cache.uri_links
+    ]
+    if not todo and not identity:
+        return []
+    uri_ids = {row["uri_id"] for row in todo}
+    identity_ids = {row["identity_uri_id"] for row in identity}
+    cols = t.datasets.c
+    found = conn.execute(
+        select(cols.id, cols.ns_id, cols.namespace, cols.name, cols.uri_id, cols.identity_uri_id)
+        .where(
+            or_(
+                cols.uri_id.in_(uri_ids | identity_ids),
+                cols.identity_uri_id.in_(uri_ids),
+            )
+        )
+        .limit(10_000)
+    ).all()
+    by_uri: dict[int, list[Any]] = {}
+    by_identity: dict[int, list[Any]] = {}
+    for r in found:
+        if r.uri_id is not None:
+            by_uri.setdefault(r.uri_id, []).append(r)
+        if r.identity_uri_id is not None:
+            by_identity.setdefault(r.identity_uri_id, []).append(r)
+    rows: list[Row] = []
+    done: list[tuple[int, int]] = []
+
+    def link(a_id: int, b: Any, time_us: int) -> None:
+        if a_id == b.id or (a_id, b.id) in cache.symlinks:
+            return
+        rows.append(
+            {
+                "dataset_id": a_id,
+                "alias_id": b.id,
+                "alias_ns_id": b.ns_id,
+                "alias_namespace": b.namespace,
+                "alias_name": b.name,
+                "alias_type": None,
+                "source": "datasource",
+                "created_us": time_us,
+            }
+        )
+
+    for row in todo:
+        group = by_uri.get(row["uri_id"], [])
+        namespaces = [g.ns_id for g in group]
+        container = len(group) > _MAX_URI_GROUP or len(namespaces) != len(set(namespaces))
+        if not container:
+            for other in group:
+                link(row["id"], other, row["updated_us"])
+        for other in by_identity.get(row["uri_id"], []):
+            link(row["id"], other, row["updated_us"])
+        done.append((row["id"], row["uri_id"]))
+    for row in identity:
+        for other in by_uri.get(row["identity_uri_id"], []):
+            if other.id != row["id"]:
+                rows.append(
+                    {
+                        "dataset_id": other.id,
+                        "alias_id": row["id"],
+                        "alias_ns_id": row["ns_id"],
+                        "alias_namespace": row["namespace"],
+                        "alias_name": row["name"],
+                        "alias_type": None,
+                        "source": "datasource",
+                        "created_us": row["updated_us"],
+                    }
+                )
+        done.append((row["id"], row["identity_uri_id"]))
+    if rows:
+        conn.execute(insert_ignore(conn, t.dataset_symlinks, ["dataset_id", "alias_id"]), rows)
+    return done
+
+
+def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple[int, int]]:
+    """Apply ``d`` inside the caller's transaction; pass the result to :func:`remember`."""
+    cache.sync(read_generation(conn))
+    if d.events:
+        conn.execute(insert_ignore(conn, t.events, ["event_key"]), d.events)
+    blobs = [{"id": k, "payload": v} for k, v in d.blobs.items() if k not in cache.blobs]
+    if blobs:
+        conn.execute(insert_ignore(conn, t.facet_blobs, ["id"]), blobs)
+    if d.jobs:
+        conn.execute(
+            upsert(conn, t.jobs, ["id"], _node_set, _node_where), list(d.jobs.values())
+        )
+    if d.datasets:
+        conn.execute(
+            upsert(conn, t.datasets, ["id"], _dataset_set, _dataset_where),
+            list(d.datasets.values()),
+        )
+    if d.runs:
+        conn.execute(upsert(conn, t.runs, ["run_id"], _run_set), _reduce_runs(d.runs))
+    if d.run_io:
+        conn.execute(
+            upsert(
+                conn, t.run_io, ["run_id", "dataset_id", "direction"], _io_set, _ranked_where
+            ),
+            list(d.run_io.values()),
+        )
+    edges = [row for key, row in d.edges.items() if key not in cache.edges]
+    if edges:
+        conn.execute(
+            insert_ignore(conn, t.lineage_edges, ["src_id", "dst_id", "edge_type"]), edges
+        )
+    symlinks = [row for key, row in d.symlinks.items() if key not in cache.symlinks]
+    if symlinks:
+        conn.execute(insert_ignore(conn, t.dataset_symlinks, ["dataset_id", "alias_id"]), symlinks)
+    for table, facets in (
+        (t.job_facets, d.job_facets),
+        (t.dataset_facets, d.dataset_facets),
+        (t.run_facets, d.run_facets),
+    ):
+        if facets:
+            conn.execute(
+                upsert(conn, table, ["owner_id", "name"], _ranked_set, _ranked_where),
+                list(facets.values()),
+            )
+    return _uri_symlinks(conn, d, cache)
+
+
+def remember(d: Derived, cache: WriteCache, uri_links: list[tuple[int, int]]) -> None:
+    """After a commit: note the rows that are now known to be stored."""
+    for key in uri_links:
+        cache.uri_links.add(key)
+    for key in d.blobs:
+        cache.blobs.add(key)
+    for key in d.edges:
+        cache.edges.add(key)
+    for key in d.symlinks:
+        cache.symlinks.add(key)

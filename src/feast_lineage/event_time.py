@@ -1,0 +1,53 @@
+"""Parsing OpenLineage event times into integer microseconds since the epoch.
+
+Times are stored as integers: they sort, compare and index the same way on
+every database. ISO 8601 with any number of fractional digits is accepted
+(nanoseconds are truncated to microseconds); a time without an offset is
+taken as UTC, which is what the OpenLineage Python client means by it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class EventTimeError(ValueError):
+    pass
+
+
+def parse_us(text: str) -> int:
+    """Microseconds since 1970-01-01T00:00:00Z of an ISO 8601 time."""
+    if not isinstance(text, str) or len(text) < 10 or len(text) > 64:
+        raise EventTimeError("expected an ISO 8601 date-time such as 2024-05-01T12:00:00Z")
+    value = text.strip()
+    if value.endswith(("z", "Z")):
+        value = value[:-1] + "+00:00"
+    value = _FRACTION.sub(r"\1", value, count=1)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise EventTimeError(
+            f"{text!r} is not an ISO 8601 date-time such as 2024-05-01T12:00:00Z"
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    delta = parsed - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def to_iso(us: int | None) -> str | None:
+    """The UTC ISO 8601 form of a stored time (millisecond-free when whole)."""
+    if us is None:
+        return None
+    seconds, micros = divmod(us, 1_000_000)
+    base = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{base}.{micros:06d}Z" if micros else f"{base}Z"
+
+
+def now_us() -> int:
+    delta = datetime.now(tz=UTC) - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
