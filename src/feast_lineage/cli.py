@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ _FS_YAML_ENV = "FEAST_FS_YAML_FILE_PATH"
 def _feast_cli() -> click.Group:
     from feast.cli.cli import cli as feast_cli
 
-    return feast_cli  # type: ignore[no-any-return]
+    return feast_cli
 
 
 class LineageCLI(click.Group):
@@ -64,7 +63,9 @@ class LineageCLI(click.Group):
 )
 @click.version_option(package_name="feast-lineage")
 @click.pass_context
-def cli(ctx: click.Context, chdir: str | None, log_level: str, feature_store_yaml: str | None) -> None:
+def cli(
+    ctx: click.Context, chdir: str | None, log_level: str, feature_store_yaml: str | None
+) -> None:
     """Feast with OpenLineage lineage: every feast command, plus the lineage server.
 
     For Feast's own commands, see https://docs.feast.dev/.
@@ -141,4 +142,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

@@ -96,7 +96,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(os.path.expandvars(text))
     except yaml.YAMLError as err:
-        raise ConfigError("feature_store.yaml", f"is not valid YAML ({err})", "fix the file") from None
+        raise ConfigError(
+            "feature_store.yaml", f"is not valid YAML ({err})", "fix the file"
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError("feature_store.yaml", "is not a mapping", "fix the file")
     return data
@@ -116,9 +118,7 @@ def _env_value(field: str, raw: str, env_name: str) -> Any:
     return raw
 
 
-def _build(
-    model: type[BaseModel], data: Any, section: str, env_overrides: dict[str, Any]
-) -> Any:
+def _build(model: type[BaseModel], data: Any, section: str, env_overrides: dict[str, Any]) -> Any:
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -18,8 +18,9 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from feast_lineage.consumer.responses import FastJSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from feast_lineage.consumer.responses import FastJSONResponse
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,8 @@ def install_error_handlers(app: FastAPI) -> None:
         message = str(exc.detail) if exc.detail else code.replace("_", " ")
         if exc.status_code == 404 and message == "Not Found":
             message = "no such endpoint; see /docs for the API"
-        return error_response(exc.status_code, code, message, headers=exc.headers)
+        headers = dict(exc.headers) if exc.headers else None
+        return error_response(exc.status_code, code, message, headers=headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> FastJSONResponse:

@@ -66,10 +66,10 @@ class Derived:
         _merge_max(self.datasets, other.datasets, "updated_us", _merge_dataset)
         self.runs.extend(other.runs)
         _merge_ranked(self.run_io, other.run_io)
-        for key, row in other.edges.items():
-            self.edges.setdefault(key, row)
-        for key, row in other.symlinks.items():
-            self.symlinks.setdefault(key, row)
+        for edge_key, row in other.edges.items():
+            self.edges.setdefault(edge_key, row)
+        for link_key, row in other.symlinks.items():
+            self.symlinks.setdefault(link_key, row)
         self.blobs.update(other.blobs)
         _merge_ranked(self.job_facets, other.job_facets)
         _merge_ranked(self.dataset_facets, other.dataset_facets)
@@ -225,8 +225,16 @@ class _Builder:
                 },
             )
 
-    def edge(self, src: int, src_kind: str, src_ns: str, dst: int, dst_kind: str, dst_ns: str,
-             edge_type: str) -> None:
+    def edge(
+        self,
+        src: int,
+        src_kind: str,
+        src_ns: str,
+        dst: int,
+        dst_kind: str,
+        dst_ns: str,
+        edge_type: str,
+    ) -> None:
         self.out.edges.setdefault(
             (src, dst, edge_type),
             {
@@ -327,9 +335,7 @@ def derive(
     return out
 
 
-def _run_row(
-    b: _Builder, run_id: str, jid: int, ns: str, event_type: Any, facets: Any
-) -> Row:
+def _run_row(b: _Builder, run_id: str, jid: int, ns: str, event_type: Any, facets: Any) -> Row:
     parent_run = root_run = None
     parent = facets.get("parent") if isinstance(facets, dict) else None
     if isinstance(parent, dict):

@@ -161,7 +161,10 @@ def _classify(err: SQLAlchemyError) -> Exception:
     if isinstance(err, OperationalError) or (
         isinstance(err, DBAPIError) and err.connection_invalidated
     ):
-        log.warning("lineage store unavailable: %s", type(err.orig).__name__ if isinstance(err, DBAPIError) else err)
+        log.warning(
+            "lineage store unavailable: %s",
+            type(err.orig).__name__ if isinstance(err, DBAPIError) else err,
+        )
         return StoreUnavailable("the lineage store is unavailable; retry later")
     orig = err.orig if isinstance(err, DBAPIError) else err
     log.warning("lineage store rejected an event: %s", type(orig).__name__)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 
 from feast_lineage.consumer.deps import StateDep
-from feast_lineage.consumer.schemas import EventPage, ErrorResponse
+from feast_lineage.consumer.schemas import ErrorResponse, EventPage
 from feast_lineage.consumer.services.events import event_page
 
 router = APIRouter(tags=["events"], responses={400: {"model": ErrorResponse}})

@@ -14,6 +14,8 @@ router = APIRouter(
 )
 
 
-@router.get("/runs/{run_id}", response_model=RunDetail, summary="One run with its inputs and outputs")
+@router.get(
+    "/runs/{run_id}", response_model=RunDetail, summary="One run with its inputs and outputs"
+)
 async def get_run(state: StateDep, run_id: str) -> RunDetail:
     return await run_in_threadpool(run_detail, state.engine, run_id)

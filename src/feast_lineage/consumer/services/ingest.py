@@ -69,7 +69,9 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _prepare(raw: bytes, encoding: str | None, limit: int, max_events: int, batch: bool) -> ParsedBody:
+def _prepare(
+    raw: bytes, encoding: str | None, limit: int, max_events: int, batch: bool
+) -> ParsedBody:
     data = decompress(raw, encoding, limit)
     return parse_events(data, now_us(), max_events=max_events, require_array=batch)
 

@@ -18,9 +18,7 @@ def run_detail(engine: Engine, run_id: str) -> RunDetail:
     try:
         key = str(uuid.UUID(run_id))
     except ValueError:
-        raise LineageError(
-            f"run_id {run_id!r} is not a UUID", code="invalid_parameter"
-        ) from None
+        raise LineageError(f"run_id {run_id!r} is not a UUID", code="invalid_parameter") from None
     with engine.connect() as conn:
         row = reads.get_run(conn, key)
         if row is None:
@@ -28,7 +26,8 @@ def run_detail(engine: Engine, run_id: str) -> RunDetail:
         facets = reads.load_facets(conn, t.run_facets, key)
         io = reads.run_io(conn, key)
         children = reads.child_runs(conn, key)
-    inputs, outputs = [], []
+    inputs: list[RunDataset] = []
+    outputs: list[RunDataset] = []
     for item in io:
         ds = RunDataset(
             namespace=item.namespace,

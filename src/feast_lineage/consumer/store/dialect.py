@@ -45,11 +45,12 @@ def upsert(
     if name in {"sqlite", "postgresql"}:
         module: Any = sqlite if name == "sqlite" else postgresql
         stmt = module.insert(table)
-        return stmt.on_conflict_do_update(  # type: ignore[no-any-return]
+        result: Insert = stmt.on_conflict_do_update(
             index_elements=list(keys),
             set_=set_(table.c, stmt.excluded),
             where=where(table.c, stmt.excluded) if where is not None else None,
         )
+        return result
     if name in {"mysql", "mariadb"}:
         stmt = mysql.insert(table)
         values = set_(table.c, stmt.inserted)
@@ -58,5 +59,5 @@ def upsert(
 
             cond = where(table.c, stmt.inserted)
             values = {k: case((cond, v), else_=table.c[k]) for k, v in values.items()}
-        return stmt.on_duplicate_key_update(values)  # type: ignore[no-any-return]
+        return stmt.on_duplicate_key_update(values)
     raise NotImplementedError(f"database {name!r} is not supported")

@@ -37,7 +37,7 @@ def load_facets(conn: Connection, table: Any, owner: Any) -> dict[str, Any]:
 def get_run(conn: Connection, run_id: str) -> Any:
     r, j = t.runs.c, t.jobs.c
     stmt = (
-        select(r, j.namespace.label("job_namespace"), j.name.label("job_name"))
+        select(*r, j.namespace.label("job_namespace"), j.name.label("job_name"))
         .join(t.jobs, t.jobs.c.id == r.job_id)
         .where(r.run_id == run_id)
     )
@@ -56,7 +56,9 @@ def run_io(conn: Connection, run_id: str) -> list[Any]:
 
 
 def child_runs(conn: Connection, run_id: str) -> list[str]:
-    stmt = select(t.runs.c.run_id).where(t.runs.c.parent_run_id == run_id).order_by(
-        t.runs.c.started_us, t.runs.c.run_id
+    stmt = (
+        select(t.runs.c.run_id)
+        .where(t.runs.c.parent_run_id == run_id)
+        .order_by(t.runs.c.started_us, t.runs.c.run_id)
     )
     return [row[0] for row in conn.execute(stmt).all()]

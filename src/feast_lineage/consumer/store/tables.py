@@ -175,7 +175,9 @@ dataset_facets = _facet_table(
     "openlineage_dataset_facets",
     Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
 )
-run_facets = _facet_table("openlineage_run_facets", Column("owner_id", String(36), primary_key=True))
+run_facets = _facet_table(
+    "openlineage_run_facets", Column("owner_id", String(36), primary_key=True)
+)
 
 meta = Table(
     "openlineage_meta",

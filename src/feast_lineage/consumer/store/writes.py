@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import Connection, and_, case, insert, or_, select, update
+from sqlalchemy import Connection, and_, case, or_, select, update
 
 from feast_lineage.consumer.ingest.derive import Derived, Row
 from feast_lineage.consumer.store import tables as t
@@ -66,9 +66,7 @@ class WriteCache:
 
 
 def ensure_meta(conn: Connection) -> None:
-    conn.execute(
-        insert_ignore(conn, t.meta, ["key"]), [{"key": GENERATION_KEY, "value": "0"}]
-    )
+    conn.execute(insert_ignore(conn, t.meta, ["key"]), [{"key": GENERATION_KEY, "value": "0"}])
 
 
 def read_generation(conn: Connection) -> str:
@@ -294,9 +292,7 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
     if blobs:
         conn.execute(insert_ignore(conn, t.facet_blobs, ["id"]), blobs)
     if d.jobs:
-        conn.execute(
-            upsert(conn, t.jobs, ["id"], _node_set, _node_where), list(d.jobs.values())
-        )
+        conn.execute(upsert(conn, t.jobs, ["id"], _node_set, _node_where), list(d.jobs.values()))
     if d.datasets:
         conn.execute(
             upsert(conn, t.datasets, ["id"], _dataset_set, _dataset_where),
@@ -306,16 +302,12 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
         conn.execute(upsert(conn, t.runs, ["run_id"], _run_set), _reduce_runs(d.runs))
     if d.run_io:
         conn.execute(
-            upsert(
-                conn, t.run_io, ["run_id", "dataset_id", "direction"], _io_set, _ranked_where
-            ),
+            upsert(conn, t.run_io, ["run_id", "dataset_id", "direction"], _io_set, _ranked_where),
             list(d.run_io.values()),
         )
     edges = [row for key, row in d.edges.items() if key not in cache.edges]
     if edges:
-        conn.execute(
-            insert_ignore(conn, t.lineage_edges, ["src_id", "dst_id", "edge_type"]), edges
-        )
+        conn.execute(insert_ignore(conn, t.lineage_edges, ["src_id", "dst_id", "edge_type"]), edges)
     symlinks = [row for key, row in d.symlinks.items() if key not in cache.symlinks]
     if symlinks:
         conn.execute(insert_ignore(conn, t.dataset_symlinks, ["dataset_id", "alias_id"]), symlinks)
@@ -334,11 +326,11 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
 
 def remember(d: Derived, cache: WriteCache, uri_links: list[tuple[int, int]]) -> None:
     """After a commit: note the rows that are now known to be stored."""
-    for key in uri_links:
-        cache.uri_links.add(key)
-    for key in d.blobs:
-        cache.blobs.add(key)
-    for key in d.edges:
-        cache.edges.add(key)
-    for key in d.symlinks:
-        cache.symlinks.add(key)
+    for link in uri_links:
+        cache.uri_links.add(link)
+    for blob in d.blobs:
+        cache.blobs.add(blob)
+    for edge in d.edges:
+        cache.edges.add(edge)
+    for symlink in d.symlinks:
+        cache.symlinks.add(symlink)

@@ -7,6 +7,8 @@ Create Date: 2026-11-29
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -18,7 +20,7 @@ depends_on = None
 _AUTO_ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
-def _facets(name: str, owner: sa.types.TypeEngine[object]) -> None:
+def _facets(name: str, owner: sa.types.TypeEngine[Any]) -> None:
     op.create_table(
         name,
         sa.Column("owner_id", owner, primary_key=True, autoincrement=False),
@@ -44,9 +46,7 @@ def upgrade() -> None:
         sa.Column("payload", sa.Text, nullable=False),
     )
     op.create_index("ix_ol_events_time", "openlineage_events", ["event_time_us", "id"])
-    op.create_index(
-        "ix_ol_events_ns_time", "openlineage_events", ["ns_id", "event_time_us", "id"]
-    )
+    op.create_index("ix_ol_events_ns_time", "openlineage_events", ["ns_id", "event_time_us", "id"])
     op.create_index(
         "ix_ol_events_subject_time", "openlineage_events", ["subject_id", "event_time_us", "id"]
     )

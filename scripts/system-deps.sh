@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Debian packages the tests need: a PostgreSQL server (the tests start their own).
+set -euo pipefail
+
+need=()
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2
+    exit 1
+  fi
+  echo "==> installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi

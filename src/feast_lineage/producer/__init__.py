@@ -1,0 +1,1 @@
+"""The Feast OpenLineage producer (see feature_store.py)."""

@@ -1,0 +1,66 @@
+"""Shared fixtures: stores (SQLite files and a real PostgreSQL), apps and clients."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from feast_lineage.config import ConsumerSettings
+from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.settings import AppSettings
+from tests.postgres import PostgresServer, postgres_server
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+EVENTS_DIR = SHARED / "openlineage" / "events"
+SPEC_DIR = SHARED / "openlineage" / "spec"
+
+
+@pytest.fixture(scope="session")
+def pg() -> Iterator[PostgresServer]:
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'lineage.db'}"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty store: a SQLite file, then a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'lineage.db'}"
+    server: PostgresServer = request.getfixturevalue("pg")
+    return server.create_database()
+
+
+AppFactory = Callable[..., TestClient]
+
+
+@pytest.fixture
+def make_client(store_url: str) -> Iterator[AppFactory]:
+    """Build an app on the test's store and return a started TestClient."""
+    clients: list[TestClient] = []
+
+    def factory(**consumer: Any) -> TestClient:
+        settings = AppSettings(
+            consumer=ConsumerSettings(enabled=True, **consumer), database_url=store_url
+        )
+        client = TestClient(create_app(settings), raise_server_exceptions=False)
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield factory
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(make_client: AppFactory) -> TestClient:
+    return make_client()

@@ -1,0 +1,112 @@
+"""Starting the real ``feast-lineage serve_lineage`` process for tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from tests.postgres import free_port
+
+
+def write_repo(
+    root: Path,
+    *,
+    project: str = "demo",
+    consumer: dict[str, Any] | None = None,
+    openlineage: dict[str, Any] | None = None,
+    registry: Any = None,
+) -> Path:
+    """A feature repository with a feature_store.yaml for the lineage server."""
+    root.mkdir(parents=True, exist_ok=True)
+    section: dict[str, Any] = dict(openlineage or {})
+    section["consumer"] = {"enabled": True, **(consumer or {})}
+    config = {
+        "project": project,
+        "registry": registry or {"registry_type": "sql", "path": "sqlite:///data/registry.db"},
+        "provider": "local",
+        "online_store": {"type": "sqlite", "path": "data/online.db"},
+        "entity_key_serialization_version": 3,
+        "openlineage": section,
+    }
+    (root / "feature_store.yaml").write_text(yaml.safe_dump(config))
+    return root
+
+
+@dataclass
+class ServerProcess:
+    process: subprocess.Popen[bytes]
+    url: str
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@contextmanager
+def lineage_server(
+    repo: Path,
+    *,
+    port: int | None = None,
+    env: dict[str, str] | None = None,
+    extra_args: list[str] | None = None,
+) -> Iterator[ServerProcess]:
+    port = port or free_port()
+    log_path = repo / f"server-{port}.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "feast_lineage.cli",
+        "-c",
+        str(repo),
+        "serve_lineage",
+        "--port",
+        str(port),
+        *(extra_args or []),
+    ]
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
+    server = ServerProcess(process, f"http://127.0.0.1:{port}", log_path)
+    try:
+        wait_ready(server)
+        yield server
+    finally:
+        server.stop()
+
+
+def wait_ready(server: ServerProcess, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"lineage server exited early:\n{server.log()}")
+        try:
+            if httpx.get(server.url + "/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"lineage server did not become ready:\n{server.log()}")
