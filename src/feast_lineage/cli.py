@@ -27,19 +27,33 @@ def _feast_cli() -> click.Group:
     return feast_cli
 
 
+# Set in ctx.meta to list only our own commands (the generated docs/cli.md).
+OWN_COMMANDS_ONLY = "feast_lineage.own_commands_only"
+_LINEAGE_STORE = "feast_lineage.lineage_store"
+
+
 class LineageCLI(click.Group):
     """A click group whose unknown commands are Feast's."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         names = set(super().list_commands(ctx))
-        names.update(_feast_cli().list_commands(ctx))
+        if not ctx.meta.get(OWN_COMMANDS_ONLY):
+            names.update(_feast_cli().list_commands(ctx))
         return sorted(names)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         own = super().get_command(ctx, cmd_name)
         if own is not None:
             return own
-        return _feast_cli().get_command(ctx, cmd_name)
+        command = _feast_cli().get_command(ctx, cmd_name)
+        if command is not None and not ctx.meta.get(_LINEAGE_STORE):
+            # Feast's command runs with the lineage-emitting FeatureStore
+            # until this context closes (see feast_lineage.producer.cli_hook).
+            from feast_lineage.producer.cli_hook import lineage_feature_store
+
+            ctx.meta[_LINEAGE_STORE] = True
+            ctx.with_resource(lineage_feature_store())
+        return command
 
 
 @click.group(cls=LineageCLI)
@@ -47,19 +61,22 @@ class LineageCLI(click.Group):
     "--chdir",
     "-c",
     envvar="FEATURE_REPO_DIR_ENV_VAR",
-    help="Switch to a different feature repository directory before executing the given "
-    "subcommand. Can also be set via the FEATURE_REPO_DIR_ENV_VAR environment variable.",
+    metavar="DIR",
+    help="The feature repository to work on (default: the current directory). "
+    "Environment: FEATURE_REPO_DIR_ENV_VAR.",
 )
 @click.option(
     "--log-level",
     default="warning",
-    help="The logging level. One of DEBUG, INFO, WARNING, ERROR, and CRITICAL (case-insensitive).",
+    show_default=True,
+    help="Log level: debug, info, warning, error or critical.",
 )
 @click.option(
     "--feature-store-yaml",
     "-f",
-    help="Override the directory where the CLI should look for the feature_store.yaml file. "
-    f"Can also be set via the {_FS_YAML_ENV} environment variable.",
+    metavar="FILE",
+    help="The feature_store.yaml to read (default: the one in the repository). "
+    f"Environment: {_FS_YAML_ENV}.",
 )
 @click.version_option(package_name="feast-lineage")
 @click.pass_context
@@ -76,7 +93,7 @@ def cli(
     if feature_store_yaml:
         ctx.obj["FS_YAML_FILE"] = Path(feature_store_yaml).absolute()
     elif _FS_YAML_ENV in os.environ:
-        ctx.obj["FS_YAML_FILE"] = Path(os.environ[_FS_YAML_ENV])
+        ctx.obj["FS_YAML_FILE"] = Path(os.environ[_FS_YAML_ENV]).absolute()
     else:
         ctx.obj["FS_YAML_FILE"] = repo / "feature_store.yaml"
     level = getattr(logging, log_level.upper(), None)
@@ -95,39 +112,99 @@ def cli(
     ctx.obj["LOG_LEVEL"] = log_level
 
 
+_TLS_FILE = click.Path(exists=True, dir_okay=False)
+
+
 @cli.command("serve_lineage")
-@click.option("--host", "-h", default="127.0.0.1", show_default=True, help="Host to listen on")
-@click.option("--port", "-p", type=click.INT, default=6580, show_default=True, help="Port")
-@click.option("--key", "-k", "tls_key_path", default="", help="TLS private key (with --cert)")
-@click.option("--cert", "tls_cert_path", default="", help="TLS certificate (with --key)")
+@click.option("--host", "-h", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", "-p", type=click.INT, default=6580, show_default=True, help="Port.")
+@click.option("--key", "-k", "tls_key_path", type=_TLS_FILE, help="TLS private key (with --cert).")
+@click.option("--cert", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
 @click.pass_context
 def serve_lineage(
-    ctx: click.Context, host: str, port: int, tls_key_path: str, tls_cert_path: str
+    ctx: click.Context, host: str, port: int, tls_key_path: str | None, tls_cert_path: str | None
 ) -> None:
-    """Start the standalone OpenLineage consumer (ingest, query and admin API)."""
+    """Start the standalone OpenLineage consumer (ingest, query and admin API).
+
+    It reads the openlineage.consumer section of feature_store.yaml, stores
+    lineage in consumer.connection_string or else the SQL registry's
+    database, and serves HTTPS when given both --key and --cert.
+    """
+    if bool(tls_key_path) != bool(tls_cert_path):
+        given, missing = ("--key", "--cert") if tls_key_path else ("--cert", "--key")
+        raise click.ClickException(
+            f"{given}: TLS needs both files but {missing} is missing; "
+            "pass --key and --cert together, or neither for plain HTTP"
+        )
+    config = _load(ctx)  # before the heavy imports, so a bad config fails fast
+
     from feast_lineage.consumer.app import create_app
     from feast_lineage.consumer.settings import AppSettings
     from feast_lineage.server import serve
 
-    config = _load(ctx)
     if not config.consumer.enabled:
         logging.getLogger(__name__).warning(
             "openlineage.consumer.enabled is false; serving the consumer anyway "
             "because serve_lineage was asked for"
         )
-    settings = AppSettings.from_config(config, standalone=True)
+    try:
+        settings = AppSettings.from_config(
+            config, standalone=True, fs_yaml_file=ctx.obj["FS_YAML_FILE"]
+        )
+        _check_database(settings.database_url, config.database_option())
+    except ConfigError as err:
+        raise click.ClickException(str(err)) from None
     app = create_app(settings)
     try:
         serve(
             app,
             host=host,
             port=port,
-            tls_key_path=tls_key_path,
-            tls_cert_path=tls_cert_path,
+            tls_key_path=tls_key_path or "",
+            tls_cert_path=tls_cert_path or "",
             log_level="info",
         )
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
+
+
+@cli.command("lineage-sync")
+@click.pass_context
+def lineage_sync(ctx: click.Context) -> None:
+    """Emit the project's whole registry state as OpenLineage events, once.
+
+    Apply emits lineage only for what it changed. Run this after the lineage
+    server (or another collector) was down or unreachable during an apply,
+    when you point Feast at a new collector, or after enabling openlineage on
+    an existing repository. Running it again changes nothing in the graph.
+    """
+    config = _load(ctx)
+    if not config.producer.enabled:
+        raise click.ClickException(
+            "openlineage.enabled is false; set it to true (or FEAST_OPENLINEAGE_ENABLED=true) "
+            "to send lineage"
+        )
+    from feast.repo_operations import create_feature_store
+
+    from feast_lineage.producer.cli_hook import lineage_feature_store
+    from feast_lineage.producer.feature_store import FeatureStore
+
+    with lineage_feature_store():
+        store = create_feature_store(ctx)
+    assert isinstance(store, FeatureStore)
+    result = store.sync_lineage()
+    delivered = [sink for sink in result.sinks if sink not in result.failed]
+    if result.failed or not result.sinks:
+        raise click.ClickException(
+            f"{result.events} lineage events of project {store.project} could not be sent to "
+            + (", ".join(result.failed) or "any transport")
+            + "; see the warning above, fix it and run lineage-sync again"
+        )
+    click.echo(
+        f"Sent {result.events} lineage events of project {store.project} to "
+        + " and ".join(delivered)
+        + "."
+    )
 
 
 def _load(ctx: click.Context) -> Any:
@@ -135,6 +212,38 @@ def _load(ctx: click.Context) -> Any:
         return load_config(ctx.obj["CHDIR"], ctx.obj["FS_YAML_FILE"])
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
+
+
+def _check_database(url: str, option: str) -> None:
+    """Connect once, so a wrong database stops here with one line, not a traceback."""
+    from sqlalchemy import make_url, text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from feast_lineage.consumer.store.engine import create_store_engine
+
+    try:
+        engine = create_store_engine(url)
+    except (SQLAlchemyError, OSError, ImportError) as err:
+        reason = f"{type(err).__name__}"
+    else:
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+            return
+        except SQLAlchemyError as err:
+            cause = getattr(err, "orig", None) or err
+            first_line = (str(cause).strip().splitlines() or [""])[0]
+            reason = f"{type(cause).__name__}: {first_line}"
+        finally:
+            engine.dispose()
+    password = make_url(url).password
+    if password:
+        reason = reason.replace(str(password), "***")
+    raise ConfigError(
+        option,
+        f"cannot connect to the lineage database ({reason})",
+        "check the host, port, database name and credentials, and that the server is running",
+    )
 
 
 def main() -> None:

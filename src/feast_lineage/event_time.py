@@ -4,15 +4,21 @@ Times are stored as integers: they sort, compare and index the same way on
 every database. ISO 8601 with any number of fractional digits is accepted
 (nanoseconds are truncated to microseconds); a time without an offset is
 taken as UTC, which is what the OpenLineage Python client means by it.
+Times before 1900 or after 9999 (in UTC) are refused: no real event has
+them, and they could not be shown back as ISO dates.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MIN_US = -2_208_988_800_000_000  # 1900-01-01T00:00:00Z
+MAX_US = 253_402_300_799_999_999  # 9999-12-31T23:59:59.999999Z
+# Added to a time to make it a non-negative sort key (see ingest/derive.py).
+SORT_OFFSET = -MIN_US
 
 
 class EventTimeError(ValueError):
@@ -36,7 +42,10 @@ def parse_us(text: str) -> int:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     delta = parsed - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    us = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    if not MIN_US <= us <= MAX_US:
+        raise EventTimeError(f"{text!r} is outside the years 1900 to 9999 (UTC)")
+    return us
 
 
 def to_iso(us: int | None) -> str | None:
@@ -44,7 +53,7 @@ def to_iso(us: int | None) -> str | None:
     if us is None:
         return None
     seconds, micros = divmod(us, 1_000_000)
-    base = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    base = (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
     return f"{base}.{micros:06d}Z" if micros else f"{base}Z"
 
 

@@ -3,12 +3,14 @@
 Jobs, datasets and namespaces are keyed by a 63-bit integer derived from
 their OpenLineage identity with BLAKE2b, so every process, every database and
 every run computes the same id without a lookup. Python's ``hash()`` is never
-used: it changes between processes.
+used: it changes between processes. Ids are memoized: the same few
+thousand identities recur in every event.
 """
 
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from typing import Literal
 
 NodeKind = Literal["job", "dataset"]
@@ -16,6 +18,7 @@ NodeKind = Literal["job", "dataset"]
 _MASK = (1 << 63) - 1
 
 
+@lru_cache(maxsize=1 << 16)
 def _h(*parts: str) -> int:
     data = "\x1f".join(parts).encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big") & _MASK

@@ -1,7 +1,11 @@
 """Removing credentials from URIs before anything is stored or logged.
 
 ``postgres://user:secret@db:5432/x`` becomes ``postgres://db:5432/x``;
-query parameters that carry secrets (password, token, ...) are dropped.
+query parameters (``?password=...``) and JDBC-style ``;password=...``
+parameters that carry secrets are dropped. Compound schemes such as
+``jdbc:postgresql://`` are handled alike. Azure storage URIs name their
+container in the user part (``abfss://container@account...``): a user part
+without a password is kept there, as it is part of the dataset's identity.
 """
 
 from __future__ import annotations
@@ -29,14 +33,49 @@ _SECRET_PARAMS = frozenset(
         "sas",
     }
 )
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/@?#]*@")
+# A scheme, possibly compound (jdbc:postgresql), then "://".
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*(?::[A-Za-z][A-Za-z0-9+.\-]*)*://")
+_CONTAINER_SCHEMES = frozenset({"abfs", "abfss", "wasb", "wasbs"})
+_SEMICOLON_PARAM = re.compile(r";([^;=/?#]*)=[^;?#]*")
+# user:password@ of a URI inside free text (an error message, a SQL comment).
+_EMBEDDED_PASSWORD = re.compile(
+    r"\b([A-Za-z][A-Za-z0-9+.\-]*(?::[A-Za-z][A-Za-z0-9+.\-]*)*://)[^\s/?#:@]*:[^\s/?#]*@"
+)
+
+
+def _strip_userinfo(uri: str) -> str:
+    scheme = _SCHEME.match(uri)
+    if scheme is None:
+        return uri
+    start = scheme.end()
+    end = len(uri)
+    for sep in "/?#":
+        found = uri.find(sep, start, end)
+        if found != -1:
+            end = found
+    # The last "@" of the authority ends the user part: a raw "@" inside a
+    # password must not leave the rest of the password behind.
+    at = uri.rfind("@", start, end)
+    if at == -1:
+        return uri
+    if ":" not in uri[start:at] and uri[: start - 3].lower() in _CONTAINER_SCHEMES:
+        return uri
+    return uri[:start] + uri[at + 1 :]
+
+
+def _drop_semicolon_secret(match: re.Match[str]) -> str:
+    return "" if match.group(1).strip().lower() in _SECRET_PARAMS else match.group(0)
 
 
 def strip_credentials(uri: str) -> str:
     """Return ``uri`` without user information or secret query parameters."""
     if "://" not in uri:
         return uri
-    cleaned = _USERINFO.sub(r"\1", uri, count=1)
+    cleaned = _strip_userinfo(uri)
+    if "@" in cleaned:
+        cleaned = _EMBEDDED_PASSWORD.sub(r"\1", cleaned)
+    if ";" in cleaned:
+        cleaned = _SEMICOLON_PARAM.sub(_drop_semicolon_secret, cleaned)
     if "?" not in cleaned:
         return cleaned
     try:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from feast_lineage.config.authorizer import AuthorizerSettings, OpenAuthorizerSettings
+from feast_lineage.config.secrets import strip_secret
 
 # Env names: FEAST_OPENLINEAGE_CONSUMER_<FIELD NAME IN UPPER CASE>.
 ENV_PREFIX = "FEAST_OPENLINEAGE_CONSUMER_"
@@ -25,6 +28,9 @@ class ConsumerSettings(BaseModel):
     standalone_server: bool = False
     max_request_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
     max_batch_events: int = Field(default=10_000, ge=1)
+    authorizer: AuthorizerSettings = Field(default_factory=OpenAuthorizerSettings)
+
+    _strip_secrets = field_validator("api_key", "connection_string")(strip_secret)
 
     def api_key_value(self) -> str | None:
         return self.api_key.get_secret_value() if self.api_key else None

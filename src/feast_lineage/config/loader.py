@@ -1,22 +1,27 @@
 """Loading the lineage configuration from feature_store.yaml and the environment.
 
-The file is read the way Feast reads it (``${VAR}`` expanded, YAML safe-load),
-without importing Feast. Environment variables win over the file. Every
-problem becomes one :class:`ConfigError` line that names the option.
+The file is read the way Feast reads it (``$VAR``/``${VAR}`` expanded, unset
+variables left as they are, YAML safe-load), without importing Feast.
+Environment variables win over the file. Every problem becomes one
+:class:`ConfigError` line that names the option (or the environment variable
+it came from) and the fix, and never contains a secret.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
-from sqlalchemy.engine import make_url
+from pydantic_core import ErrorDetails
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from feast_lineage.config import consumer as consumer_module
@@ -24,7 +29,58 @@ from feast_lineage.config.consumer import ConsumerSettings
 from feast_lineage.config.errors import ConfigError
 from feast_lineage.config.producer import ENV_NAMES, ProducerSettings
 
-_DICT_FIELDS = {"namespace_mapping", "additional_config"}
+# Options given in the environment as JSON objects, with an example of each.
+_JSON_EXAMPLES = {
+    "namespace_mapping": '{"spark://ml-team": "my_project"}',
+    "additional_config": '{"timeout": 5}',
+    "authorizer": '{"type": "api_keys", "keys": [{"key": "...", "projects": ["my_project"]}]}',
+}
+_DOCS = "see docs/configuration.md for valid values"
+_BOOL = "use true or false"
+
+# How to fix a bad value, per option (both sections).
+_FIXES: dict[str, str] = {
+    "enabled": _BOOL,
+    "standalone_server": _BOOL,
+    "emit_on_apply": _BOOL,
+    "emit_on_materialize": _BOOL,
+    "emit_on_retrieval": _BOOL,
+    "online_retrieval_interval_seconds": "use a number of seconds, 0 or more",
+    "store_type": "use sql, the only store type",
+    "namespace_mapping": "use a mapping of OpenLineage namespace to Feast project, "
+    'e.g. {"spark://ml-team": "my_project"}',
+    "additional_config": "use a mapping of transport settings, e.g. {log_file_path: lineage.json}",
+    "retention_days": "use a whole number of days, or 0 to keep everything",
+    "retention_check_interval_hours": "use a number of hours greater than 0",
+    "max_request_bytes": "use a whole number of bytes, at least 1024",
+    "max_batch_events": "use a whole number, at least 1",
+    "transport_type": "use http, console, file or kafka, or leave it unset",
+    "api_key": "set a non-empty key or remove it",
+    "connection_string": "set a database URL such as sqlite:///data/lineage.db "
+    "or remove the option to use the SQL registry's database",
+}
+
+# Drivers we know how to use: URL driver name -> (our driver name, module, how to install).
+_DRIVERS: dict[str, tuple[str, str | None, str]] = {
+    "sqlite": ("sqlite", None, ""),
+    "sqlite+pysqlite": ("sqlite+pysqlite", None, ""),
+    "postgres": ("postgresql+psycopg", "psycopg", "pip install 'feast-lineage[postgres]'"),
+    "postgresql": ("postgresql+psycopg", "psycopg", "pip install 'feast-lineage[postgres]'"),
+    "postgresql+psycopg": (
+        "postgresql+psycopg",
+        "psycopg",
+        "pip install 'feast-lineage[postgres]'",
+    ),
+    "postgresql+psycopg2": (
+        "postgresql+psycopg",
+        "psycopg",
+        "pip install 'feast-lineage[postgres]'",
+    ),
+    "mysql": ("mysql+pymysql", "pymysql", "pip install pymysql"),
+    "mysql+pymysql": ("mysql+pymysql", "pymysql", "pip install pymysql"),
+}
+
+_VAR = re.compile(r"\$(\w+|\{[^}]*\})")
 
 
 @dataclass(frozen=True)
@@ -36,16 +92,26 @@ class LineageConfig:
     producer: ProducerSettings
     consumer: ConsumerSettings
     registry_type: str
-    registry_path: str | None
+    registry_path: str | None = field(repr=False)  # may hold a password
+
+    def database_option(self) -> str:
+        """The option the consumer store's URL comes from (for messages)."""
+        if self.consumer.connection_string is not None:
+            return "openlineage.consumer.connection_string"
+        return "registry.path"
 
     def database_url(self) -> str:
         """The consumer store's SQLAlchemy URL (secret; never log it)."""
         if self.consumer.connection_string is not None:
             raw = self.consumer.connection_string.get_secret_value()
-            option = "openlineage.consumer.connection_string"
         elif self.registry_type == "sql" and self.registry_path:
             raw = self.registry_path
-            option = "registry.path"
+        elif self.registry_type == "sql":
+            raise ConfigError(
+                "registry.path",
+                "is missing for the sql registry the consumer stores lineage in",
+                "set registry.path to a database URL or set openlineage.consumer.connection_string",
+            )
         else:
             raise ConfigError(
                 "openlineage.consumer.connection_string",
@@ -54,88 +120,167 @@ class LineageConfig:
                 "set openlineage.consumer.connection_string (e.g. sqlite:///data/lineage.db) "
                 "or use registry_type: sql",
             )
-        return normalize_database_url(raw, self.repo_path, option)
+        return normalize_database_url(raw, self.repo_path, self.database_option())
 
 
 def normalize_database_url(raw: str, repo_path: Path, option: str) -> str:
     """Pick our drivers and resolve relative SQLite paths against the repo."""
+    unset_var = " (is an environment variable in it unset?)" if "$" in raw else ""
     try:
         url = make_url(raw)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         raise ConfigError(
             option,
-            "is not a database URL",
-            "use a URL such as sqlite:///data/lineage.db or postgresql://host/db",
+            f"is not a database URL{unset_var}",
+            "use a URL such as sqlite:///data/lineage.db or postgresql://user@host:5432/db",
         ) from None
-    if url.drivername in {"postgresql", "postgres"}:
-        url = url.set(drivername="postgresql+psycopg")
-    elif url.drivername not in {"sqlite", "postgresql+psycopg", "mysql+pymysql"} and not (
-        url.drivername.startswith(("sqlite", "postgresql", "mysql"))
-    ):
+    known = _DRIVERS.get(url.drivername)
+    if known is None:
         raise ConfigError(
             option,
-            f"database {url.drivername!r} is not supported",
+            f"database driver {url.drivername!r} is not supported{unset_var}",
             "use sqlite:///..., postgresql://... or mysql+pymysql://...",
         )
-    if url.drivername.startswith("sqlite") and url.database and url.database != ":memory:":
-        path = Path(url.database)
-        if not path.is_absolute():
-            url = url.set(database=str((repo_path / path).resolve()))
+    drivername, module, install = known
+    if module is not None and importlib.util.find_spec(module) is None:
+        raise ConfigError(
+            option,
+            f"{url.get_backend_name()} needs the {module} package, which is not installed",
+            install,
+        )
+    url = url.set(drivername=drivername)
+    if drivername.startswith("sqlite"):
+        url = _sqlite_file(url, repo_path, option)
     return url.render_as_string(hide_password=False)
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
+def _sqlite_file(url: URL, repo_path: Path, option: str) -> URL:
+    database = url.database or ""
+    if database in {"", ":memory:"} or url.query.get("mode") == "memory":
         raise ConfigError(
-            "feature_store.yaml",
-            f"{path} does not exist",
-            "run from the feature repository or pass -c/--chdir or -f/--feature-store-yaml",
-        ) from None
+            option,
+            "is an in-memory SQLite database, which loses every event and is not shared "
+            "between the server's connections",
+            "use a file such as sqlite:///data/lineage.db",
+        )
+    if database.startswith("file:"):
+        return url
+    path = Path(database).expanduser()
+    if not path.is_absolute():
+        path = repo_path / path
+    return url.set(database=str(path.resolve()))
+
+
+def expand_vars(text: str, env: Mapping[str, str]) -> str:
+    """Expand ``$VAR`` and ``${VAR}`` from ``env``; unknown names stay as written.
+
+    The same rule as Feast's (``os.path.expandvars``), but from any mapping.
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name.startswith("{"):
+            name = name[1:-1]
+        return env.get(name, match.group(0))
+
+    return _VAR.sub(replace, text)
+
+
+def _read_yaml(path: Path, env: Mapping[str, str]) -> dict[str, Any]:
+    fix = "run from the feature repository or pass -c/--chdir or -f/--feature-store-yaml"
     try:
-        data = yaml.safe_load(os.path.expandvars(text))
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("feature_store.yaml", f"{path} does not exist", fix) from None
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else type(err).__name__
+        raise ConfigError("feature_store.yaml", f"cannot read {path} ({reason})", fix) from None
+    try:
+        data = yaml.safe_load(expand_vars(text, env))
     except yaml.YAMLError as err:
         raise ConfigError(
-            "feature_store.yaml", f"is not valid YAML ({err})", "fix the file"
+            "feature_store.yaml", f"is not valid YAML ({_yaml_problem(err)})", "fix the file"
         ) from None
     if not isinstance(data, dict):
         raise ConfigError("feature_store.yaml", "is not a mapping", "fix the file")
     return data
 
 
-def _env_value(field: str, raw: str, env_name: str) -> Any:
-    if field in _DICT_FIELDS:
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            raise ConfigError(
-                env_name,
-                "is not valid JSON",
-                'set a JSON object such as \'{"spark://ml-team": "my_project"}\'',
-            ) from None
-        return value
-    return raw
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    # Only the problem and its position: PyYAML's own text quotes the line,
+    # which may hold a secret.
+    if isinstance(err, yaml.MarkedYAMLError):
+        where = ""
+        if err.problem_mark is not None:
+            where = f" at line {err.problem_mark.line + 1}, column {err.problem_mark.column + 1}"
+        return f"{err.problem or 'syntax error'}{where}"
+    return "syntax error"
 
 
-def _build(model: type[BaseModel], data: Any, section: str, env_overrides: dict[str, Any]) -> Any:
+def _env_value(field_name: str, raw: str, env_name: str) -> Any:
+    example = _JSON_EXAMPLES.get(field_name)
+    if example is None:
+        return raw
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        raise ConfigError(
+            env_name, "is not valid JSON", f"set a JSON object such as '{example}'"
+        ) from None
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _config_error(
+    first: ErrorDetails, model: type[BaseModel], section: str, env_names: Mapping[str, str]
+) -> ConfigError:
+    loc = [str(p) for p in first["loc"]]
+    name = loc[0] if loc else ""
+    rest = ".".join(loc[1:])
+    if name in env_names:
+        option = env_names[name] + (f" (at {rest!r})" if rest else "")
+    else:
+        option = ".".join([section, *loc])
+    if first["type"] == "extra_forbidden":
+        known = sorted(model.model_fields)
+        if model is ProducerSettings:
+            known = sorted([*known, "consumer"])
+        return ConfigError(option, "is not a known option", f"use one of: {', '.join(known)}")
+    message = first["msg"].removeprefix("Value error, ")
+    return ConfigError(option, _lower_first(message), _FIXES.get(name, _DOCS))
+
+
+def _build(
+    model: type[BaseModel],
+    data: Any,
+    section: str,
+    env: Mapping[str, str],
+    env_names: Mapping[str, str],
+) -> Any:
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(section, "must be a mapping", f"write {section} as a YAML mapping")
-    merged = {**data, **env_overrides}
+    overrides = {
+        name: _env_value(name, env[env_name], env_name)
+        for name, env_name in env_names.items()
+        if env_name in env
+    }
+    used_env = {name: env_names[name] for name in overrides}
     try:
-        return model.model_validate(merged)
+        return model.model_validate({**data, **overrides})
     except ValidationError as err:
-        first = err.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        option = f"{section}.{loc}" if loc else section
-        if first["type"] == "extra_forbidden":
-            known = ", ".join(sorted(model.model_fields))
-            raise ConfigError(option, "is not a known option", f"use one of: {known}") from None
-        raise ConfigError(
-            option, first["msg"].lower(), "see docs/configuration.md for valid values"
-        ) from None
+        first = err.errors(include_url=False, include_input=False)[0]
+        raise _config_error(first, model, section, used_env) from None
+
+
+def consumer_env_names() -> dict[str, str]:
+    """Each consumer option's environment variable."""
+    return {
+        name: consumer_module.ENV_PREFIX + name.upper() for name in ConsumerSettings.model_fields
+    }
 
 
 def load_config(
@@ -149,8 +294,19 @@ def load_config(
     yaml_path = Path(fs_yaml_file) if fs_yaml_file else repo / "feature_store.yaml"
     if not yaml_path.is_absolute():
         yaml_path = (repo / yaml_path).resolve()
-    data = _read_yaml(yaml_path)
+    data = _read_yaml(yaml_path, env)
+    return config_from_data(data, repo, env)
 
+
+def config_from_data(
+    data: Mapping[str, Any], repo_path: Path | str, env: Mapping[str, str] | None = None
+) -> LineageConfig:
+    """The lineage configuration of an already parsed feature_store.yaml (``data``).
+
+    The producer uses it with the settings Feast has loaded (its RepoConfig).
+    """
+    env = os.environ if env is None else env
+    repo = Path(repo_path).resolve()
     project = data.get("project")
     if not isinstance(project, str) or not project:
         raise ConfigError("project", "is missing", "set project: <name> in feature_store.yaml")
@@ -160,20 +316,19 @@ def load_config(
         raise ConfigError("openlineage", "must be a mapping", "write openlineage as a YAML mapping")
     producer_data = {k: v for k, v in section.items() if k != "consumer"}
 
-    producer_env: dict[str, Any] = {}
-    for field, env_name in ENV_NAMES.items():
-        if env_name in env:
-            producer_env[field] = _env_value(field, env[env_name], env_name)
-    consumer_env: dict[str, Any] = {}
-    for field in ConsumerSettings.model_fields:
-        env_name = consumer_module.ENV_PREFIX + field.upper()
-        if env_name in env:
-            consumer_env[field] = _env_value(field, env[env_name], env_name)
-
-    producer = _build(ProducerSettings, producer_data, "openlineage", producer_env)
-    consumer = _build(
-        ConsumerSettings, section.get("consumer"), "openlineage.consumer", consumer_env
+    producer: ProducerSettings = _build(
+        ProducerSettings, producer_data, "openlineage", env, ENV_NAMES
     )
+    consumer: ConsumerSettings = _build(
+        ConsumerSettings, section.get("consumer"), "openlineage.consumer", env, consumer_env_names()
+    )
+    if producer.enabled and producer.transport_type == "http" and not producer.transport_url:
+        raise ConfigError(
+            "openlineage.transport_url",
+            "is required when transport_type is http",
+            f"set it (or {ENV_NAMES['transport_url']}) to the lineage server, "
+            "e.g. http://localhost:6580",
+        )
 
     registry = data.get("registry")
     if isinstance(registry, dict):
@@ -192,5 +347,5 @@ def load_config(
         registry_path=str(registry_path) if registry_path is not None else None,
     )
     if consumer.enabled:
-        config.database_url()  # fails fast on a consumer without a database
+        config.database_url()  # fails fast on a consumer without a usable database
     return config

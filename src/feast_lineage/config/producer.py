@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from feast_lineage.config.secrets import strip_secret
 
 # Env names that differ from FEAST_OPENLINEAGE_<FIELD>: the spec's short forms.
 ENV_NAMES: dict[str, str] = {
@@ -18,6 +20,8 @@ ENV_NAMES: dict[str, str] = {
     "emit_on_apply": "FEAST_OPENLINEAGE_EMIT_ON_APPLY",
     "emit_on_materialize": "FEAST_OPENLINEAGE_EMIT_ON_MATERIALIZE",
     "additional_config": "FEAST_OPENLINEAGE_ADDITIONAL_CONFIG",
+    "emit_on_retrieval": "FEAST_OPENLINEAGE_EMIT_ON_RETRIEVAL",
+    "online_retrieval_interval_seconds": "FEAST_OPENLINEAGE_ONLINE_RETRIEVAL_INTERVAL_SECONDS",
 }
 
 
@@ -36,6 +40,12 @@ class ProducerSettings(BaseModel):
     emit_on_apply: bool = True
     emit_on_materialize: bool = True
     additional_config: dict[str, Any] = Field(default_factory=dict)
+    # Retrieval lineage; online retrievals are aggregated per feature set and
+    # emitted at most once per interval (0: one event per call).
+    emit_on_retrieval: bool = True
+    online_retrieval_interval_seconds: float = Field(default=60, ge=0)
+
+    _strip_secrets = field_validator("api_key")(strip_secret)
 
     def namespace_for(self, project: str) -> str:
         """The OpenLineage namespace of a Feast project's lineage."""

@@ -1,8 +1,10 @@
 """The consumer's app factory: :func:`create_app` builds a fresh app per call.
 
 Nothing happens at import time. The lifespan builds the engine, brings the
-schema up to date with Alembic, and starts the writer thread; shutdown stops
-the writer (after it has committed what it holds) and disposes the engine.
+schema up to date with Alembic, builds the authorizer, and starts the writer
+thread (and the retention thread when this server prunes: ``run_retention``
+and ``retention_days`` > 0); shutdown stops them (the writer after it has
+committed what it holds) and disposes the engine.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from feast_lineage import __version__
+from feast_lineage.consumer.authz import build_authorizer
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
 from feast_lineage.consumer.routes import include_routes
@@ -36,11 +39,23 @@ def create_app(settings: AppSettings) -> FastAPI:
                 "openlineage.consumer.api_key is not set: ingest and admin endpoints are open "
                 "to anyone who can reach this server"
             )
-        app.state.consumer = ConsumerState(settings=settings, engine=engine, pipeline=pipeline)
+        state = ConsumerState(
+            settings=settings,
+            engine=engine,
+            pipeline=pipeline,
+            authorizer=build_authorizer(settings),
+        )
+        consumer = settings.consumer
+        if settings.run_retention and consumer.retention_days > 0:
+            state.retention.start(
+                engine, consumer.retention_days, consumer.retention_check_interval_hours
+            )
+        app.state.consumer = state
         try:
             yield
         finally:
             app.state.consumer = None
+            state.retention.stop()
             pipeline.stop()
             engine.dispose()
 

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from feast_lineage.consumer.auth import check_api_key
+from feast_lineage.consumer.authz import Scope, request_scope
 from feast_lineage.consumer.errors import ServiceUnavailable
 from feast_lineage.consumer.state import ConsumerState
 
@@ -26,3 +27,11 @@ def require_api_key(request: Request, state: StateDep) -> None:
 
 
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
+
+
+def get_scope(request: Request, state: StateDep) -> Scope:
+    """The namespaces the caller may see, from the app's authorizer."""
+    return request_scope(state.authorizer, request)
+
+
+ScopeDep = Annotated[Scope, Depends(get_scope)]

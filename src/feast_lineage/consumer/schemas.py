@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ErrorDetail(BaseModel):
@@ -87,3 +87,231 @@ class Health(BaseModel):
     status: str
     version: str
     database: str
+
+
+# --- query API: graph, catalog, runs, administration ---------------------------
+
+
+class FeastObject(BaseModel):
+    """The Feast object a node stands for (from feast_* facets or namespace_mapping)."""
+
+    project: str | None = Field(description="The Feast project")
+    type: str | None = Field(
+        description="feature_view, on_demand_feature_view, stream_feature_view, "
+        "feature_service, data_source, entity, saved_dataset, online_store; "
+        "definition_job or transform_job for Feast jobs; null when only the mapping is known"
+    )
+    name: str
+
+
+class SchemaField(BaseModel):
+    name: str
+    type: str | None = None
+    description: str | None = None
+
+
+class GraphNode(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str = Field(description='"job:{namespace}:{name}" or "dataset:{namespace}:{name}"')
+    kind: Literal["job", "dataset"]
+    namespace: str
+    name: str
+    producer: str | None = Field(description="The producer of the latest event about it")
+    created_at: str | None
+    updated_at: str | None = Field(description="null for a job only named by a parent facet")
+    datasource_uri: str | None = None
+    facets: dict[str, Any] = Field(description="Facet name -> the latest payload")
+    schema_fields: list[SchemaField] | None = Field(
+        default=None, alias="schema", description="Fields of the schema facet, if any"
+    )
+    feast: FeastObject | None = None
+    depth: int | None = Field(default=None, description="Steps from the center (subgraphs)")
+
+
+class GraphEdge(BaseModel):
+    source: str = Field(description="Node id")
+    target: str = Field(description="Node id")
+    type: Literal["input", "output", "parent", "root", "symlink"] = Field(
+        description="input: dataset->job; output: job->dataset; parent/root: job->job; "
+        "symlink: dataset->its alias"
+    )
+
+
+class DerivedEdge(BaseModel):
+    """dataset -> dataset through a job that reads one and writes the other."""
+
+    source: str
+    target: str
+    via: str = Field(description="The job's node id")
+
+
+class GraphSymlink(BaseModel):
+    dataset: str = Field(description="The dataset's node id")
+    alias: str = Field(description="The alias as a dataset node id (it may not be stored)")
+    alias_namespace: str
+    alias_name: str
+    alias_type: str | None
+    source: Literal["symlink", "datasource"] = Field(
+        description="symlink: a SymlinksDatasetFacet; datasource: matching dataSource URIs"
+    )
+
+
+class GraphPage(BaseModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge] = Field(description="Every edge between two nodes of this page")
+    derived_edges: list[DerivedEdge] = Field(
+        description="dataset->dataset edges through a job of this page"
+    )
+    symlinks: list[GraphSymlink]
+    total_nodes: int = Field(description="Nodes of the whole (filtered) graph")
+    total_edges: int = Field(description="Edges (incl. symlink edges) of the whole graph")
+    limit: int
+    offset: int
+
+
+class Subgraph(BaseModel):
+    center: str = Field(description="The id of the node the subgraph is centered on")
+    depth: int
+    direction: Literal["upstream", "downstream", "both"]
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    derived_edges: list[DerivedEdge]
+    symlinks: list[GraphSymlink]
+    truncated: bool = Field(description="More nodes were in reach than limit; the nearest kept")
+    limit: int
+
+
+class NamespaceItem(BaseModel):
+    namespace: str
+    jobs: int
+    datasets: int
+
+
+class NamespaceList(BaseModel):
+    items: list[NamespaceItem]
+    total: int
+
+
+class JobItem(BaseModel):
+    id: str
+    namespace: str
+    name: str
+    producer: str | None
+    created_at: str | None
+    updated_at: str | None
+
+
+class JobPage(BaseModel):
+    items: list[JobItem]
+    total: int
+    limit: int
+    offset: int
+
+
+class DatasetItem(BaseModel):
+    id: str
+    namespace: str
+    name: str
+    producer: str | None
+    created_at: str | None
+    updated_at: str | None
+    datasource_uri: str | None
+    feast: FeastObject | None
+
+
+class DatasetPage(BaseModel):
+    items: list[DatasetItem]
+    total: int
+    limit: int
+    offset: int
+
+
+class RunItem(BaseModel):
+    run_id: str
+    job_namespace: str
+    job_name: str
+    state: str = Field(description="RUNNING, COMPLETE, FAIL, ABORT or OTHER")
+    started_at: str | None
+    ended_at: str | None
+    duration_ms: int | None
+    parent_run_id: str | None
+
+
+class RunPage(BaseModel):
+    items: list[RunItem]
+    total: int
+    limit: int
+    offset: int
+
+
+class RetentionConfig(BaseModel):
+    retention_days: int = Field(description="0: pruning is off")
+    retention_check_interval_hours: float
+    standalone_server: bool
+    runs_background_pruning: bool = Field(description="Whether this server runs the pruning")
+
+
+class StorageStats(BaseModel):
+    rows: dict[str, int] = Field(description="Row counts by table (what the caller may see)")
+    oldest_event_time: str | None
+    newest_event_time: str | None
+    oldest_run_start: str | None
+
+
+class PruneResult(BaseModel):
+    cutoff: str | None = Field(description="Events and runs before this time were removed")
+    removed: dict[str, int] = Field(description="Rows removed, by table")
+    finished_at: str
+    duration_ms: int
+
+
+class RetentionInfo(BaseModel):
+    config: RetentionConfig
+    storage: StorageStats
+    last_prune: PruneResult | None = Field(description="The last prune this server ran")
+
+
+class ResetResult(BaseModel):
+    namespace: str | None = Field(description="The namespace reset, or null for everything")
+    removed: dict[str, int]
+
+
+# --- registry lineage (the Feast-only view, from the registry itself) -----------
+
+
+class RegistryNode(BaseModel):
+    id: str = Field(description='"{project}:{group}:{name}", e.g. "demo:feature_view:drivers"')
+    type: str = Field(
+        description="entity, data_source, feature_view, on_demand_feature_view, "
+        "stream_feature_view, feature_service or saved_dataset"
+    )
+    name: str
+    project: str
+    missing: bool = Field(
+        default=False, description="Referenced by another object but not in the registry"
+    )
+    object: dict[str, Any] | None = Field(
+        default=None, description="The full definition (complete views and object detail)"
+    )
+
+
+class RegistryEdge(BaseModel):
+    source: str = Field(description="The node the target is built from")
+    target: str
+    source_type: str
+    target_type: str
+
+
+class RegistryLineage(BaseModel):
+    projects: list[str]
+    nodes: list[RegistryNode]
+    edges: list[RegistryEdge]
+
+
+class RegistryObject(BaseModel):
+    project: str
+    node: RegistryNode = Field(description="The object, with its full definition")
+    upstream: list[RegistryNode] = Field(description="What it is built from")
+    downstream: list[RegistryNode] = Field(description="What is built from it")
+    edges: list[RegistryEdge]

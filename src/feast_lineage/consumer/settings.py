@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from feast_lineage.config import ConsumerSettings, LineageConfig
 
@@ -10,14 +11,26 @@ from feast_lineage.config import ConsumerSettings, LineageConfig
 @dataclass(frozen=True)
 class AppSettings:
     consumer: ConsumerSettings
-    database_url: str  # secret: never logged
+    database_url: str = field(repr=False)  # secret: never logged
     run_retention: bool = True  # False in an embedded server when standalone_server is set
+    producer_namespace: str = "feast"  # openlineage.namespace: a project's own namespace
+    # The feature repository whose registry the registry lineage endpoints read
+    # (Feast is loaded on their first request); None: those endpoints answer 404.
+    repo_path: Path | None = None
+    fs_yaml_file: Path | None = None
+    project: str | None = None
 
     @classmethod
-    def from_config(cls, config: LineageConfig, *, standalone: bool) -> AppSettings:
+    def from_config(
+        cls, config: LineageConfig, *, standalone: bool, fs_yaml_file: Path | None = None
+    ) -> AppSettings:
         consumer = config.consumer
         return cls(
             consumer=consumer,
             database_url=config.database_url(),
             run_retention=standalone or not consumer.standalone_server,
+            producer_namespace=config.producer.namespace,
+            repo_path=config.repo_path,
+            fs_yaml_file=fs_yaml_file,
+            project=config.project,
         )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
+from feast_lineage.consumer.authz import Authorizer, OpenAuthorizer
+from feast_lineage.consumer.ingest.derive import FacetMemo
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
+from feast_lineage.consumer.store.positions import PositionCache
 
 
 @dataclass
@@ -15,3 +19,7 @@ class ConsumerState:
     settings: AppSettings
     engine: Engine
     pipeline: IngestPipeline
+    facet_memo: FacetMemo = field(default_factory=FacetMemo)
+    authorizer: Authorizer = field(default_factory=OpenAuthorizer)
+    positions: PositionCache = field(default_factory=PositionCache)
+    retention: Retention = field(default_factory=Retention)

@@ -1,7 +1,233 @@
-"""Placeholder until the producer lands: Feast's FeatureStore, unchanged."""
+"""``FeatureStore``: Feast's FeatureStore that also emits OpenLineage events.
+
+A drop-in replacement: same constructor, same methods, same results. With
+``openlineage.enabled`` set, these also emit lineage:
+
+* ``apply`` (and the plan-based apply path of ``feast apply``), the
+  ``delete_*`` methods and ``create_saved_dataset``: the definitions that
+  were created, changed or deleted, compared against the registry before;
+* ``materialize`` and ``materialize_incremental``: START, then COMPLETE or
+  FAIL, with a child run per feature view;
+* ``get_historical_features`` and ``get_online_features``: COMPLETE runs
+  (online ones aggregated, see :mod:`feast_lineage.producer.retrieval`);
+* ``teardown``: removes the project's lineage from the consumer store when
+  the consumer is configured;
+* :meth:`FeatureStore.sync_lineage`: the whole registry state, once.
+
+Lineage never changes what Feast does or returns, and its failures are
+logged as warnings, never raised.
+"""
 
 from __future__ import annotations
 
-from feast import FeatureStore
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import feast
+
+from feast_lineage.producer import naming
+from feast_lineage.producer.lineage import StoreLineage, SyncResult, log
+from feast_lineage.producer.materialize import MaterializationRun, TrackedProvider
+from feast_lineage.producer.retrieval import OnlineRetrievals, entity_count, feature_set
 
 __all__ = ["FeatureStore"]
+
+
+class FeatureStore(feast.FeatureStore):
+    """Feast's FeatureStore, emitting OpenLineage events for its operations."""
+
+    def __init__(
+        self,
+        repo_path: str | None = None,
+        config: Any = None,
+        fs_yaml_file: Any = None,
+    ) -> None:
+        super().__init__(repo_path=repo_path, config=config, fs_yaml_file=fs_yaml_file)
+        self._lineage: StoreLineage | None = StoreLineage.for_store(self)
+        self._lineage_run: MaterializationRun | None = None
+        self._online_retrievals: OnlineRetrievals | None = None
+
+    # Registry changes ---------------------------------------------------------
+
+    @contextmanager
+    def _applying(self) -> Iterator[None]:
+        if self._lineage is None:
+            yield
+            return
+        with self._lineage.applying(self._registry):
+            yield
+
+    def apply(self, *args: Any, **kwargs: Any) -> Any:
+        with self._applying():
+            return super().apply(*args, **kwargs)
+
+    def _apply_diffs(self, *args: Any, **kwargs: Any) -> Any:
+        with self._applying():
+            return super()._apply_diffs(*args, **kwargs)
+
+    def delete_feature_view(self, name: str) -> Any:
+        with self._applying():
+            return super().delete_feature_view(name)
+
+    def delete_feature_service(self, name: str) -> Any:
+        with self._applying():
+            return super().delete_feature_service(name)
+
+    def create_saved_dataset(self, *args: Any, **kwargs: Any) -> Any:
+        with self._applying():
+            return super().create_saved_dataset(*args, **kwargs)
+
+    def sync_lineage(self) -> SyncResult:
+        """Emit the project's whole registry state once, as one apply of everything.
+
+        Apply emits only what changed, so a lineage server that was down or
+        is new learns the current state from this. Running it again changes
+        nothing in the lineage graph. Raises RuntimeError when
+        ``openlineage.enabled`` is false.
+        """
+        if self._lineage is None or not self._lineage.producing:
+            raise RuntimeError("OpenLineage is off: set openlineage.enabled: true to sync lineage")
+        return self._lineage.sync(self._registry)
+
+    # Materialization ----------------------------------------------------------
+
+    def _materialization(
+        self, job_name: str, start: datetime | None, end: datetime
+    ) -> MaterializationRun | None:
+        lineage = self._lineage
+        if lineage is None or not (lineage.producing and lineage.settings.emit_on_materialize):
+            return None
+        if self._lineage_run is not None:  # nested call: the outer run covers it
+            return None
+        provider = super()._get_provider()
+        return MaterializationRun(lineage, provider, job_name=job_name, start=start, end=end)
+
+    @contextmanager
+    def _materializing(self, run: MaterializationRun | None) -> Iterator[None]:
+        if run is None:
+            yield
+            return
+        with run:
+            self._lineage_run = run
+            try:
+                yield
+            finally:
+                self._lineage_run = None
+
+    def _get_provider(self) -> Any:
+        provider = super()._get_provider()
+        run = getattr(self, "_lineage_run", None)
+        return provider if run is None else TrackedProvider(provider, run)
+
+    def materialize(
+        self, start_date: datetime, end_date: datetime, *args: Any, **kwargs: Any
+    ) -> Any:
+        run = self._materialization(naming.MATERIALIZE, start_date, end_date)
+        with self._materializing(run):
+            return super().materialize(start_date, end_date, *args, **kwargs)
+
+    def materialize_incremental(self, end_date: datetime, *args: Any, **kwargs: Any) -> Any:
+        run = self._materialization(naming.MATERIALIZE_INCREMENTAL, None, end_date)
+        with self._materializing(run):
+            return super().materialize_incremental(end_date, *args, **kwargs)
+
+    def _materialize_odfv(
+        self, feature_view: Any, start_date: datetime, end_date: datetime, *args: Any, **kw: Any
+    ) -> Any:
+        run = self._lineage_run
+        if run is None:
+            return super()._materialize_odfv(feature_view, start_date, end_date, *args, **kw)
+        with run.view(feature_view, start_date, end_date):
+            return super()._materialize_odfv(feature_view, start_date, end_date, *args, **kw)
+
+    # Retrieval ----------------------------------------------------------------
+
+    def _retrieval_lineage(self) -> StoreLineage | None:
+        lineage = self._lineage
+        if lineage is None or not (lineage.producing and lineage.settings.emit_on_retrieval):
+            return None
+        return lineage
+
+    def get_historical_features(
+        self,
+        entity_df: Any = None,
+        features: Any = None,
+        full_feature_names: bool = False,
+        start_date: datetime | None = None,
+        end_date: datetime | None = None,
+    ) -> Any:
+        job = super().get_historical_features(
+            entity_df=entity_df,
+            features=features if features is not None else [],
+            full_feature_names=full_feature_names,
+            start_date=start_date,
+            end_date=end_date,
+        )
+        lineage = self._retrieval_lineage()
+        if lineage is not None:
+            lineage.guard(
+                "historical retrieval",
+                lambda: self._emit_historical(
+                    lineage, entity_df, features or [], full_feature_names
+                ),
+            )
+        return job
+
+    def _emit_historical(
+        self, lineage: StoreLineage, entity_df: Any, features: Any, full_feature_names: bool
+    ) -> None:
+        wanted = feature_set(features, full_feature_names)
+        event = lineage.events.retrieval_event(
+            "historical",
+            feature_service=wanted.feature_service,
+            views=list(wanted.views),
+            features=list(wanted.features),
+            entity_count=entity_count(entity_df),
+            full_feature_names=wanted.full_feature_names,
+        )
+        with lineage.emitter.operation():
+            lineage.emitter.emit([event])
+
+    def get_online_features(
+        self, features: Any, entity_rows: Any, full_feature_names: bool = False
+    ) -> Any:
+        response = super().get_online_features(
+            features=features, entity_rows=entity_rows, full_feature_names=full_feature_names
+        )
+        lineage = self._retrieval_lineage()
+        if lineage is not None:
+            lineage.guard(
+                "online retrieval",
+                lambda: self._record_online(lineage, features, entity_rows, full_feature_names),
+            )
+        return response
+
+    def _record_online(
+        self, lineage: StoreLineage, features: Any, entity_rows: Any, full_feature_names: bool
+    ) -> None:
+        if self._online_retrievals is None:
+            interval = lineage.settings.online_retrieval_interval_seconds
+            self._online_retrievals = OnlineRetrievals(lineage, interval)
+        self._online_retrievals.record(
+            feature_set(features, full_feature_names), entity_count(entity_rows)
+        )
+
+    def flush_lineage(self) -> None:
+        """Emit the online retrievals aggregated so far (done anyway at exit)."""
+        if self._online_retrievals is not None and self._lineage is not None:
+            self._lineage.guard("online retrieval", self._online_retrievals.flush)
+
+    # Teardown -------------------------------------------------------------------
+
+    def teardown(self) -> Any:
+        result = super().teardown()  # type: ignore[no-untyped-call]
+        lineage = self._lineage
+        if lineage is not None and lineage.local_store is not None:
+            from feast_lineage.producer.teardown import remove_project_lineage
+
+            removed = lineage.guard("teardown", lambda: remove_project_lineage(lineage))
+            if removed is not None:
+                log.info("removed the lineage of namespace %s", lineage.namespace)
+        return result

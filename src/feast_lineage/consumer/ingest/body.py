@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
-from feast_lineage.consumer.ingest.derive import Derived, derive
+from feast_lineage.consumer.ingest.derive import Derived, FacetMemo, derive
 from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent
-from feast_lineage.consumer.ingest.validation import validate_event
+from feast_lineage.consumer.ingest.validation import json_path, validate_event
 
 
 class BodyError(Exception):
@@ -47,20 +47,37 @@ def decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
         raise BodyError(
             415, "unsupported_encoding", f"Content-Encoding {encoding!r} is not supported; use gzip"
         )
-    inflater = zlib.decompressobj(wbits)
-    try:
-        out = inflater.decompress(data, limit + 1)
-    except zlib.error:
-        raise BodyError(
-            400, "invalid_encoding", f"the body is not valid {enc} data; check Content-Encoding"
-        ) from None
-    if len(out) > limit or inflater.unconsumed_tail:
-        raise BodyError(
-            413,
-            "body_too_large",
-            f"the decompressed body exceeds {limit} bytes; send smaller batches",
-        )
-    return out
+    parts: list[bytes] = []
+    size = 0
+    rest = data
+    # A gzip body may hold several members (RFC 1952); each is inflated in turn.
+    while True:
+        inflater = zlib.decompressobj(wbits)
+        try:
+            out = inflater.decompress(rest, limit + 1 - size)
+        except zlib.error:
+            raise BodyError(
+                400, "invalid_encoding", f"the body is not valid {enc} data; check Content-Encoding"
+            ) from None
+        size += len(out)
+        parts.append(out)
+        if size > limit or inflater.unconsumed_tail:
+            raise BodyError(
+                413,
+                "body_too_large",
+                f"the decompressed body exceeds {limit} bytes; send smaller batches",
+            )
+        if not inflater.eof:
+            raise BodyError(
+                400, "invalid_encoding", f"the {enc} body is truncated; send the whole body"
+            )
+        rest = inflater.unused_data
+        if not rest:
+            return b"".join(parts)
+        if wbits != 16 + zlib.MAX_WBITS:
+            raise BodyError(
+                400, "invalid_encoding", f"the {enc} body has trailing data; check Content-Encoding"
+            )
 
 
 def parse_json(data: bytes) -> Any:
@@ -74,20 +91,86 @@ def parse_json(data: bytes) -> Any:
         ) from None
 
 
-def _one(event: Any, received_us: int, scrub: bool) -> Derived | InvalidEvent:
+def _one(
+    event: Any, received_us: int, scrub: bool, memo: FacetMemo | None, nul: bool = False
+) -> Derived | InvalidEvent:
     try:
         kind, time_us = validate_event(event)
-        return derive(event, kind, time_us, received_us, scrub_credentials=scrub)
+        if nul:
+            _reject_nul(event)
+        return derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
     except InvalidEvent as err:
         return err
+    except (orjson.JSONEncodeError, RecursionError):
+        # orjson parses up to 1024 levels but serializes at most MAX_DEPTH.
+        return InvalidEvent(
+            [
+                EventProblem(
+                    _too_deep(event),
+                    f"is nested too deeply: an event may have at most {MAX_DEPTH} levels "
+                    "of JSON objects and arrays; flatten this facet",
+                )
+            ]
+        )
+
+
+MAX_DEPTH = 254
+
+
+def _too_deep(event: Any) -> str:
+    """The JSON path of the first container past :data:`MAX_DEPTH` levels."""
+    stack: list[tuple[Any, str, int]] = [(event, "$", 1)]
+    while stack:
+        value, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return path
+        if isinstance(value, dict):
+            items: Any = ((json_path((k,)).removeprefix("$"), v) for k, v in value.items())
+        elif isinstance(value, list):
+            items = ((f"[{i}]", v) for i, v in enumerate(value))
+        else:
+            continue
+        for suffix, child in items:
+            if isinstance(child, dict | list):
+                stack.append((child, path + suffix, depth + 1))
+    return "$"
+
+
+def _reject_nul(event: Any) -> None:
+    """Refuse NUL characters, which PostgreSQL text (and so the store) cannot hold."""
+    found: list[str] = []
+    stack: list[tuple[Any, str]] = [(event, "$")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            for key, child in value.items():
+                child_path = path + json_path((key,))[1:]
+                if "\x00" in key:
+                    found.append(child_path)
+                stack.append((child, child_path))
+        elif isinstance(value, list):
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(value))
+        elif isinstance(value, str) and "\x00" in value:
+            found.append(path)
+    if found:
+        message = "contains a NUL character (\\u0000), which the store cannot hold; remove it"
+        raise InvalidEvent([EventProblem(path, message) for path in sorted(found)[:20]])
 
 
 def parse_events(
-    data: bytes, received_us: int, *, max_events: int, require_array: bool = False
+    data: bytes,
+    received_us: int,
+    *,
+    max_events: int,
+    require_array: bool = False,
+    memo: FacetMemo | None = None,
 ) -> ParsedBody:
     """Parse, validate and derive every event of a (decompressed) body."""
     value = parse_json(data)
-    scrub = b"@" in data or b"%40" in data or b"?" in data
+    # Only bodies that may hold a credential are scrubbed. A JSON escape can
+    # spell "@" or "?" (\u0040), and JDBC URIs carry ";password=".
+    scrub = b"@" in data or b"?" in data or b";" in data or b"\\u" in data
+    nul = b"\\u0000" in data  # the only way JSON text can carry a NUL character
     if isinstance(value, list):
         if len(value) > max_events:
             raise BodyError(
@@ -96,19 +179,23 @@ def parse_events(
                 f"the batch has {len(value)} events, more than the limit of {max_events}; "
                 "split it into smaller batches",
             )
-        return ParsedBody(True, [_one(e, received_us, scrub) for e in value])
+        return ParsedBody(True, [_one(e, received_us, scrub, memo, nul) for e in value])
     if require_array:
         raise BodyError(
             400, "expected_array", "the batch endpoint expects a JSON array of OpenLineage events"
         )
     if isinstance(value, dict):
-        return ParsedBody(False, [_one(value, received_us, scrub)])
+        return ParsedBody(False, [_one(value, received_us, scrub, memo, nul)])
     raise BodyError(
         400,
         "unexpected_body",
         "expected an OpenLineage event (a JSON object) or an array of events, "
-        f"got a JSON {type(value).__name__}",
+        f"got a JSON {_JSON_TYPES.get(type(value), type(value).__name__)}",
     )
+
+
+_JSON_TYPES = {int: "number", float: "number", str: "string", bool: "boolean"}
+_JSON_TYPES[type(None)] = "null"
 
 
 def problem_dicts(index: int | None, err: InvalidEvent) -> list[dict[str, Any]]:

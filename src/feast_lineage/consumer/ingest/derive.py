@@ -13,8 +13,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from feast_lineage import canonical_json
 from feast_lineage.consumer.ingest.validation import EventKind
+from feast_lineage.consumer.store import codec
+from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import dataset_id, identity_uri, job_id, namespace_id, text_id
 from feast_lineage.uris import scrub, strip_credentials
 
@@ -115,21 +119,63 @@ def normalize_run_id(value: Any) -> str:
     return str(value) if isinstance(value, uuid.UUID) else str(uuid.UUID(str(value)))
 
 
+class FacetMemo:
+    """The last payload seen per (owner, facet name) and its blob.
+
+    Most facets repeat unchanged from event to event (a dataset's schema);
+    comparing a payload's plain serialization with the last one's is far
+    cheaper than serializing canonically and hashing it again. (Not ``==``:
+    Python holds 1, 1.0 and true equal, JSON does not.) Bounded; safe to share
+    between threads (a lost race only costs a recomputation).
+    """
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self._items: dict[tuple[Any, str], tuple[bytes, str, str]] = {}
+        self._limit = limit
+
+    def get(self, key: tuple[Any, str], payload: Any) -> tuple[str, str] | None:
+        hit = self._items.get(key)
+        if hit is not None and hit[0] == orjson.dumps(payload):
+            return hit[1], hit[2]
+        return None
+
+    def put(self, key: tuple[Any, str], payload: Any, blob_id: str, data: str) -> None:
+        if len(self._items) >= self._limit:
+            self._items.clear()
+        self._items[key] = (orjson.dumps(payload), blob_id, data)
+
+
 class _Builder:
-    def __init__(self, out: Derived, time_us: int, received_us: int, rank: str, producer: str):
+    def __init__(
+        self,
+        out: Derived,
+        time_us: int,
+        received_us: int,
+        rank: str,
+        producer: str,
+        memo: FacetMemo | None,
+    ):
         self.out = out
         self.time_us = time_us
         self.received_us = received_us
         self.rank = rank
         self.producer = producer
+        self.memo = memo
 
-    def blob(self, value: Any) -> str:
-        data = canonical_json.dumps(value)
-        key = canonical_json.digest(data)
-        self.out.blobs.setdefault(key, data.decode())
+    def blob(self, value: Any, memo_key: tuple[Any, str] | None = None) -> str:
+        if self.memo is not None and memo_key is not None:
+            hit = self.memo.get(memo_key, value)
+            if hit is not None:
+                self.out.blobs.setdefault(hit[0], hit[1])
+                return hit[0]
+        data = canonical_json.dumps(value).decode()
+        key = canonical_json.digest(data.encode())
+        self.out.blobs.setdefault(key, data)
+        if self.memo is not None and memo_key is not None:
+            self.memo.put(memo_key, value, key, data)
         return key
 
-    def facets(self, target: dict[Any, Row], owner: Any, facets: Any) -> None:
+    def facets(self, target: dict[Any, Row], owner: Any, facets: Any, kind: str = "") -> None:
         if not facets:
             return
         for name, payload in facets.items():
@@ -137,7 +183,7 @@ class _Builder:
                 "owner_id": owner,
                 "name": name,
                 "rank": self.rank,
-                "blob_id": self.blob(payload),
+                "blob_id": self.blob(payload, (owner, name) if kind else None),
             }
 
     def job(self, namespace: str, name: str, facets: Any = None, *, stub: bool = False) -> int:
@@ -154,7 +200,7 @@ class _Builder:
         }
         existing = self.out.jobs.get(jid)
         self.out.jobs[jid] = row if existing is None else _merge_node(existing, row)
-        self.facets(self.out.job_facets, jid, facets)
+        self.facets(self.out.job_facets, jid, facets, "job")
         return jid
 
     def dataset(self, ds: dict[str, Any]) -> int:
@@ -191,7 +237,7 @@ class _Builder:
                 break
         existing = self.out.datasets.get(did)
         self.out.datasets[did] = row if existing is None else _merge_dataset(existing, row)
-        self.facets(self.out.dataset_facets, did, facets)
+        self.facets(self.out.dataset_facets, did, facets, "dataset")
         self.symlinks(did, facets.get("symlinks"))
         return did
 
@@ -291,16 +337,21 @@ def derive(
     received_us: int,
     *,
     scrub_credentials: bool = True,
+    memo: FacetMemo | None = None,
 ) -> Derived:
     """The rows of one validated event. ``event`` is not modified."""
     if scrub_credentials:
         event = scrub(event)
     payload = canonical_json.dumps(event)
-    event_key = canonical_json.digest(payload)
-    rank = f"{max(time_us, 0):020d}{event_key[:16]}"
+    content = canonical_json.digest(payload)
+    # The dedup key starts with the event time, so its unique index grows at
+    # its right edge instead of taking a random page per insert.
+    sort_time = time_us + SORT_OFFSET
+    event_key = f"{sort_time:016x}{content[:16]}"
+    rank = f"{sort_time:020d}{content[:16]}"
     producer = str(event.get("producer"))
     out = Derived()
-    b = _Builder(out, time_us, received_us, rank, producer)
+    b = _Builder(out, time_us, received_us, rank, producer, memo)
     event_type = event.get("eventType") if kind == "run" else None
     run_id: str | None = None
 
@@ -329,7 +380,7 @@ def derive(
             "ns_id": namespace_id(ns),
             "subject_id": subject,
             "run_id": run_id,
-            "payload": payload.decode(),
+            "payload": codec.compress(payload),
         }
     )
     return out

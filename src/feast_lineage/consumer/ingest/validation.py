@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, Literal, NotRequired
 
+import orjson
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
@@ -111,7 +112,7 @@ def json_path(loc: tuple[int | str, ...]) -> str:
         elif part.isidentifier():
             out += f".{part}"
         else:
-            out += "[" + repr(part).replace("'", '"') + "]"
+            out += "[" + orjson.dumps(part).decode() + "]"
     return out
 
 
@@ -145,7 +146,12 @@ def validate_event(event: Any) -> tuple[EventKind, int]:
         problems = []
         for item in err.errors(include_url=False, include_input=False)[:20]:
             message = _MESSAGES.get(item["type"], item["msg"])
-            problems.append(EventProblem(json_path(item["loc"]), message))
+            if item["type"] == "string_too_long":
+                message += f" (at most {item.get('ctx', {}).get('max_length')} characters)"
+            loc = item["loc"]
+            if loc and loc[-1] == "[key]":  # pydantic's marker for a bad key of a dict
+                loc, message = loc[:-1], "the key " + message
+            problems.append(EventProblem(json_path(loc), message))
         raise InvalidEvent(problems) from None
     try:
         time_us = parse_us(event["eventTime"])

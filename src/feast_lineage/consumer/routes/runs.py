@@ -1,21 +1,71 @@
-"""Runs: ``GET /api/v1/lineage/openlineage/runs/{run_id}``."""
+"""Runs: ``GET /api/v1/lineage/openlineage/runs`` and ``/runs/{run_id}``."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.concurrency import run_in_threadpool
+from typing import Annotated
 
-from feast_lineage.consumer.deps import StateDep
-from feast_lineage.consumer.schemas import ErrorResponse, RunDetail
-from feast_lineage.consumer.services.runs import run_detail
+from fastapi import APIRouter, Query, Response
+
+from feast_lineage.consumer.deps import ScopeDep, StateDep
+from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.responses import model_in_thread
+from feast_lineage.consumer.schemas import ErrorResponse, RunDetail, RunPage
+from feast_lineage.consumer.services.runs import run_detail, run_page
 
 router = APIRouter(
-    tags=["runs"], responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}}
+    tags=["runs"],
+    responses={
+        400: {"model": ErrorResponse, "description": "A parameter is invalid"},
+        401: {"model": ErrorResponse, "description": "A read API key is required"},
+        403: {"model": ErrorResponse, "description": "Access refused"},
+    },
 )
+
+RUN_STATES = ("RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER")
+
+
+@router.get("/runs", response_model=RunPage, summary="Runs, newest first")
+async def get_runs(
+    state: StateDep,
+    scope: ScopeDep,
+    job_namespace: Annotated[
+        str | None, Query(description="Runs of jobs of this namespace")
+    ] = None,
+    job_name: Annotated[str | None, Query(description="Runs of jobs with this name")] = None,
+    run_state: Annotated[
+        str | None,
+        Query(alias="state", description="RUNNING, COMPLETE, FAIL, ABORT or OTHER"),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Response:
+    wanted = None
+    if run_state is not None:
+        wanted = run_state.upper()
+        if wanted not in RUN_STATES:
+            raise LineageError(
+                f"query parameter 'state': {run_state!r} is not one of " + ", ".join(RUN_STATES),
+                code="invalid_parameter",
+            )
+    return await model_in_thread(
+        lambda: run_page(
+            state.engine,
+            state.positions,
+            scope,
+            job_namespace=job_namespace,
+            job_name=job_name,
+            state=wanted,
+            limit=limit,
+            offset=offset,
+        )
+    )
 
 
 @router.get(
-    "/runs/{run_id}", response_model=RunDetail, summary="One run with its inputs and outputs"
+    "/runs/{run_id}",
+    response_model=RunDetail,
+    responses={404: {"model": ErrorResponse, "description": "No such run (or not visible)"}},
+    summary="One run with its inputs, outputs, parent and child runs",
 )
-async def get_run(state: StateDep, run_id: str) -> RunDetail:
-    return await run_in_threadpool(run_detail, state.engine, run_id)
+async def get_run(state: StateDep, scope: ScopeDep, run_id: str) -> Response:
+    return await model_in_thread(run_detail, state.engine, scope, run_id)

@@ -1,29 +1,82 @@
-"""Event browsing."""
+"""Event browsing: filtered pages of stored events, newest first.
+
+A page is a plain dict in the shape of :class:`~feast_lineage.consumer.schemas.EventPage`;
+stored events are embedded as stored (``orjson.Fragment``) unless they must be redacted.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import orjson
 from sqlalchemy import Engine
 
-from feast_lineage.consumer.schemas import EventItem, EventPage
+from feast_lineage.consumer import redaction
+from feast_lineage.consumer.authz import Scope
 from feast_lineage.consumer.store import reads
+from feast_lineage.consumer.store.positions import PositionCache
 from feast_lineage.event_time import to_iso
+from feast_lineage.identity import job_id
 
 
-def event_page(engine: Engine, *, limit: int, offset: int) -> EventPage:
+def event_page(
+    engine: Engine,
+    positions: PositionCache,
+    scope: Scope,
+    *,
+    namespace: str | None = None,
+    job_name: str | None = None,
+    run_id: str | None = None,
+    event_type: str | None = None,
+    since_us: int | None = None,
+    until_us: int | None = None,
+    limit: int,
+    offset: int,
+) -> dict[str, Any]:
+    narrowed = scope.narrow(namespace)
     with engine.connect() as conn:
-        total = reads.count_events(conn)
-        rows = reads.list_events(conn, limit=limit, offset=offset)
-    items = [
-        EventItem(
-            id=row.id,
-            event_type=row.event_type,
-            event_time=to_iso(row.event_time_us) or "",
-            received_at=to_iso(row.received_us) or "",
-            kind=row.kind,
-            run_id=row.run_id,
-            event=orjson.loads(row.payload),
+        subjects: frozenset[int] | None = None
+        if job_name is not None:
+            if namespace is not None:
+                subjects = frozenset({job_id(namespace, job_name)})
+            else:
+                subjects = reads.job_ids_named(conn, job_name, narrowed.ns_ids)
+        spec = reads.events_list(
+            conn,
+            reads.EventFilter(
+                ns_ids=narrowed.ns_ids,
+                subject_ids=subjects,
+                run_id=run_id,
+                event_type=event_type,
+                since_us=since_us,
+                until_us=until_us,
+            ),
         )
-        for row in rows
+        page = positions.page(
+            conn,
+            spec,
+            reads.generation(conn),
+            reads.event_columns(),
+            offset=offset,
+            limit=limit,
+        )
+    items = [
+        {
+            "id": row.id,
+            "event_type": row.event_type,
+            "event_time": to_iso(row.event_time_us) or "",
+            "received_at": to_iso(row.received_us) or "",
+            "kind": row.kind,
+            "run_id": row.run_id,
+            "event": _payload(row.payload, scope),
+        }
+        for row in page.rows
     ]
-    return EventPage(items=items, total=total, limit=limit, offset=offset)
+    return {"items": items, "total": page.total, "limit": limit, "offset": offset}
+
+
+def _payload(stored: str, scope: Scope) -> Any:
+    """The stored event: embedded as it is, or decoded and redacted for a finite scope."""
+    if scope.is_everything:
+        return orjson.Fragment(stored)
+    return redaction.event(orjson.loads(stored), scope)

@@ -17,7 +17,7 @@ from feast_lineage.consumer.ingest.body import (
     parse_events,
     problem_dicts,
 )
-from feast_lineage.consumer.ingest.derive import Derived
+from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
 from feast_lineage.consumer.ingest.errors import InvalidEvent
 from feast_lineage.consumer.ingest.pipeline import StoreUnavailable
 from feast_lineage.consumer.state import ConsumerState
@@ -70,17 +70,29 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 def _prepare(
-    raw: bytes, encoding: str | None, limit: int, max_events: int, batch: bool
+    raw: bytes,
+    encoding: str | None,
+    limit: int,
+    max_events: int,
+    batch: bool,
+    memo: FacetMemo,
 ) -> ParsedBody:
     data = decompress(raw, encoding, limit)
-    return parse_events(data, now_us(), max_events=max_events, require_array=batch)
+    return parse_events(data, now_us(), max_events=max_events, require_array=batch, memo=memo)
 
 
 async def ingest(request: Request, state: ConsumerState, *, batch: bool) -> IngestResult:
     settings = state.settings.consumer
     raw = await read_body(request, settings.max_request_bytes)
     encoding = request.headers.get("content-encoding")
-    args = (raw, encoding, settings.max_request_bytes, settings.max_batch_events, batch)
+    args = (
+        raw,
+        encoding,
+        settings.max_request_bytes,
+        settings.max_batch_events,
+        batch,
+        state.facet_memo,
+    )
     try:
         if len(raw) <= _INLINE_BYTES and not encoding:
             parsed = _prepare(*args)

@@ -1,43 +1,127 @@
-"""Run queries."""
+"""Runs: filtered pages, newest first, and one run with its inputs and outputs."""
 
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import orjson
 from sqlalchemy import Engine
 
+from feast_lineage.consumer import redaction
+from feast_lineage.consumer.authz import Scope
 from feast_lineage.consumer.errors import LineageError, NotFound
-from feast_lineage.consumer.schemas import RunDataset, RunDetail
+from feast_lineage.consumer.schemas import RunDataset, RunDetail, RunItem, RunPage
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.positions import PositionCache
 from feast_lineage.event_time import to_iso
+from feast_lineage.identity import job_id
 
 
-def run_detail(engine: Engine, run_id: str) -> RunDetail:
+def _duration(started_us: int, ended_us: int | None) -> int | None:
+    return None if ended_us is None else max(0, (ended_us - started_us) // 1000)
+
+
+def run_page(
+    engine: Engine,
+    positions: PositionCache,
+    scope: Scope,
+    *,
+    job_namespace: str | None,
+    job_name: str | None,
+    state: str | None,
+    limit: int,
+    offset: int,
+) -> RunPage:
+    narrowed = scope.narrow(job_namespace)
+    with engine.connect() as conn:
+        jobs: frozenset[int] | None = None
+        if job_name is not None:
+            if job_namespace is not None:
+                jobs = frozenset({job_id(job_namespace, job_name)})
+            else:
+                jobs = reads.job_ids_named(conn, job_name, narrowed.ns_ids)
+        spec = reads.runs_list(
+            conn, reads.RunFilter(ns_ids=narrowed.ns_ids, job_ids=jobs, state=state)
+        )
+        page = positions.page(
+            conn, spec, reads.generation(conn), reads.run_columns(), offset=offset, limit=limit
+        )
+        parents = _visible_parents(conn, page.rows, scope)
+    items = [
+        RunItem(
+            run_id=r.run_id,
+            job_namespace=r.job_namespace,
+            job_name=r.job_name,
+            state=r.state,
+            started_at=to_iso(r.started_us),
+            ended_at=to_iso(r.ended_us),
+            duration_ms=_duration(r.started_us, r.ended_us),
+            parent_run_id=r.parent_run_id if r.parent_run_id in parents else None,
+        )
+        for r in page.rows
+    ]
+    return RunPage(items=items, total=page.total, limit=limit, offset=offset)
+
+
+def _visible_ref(conn: Any, ref: str | None, facet_visible: bool, scope: Scope) -> str | None:
+    """``ref`` (a parent or root run id) if the caller may see it, else None.
+
+    A stored run is visible when its namespace is; a run that is not stored
+    when the facet naming it survived redaction (its job's namespace is visible).
+    """
+    if ref is None or scope.is_everything:
+        return ref
+    stored = reads.run_visible(conn, ref, scope.ns_ids)
+    if stored is None:
+        return ref if facet_visible else None
+    return ref if stored else None
+
+
+def _visible_parents(conn: Any, rows: list[Any], scope: Scope) -> set[str]:
+    """The parent run ids among ``rows`` that the caller may see."""
+    if scope.is_everything:
+        return {r.parent_run_id for r in rows if r.parent_run_id}
+    visible: set[str] = set()
+    for run in rows:
+        if not run.parent_run_id:
+            continue
+        facets = redaction.facets(reads.load_facets(conn, t.run_facets, run.run_id), scope)
+        if _visible_ref(conn, run.parent_run_id, "parent" in facets, scope):
+            visible.add(run.parent_run_id)
+    return visible
+
+
+def run_detail(engine: Engine, scope: Scope, run_id: str) -> RunDetail:
     try:
         key = str(uuid.UUID(run_id))
     except ValueError:
-        raise LineageError(f"run_id {run_id!r} is not a UUID", code="invalid_parameter") from None
+        raise LineageError(
+            f"run_id {run_id!r} is not a UUID; pass a run id such as "
+            "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f",
+            code="invalid_parameter",
+        ) from None
     with engine.connect() as conn:
-        row = reads.get_run(conn, key)
+        row = reads.get_run(conn, key, scope.ns_ids)
         if row is None:
             raise NotFound(f"no run with run_id {key}")
-        facets = reads.load_facets(conn, t.run_facets, key)
-        io = reads.run_io(conn, key)
-        children = reads.child_runs(conn, key)
+        facets = redaction.facets(reads.load_facets(conn, t.run_facets, key), scope)
+        io = reads.run_io(conn, key, scope.ns_ids)
+        children = reads.child_runs(conn, key, scope.ns_ids)
+        parent_facet = facets.get("parent")
+        parent = _visible_ref(conn, row.parent_run_id, parent_facet is not None, scope)
+        root_named = isinstance(parent_facet, dict) and "root" in parent_facet
+        root = _visible_ref(conn, row.root_run_id, root_named, scope)
     inputs: list[RunDataset] = []
     outputs: list[RunDataset] = []
     for item in io:
         ds = RunDataset(
             namespace=item.namespace,
             name=item.name,
-            facets=orjson.loads(item.facets) if item.facets else None,
+            facets=redaction.facets(orjson.loads(item.facets), scope) if item.facets else None,
         )
         (inputs if item.direction == "input" else outputs).append(ds)
-    duration = None
-    if row.ended_us is not None:
-        duration = max(0, (row.ended_us - row.started_us) // 1000)
     return RunDetail(
         run_id=key,
         job_namespace=row.job_namespace,
@@ -45,9 +129,9 @@ def run_detail(engine: Engine, run_id: str) -> RunDetail:
         state=row.state,
         started_at=to_iso(row.started_us),
         ended_at=to_iso(row.ended_us),
-        duration_ms=duration,
-        parent_run_id=row.parent_run_id,
-        root_run_id=row.root_run_id,
+        duration_ms=_duration(row.started_us, row.ended_us),
+        parent_run_id=parent,
+        root_run_id=root,
         facets=facets,
         inputs=inputs,
         outputs=outputs,

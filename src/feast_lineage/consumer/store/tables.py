@@ -14,6 +14,9 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
 * Lineage edges are the graph's current state: input (dataset -> job), output
   (job -> dataset), parent and root (job -> job). There is no input x output
   cross product; dataset -> dataset lineage is derived at query time.
+* Migration 0002 adds the query side's indexes: catalog order
+  (namespace, name), filters (event type, run state, job name), and
+  namespace ids on edges and symlinks for access scoping and reset.
 """
 
 from __future__ import annotations
@@ -29,10 +32,14 @@ from sqlalchemy import (
     Text,
 )
 
+from feast_lineage.consumer.store.codec import CompressedJSON
+
 metadata = MetaData()
 
 # SQLite only aliases the rowid for INTEGER PRIMARY KEY.
 AutoId = BigInteger().with_variant(Integer(), "sqlite")
+# MySQL indexes TEXT columns only by a prefix.
+_TEXT_PREFIX = {"namespace": 191, "name": 191}
 
 events = Table(
     "openlineage_events",
@@ -46,11 +53,12 @@ events = Table(
     Column("ns_id", BigInteger, nullable=False),
     Column("subject_id", BigInteger, nullable=False),  # job id, or dataset id
     Column("run_id", String(36), nullable=True),
-    Column("payload", Text, nullable=False),
+    Column("payload", CompressedJSON, nullable=False),  # zstd canonical JSON
     Index("ix_ol_events_time", "event_time_us", "id"),
     Index("ix_ol_events_ns_time", "ns_id", "event_time_us", "id"),
     Index("ix_ol_events_subject_time", "subject_id", "event_time_us", "id"),
     Index("ix_ol_events_run", "run_id"),
+    Index("ix_ol_events_type_time", "event_type", "event_time_us", "id"),
 )
 
 jobs = Table(
@@ -64,6 +72,8 @@ jobs = Table(
     Column("created_us", BigInteger, nullable=False),
     Column("updated_us", BigInteger, nullable=False),
     Index("ix_ol_jobs_ns", "ns_id"),
+    Index("ix_ol_jobs_ns_name", "namespace", "name", mysql_length=_TEXT_PREFIX),
+    Index("ix_ol_jobs_name", "name", mysql_length={"name": 191}),
 )
 
 datasets = Table(
@@ -85,6 +95,7 @@ datasets = Table(
     Index("ix_ol_datasets_ns", "ns_id"),
     Index("ix_ol_datasets_uri", "uri_id"),
     Index("ix_ol_datasets_identity_uri", "identity_uri_id"),
+    Index("ix_ol_datasets_ns_name", "namespace", "name", mysql_length=_TEXT_PREFIX),
 )
 
 runs = Table(
@@ -107,6 +118,7 @@ runs = Table(
     Index("ix_ol_runs_started", "started_us", "run_id"),
     Index("ix_ol_runs_last_event", "last_event_us"),
     Index("ix_ol_runs_parent", "parent_run_id"),
+    Index("ix_ol_runs_state_started", "state", "started_us", "run_id"),
 )
 
 run_io = Table(
@@ -132,6 +144,8 @@ lineage_edges = Table(
     Column("dst_ns_id", BigInteger, nullable=False),
     Column("created_us", BigInteger, nullable=False),
     Index("ix_ol_edges_dst", "dst_id", "src_id"),
+    Index("ix_ol_edges_ns", "src_ns_id", "dst_ns_id"),
+    Index("ix_ol_edges_dst_ns", "dst_ns_id"),
 )
 
 dataset_symlinks = Table(
@@ -146,6 +160,7 @@ dataset_symlinks = Table(
     Column("source", String(16), nullable=False),  # symlink | datasource
     Column("created_us", BigInteger, nullable=False),
     Index("ix_ol_symlinks_alias", "alias_id"),
+    Index("ix_ol_symlinks_alias_ns", "alias_ns_id"),
 )
 
 facet_blobs = Table(

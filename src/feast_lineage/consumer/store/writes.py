@@ -14,10 +14,14 @@ bump in the same transaction as their deletes.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from sqlalchemy import Connection, and_, case, or_, select, update
+from sqlalchemy import Connection, and_, case, delete, or_, select, update
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.sql.dml import Insert
 
 from feast_lineage.consumer.ingest.derive import Derived, Row
 from feast_lineage.consumer.store import tables as t
@@ -55,6 +59,7 @@ class WriteCache:
         self.edges = _BoundedSet(limit)
         self.symlinks = _BoundedSet(limit)
         self.uri_links = _BoundedSet(limit)
+        self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def sync(self, generation: str) -> None:
         if generation != self.generation:
@@ -102,8 +107,9 @@ def _reduce_runs(rows: list[Row]) -> list[Row]:
         old["last_event_us"] = max(old["last_event_us"], row["last_event_us"])
         starts = [s for s in (old["start_event_us"], row["start_event_us"]) if s is not None]
         old["start_event_us"] = min(starts) if starts else None
-        old["parent_run_id"] = old["parent_run_id"] or row["parent_run_id"]
-        old["root_run_id"] = old["root_run_id"] or row["root_run_id"]
+        for key in ("parent_run_id", "root_run_id"):  # the least, so order does not matter
+            ids = [i for i in (old[key], row[key]) if i is not None]
+            old[key] = min(ids) if ids else None
     for row in by_id.values():
         start = row["start_event_us"]
         row["started_us"] = start if start is not None else row["first_event_us"]
@@ -168,9 +174,15 @@ def _run_set(c: Any, x: Any) -> dict[str, Any]:
         "last_event_us": _greater(x.last_event_us, c.last_event_us),
         "start_event_us": start,
         "started_us": case((start.is_(None), first), else_=start),
-        "parent_run_id": case((c.parent_run_id.is_(None), x.parent_run_id), else_=c.parent_run_id),
-        "root_run_id": case((c.root_run_id.is_(None), x.root_run_id), else_=c.root_run_id),
+        # A run names one parent; should its events disagree, the least id wins
+        # (the same whatever order they arrive in).
+        "parent_run_id": _least_present(x.parent_run_id, c.parent_run_id),
+        "root_run_id": _least_present(x.root_run_id, c.root_run_id),
     }
+
+
+def _least_present(a: Any, b: Any) -> Any:
+    return case((a.is_(None), b), (b.is_(None), a), else_=_lesser(a, b))
 
 
 def _ranked_set(c: Any, x: Any) -> dict[str, Any]:
@@ -235,13 +247,19 @@ def _uri_symlinks(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
             by_identity.setdefault(r.identity_uri_id, []).append(r)
     rows: list[Row] = []
     done: list[tuple[int, int]] = []
+    unlink: set[int] = set()
 
-    def link(a_id: int, b: Any, time_us: int) -> None:
-        if a_id == b.id or (a_id, b.id) in cache.symlinks:
+    def link(a: Any, b: Any, time_us: int, *, symmetric: bool = False) -> None:
+        # Equal dataSource URIs link both ways alike: one row, from the lower
+        # id, whichever dataset came first. An identity link points from the
+        # dataset that names the URI to the dataset that is it.
+        if symmetric and b.id < a.id:
+            a, b = b, a
+        if a.id == b.id or (a.id, b.id) in cache.symlinks:
             return
         rows.append(
             {
-                "dataset_id": a_id,
+                "dataset_id": a.id,
                 "alias_id": b.id,
                 "alias_ns_id": b.ns_id,
                 "alias_namespace": b.namespace,
@@ -253,74 +271,116 @@ def _uri_symlinks(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
         )
 
     for row in todo:
+        me = _Node(row["id"], row["ns_id"], row["namespace"], row["name"])
         group = by_uri.get(row["uri_id"], [])
         namespaces = [g.ns_id for g in group]
         container = len(group) > _MAX_URI_GROUP or len(namespaces) != len(set(namespaces))
-        if not container:
+        if container:
+            # Links made before the URI turned out to name a container go too,
+            # so the result does not depend on the order datasets arrived in.
+            unlink.update(g.id for g in group if g.identity_uri_id != row["uri_id"])
+        else:
             for other in group:
-                link(row["id"], other, row["updated_us"])
+                link(me, other, row["updated_us"], symmetric=True)
         for other in by_identity.get(row["uri_id"], []):
-            link(row["id"], other, row["updated_us"])
+            link(me, other, row["updated_us"])
         done.append((row["id"], row["uri_id"]))
     for row in identity:
+        me = _Node(row["id"], row["ns_id"], row["namespace"], row["name"])
         for other in by_uri.get(row["identity_uri_id"], []):
-            if other.id != row["id"]:
-                rows.append(
-                    {
-                        "dataset_id": other.id,
-                        "alias_id": row["id"],
-                        "alias_ns_id": row["ns_id"],
-                        "alias_namespace": row["namespace"],
-                        "alias_name": row["name"],
-                        "alias_type": None,
-                        "source": "datasource",
-                        "created_us": row["updated_us"],
-                    }
-                )
+            link(other, me, row["updated_us"])
         done.append((row["id"], row["identity_uri_id"]))
+    if unlink:
+        links = t.dataset_symlinks.c
+        conn.execute(
+            delete(t.dataset_symlinks).where(
+                links.source == "datasource",
+                links.dataset_id.in_(unlink),
+                links.alias_id.in_(unlink),
+            )
+        )
+        rows = [r for r in rows if not (r["dataset_id"] in unlink and r["alias_id"] in unlink)]
     if rows:
         conn.execute(insert_ignore(conn, t.dataset_symlinks, ["dataset_id", "alias_id"]), rows)
     return done
 
 
+class _Node(NamedTuple):
+    id: int
+    ns_id: int
+    namespace: str
+    name: str
+
+
+def _execute(
+    conn: Connection, cache: WriteCache, key: str, build: Callable[[], Insert], rows: list[Row]
+) -> None:
+    """Run ``build()``'s statement for every row, compiled once per store.
+
+    The hot path skips SQLAlchemy's per-row parameter processing: the
+    statement is compiled to SQL once (named parameters) and the rows go
+    straight to the driver's ``executemany``.
+    """
+    if not rows:
+        return
+    columns = tuple(rows[0])
+    sql = cache.sql.get((key, columns))
+    if sql is None:
+        dialect = conn.dialect
+        if dialect.name == "sqlite":
+            dialect = sqlite.dialect(paramstyle="named")
+        sql = str(build().compile(dialect=dialect, column_keys=list(columns)))
+        cache.sql[(key, columns)] = sql
+    conn.exec_driver_sql(sql, rows)
+
+
 def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple[int, int]]:
     """Apply ``d`` inside the caller's transaction; pass the result to :func:`remember`."""
     cache.sync(read_generation(conn))
-    if d.events:
-        conn.execute(insert_ignore(conn, t.events, ["event_key"]), d.events)
+    ex = partial(_execute, conn, cache)
+    ex("events", lambda: insert_ignore(conn, t.events, ["event_key"]), d.events)
     blobs = [{"id": k, "payload": v} for k, v in d.blobs.items() if k not in cache.blobs]
-    if blobs:
-        conn.execute(insert_ignore(conn, t.facet_blobs, ["id"]), blobs)
-    if d.jobs:
-        conn.execute(upsert(conn, t.jobs, ["id"], _node_set, _node_where), list(d.jobs.values()))
-    if d.datasets:
-        conn.execute(
-            upsert(conn, t.datasets, ["id"], _dataset_set, _dataset_where),
-            list(d.datasets.values()),
-        )
-    if d.runs:
-        conn.execute(upsert(conn, t.runs, ["run_id"], _run_set), _reduce_runs(d.runs))
-    if d.run_io:
-        conn.execute(
-            upsert(conn, t.run_io, ["run_id", "dataset_id", "direction"], _io_set, _ranked_where),
-            list(d.run_io.values()),
-        )
+    ex("blobs", lambda: insert_ignore(conn, t.facet_blobs, ["id"]), blobs)
+    ex(
+        "jobs",
+        lambda: upsert(conn, t.jobs, ["id"], _node_set, _node_where),
+        list(d.jobs.values()),
+    )
+    ex(
+        "datasets",
+        lambda: upsert(conn, t.datasets, ["id"], _dataset_set, _dataset_where),
+        list(d.datasets.values()),
+    )
+    ex("runs", lambda: upsert(conn, t.runs, ["run_id"], _run_set), _reduce_runs(d.runs))
+    ex(
+        "run_io",
+        lambda: upsert(
+            conn, t.run_io, ["run_id", "dataset_id", "direction"], _io_set, _ranked_where
+        ),
+        list(d.run_io.values()),
+    )
     edges = [row for key, row in d.edges.items() if key not in cache.edges]
-    if edges:
-        conn.execute(insert_ignore(conn, t.lineage_edges, ["src_id", "dst_id", "edge_type"]), edges)
+    ex(
+        "edges",
+        lambda: insert_ignore(conn, t.lineage_edges, ["src_id", "dst_id", "edge_type"]),
+        edges,
+    )
     symlinks = [row for key, row in d.symlinks.items() if key not in cache.symlinks]
-    if symlinks:
-        conn.execute(insert_ignore(conn, t.dataset_symlinks, ["dataset_id", "alias_id"]), symlinks)
+    ex(
+        "symlinks",
+        lambda: insert_ignore(conn, t.dataset_symlinks, ["dataset_id", "alias_id"]),
+        symlinks,
+    )
     for table, facets in (
         (t.job_facets, d.job_facets),
         (t.dataset_facets, d.dataset_facets),
         (t.run_facets, d.run_facets),
     ):
-        if facets:
-            conn.execute(
-                upsert(conn, table, ["owner_id", "name"], _ranked_set, _ranked_where),
-                list(facets.values()),
-            )
+        ex(
+            table.name,
+            partial(upsert, conn, table, ["owner_id", "name"], _ranked_set, _ranked_where),
+            list(facets.values()),
+        )
     return _uri_symlinks(conn, d, cache)
 
 

@@ -43,7 +43,7 @@ def upgrade() -> None:
         sa.Column("ns_id", sa.BigInteger, nullable=False),
         sa.Column("subject_id", sa.BigInteger, nullable=False),
         sa.Column("run_id", sa.String(36), nullable=True),
-        sa.Column("payload", sa.Text, nullable=False),
+        sa.Column("payload", sa.LargeBinary, nullable=False),
     )
     op.create_index("ix_ol_events_time", "openlineage_events", ["event_time_us", "id"])
     op.create_index("ix_ol_events_ns_time", "openlineage_events", ["ns_id", "event_time_us", "id"])

@@ -1,0 +1,66 @@
+"""The baseline of the ingest benchmark: a bare FastAPI endpoint.
+
+It reads the request body, parses it with orjson and answers 201 (one event
+on ``/api/v1/lineage``) or 204 (``/api/v1/lineage/batch``), stores nothing.
+It runs on uvicorn with the lineage server's settings (uvloop, httptools,
+one process, no access log), so the ratio of the lineage server's throughput
+to this one's tells how much the lineage work costs on top of HTTP and JSON,
+whatever the machine.
+
+    python -m bench.bare_app --port 6590
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import orjson
+import uvicorn
+from fastapi import FastAPI, Request, Response
+
+app = FastAPI(title="bare ingest baseline")
+
+_CREATED = orjson.dumps({"status": "created"})
+
+
+@app.get("/healthz")
+async def healthz() -> Response:
+    return Response(b'{"status":"ok"}', media_type="application/json")
+
+
+@app.post("/api/v1/lineage")
+async def lineage(request: Request) -> Response:
+    body = orjson.loads(await request.body())
+    if not isinstance(body, dict | list):
+        return Response(status_code=400)
+    return Response(_CREATED, status_code=201, media_type="application/json")
+
+
+@app.post("/api/v1/lineage/batch")
+async def batch(request: Request) -> Response:
+    body = orjson.loads(await request.body())
+    if not isinstance(body, list):
+        return Response(status_code=400)
+    return Response(status_code=204)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=6590)
+    args = parser.parse_args(argv)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        loop="uvloop",
+        http="httptools",
+        workers=1,
+        access_log=False,
+        server_header=False,
+        log_level="warning",
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,285 @@
+"""Query benchmark: how fast the lineage server answers the read API.
+
+For each store size (events of :mod:`bench.workload`, the ingest benchmark's
+stream) it fills a SQLite store (or reuses one left by an earlier run with
+``--keep``) through the real ingest path (validation, derive, the writer's
+``write_now``), starts the real ``feast-lineage serve_lineage`` process on
+it, and measures p50/p95 latency of sequential requests over one keep-alive
+connection:
+
+* subgraph around a random job or dataset, depth 3 and depth 10 (both ways);
+* a graph page of 500 nodes at a random offset;
+* event and run pages (50 rows) at random offsets, always including the
+  first and the deepest page;
+* a dataset search by a name substring;
+
+each also as a ratio to ``GET /healthz`` measured in the same run. The first
+event and run page of a list builds its position index; that one-off time is
+reported as "cold". Results are appended to ``bench/RESULTS.md`` and written
+to ``bench/results/query-<time>.md``.
+
+    .venv/bin/python -m bench.query --sizes 10000,100000,1000000 --keep
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import orjson
+
+from bench.ingest import free_port, lineage_cmd, machine_details, start_server, write_repo
+from bench.workload import Workload, WorkloadConfig
+
+BENCH_DIR = Path(__file__).resolve().parent
+API = "/api/v1/lineage/openlineage"
+TARGETS_MS = {
+    "subgraph depth 3": 20,
+    "subgraph depth 10": 100,
+    "graph page (500 nodes)": 100,
+    "events page": 20,
+    "runs page": 20,
+}
+
+
+def log(msg: str) -> None:
+    print(f"[{datetime.now().strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def fill(repo: Path, n: int, seed: int) -> float:
+    """Write ``n`` workload events into the repo's store; returns seconds taken."""
+    from feast_lineage.consumer.ingest.body import parse_events
+    from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+    from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+    from feast_lineage.event_time import now_us
+
+    engine = create_store_engine(f"sqlite:///{repo / 'data' / 'lineage.db'}")
+    upgrade_schema(engine)
+    pipeline = IngestPipeline(engine)
+    with engine.begin() as conn:
+        from feast_lineage.consumer.store.writes import ensure_meta
+
+        ensure_meta(conn)
+    workload = Workload(WorkloadConfig(seed=seed))
+    started = time.monotonic()
+    done = 0
+    while done < n:
+        chunk = workload.take(min(2000, n - done))
+        parsed = parse_events(orjson.dumps(chunk), now_us(), max_events=10_000)
+        items = [r for r in parsed.results if not isinstance(r, Exception)]
+        pipeline.write_now(items)  # type: ignore[arg-type]
+        done += len(chunk)
+        if done % 100_000 == 0:
+            log(f"  filled {done:,} events")
+    engine.dispose()
+    return time.monotonic() - started
+
+
+def stored_events(repo: Path) -> int:
+    import sqlite3
+
+    db = repo / "data" / "lineage.db"
+    if not db.exists():
+        return 0
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT count(*) FROM openlineage_events").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
+
+
+@dataclass
+class Result:
+    name: str
+    samples: list[float]
+    cold_ms: float | None = None
+
+    def pct(self, p: float) -> float:
+        ordered = sorted(self.samples)
+        return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
+
+
+def timed(client: httpx.Client, url: str) -> tuple[float, httpx.Response]:
+    started = time.perf_counter()
+    response = client.get(url)
+    elapsed = (time.perf_counter() - started) * 1000
+    if response.status_code != 200:
+        raise RuntimeError(f"{url}: {response.status_code} {response.text[:300]}")
+    return elapsed, response
+
+
+def measure(client: httpx.Client, urls: list[str], name: str) -> Result:
+    return Result(name, [timed(client, u)[0] for u in urls])
+
+
+def run_size(
+    repo: Path, size: int, requests: int, seed: int
+) -> tuple[list[Result], dict[str, int]]:
+    rng = random.Random(seed)
+    port = free_port()
+    server = start_server("lineage", lineage_cmd(repo, port), repo / f"server-{port}.log", {})
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            for _ in range(20):
+                client.get("/healthz")
+            jobs = client.get(f"{API}/jobs", params={"limit": 1000}).json()
+            datasets = client.get(f"{API}/datasets", params={"limit": 1000}).json()
+            counts = {"jobs": jobs["total"], "datasets": datasets["total"]}
+            centers = [("job", j["namespace"], j["name"]) for j in jobs["items"]] + [
+                ("dataset", d["namespace"], d["name"]) for d in datasets["items"]
+            ]
+
+            def sub(depth: int) -> list[str]:
+                out = []
+                for _ in range(requests):
+                    kind, ns, name = rng.choice(centers)
+                    out.append(
+                        f"{API}/graph/{kind}/{quote(ns, safe='')}/{quote(name, safe='')}"
+                        f"?depth={depth}"
+                    )
+                return out
+
+            results = [measure(client, ["/healthz"] * requests, "baseline GET /healthz")]
+            results.append(measure(client, sub(3), "subgraph depth 3"))
+            results.append(measure(client, sub(10), "subgraph depth 10"))
+            nodes = client.get(f"{API}/graph", params={"limit": 1}).json()["total_nodes"]
+            counts["nodes"] = nodes
+            results.append(
+                measure(
+                    client,
+                    [
+                        f"{API}/graph?limit=500&offset={rng.randrange(max(nodes - 500, 1))}"
+                        for _ in range(requests)
+                    ],
+                    "graph page (500 nodes)",
+                )
+            )
+            for name, path in (("events page", "/events"), ("runs page", "/runs")):
+                cold, first = timed(client, f"{API}{path}?limit=50")
+                total = first.json()["total"]
+                counts[name.split()[0]] = total
+                offsets = [0, max(total - 50, 0), total // 2]
+                offsets += [rng.randrange(max(total - 50, 1)) for _ in range(requests - 3)]
+                result = measure(
+                    client, [f"{API}{path}?limit=50&offset={o}" for o in offsets], name
+                )
+                result.cold_ms = cold
+                results.append(result)
+            words = [d["name"].split("/")[-1].split(".")[-1][:6] for d in datasets["items"]]
+            results.append(
+                measure(
+                    client,
+                    [f"{API}/datasets?search={quote(rng.choice(words))}" for _ in range(requests)],
+                    "datasets search",
+                )
+            )
+            return results, counts
+    finally:
+        server.stop()
+
+
+def render(
+    sizes: list[int],
+    by_size: dict[int, tuple[list[Result], dict[str, int], float | None]],
+    command: str,
+    requests: int,
+) -> str:
+    lines = [
+        "## Queries",
+        "",
+        f"`{command}` ({datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}). "
+        f"{requests} sequential requests per row over one keep-alive connection to a real "
+        "`feast-lineage serve_lineage` process on a SQLite store filled with the ingest "
+        "benchmark's workload; subgraph centers, page offsets and search words are random "
+        "(seeded), event and run pages always include the first and the deepest page. "
+        "Ratios are to `GET /healthz` in the same run. Other work was loading the machine, "
+        "so numbers are noisy.",
+        "",
+    ]
+    for key, value in machine_details():
+        lines.append(f"- {key}: {value}")
+    lines.append("")
+    for size in sizes:
+        results, counts, fill_s = by_size[size]
+        base = statistics.median(results[0].samples)
+        filled = f", filled in {fill_s:.0f} s" if fill_s is not None else " (reused store)"
+        lines += [
+            f"### {size:,} events{filled}",
+            "",
+            "Store: " + ", ".join(f"{v:,} {k}" for k, v in counts.items()) + ".",
+            "",
+            "| query | p50 ms | p95 ms | p50 / baseline | target p95 | cold first ms |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for r in results:
+            target = TARGETS_MS.get(r.name)
+            mark = ""
+            if target is not None:
+                mark = f"{target} {'✓' if r.pct(0.95) <= target else '✗'}"
+            cold = f"{r.cold_ms:.1f}" if r.cold_ms is not None else ""
+            lines.append(
+                f"| {r.name} | {r.pct(0.5):.2f} | {r.pct(0.95):.2f} | "
+                f"{r.pct(0.5) / base:.1f}x | {mark} | {cold} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.query", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--requests", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=WorkloadConfig.seed)
+    parser.add_argument("--data-dir", type=Path, default=BENCH_DIR / "data")
+    parser.add_argument("--out-dir", type=Path, default=BENCH_DIR / "results")
+    parser.add_argument("--keep", action="store_true", help="keep the stores for the next run")
+    parser.add_argument("--no-results-md", action="store_true", help="do not append RESULTS.md")
+    args = parser.parse_args(argv)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
+    by_size: dict[int, tuple[list[Result], dict[str, int], float | None]] = {}
+    for size in sizes:
+        repo = write_repo(args.data_dir / f"query-{size}")
+        (repo / "data").mkdir(exist_ok=True)
+        fill_s: float | None = None
+        if stored_events(repo) != size:
+            for p in (repo / "data").glob("lineage.db*"):
+                p.unlink()
+            log(f"filling a store of {size:,} events")
+            fill_s = fill(repo, size, args.seed)
+        log(f"measuring {size:,} events")
+        results, counts = run_size(repo, size, args.requests, args.seed)
+        by_size[size] = (results, counts, fill_s)
+        for r in results:
+            log(f"  {r.name}: p50 {r.pct(0.5):.2f} ms, p95 {r.pct(0.95):.2f} ms")
+        if not args.keep:
+            shutil.rmtree(repo, ignore_errors=True)
+    command = "python -m bench.query " + " ".join(argv if argv is not None else sys.argv[1:])
+    report = render(sizes, by_size, command.strip(), args.requests)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    (args.out_dir / f"query-{stamp}.md").write_text(report + "\n")
+    if not args.no_results_md:
+        results_md = BENCH_DIR / "RESULTS.md"
+        with results_md.open("a") as f:
+            f.write(
+                ("\n" if results_md.exists() and results_md.stat().st_size else "") + report + "\n"
+            )
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

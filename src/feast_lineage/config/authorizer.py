@@ -1,0 +1,64 @@
+"""Settings of the read-side authorizer (``openlineage.consumer.authorizer``).
+
+One model per authorizer ``type`` (see :mod:`feast_lineage.consumer.authz`
+for what each does); the ``type`` key picks the model. A new authorizer adds
+a model here and its member to :data:`AuthorizerSettings`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+ALL_PROJECTS = "*"
+
+
+class OpenAuthorizerSettings(BaseModel):
+    """``type: open``: every caller sees every namespace (the spec without RBAC)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["open"] = "open"
+
+
+class ApiKeyGrant(BaseModel):
+    """A read API key and the Feast projects its holder may see (``"*"``: all)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: SecretStr
+    projects: list[str] = Field(min_length=1)
+
+    @field_validator("key")
+    @classmethod
+    def _key_not_empty(cls, value: SecretStr) -> SecretStr:
+        stripped = value.get_secret_value().strip()
+        if not stripped:
+            raise ValueError("is empty")
+        return SecretStr(stripped)
+
+    @field_validator("projects")
+    @classmethod
+    def _projects_not_empty(cls, value: list[str]) -> list[str]:
+        if any(not p.strip() for p in value):
+            raise ValueError("a project name is empty")
+        return [p.strip() for p in value]
+
+
+class ApiKeysAuthorizerSettings(BaseModel):
+    """``type: api_keys``: read API keys, each granting some Feast projects."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["api_keys"]
+    keys: list[ApiKeyGrant] = Field(default_factory=list)
+    anonymous_projects: list[str] = Field(
+        default_factory=list,
+        description="Projects a caller without a key may see (default: none, a key is required)",
+    )
+
+
+AuthorizerSettings = Annotated[
+    OpenAuthorizerSettings | ApiKeysAuthorizerSettings, Field(discriminator="type")
+]

@@ -1,0 +1,65 @@
+"""Which Feast object a lineage node stands for.
+
+A dataset stands for a Feast object when a ``feast_*`` facet says so (its
+``feast_type``), or for a dataset of a Feast project when
+``namespace_mapping`` maps its namespace to one. Project resolution follows
+the spec's "Namespace Resolution" order: the exact namespace in the
+mapping, then the ``authority/path`` part of a ``scheme://authority/path``
+namespace, then (for datasets Feast itself described) the last path segment,
+which is the project in Feast's ``{namespace}/{project}`` form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def mapped_project(namespace: str, mapping: Mapping[str, str]) -> str | None:
+    """The Feast project ``namespace_mapping`` gives ``namespace``, if any."""
+    found = mapping.get(namespace)
+    if found is not None:
+        return found
+    if "://" in namespace:
+        rest = namespace.split("://", 1)[1].strip("/")
+        if rest in mapping:
+            return mapping[rest]
+    return None
+
+
+def resolve_project(namespace: str, mapping: Mapping[str, str]) -> str:
+    """The Feast project of a namespace Feast wrote: mapping first, else the last segment."""
+    found = mapped_project(namespace, mapping)
+    if found is not None:
+        return found
+    tail = namespace.split("://", 1)[-1].rstrip("/")
+    return tail.rsplit("/", 1)[-1] or namespace
+
+
+def feast_object(
+    kind: str,
+    namespace: str,
+    name: str,
+    feast_type: str | None,
+    node_facets: Mapping[str, Any],
+    mapping: Mapping[str, str],
+) -> dict[str, Any] | None:
+    """``{"project", "type", "name"}`` of the Feast object a node stands for, or None."""
+    if kind == "dataset" and feast_type is not None:
+        return {"project": resolve_project(namespace, mapping), "type": feast_type, "name": name}
+    if kind == "job":
+        kind_facet = node_facets.get("feast_job_kind")
+        if isinstance(kind_facet, dict):
+            project = kind_facet.get("feast_project")
+            if not isinstance(project, str) or not project:
+                project = resolve_project(namespace, mapping)
+            job_kind = kind_facet.get("kind")
+            return {
+                "project": project,
+                "type": f"{job_kind}_job" if isinstance(job_kind, str) else "job",
+                "name": name,
+            }
+    project = mapped_project(namespace, mapping)
+    if project is not None:
+        return {"project": project, "type": None, "name": name}
+    return None

@@ -1,0 +1,67 @@
+"""Administration: retention (``/retention``, ``/retention/prune``) and ``/reset``.
+
+Prune and reset need the consumer's API key (open when none is configured,
+as the spec says; the server warns at startup). Retention statistics are a
+read: they count only what the caller may see.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.concurrency import run_in_threadpool
+
+from feast_lineage.consumer.deps import ApiKeyDep, ScopeDep, StateDep
+from feast_lineage.consumer.schemas import ErrorResponse, PruneResult, ResetResult, RetentionInfo
+from feast_lineage.consumer.services.admin import reset, retention_info
+
+router = APIRouter(tags=["admin"], responses={400: {"model": ErrorResponse}})
+_KEYED: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorResponse, "description": "API key missing or wrong"},
+    503: {"model": ErrorResponse, "description": "The store is busy or unavailable; retry"},
+}
+
+
+@router.get(
+    "/retention",
+    response_model=RetentionInfo,
+    responses={401: {"model": ErrorResponse}, 403: {"model": ErrorResponse}},
+    summary="Retention settings and storage statistics",
+)
+async def get_retention(state: StateDep, scope: ScopeDep) -> RetentionInfo:
+    return await run_in_threadpool(
+        retention_info, state.engine, state.settings, state.retention, scope
+    )
+
+
+@router.post(
+    "/retention/prune",
+    response_model=PruneResult,
+    responses=_KEYED,
+    summary="Prune events and runs older than retention_days now",
+)
+async def post_prune(
+    state: StateDep,
+    _auth: ApiKeyDep,
+    days: Annotated[
+        int | None,
+        Query(ge=1, description="Use this many days instead of consumer.retention_days"),
+    ] = None,
+) -> PruneResult:
+    retention_days = days if days is not None else state.settings.consumer.retention_days
+    return await run_in_threadpool(state.retention.prune, state.engine, retention_days)
+
+
+@router.delete(
+    "/reset",
+    response_model=ResetResult,
+    responses=_KEYED,
+    summary="Delete all lineage data, or one namespace and all that belongs only to it",
+)
+async def delete_reset(
+    state: StateDep,
+    _auth: ApiKeyDep,
+    namespace: Annotated[str | None, Query(min_length=1, description="Only this namespace")] = None,
+) -> ResetResult:
+    return await run_in_threadpool(reset, state.engine, namespace)

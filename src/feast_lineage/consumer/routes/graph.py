@@ -1,0 +1,166 @@
+"""The lineage graph: ``GET /api/v1/lineage/openlineage/graph`` and subgraphs.
+
+A subgraph is addressed as ``/graph/{node_type}/{namespace}/{name}`` with
+the namespace and name percent-encoded as single path segments
+(``postgres%3A%2F%2Fdb%3A5432``), or as
+``/graph/node?type=&namespace=&name=``. Servers decode ``%2F`` before
+routing, so the path form takes its segments from the raw request path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import unquote
+
+from fastapi import APIRouter, Query, Request, Response
+
+from feast_lineage.consumer.deps import ScopeDep, StateDep
+from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.responses import model_in_thread
+from feast_lineage.consumer.schemas import ErrorResponse, GraphPage, Subgraph
+from feast_lineage.consumer.services.graph import DirectionParam, NodeKind, graph_page, subgraph
+
+router = APIRouter(
+    tags=["graph"],
+    responses={
+        400: {"model": ErrorResponse, "description": "A parameter is invalid"},
+        401: {"model": ErrorResponse, "description": "A read API key is required"},
+        403: {"model": ErrorResponse, "description": "Access refused"},
+    },
+)
+_NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorResponse, "description": "No such node (or it is not visible)"}
+}
+_MARK = "/openlineage/graph/"
+
+Depth = Annotated[int, Query(ge=0, le=20, description="Steps from the node; 1: direct neighbours")]
+Direction = Annotated[DirectionParam, Query(description="upstream, downstream or both")]
+SubgraphLimit = Annotated[
+    int, Query(ge=1, le=10_000, description="At most this many nodes, the nearest first")
+]
+
+
+@router.get(
+    "/graph",
+    response_model=GraphPage,
+    summary="A page of the lineage graph: nodes, the edges among them, and symlinks",
+)
+async def get_graph(
+    state: StateDep,
+    scope: ScopeDep,
+    namespace: Annotated[str | None, Query(description="Only this namespace")] = None,
+    limit: Annotated[int, Query(ge=1, le=5000, description="Nodes per page")] = 500,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Response:
+    return await model_in_thread(
+        lambda: graph_page(
+            state.engine,
+            scope,
+            state.settings.consumer.namespace_mapping,
+            namespace=namespace,
+            limit=limit,
+            offset=offset,
+        )
+    )
+
+
+async def _subgraph(
+    state: Any,
+    scope: Any,
+    kind: str,
+    namespace: str,
+    name: str,
+    depth: int,
+    direction: DirectionParam,
+    limit: int,
+) -> Response:
+    if kind not in ("job", "dataset"):
+        raise LineageError(
+            f"node type {kind!r} is not job or dataset; use /graph/job/... or /graph/dataset/...",
+            code="invalid_parameter",
+        )
+    node_kind: NodeKind = "job" if kind == "job" else "dataset"
+    if not namespace or not name:
+        raise LineageError("the namespace and the name must not be empty", code="invalid_parameter")
+    return await model_in_thread(
+        lambda: subgraph(
+            state.engine,
+            scope,
+            state.settings.consumer.namespace_mapping,
+            kind=node_kind,
+            namespace=namespace,
+            name=name,
+            depth=depth,
+            direction=direction,
+            limit=limit,
+        )
+    )
+
+
+@router.get(
+    "/graph/node",
+    response_model=Subgraph,
+    responses=_NOT_FOUND,
+    summary="The subgraph around one node, named by query parameters",
+)
+async def get_subgraph_by_query(
+    state: StateDep,
+    scope: ScopeDep,
+    type: Annotated[str, Query(description="job or dataset")],
+    namespace: Annotated[str, Query(description="The node's OpenLineage namespace")],
+    name: Annotated[str, Query(description="The node's name")],
+    depth: Depth = 3,
+    direction: Direction = "both",
+    limit: SubgraphLimit = 2000,
+) -> Response:
+    return await _subgraph(state, scope, type, namespace, name, depth, direction, limit)
+
+
+def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
+    raw = request.scope.get("raw_path")
+    if isinstance(raw, bytes | bytearray):
+        text = bytes(raw).decode("latin-1").split("?", 1)[0]
+        at = text.find(_MARK)
+        parts = text[at + len(_MARK) :].split("/") if at >= 0 else []
+    else:
+        parts = decoded.split("/")
+    if len(parts) != 3:
+        raise LineageError(
+            "expected /graph/{node_type}/{namespace}/{name} with the namespace and the name "
+            "percent-encoded as one path segment each (a '/' as %2F), e.g. "
+            "/graph/dataset/s3%3A%2F%2Fbucket/path%2Fto%2Ftable; or use "
+            "/graph/node?type=dataset&namespace=...&name=...",
+            code="invalid_parameter",
+        )
+    try:
+        kind, namespace, name = (unquote(p, errors="strict") for p in parts)
+    except UnicodeDecodeError:
+        raise LineageError(
+            "the path is not valid percent-encoded UTF-8", code="invalid_parameter"
+        ) from None
+    return kind, namespace, name
+
+
+@router.get(
+    "/graph/{node_type}/{namespace}/{name:path}",
+    response_model=Subgraph,
+    responses=_NOT_FOUND,
+    summary="The subgraph around one node",
+    description="The namespace and the name are each one percent-encoded path segment "
+    "(postgres://db:5432 as postgres%3A%2F%2Fdb%3A5432, a/b as a%2Fb).",
+)
+async def get_subgraph(
+    request: Request,
+    state: StateDep,
+    scope: ScopeDep,
+    node_type: str,
+    namespace: str,
+    name: str,
+    depth: Depth = 3,
+    direction: Direction = "both",
+    limit: SubgraphLimit = 2000,
+) -> Response:
+    # The decoded path parameters split at every "/", encoded or not: the
+    # segments come from the raw path.
+    kind, ns, node_name = _segments(request, f"{node_type}/{namespace}/{name}")
+    return await _subgraph(state, scope, kind, ns, node_name, depth, direction, limit)

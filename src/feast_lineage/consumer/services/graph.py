@@ -1,0 +1,228 @@
+"""The lineage graph: pages of the whole graph and subgraphs around one node.
+
+Responses are built as plain JSON-ready dicts in the shape of
+:class:`~feast_lineage.consumer.schemas.GraphPage` and
+:class:`~feast_lineage.consumer.schemas.Subgraph` (tests validate them against
+those models): a page holds thousands of facets, and building pydantic
+objects for them costs more than the queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+from sqlalchemy import Connection, Engine
+
+from feast_lineage.consumer import redaction
+from feast_lineage.consumer.authz import Scope
+from feast_lineage.consumer.errors import NotFound
+from feast_lineage.consumer.feast_objects import feast_object
+from feast_lineage.consumer.store import graph as g
+from feast_lineage.consumer.store import reads
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.event_time import to_iso
+from feast_lineage.identity import dataset_id, job_id
+
+NodeKind = Literal["job", "dataset"]
+DirectionParam = Literal["upstream", "downstream", "both"]
+# A job reading m datasets and writing n makes m * n derived edges.
+_MAX_DERIVED = 50_000
+
+
+def node_key(kind: str, namespace: str, name: str) -> str:
+    return f"{kind}:{namespace}:{name}"
+
+
+Json = dict[str, Any]
+
+
+@dataclass
+class _Built:
+    nodes: list[Json]
+    edges: list[Json]
+    derived: list[Json]
+    symlinks: list[Json]
+
+
+def _schema(facet: Any) -> list[Json] | None:
+    fields = facet.get("fields") if isinstance(facet, dict) else None
+    if not isinstance(fields, list):
+        return None
+    out: list[Json] = []
+    for item in fields:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            kind, text = item.get("type"), item.get("description")
+            out.append(
+                {
+                    "name": item["name"],
+                    "type": kind if isinstance(kind, str) else None,
+                    "description": text if isinstance(text, str) else None,
+                }
+            )
+    return out
+
+
+# Facets a node's summary reads; the others are passed through untouched.
+_READ_FACETS = ("schema", "feast_job_kind")
+
+
+def _facets(stored: Mapping[str, str], scope: Scope) -> tuple[Json, Json]:
+    """(facets to return, the parsed facets the summary needs).
+
+    With an unlimited scope the stored JSON is embedded as it is (no parse,
+    no re-encode); otherwise every facet is parsed and redacted.
+    """
+    if scope.is_everything:
+        parsed = {k: orjson.loads(stored[k]) for k in _READ_FACETS if k in stored}
+        return {k: orjson.Fragment(v) for k, v in stored.items()}, parsed
+    visible = redaction.facets({k: orjson.loads(v) for k, v in stored.items()}, scope)
+    return visible, visible
+
+
+def _build(
+    conn: Connection,
+    rows: Iterable[Any],
+    scope: Scope,
+    mapping: Mapping[str, str],
+    depths: Mapping[int, int] | None = None,
+) -> _Built:
+    rows = list(rows)
+    job_ids = {r.id for r in rows if r.kind == "job"}
+    dataset_ids = {r.id for r in rows if r.kind == "dataset"}
+    job_facets = reads.facets_of(conn, t.job_facets, job_ids, raw=True)
+    dataset_facets = reads.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
+    keys: dict[int, str] = {}
+    nodes: list[Json] = []
+    for r in rows:
+        stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
+        shown, parsed = _facets(stored, scope)
+        key = node_key(r.kind, r.namespace, r.name)
+        keys[r.id] = key
+        nodes.append(
+            {
+                "id": key,
+                "kind": r.kind,
+                "namespace": r.namespace,
+                "name": r.name,
+                "producer": r.producer,
+                "created_at": to_iso(r.created_us),
+                "updated_at": to_iso(r.updated_us) if r.updated_us else None,
+                "datasource_uri": r.datasource_uri,
+                "facets": shown,
+                "schema": _schema(parsed.get("schema")),
+                "feast": feast_object(r.kind, r.namespace, r.name, r.feast_type, parsed, mapping),
+                "depth": depths.get(r.id) if depths is not None else None,
+            }
+        )
+    ids = set(keys)
+    edges: list[Json] = []
+    inputs: dict[int, list[int]] = {}
+    outputs: dict[int, list[int]] = {}
+    for e in g.edges_among(conn, ids):
+        edges.append({"source": keys[e.src_id], "target": keys[e.dst_id], "type": e.edge_type})
+        if e.edge_type == "input":
+            inputs.setdefault(e.dst_id, []).append(e.src_id)
+        elif e.edge_type == "output":
+            outputs.setdefault(e.src_id, []).append(e.dst_id)
+    derived: list[Json] = []
+    for job, sources in sorted(inputs.items()):
+        for src in sorted(sources):
+            for dst in sorted(outputs.get(job, ())):
+                if src != dst and len(derived) < _MAX_DERIVED:
+                    derived.append({"source": keys[src], "target": keys[dst], "via": keys[job]})
+    symlinks: list[Json] = []
+    for s in g.symlinks_touching(conn, dataset_ids, scope.ns_ids):
+        alias_key = node_key("dataset", s.alias_namespace, s.alias_name)
+        owner_key = node_key("dataset", s.namespace, s.name)
+        symlinks.append(
+            {
+                "dataset": owner_key,
+                "alias": alias_key,
+                "alias_namespace": s.alias_namespace,
+                "alias_name": s.alias_name,
+                "alias_type": s.alias_type,
+                "source": s.source,
+            }
+        )
+        if s.dataset_id in ids and s.alias_id in ids:
+            edges.append({"source": owner_key, "target": alias_key, "type": "symlink"})
+    edges.sort(key=lambda e: (e["source"], e["target"], e["type"]))
+    return _Built(nodes, edges, derived, symlinks)
+
+
+def graph_page(
+    engine: Engine,
+    scope: Scope,
+    mapping: Mapping[str, str],
+    *,
+    namespace: str | None,
+    limit: int,
+    offset: int,
+) -> Json:
+    ns_ids = scope.narrow(namespace).ns_ids
+    with engine.connect() as conn:
+        total = g.count_nodes(conn, ns_ids)
+        rows = g.node_page(conn, ns_ids, total, offset, limit)
+        built = _build(conn, rows, scope, mapping)
+        total_edges = g.count_edges(conn, ns_ids)
+    return {
+        "nodes": built.nodes,
+        "edges": built.edges,
+        "derived_edges": built.derived,
+        "symlinks": built.symlinks,
+        "total_nodes": total,
+        "total_edges": total_edges,
+        "limit": limit,
+        "offset": offset,
+    }
+
+
+def subgraph(
+    engine: Engine,
+    scope: Scope,
+    mapping: Mapping[str, str],
+    *,
+    kind: NodeKind,
+    namespace: str,
+    name: str,
+    depth: int,
+    direction: DirectionParam,
+    limit: int,
+) -> Json:
+    start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
+    with engine.connect() as conn:
+        # A hidden node is reported exactly like a missing one.
+        if not scope.allows(namespace) or g.find_node(conn, kind, start, scope.ns_ids) is None:
+            raise NotFound(
+                f"no {kind} named {name!r} in namespace {namespace!r}; "
+                "list them with GET /api/v1/lineage/openlineage/"
+                + ("jobs" if kind == "job" else "datasets")
+            )
+        depths: dict[int, int] = {}
+        for way in ("upstream", "downstream") if direction == "both" else (direction,):
+            for node, level in g.walk(conn, start, way, depth, scope.ns_ids).items():
+                if node not in depths or level < depths[node]:
+                    depths[node] = level
+        # Aliases that were never seen as datasets are in reach but are not
+        # nodes: look at a few more than ``limit`` ids to fill the page.
+        nearest = sorted(depths, key=lambda n: (depths[n], n))
+        considered = nearest[: 2 * limit + 16]
+        rows = g.nodes_by_id(conn, considered, scope.ns_ids)
+        rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
+        truncated = len(rows) > limit or len(considered) < len(nearest)
+        rows = rows[:limit]
+        built = _build(conn, rows, scope, mapping, depths)
+    return {
+        "center": node_key(kind, namespace, name),
+        "depth": depth,
+        "direction": direction,
+        "nodes": built.nodes,
+        "edges": built.edges,
+        "derived_edges": built.derived,
+        "symlinks": built.symlinks,
+        "truncated": truncated,
+        "limit": limit,
+    }

@@ -1,0 +1,304 @@
+"""Graph queries: node pages, edges among nodes, symlinks, and the lineage walk.
+
+The walk (:func:`walk`) is one recursive query, the same SQL on SQLite and
+PostgreSQL. Each step goes from a node either along a lineage edge (one
+level deeper) or across a symlink to an alias of the same dataset (same
+level: aliases are one dataset). Only edges in the walk's direction are
+followed, so going upstream through an alias never turns downstream. The
+walk follows ``input``, ``output`` and ``parent`` edges; ``root`` edges
+repeat what parent edges already say and would shorten depths. It never
+steps onto a node outside ``ns_ids``, so nothing hidden connects what it
+returns. Every step is an index lookup (edges by ``src_id``/``dst_id``,
+symlinks by ``dataset_id``/``alias_id``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, Literal
+
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Integer,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    exists,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    true,
+    union_all,
+)
+
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.reads import NsIds, count, in_ids, where_all
+
+Direction = Literal["upstream", "downstream"]
+FOLLOWED_EDGES = ("input", "output", "parent")
+_CHUNK = 2000
+
+
+def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
+    ordered = sorted(set(ids))
+    for start in range(0, len(ordered), _CHUNK):
+        yield ordered[start : start + _CHUNK]
+
+
+def _node_selects(ns_ids: NsIds) -> tuple[Any, Any]:
+    j, d = t.jobs.c, t.datasets.c
+    none_text = literal(None, String)
+    jobs = select(
+        literal("job", String).label("kind"),
+        j.id,
+        j.ns_id,
+        j.namespace,
+        j.name,
+        j.producer,
+        j.created_us,
+        j.updated_us,
+        none_text.label("datasource_uri"),
+        none_text.label("feast_type"),
+    ).where(*where_all(in_ids(j.ns_id, ns_ids)))
+    datasets = select(
+        literal("dataset", String).label("kind"),
+        d.id,
+        d.ns_id,
+        d.namespace,
+        d.name,
+        d.producer,
+        d.created_us,
+        d.updated_us,
+        d.datasource_uri,
+        d.feast_type,
+    ).where(*where_all(in_ids(d.ns_id, ns_ids)))
+    return jobs, datasets
+
+
+def count_nodes(conn: Connection, ns_ids: NsIds) -> int:
+    return count(conn, t.jobs, *where_all(in_ids(t.jobs.c.ns_id, ns_ids))) + count(
+        conn, t.datasets, *where_all(in_ids(t.datasets.c.ns_id, ns_ids))
+    )
+
+
+def _ids_param(name: str = "ids") -> Any:
+    return bindparam(name, expanding=True)
+
+
+def _scope_params(ns_ids: NsIds) -> dict[str, Any]:
+    return {} if ns_ids is None else {"ns_ids": sorted(ns_ids)}
+
+
+@lru_cache(maxsize=8)
+def _node_page_statement(scoped: bool, backwards: bool) -> Any:
+    # A compound ORDER BY lets SQLite merge the two (namespace, name) indexes.
+    jobs, datasets = _node_selects(None)
+    if scoped:
+        jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
+        datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
+    keys: list[Any] = [literal_column(k) for k in ("namespace", "name", "kind")]
+    order = [k.desc() for k in keys] if backwards else keys
+    return (
+        union_all(jobs, datasets)
+        .order_by(*order)
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+    )
+
+
+def node_page(conn: Connection, ns_ids: NsIds, total: int, offset: int, limit: int) -> list[Any]:
+    """Nodes sorted by (namespace, name, kind), read from the nearer end."""
+    if offset >= total or (ns_ids is not None and not ns_ids):
+        return []
+    scope = _scope_params(ns_ids)
+    tail = total - offset - limit
+    if tail < offset:
+        stmt = _node_page_statement(ns_ids is not None, True)
+        params = {"limit": min(limit, total - offset), "offset": max(tail, 0), **scope}
+        return list(reversed(conn.execute(stmt, params).all()))
+    stmt = _node_page_statement(ns_ids is not None, False)
+    return list(conn.execute(stmt, {"limit": limit, "offset": offset, **scope}).all())
+
+
+@lru_cache(maxsize=4)
+def _nodes_by_id_statement(scoped: bool) -> Any:
+    jobs, datasets = _node_selects(None)
+    if scoped:
+        jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
+        datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
+    return union_all(
+        jobs.where(t.jobs.c.id.in_(_ids_param())),
+        datasets.where(t.datasets.c.id.in_(_ids_param())),
+    )
+
+
+def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds) -> list[Any]:
+    """The stored, visible jobs and datasets among ``ids``."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    stmt = _nodes_by_id_statement(ns_ids is not None)
+    out: list[Any] = []
+    for chunk in _chunks(ids):
+        out.extend(conn.execute(stmt, {"ids": chunk, **_scope_params(ns_ids)}).all())
+    return out
+
+
+def find_node(conn: Connection, kind: str, node_id: int, ns_ids: NsIds) -> Any:
+    table = t.jobs if kind == "job" else t.datasets
+    stmt = select(table.c.id).where(
+        table.c.id == node_id, *where_all(in_ids(table.c.ns_id, ns_ids))
+    )
+    return conn.execute(stmt).first()
+
+
+@lru_cache(maxsize=1)
+def _edges_from_statement() -> Any:
+    e = t.lineage_edges.c
+    return select(e.src_id, e.dst_id, e.edge_type, e.src_kind, e.dst_kind).where(
+        e.src_id.in_(_ids_param())
+    )
+
+
+def edges_among(conn: Connection, ids: set[int]) -> list[Any]:
+    """Every stored edge whose two ends are both in ``ids``."""
+    out: list[Any] = []
+    for chunk in _chunks(ids):
+        rows = conn.execute(_edges_from_statement(), {"ids": chunk}).all()
+        out.extend(row for row in rows if row.dst_id in ids)
+    return out
+
+
+def count_edges(conn: Connection, ns_ids: NsIds) -> int:
+    """Stored edges plus symlink edges between stored datasets, both ends visible."""
+    e = t.lineage_edges.c
+    stored = count(
+        conn,
+        t.lineage_edges,
+        *where_all(in_ids(e.src_ns_id, ns_ids), in_ids(e.dst_ns_id, ns_ids)),
+    )
+    s = t.dataset_symlinks.c
+    owner = t.datasets.alias("owner")
+    alias = t.datasets.alias("alias")
+    links = (
+        select(func.count())
+        .select_from(t.dataset_symlinks)
+        .join(owner, owner.c.id == s.dataset_id)
+        .join(alias, alias.c.id == s.alias_id)
+        .where(*where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)))
+    )
+    return stored + int(conn.execute(links).scalar_one())
+
+
+@lru_cache(maxsize=4)
+def _symlinks_statement(side: str, scoped: bool) -> Any:
+    s = t.dataset_symlinks.c
+    owner = t.datasets.alias("owner")
+    stmt = (
+        select(
+            s.dataset_id,
+            s.alias_id,
+            s.alias_ns_id,
+            s.alias_namespace,
+            s.alias_name,
+            s.alias_type,
+            s.source,
+            owner.c.namespace,
+            owner.c.name,
+        )
+        .join(owner, owner.c.id == s.dataset_id)
+        .where(s[side].in_(_ids_param()))
+    )
+    if scoped:
+        stmt = stmt.where(
+            owner.c.ns_id.in_(_ids_param("ns_ids")), s.alias_ns_id.in_(_ids_param("ns_ids"))
+        )
+    return stmt
+
+
+def symlinks_touching(conn: Connection, dataset_ids: set[int], ns_ids: NsIds) -> list[Any]:
+    """Symlinks from or to ``dataset_ids`` whose two ends are visible."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    seen: dict[tuple[int, int], Any] = {}
+    for chunk in _chunks(dataset_ids):
+        # Two indexed lookups: an OR of the two IN lists would scan the table.
+        for side in ("dataset_id", "alias_id"):
+            stmt = _symlinks_statement(side, ns_ids is not None)
+            for row in conn.execute(stmt, {"ids": chunk, **_scope_params(ns_ids)}).all():
+                seen[(row.dataset_id, row.alias_id)] = row
+    return [seen[k] for k in sorted(seen)]
+
+
+@lru_cache(maxsize=8)
+def _walk_statement(direction: Direction, scoped: bool) -> Any:
+    """The walk as one statement, built once: parameters ``start``, ``depth``, ``ns_ids``."""
+    e = t.lineage_edges.alias("e")
+    s1 = t.dataset_symlinks.alias("s1")
+    s2 = t.dataset_symlinks.alias("s2")
+    d2 = t.datasets.alias("d2")
+    ns_ids: Any = _ids_param("ns_ids") if scoped else None
+    hops = union_all(
+        select(literal(0, Integer).label("k")),
+        select(literal(1, Integer)),
+        select(literal(2, Integer)),
+    ).subquery("hops")
+    seed = select(
+        cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),
+        cast(literal(0), Integer).label("depth"),
+    )
+    walked = seed.cte("walk", recursive=True)
+    w = walked.alias("w")
+    if direction == "upstream":
+        near, far, far_ns = e.c.dst_id, e.c.src_id, e.c.src_ns_id
+    else:
+        near, far, far_ns = e.c.src_id, e.c.dst_id, e.c.dst_ns_id
+    edge_on = and_(
+        hops.c.k == 0,
+        near == w.c.node_id,
+        w.c.depth < bindparam("depth", type_=Integer),
+        e.c.edge_type.in_(FOLLOWED_EDGES),
+    )
+    alias_on = and_(hops.c.k == 1, s1.c.dataset_id == w.c.node_id)
+    owner_on = and_(hops.c.k == 2, s2.c.alias_id == w.c.node_id)
+    if ns_ids is not None:
+        edge_on = and_(edge_on, far_ns.in_(ns_ids))
+        alias_on = and_(alias_on, s1.c.alias_ns_id.in_(ns_ids))
+        owner_on = and_(
+            owner_on, exists().where(d2.c.id == s2.c.dataset_id, d2.c.ns_id.in_(ns_ids))
+        )
+    step = (
+        select(
+            case((hops.c.k == 0, far), (hops.c.k == 1, s1.c.alias_id), else_=s2.c.dataset_id),
+            case((hops.c.k == 0, w.c.depth + 1), else_=w.c.depth),
+        )
+        .select_from(
+            w.join(hops, true())
+            .outerjoin(e, edge_on)
+            .outerjoin(s1, alias_on)
+            .outerjoin(s2, owner_on)
+        )
+        .where(or_(far.is_not(None), s1.c.alias_id.is_not(None), s2.c.dataset_id.is_not(None)))
+    )
+    walked = walked.union(step)
+    return select(walked.c.node_id, func.min(walked.c.depth)).group_by(walked.c.node_id)
+
+
+def walk(
+    conn: Connection, start: int, direction: Direction, depth: int, ns_ids: NsIds
+) -> dict[int, int]:
+    """Node id -> distance from ``start`` of every node within ``depth`` steps."""
+    if depth <= 0:
+        return {start: 0}
+    if ns_ids is not None and not ns_ids:
+        return {start: 0}
+    params: dict[str, Any] = {"start": start, "depth": depth}
+    if ns_ids is not None:
+        params["ns_ids"] = sorted(ns_ids)
+    stmt = _walk_statement(direction, ns_ids is not None)
+    return {int(node): int(level) for node, level in conn.execute(stmt, params).all()}

@@ -1,0 +1,250 @@
+"""Administration of the store: statistics, retention pruning and reset.
+
+Deletes run in bounded chunks (``chunk`` rows of the driving table per
+transaction), each in its own write transaction, so a prune of millions of
+rows never holds the store's write lock for long and ingest keeps flowing
+between chunks. Every transaction that deletes bumps the store generation
+first (:func:`~.writes.bump_generation`): writers drop their caches of rows
+they believe stored, and on PostgreSQL the bump waits for in-flight writers,
+so a facet blob is never deleted under a writer that is about to point at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Engine, delete, exists, func, or_, select
+
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.reads import NsIds, count, in_ids, where_all
+from feast_lineage.consumer.store.writes import bump_generation, ensure_meta
+
+DEFAULT_CHUNK = 5000
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """A transaction that takes the write lock up front (BEGIN IMMEDIATE on SQLite)."""
+    with engine.connect() as raw:
+        conn = raw.execution_options(lineage_write=True)
+        with conn.begin():
+            yield conn
+
+
+def _bump(conn: Connection) -> None:
+    ensure_meta(conn)  # a store no writer has started yet has no generation row
+    bump_generation(conn)
+
+
+# --- statistics ---------------------------------------------------------------
+
+
+@dataclass
+class StoreStats:
+    rows: dict[str, int]
+    oldest_event_us: int | None
+    newest_event_us: int | None
+    oldest_run_us: int | None
+
+
+def stats(conn: Connection, ns_ids: NsIds) -> StoreStats:
+    """Row counts and time bounds of what ``ns_ids`` may see."""
+    e, r, j, d = t.events.c, t.runs.c, t.jobs.c, t.datasets.c
+    edges, links = t.lineage_edges.c, t.dataset_symlinks.c
+    owner = t.datasets.alias("owner")
+    rows = {
+        "events": count(conn, t.events, *where_all(in_ids(e.ns_id, ns_ids))),
+        "runs": count(conn, t.runs, *where_all(in_ids(r.ns_id, ns_ids))),
+        "jobs": count(conn, t.jobs, *where_all(in_ids(j.ns_id, ns_ids))),
+        "datasets": count(conn, t.datasets, *where_all(in_ids(d.ns_id, ns_ids))),
+        "edges": count(
+            conn,
+            t.lineage_edges,
+            *where_all(in_ids(edges.src_ns_id, ns_ids), in_ids(edges.dst_ns_id, ns_ids)),
+        ),
+        "symlinks": int(
+            conn.execute(
+                select(func.count())
+                .select_from(t.dataset_symlinks)
+                .join(owner, owner.c.id == links.dataset_id)
+                .where(*where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(links.alias_ns_id, ns_ids)))
+            ).scalar_one()
+        ),
+    }
+    if ns_ids is None:
+        rows["run_io"] = count(conn, t.run_io)
+        rows["facets"] = sum(
+            count(conn, table) for table in (t.job_facets, t.dataset_facets, t.run_facets)
+        )
+        rows["facet_blobs"] = count(conn, t.facet_blobs)
+    bounds = conn.execute(
+        select(func.min(e.event_time_us), func.max(e.event_time_us)).where(
+            *where_all(in_ids(e.ns_id, ns_ids))
+        )
+    ).one()
+    oldest_run = conn.execute(
+        select(func.min(r.started_us)).where(*where_all(in_ids(r.ns_id, ns_ids)))
+    ).scalar()
+    return StoreStats(rows, bounds[0], bounds[1], oldest_run)
+
+
+# --- deleting -----------------------------------------------------------------
+
+
+@dataclass
+class Removed:
+    """Rows removed, by table."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, table: str, n: int) -> None:
+        if n > 0:
+            self.counts[table] = self.counts.get(table, 0) + n
+
+    def get(self, table: str) -> int:
+        return self.counts.get(table, 0)
+
+
+def _delete(conn: Connection, table: Any, *where: Any) -> int:
+    return int(conn.execute(delete(table).where(*where)).rowcount or 0)
+
+
+def _unreferenced_blobs(conn: Connection, candidates: set[str], removed: Removed) -> None:
+    b = t.facet_blobs.c
+    refs = [
+        exists().where(table.c.blob_id == b.id)
+        for table in (t.job_facets, t.dataset_facets, t.run_facets)
+    ]
+    ordered = sorted(candidates)
+    for start in range(0, len(ordered), 2000):
+        chunk = ordered[start : start + 2000]
+        n = _delete(conn, t.facet_blobs, b.id.in_(chunk), *(~ref for ref in refs))
+        removed.add("openlineage_facet_blobs", n)
+
+
+def _delete_runs(conn: Connection, run_ids: list[str], removed: Removed) -> None:
+    """Delete runs with their inputs/outputs and facets (and blobs no one uses)."""
+    rf = t.run_facets.c
+    blobs = set(
+        conn.execute(select(rf.blob_id).where(rf.owner_id.in_(run_ids)).distinct()).scalars()
+    )
+    removed.add("openlineage_run_io", _delete(conn, t.run_io, t.run_io.c.run_id.in_(run_ids)))
+    removed.add("openlineage_run_facets", _delete(conn, t.run_facets, rf.owner_id.in_(run_ids)))
+    removed.add("openlineage_runs", _delete(conn, t.runs, t.runs.c.run_id.in_(run_ids)))
+    _unreferenced_blobs(conn, blobs, removed)
+
+
+def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+    e = t.events.c
+    while True:
+        with write_transaction(engine) as conn:
+            ids = list(conn.execute(select(e.id).where(where).limit(chunk)).scalars())
+            if not ids:
+                return
+            _bump(conn)
+            removed.add("openlineage_events", _delete(conn, t.events, e.id.in_(ids)))
+        if len(ids) < chunk:
+            return
+
+
+def _chunked_runs(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+    r = t.runs.c
+    while True:
+        with write_transaction(engine) as conn:
+            run_ids = list(conn.execute(select(r.run_id).where(where).limit(chunk)).scalars())
+            if not run_ids:
+                return
+            _bump(conn)
+            _delete_runs(conn, run_ids, removed)
+        if len(run_ids) < chunk:
+            return
+
+
+def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
+    """Delete events older than ``cutoff_us`` and runs whose last event is.
+
+    The graph (jobs, datasets, edges, symlinks and their facets) stays.
+    """
+    removed = Removed()
+    _chunked_events(engine, t.events.c.event_time_us < cutoff_us, chunk, removed)
+    _chunked_runs(engine, t.runs.c.last_event_us < cutoff_us, chunk, removed)
+    return removed
+
+
+_EVERYTHING = (
+    t.events,
+    t.run_io,
+    t.run_facets,
+    t.runs,
+    t.lineage_edges,
+    t.dataset_symlinks,
+    t.job_facets,
+    t.dataset_facets,
+    t.jobs,
+    t.datasets,
+    t.facet_blobs,
+)
+
+
+def reset_all(engine: Engine) -> Removed:
+    """Delete every lineage row (the schema and the generation stay)."""
+    removed = Removed()
+    with write_transaction(engine) as conn:
+        _bump(conn)
+        for table in _EVERYTHING:
+            removed.add(table.name, _delete(conn, table))
+    return removed
+
+
+def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
+    """Delete a namespace and all that belongs only to it.
+
+    Its events and its jobs' runs (in chunks), then in one transaction its
+    jobs and datasets with their facets, every edge touching them, symlinks
+    from its datasets or to its namespace, and other runs' inputs/outputs
+    that name its datasets.
+    """
+    removed = Removed()
+    _chunked_events(engine, t.events.c.ns_id == ns_id, chunk, removed)
+    _chunked_runs(engine, t.runs.c.ns_id == ns_id, chunk, removed)
+    j, d = t.jobs.c, t.datasets.c
+    its_jobs = select(j.id).where(j.ns_id == ns_id)
+    its_datasets = select(d.id).where(d.ns_id == ns_id)
+    with write_transaction(engine) as conn:
+        _bump(conn)
+        jf, df = t.job_facets.c, t.dataset_facets.c
+        blobs = set(conn.execute(select(jf.blob_id).where(jf.owner_id.in_(its_jobs))).scalars())
+        blobs.update(
+            conn.execute(select(df.blob_id).where(df.owner_id.in_(its_datasets))).scalars()
+        )
+        removed.add(
+            "openlineage_job_facets", _delete(conn, t.job_facets, jf.owner_id.in_(its_jobs))
+        )
+        removed.add(
+            "openlineage_dataset_facets",
+            _delete(conn, t.dataset_facets, df.owner_id.in_(its_datasets)),
+        )
+        e = t.lineage_edges.c
+        removed.add(
+            "openlineage_lineage_edges",
+            _delete(conn, t.lineage_edges, or_(e.src_ns_id == ns_id, e.dst_ns_id == ns_id)),
+        )
+        s = t.dataset_symlinks.c
+        removed.add(
+            "openlineage_dataset_symlinks",
+            _delete(
+                conn,
+                t.dataset_symlinks,
+                or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its_datasets)),
+            ),
+        )
+        removed.add(
+            "openlineage_run_io", _delete(conn, t.run_io, t.run_io.c.dataset_id.in_(its_datasets))
+        )
+        removed.add("openlineage_jobs", _delete(conn, t.jobs, j.ns_id == ns_id))
+        removed.add("openlineage_datasets", _delete(conn, t.datasets, d.ns_id == ns_id))
+        _unreferenced_blobs(conn, blobs, removed)
+    return removed

@@ -1,0 +1,198 @@
+"""The lineage of one feature store: its settings, sinks and events.
+
+:meth:`StoreLineage.for_store` reads the ``openlineage`` section Feast has
+already loaded (``RepoConfig``), plus the ``FEAST_OPENLINEAGE_*``
+environment, and returns None when lineage is off. A configuration that
+cannot work is logged once as a warning and lineage is off for that store:
+Feast itself goes on. Every public method here swallows its own errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from feast_lineage.config import ConfigError, LineageConfig
+from feast_lineage.config.loader import config_from_data
+from feast_lineage.producer import naming
+from feast_lineage.producer.changes import Changes, diff
+from feast_lineage.producer.describe import Describer, StoreTypes
+from feast_lineage.producer.emitter import ClientSink, Emitter, LocalSink, Sink
+from feast_lineage.producer.events import EventFactory
+from feast_lineage.producer.transports import build_client
+from feast_lineage.registry.objects import ProjectObjects, read_project
+
+if TYPE_CHECKING:
+    from feast_lineage.producer.self_report import LocalStore
+
+log = logging.getLogger("feast_lineage.producer")
+T = TypeVar("T")
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def warn_once(key: str, message: str, *args: Any) -> None:
+    """Log a warning the first time ``key`` is seen in this process."""
+    with _warned_lock:
+        if key in _warned:
+            log.debug(message, *args)
+            return
+        _warned.add(key)
+    log.warning(message, *args)
+
+
+def lineage_config_of(repo_config: Any, repo_path: Path) -> LineageConfig:
+    """The lineage configuration of a Feast RepoConfig."""
+    extra = getattr(repo_config, "model_extra", None) or {}
+    registry = repo_config.registry
+    data: dict[str, Any] = {
+        "project": repo_config.project,
+        "registry": {
+            "registry_type": getattr(registry, "registry_type", "file"),
+            "path": getattr(registry, "path", None),
+        },
+        "openlineage": extra.get("openlineage") or {},
+    }
+    return config_from_data(data, repo_path)
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """What a lineage sync sent: events, and the sinks that took or refused them."""
+
+    events: int
+    sinks: list[str]
+    failed: list[str]
+
+
+class StoreLineage:
+    """Lineage for one FeatureStore: everything the hooks need."""
+
+    def __init__(self, config: LineageConfig, repo_config: Any, repo_path: Path) -> None:
+        self.config = config
+        self.settings = config.producer
+        self.repo_path = repo_path
+        self.project = config.project
+        self.namespace = self.settings.namespace_for(config.project)
+        self.store_types = StoreTypes.of(repo_config)
+        self.local_store: LocalStore | None = None
+        sinks: list[Sink] = []
+        if config.consumer.enabled:
+            from feast_lineage.producer.self_report import LocalStore
+
+            self.local_store = LocalStore(config.database_url())
+            sinks.append(LocalSink(self.local_store))
+        try:
+            client = build_client(self.settings, repo_path, local_sink=bool(sinks))
+        except Exception as err:
+            warn_once(
+                f"transport:{err}",
+                "OpenLineage transport %r is unusable, so no events go to it: %s",
+                self.settings.transport_type,
+                err,
+            )
+        else:
+            if client is not None:
+                sinks.insert(0, ClientSink(client))
+        self.emitter = Emitter(sinks)
+        # Close the transports (HTTP sessions, Kafka producers) with the store.
+        weakref.finalize(self, self.emitter.close)
+        describer = Describer(
+            producer=naming.producer_uri(self.settings),
+            server=naming.lineage_server(self.settings),
+            project=config.project,
+            repo_path=repo_path,
+            store_types=self.store_types,
+        )
+        self.events = EventFactory(describer, self.namespace)
+
+    @classmethod
+    def for_store(cls, store: Any) -> StoreLineage | None:
+        """The lineage of ``store``, or None when neither producer nor consumer is on."""
+        repo_config = store.config
+        raw_path = getattr(repo_config, "repo_path", None) or store.repo_path
+        repo_path = Path(raw_path or os.getcwd()).resolve()
+        try:
+            config = lineage_config_of(repo_config, repo_path)
+            if not (config.producer.enabled or config.consumer.enabled):
+                return None
+            return cls(config, repo_config, repo_path)
+        except ConfigError as err:
+            warn_once(f"config:{err}", "OpenLineage is off for this feature store: %s", err)
+        except Exception as err:
+            warn_once(
+                f"setup:{type(err).__name__}:{err}",
+                "OpenLineage is off for this feature store (%s: %s)",
+                type(err).__name__,
+                err,
+            )
+        return None
+
+    @property
+    def producing(self) -> bool:
+        return self.settings.enabled
+
+    # Guards -----------------------------------------------------------------
+
+    def guard(self, what: str, fn: Callable[[], T]) -> T | None:
+        """Run ``fn``; log a failure once as a warning and return None instead."""
+        try:
+            return fn()
+        except Exception as err:
+            warn_once(
+                f"{what}:{type(err).__name__}",
+                "OpenLineage lineage for %s was skipped (%s: %s); the Feast operation goes on",
+                what,
+                type(err).__name__,
+                err,
+            )
+            log.debug("lineage failure", exc_info=True)
+            return None
+
+    # Apply ------------------------------------------------------------------
+
+    def read(self, registry: Any) -> ProjectObjects:
+        return read_project(registry, self.project, allow_cache=False)
+
+    @contextmanager
+    def applying(self, registry: Any) -> Iterator[None]:
+        """Around a registry change: emit the objects it created, changed or deleted."""
+        if not (self.producing and self.settings.emit_on_apply):
+            yield
+            return
+        before = self.guard("apply", lambda: self.read(registry))
+        yield
+        if before is not None:
+            self.guard("apply", lambda: self._emit_changes(before, registry))
+
+    def _emit_changes(self, before: ProjectObjects, registry: Any) -> None:
+        changes: Changes = diff(before, self.read(registry))
+        if changes:
+            self.emitter.emit(self.events.apply_events(changes))
+
+    def sync(self, registry: Any) -> SyncResult:
+        """Emit the whole registry state of the project once."""
+        events = self.events.sync_events(self.read(registry))
+        with self.emitter.operation() as failed:
+            self.emitter.emit(events)
+        return SyncResult(
+            events=len(events),
+            sinks=[sink.name for sink in self.emitter.sinks],
+            failed=sorted(failed),
+        )
+
+    def close(self) -> None:
+        self.emitter.close()
+
+
+def utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value

@@ -1,0 +1,244 @@
+"""Lineage of one materialization call: a parent run with a child run per view.
+
+The parent run (``feast_materialize`` or ``feast_materialize_incremental``)
+emits START when the call begins and COMPLETE or FAIL when it ends. Each
+feature view Feast materializes gets a child run
+(``feast_materialize_feature_view_<name>``, linked by the ``parent`` facet)
+that reads the view's source and the view and writes its online store table.
+
+Rows written are counted where they are written: while the call runs, the
+provider's online store counts the rows each ``online_write_batch`` call
+stores, per feature view. Views written by a compute engine outside this
+process (Spark executors, Lambda) report the rows this process saw.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sized
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+from openlineage.client.generated.base import EventType
+
+from feast_lineage.producer import naming
+from feast_lineage.producer.events import new_run_id
+from feast_lineage.producer.lineage import StoreLineage
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class RowCounter:
+    """Counts rows written through one online store object, per feature view."""
+
+    def __init__(self, online_store: Any) -> None:
+        self.counts: dict[str, int] = {}
+        self._store = online_store
+        self._lock = threading.Lock()
+        original = online_store.online_write_batch
+        counter = self
+
+        def online_write_batch(config: Any, table: Any, data: Any, *args: Any, **kw: Any) -> Any:
+            rows = data if isinstance(data, Sized) else list(data)
+            result = original(config, table, rows, *args, **kw)
+            counter.add(table.name, len(rows))
+            return result
+
+        self._wrapper = online_write_batch
+        online_store.online_write_batch = online_write_batch
+
+    def add(self, view: str, rows: int) -> None:
+        with self._lock:
+            self.counts[view] = self.counts.get(view, 0) + rows
+
+    def remove(self) -> None:
+        if self._store.__dict__.get("online_write_batch") is self._wrapper:
+            del self._store.online_write_batch
+
+
+class ViewRun:
+    """The child run of one feature view."""
+
+    def __init__(self, parent: MaterializationRun, view: Any, start: Any, end: Any) -> None:
+        self.parent = parent
+        self.view = view
+        self.start = _utc(start)
+        self.end = _utc(end) or datetime.now(tz=UTC)
+        self.run_id = new_run_id()
+        self.job_name = naming.materialize_view_job_name(view.name)
+
+    def __enter__(self) -> ViewRun:
+        self.parent.lineage.guard("materialize", self._start)
+        return self
+
+    def _start(self) -> None:
+        events = self.parent.lineage.events
+        inputs, outputs = events.materialization_io(self.view, with_facets=False)
+        self.parent.emit(
+            events.run_event(
+                EventType.START,
+                self.job_name,
+                run_id=self.run_id,
+                job_facets=self.parent.job_facets,
+                run_facets={"parent": self.parent.parent_facet},
+                inputs=inputs,
+                outputs=outputs,
+            )
+        )
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.parent.lineage.guard("materialize", lambda: self._finish(exc))
+
+    def _finish(self, error: BaseException | None) -> None:
+        parent = self.parent
+        events = parent.lineage.events
+        rows = parent.rows(self.view.name)
+        parent.finished_view(self)
+        run_facets: dict[str, Any] = {
+            "parent": parent.parent_facet,
+            "feast_materialization": events.materialization_facet(
+                [self.view.name], self.start, self.end, rows
+            ),
+        }
+        if error is not None:
+            run_facets["errorMessage"] = events.error_facet(error)
+        inputs, outputs = events.materialization_io(self.view, with_facets=error is None)
+        parent.emit(
+            events.run_event(
+                EventType.FAIL if error is not None else EventType.COMPLETE,
+                self.job_name,
+                run_id=self.run_id,
+                job_facets=parent.job_facets,
+                run_facets=run_facets,
+                inputs=inputs,
+                outputs=outputs,
+            )
+        )
+
+
+class MaterializationRun:
+    """The parent run of one ``materialize`` or ``materialize_incremental`` call."""
+
+    def __init__(
+        self,
+        lineage: StoreLineage,
+        provider: Any,
+        *,
+        job_name: str,
+        start: datetime | None,
+        end: datetime,
+    ) -> None:
+        self.lineage = lineage
+        self.provider = provider
+        self.job_name = job_name
+        self.start = _utc(start)
+        self.end = _utc(end) or datetime.now(tz=UTC)
+        self.run_id = new_run_id()
+        self.views: list[str] = []
+        self.starts: list[datetime] = []
+        self.counter: RowCounter | None = None
+        self.job_facets: dict[str, Any] = {}
+        self.parent_facet: Any = None
+        self._operation: Any = None
+
+    def emit(self, event: Any) -> None:
+        self.lineage.emitter.emit([event])
+
+    def rows(self, view: str) -> int:
+        return self.counter.counts.get(view, 0) if self.counter is not None else 0
+
+    def finished_view(self, view_run: ViewRun) -> None:
+        self.views.append(view_run.view.name)
+        if view_run.start is not None:
+            self.starts.append(view_run.start)
+
+    def view(self, view: Any, start: Any, end: Any) -> ViewRun:
+        return ViewRun(self, view, start, end)
+
+    def __enter__(self) -> MaterializationRun:
+        self._operation = self.lineage.emitter.operation()
+        self._operation.__enter__()
+        self.lineage.guard("materialize", self._begin)
+        return self
+
+    def _begin(self) -> None:
+        events = self.lineage.events
+        self.job_facets = events.describer.job_facets("transform", "MATERIALIZE")
+        self.parent_facet = events.parent_facet(self.run_id, self.job_name)
+        online_store = getattr(self.provider, "online_store", None)
+        if online_store is not None and hasattr(online_store, "online_write_batch"):
+            self.counter = RowCounter(online_store)
+        self.emit(
+            events.run_event(
+                EventType.START, self.job_name, run_id=self.run_id, job_facets=self.job_facets
+            )
+        )
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            self.lineage.guard("materialize", lambda: self._end(exc))
+        finally:
+            if self.counter is not None:
+                self.counter.remove()
+            self._operation.__exit__(exc_type, exc, tb)
+
+    def _end(self, error: BaseException | None) -> None:
+        events = self.lineage.events
+        total = sum(self.counter.counts.get(v, 0) for v in self.views) if self.counter else 0
+        start = self.start or (min(self.starts) if self.starts else None)
+        run_facets: dict[str, Any] = {
+            "feast_materialization": events.materialization_facet(
+                self.views, start, self.end, total
+            )
+        }
+        if error is not None:
+            run_facets["errorMessage"] = events.error_facet(error)
+        self.emit(
+            events.run_event(
+                EventType.FAIL if error is not None else EventType.COMPLETE,
+                self.job_name,
+                run_id=self.run_id,
+                job_facets=self.job_facets,
+                run_facets=run_facets,
+            )
+        )
+
+
+class TrackedProvider:
+    """A provider whose per-view materialization runs inside a child run."""
+
+    def __init__(self, provider: Any, run: MaterializationRun) -> None:
+        self._provider = provider
+        self._run = run
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._provider, name)
+
+    def materialize_single_feature_view(
+        self,
+        config: Any,
+        feature_view: Any,
+        start_date: datetime,
+        end_date: datetime,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        with self._run.view(feature_view, start_date, end_date):
+            return self._provider.materialize_single_feature_view(
+                config, feature_view, start_date, end_date, *args, **kwargs
+            )

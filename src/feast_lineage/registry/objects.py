@@ -1,0 +1,126 @@
+"""One Feast project's objects, read from a registry.
+
+Objects are grouped by :data:`Group`: every kind of feature view (regular,
+batch, on demand, stream) shares the ``feature_view`` group, because Feast
+gives them one name space. :func:`kind_of` tells the kinds apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Group = Literal["entity", "data_source", "feature_view", "feature_service", "saved_dataset"]
+Kind = Literal[
+    "entity",
+    "data_source",
+    "feature_view",
+    "on_demand_feature_view",
+    "stream_feature_view",
+    "feature_service",
+    "saved_dataset",
+]
+
+GROUPS: tuple[Group, ...] = (
+    "entity",
+    "data_source",
+    "feature_view",
+    "feature_service",
+    "saved_dataset",
+)
+VIEW_KINDS: frozenset[Kind] = frozenset(
+    {"feature_view", "on_demand_feature_view", "stream_feature_view"}
+)
+GROUP_OF_KIND: dict[Kind, Group] = {
+    "entity": "entity",
+    "data_source": "data_source",
+    "feature_view": "feature_view",
+    "on_demand_feature_view": "feature_view",
+    "stream_feature_view": "feature_view",
+    "feature_service": "feature_service",
+    "saved_dataset": "saved_dataset",
+}
+# Feast's placeholder entity of entity-less feature views; never lineage.
+DUMMY_ENTITY_NAME = "__dummy"
+
+
+@dataclass(frozen=True, order=True)
+class Ref:
+    """A reference to a registry object by group and name."""
+
+    group: Group
+    name: str
+
+
+@dataclass
+class ProjectObjects:
+    """Every lineage-relevant object of one project, by group, then by name."""
+
+    project: str
+    by_group: dict[Group, dict[str, Any]] = field(
+        default_factory=lambda: {group: {} for group in GROUPS}
+    )
+
+    def add(self, obj: Any) -> None:
+        self.by_group[GROUP_OF_KIND[kind_of(obj)]][obj.name] = obj
+
+    def get(self, ref: Ref) -> Any | None:
+        return self.by_group[ref.group].get(ref.name)
+
+    def refs(self) -> Iterator[tuple[Ref, Any]]:
+        for group in GROUPS:
+            for name in sorted(self.by_group[group]):
+                yield Ref(group, name), self.by_group[group][name]
+
+    def __len__(self) -> int:
+        return sum(len(objects) for objects in self.by_group.values())
+
+
+def kind_of(obj: Any) -> Kind:
+    """The kind of a Feast object; raises TypeError for anything else."""
+    from feast import Entity, FeatureService, FeatureView, OnDemandFeatureView
+    from feast.data_source import DataSource
+    from feast.saved_dataset import SavedDataset
+    from feast.stream_feature_view import StreamFeatureView
+
+    if isinstance(obj, StreamFeatureView):
+        return "stream_feature_view"
+    if isinstance(obj, FeatureView):
+        return "feature_view"
+    if isinstance(obj, OnDemandFeatureView):
+        return "on_demand_feature_view"
+    if isinstance(obj, Entity):
+        return "entity"
+    if isinstance(obj, DataSource):
+        return "data_source"
+    if isinstance(obj, FeatureService):
+        return "feature_service"
+    if isinstance(obj, SavedDataset):
+        return "saved_dataset"
+    raise TypeError(f"{type(obj).__name__} is not a Feast object that has lineage")
+
+
+def read_project(registry: Any, project: str, *, allow_cache: bool = False) -> ProjectObjects:
+    """The objects of ``project`` as the registry holds them now."""
+    objects = ProjectObjects(project)
+    for entity in registry.list_entities(project, allow_cache=allow_cache):
+        if entity.name != DUMMY_ENTITY_NAME:
+            objects.add(entity)
+    listings = (
+        registry.list_data_sources,
+        registry.list_feature_views,
+        registry.list_on_demand_feature_views,
+        registry.list_stream_feature_views,
+        registry.list_feature_services,
+        registry.list_saved_datasets,
+    )
+    for listing in listings:
+        for obj in listing(project, allow_cache=allow_cache):
+            objects.add(obj)
+    return objects
+
+
+def entity_names(view: Any) -> list[str]:
+    """A view's entity names without Feast's placeholder entity."""
+    return [name for name in getattr(view, "entities", None) or [] if name != DUMMY_ENTITY_NAME]

@@ -1,0 +1,364 @@
+"""Request bodies: decompression, JSON parsing, and per-event results."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from feast_lineage.consumer.ingest.body import (
+    MAX_DEPTH,
+    BodyError,
+    decompress,
+    parse_events,
+    problem_dicts,
+)
+from feast_lineage.consumer.ingest.derive import Derived
+from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent
+from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
+from tests.store import event_payload
+
+BODY = orjson.dumps([run_event("START"), run_event("COMPLETE")])
+
+
+def parse(data: bytes, **kwargs: Any) -> list[Derived | InvalidEvent]:
+    return parse_events(data, 0, max_events=kwargs.pop("max_events", 100), **kwargs).results
+
+
+def body_error(data: bytes, **kwargs: Any) -> BodyError:
+    with pytest.raises(BodyError) as caught:
+        parse_events(data, 0, max_events=kwargs.pop("max_events", 100), **kwargs)
+    return caught.value
+
+
+# --- decompression -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", [None, "", "identity", " Identity "])
+def test_identity_is_passed_through(encoding: str | None) -> None:
+    assert decompress(BODY, encoding, 10) is BODY
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "GZIP", "x-gzip", " gzip "])
+def test_gzip_is_inflated(encoding: str) -> None:
+    assert decompress(gzip.compress(BODY), encoding, len(BODY)) == BODY
+
+
+def test_deflate_is_inflated() -> None:
+    assert decompress(zlib.compress(BODY), "deflate", len(BODY)) == BODY
+
+
+def test_every_gzip_member_is_inflated() -> None:
+    half = len(BODY) // 2
+    data = gzip.compress(BODY[:half]) + gzip.compress(BODY[half:])
+    assert decompress(data, "gzip", len(BODY)) == BODY
+
+
+def test_inflating_past_the_limit_is_413() -> None:
+    bomb = gzip.compress(b" " * 5_000_000)
+    assert len(bomb) < 10_000
+    err = _decompress_error(bomb, "gzip", 1_000_000)
+    assert (err.status, err.code) == (413, "body_too_large")
+    assert "1000000 bytes" in err.message
+
+
+def test_limit_counts_every_gzip_member() -> None:
+    data = gzip.compress(BODY) + gzip.compress(BODY)
+    assert decompress(data, "gzip", 2 * len(BODY)) == BODY + BODY
+    err = _decompress_error(data, "gzip", 2 * len(BODY) - 1)
+    assert err.status == 413
+
+
+def test_exactly_the_limit_is_fine() -> None:
+    assert decompress(gzip.compress(BODY), "gzip", len(BODY)) == BODY
+    assert _decompress_error(gzip.compress(BODY), "gzip", len(BODY) - 1).status == 413
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding", "fragment"),
+    [
+        (BODY, "gzip", "not valid gzip"),
+        (b"", "gzip", "truncated"),
+        (gzip.compress(BODY)[:-10], "gzip", "truncated"),
+        (gzip.compress(BODY)[:40], "gzip", "truncated"),
+        (gzip.compress(BODY) + b"junk", "gzip", "not valid gzip"),
+        (zlib.compress(BODY) + b"junk", "deflate", "trailing data"),
+        (gzip.compress(BODY), "deflate", "not valid deflate"),
+    ],
+)
+def test_broken_compression_is_400(data: bytes, encoding: str, fragment: str) -> None:
+    err = _decompress_error(data, encoding, 1_000_000)
+    assert (err.status, err.code) == (400, "invalid_encoding")
+    assert fragment in err.message
+
+
+@pytest.mark.parametrize("encoding", ["br", "zstd", "gzip, br"])
+def test_unknown_encoding_is_415(encoding: str) -> None:
+    err = _decompress_error(BODY, encoding, 1_000_000)
+    assert (err.status, err.code) == (415, "unsupported_encoding")
+    assert "use gzip" in err.message
+
+
+def _decompress_error(data: bytes, encoding: str, limit: int) -> BodyError:
+    with pytest.raises(BodyError) as caught:
+        decompress(data, encoding, limit)
+    return caught.value
+
+
+# --- JSON --------------------------------------------------------------------
+
+
+def test_one_event_and_an_array() -> None:
+    one = parse_events(orjson.dumps(run_event()), 0, max_events=10)
+    assert not one.is_array
+    assert [type(r) for r in one.results] == [Derived]
+    many = parse_events(orjson.dumps([run_event(), dataset_event("s3://b", "x")]), 0, max_events=10)
+    assert many.is_array
+    assert [type(r) for r in many.results] == [Derived, Derived]
+    assert parse_events(b"[]", 0, max_events=10).results == []
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"", "empty_body"),
+        (b"  \n\t", "empty_body"),
+        (b"{", "invalid_json"),
+        (b'{"eventTime": }', "invalid_json"),
+        (b"[1, 2,]", "invalid_json"),
+        (b"NaN", "invalid_json"),
+        (b'{"a": 1} {"b": 2}', "invalid_json"),
+        # Invalid UTF-8, and an escaped lone surrogate no store can hold.
+        (b'{"eventTime": "\xff\xfe"}', "invalid_json"),
+        (b'{"producer": "\xc3"}', "invalid_json"),
+        (b'{"producer": "\\ud800"}', "invalid_json"),
+        (b'"an event"', "unexpected_body"),
+        (b"42", "unexpected_body"),
+        (b"null", "unexpected_body"),
+    ],
+)
+def test_unusable_bodies_are_400(data: bytes, code: str) -> None:
+    err = body_error(data)
+    assert (err.status, err.code) == (400, code)
+    assert err.message
+
+
+def test_batch_endpoint_requires_an_array() -> None:
+    err = body_error(orjson.dumps(run_event()), require_array=True)
+    assert (err.status, err.code) == (400, "expected_array")
+    assert parse_events(b"[]", 0, max_events=1, require_array=True).is_array
+
+
+def test_too_many_events_is_413() -> None:
+    err = body_error(orjson.dumps([run_event()] * 3), max_events=2)
+    assert (err.status, err.code) == (413, "too_many_events")
+    assert "3 events" in err.message
+    assert "limit of 2" in err.message
+    assert len(parse(orjson.dumps([run_event()] * 2), max_events=2)) == 2
+
+
+def test_each_event_is_judged_alone() -> None:
+    good = run_event()
+    bad = run_event()
+    del bad["run"]["runId"]
+    results = parse(orjson.dumps([good, "not an event", bad, job_event("ns", "j")]))
+    assert isinstance(results[0], Derived)
+    assert isinstance(results[1], InvalidEvent)
+    assert results[1].problems == [EventProblem("$", "an event must be a JSON object")]
+    assert isinstance(results[2], InvalidEvent)
+    assert [p.path for p in results[2].problems] == ["$.run.runId"]
+    assert isinstance(results[3], Derived)
+
+
+def test_problem_dicts_name_the_index_and_path() -> None:
+    err = InvalidEvent([EventProblem("$.inputs[1].namespace", "is required")])
+    assert problem_dicts(3, err) == [
+        {
+            "index": 3,
+            "path": "$[3].inputs[1].namespace",
+            "message": "is required",
+            "code": "invalid_event",
+        }
+    ]
+    assert problem_dicts(None, err) == [
+        {"path": "$.inputs[1].namespace", "message": "is required", "code": "invalid_event"}
+    ]
+
+
+# --- deep nesting --------------------------------------------------------------
+
+
+def _nested_event(depth: int, *, with_at: bool = False) -> bytes:
+    event = run_event(run_facets={"deep": facet()})
+    if with_at:
+        event["producer"] = "https://user@example.com/producer"
+    data = orjson.dumps(event)
+    nest = b'"nest":' + b'{"a":' * depth + b"1" + b"}" * depth + b","
+    return data.replace(b'"_producer"', nest + b'"_producer"', 1)
+
+
+def test_deep_nesting_up_to_the_limit_is_stored() -> None:
+    # event, run, facets, deep: four levels before the nested objects.
+    (result,) = parse(_nested_event(MAX_DEPTH - 4))
+    assert isinstance(result, Derived)
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH - 3, 300, 1000])
+@pytest.mark.parametrize("with_at", [False, True])
+def test_deeper_nesting_is_an_invalid_event_with_its_path(depth: int, with_at: bool) -> None:
+    (result,) = parse(_nested_event(depth, with_at=with_at))
+    assert isinstance(result, InvalidEvent)
+    (problem,) = result.problems
+    # The object at "nest" is level 5; each ".a" is one level more.
+    assert problem.path == "$.run.facets.deep.nest" + ".a" * (MAX_DEPTH - 4)
+    assert "nested too deeply" in problem.message
+    assert "flatten" in problem.message
+
+
+def test_deep_nesting_in_a_list_names_the_index() -> None:
+    event = run_event()
+    data = orjson.dumps([event, event]).replace(
+        b'"facets":{}', b'"facets":{"x":{"y":' + b"[" * 400 + b"]" * 400 + b"}}", 1
+    )
+    results = parse(data)
+    assert isinstance(results[0], InvalidEvent)
+    assert isinstance(results[1], Derived)
+    path = results[0].problems[0].path
+    assert path.startswith("$.run.facets.x.y[0][0]")
+
+
+@pytest.mark.parametrize("depth", [1100, 2000, 100_000])
+def test_nesting_past_the_parser_limit_is_400(depth: int) -> None:
+    err = body_error(b"[" * depth + b"]" * depth)
+    assert (err.status, err.code) == (400, "invalid_json")
+    assert "depth" in err.message
+
+
+# --- credentials ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [b"@", b"\\u0040"],
+)
+def test_credentials_are_scrubbed_however_json_spells_them(spelling: bytes) -> None:
+    event = run_event(
+        inputs=[dataset("postgres://NS", "public.orders", dataSource=facet(uri="URI"))]
+    )
+    data = (
+        orjson.dumps(event)
+        .replace(b"NS", b"admin:hunter2" + spelling + b"db:5432")
+        .replace(b'"URI"', b'"jdbc:postgresql://admin:hunter2' + spelling + b'db/feast"')
+    )
+    (result,) = parse(data)
+    assert isinstance(result, Derived)
+    stored = [event_payload(result.events[0]), result.datasets, list(result.blobs.values())]
+    assert "hunter2" not in str(stored)
+    (ds,) = result.datasets.values()
+    assert ds["namespace"] == "postgres://db:5432"
+    assert ds["datasource_uri"] == "jdbc:postgresql://db/feast"
+
+
+def test_semicolon_parameters_are_scrubbed() -> None:
+    uri = "jdbc:sqlserver://db:1433;databaseName=feast;password=hunter2"
+    event = run_event(inputs=[dataset("mssql://db:1433", "dbo.t", dataSource=facet(uri=uri))])
+    (result,) = parse(orjson.dumps(event))
+    assert isinstance(result, Derived)
+    assert "hunter2" not in orjson.dumps(event_payload(result.events[0])).decode()
+    assert "hunter2" not in "".join(result.blobs.values())
+
+
+# --- robustness ------------------------------------------------------------------
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=10), children, max_size=3)
+    ),
+    max_leaves=15,
+)
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out.extend(_paths(v, (*prefix, k)))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out.extend(_paths(v, (*prefix, i)))
+    return out
+
+
+_TEMPLATES = [
+    run_event(
+        "COMPLETE",
+        inputs=[dataset("s3://b", "in", schema=facet(fields=[{"name": "a"}]))],
+        outputs=[dataset("s3://b", "out", dataSource=facet(uri="s3://b"))],
+        parent=("3f8e2a1c-5b7d-4c9e-8f6a-2d1b0c9e7a54", ("airflow://prod", "dag")),
+        run_facets={"nominalTime": facet(nominalStartTime=at(0))},
+    ),
+    dataset_event("s3://b", "x", symlinks=facet(identifiers=[{"namespace": "n", "name": "x"}])),
+    job_event("ns", "job", inputs=[dataset("s3://b", "in")]),
+]
+
+
+@settings(
+    max_examples=300,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(st.data())
+def test_any_mutation_of_an_event_is_stored_or_explained(data: st.DataObject) -> None:
+    event = orjson.loads(orjson.dumps(data.draw(st.sampled_from(_TEMPLATES))))
+    path = data.draw(st.sampled_from(_paths(event)))
+    replacement = data.draw(_json)
+    if not path:
+        event = replacement
+    else:
+        target = event
+        for part in path[:-1]:
+            target = target[part]
+        if data.draw(st.booleans()) and isinstance(target, dict):
+            del target[path[-1]]
+        else:
+            target[path[-1]] = replacement
+    outcome = _outcome(orjson.dumps(event), None)
+    if isinstance(outcome, BodyError):
+        assert 400 <= outcome.status < 500
+        return
+    for result in outcome:
+        if isinstance(result, InvalidEvent):
+            assert result.problems
+            for problem in result.problems:
+                assert problem.path.startswith("$")
+                assert problem.message
+        else:
+            assert result.events
+
+
+def _outcome(data: bytes, encoding: str | None) -> list[Derived | InvalidEvent] | BodyError:
+    try:
+        return parse(decompress(data, encoding, 10_000), max_events=10)
+    except BodyError as err:
+        return err
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(st.binary(max_size=200))
+def test_any_bytes_are_parsed_or_refused_with_a_4xx(data: bytes) -> None:
+    for encoding in (None, "gzip"):
+        outcome = _outcome(data, encoding)
+        if isinstance(outcome, BodyError):
+            assert 400 <= outcome.status < 500

@@ -1,0 +1,249 @@
+"""The writer: group commits, isolation of failing events, and acknowledgement."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select, text
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from feast_lineage.consumer.ingest.pipeline import (
+    EventRejected,
+    IngestPipeline,
+    StoreUnavailable,
+    _classify,
+)
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.engine import create_store_engine
+from tests.factories import at, dataset, run_event
+from tests.postgres import PostgresServer, free_port
+from tests.store import Store, derive_all
+
+
+@pytest.fixture(scope="module")
+def pg_store(pg: PostgresServer) -> Iterator[Store]:
+    s = Store(pg.create_database())
+    yield s
+    s.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """An empty store: a new SQLite file, or this module's PostgreSQL database emptied."""
+    if request.param == "sqlite":
+        s = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
+        yield s
+        s.close()
+    else:
+        shared: Store = request.getfixturevalue("pg_store")
+        shared.reset()
+        yield shared
+
+
+@pytest.fixture
+def poisoned(store: Store) -> Iterator[Store]:
+    """The store, whose database itself refuses any job named "poison" (a real DB failure)."""
+    with store.engine.begin() as conn:
+        if store.dialect == "sqlite":
+            conn.execute(
+                text(
+                    "CREATE TRIGGER poison BEFORE INSERT ON openlineage_jobs "
+                    "WHEN NEW.name = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned job'); END"
+                )
+            )
+        else:
+            conn.execute(
+                text(
+                    "CREATE FUNCTION poison() RETURNS trigger AS $$ BEGIN "
+                    "IF NEW.name = 'poison' THEN RAISE EXCEPTION 'poisoned job'; END IF; "
+                    "RETURN NEW; END $$ LANGUAGE plpgsql"
+                )
+            )
+            conn.execute(
+                text(
+                    "CREATE TRIGGER poison BEFORE INSERT ON openlineage_jobs "
+                    "FOR EACH ROW EXECUTE FUNCTION poison()"
+                )
+            )
+    yield store
+    with store.engine.begin() as conn:
+        conn.execute(
+            text(
+                "DROP TRIGGER poison"
+                + (" ON openlineage_jobs" if store.dialect != "sqlite" else "")
+            )
+        )
+        if store.dialect != "sqlite":
+            conn.execute(text("DROP FUNCTION poison()"))
+
+
+def _event(name: str, run_id: str | None = None) -> dict[str, Any]:
+    return run_event(
+        "COMPLETE",
+        run_id=run_id or str(uuid.uuid4()),
+        job=("ns", name),
+        time=at(1),
+        inputs=[dataset("s3://b", f"{name}-in")],
+        outputs=[dataset("s3://b", f"{name}-out")],
+        run_facets={"custom": {"job": name}},
+    )
+
+
+def _stored_runs(store: Store) -> set[str]:
+    return {r["run_id"] for r in store.rows(t.runs)}
+
+
+def test_a_failing_event_does_not_undo_the_others(poisoned: Store) -> None:
+    store = poisoned
+    events = [_event("a"), _event("poison"), _event("b"), _event("c")]
+    outcomes = store.write(*events)
+    assert outcomes[0] is None
+    assert outcomes[2] is None
+    assert outcomes[3] is None
+    assert isinstance(outcomes[1], EventRejected)
+    assert "could not hold this event" in str(outcomes[1])
+    assert "poisoned job" in str(outcomes[1])
+    good = {events[i]["run"]["runId"] for i in (0, 2, 3)}
+    assert _stored_runs(store) == good
+    assert store.count(t.events) == 3
+    assert {r["run_id"] for r in store.rows(t.events)} == good
+    assert store.job("ns", "poison") is None
+    # Nothing of the failed event is left: no edges, no run_io, no facets of its run.
+    assert store.count(t.run_io) == 6
+    assert store.count(t.lineage_edges) == 6
+    assert store.run_facets(events[1]["run"]["runId"]) == {}
+    assert store.rows(t.run_facets, t.run_facets.c.owner_id == events[1]["run"]["runId"]) == []
+
+
+def test_a_failing_event_alone(poisoned: Store) -> None:
+    store = poisoned
+    (outcome,) = store.write(_event("poison"))
+    assert isinstance(outcome, EventRejected)
+    assert store.count(t.events) == 0
+    # The writer goes on working afterwards.
+    store.ingest(_event("after"))
+    assert store.count(t.events) == 1
+
+
+def test_the_writer_thread_survives_a_failing_group(poisoned: Store) -> None:
+    store = poisoned
+    committed: list[int] = []
+    pipeline = IngestPipeline(store.engine, on_commit=committed.append)
+    pipeline.start()
+    try:
+        first = pipeline.submit(derive_all([_event("x"), _event("poison")])).result(timeout=30)
+        assert first[0] is None
+        assert isinstance(first[1], EventRejected)
+        second = pipeline.submit(derive_all([_event("y")])).result(timeout=30)
+        assert second == [None]
+    finally:
+        pipeline.stop()
+    assert sum(committed) == 2
+    assert store.count(t.events) == 2
+
+
+def test_an_acknowledged_event_is_committed(store: Store) -> None:
+    pipeline = IngestPipeline(store.engine)
+    pipeline.start()
+    reader = create_store_engine(store.url)
+    try:
+        for i in range(5):
+            event = _event(f"ack{i}")
+            assert pipeline.submit(derive_all([event])).result(timeout=30) == [None]
+            # Another connection sees it the moment the future resolves.
+            with reader.connect() as conn:
+                found = conn.execute(
+                    select(t.runs.c.state).where(t.runs.c.run_id == event["run"]["runId"])
+                ).scalar_one_or_none()
+            assert found == "COMPLETE"
+    finally:
+        pipeline.stop()
+        reader.dispose()
+
+
+def test_submissions_from_many_threads(store: Store) -> None:
+    pipeline = IngestPipeline(store.engine)
+    pipeline.start()
+    results: list[list[Any]] = []
+    lock = threading.Lock()
+
+    def client(n: int) -> None:
+        for i in range(10):
+            out = pipeline.submit(derive_all([_event(f"t{n}-{i}")])).result(timeout=60)
+            with lock:
+                results.append(out)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(4)]
+    try:
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(timeout=60)
+    finally:
+        pipeline.stop()
+    assert results == [[None]] * 40
+    assert store.count(t.events) == 40
+    assert store.count(t.runs) == 40
+
+
+def test_empty_submission_resolves_at_once(store: Store) -> None:
+    pipeline = IngestPipeline(store.engine)
+    future = pipeline.submit([])
+    assert future.done()
+    assert future.result() == []
+
+
+def test_stop_commits_what_is_queued(store: Store) -> None:
+    pipeline = IngestPipeline(store.engine)
+    pipeline.start()
+    futures = [pipeline.submit(derive_all([_event(f"q{i}")])) for i in range(20)]
+    pipeline.stop()
+    assert all(f.done() and f.result() == [None] for f in futures)
+    assert store.count(t.events) == 20
+
+
+@pytest.mark.parametrize("store", ["sqlite"], indirect=True)
+def test_queued_submissions_share_one_commit(store: Store) -> None:
+    committed: list[int] = []
+    pipeline = IngestPipeline(store.engine, on_commit=committed.append)
+    pipeline.start()
+    blocker = store.engine.connect().execution_options(lineage_write=True)
+    try:
+        blocker.begin()  # BEGIN IMMEDIATE: holds the write lock
+        futures = [pipeline.submit(derive_all([_event(f"g{i}")])) for i in range(30)]
+        blocker.rollback()
+        for f in futures:
+            assert f.result(timeout=60) == [None]
+    finally:
+        blocker.close()
+        pipeline.stop()
+    # The writer took the first submission, waited for the lock meanwhile,
+    # then wrote everything queued behind it in one transaction.
+    assert sum(committed) == 30
+    assert len(committed) <= 2
+
+
+def test_an_unreachable_database_is_unavailable_not_rejected() -> None:
+    engine = create_store_engine(f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/none")
+    try:
+        outcomes = IngestPipeline(engine).write_now(derive_all([_event("a"), _event("b")]))
+    finally:
+        engine.dispose()
+    assert len(outcomes) == 2
+    assert all(isinstance(o, StoreUnavailable) for o in outcomes)
+    assert "retry" in str(outcomes[0])
+
+
+def test_classification_of_database_errors() -> None:
+    locked = OperationalError("INSERT", {}, sqlite3.OperationalError("database is locked"))
+    assert isinstance(_classify(locked), StoreUnavailable)
+    refused = IntegrityError("INSERT", {}, sqlite3.IntegrityError("poisoned job\nmore detail"))
+    rejected = _classify(refused)
+    assert isinstance(rejected, EventRejected)
+    assert str(rejected) == "the store could not hold this event (poisoned job)"

@@ -1,0 +1,152 @@
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from fastapi.testclient import TestClient
+
+from feast_lineage.config import ConsumerSettings
+from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.settings import AppSettings
+from tests.conftest import AppFactory
+from tests.consumer.lineage import API, cross_producer, ingest
+from tests.factories import dataset, facet, iso, run_event
+
+KEY = {"X-API-Key": "admin-key"}
+
+
+def recent() -> str:
+    return iso(datetime.now(tz=UTC) - timedelta(hours=1))
+
+
+def seed_old_and_new(client: TestClient) -> str:
+    """Old lineage (2026-01-01) and one run from an hour ago; returns the new run id."""
+    ingest(client, *cross_producer(), headers=KEY)
+    new_run = str(uuid.uuid4())
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            run_id=new_run,
+            job=("airflow://prod", "fresh"),
+            time=recent(),
+            outputs=[dataset("s3://bucket", "fresh")],
+            run_facets={"custom": facet(value="new")},
+        ),
+        headers=KEY,
+    )
+    return new_run
+
+
+def test_retention_shows_config_and_storage(make_client: AppFactory) -> None:
+    client = make_client(retention_days=7, retention_check_interval_hours=2)
+    ingest(client, *cross_producer())
+    body = client.get(f"{API}/retention").json()
+    assert body["config"] == {
+        "retention_days": 7,
+        "retention_check_interval_hours": 2.0,
+        "standalone_server": False,
+        "runs_background_pruning": True,
+    }
+    rows = body["storage"]["rows"]
+    assert rows["events"] == 3
+    assert rows["runs"] == 3
+    assert rows["jobs"] == 3
+    assert rows["datasets"] == 5
+    assert body["storage"]["oldest_event_time"] == "2026-01-01T12:00:00Z"
+
+
+def test_prune_needs_the_key_and_keeps_the_graph(make_client: AppFactory) -> None:
+    client = make_client(api_key="admin-key", retention_days=30)
+    new_run = seed_old_and_new(client)
+    before = client.get(f"{API}/graph").json()
+    denied = client.post(f"{API}/retention/prune")
+    assert denied.status_code == 401
+    response = client.post(f"{API}/retention/prune", headers=KEY)
+    assert response.status_code == 200, response.text
+    removed = response.json()["removed"]
+    assert removed["openlineage_events"] == 3
+    assert removed["openlineage_runs"] == 3
+    assert removed["openlineage_run_io"] == 6
+    events = client.get(f"{API}/events").json()
+    assert events["total"] == 1
+    assert [r["run_id"] for r in client.get(f"{API}/runs").json()["items"]] == [new_run]
+    assert client.get(f"{API}/runs/{new_run}").json()["facets"]["custom"]["value"] == "new"
+    after = client.get(f"{API}/graph").json()
+    assert after["nodes"] == before["nodes"]
+    assert after["edges"] == before["edges"]
+    assert after["symlinks"] == before["symlinks"]
+    info = client.get(f"{API}/retention").json()
+    assert info["last_prune"]["removed"] == removed
+
+
+def test_prune_with_retention_off_removes_nothing(make_client: AppFactory) -> None:
+    client = make_client(retention_days=0)
+    seed_old_and_new(client)
+    body = client.post(f"{API}/retention/prune").json()
+    assert body["removed"] == {}
+    assert body["cutoff"] is None
+    assert client.get(f"{API}/events").json()["total"] == 4
+    assert client.get(f"{API}/retention").json()["config"]["runs_background_pruning"] is False
+
+
+def test_reset_one_namespace_removes_only_what_belongs_to_it(make_client: AppFactory) -> None:
+    client = make_client(api_key="admin-key")
+    ingest(client, *cross_producer(), headers=KEY)
+    assert client.delete(f"{API}/reset", params={"namespace": "spark://ml-team"}).status_code == 401
+    response = client.delete(f"{API}/reset", params={"namespace": "spark://ml-team"}, headers=KEY)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["namespace"] == "spark://ml-team"
+    assert body["removed"]["openlineage_jobs"] == 2
+    assert body["removed"]["openlineage_events"] == 2
+    assert body["removed"]["openlineage_runs"] == 2
+    graph = client.get(f"{API}/graph").json()
+    assert all(n["namespace"] != "spark://ml-team" for n in graph["nodes"])
+    assert graph["total_nodes"] == 6
+    assert all("spark://" not in e["source"] + e["target"] for e in graph["edges"])
+    assert client.get(f"{API}/events").json()["total"] == 1
+    assert client.get(f"{API}/graph", params={"namespace": "ml_team"}).json()["total_edges"] == 2
+
+
+def test_reset_everything(make_client: AppFactory) -> None:
+    client = make_client()
+    seed_old_and_new(client)
+    body = client.delete(f"{API}/reset").json()
+    assert body["namespace"] is None
+    assert body["removed"]["openlineage_events"] == 4
+    rows = client.get(f"{API}/retention").json()["storage"]["rows"]
+    assert set(rows.values()) == {0}
+    # The store still works afterwards.
+    ingest(client, *cross_producer())
+    assert client.get(f"{API}/graph").json()["total_nodes"] == 8
+
+
+def test_background_prune_runs_every_interval(make_client: AppFactory) -> None:
+    client = make_client(retention_days=30, retention_check_interval_hours=1 / 3600)
+    seed_old_and_new(client)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if client.get(f"{API}/events").json()["total"] == 1:
+            break
+        time.sleep(0.2)
+    assert client.get(f"{API}/events").json()["total"] == 1
+    last = client.get(f"{API}/retention").json()["last_prune"]
+    assert last["cutoff"] is not None  # later prunes find nothing left to remove
+    assert client.get(f"{API}/runs").json()["total"] == 1
+
+
+def test_embedded_server_of_a_standalone_setup_does_not_prune(store_url: str) -> None:
+    consumer = ConsumerSettings(
+        enabled=True,
+        standalone_server=True,
+        retention_days=30,
+        retention_check_interval_hours=1 / 3600,
+    )
+    settings = AppSettings(consumer=consumer, database_url=store_url, run_retention=False)
+    with TestClient(create_app(settings)) as client:
+        seed_old_and_new(client)
+        time.sleep(3)
+        assert client.get(f"{API}/events").json()["total"] == 4
+        assert client.get(f"{API}/retention").json()["config"]["runs_background_pruning"] is False

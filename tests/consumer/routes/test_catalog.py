@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.consumer.lineage import API, chain, cross_producer, ingest
+from tests.factories import dataset, run_event
+
+
+def test_namespaces_list_every_namespace_with_counts(client: TestClient) -> None:
+    ingest(client, *cross_producer())
+    body = client.get(f"{API}/namespaces").json()
+    assert body["total"] == 4
+    assert body["items"] == [
+        {"namespace": "ml_team", "jobs": 1, "datasets": 2},
+        {"namespace": "postgres://db:5432", "jobs": 0, "datasets": 1},
+        {"namespace": "s3://bucket", "jobs": 0, "datasets": 2},
+        {"namespace": "spark://ml-team", "jobs": 2, "datasets": 0},
+    ]
+
+
+def test_jobs_and_datasets_are_paged_by_namespace_and_name(client: TestClient) -> None:
+    ingest(client, *chain("b", 3), *chain("a", 3))
+    names = []
+    for offset in range(0, 8, 3):
+        page = client.get(f"{API}/datasets", params={"limit": 3, "offset": offset}).json()
+        assert page["total"] == 8
+        names.extend((d["namespace"], d["name"]) for d in page["items"])
+    assert names == sorted(names)
+    assert len(names) == 8
+    last = client.get(f"{API}/datasets", params={"limit": 3, "offset": 7}).json()
+    assert [(d["namespace"], d["name"]) for d in last["items"]] == [("b", "d3")]
+    jobs = client.get(f"{API}/jobs", params={"namespace": "a"}).json()
+    assert [j["id"] for j in jobs["items"]] == ["job:a:j1", "job:a:j2", "job:a:j3"]
+    assert jobs["total"] == 3
+
+
+def test_search_is_a_case_insensitive_substring_and_literal(client: TestClient) -> None:
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("ns", "Load_Orders"),
+            outputs=[
+                dataset("ns", "Sales_Orders"),
+                dataset("ns", "salesXorders"),
+                dataset("ns", "100%_done"),
+            ],
+        ),
+    )
+    found = client.get(f"{API}/datasets", params={"search": "S_ORD"}).json()
+    assert [d["name"] for d in found["items"]] == ["Sales_Orders"]
+    assert found["total"] == 1
+    assert client.get(f"{API}/datasets", params={"search": "%"}).json()["total"] == 1
+    assert client.get(f"{API}/jobs", params={"search": "load"}).json()["total"] == 1
+
+
+def test_datasets_carry_their_feast_object(client: TestClient) -> None:
+    ingest(client, *cross_producer())
+    items = client.get(f"{API}/datasets", params={"namespace": "ml_team"}).json()["items"]
+    assert [d["feast"] for d in items] == [
+        {"project": "ml_team", "type": "feature_view", "name": "driver_fv"},
+        {"project": "ml_team", "type": "data_source", "name": "driver_source"},
+    ]
+
+
+def test_namespace_mapping_names_the_feast_project_of_external_datasets(
+    make_client: object,
+) -> None:
+    client = make_client(namespace_mapping={"spark://ml-team": "ml_team", "bucket": "lake"})  # type: ignore[operator]
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("spark://ml-team", "x"),
+            outputs=[dataset("spark://ml-team", "t"), dataset("s3://bucket", "u")],
+        ),
+    )
+    items = client.get(f"{API}/datasets").json()["items"]
+    assert {d["name"]: d["feast"] for d in items} == {
+        "u": {"project": "lake", "type": None, "name": "u"},
+        "t": {"project": "ml_team", "type": None, "name": "t"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "needle"),
+    [
+        ("/jobs?limit=0", "limit"),
+        ("/datasets?limit=5000", "limit"),
+        ("/datasets?offset=-1", "offset"),
+        ("/jobs?search=", "search"),
+    ],
+)
+def test_bad_catalog_parameters_are_400(client: TestClient, path: str, needle: str) -> None:
+    response = client.get(API + path)
+    assert response.status_code == 400
+    assert needle in response.json()["error"]["message"]

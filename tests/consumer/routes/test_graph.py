@@ -1,0 +1,264 @@
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.consumer.lineage import API, chain, cross_producer, ingest, subgraph_path
+from tests.factories import dataset, facet, run_event
+
+
+def ids(nodes: list[dict]) -> set[str]:
+    return {n["id"] for n in nodes}
+
+
+def test_graph_page_has_nodes_facets_edges_symlinks_and_totals(client: TestClient) -> None:
+    ingest(client, *cross_producer())
+    body = client.get(f"{API}/graph").json()
+    assert body["total_nodes"] == len(body["nodes"]) == 8
+    nodes = {n["id"]: n for n in body["nodes"]}
+    fv = nodes["dataset:ml_team:driver_fv"]
+    assert fv["feast"] == {"project": "ml_team", "type": "feature_view", "name": "driver_fv"}
+    assert fv["schema"] == [{"name": "trips", "type": "INT64", "description": "the trips"}]
+    assert "feast_feature_view" in fv["facets"]
+    assert fv["producer"].startswith("https://")
+    assert nodes["job:spark://ml-team:build"]["kind"] == "job"
+    assert nodes["dataset:postgres://db:5432:public.trips"]["feast"] is None
+    edges = {(e["source"], e["target"], e["type"]) for e in body["edges"]}
+    assert ("job:spark://ml-team:build", "dataset:s3://bucket:features/driver", "output") in edges
+    assert ("dataset:s3://bucket:features/driver", "job:spark://ml-team:audit", "input") in edges
+    link = ("dataset:ml_team:driver_source", "dataset:s3://bucket:features/driver", "symlink")
+    assert link in edges
+    assert body["total_edges"] == len(edges) == 7  # 6 input/output + 1 symlink
+    assert body["symlinks"] == [
+        {
+            "dataset": "dataset:ml_team:driver_source",
+            "alias": "dataset:s3://bucket:features/driver",
+            "alias_namespace": "s3://bucket",
+            "alias_name": "features/driver",
+            "alias_type": "FILE",
+            "source": "symlink",
+        }
+    ]
+    derived = {(d["source"], d["target"], d["via"]) for d in body["derived_edges"]}
+    assert (
+        "dataset:postgres://db:5432:public.trips",
+        "dataset:s3://bucket:features/driver",
+        "job:spark://ml-team:build",
+    ) in derived
+    assert len(derived) == 3
+
+
+def test_graph_pages_cover_every_node_once_with_exactly_their_edges(client: TestClient) -> None:
+    ingest(client, *cross_producer())
+    full = client.get(f"{API}/graph").json()
+    all_edges = {(e["source"], e["target"], e["type"]) for e in full["edges"]}
+    seen: list[str] = []
+    for offset in range(0, 8, 3):
+        page = client.get(f"{API}/graph", params={"limit": 3, "offset": offset}).json()
+        assert page["total_nodes"] == 8
+        assert page["total_edges"] == full["total_edges"]
+        page_ids = ids(page["nodes"])
+        seen.extend(page_ids)
+        expected = {e for e in all_edges if e[0] in page_ids and e[1] in page_ids}
+        assert {(e["source"], e["target"], e["type"]) for e in page["edges"]} == expected
+        for d in page["derived_edges"]:
+            assert {d["source"], d["target"], d["via"]} <= page_ids
+    assert sorted(seen) == sorted(ids(full["nodes"]))
+    order = [(n["namespace"], n["name"], n["kind"]) for n in full["nodes"]]
+    assert order == sorted(order)
+    beyond = client.get(f"{API}/graph", params={"offset": 100}).json()
+    assert beyond["nodes"] == []
+    assert beyond["total_nodes"] == 8
+
+
+def test_graph_namespace_filter_counts_only_that_namespace(client: TestClient) -> None:
+    ingest(client, *cross_producer())
+    body = client.get(f"{API}/graph", params={"namespace": "spark://ml-team"}).json()
+    assert ids(body["nodes"]) == {"job:spark://ml-team:build", "job:spark://ml-team:audit"}
+    assert body["total_nodes"] == 2
+    assert body["edges"] == []
+    assert body["total_edges"] == 0
+    empty = client.get(f"{API}/graph", params={"namespace": "nope"}).json()
+    assert empty["nodes"] == []
+    assert empty["total_nodes"] == 0
+
+
+def test_subgraph_depth_is_exact(client: TestClient) -> None:
+    ingest(client, *chain("team", 4))
+    one = client.get(subgraph_path("dataset", "team", "d2"), params={"depth": 1}).json()
+    assert ids(one["nodes"]) == {"dataset:team:d2", "job:team:j2", "job:team:j3"}
+    depths = {n["id"]: n["depth"] for n in one["nodes"]}
+    assert depths == {"dataset:team:d2": 0, "job:team:j2": 1, "job:team:j3": 1}
+    up = client.get(
+        subgraph_path("dataset", "team", "d3"), params={"depth": 2, "direction": "upstream"}
+    ).json()
+    assert ids(up["nodes"]) == {"dataset:team:d3", "job:team:j3", "dataset:team:d2"}
+    down = client.get(
+        subgraph_path("job", "team", "j1"), params={"depth": 3, "direction": "downstream"}
+    ).json()
+    assert ids(down["nodes"]) == {
+        "job:team:j1",
+        "dataset:team:d1",
+        "job:team:j2",
+        "dataset:team:d2",
+    }
+    assert down["center"] == "job:team:j1"
+    assert down["truncated"] is False
+    edges = {(e["source"], e["target"]) for e in down["edges"]}
+    assert edges == {
+        ("job:team:j1", "dataset:team:d1"),
+        ("dataset:team:d1", "job:team:j2"),
+        ("job:team:j2", "dataset:team:d2"),
+    }
+    zero = client.get(subgraph_path("job", "team", "j1"), params={"depth": 0}).json()
+    assert ids(zero["nodes"]) == {"job:team:j1"}
+
+
+def test_subgraph_limit_keeps_the_nearest(client: TestClient) -> None:
+    ingest(client, *chain("team", 4))
+    body = client.get(
+        subgraph_path("dataset", "team", "d0"),
+        params={"depth": 10, "direction": "downstream", "limit": 3},
+    ).json()
+    assert body["truncated"] is True
+    assert ids(body["nodes"]) == {"dataset:team:d0", "job:team:j1", "dataset:team:d1"}
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name"),
+    [
+        ("postgres://db:5432", "public.orders"),
+        ("s3://bucket", "path/to/my table: 2024"),
+        ("ünï://cödé", "名前/with%percent?and#hash"),
+    ],
+)
+def test_subgraph_path_and_query_forms_take_any_name(
+    client: TestClient, namespace: str, name: str
+) -> None:
+    ingest(
+        client,
+        run_event("COMPLETE", job=("spark://x", "writer"), outputs=[dataset(namespace, name)]),
+    )
+    by_path = client.get(subgraph_path("dataset", namespace, name), params={"depth": 1})
+    assert by_path.status_code == 200, by_path.text
+    assert by_path.json()["center"] == f"dataset:{namespace}:{name}"
+    assert ids(by_path.json()["nodes"]) == {f"dataset:{namespace}:{name}", "job:spark://x:writer"}
+    by_query = client.get(
+        f"{API}/graph/node",
+        params={"type": "dataset", "namespace": namespace, "name": name, "depth": 1},
+    )
+    assert by_query.status_code == 200, by_query.text
+    assert by_query.json() == by_path.json()
+
+
+def test_unknown_node_is_404_with_a_message(client: TestClient) -> None:
+    response = client.get(subgraph_path("dataset", "s3://bucket", "missing"))
+    assert response.status_code == 404
+    error = response.json()["error"]
+    assert error["code"] == "not_found"
+    assert "missing" in error["message"]
+    assert "s3://bucket" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("url", "needle"),
+    [
+        (f"{API}/graph/table/ns/name", "node type"),
+        (f"{API}/graph/dataset/s3://bucket/a/b", "percent-encoded"),
+        (f"{API}/graph/dataset/ns/name?direction=sideways", "direction"),
+        (f"{API}/graph/dataset/ns/name?depth=-1", "depth"),
+        (f"{API}/graph/dataset/ns/name?depth=99", "depth"),
+        (f"{API}/graph?limit=0", "limit"),
+        (f"{API}/graph/node?type=dataset&namespace=ns", "name"),
+    ],
+)
+def test_bad_graph_parameters_are_400_naming_them(
+    client: TestClient, url: str, needle: str
+) -> None:
+    response = client.get(url)
+    assert response.status_code == 400, response.text
+    assert needle in response.json()["error"]["message"]
+
+
+def test_aliases_are_one_dataset_and_upstream_never_turns_downstream(client: TestClient) -> None:
+    ingest(client, *cross_producer())
+    up = client.get(
+        subgraph_path("dataset", "ml_team", "driver_fv"),
+        params={"depth": 10, "direction": "upstream"},
+    ).json()
+    assert ids(up["nodes"]) == {
+        "dataset:ml_team:driver_fv",
+        "job:ml_team:feast_apply_feature_view_driver_fv",
+        "dataset:ml_team:driver_source",
+        "dataset:s3://bucket:features/driver",
+        "job:spark://ml-team:build",
+        "dataset:postgres://db:5432:public.trips",
+    }
+    depth = {n["id"]: n["depth"] for n in up["nodes"]}
+    # The alias is the same dataset: same distance, and its writer one step further.
+    assert depth["dataset:s3://bucket:features/driver"] == depth["dataset:ml_team:driver_source"]
+    assert depth["job:spark://ml-team:build"] == depth["dataset:ml_team:driver_source"] + 1
+    # Spark's audit job reads the alias: it is downstream, never upstream.
+    assert "job:spark://ml-team:audit" not in ids(up["nodes"])
+    down = client.get(
+        subgraph_path("dataset", "postgres://db:5432", "public.trips"),
+        params={"depth": 10, "direction": "downstream"},
+    ).json()
+    assert {"job:spark://ml-team:audit", "dataset:ml_team:driver_fv"} <= ids(down["nodes"])
+    assert "job:spark://ml-team:build" in ids(down["nodes"])
+
+
+def test_parent_edges_are_shown_and_followed(client: TestClient) -> None:
+    import uuid
+
+    parent_run = str(uuid.uuid4())
+    ingest(
+        client,
+        run_event("START", run_id=parent_run, job=("airflow://prod", "dag")),
+        run_event(
+            "COMPLETE",
+            job=("airflow://prod", "dag.task"),
+            parent=(parent_run, ("airflow://prod", "dag")),
+            outputs=[dataset("s3://bucket", "out")],
+        ),
+    )
+    body = client.get(
+        f"{API}/graph/node",
+        params={"type": "job", "namespace": "airflow://prod", "name": "dag", "depth": 2},
+    ).json()
+    assert ids(body["nodes"]) == {
+        "job:airflow://prod:dag",
+        "job:airflow://prod:dag.task",
+        "dataset:s3://bucket:out",
+    }
+    assert {
+        "source": "job:airflow://prod:dag",
+        "target": "job:airflow://prod:dag.task",
+        "type": "parent",
+    } in body["edges"]
+
+
+def test_raw_slashes_in_a_quoted_name_do_not_split_segments(client: TestClient) -> None:
+    ingest(client, run_event("COMPLETE", job=("ns", "a/b/c")))
+    response = client.get(f"{API}/graph/job/ns/{quote('a/b/c', safe='')}", params={"depth": 0})
+    assert response.status_code == 200, response.text
+    assert response.json()["center"] == "job:ns:a/b/c"
+
+
+def test_feast_jobs_name_their_project_and_kind(client: TestClient) -> None:
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("custom/ml_team", "feast_apply_entities"),
+            job_facets={"feast_job_kind": facet(kind="definition", feast_project="ml_team")},
+        ),
+    )
+    node = client.get(f"{API}/graph").json()["nodes"][0]
+    assert node["feast"] == {
+        "project": "ml_team",
+        "type": "definition_job",
+        "name": "feast_apply_entities",
+    }

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from feast_lineage.consumer.store import graph as g
+from feast_lineage.identity import dataset_id, job_id, namespace_id
+from tests.consumer.lineage import chain, cross_producer
+from tests.factories import dataset, run_event
+from tests.store import Store
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    s = Store(store_url)
+    yield s
+    s.close()
+
+
+def test_walk_depths_are_exact_in_both_directions(store: Store) -> None:
+    store.ingest(*chain("n", 5))
+    with store.engine.connect() as conn:
+        down = g.walk(conn, dataset_id("n", "d0"), "downstream", 3, None)
+        up = g.walk(conn, dataset_id("n", "d5"), "upstream", 2, None)
+    assert down == {
+        dataset_id("n", "d0"): 0,
+        job_id("n", "j1"): 1,
+        dataset_id("n", "d1"): 2,
+        job_id("n", "j2"): 3,
+    }
+    assert up == {dataset_id("n", "d5"): 0, job_id("n", "j5"): 1, dataset_id("n", "d4"): 2}
+
+
+def test_walk_treats_aliases_as_one_dataset(store: Store) -> None:
+    store.ingest(*cross_producer())
+    with store.engine.connect() as conn:
+        up = g.walk(conn, dataset_id("ml_team", "driver_source"), "upstream", 1, None)
+    assert up == {
+        dataset_id("ml_team", "driver_source"): 0,
+        dataset_id("s3://bucket", "features/driver"): 0,
+        job_id("spark://ml-team", "build"): 1,
+    }
+
+
+def test_walk_never_steps_through_a_hidden_namespace(store: Store) -> None:
+    # a:d0 -> hidden:j -> a:d1 : the two visible datasets connect only through the hidden job.
+    store.ingest(
+        run_event(
+            "COMPLETE",
+            job=("hidden", "j"),
+            inputs=[dataset("a", "d0")],
+            outputs=[dataset("a", "d1")],
+        )
+    )
+    visible = frozenset({namespace_id("a")})
+    with store.engine.connect() as conn:
+        assert g.walk(conn, dataset_id("a", "d0"), "downstream", 5, visible) == {
+            dataset_id("a", "d0"): 0
+        }
+        assert len(g.walk(conn, dataset_id("a", "d0"), "downstream", 5, None)) == 3
+        assert g.count_edges(conn, visible) == 0
+        assert g.count_edges(conn, None) == 2

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from feast_lineage.consumer.store import maintenance, reads
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.event_time import parse_us
+from feast_lineage.identity import namespace_id
+from tests.factories import at, dataset, facet, run_event
+from tests.store import Store
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    s = Store(store_url)
+    yield s
+    s.close()
+
+
+def generation(store: Store) -> str:
+    with store.engine.connect() as conn:
+        return reads.generation(conn)
+
+
+def test_prune_works_in_chunks_and_drops_only_unused_blobs(store: Store) -> None:
+    shared = facet(value="shared")
+    for i in range(7):
+        store.ingest(
+            run_event(
+                "COMPLETE",
+                run_id=str(uuid.uuid4()),
+                job=("ns", f"job{i}"),
+                time=at(i),
+                run_facets={"own": facet(value=f"run {i}"), "shared": shared},
+                job_facets={"shared": shared},
+                inputs=[dataset("ns", f"d{i}")],
+            )
+        )
+    keep = str(uuid.uuid4())
+    store.ingest(run_event("START", run_id=keep, job=("ns", "late"), time=at(1000)))
+    before = generation(store)
+    removed = maintenance.prune(store.engine, parse_us(at(100)), chunk=3)
+    assert removed.get("openlineage_events") == 7
+    assert removed.get("openlineage_runs") == 7
+    assert removed.get("openlineage_run_io") == 7
+    assert removed.get("openlineage_run_facets") == 14
+    assert removed.get("openlineage_facet_blobs") == 7  # the "own" ones; "shared" is in use
+    assert generation(store) != before
+    assert [r["run_id"] for r in store.rows(t.runs)] == [keep]
+    assert store.count(t.jobs) == 8
+    assert store.count(t.lineage_edges) == 7
+    payloads = {r["payload"] for r in store.rows(t.facet_blobs)}
+    assert any('"shared"' in p for p in payloads)
+    assert not any('"run 3"' in p for p in payloads)
+    with store.engine.connect() as conn:
+        stats = maintenance.stats(conn, None)
+    assert stats.rows["events"] == 1
+    assert stats.oldest_event_us == parse_us(at(1000))
+
+
+def test_reset_namespace_leaves_other_namespaces_whole(store: Store) -> None:
+    store.ingest(
+        run_event(
+            "COMPLETE",
+            job=("a", "writer"),
+            outputs=[
+                dataset(
+                    "a",
+                    "table",
+                    symlinks=facet(
+                        identifiers=[{"namespace": "b", "name": "alias", "type": "TABLE"}]
+                    ),
+                )
+            ],
+        ),
+        run_event("COMPLETE", job=("b", "reader"), inputs=[dataset("a", "table")]),
+        run_event("COMPLETE", job=("b", "other"), outputs=[dataset("b", "mine")]),
+    )
+    removed = maintenance.reset_namespace(store.engine, namespace_id("a"))
+    assert removed.get("openlineage_jobs") == 1
+    assert removed.get("openlineage_datasets") == 1
+    assert removed.get("openlineage_events") == 1
+    assert removed.get("openlineage_dataset_symlinks") == 1
+    assert {r["name"] for r in store.rows(t.jobs)} == {"reader", "other"}
+    assert {r["name"] for r in store.rows(t.datasets)} == {"mine"}
+    assert store.count(t.events) == 2
+    # b's edge from a's dataset went with it; b's own edge stays.
+    assert store.count(t.lineage_edges) == 1
+    # b's run no longer names a dataset that is gone.
+    assert store.count(t.run_io) == 1

@@ -1,0 +1,134 @@
+"""Alembic migrations: they build exactly the schema tables.py describes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, inspect, select
+
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.engine import alembic_config, create_store_engine, upgrade_schema
+from tests.factories import dataset, run_event
+from tests.store import Store
+
+VERSION_TABLE = "openlineage_alembic_version"
+
+
+@pytest.fixture
+def engine(store_url: str) -> Iterator[Engine]:
+    e = create_store_engine(store_url)
+    yield e
+    e.dispose()
+
+
+def _head(engine: Engine) -> str:
+    head = ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+    assert head is not None
+    return head
+
+
+def _current(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
+        return context.get_current_revision()
+
+
+def _upgrade_to(engine: Engine, revision: str) -> None:
+    config = alembic_config(engine)
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, revision)
+
+
+def _differences(engine: Engine) -> list[Any]:
+    with engine.connect() as conn:
+        context = MigrationContext.configure(
+            conn,
+            opts={
+                "version_table": VERSION_TABLE,
+                "compare_type": True,
+                "compare_server_default": True,
+            },
+        )
+        return list(compare_metadata(context, t.metadata))
+
+
+def test_an_empty_database_upgrades_to_head(engine: Engine) -> None:
+    assert _current(engine) is None
+    upgrade_schema(engine)
+    assert _current(engine) == _head(engine)
+    names = set(inspect(engine).get_table_names())
+    assert {table.name for table in t.metadata.sorted_tables} <= names
+    assert VERSION_TABLE in names
+
+
+def test_the_migrated_schema_matches_the_tables(engine: Engine) -> None:
+    upgrade_schema(engine)
+    assert _differences(engine) == []
+
+
+def test_the_comparison_would_notice_a_difference(engine: Engine) -> None:
+    upgrade_schema(engine)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DROP INDEX ix_ol_runs_parent")
+    diffs = _differences(engine)
+    assert [d[0] for d in diffs] == ["add_index"]
+    assert diffs[0][1].name == "ix_ol_runs_parent"
+
+
+def test_upgrading_twice_is_harmless(engine: Engine, store_url: str) -> None:
+    upgrade_schema(engine)
+    store = Store(store_url)  # upgrades again, then writes
+    try:
+        store.ingest(run_event("START", inputs=[dataset("s3://b", "x")]))
+    finally:
+        store.close()
+    upgrade_schema(engine)
+    assert _current(engine) == _head(engine)
+    with engine.connect() as conn:
+        assert conn.execute(select(t.runs.c.state)).scalars().all() == ["RUNNING"]
+
+
+def test_an_older_database_upgrades_in_place(engine: Engine, store_url: str) -> None:
+    revisions = [
+        r.revision
+        for r in reversed(
+            list(ScriptDirectory.from_config(alembic_config(engine)).walk_revisions())
+        )
+    ]
+    assert revisions[0] == "0001"
+    _upgrade_to(engine, revisions[0])
+    assert _current(engine) == revisions[0]
+    with engine.begin() as conn:
+        conn.execute(
+            t.jobs.insert(),
+            [
+                {
+                    "id": 1,
+                    "ns_id": 2,
+                    "namespace": "ns",
+                    "name": "kept",
+                    "producer": "p",
+                    "created_us": 3,
+                    "updated_us": 4,
+                }
+            ],
+        )
+    upgrade_schema(engine)
+    assert _current(engine) == _head(engine)
+    assert _differences(engine) == []
+    with engine.connect() as conn:
+        assert conn.execute(select(t.jobs.c.name)).scalars().all() == ["kept"]
+
+
+@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+def test_sqlite_store_runs_in_wal_mode(engine: Engine) -> None:
+    upgrade_schema(engine)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"

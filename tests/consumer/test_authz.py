@@ -1,0 +1,314 @@
+"""Access filtering: the authorizers, and no endpoint leaking another team's lineage."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.requests import HTTPConnection
+
+from feast_lineage.config import ConsumerSettings
+from feast_lineage.config.authorizer import ApiKeysAuthorizerSettings
+from feast_lineage.consumer.authz import (
+    ApiKeysAuthorizer,
+    Scope,
+    build_authorizer,
+    project_namespaces,
+)
+from feast_lineage.consumer.errors import Unauthorized
+from feast_lineage.consumer.settings import AppSettings
+from tests.conftest import AppFactory
+from tests.consumer.lineage import API, ingest, subgraph_path
+from tests.factories import at, dataset, facet, run_event
+
+SECRET = "bbsecret"  # every name of team B contains it
+MAPPING = {"spark://team-a": "team_a", f"airflow://{SECRET}-prod": SECRET}
+AUTHORIZER = {
+    "type": "api_keys",
+    "keys": [
+        {"key": "key-a", "projects": ["team_a"]},
+        {"key": "key-b", "projects": [SECRET]},
+        {"key": "key-all", "projects": ["*"]},
+    ],
+}
+
+
+def connection(headers: dict[str, str] | None = None) -> HTTPConnection:
+    raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    return HTTPConnection({"type": "http", "headers": raw, "path": "/", "query_string": b""})
+
+
+# --- the pieces ----------------------------------------------------------------
+
+
+def test_project_namespaces_are_the_project_its_prefixed_form_and_mapped_keys() -> None:
+    mapping = {"spark://ml-team": "ml_team", "airflow://prod": "ml_team", "ray://x": "other"}
+    assert project_namespaces(["ml_team"], mapping, "feast") == {
+        "ml_team",
+        "spark://ml-team",
+        "airflow://prod",
+    }
+    assert "custom/ml_team" in project_namespaces(["ml_team"], mapping, "custom")
+    assert project_namespaces([], mapping, "feast") == frozenset()
+
+
+def test_scope_narrowing_never_widens() -> None:
+    scope = Scope.of(["a", "b"])
+    assert scope.narrow("a").namespaces == {"a"}
+    assert scope.narrow("c").namespaces == frozenset()
+    assert Scope.everything().narrow("c").namespaces == {"c"}
+    assert not Scope.of([]).allows("a")
+    assert Scope.everything().allows("anything")
+
+
+def test_api_keys_authorizer_maps_keys_to_scopes_and_refuses_others() -> None:
+    settings = ApiKeysAuthorizerSettings.model_validate(AUTHORIZER)
+    authz = ApiKeysAuthorizer(
+        settings, namespace_mapping=MAPPING, producer_namespace="feast", admin_key="admin"
+    )
+    assert authz.scope(connection({"X-API-Key": "key-a"})).namespaces == {
+        "team_a",
+        "spark://team-a",
+    }
+    assert authz.scope(connection({"Authorization": "Bearer key-b"})).namespaces == {
+        SECRET,
+        f"airflow://{SECRET}-prod",
+    }
+    assert authz.scope(connection({"X-API-Key": "key-all"})).is_everything
+    assert authz.scope(connection({"X-API-Key": "admin"})).is_everything
+    with pytest.raises(Unauthorized, match="required"):
+        authz.scope(connection())
+    with pytest.raises(Unauthorized, match="not valid"):
+        authz.scope(connection({"X-API-Key": "key-c"}))
+
+
+def test_anonymous_projects_apply_without_a_key() -> None:
+    settings = ApiKeysAuthorizerSettings.model_validate(
+        {"type": "api_keys", "anonymous_projects": ["public"]}
+    )
+    authz = ApiKeysAuthorizer(
+        settings, namespace_mapping={}, producer_namespace="feast", admin_key=None
+    )
+    assert authz.scope(connection()).namespaces == {"public"}
+
+
+def test_open_is_the_default_and_sees_everything() -> None:
+    settings = AppSettings(consumer=ConsumerSettings(), database_url="sqlite://")
+    assert build_authorizer(settings).scope(connection()).is_everything
+
+
+def test_authorizer_config_errors_name_the_option() -> None:
+    with pytest.raises(ValueError, match="type"):
+        ConsumerSettings.model_validate({"authorizer": {"type": "ldap"}})
+    with pytest.raises(ValueError, match="projects"):
+        ConsumerSettings.model_validate(
+            {"authorizer": {"type": "api_keys", "keys": [{"key": "k", "projects": []}]}}
+        )
+    with pytest.raises(ValueError, match="keys"):
+        ConsumerSettings.model_validate({"authorizer": {"keys": []}})
+
+
+# --- two teams, every endpoint -----------------------------------------------
+
+
+def seed(client: TestClient) -> dict[str, str]:
+    runs = {"a": str(uuid.uuid4()), "b_dag": str(uuid.uuid4()), "b_job": str(uuid.uuid4())}
+    b_prod = f"airflow://{SECRET}-prod"
+    ingest(
+        client,
+        run_event("START", run_id=runs["b_dag"], job=(b_prod, f"{SECRET}_dag"), time=at(0)),
+        run_event(
+            "COMPLETE",
+            run_id=runs["a"],
+            job=("spark://team-a", "etl"),
+            time=at(10),
+            parent=(runs["b_dag"], (b_prod, f"{SECRET}_dag")),
+            inputs=[dataset("team_a", "raw"), dataset(SECRET, f"{SECRET}_features")],
+            outputs=[
+                dataset(
+                    "spark://team-a",
+                    "clean",
+                    symlinks=facet(
+                        identifiers=[
+                            {"namespace": b_prod, "name": f"{SECRET}_alias", "type": "TABLE"},
+                            {"namespace": "team_a", "name": "raw", "type": "TABLE"},
+                        ]
+                    ),
+                )
+            ],
+        ),
+        run_event(
+            "COMPLETE",
+            run_id=runs["b_job"],
+            job=(SECRET, f"{SECRET}_job"),
+            time=at(20),
+            inputs=[dataset("spark://team-a", "clean")],
+            outputs=[dataset(SECRET, f"{SECRET}_features")],
+        ),
+        run_event(
+            "COMPLETE",
+            run_id=runs["b_dag"],
+            job=(b_prod, f"{SECRET}_dag"),
+            time=at(30),
+            outputs=[dataset(b_prod, f"{SECRET}_alias")],
+        ),
+    )
+    return runs
+
+
+def team_client(make_client: AppFactory) -> tuple[TestClient, dict[str, str]]:
+    client = make_client(namespace_mapping=MAPPING, authorizer=AUTHORIZER, api_key="admin")
+    client.headers["X-API-Key"] = "admin"
+    runs = seed(client)
+    client.headers["X-API-Key"] = "key-a"
+    return client, runs
+
+
+def get(client: TestClient, url: str, **params: Any) -> Any:
+    response = client.get(url, params=params)
+    assert SECRET not in response.text, f"{url} {params} leaked: {response.text}"
+    return response
+
+
+def test_no_endpoint_shows_team_b_to_team_a(make_client: AppFactory) -> None:
+    client, runs = team_client(make_client)
+    hidden_runs = {runs["b_dag"], runs["b_job"]}
+
+    def clean(response: Any) -> Any:
+        assert not any(r in response.text for r in hidden_runs), response.text
+        return response.json()
+
+    graph = clean(get(client, f"{API}/graph"))
+    assert {n["id"] for n in graph["nodes"]} == {
+        "dataset:team_a:raw",
+        "dataset:spark://team-a:clean",
+        "job:spark://team-a:etl",
+    }
+    assert graph["total_nodes"] == 3
+    assert graph["total_edges"] == 3  # raw -> etl -> clean, clean -symlink-> raw
+    for n in graph["nodes"]:
+        for other in ("facets",):
+            assert SECRET not in str(n[other])
+    assert [s["alias_namespace"] for s in graph["symlinks"]] == ["team_a"]
+    assert clean(get(client, f"{API}/graph", namespace=SECRET))["total_nodes"] == 0
+    assert clean(get(client, f"{API}/graph", namespace=f"airflow://{SECRET}-prod"))["nodes"] == []
+
+    for kind, ns, name in (
+        ("dataset", "spark://team-a", "clean"),
+        ("job", "spark://team-a", "etl"),
+        ("dataset", "team_a", "raw"),
+    ):
+        sub = clean(get(client, subgraph_path(kind, ns, name), depth=10))
+        assert {n["namespace"] for n in sub["nodes"]} <= {"team_a", "spark://team-a"}
+        query_form = get(client, f"{API}/graph/node", type=kind, namespace=ns, name=name, depth=10)
+        assert clean(query_form) == sub
+
+    hidden = client.get(subgraph_path("job", SECRET, f"{SECRET}_job"))
+    missing = client.get(subgraph_path("job", SECRET, f"{SECRET}_nope"))
+    assert hidden.status_code == missing.status_code == 404
+    assert (
+        hidden.json()["error"]["message"].replace("_job", "_nope")
+        == missing.json()["error"]["message"]
+    )
+
+    namespaces = clean(get(client, f"{API}/namespaces"))
+    assert [n["namespace"] for n in namespaces["items"]] == ["spark://team-a", "team_a"]
+    jobs = clean(get(client, f"{API}/jobs"))
+    assert jobs["total"] == 1
+    datasets = clean(get(client, f"{API}/datasets"))
+    assert datasets["total"] == 2
+    assert clean(get(client, f"{API}/datasets", search=SECRET))["total"] == 0
+    assert clean(get(client, f"{API}/jobs", namespace=SECRET))["total"] == 0
+
+    events = clean(get(client, f"{API}/events"))
+    assert events["total"] == 1
+    event = events["items"][0]["event"]
+    assert [d["name"] for d in event["inputs"]] == ["raw"]
+    assert "parent" not in event["run"]["facets"]
+    for params in (
+        {"namespace": SECRET},
+        {"job_name": f"{SECRET}_job"},
+        {"run_id": runs["b_job"]},
+        {"event_type": "START"},
+    ):
+        assert clean(get(client, f"{API}/events", **params))["total"] == 0
+
+    run_list = clean(get(client, f"{API}/runs"))
+    assert [r["run_id"] for r in run_list["items"]] == [runs["a"]]
+    assert run_list["total"] == 1
+    assert run_list["items"][0]["parent_run_id"] is None
+    assert clean(get(client, f"{API}/runs", job_namespace=SECRET))["total"] == 0
+    detail = clean(get(client, f"{API}/runs/{runs['a']}"))
+    assert detail["parent_run_id"] is None
+    assert "parent" not in detail["facets"]
+    assert [d["name"] for d in detail["inputs"]] == ["raw"]
+    for hidden_run in hidden_runs:
+        response = client.get(f"{API}/runs/{hidden_run}")
+        assert response.status_code == 404
+        assert response.json()["error"]["message"] == f"no run with run_id {hidden_run}"
+
+    retention = clean(get(client, f"{API}/retention"))
+    rows = retention["storage"]["rows"]
+    assert rows == {"events": 1, "runs": 1, "jobs": 1, "datasets": 2, "edges": 2, "symlinks": 1}
+    assert retention["last_prune"] is None
+
+
+def test_team_b_sees_its_own_lineage_and_the_edge_to_a_only_with_both_ends(
+    make_client: AppFactory,
+) -> None:
+    client, runs = team_client(make_client)
+    client.headers["X-API-Key"] = "key-b"
+    graph = client.get(f"{API}/graph").json()
+    assert "team-a" not in str(graph)
+    assert graph["total_nodes"] == 4  # dag, job, features, alias
+    client.headers["X-API-Key"] = "key-all"
+    everything = client.get(f"{API}/graph").json()
+    assert everything["total_nodes"] == 7
+    parent = {
+        "source": f"job:airflow://{SECRET}-prod:{SECRET}_dag",
+        "target": "job:spark://team-a:etl",
+        "type": "parent",
+    }
+    assert parent in everything["edges"]
+    detail = client.get(f"{API}/runs/{runs['a']}").json()
+    assert detail["parent_run_id"] == runs["b_dag"]
+
+
+@pytest.mark.parametrize("headers", [{}, {"X-API-Key": "wrong"}])
+def test_queries_without_a_valid_read_key_are_401_with_no_data(
+    make_client: AppFactory, headers: dict[str, str]
+) -> None:
+    client, _ = team_client(make_client)
+    del client.headers["X-API-Key"]
+    for path in ("/graph", "/namespaces", "/jobs", "/datasets", "/events", "/runs", "/retention"):
+        response = client.get(API + path, headers=headers)
+        assert response.status_code == 401, path
+        assert set(response.json()) == {"error"}
+        assert "team" not in response.text
+
+
+class _Broken:
+    def scope(self, request: HTTPConnection) -> Scope:
+        raise RuntimeError("registry down: team_a, bbsecret")
+
+
+class _Wrong:
+    def scope(self, request: HTTPConnection) -> Any:
+        return None
+
+
+@pytest.mark.parametrize("authorizer", [_Broken(), _Wrong()])
+def test_a_failing_authorizer_gives_500_and_nothing_else(
+    make_client: AppFactory, authorizer: Any
+) -> None:
+    client = make_client()
+    seed(client)
+    client.app.state.consumer.authorizer = authorizer  # type: ignore[attr-defined]
+    for path in ("/graph", "/events", "/runs", "/namespaces", "/retention"):
+        response = client.get(API + path)
+        assert response.status_code == 500
+        assert response.json()["error"]["code"] == "authorization_failed"
+        assert SECRET not in response.text
+        assert "team" not in response.text

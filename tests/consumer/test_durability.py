@@ -1,0 +1,128 @@
+"""An acknowledged event survives a crash of the server, exactly once.
+
+Several clients stream events (single POSTs and small batches) into the real
+server on a SQLite file; the server is killed with SIGKILL mid-stream and
+started again on the same file. Every event that got a 2xx must be stored,
+once; events whose request failed may or may not be stored, but never twice.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.factories import dataset, run_event
+from tests.server import ServerProcess, lineage_server, write_repo
+
+CLIENTS = 4
+TRAFFIC_SECONDS = 2.0
+KEY = "durability-key"  # pragma: allowlist secret
+HEADERS = {"X-API-Key": KEY}
+
+
+class Producer(threading.Thread):
+    """Posts distinct events until the server goes away; records what was acknowledged."""
+
+    def __init__(self, url: str, number: int) -> None:
+        super().__init__(name=f"producer-{number}", daemon=True)
+        self.url = url
+        self.number = number
+        self.sent: list[str] = []
+        self.acked: list[str] = []
+        self.unexpected: list[str] = []
+        self.stop = threading.Event()
+
+    def events(self, count: int) -> list[dict[str, Any]]:
+        out = []
+        for _ in range(count):
+            event = run_event(
+                "COMPLETE",
+                job=("durability", f"producer-{self.number}"),
+                inputs=[dataset("s3://lake", f"in/{self.number}")],
+                outputs=[dataset("s3://lake", f"out/{len(self.sent)}")],
+            )
+            out.append(event)
+            self.sent.append(event["run"]["runId"])
+        return out
+
+    def run(self) -> None:
+        with httpx.Client(base_url=self.url, headers=HEADERS, timeout=10) as client:
+            for i in itertools.count():
+                if self.stop.is_set():
+                    return
+                batch = i % 3 == 2
+                events = self.events(3 if batch else 1)
+                try:
+                    if batch:
+                        response = client.post("/api/v1/lineage/batch", json=events)
+                    else:
+                        response = client.post("/api/v1/lineage", json=events[0])
+                except httpx.HTTPError:
+                    return  # the server is gone: nothing of this request is acknowledged
+                if response.status_code in (201, 204):
+                    self.acked += [e["run"]["runId"] for e in events]
+                else:
+                    self.unexpected.append(f"{response.status_code} {response.text[:200]}")
+
+
+def stored_run_ids(server: ServerProcess) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    offset = 0
+    while True:
+        page = httpx.get(
+            server.url + "/api/v1/lineage/openlineage/events",
+            params={"limit": 1000, "offset": offset},
+            headers=HEADERS,
+            timeout=30,
+        )
+        assert page.status_code == 200, page.text
+        items = page.json()["items"]
+        counts.update(item["run_id"] for item in items)
+        offset += len(items)
+        if len(items) < 1000:
+            return counts
+
+
+def test_acknowledged_events_survive_sigkill_exactly_once(tmp_path: Path) -> None:
+    repo = write_repo(
+        tmp_path / "repo",
+        consumer={"api_key": KEY, "connection_string": "sqlite:///data/lineage.db"},
+    )
+    with lineage_server(repo) as server:
+        producers = [Producer(server.url, n) for n in range(CLIENTS)]
+        for producer in producers:
+            producer.start()
+        time.sleep(TRAFFIC_SECONDS)
+        server.kill()  # SIGKILL, mid-stream: no shutdown hook runs
+        for producer in producers:
+            producer.join(timeout=30)
+            assert not producer.is_alive()
+    assert (repo / "data" / "lineage.db").exists()
+
+    acked = [run_id for p in producers for run_id in p.acked]
+    sent = {run_id for p in producers for run_id in p.sent}
+    assert all(not p.unexpected for p in producers), [p.unexpected for p in producers]
+    assert len(acked) > 20, "too little traffic before the kill to test anything"
+    assert len(sent) > len(acked) or all(p.acked == p.sent for p in producers)
+
+    with lineage_server(repo) as restarted:
+        stored = stored_run_ids(restarted)
+        missing = [run_id for run_id in acked if stored[run_id] != 1]
+        assert not missing, f"{len(missing)} acknowledged events lost or doubled"
+        assert max(stored.values()) == 1, "an event was stored twice"
+        assert set(stored) <= sent  # nothing appeared that was never sent
+        # The restarted server works normally.
+        event = run_event("START", job=("durability", "after-restart"))
+        response = httpx.post(
+            restarted.url + "/api/v1/lineage", json=event, headers=HEADERS, timeout=10
+        )
+        assert response.status_code == 201, response.text
+        after = stored_run_ids(restarted)
+        assert after[event["run"]["runId"]] == 1
+        assert sum(after.values()) == sum(stored.values()) + 1

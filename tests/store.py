@@ -1,0 +1,155 @@
+"""A real lineage store for store-level tests, fed through the real ingest path.
+
+Events go through :func:`parse_events` (JSON bytes -> validation -> derive)
+and :meth:`IngestPipeline.write_now`, exactly as the server does, into a
+store built by :func:`create_store_engine` and the Alembic migrations. The
+read helpers query the tables of :mod:`feast_lineage.consumer.store.tables`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+from sqlalchemy import ColumnElement, Table, select
+
+from feast_lineage.consumer.ingest.body import parse_events
+from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
+from feast_lineage.consumer.ingest.errors import InvalidEvent
+from feast_lineage.consumer.ingest.pipeline import IngestPipeline, Outcome
+from feast_lineage.consumer.store import codec
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.identity import dataset_id, job_id
+
+# A fixed receive time: the store must never use it for run or facet state.
+RECEIVED_US = 4_000_000_000_000_000
+
+
+def event_payload(row: dict[str, Any]) -> Any:
+    """The event a derived events row holds (its payload may be stored compressed)."""
+    value = row["payload"]
+    if isinstance(value, bytes):
+        value = codec.decompress(value)
+    return orjson.loads(value)
+
+
+def derive_all(
+    events: Iterable[dict[str, Any]],
+    received_us: int = RECEIVED_US,
+    memo: FacetMemo | None = None,
+) -> list[Derived]:
+    """Validate and derive events as one JSON array body; every one must be valid."""
+    data = orjson.dumps(list(events))
+    parsed = parse_events(data, received_us, max_events=100_000, memo=memo)
+    out: list[Derived] = []
+    for item in parsed.results:
+        if isinstance(item, InvalidEvent):
+            raise AssertionError(f"test event is invalid: {item}")
+        out.append(item)
+    return out
+
+
+class Store:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = create_store_engine(url)
+        upgrade_schema(self.engine)
+        self.pipeline = IngestPipeline(self.engine)
+        self.memo = FacetMemo()  # as the server keeps one
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def reset(self) -> None:
+        """Empty every table and start a fresh writer, as on a new store (faster than one)."""
+        names = [table.name for table in t.metadata.sorted_tables]
+        with self.engine.begin() as conn:
+            if self.dialect == "postgresql":
+                conn.exec_driver_sql("TRUNCATE " + ", ".join(names))
+            else:
+                for name in names:
+                    conn.exec_driver_sql(f"DELETE FROM {name}")
+        self.pipeline = IngestPipeline(self.engine)
+        self.memo = FacetMemo()
+
+    def ingest(self, *events: dict[str, Any]) -> None:
+        """Write ``events`` in one group commit, as one request of the server would."""
+        outcomes = self.write(*events)
+        assert outcomes == [None] * len(events), outcomes
+
+    def write(self, *events: dict[str, Any]) -> list[Outcome]:
+        """Like :meth:`ingest`, returning each event's outcome (None when stored)."""
+        return self.pipeline.write_now(derive_all(events, memo=self.memo))
+
+    def ingest_each(self, events: Iterable[dict[str, Any]]) -> None:
+        """Write each event in its own transaction, in order."""
+        for event in events:
+            self.ingest(event)
+
+    # --- reads -------------------------------------------------------------
+
+    def rows(self, table: Table, *where: ColumnElement[bool]) -> list[dict[str, Any]]:
+        stmt = select(table).where(*where)
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(stmt)]
+
+    def one(self, table: Table, *where: ColumnElement[bool]) -> dict[str, Any] | None:
+        found = self.rows(table, *where)
+        assert len(found) <= 1, found
+        return found[0] if found else None
+
+    def count(self, table: Table, *where: ColumnElement[bool]) -> int:
+        return len(self.rows(table, *where))
+
+    def run(self, run_id: str) -> dict[str, Any] | None:
+        return self.one(t.runs, t.runs.c.run_id == run_id)
+
+    def job(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.one(t.jobs, t.jobs.c.id == job_id(namespace, name))
+
+    def dataset(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.one(t.datasets, t.datasets.c.id == dataset_id(namespace, name))
+
+    def facets(self, table: Table, owner: Any) -> dict[str, Any]:
+        """Facet name -> the stored payload, decoded."""
+        stmt = (
+            select(table.c.name, t.facet_blobs.c.payload)
+            .join(t.facet_blobs, t.facet_blobs.c.id == table.c.blob_id)
+            .where(table.c.owner_id == owner)
+        )
+        with self.engine.connect() as conn:
+            return {name: orjson.loads(payload) for name, payload in conn.execute(stmt)}
+
+    def job_facets(self, namespace: str, name: str) -> dict[str, Any]:
+        return self.facets(t.job_facets, job_id(namespace, name))
+
+    def dataset_facets(self, namespace: str, name: str) -> dict[str, Any]:
+        return self.facets(t.dataset_facets, dataset_id(namespace, name))
+
+    def run_facets(self, run_id: str) -> dict[str, Any]:
+        return self.facets(t.run_facets, run_id)
+
+    def edges(self) -> set[tuple[int, int, str]]:
+        return {(r["src_id"], r["dst_id"], r["edge_type"]) for r in self.rows(t.lineage_edges)}
+
+    def symlinks(self) -> set[tuple[int, int, str]]:
+        return {
+            (r["dataset_id"], r["alias_id"], r["source"]) for r in self.rows(t.dataset_symlinks)
+        }
+
+    def payloads(self) -> list[Any]:
+        return [orjson.loads(r["payload"]) for r in self.rows(t.events)]
+
+    def all_text(self) -> str:
+        """Every value of every row of every table, as one string (for leak checks)."""
+        parts: list[str] = []
+        for table in t.metadata.sorted_tables:
+            for row in self.rows(table):
+                parts.extend(str(v) for v in row.values())
+        return "\n".join(parts)

@@ -1,0 +1,386 @@
+"""The ``feast-lineage`` command: Feast's commands unchanged, plus serve_lineage."""
+
+from __future__ import annotations
+
+import shutil
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from feast_lineage.cli import cli
+from tests.postgres import free_port
+from tests.server import ServerProcess, lineage_server, wait_ready, write_repo
+
+SECRET = "pw-9f3Kq"
+
+DEFINITIONS = """\
+from datetime import timedelta
+
+from feast import Entity, FeatureView, Field, FileSource, ValueType
+from feast.types import Float32
+
+driver = Entity(name="driver", join_keys=["driver_id"], value_type=ValueType.INT64)
+trips = FileSource(
+    name="driver_trips",
+    path="data/driver_trips.parquet",
+    timestamp_field="event_timestamp",
+)
+driver_trips = FeatureView(
+    name="driver_trips",
+    entities=[driver],
+    ttl=timedelta(days=1),
+    schema=[Field(name="conv_rate", dtype=Float32)],
+    source=trips,
+)
+"""
+
+
+def feast_repo(root: Path) -> Path:
+    """A tiny Feast repository: a file registry and a FileSource over a parquet file."""
+    (root / "data").mkdir(parents=True)
+    config = {
+        "project": "tiny",
+        "registry": "data/registry.db",
+        "provider": "local",
+        "online_store": {"type": "sqlite", "path": "data/online.db"},
+        "entity_key_serialization_version": 3,
+    }
+    (root / "feature_store.yaml").write_text(yaml.safe_dump(config))
+    (root / "definitions.py").write_text(DEFINITIONS)
+    frame = pd.DataFrame(
+        {
+            "driver_id": [1001, 1002],
+            "conv_rate": [0.5, 0.75],
+            "event_timestamp": pd.to_datetime(["2026-01-01", "2026-01-02"], utc=True),
+        }
+    )
+    frame.to_parquet(root / "data" / "driver_trips.parquet")
+    return root
+
+
+def invoke(*args: str | Path, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(cli, [str(a) for a in args], env=env, prog_name="feast-lineage")
+
+
+def one_line_error(result: Result) -> str:
+    """The message of a clean failure: exit code 1 and exactly one 'Error:' line."""
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("Error: ")
+    return lines[0].removeprefix("Error: ")
+
+
+# --- The group: Feast's commands, unchanged ---------------------------------
+
+
+def test_help_lists_feasts_commands_and_serve_lineage() -> None:
+    from feast.cli.cli import cli as feast_cli
+
+    result = invoke("--help")
+    assert result.exit_code == 0, result.output
+    listed = {
+        line.split()[0]
+        for line in result.output.split("Commands:", 1)[1].splitlines()
+        if line.startswith("  ") and line.split()
+    }
+    feast_commands = set(feast_cli.list_commands(None))  # type: ignore[arg-type]
+    assert {"apply", "plan", "materialize", "ui", "serve", "configuration"} <= feast_commands
+    assert "serve_lineage" in cli.commands
+    assert listed == feast_commands | set(cli.commands)
+    for option in ("--chdir", "--feature-store-yaml", "--log-level"):
+        assert option in result.output
+
+
+def test_a_feast_command_gives_the_same_output_through_feast_lineage(tmp_path: Path) -> None:
+    from feast.cli.cli import cli as feast_cli
+
+    repo = feast_repo(tmp_path / "repo")
+    ours = invoke("-c", repo, "configuration")
+    theirs = CliRunner().invoke(feast_cli, ["-c", str(repo), "configuration"])
+    assert ours.exit_code == 0, ours.output
+    assert "project: tiny" in ours.output
+    assert ours.output == theirs.output
+
+
+def test_unknown_commands_fail_as_in_click() -> None:
+    result = invoke("no-such-command")
+    assert result.exit_code == 2
+    assert "No such command 'no-such-command'" in result.output
+
+
+def test_a_bad_log_level_names_the_option(tmp_path: Path) -> None:
+    result = invoke("--log-level", "loud", "-c", tmp_path, "serve_lineage")
+    assert result.exit_code == 2
+    assert "--log-level" in result.output
+
+
+@pytest.mark.slow
+def test_feast_plan_runs_through_feast_lineage(tmp_path: Path) -> None:
+    repo = feast_repo(tmp_path / "repo")
+    done = subprocess.run(
+        [sys.executable, "-m", "feast_lineage.cli", "-c", str(repo), "plan"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Created entity driver" in done.stdout
+    assert "Created feature view driver_trips" in done.stdout
+
+
+# --- serve_lineage: configs that cannot work --------------------------------
+
+
+BROKEN: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "consumer on a file registry",
+        {"registry": "data/registry.db"},
+        "openlineage.consumer.connection_string: the consumer stores lineage in SQL",
+    ),
+    (
+        "negative retention",
+        {"consumer": {"retention_days": -1}},
+        "openlineage.consumer.retention_days: input should be greater than or equal to 0",
+    ),
+    (
+        "unknown store type",
+        {"consumer": {"store_type": "mongo"}},
+        "openlineage.consumer.store_type: input should be 'sql'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), [pytest.param(c, m, id=n) for n, c, m in BROKEN])
+def test_serve_lineage_with_a_broken_config_prints_one_line(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    repo = write_repo(tmp_path, consumer=change.get("consumer"), registry=change.get("registry"))
+    assert one_line_error(invoke("-c", repo, "serve_lineage")).startswith(message)
+
+
+def test_serve_lineage_without_a_feature_store_yaml(tmp_path: Path) -> None:
+    message = one_line_error(invoke("-c", tmp_path, "serve_lineage"))
+    assert message.startswith(f"feature_store.yaml: {tmp_path / 'feature_store.yaml'} does not")
+
+
+def test_serve_lineage_broken_config_in_a_real_process(tmp_path: Path) -> None:
+    repo = write_repo(tmp_path, registry="data/registry.db")
+    done = subprocess.run(
+        [sys.executable, "-m", "feast_lineage.cli", "-c", str(repo), "serve_lineage"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "Error: openlineage.consumer.connection_string: the consumer stores lineage in SQL, "
+        "but the registry is a file registry and no connection_string is set; "
+        "set openlineage.consumer.connection_string (e.g. sqlite:///data/lineage.db) "
+        "or use registry_type: sql"
+    ]
+
+
+def test_an_unreachable_database_fails_in_one_line_without_the_password(tmp_path: Path) -> None:
+    url = f"postgresql://feast:{SECRET}@127.0.0.1:{free_port()}/lineage"
+    repo = write_repo(tmp_path, consumer={"connection_string": url})
+    message = one_line_error(invoke("-c", repo, "serve_lineage"))
+    assert message.startswith(
+        "openlineage.consumer.connection_string: cannot connect to the lineage database ("
+    )
+    assert message.endswith("and that the server is running")
+    assert SECRET not in message
+
+
+def test_an_unusable_sqlite_path_fails_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "data").write_text("a file where the data folder should be")
+    repo = write_repo(tmp_path)  # the store is data/registry.db
+    message = one_line_error(invoke("-c", repo, "serve_lineage"))
+    assert message.startswith("registry.path: cannot connect to the lineage database (")
+
+
+@pytest.mark.parametrize(("given", "missing"), [("--key", "--cert"), ("--cert", "--key")])
+def test_half_a_tls_pair_fails_clearly(tmp_path: Path, given: str, missing: str) -> None:
+    repo = write_repo(tmp_path)
+    pem = tmp_path / "half.pem"
+    pem.write_text("not used")
+    message = one_line_error(invoke("-c", repo, "serve_lineage", given, pem))
+    assert message == (
+        f"{given}: TLS needs both files but {missing} is missing; "
+        "pass --key and --cert together, or neither for plain HTTP"
+    )
+
+
+def test_a_missing_tls_file_is_a_usage_error(tmp_path: Path) -> None:
+    repo = write_repo(tmp_path)
+    result = invoke(
+        "-c", repo, "serve_lineage", "--key", tmp_path / "no.key", "--cert", tmp_path / "no.crt"
+    )
+    assert result.exit_code == 2
+    assert "Invalid value for '--key' / '-k'" in result.output
+    assert "does not exist" in result.output
+
+
+# --- serve_lineage: which feature_store.yaml, the way feast picks it --------
+
+
+@pytest.fixture
+def two_configs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """repo/feature_store.yaml lacks a project; conf/other.yaml has a bad retention."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "feature_store.yaml").write_text("openlineage: {}\n")
+    write_repo(tmp_path / "conf", consumer={"retention_days": -5})
+    (tmp_path / "conf" / "feature_store.yaml").rename(tmp_path / "conf" / "other.yaml")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FEAST_FS_YAML_FILE_PATH", raising=False)
+    monkeypatch.delenv("FEATURE_REPO_DIR_ENV_VAR", raising=False)
+    return repo
+
+
+def test_chdir_picks_the_repository(two_configs: Path) -> None:
+    assert one_line_error(invoke("-c", "repo", "serve_lineage")).startswith("project: is missing")
+    assert one_line_error(invoke("--chdir", two_configs, "serve_lineage")).startswith("project:")
+
+
+def test_the_current_directory_is_the_default_repository(
+    two_configs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(two_configs)
+    assert one_line_error(invoke("serve_lineage")).startswith("project: is missing")
+
+
+def test_the_repository_can_come_from_the_environment(two_configs: Path) -> None:
+    result = invoke("serve_lineage", env={"FEATURE_REPO_DIR_ENV_VAR": str(two_configs)})
+    assert one_line_error(result).startswith("project: is missing")
+
+
+@pytest.mark.parametrize("flag", ["-f", "--feature-store-yaml"])
+def test_f_picks_the_file_relative_to_the_current_directory(two_configs: Path, flag: str) -> None:
+    # As with feast: -f is a path from where the command runs, not from the repository.
+    result = invoke("-c", "repo", flag, "conf/other.yaml", "serve_lineage")
+    assert one_line_error(result).startswith("openlineage.consumer.retention_days:")
+
+
+def test_the_file_can_come_from_the_environment(two_configs: Path) -> None:
+    result = invoke(
+        "-c", "repo", "serve_lineage", env={"FEAST_FS_YAML_FILE_PATH": "conf/other.yaml"}
+    )
+    assert one_line_error(result).startswith("openlineage.consumer.retention_days:")
+
+
+# --- serve_lineage really serves ---------------------------------------------
+
+
+def test_serve_lineage_serves_on_the_registry_database(tmp_path: Path) -> None:
+    repo = write_repo(tmp_path / "repo")
+    with lineage_server(repo) as server:
+        response = httpx.get(server.url + "/healthz", timeout=5)
+    assert response.status_code == 200
+    assert response.json()["status"] == "ok"
+    assert response.json()["database"] == "sqlite"
+    # Without connection_string, the SQL registry's database holds the lineage.
+    assert (repo / "data" / "registry.db").is_file()
+
+
+def test_serve_lineage_reads_the_file_given_with_f(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "feature_store.yaml").write_text("this: [is not, usable\n")
+    write_repo(tmp_path / "conf", consumer={"connection_string": "sqlite:///via-f/lineage.db"})
+    port = free_port()
+    log_path = tmp_path / "server.log"
+    cmd = [sys.executable, "-m", "feast_lineage.cli", "-c", str(repo)]
+    cmd += ["-f", str(tmp_path / "conf" / "feature_store.yaml"), "serve_lineage"]
+    cmd += ["--port", str(port)]
+    with started(cmd, log_path) as process:
+        server = ServerProcess(process, f"http://127.0.0.1:{port}", log_path)
+        wait_ready(server)
+        assert httpx.get(server.url + "/healthz", timeout=5).status_code == 200
+    # Relative SQLite paths resolve against the repository (-c), not the file's folder.
+    assert (repo / "via-f" / "lineage.db").is_file()
+
+
+def self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command-line tool is not installed")
+    key, cert = tmp_path / "server.key", tmp_path / "server.crt"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return key, cert
+
+
+@contextmanager
+def started(cmd: list[str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    server = ServerProcess(process, "", log_path)
+    try:
+        yield process
+    finally:
+        server.stop()
+
+
+def test_serve_lineage_serves_https_with_key_and_cert(tmp_path: Path) -> None:
+    key, cert = self_signed(tmp_path)
+    repo = write_repo(tmp_path / "repo")
+    port = free_port()
+    log_path = tmp_path / "server.log"
+    cmd = [sys.executable, "-m", "feast_lineage.cli", "-c", str(repo), "serve_lineage"]
+    cmd += ["--port", str(port), "--key", str(key), "--cert", str(cert)]
+    url = f"https://127.0.0.1:{port}/healthz"
+    trust = ssl.create_default_context(cafile=str(cert))
+    with started(cmd, log_path) as process:
+        response = None
+        deadline = time.monotonic() + 60
+        while response is None and time.monotonic() < deadline:
+            assert process.poll() is None, log_path.read_text()
+            try:
+                response = httpx.get(url, verify=trust, timeout=2)
+            except httpx.ConnectError:
+                time.sleep(0.1)
+        assert response is not None, log_path.read_text()
+        assert response.status_code == 200
+        assert response.json()["status"] == "ok"
+        # The port speaks TLS only: plain HTTP gets no answer.
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
+        # And the certificate is really checked: an unrelated CA is refused.
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(url, timeout=5)

@@ -1,0 +1,53 @@
+// Loading, empty and error states: each says what is going on and what to do.
+
+import type { ReactNode } from "react";
+import { ApiError } from "../api";
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <div className="status status-loading" role="status">
+      <div className="spinner" />
+      <div>Loading {what}…</div>
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="status status-empty" role="status">
+      <div className="status-title">{title}</div>
+      {children && <div className="status-body">{children}</div>}
+    </div>
+  );
+}
+
+function advice(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.status === 0) return "Start it again (feast-lineage ui) and press Retry.";
+    if (error.status === 401)
+      return "This server asks for an API key for reading; ask its operator for one.";
+    if (error.status === 403) return "Your key may not see this project or namespace.";
+    if (error.status === 404 && error.code === "no_registry")
+      return "Start feast-lineage ui from the feature repository, or pass -c <repo dir>.";
+    if (error.status === 404) return "It may have been removed; clear the filter or go back.";
+    if (error.status === 503) return "The server is busy or starting; press Retry in a moment.";
+    if (error.status >= 500) return "See the server's log for the cause, then press Retry.";
+  }
+  return "Press Retry; if it fails again, see the server's log.";
+}
+
+export function Failure({ error, what, onRetry }: { error: unknown; what: string; onRetry?: () => void }) {
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <div className="status status-error" role="alert">
+      <div className="status-title">Could not load {what}</div>
+      <div className="status-body">{message}</div>
+      <div className="status-hint">{advice(error)}</div>
+      {onRetry && (
+        <button type="button" className="btn" onClick={onRetry}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+// Small text formatters shared by the views.
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+  );
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return "—";
+  if (ms < 1000) return `${ms} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = Math.round(seconds % 60);
+  if (minutes < 60) return `${minutes} min ${rest} s`;
+  const hours = Math.floor(minutes / 60);
+  return `${hours} h ${minutes % 60} min`;
+}
+
+/** "86400" / "86400s" / 86400 seconds -> "1 day". 0 means no limit. */
+export function formatTtl(value: unknown): string {
+  let seconds: number | null = null;
+  if (typeof value === "number") seconds = value;
+  else if (typeof value === "string") {
+    const parsed = Number.parseFloat(value.replace(/s$/, ""));
+    if (!Number.isNaN(parsed)) seconds = parsed;
+  }
+  if (seconds === null) return String(value ?? "—");
+  if (seconds === 0) return "no limit";
+  const units: [number, string][] = [
+    [86400, "day"],
+    [3600, "hour"],
+    [60, "minute"],
+    [1, "second"],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      return `${n} ${unit}${n === 1 ? "" : "s"}`;
+    }
+  }
+  return `${seconds} s`;
+}
+
+export function formatCount(n: number | null | undefined): string {
+  if (n === null || n === undefined) return "—";
+  return n.toLocaleString("en-US");
+}
+
+const KNOWN_PRODUCERS = [
+  "feast",
+  "airflow",
+  "dbt",
+  "spark",
+  "flink",
+  "trino",
+  "great_expectations",
+  "great-expectations",
+  "dagster",
+  "hive",
+  "ray",
+  "marquez",
+];
+
+/** A short name for a producer URI: "airflow", "dbt", "feast", or its last path part. */
+export function producerLabel(producer: string | null | undefined): string {
+  if (!producer) return "";
+  const lower = producer.toLowerCase();
+  const hash = lower.split("#")[1];
+  if (hash) return decodeURIComponent(hash);
+  for (const name of KNOWN_PRODUCERS) {
+    if (lower.includes(name)) return name.replace("_", " ");
+  }
+  try {
+    const url = new URL(producer);
+    const parts = url.pathname.split("/").filter(Boolean);
+    return parts[parts.length - 1] ?? url.host;
+  } catch {
+    return producer.length > 24 ? `${producer.slice(0, 24)}…` : producer;
+  }
+}
+
+export function shortId(id: string | null | undefined): string {
+  if (!id) return "—";
+  return id.length > 8 ? id.slice(0, 8) : id;
+}

@@ -1,0 +1,330 @@
+// The graph the UI draws, built from the OpenLineage graph API or from the
+// registry lineage API.
+//
+// OpenLineage graphs: datasets that are the same data (a SymlinksDatasetFacet
+// or matching dataSource URIs) are drawn as one node, the others listed as its
+// aliases. Two Feast objects are never merged into one node: when several
+// Feast objects share data, the other members become one node joined to each
+// Feast object by a dashed "same data" edge.
+
+import { producerLabel } from "../format";
+import type {
+  DerivedEdge,
+  GraphEdge,
+  GraphNode,
+  GraphSymlink,
+  RegistryLineage,
+  RegistryNode,
+} from "../types";
+import { FEAST_DATASET_KINDS, isVisualKind, type VisualKind } from "./kinds";
+
+export interface Alias {
+  id: string;
+  namespace: string;
+  name: string;
+  type: string | null;
+  via: "symlink" | "datasource";
+}
+
+export interface LNode {
+  id: string;
+  kind: VisualKind;
+  label: string;
+  title: string; // the full name, for tooltips
+  sublabel: string;
+  producer: string;
+  aliases: Alias[];
+  members: string[]; // every API node id this node stands for
+  source: "openlineage" | "registry";
+  ol?: GraphNode;
+  reg?: RegistryNode;
+}
+
+export type EdgeKind = "io" | "parent" | "same" | "registry" | "derived";
+
+export interface LEdge {
+  id: string;
+  source: string;
+  target: string;
+  kind: EdgeKind;
+}
+
+export interface LGraph {
+  nodes: LNode[];
+  edges: LEdge[];
+  byId: Map<string, LNode>;
+  /** API node id (or alias id) -> the id of the node drawn for it. */
+  drawnAs: Map<string, string>;
+  outgoing: Map<string, LEdge[]>;
+  incoming: Map<string, LEdge[]>;
+}
+
+export interface OpenLineageInput {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  derived_edges: DerivedEdge[];
+  symlinks: GraphSymlink[];
+}
+
+export function olKind(node: GraphNode): VisualKind {
+  const feastType = node.feast?.type ?? null;
+  if (node.kind === "job") return feastType ? "feast_job" : "job";
+  if (feastType && FEAST_DATASET_KINDS.has(feastType) && isVisualKind(feastType)) return feastType;
+  return "dataset";
+}
+
+export function isDefinitionJob(node: GraphNode): boolean {
+  return node.kind === "job" && node.feast?.type === "definition_job";
+}
+
+function shortName(name: string): string {
+  return name.length > 36 ? `…${name.slice(-35)}` : name;
+}
+
+function olLabel(node: GraphNode): string {
+  if (node.feast?.name && node.feast.type && FEAST_DATASET_KINDS.has(node.feast.type)) {
+    return shortName(node.feast.name);
+  }
+  return shortName(node.name);
+}
+
+class UnionFind {
+  private parent = new Map<string, string>();
+  find(x: string): string {
+    let root = this.parent.get(x) ?? x;
+    if (root === x) return x;
+    root = this.find(root);
+    this.parent.set(x, root);
+    return root;
+  }
+  union(a: string, b: string): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent.set(ra, rb);
+  }
+}
+
+function index(nodes: LNode[], edges: LEdge[], drawnAs: Map<string, string>): LGraph {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const outgoing = new Map<string, LEdge[]>();
+  const incoming = new Map<string, LEdge[]>();
+  for (const edge of edges) {
+    (outgoing.get(edge.source) ?? outgoing.set(edge.source, []).get(edge.source)!).push(edge);
+    (incoming.get(edge.target) ?? incoming.set(edge.target, []).get(edge.target)!).push(edge);
+  }
+  return { nodes, edges, byId, drawnAs, outgoing, incoming };
+}
+
+class EdgeSet {
+  readonly edges: LEdge[] = [];
+  private keys = new Set<string>();
+  add(source: string, target: string, kind: EdgeKind): void {
+    if (source === target) return;
+    const key = `${source}\u0000${target}`;
+    if (this.keys.has(key)) return;
+    this.keys.add(key);
+    this.edges.push({ id: `${kind}:${key}`, source, target, kind });
+  }
+}
+
+export function fromOpenLineage(
+  input: OpenLineageInput,
+  options: { showDefinitionJobs: boolean },
+): LGraph {
+  const apiNodes = new Map(input.nodes.map((n) => [n.id, n]));
+  const groups = new UnionFind();
+  const aliasInfo = new Map<string, Alias>();
+  for (const link of input.symlinks) {
+    if (!apiNodes.has(link.dataset)) continue;
+    groups.union(link.alias, link.dataset);
+    aliasInfo.set(link.alias, {
+      id: link.alias,
+      namespace: link.alias_namespace,
+      name: link.alias_name,
+      type: link.alias_type,
+      via: link.source,
+    });
+  }
+  // Members of each alias group (only groups with more than one id matter).
+  const members = new Map<string, string[]>();
+  const touched = new Set<string>([
+    ...input.symlinks.map((l) => l.alias),
+    ...input.symlinks.map((l) => l.dataset),
+  ]);
+  for (const id of touched) {
+    const root = groups.find(id);
+    (members.get(root) ?? members.set(root, []).get(root)!).push(id);
+  }
+
+  const drawnAs = new Map<string, string>();
+  const sameEdges: [string, string][] = [];
+  const aliasesOf = new Map<string, Alias[]>();
+  const groupMembers = new Map<string, string[]>();
+  for (const ids of members.values()) {
+    ids.sort();
+    const stored = ids.filter((id) => apiNodes.has(id));
+    const feast = stored.filter((id) => apiNodes.get(id)!.feast?.type);
+    const others = ids.filter((id) => !feast.includes(id));
+    const declaring = new Set(input.symlinks.map((l) => l.dataset));
+    const pickOther = () =>
+      others.find((id) => apiNodes.has(id) && declaring.has(id)) ??
+      others.find((id) => apiNodes.has(id)) ??
+      null;
+    if (feast.length <= 1) {
+      const rep = feast[0] ?? pickOther() ?? stored[0];
+      if (!rep) continue;
+      for (const id of ids) drawnAs.set(id, rep);
+      groupMembers.set(rep, ids);
+      aliasesOf.set(
+        rep,
+        ids.filter((id) => id !== rep).map((id) => aliasFor(id, apiNodes.get(id), aliasInfo)),
+      );
+    } else {
+      for (const id of feast) drawnAs.set(id, id);
+      const rep = pickOther();
+      if (rep) {
+        const rest = others.filter((id) => id !== rep);
+        for (const id of others) drawnAs.set(id, rep);
+        groupMembers.set(rep, others);
+        aliasesOf.set(rep, rest.map((id) => aliasFor(id, apiNodes.get(id), aliasInfo)));
+        for (const id of feast) sameEdges.push([rep, id]);
+      } else {
+        for (let i = 1; i < feast.length; i++) sameEdges.push([feast[i - 1], feast[i]]);
+        for (const id of others) drawnAs.set(id, feast[0]);
+      }
+    }
+  }
+
+  const hidden = new Set<string>();
+  if (!options.showDefinitionJobs) {
+    for (const node of input.nodes) if (isDefinitionJob(node)) hidden.add(node.id);
+  }
+
+  const nodes: LNode[] = [];
+  for (const node of input.nodes) {
+    const rep = drawnAs.get(node.id) ?? node.id;
+    if (rep !== node.id || hidden.has(node.id)) continue;
+    drawnAs.set(node.id, node.id);
+    nodes.push({
+      id: node.id,
+      kind: olKind(node),
+      label: olLabel(node),
+      title: `${node.namespace} ${node.name}`,
+      sublabel: node.namespace,
+      producer: producerLabel(node.producer),
+      aliases: aliasesOf.get(node.id) ?? [],
+      members: groupMembers.get(node.id) ?? [node.id],
+      source: "openlineage",
+      ol: node,
+    });
+  }
+
+  const drawn = (id: string) => {
+    const rep = drawnAs.get(id) ?? id;
+    return apiNodes.has(rep) && !hidden.has(rep) ? rep : null;
+  };
+  const edges = new EdgeSet();
+  for (const edge of input.edges) {
+    if (edge.type === "symlink" || edge.type === "root") continue;
+    const s = drawn(edge.source);
+    const t = drawn(edge.target);
+    if (s && t) edges.add(s, t, edge.type === "parent" ? "parent" : "io");
+  }
+  if (hidden.size) {
+    for (const edge of input.derived_edges) {
+      if (!hidden.has(edge.via)) continue;
+      const s = drawn(edge.source);
+      const t = drawn(edge.target);
+      if (s && t) edges.add(s, t, "derived");
+    }
+  }
+  for (const [s, t] of sameEdges) edges.add(s, t, "same");
+  return index(nodes, edges.edges, drawnAs);
+}
+
+function aliasFor(id: string, node: GraphNode | undefined, info: Map<string, Alias>): Alias {
+  const known = info.get(id);
+  if (known) return known;
+  if (node) {
+    return { id, namespace: node.namespace, name: node.name, type: null, via: "datasource" };
+  }
+  const [, namespace = "", name = id] = /^dataset:(.*?):(.*)$/.exec(id) ?? [];
+  return { id, namespace, name, type: null, via: "symlink" };
+}
+
+export function fromRegistry(lineage: RegistryLineage): LGraph {
+  const nodes: LNode[] = lineage.nodes.map((node) => ({
+    id: node.id,
+    kind: node.missing ? "missing" : isVisualKind(node.type) ? node.type : "dataset",
+    label: shortName(node.name),
+    title: `${node.project} ${node.type} ${node.name}`,
+    sublabel: node.project,
+    producer: "feast registry",
+    aliases: [],
+    members: [node.id],
+    source: "registry",
+    reg: node,
+  }));
+  const ids = new Set(nodes.map((n) => n.id));
+  const edges = new EdgeSet();
+  for (const edge of lineage.edges) {
+    if (ids.has(edge.source) && ids.has(edge.target)) edges.add(edge.source, edge.target, "registry");
+  }
+  return index(nodes, edges.edges, new Map(nodes.map((n) => [n.id, n.id])));
+}
+
+/** The ids reachable from `start` (itself included), following edges one way. */
+export function reach(
+  graph: LGraph,
+  start: string,
+  direction: "upstream" | "downstream",
+  maxDepth = Infinity,
+): Set<string> {
+  const seen = new Set<string>([start]);
+  let frontier = [start];
+  for (let depth = 0; depth < maxDepth && frontier.length; depth++) {
+    const next: string[] = [];
+    for (const id of frontier) {
+      const list = direction === "downstream" ? graph.outgoing.get(id) : graph.incoming.get(id);
+      for (const edge of list ?? []) {
+        const other = direction === "downstream" ? edge.target : edge.source;
+        if (!seen.has(other)) {
+          seen.add(other);
+          next.push(other);
+        }
+      }
+    }
+    frontier = next;
+  }
+  return seen;
+}
+
+/** The nodes within `depth` steps of `center` (as drawn) and the edges among them. */
+export function neighbourhood(
+  graph: LGraph,
+  center: string,
+  depth: number,
+  direction: "upstream" | "downstream" | "both",
+): LGraph {
+  const keep = new Set<string>();
+  if (direction !== "downstream") for (const id of reach(graph, center, "upstream", depth)) keep.add(id);
+  if (direction !== "upstream") for (const id of reach(graph, center, "downstream", depth)) keep.add(id);
+  keep.add(center);
+  const nodes = graph.nodes.filter((n) => keep.has(n.id));
+  const edges = graph.edges.filter((e) => keep.has(e.source) && keep.has(e.target));
+  return index(nodes, edges, graph.drawnAs);
+}
+
+/** The upstream and downstream closure of a node: what hovering it lights up. */
+export function connectedPath(graph: LGraph, id: string): { nodes: Set<string>; edges: Set<string> } {
+  const up = reach(graph, id, "upstream");
+  const down = reach(graph, id, "downstream");
+  const nodes = new Set([...up, ...down]);
+  const edges = new Set<string>();
+  for (const edge of graph.edges) {
+    if ((up.has(edge.source) && up.has(edge.target)) || (down.has(edge.source) && down.has(edge.target))) {
+      edges.add(edge.id);
+    }
+  }
+  return { nodes, edges };
+}

@@ -1,0 +1,85 @@
+// The view lives in the URL's query string, so a copied link opens the same
+// tab, node, filters and page. Keys (all optional):
+//   tab       lineage (default) | events | jobs | datasets
+//   view      lineage tab: "feast" for the Feast-only (registry) graph
+//   ns        namespace filter (lineage, events, jobs, datasets)
+//   focus     lineage tab: the node whose upstream/downstream is shown
+//   depth     focus depth (default 2); dir: both | upstream | downstream
+//   defs      lineage tab: "1" shows Feast's apply (definition) jobs
+//   sel       the node open in the details panel
+//   run       the run expanded in the details panel
+//   q         search text (jobs, datasets)
+//   job, type, since, until, run_id   events filters
+//   offset    the first row of the page (events, jobs, datasets)
+//   ev        the event whose JSON is open
+
+import { useCallback, useEffect, useState } from "react";
+
+export type Route = Readonly<Record<string, string>>;
+
+function read(): Route {
+  const out: Record<string, string> = {};
+  new URLSearchParams(window.location.search).forEach((value, key) => {
+    if (value !== "") out[key] = value;
+  });
+  return out;
+}
+
+function write(route: Route, push: boolean): void {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(route).sort(keyOrder)) {
+    const value = route[key];
+    if (value !== undefined && value !== "") params.set(key, value);
+  }
+  const search = params.toString();
+  const url = `${window.location.pathname}${search ? `?${search}` : ""}`;
+  if (url === `${window.location.pathname}${window.location.search}`) return;
+  if (push) window.history.pushState(null, "", url);
+  else window.history.replaceState(null, "", url);
+}
+
+const ORDER = ["tab", "view", "ns", "focus", "depth", "dir", "sel", "run"];
+function keyOrder(a: string, b: string): number {
+  const ia = ORDER.indexOf(a);
+  const ib = ORDER.indexOf(b);
+  return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
+}
+
+export type Patch = Record<string, string | number | null | undefined | false>;
+
+export function applyPatch(route: Route, patch: Patch): Route {
+  const next: Record<string, string> = { ...route };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null || value === undefined || value === false || value === "") delete next[key];
+    else next[key] = String(value);
+  }
+  return next;
+}
+
+/** The current route and a function to change it (push: a new history entry). */
+export function useRoute(): [Route, (patch: Patch, options?: { push?: boolean; replace?: boolean }) => void] {
+  const [route, setRoute] = useState<Route>(read);
+  useEffect(() => {
+    const onPop = () => setRoute(read());
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, []);
+  const update = useCallback(
+    (patch: Patch, options: { push?: boolean; replace?: boolean } = {}) => {
+      setRoute((current) => {
+        const next = options.replace ? applyPatch({}, patch) : applyPatch(current, patch);
+        write(next, options.push ?? false);
+        return next;
+      });
+    },
+    [],
+  );
+  return [route, update];
+}
+
+export function hrefFor(route: Route): string {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(route).sort(keyOrder)) params.set(key, route[key]);
+  const search = params.toString();
+  return `${window.location.pathname}${search ? `?${search}` : ""}`;
+}
