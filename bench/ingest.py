@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import importlib.metadata
 import itertools
 import os
@@ -412,6 +413,15 @@ def bare_cmd(port: int) -> list[str]:
     return [sys.executable, "-m", "bench.bare_app", "--port", str(port)]
 
 
+def src_fingerprint() -> str:
+    """A digest of the server's source, to tell whether it changed during a run."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "src").rglob("*.py")):
+        digest.update(str(path.relative_to(ROOT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def store_files(repo: Path) -> list[Path]:
     data = repo / "data"
     return [p for p in data.glob("lineage.db*") if p.is_file()]
@@ -460,21 +470,26 @@ class SizeResult:
     stored_after: dict[str, int] = field(default_factory=dict)
     acknowledged: dict[str, int] = field(default_factory=dict)
     profiles: dict[str, str] = field(default_factory=dict)
+    code: dict[str, str] = field(default_factory=dict)  # src/ fingerprint at each server start
 
 
 @dataclass
 class Profiler:
     process: subprocess.Popen[bytes]
     output: Path
+    gil: bool
+    seconds: float
 
 
-def start_profiler(pid: int, seconds: float, output: Path) -> Profiler:
+def start_profiler(pid: int, seconds: float, output: Path, *, gil: bool) -> Profiler:
     exe = Path(sys.executable).parent / "py-spy"
     cmd = [str(exe), "record", "-p", str(pid), "-d", str(max(1, int(seconds)))]
     cmd += ["-r", "100", "--format", "raw", "--threads", "--nolineno", "--nonblocking"]
+    if gil:
+        cmd.append("--gil")
     cmd += ["-o", str(output)]
     process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return Profiler(process, output)
+    return Profiler(process, output, gil, seconds)
 
 
 def finish_profiler(spy: Profiler, title: str) -> str:
@@ -485,7 +500,8 @@ def finish_profiler(spy: Profiler, title: str) -> str:
         spy.process.wait(timeout=10)
     if not spy.output.exists():
         return f"### {title}\n\n(py-spy wrote no profile)\n"
-    return summarize(spy.output.read_text(errors="replace"), title=title)
+    text = spy.output.read_text(errors="replace")
+    return summarize(text, title=title, gil_seconds=spy.seconds if spy.gil else None)
 
 
 def log(msg: str) -> None:
@@ -575,6 +591,7 @@ def measure_size(
     workload = Workload(WorkloadConfig(seed=args.seed, start=start))
 
     log(f"size {size:,}: starting the lineage server and filling the store")
+    res.code["prefill"] = src_fingerprint()
     server = start_server("lineage server", lineage_cmd(repo, free_port()), log_path, env)
     try:
         res.prefill_rate, res.prefill_errors = prefill(
@@ -639,6 +656,7 @@ def measure_size(
             server_pid=bare.pid,
         )
         log(f"size {size:,}: bare {mode}: {bare_res.rate:,.0f} events/s")
+        res.code[mode] = src_fingerprint()
         server = start_server("lineage server", lineage_cmd(repo, free_port()), log_path, env)
         try:
             spy = None
@@ -653,7 +671,12 @@ def measure_size(
                 cycle=False,
             )
             if args.profile:
-                spy = start_profiler(server.pid, seconds, run_dir / f"profile-{size}-{mode}.txt")
+                spy = start_profiler(
+                    server.pid,
+                    seconds,
+                    run_dir / f"profile-{size}-{mode}.txt",
+                    gil=args.profile == "gil",
+                )
             real = run_load(
                 f"lineage {mode}",
                 server.port,
@@ -835,6 +858,17 @@ def render(
                 )
             for sample in real.error_samples:
                 problems.append(f"- store {r.size:,} {mode} error: `{sample[:200]}`")
+    codes = list(dict.fromkeys(c for r in results for c in r.code.values()))
+    if len(codes) > 1:
+        where = ", ".join(
+            f"{r.size:,} {phase}: {code}" for r in results for phase, code in r.code.items()
+        )
+        code_note = (
+            "- the server's source (src/) changed during the run, so phases ran different "
+            f"code; fingerprint at each server start: {where}"
+        )
+    else:
+        code_note = "- the server's source (src/) did not change during the run"
     out.append("## Checks")
     out.append("")
     if problems:
@@ -844,6 +878,7 @@ def render(
             "- every request was answered 2xx, and after each phase the store held exactly "
             "the prefilled events plus every acknowledged one"
         )
+    out.append(code_note)
     out.append("")
     out.append("## Workload")
     out.append("")
@@ -857,6 +892,8 @@ def render(
         f"- load average (1 min) at start / end: {loads[0][0]:.2f} / {loads[1][0]:.2f} "
         "(other work shares this machine)"
     )
+    codes = list(dict.fromkeys(c for r in results for c in r.code.values()))
+    out.append(f"- src/ fingerprint (sha256 of src/**/*.py): {', '.join(codes) or 'n/a'}")
     return "\n".join(out) + "\n"
 
 

@@ -123,6 +123,16 @@ def measure(client: httpx.Client, urls: list[str], name: str) -> Result:
     return Result(name, [timed(client, u)[0] for u in urls])
 
 
+def every(client: httpx.Client, path: str) -> list[dict[str, str]]:
+    """Every item of a catalog list, page by page."""
+    items: list[dict[str, str]] = []
+    while True:
+        page = client.get(f"{API}{path}", params={"limit": 1000, "offset": len(items)}).json()
+        items.extend(page["items"])
+        if not page["items"] or len(items) >= page["total"]:
+            return items
+
+
 def run_size(
     repo: Path, size: int, requests: int, seed: int
 ) -> tuple[list[Result], dict[str, int]]:
@@ -133,11 +143,11 @@ def run_size(
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
             for _ in range(20):
                 client.get("/healthz")
-            jobs = client.get(f"{API}/jobs", params={"limit": 1000}).json()
-            datasets = client.get(f"{API}/datasets", params={"limit": 1000}).json()
-            counts = {"jobs": jobs["total"], "datasets": datasets["total"]}
-            centers = [("job", j["namespace"], j["name"]) for j in jobs["items"]] + [
-                ("dataset", d["namespace"], d["name"]) for d in datasets["items"]
+            jobs = every(client, "/jobs")
+            datasets = every(client, "/datasets")
+            counts = {"jobs": len(jobs), "datasets": len(datasets)}
+            centers = [("job", j["namespace"], j["name"]) for j in jobs] + [
+                ("dataset", d["namespace"], d["name"]) for d in datasets
             ]
 
             def sub(depth: int) -> list[str]:
@@ -176,7 +186,7 @@ def run_size(
                 )
                 result.cold_ms = cold
                 results.append(result)
-            words = [d["name"].split("/")[-1].split(".")[-1][:6] for d in datasets["items"]]
+            words = [d["name"].split("/")[-1].split(".")[-1][:6] for d in datasets]
             results.append(
                 measure(
                     client,

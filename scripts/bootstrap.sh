@@ -17,3 +17,19 @@ else
 fi
 export UV_PROJECT_ENVIRONMENT="$PWD/.venv"
 "$UV" sync --locked --extra postgres --quiet
+
+# The web UI: Node packages exactly as package-lock.json pins them, built by
+# Vite into src/feast_lineage/webui/, which `feast-lineage ui` serves (no
+# Node.js at run time). Skipped when nothing in ui/ changed since the last build.
+WEBUI=src/feast_lineage/webui
+if ! command -v npm >/dev/null 2>&1; then
+  echo "bootstrap: npm is missing; the web UI needs Node.js 20.19+ with npm to build" >&2
+  exit 1
+fi
+UI_SUM=$( (cd ui && cat package.json package-lock.json index.html vite.config.ts tsconfig.json \
+  && find src -type f | LC_ALL=C sort | xargs cat) | sha256sum | cut -d' ' -f1)
+if [ ! -f "$WEBUI/index.html" ] || [ "$(cat "$WEBUI/.build-sum" 2>/dev/null)" != "$UI_SUM" ]; then
+  echo "==> building the web UI (npm ci, then vite build into $WEBUI/)"
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build >/dev/null)
+  echo "$UI_SUM" > "$WEBUI/.build-sum"
+fi

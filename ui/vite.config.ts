@@ -1,8 +1,8 @@
 // Builds the UI into the Python package, where `feast-lineage ui` serves it.
-import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
 
-const outDir = fileURLToPath(new URL("../src/feast_lineage/webui", import.meta.url));
+// Relative to this directory (ui/), where npm runs vite.
+const outDir = "../src/feast_lineage/webui";
 
 export default defineConfig({
   base: "./",
@@ -10,6 +10,13 @@ export default defineConfig({
     outDir,
     emptyOutDir: true,
     chunkSizeWarningLimit: 2000,
+    rollupOptions: {
+      onwarn(warning, warn) {
+        // React Flow's "use client" marker means nothing in a static app.
+        if (warning.code === "MODULE_LEVEL_DIRECTIVE") return;
+        warn(warning);
+      },
+    },
   },
   worker: { format: "es" },
   server: {

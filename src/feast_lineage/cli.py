@@ -168,6 +168,99 @@ def serve_lineage(
         raise click.ClickException(str(err)) from None
 
 
+@cli.command("ui")
+@click.option(
+    "--host",
+    "-h",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (0.0.0.0: every interface).",
+)
+@click.option("--port", "-p", type=click.INT, default=8888, show_default=True, help="Port.")
+@click.option(
+    "--root-path",
+    "--root_path",
+    "root_path",
+    default="",
+    metavar="PATH",
+    help="The path prefix when served behind a proxy, e.g. /lineage.",
+)
+@click.option("--key", "-k", "tls_key_path", type=_TLS_FILE, help="TLS private key (with --cert).")
+@click.option("--cert", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
+@click.pass_context
+def ui(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    root_path: str,
+    tls_key_path: str | None,
+    tls_cert_path: str | None,
+) -> None:
+    """Start the lineage web UI, with the registry lineage and consumer APIs.
+
+    One server for the feature repository: the web UI at /, the registry
+    lineage endpoints, and, when openlineage.consumer.enabled is true, every
+    consumer endpoint (ingest, graph, events, runs, admin) on the consumer's
+    database. With the consumer off, the UI shows the registry's lineage only.
+    Serves HTTPS when given both --key and --cert.
+    """
+    if bool(tls_key_path) != bool(tls_cert_path):
+        given, missing = ("--key", "--cert") if tls_key_path else ("--cert", "--key")
+        raise click.ClickException(
+            f"{given}: TLS needs both files but {missing} is missing; "
+            "pass --key and --cert together, or neither for plain HTTP"
+        )
+    config = _load(ctx)
+
+    from feast_lineage.consumer.app import create_app
+    from feast_lineage.consumer.routes.ui import WEB_UI_DIR, web_ui_built
+    from feast_lineage.consumer.settings import AppSettings
+    from feast_lineage.server import serve
+
+    consumer = config.consumer.enabled
+    try:
+        settings = AppSettings.from_config(
+            config,
+            standalone=False,
+            fs_yaml_file=ctx.obj["FS_YAML_FILE"],
+            serve_consumer=consumer,
+            serve_ui=True,
+        )
+        if consumer:
+            _check_database(settings.database_url, config.database_option())
+    except ConfigError as err:
+        raise click.ClickException(str(err)) from None
+    if not web_ui_built():
+        logging.getLogger(__name__).warning(
+            "the web UI is not built (%s has no index.html); run ./scripts/bootstrap.sh, "
+            "or npm ci && npm run build in ui/",
+            WEB_UI_DIR,
+        )
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
+    if ":" in shown_host:
+        shown_host = f"[{shown_host}]"
+    scheme = "https" if tls_key_path else "http"
+    url = f"{scheme}://{shown_host}:{port}{root_path.rstrip('/')}/"
+    click.echo(
+        f"feast-lineage ui: {url} (project {config.project}; consumer "
+        + ("on" if consumer else "off: registry lineage only")
+        + ")"
+    )
+    app = create_app(settings)
+    try:
+        serve(
+            app,
+            host=host,
+            port=port,
+            tls_key_path=tls_key_path or "",
+            tls_cert_path=tls_cert_path or "",
+            log_level="info",
+            root_path=root_path,
+        )
+    except ConfigError as err:
+        raise click.ClickException(str(err)) from None
+
+
 @cli.command("lineage-sync")
 @click.pass_context
 def lineage_sync(ctx: click.Context) -> None:

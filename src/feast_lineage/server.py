@@ -19,8 +19,9 @@ def serve(
     tls_key_path: str = "",
     tls_cert_path: str = "",
     log_level: str = "info",
+    root_path: str = "",
 ) -> None:
-    """Serve ``app`` until interrupted."""
+    """Serve ``app`` until interrupted (``root_path``: the prefix behind a proxy)."""
     if bool(tls_key_path) != bool(tls_cert_path):
         raise ConfigError(
             "--key/--cert", "only one of the pair was given", "pass both --key and --cert for TLS"
@@ -35,6 +36,7 @@ def serve(
         access_log=False,
         server_header=False,
         timeout_graceful_shutdown=10,
+        root_path=root_path,
     )
     # Ingest allocates many small, short-lived objects (parsed JSON); the
     # default young-generation threshold (700) makes the collector rescan

@@ -200,12 +200,14 @@ def write_config(
     project: str = "demo",
     openlineage: dict[str, Any] | None = None,
     online_path: str = "data/online.db",
+    registry: Any = None,
 ) -> None:
     config: dict[str, Any] = {
         "project": project,
         # Absolute: Feast opens a SQL registry's path from the current directory,
         # and only `feast apply` changes into the repository.
-        "registry": {
+        "registry": registry
+        or {
             "registry_type": "sql",
             "path": f"sqlite:///{root.resolve()}/data/registry.db",
         },
@@ -239,10 +241,11 @@ def write_repo(
     openlineage: dict[str, Any] | None = None,
     definitions: str = BASE,
     streams: bool = False,
+    registry: Any = None,
 ) -> tuple[Path, str]:
     root.mkdir(parents=True, exist_ok=True)
     write_data(root)
-    write_config(root, project=project, openlineage=openlineage)
+    write_config(root, project=project, openlineage=openlineage, registry=registry)
     return root, write_definitions(root, definitions, streams=streams)
 
 

@@ -283,6 +283,8 @@ def test_a_closed_port_never_breaks_apply_or_materialize(
         "enabled": True,
         "transport_type": "http",
         "transport_url": f"http://127.0.0.1:{free_port()}",
+        # openlineage-python's retries, with short pauses.
+        "additional_config": {"retry": {"backoff_factor": 0.01}},
     }
     root, base = write_repo(tmp_path, openlineage=openlineage)
     from feast_lineage import FeatureStore

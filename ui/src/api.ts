@@ -17,7 +17,8 @@ import type {
   UiSettings,
 } from "./types";
 
-const OL = "/api/v1/lineage/openlineage";
+// Relative, so the UI also works under a path prefix (feast-lineage ui --root-path).
+const OL = "api/v1/lineage/openlineage";
 
 /** An answer other than 2xx, with the server's error message when it sent one. */
 export class ApiError extends Error {
@@ -72,7 +73,7 @@ async function getJson<T>(path: string, query?: Query, signal?: AbortSignal): Pr
 }
 
 export const api = {
-  settings: (signal?: AbortSignal) => getJson<UiSettings>("/api/v1/ui/settings", {}, signal),
+  settings: (signal?: AbortSignal) => getJson<UiSettings>("api/v1/ui/settings", {}, signal),
 
   graph: (namespace: string | null, limit: number, signal?: AbortSignal) =>
     getJson<GraphPage>(`${OL}/graph`, { namespace, limit }, signal),
@@ -111,12 +112,12 @@ export const api = {
 
   registry: (project: string | null, signal?: AbortSignal) =>
     project
-      ? getJson<RegistryLineage>("/api/v1/lineage/registry", { project }, signal)
-      : getJson<RegistryLineage>("/api/v1/lineage/registry/all", {}, signal),
+      ? getJson<RegistryLineage>("api/v1/lineage/registry", { project }, signal)
+      : getJson<RegistryLineage>("api/v1/lineage/registry/all", {}, signal),
 
   registryObject: (project: string, type: string, name: string, signal?: AbortSignal) =>
     getJson<RegistryObject>(
-      `/api/v1/lineage/objects/${encodeURIComponent(type)}/${encodeURIComponent(name)}`,
+      `api/v1/lineage/objects/${encodeURIComponent(type)}/${encodeURIComponent(name)}`,
       { project },
       signal,
     ),

@@ -74,16 +74,25 @@ export function producerLabel(producer: string | null | undefined): string {
   const lower = producer.toLowerCase();
   const hash = lower.split("#")[1];
   if (hash) return decodeURIComponent(hash);
-  for (const name of KNOWN_PRODUCERS) {
-    if (lower.includes(name)) return name.replace("_", " ");
-  }
+  let parts: string[];
+  let host = "";
   try {
-    const url = new URL(producer);
-    const parts = url.pathname.split("/").filter(Boolean);
-    return parts[parts.length - 1] ?? url.host;
+    const url = new URL(lower);
+    host = url.host;
+    parts = url.pathname.split("/").filter(Boolean);
   } catch {
     return producer.length > 24 ? `${producer.slice(0, 24)}…` : producer;
   }
+  // The most specific part first: ".../integration/dbt" is dbt, whoever hosts it.
+  for (const part of [...parts].reverse()) {
+    const known = KNOWN_PRODUCERS.find((name) => part === name || part.startsWith(`${name}-`));
+    if (known) return known.replace("_", " ");
+  }
+  for (const part of [...parts].reverse()) {
+    const known = KNOWN_PRODUCERS.find((name) => part.includes(name));
+    if (known) return known.replace("_", " ");
+  }
+  return parts[parts.length - 1] ?? host;
 }
 
 export function shortId(id: string | null | undefined): string {

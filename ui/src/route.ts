@@ -5,7 +5,7 @@
 //   ns        namespace filter (lineage, events, jobs, datasets)
 //   focus     lineage tab: the node whose upstream/downstream is shown
 //   depth     focus depth (default 2); dir: both | upstream | downstream
-//   defs      lineage tab: "1" shows Feast's apply (definition) jobs
+//   jobs      lineage tab: "all" jobs, "none" (datasets only); default: all but Feast apply jobs
 //   sel       the node open in the details panel
 //   run       the run expanded in the details panel
 //   q         search text (jobs, datasets)

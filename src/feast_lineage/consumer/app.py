@@ -5,6 +5,10 @@ schema up to date with Alembic, builds the authorizer, and starts the writer
 thread (and the retention thread when this server prunes: ``run_retention``
 and ``retention_days`` > 0); shutdown stops them (the writer after it has
 committed what it holds) and disposes the engine.
+
+With ``settings.serve_consumer`` false (``feast-lineage ui`` with the
+consumer off) the app has no database: it serves registry lineage, and the
+web UI when ``settings.serve_ui`` is set.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from feast_lineage.consumer.authz import build_authorizer
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
 from feast_lineage.consumer.routes import include_routes
+from feast_lineage.consumer.routes.ui import warm_registry
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
@@ -30,6 +35,13 @@ log = logging.getLogger(__name__)
 def create_app(settings: AppSettings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.serve_ui:
+            warm_registry(app, settings)
+        if not settings.serve_consumer:
+            # Registry lineage (and the UI) only: no database, no threads.
+            app.state.authorizer = build_authorizer(settings)
+            yield
+            return
         engine = create_store_engine(settings.database_url)
         upgrade_schema(engine)
         pipeline = IngestPipeline(engine)
@@ -66,6 +78,7 @@ def create_app(settings: AppSettings) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.consumer = None
+    app.state.settings = settings
     install_error_handlers(app)
-    include_routes(app)
+    include_routes(app, consumer=settings.serve_consumer, web_ui=settings.serve_ui)
     return app

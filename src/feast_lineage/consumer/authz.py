@@ -13,8 +13,10 @@ To refuse a request, raise :class:`~feast_lineage.consumer.errors.Unauthorized`
 (401) or :class:`~feast_lineage.consumer.errors.Forbidden` (403) with a
 message for the caller. Any other exception is an authorizer failure: the
 request gets a 500 with no data (see :func:`request_scope`), never
-"everything". An authorizer must be thread-safe; it runs in worker threads
-and may block (a future Feast-permissions authorizer asks the registry).
+"everything". An authorizer must be thread-safe. It runs in a worker thread
+and may block (a future Feast-permissions authorizer asks the registry),
+unless it has the class attribute ``blocking = False``: then it promises to
+only compute, and runs on the event loop, saving a thread hop per request.
 
 Implementations, picked by ``openlineage.consumer.authorizer.type``:
 
@@ -126,12 +128,16 @@ def project_namespaces(
 class OpenAuthorizer:
     """Everything is visible."""
 
+    blocking = False
+
     def scope(self, request: HTTPConnection) -> Scope:
         return Scope.everything()
 
 
 class ApiKeysAuthorizer:
     """Read API keys mapped to Feast projects."""
+
+    blocking = False
 
     def __init__(
         self,

@@ -315,3 +315,19 @@ class RegistryObject(BaseModel):
     upstream: list[RegistryNode] = Field(description="What it is built from")
     downstream: list[RegistryNode] = Field(description="What is built from it")
     edges: list[RegistryEdge]
+
+
+# --- the web UI -----------------------------------------------------------------
+
+
+class UiSettings(BaseModel):
+    """What the web UI needs to know about the server it runs on."""
+
+    consumer_enabled: bool = Field(
+        description="The OpenLineage consumer's endpoints (graph, events, runs...) are served"
+    )
+    registry_enabled: bool = Field(
+        description="The server has a feature repository, so registry lineage is available"
+    )
+    project: str | None = Field(description="The feature repository's Feast project")
+    version: str = Field(description="The feast-lineage version")

@@ -19,18 +19,31 @@ class AppSettings:
     repo_path: Path | None = None
     fs_yaml_file: Path | None = None
     project: str | None = None
+    # False: no lineage database and no consumer endpoints, only the registry
+    # lineage (``feast-lineage ui`` when openlineage.consumer.enabled is false).
+    serve_consumer: bool = True
+    # Serve the web UI (the built files in feast_lineage/webui) at "/".
+    serve_ui: bool = False
 
     @classmethod
     def from_config(
-        cls, config: LineageConfig, *, standalone: bool, fs_yaml_file: Path | None = None
+        cls,
+        config: LineageConfig,
+        *,
+        standalone: bool,
+        fs_yaml_file: Path | None = None,
+        serve_consumer: bool = True,
+        serve_ui: bool = False,
     ) -> AppSettings:
         consumer = config.consumer
         return cls(
             consumer=consumer,
-            database_url=config.database_url(),
+            database_url=config.database_url() if serve_consumer else "",
             run_retention=standalone or not consumer.standalone_server,
             producer_namespace=config.producer.namespace,
             repo_path=config.repo_path,
             fs_yaml_file=fs_yaml_file,
             project=config.project,
+            serve_consumer=serve_consumer,
+            serve_ui=serve_ui,
         )

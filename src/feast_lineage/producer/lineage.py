@@ -16,7 +16,6 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,18 +35,24 @@ if TYPE_CHECKING:
 log = logging.getLogger("feast_lineage.producer")
 T = TypeVar("T")
 
-_warned: set[str] = set()
-_warned_lock = threading.Lock()
+
+class OnceLog:
+    """Logs a warning the first time its key is seen, later ones at debug level."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def warn(self, key: str, message: str, *args: Any) -> None:
+        with self._lock:
+            first = key not in self._seen
+            self._seen.add(key)
+        log.log(logging.WARNING if first else logging.DEBUG, message, *args)
 
 
-def warn_once(key: str, message: str, *args: Any) -> None:
-    """Log a warning the first time ``key`` is seen in this process."""
-    with _warned_lock:
-        if key in _warned:
-            log.debug(message, *args)
-            return
-        _warned.add(key)
-    log.warning(message, *args)
+# A repository's configuration problems, once per process (every FeatureStore
+# of the repository would repeat them); keys name the repository.
+_config_warnings = OnceLog()
 
 
 def lineage_config_of(repo_config: Any, repo_path: Path) -> LineageConfig:
@@ -84,23 +89,17 @@ class StoreLineage:
         self.project = config.project
         self.namespace = self.settings.namespace_for(config.project)
         self.store_types = StoreTypes.of(repo_config)
+        self._warnings = OnceLog()
         self.local_store: LocalStore | None = None
-        sinks: list[Sink] = []
-        if config.consumer.enabled:
+        if config.consumer.enabled:  # for self-reporting and the teardown hook
             from feast_lineage.producer.self_report import LocalStore
 
             self.local_store = LocalStore(config.database_url())
-            sinks.append(LocalSink(self.local_store))
-        try:
-            client = build_client(self.settings, repo_path, local_sink=bool(sinks))
-        except Exception as err:
-            warn_once(
-                f"transport:{err}",
-                "OpenLineage transport %r is unusable, so no events go to it: %s",
-                self.settings.transport_type,
-                err,
-            )
-        else:
+        sinks: list[Sink] = []
+        if self.settings.enabled:
+            if self.local_store is not None:
+                sinks.append(LocalSink(self.local_store))
+            client = self._client(bool(sinks))
             if client is not None:
                 sinks.insert(0, ClientSink(client))
         self.emitter = Emitter(sinks)
@@ -115,6 +114,18 @@ class StoreLineage:
         )
         self.events = EventFactory(describer, self.namespace)
 
+    def _client(self, local_sink: bool) -> Any:
+        try:
+            return build_client(self.settings, self.repo_path, local_sink=local_sink)
+        except Exception as err:
+            _config_warnings.warn(
+                f"transport:{self.repo_path}:{err}",
+                "OpenLineage transport %r is unusable, so no events go to it: %s",
+                self.settings.transport_type,
+                err,
+            )
+            return None
+
     @classmethod
     def for_store(cls, store: Any) -> StoreLineage | None:
         """The lineage of ``store``, or None when neither producer nor consumer is on."""
@@ -127,10 +138,12 @@ class StoreLineage:
                 return None
             return cls(config, repo_config, repo_path)
         except ConfigError as err:
-            warn_once(f"config:{err}", "OpenLineage is off for this feature store: %s", err)
+            _config_warnings.warn(
+                f"config:{repo_path}:{err}", "OpenLineage is off for this feature store: %s", err
+            )
         except Exception as err:
-            warn_once(
-                f"setup:{type(err).__name__}:{err}",
+            _config_warnings.warn(
+                f"setup:{repo_path}:{type(err).__name__}:{err}",
                 "OpenLineage is off for this feature store (%s: %s)",
                 type(err).__name__,
                 err,
@@ -148,7 +161,7 @@ class StoreLineage:
         try:
             return fn()
         except Exception as err:
-            warn_once(
+            self._warnings.warn(
                 f"{what}:{type(err).__name__}",
                 "OpenLineage lineage for %s was skipped (%s: %s); the Feast operation goes on",
                 what,
@@ -161,7 +174,7 @@ class StoreLineage:
     # Apply ------------------------------------------------------------------
 
     def read(self, registry: Any) -> ProjectObjects:
-        return read_project(registry, self.project, allow_cache=False)
+        return read_project(registry, self.project)
 
     @contextmanager
     def applying(self, registry: Any) -> Iterator[None]:
@@ -192,7 +205,3 @@ class StoreLineage:
 
     def close(self) -> None:
         self.emitter.close()
-
-
-def utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value

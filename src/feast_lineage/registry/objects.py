@@ -101,8 +101,17 @@ def kind_of(obj: Any) -> Kind:
     raise TypeError(f"{type(obj).__name__} is not a Feast object that has lineage")
 
 
-def read_project(registry: Any, project: str, *, allow_cache: bool = False) -> ProjectObjects:
-    """The objects of ``project`` as the registry holds them now."""
+def read_project(registry: Any, project: str) -> ProjectObjects:
+    """The objects of ``project`` as the registry holds them now.
+
+    A file registry (local, S3, GCS...) is read once and listed from that
+    copy; other registries (SQL, remote) are asked afresh for each kind.
+    """
+    from feast.infra.registry.registry import Registry as FileRegistry
+
+    allow_cache = isinstance(registry, FileRegistry)
+    if allow_cache:
+        registry.refresh(project)
     objects = ProjectObjects(project)
     for entity in registry.list_entities(project, allow_cache=allow_cache):
         if entity.name != DUMMY_ENTITY_NAME:

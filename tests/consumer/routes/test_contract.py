@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -55,7 +54,7 @@ ERRORS: list[tuple[str, str, int]] = [
     ("GET", "/datasets?limit=0", 400),
     ("GET", "/events?since=never", 400),
     ("GET", "/runs?state=nope", 400),
-    ("GET", f"/runs/{uuid.uuid4()}", 404),
+    ("GET", "/runs/0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f", 404),
     ("GET", "/runs/xyz", 400),
     ("POST", "/retention/prune?days=0", 400),
     ("DELETE", "/reset?namespace=", 400),

@@ -10,9 +10,16 @@ function Scalar({ value }: { value: unknown }) {
   return <span>{String(value)}</span>;
 }
 
-function Entry({ name, value, depth }: { name: string | null; value: unknown; depth: number }) {
+interface EntryProps {
+  name: string | null;
+  value: unknown;
+  depth: number;
+  openDepth: number;
+}
+
+function Entry({ name, value, depth, openDepth }: EntryProps) {
   const composite = value !== null && typeof value === "object";
-  const [open, setOpen] = useState(depth < 3);
+  const [open, setOpen] = useState(depth < openDepth);
   const key = name !== null && <span className="j-key">{name}: </span>;
   if (!composite) {
     return (
@@ -48,7 +55,7 @@ function Entry({ name, value, depth }: { name: string | null; value: unknown; de
       {open ? (
         <div className="j-children">
           {entries.map(([k, v]) => (
-            <Entry key={k} name={isArray ? null : k} value={v} depth={depth + 1} />
+            <Entry key={k} name={isArray ? null : k} value={v} depth={depth + 1} openDepth={openDepth} />
           ))}
         </div>
       ) : (
@@ -62,7 +69,8 @@ function Entry({ name, value, depth }: { name: string | null; value: unknown; de
   );
 }
 
-export function JsonView({ value }: { value: unknown }) {
+/** `openDepth`: how many levels start unfolded. */
+export function JsonView({ value, openDepth = 3 }: { value: unknown; openDepth?: number }) {
   const [copied, setCopied] = useState(false);
   const copy = () => {
     navigator.clipboard?.writeText(JSON.stringify(value, null, 2)).then(
@@ -78,7 +86,7 @@ export function JsonView({ value }: { value: unknown }) {
       <button type="button" className="btn btn-small json-copy" onClick={copy}>
         {copied ? "Copied" : "Copy JSON"}
       </button>
-      <Entry name={null} value={value} depth={0} />
+      <Entry name={null} value={value} depth={0} openDepth={openDepth} />
     </div>
   );
 }

@@ -33,7 +33,7 @@ export function Pager({
         onClick={() => onOffset(Math.max(0, offset - limit))}
         aria-label="Previous page"
       >
-        ‹ Newer
+        ‹ Previous
       </button>
       <span className="pager-page">
         page {page} of {pages}
@@ -45,7 +45,7 @@ export function Pager({
         onClick={() => onOffset(offset + limit)}
         aria-label="Next page"
       >
-        Older ›
+        Next ›
       </button>
       <button
         type="button"

@@ -1,13 +1,28 @@
 // The node and edge components React Flow draws.
 
 import { BaseEdge, Handle, Position, getBezierPath, type EdgeProps, type NodeProps } from "@xyflow/react";
-import { memo } from "react";
+import { Fragment, memo } from "react";
 import { useEdgeLit, useIsSelected, useNodeLit } from "./highlight";
 import { KIND_STYLES } from "./kinds";
 import type { EdgeKind, LNode } from "./model";
 
-export const NODE_WIDTH = 250;
-export const NODE_HEIGHT = 62;
+export const NODE_WIDTH = 220;
+export const NODE_HEIGHT = 60;
+
+/** A name with line-break chances after "_", ".", "/", ":" and "-" (text unchanged). */
+function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[_./:-])/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
+  );
+}
 
 export type LineageNodeData = { node: LNode; center: boolean };
 
@@ -19,7 +34,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
   const classes = [
     "lnode",
     `shape-${style.shape}`,
-    `lit-${lit}`,
+    lit ? "lit-on" : "",
     selected ? "is-selected" : "",
     center ? "is-center" : "",
   ].join(" ");
@@ -38,7 +53,9 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
         </span>
         {node.producer && <span className="lnode-producer">{node.producer}</span>}
       </div>
-      <div className="lnode-label">{node.label}</div>
+      <div className="lnode-label">
+        <Breakable text={node.label} />
+      </div>
       <div className="lnode-sub">
         {node.sublabel}
         {node.aliases.length > 0 && (
@@ -73,7 +90,7 @@ function LineageEdgeView(props: EdgeProps & { data?: LineageEdgeData }) {
       id={props.id}
       path={path}
       markerEnd={props.markerEnd}
-      className={`ledge ledge-${kind} lit-${lit}`}
+      className={`ledge ledge-${kind}${lit ? " lit-on" : ""}`}
     />
   );
 }

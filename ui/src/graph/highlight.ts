@@ -1,11 +1,10 @@
-// Which nodes and edges are lit (the hovered node's path, or the selection).
+// Which nodes and edges are lit (the hovered node's path, or the selection's).
 //
-// A tiny external store: each node and edge subscribes to its own state, so
-// hovering in a graph of thousands re-renders only what changes.
+// A tiny external store. Only lit elements carry a class; the canvas marks
+// itself "data-lit" and CSS dims everything else, so hovering in a graph of
+// thousands re-renders only the nodes and edges on the path.
 
 import { useSyncExternalStore } from "react";
-
-export type Lit = "none" | "on" | "dim";
 
 interface State {
   nodes: Set<string> | null;
@@ -20,9 +19,13 @@ function emit(): void {
   for (const listener of listeners) listener();
 }
 
-function subscribe(listener: () => void): () => void {
+export function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
+}
+
+export function getLit(): Readonly<State> {
+  return state;
 }
 
 export function setLit(nodes: Set<string> | null, edges: Set<string> | null): void {
@@ -37,18 +40,23 @@ export function setSelected(id: string | null): void {
   emit();
 }
 
-export function useNodeLit(id: string): Lit {
-  return useSyncExternalStore(subscribe, () =>
-    state.nodes === null ? "none" : state.nodes.has(id) ? "on" : "dim",
-  );
+export function useNodeLit(id: string): boolean {
+  return useSyncExternalStore(subscribe, () => state.nodes?.has(id) ?? false);
 }
 
-export function useEdgeLit(id: string): Lit {
-  return useSyncExternalStore(subscribe, () =>
-    state.edges === null ? "none" : state.edges.has(id) ? "on" : "dim",
-  );
+export function useEdgeLit(id: string): boolean {
+  return useSyncExternalStore(subscribe, () => state.edges?.has(id) ?? false);
+}
+
+export function useAnyLit(): boolean {
+  return useSyncExternalStore(subscribe, () => state.nodes !== null);
 }
 
 export function useIsSelected(id: string): boolean {
   return useSyncExternalStore(subscribe, () => state.selected === id);
+}
+
+/** The whole state, for the overview canvas (it redraws on any change). */
+export function useLitState(): Readonly<State> {
+  return useSyncExternalStore(subscribe, () => state);
 }

@@ -33,7 +33,7 @@ export interface LayoutOptions {
   sweeps: number;
 }
 
-const DEFAULTS: LayoutOptions = { rankGap: 80, nodeGap: 22, componentGap: 70, sweeps: 8 };
+const DEFAULTS: LayoutOptions = { rankGap: 60, nodeGap: 20, componentGap: 70, sweeps: 8 };
 
 interface Component {
   nodes: number[];

@@ -2,10 +2,10 @@
 // responsive while a large graph is laid out. Small graphs use ELK's layered
 // algorithm; large ones our linear layered layout (ELK takes seconds there).
 //
-// Note: elk.bundled sets self.onmessage for ELK's own protocol (messages with
-// a "cmd"); ours carry none, and we listen with addEventListener.
+// Note: once loaded, elk.bundled sets self.onmessage for ELK's own protocol
+// (messages with a "cmd"); ours carry none, and we listen with addEventListener.
 
-import ELK from "elkjs/lib/elk.bundled.js";
+import type ElkConstructor from "elkjs/lib/elk.bundled.js";
 import { layeredLayout, type LayoutEdge, type LayoutNode, type Point } from "./layered";
 
 export interface LayoutRequest {
@@ -26,13 +26,18 @@ export interface LayoutResponse {
 /** Above this many nodes (or edges x 2) ELK is too slow for an interactive page. */
 export const ELK_MAX_NODES = 250;
 
-const elk = new ELK();
+// ELK is 1.4 MB of JavaScript: loaded on the first graph small enough for it.
+let elk: Promise<InstanceType<typeof ElkConstructor>> | null = null;
+function getElk(): Promise<InstanceType<typeof ElkConstructor>> {
+  elk ??= import("elkjs/lib/elk.bundled.js").then((module) => new module.default());
+  return elk;
+}
 
 const ELK_OPTIONS: Record<string, string> = {
   "elk.algorithm": "layered",
   "elk.direction": "RIGHT",
-  "elk.spacing.nodeNode": "22",
-  "elk.layered.spacing.nodeNodeBetweenLayers": "80",
+  "elk.spacing.nodeNode": "20",
+  "elk.layered.spacing.nodeNodeBetweenLayers": "60",
   "elk.spacing.componentComponent": "60",
   "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
   "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
@@ -41,7 +46,7 @@ const ELK_OPTIONS: Record<string, string> = {
 
 async function withElk(nodes: LayoutNode[], edges: LayoutEdge[]): Promise<Record<string, Point>> {
   const ids = new Set(nodes.map((n) => n.id));
-  const graph = await elk.layout({
+  const graph = await (await getElk()).layout({
     id: "root",
     layoutOptions: ELK_OPTIONS,
     children: nodes.map((n) => ({ id: n.id, width: n.width, height: n.height })),

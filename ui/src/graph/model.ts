@@ -24,6 +24,8 @@ export interface Alias {
   name: string;
   type: string | null;
   via: "symlink" | "datasource";
+  /** The alias as a node of the graph, when a producer reported it. */
+  node?: GraphNode;
 }
 
 export interface LNode {
@@ -66,6 +68,12 @@ export interface OpenLineageInput {
   symlinks: GraphSymlink[];
 }
 
+/**
+ * Which jobs to draw: every one; all but Feast's apply (definition) jobs,
+ * whose inputs and outputs are then joined directly; or none (datasets only).
+ */
+export type JobsShown = "all" | "runtime" | "none";
+
 export function olKind(node: GraphNode): VisualKind {
   const feastType = node.feast?.type ?? null;
   if (node.kind === "job") return feastType ? "feast_job" : "job";
@@ -77,15 +85,32 @@ export function isDefinitionJob(node: GraphNode): boolean {
   return node.kind === "job" && node.feast?.type === "definition_job";
 }
 
-function shortName(name: string): string {
-  return name.length > 36 ? `…${name.slice(-35)}` : name;
+const FEAST_GROUPS = ["entity", "data_source", "feature_view", "feature_service", "saved_dataset", "online_store"];
+
+/**
+ * The name of the Feast object a dataset stands for: its Feast facet's name,
+ * else the dataset name without a "<group>/" prefix ("feature_view/x" -> "x").
+ */
+export function feastObjectName(node: GraphNode): string | null {
+  if (!node.feast?.type) return null;
+  for (const [key, value] of Object.entries(node.facets ?? {})) {
+    if (!key.startsWith("feast_") || key === "feast_project" || key === "feast_job_kind") continue;
+    const named = value as { name?: unknown; feature_view?: unknown };
+    if (key === "feast_online_store" && typeof named.feature_view === "string") return named.feature_view;
+    if (typeof named.name === "string" && named.name) return named.name;
+  }
+  const name = node.feast.name ?? node.name;
+  const slash = name.indexOf("/");
+  return slash > 0 && FEAST_GROUPS.includes(name.slice(0, slash)) ? name.slice(slash + 1) : name;
 }
 
 function olLabel(node: GraphNode): string {
-  if (node.feast?.name && node.feast.type && FEAST_DATASET_KINDS.has(node.feast.type)) {
-    return shortName(node.feast.name);
+  if (node.kind === "dataset" && node.feast?.type && FEAST_DATASET_KINDS.has(node.feast.type)) {
+    return feastObjectName(node) ?? node.name;
   }
-  return shortName(node.name);
+  // A path: its file name reads best; the full name is in the tooltip.
+  if (node.name.startsWith("/")) return node.name.slice(node.name.lastIndexOf("/") + 1) || node.name;
+  return node.name;
 }
 
 class UnionFind {
@@ -129,7 +154,7 @@ class EdgeSet {
 
 export function fromOpenLineage(
   input: OpenLineageInput,
-  options: { showDefinitionJobs: boolean },
+  options: { jobs: JobsShown; keep?: string | null },
 ): LGraph {
   const apiNodes = new Map(input.nodes.map((n) => [n.id, n]));
   const groups = new UnionFind();
@@ -196,8 +221,9 @@ export function fromOpenLineage(
   }
 
   const hidden = new Set<string>();
-  if (!options.showDefinitionJobs) {
-    for (const node of input.nodes) if (isDefinitionJob(node)) hidden.add(node.id);
+  for (const node of input.nodes) {
+    if (node.kind !== "job" || node.id === options.keep) continue;
+    if (options.jobs === "none" || (options.jobs === "runtime" && isDefinitionJob(node))) hidden.add(node.id);
   }
 
   const nodes: LNode[] = [];
@@ -244,9 +270,9 @@ export function fromOpenLineage(
 
 function aliasFor(id: string, node: GraphNode | undefined, info: Map<string, Alias>): Alias {
   const known = info.get(id);
-  if (known) return known;
+  if (known) return node ? { ...known, node } : known;
   if (node) {
-    return { id, namespace: node.namespace, name: node.name, type: null, via: "datasource" };
+    return { id, namespace: node.namespace, name: node.name, type: null, via: "datasource", node };
   }
   const [, namespace = "", name = id] = /^dataset:(.*?):(.*)$/.exec(id) ?? [];
   return { id, namespace, name, type: null, via: "symlink" };
@@ -256,7 +282,7 @@ export function fromRegistry(lineage: RegistryLineage): LGraph {
   const nodes: LNode[] = lineage.nodes.map((node) => ({
     id: node.id,
     kind: node.missing ? "missing" : isVisualKind(node.type) ? node.type : "dataset",
-    label: shortName(node.name),
+    label: node.name,
     title: `${node.project} ${node.type} ${node.name}`,
     sublabel: node.project,
     producer: "feast registry",

@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
-from feast_lineage.consumer.deps import ScopeDep, StateDep
+from feast_lineage.consumer.deps import ScopeDep, SettingsDep
 from feast_lineage.consumer.schemas import ErrorResponse, RegistryLineage, RegistryObject
 from feast_lineage.consumer.services.registry_lineage import (
     RegistrySource,
@@ -32,11 +32,15 @@ router = APIRouter(
 )
 
 
-def get_source(request: Request, state: StateDep) -> RegistrySource:
-    """The app's registry source, created on the first registry request."""
+def get_source(request: Request, settings: SettingsDep) -> RegistrySource:
+    """The app's registry source, created on the first registry request.
+
+    It needs only the settings, so these endpoints also work in a server
+    without the consumer (``feast-lineage ui`` with the consumer off).
+    """
     source = getattr(request.app.state, "registry_source", None)
-    if source is None or source.settings is not state.settings:
-        source = RegistrySource(state.settings)
+    if source is None or source.settings is not settings:
+        source = RegistrySource(settings)
         request.app.state.registry_source = source
     assert isinstance(source, RegistrySource)
     return source

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 import orjson
@@ -65,6 +66,10 @@ def _schema(facet: Any) -> list[Json] | None:
     return out
 
 
+# Formatting times is a visible share of a 500-node page; node times repeat
+# from page to page.
+_iso = lru_cache(maxsize=1 << 16)(to_iso)
+
 # Facets a node's summary reads; the others are passed through untouched.
 _READ_FACETS = ("schema", "feast_job_kind")
 
@@ -108,8 +113,8 @@ def _build(
                 "namespace": r.namespace,
                 "name": r.name,
                 "producer": r.producer,
-                "created_at": to_iso(r.created_us),
-                "updated_at": to_iso(r.updated_us) if r.updated_us else None,
+                "created_at": _iso(r.created_us),
+                "updated_at": _iso(r.updated_us) if r.updated_us else None,
                 "datasource_uri": r.datasource_uri,
                 "facets": shown,
                 "schema": _schema(parsed.get("schema")),

@@ -51,13 +51,16 @@ class RegistrySource:
     def repo_path(self) -> Path | None:
         return self.settings.repo_path
 
-    def registry(self) -> Any:
+    def require_repository(self) -> None:
         if self.settings.repo_path is None:
             raise NotFound(
                 "this lineage server has no feature repository, so no registry lineage; "
                 "start it from the repository (or with -c/--chdir pointing at it)",
                 code="no_registry",
             )
+
+    def registry(self) -> Any:
+        self.require_repository()
         with self._lock:
             if self._store is None:
                 self._store = self._open()
@@ -89,7 +92,7 @@ class RegistrySource:
 
     def objects(self, project: str) -> ProjectObjects:
         try:
-            return read_project(self.registry(), project, allow_cache=False)
+            return read_project(self.registry(), project)
         except LineageError:
             raise
         except Exception as err:
@@ -121,9 +124,10 @@ def _visible(settings: AppSettings, scope: Scope, project: str) -> bool:
 
 
 def _project(source: RegistrySource, scope: Scope, project: str | None) -> str:
+    source.require_repository()
     name = project or source.settings.project
     if not name:
-        raise LineageError("pass ?project=<name>", code="missing_project")
+        raise LineageError("pass ?project=<name>", code="invalid_parameter")
     if not _visible(source.settings, scope, name):
         raise Forbidden(f"you may not see the lineage of project {name!r}")
     return name

@@ -175,7 +175,10 @@ class PositionCache:
         assert spec.watermark is not None
         high = conn.execute(select(func.max(spec.watermark)).select_from(spec.table)).scalar()
         mark = max(int(high or 0) - spec.margin, 0)
-        covered = (*spec.where, spec.watermark <= mark)
+        # Without a margin (SQLite) the read transaction is a snapshot: every
+        # row it sees is at or below the mark, and an unfiltered count can
+        # use SQLite's fast whole-table count.
+        covered = (*spec.where, spec.watermark <= mark) if spec.margin else spec.where
         total = int(
             conn.execute(select(func.count()).select_from(spec.table).where(*covered)).scalar_one()
         )

@@ -228,16 +228,18 @@ def _uri_symlinks(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
     uri_ids = {row["uri_id"] for row in todo}
     identity_ids = {row["identity_uri_id"] for row in identity}
     cols = t.datasets.c
-    found = conn.execute(
-        select(cols.id, cols.ns_id, cols.namespace, cols.name, cols.uri_id, cols.identity_uri_id)
-        .where(
-            or_(
-                cols.uri_id.in_(uri_ids | identity_ids),
-                cols.identity_uri_id.in_(uri_ids),
-            )
+    # Two SELECTs, each on its own index (an OR of two indexed columns may
+    # be planned as a table scan once the optimizer has statistics).
+    base = select(cols.id, cols.ns_id, cols.namespace, cols.name, cols.uri_id, cols.identity_uri_id)
+    found = {
+        r.id: r
+        for stmt in (
+            base.where(cols.uri_id.in_(uri_ids | identity_ids)).limit(10_000),
+            base.where(cols.identity_uri_id.in_(uri_ids)).limit(10_000) if uri_ids else None,
         )
-        .limit(10_000)
-    ).all()
+        if stmt is not None
+        for r in conn.execute(stmt).all()
+    }.values()
     by_uri: dict[int, list[Any]] = {}
     by_identity: dict[int, list[Any]] = {}
     for r in found:

@@ -1,0 +1,438 @@
+"""The quickstart: a Feast repository with lineage, and the producers around it.
+
+    python quickstart.py setup REPO          # build and run the Feast side
+    python quickstart.py post-events REPO URL # what Airflow, dbt and Spark report
+
+``setup`` writes a feature repository (the driver-stats example, with the
+OpenLineage producer and consumer on SQLite), generates its parquet data,
+applies the definitions, materializes, runs a historical retrieval saved as
+a dataset, and an online retrieval, all through feast_lineage's
+FeatureStore, so each step records its lineage in REPO/data/lineage.db.
+
+``post-events`` sends the events other producers would send to the lineage
+server at URL (``POST /api/v1/lineage``): an Airflow DAG that extracts trips
+and exports the daily trip file one Feast source reads, a dbt model that
+builds the hourly stats file the other source reads, and a Spark job that
+trains the ranking model on the saved dataset. Their datasets meet Feast's
+through dataSource URIs and a symlink, so the graph is one piece from the raw
+table to the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import urllib.request
+import uuid
+import warnings
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+PROJECT = "driver_ranking"
+DRIVERS = [1001, 1002, 1003, 1004, 1005]
+DAYS = 7
+
+FEATURE_STORE_YAML = f"""\
+# The quickstart's feature repository (written by examples/quickstart/quickstart.py).
+project: {PROJECT}
+registry:
+  registry_type: sql
+  path: sqlite:///data/registry.db
+provider: local
+online_store:
+  type: sqlite
+  path: data/online_store.db
+offline_store:
+  type: file
+entity_key_serialization_version: 3
+openlineage:
+  enabled: true                          # Feast emits lineage...
+  online_retrieval_interval_seconds: 0   # (one event per online retrieval, for the demo)
+  consumer:
+    enabled: true                        # ...and this repository's server stores and shows it
+    connection_string: sqlite:///data/lineage.db
+    namespace_mapping:                   # other producers' namespaces belong to this project
+      "airflow://prod-cluster": {PROJECT}
+      "dbt://analytics": {PROJECT}
+      "spark://ml-team": {PROJECT}
+"""
+
+
+def log(message: str) -> None:
+    print(f"  {message}", flush=True)
+
+
+# --- the Feast side -----------------------------------------------------------
+
+
+def write_repo(repo: Path) -> None:
+    (repo / "data").mkdir(parents=True, exist_ok=True)
+    (repo / "feature_store.yaml").write_text(FEATURE_STORE_YAML)
+    shutil.copyfile(HERE / "driver_repo.py", repo / "driver_repo.py")
+
+
+def write_data(repo: Path, now: datetime) -> None:
+    import pandas as pd
+
+    hours = [now - timedelta(hours=h) for h in range(DAYS * 24)]
+    stats = pd.DataFrame(
+        [
+            {
+                "driver_id": driver,
+                "event_timestamp": at,
+                "created": at,
+                "conv_rate": ((driver * 7 + i) % 100) / 100,
+                "acc_rate": ((driver * 3 + i) % 50) / 100 + 0.5,
+                "avg_daily_trips": (driver + i) % 40,
+            }
+            for driver in DRIVERS
+            for i, at in enumerate(hours)
+        ]
+    )
+    stats["conv_rate"] = stats["conv_rate"].astype("float32")
+    stats["acc_rate"] = stats["acc_rate"].astype("float32")
+    stats.to_parquet(repo / "data" / "driver_stats.parquet")
+    days = [now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=d) for d in range(DAYS)]
+    trips = pd.DataFrame(
+        [
+            {
+                "driver_id": driver,
+                "event_timestamp": day,
+                "trips_today": (driver + d * 3) % 25,
+                "rating": 4.0 + ((driver + d) % 10) / 10,
+            }
+            for driver in DRIVERS
+            for d, day in enumerate(days)
+        ]
+    )
+    trips["rating"] = trips["rating"].astype("float32")
+    trips.to_parquet(repo / "data" / "driver_trips.parquet")
+
+
+def load_definitions(repo: Path) -> list[Any]:
+    from feast import Entity, FeatureService, FeatureView, OnDemandFeatureView
+    from feast.data_source import DataSource
+
+    spec = importlib.util.spec_from_file_location("quickstart_driver_repo", repo / "driver_repo.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kinds = (Entity, DataSource, FeatureView, OnDemandFeatureView, FeatureService)
+    return [value for value in vars(module).values() if isinstance(value, kinds)]
+
+
+def run_feast(repo: Path) -> None:
+    import pandas as pd
+    from feast.infra.offline_stores.file_source import SavedDatasetFileStorage
+
+    from feast_lineage.producer.feature_store import FeatureStore
+
+    # Feast warns that on-demand views and saved datasets are experimental.
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"feast\.")
+    now = datetime.now(UTC).replace(microsecond=0)
+    write_data(repo, now)
+    log("wrote data/driver_stats.parquet and data/driver_trips.parquet")
+
+    os.chdir(repo)  # Feast resolves the SQLite paths of feature_store.yaml from here
+    store = FeatureStore(repo_path=str(repo))
+    objects = load_definitions(repo)
+    store.apply(objects)
+    log(f"applied {len(objects)} definitions (feast apply)")
+
+    store.materialize(now - timedelta(days=DAYS), now)
+    log("materialized the feature views into the online store (feast materialize)")
+
+    entity_df = pd.DataFrame(
+        {
+            "driver_id": [d for d in DRIVERS for _ in range(3)],
+            "event_timestamp": [now - timedelta(hours=h) for _ in DRIVERS for h in (1, 12, 30)],
+            "val_to_add": [1, 2, 3] * len(DRIVERS),
+            "val_to_add_2": [10, 20, 30] * len(DRIVERS),
+        }
+    )
+    service = store.get_feature_service("driver_activity_v1")
+    job = store.get_historical_features(entity_df=entity_df, features=service)
+    store.create_saved_dataset(
+        from_=job,
+        name="driver_training_set",
+        storage=SavedDatasetFileStorage(path=str(repo / "data" / "driver_training_set.parquet")),
+        allow_overwrite=True,
+        tags={"model": "driver_ranking"},
+    )
+    log("ran a historical retrieval and saved it as the dataset driver_training_set")
+
+    online = store.get_online_features(
+        features=store.get_feature_service("driver_activity_v2"),
+        entity_rows=[{"driver_id": d, "val_to_add": 1, "val_to_add_2": 2} for d in DRIVERS[:3]],
+    ).to_dict()
+    flush = getattr(store, "flush_lineage", None)
+    if callable(flush):
+        flush()
+    log(f"ran an online retrieval: conv_rate of driver 1001 is {online['conv_rate'][0]:.2f}")
+
+
+# --- the other producers --------------------------------------------------------
+
+AIRFLOW = "https://github.com/apache/airflow/tree/providers-openlineage/2.3.0"
+DBT = "https://github.com/OpenLineage/OpenLineage/tree/1.34.0/integration/dbt"
+SPARK = "https://github.com/OpenLineage/OpenLineage/tree/1.34.0/integration/spark"
+FACET = "https://openlineage.io/spec/facets/1-0-0/Facet.json"
+WAREHOUSE = "postgres://warehouse:5432"
+
+
+def iso(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def run_id(*parts: object) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "quickstart/" + "/".join(map(str, parts))))
+
+
+def facet(producer: str, **fields: Any) -> dict[str, Any]:
+    return {"_producer": producer, "_schemaURL": FACET, **fields}
+
+
+def schema(producer: str, *fields: tuple[str, str, str]) -> dict[str, Any]:
+    return facet(
+        producer,
+        fields=[{"name": n, "type": t, "description": d} for n, t, d in fields],
+    )
+
+
+def dataset(namespace: str, name: str, **facets: Any) -> dict[str, Any]:
+    return {"namespace": namespace, "name": name, "facets": facets}
+
+
+def event(
+    producer: str,
+    event_type: str,
+    at: datetime,
+    job: tuple[str, str],
+    run: str,
+    *,
+    inputs: list[dict[str, Any]] | None = None,
+    outputs: list[dict[str, Any]] | None = None,
+    job_facets: dict[str, Any] | None = None,
+    run_facets: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    return {
+        "eventType": event_type,
+        "eventTime": iso(at),
+        "producer": producer,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "job": {"namespace": job[0], "name": job[1], "facets": job_facets or {}},
+        "run": {"runId": run, "facets": run_facets or {}},
+        "inputs": inputs or [],
+        "outputs": outputs or [],
+    }
+
+
+def parent(producer: str, job: tuple[str, str], run: str) -> dict[str, Any]:
+    return facet(producer, run={"runId": run}, job={"namespace": job[0], "name": job[1]})
+
+
+def file_dataset(producer: str, path: Path, fields: list[tuple[str, str, str]], **facets: Any) -> dict[str, Any]:
+    """A local parquet file, named as OpenLineage names files, with its dataSource URI."""
+    return dataset(
+        "file",
+        str(path),
+        dataSource=facet(producer, name="local parquet", uri=path.as_uri()),
+        schema=schema(producer, *fields),
+        **facets,
+    )
+
+
+def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
+    """Three days of Airflow and dbt runs (one failed), then two Spark trainings."""
+    data = (repo / "data").resolve()
+    raw_trips = dataset(
+        WAREHOUSE,
+        "raw.public.trips",
+        schema=schema(
+            AIRFLOW,
+            ("trip_id", "BIGINT", "Trip identifier"),
+            ("driver_id", "BIGINT", "Driver identifier"),
+            ("started_at", "TIMESTAMP", "When the trip started"),
+            ("ended_at", "TIMESTAMP", "When the trip ended"),
+            ("fare", "NUMERIC", "Fare paid"),
+            ("rating", "REAL", "Rider's rating"),
+        ),
+        documentation=facet(AIRFLOW, description="Every completed trip, from the ride service"),
+    )
+    staging = dataset("s3://ml-lake", "staging/trips")
+    trips_fields = [
+        ("driver_id", "INT64", "Driver identifier"),
+        ("event_timestamp", "TIMESTAMP", "The day"),
+        ("trips_today", "INT64", "Trips completed that day"),
+        ("rating", "FLOAT", "Average rating that day"),
+    ]
+    stats_fields = [
+        ("driver_id", "INT64", "Driver identifier"),
+        ("event_timestamp", "TIMESTAMP", "The hour"),
+        ("created", "TIMESTAMP", "When the row was built"),
+        ("conv_rate", "FLOAT", "Conversion rate"),
+        ("acc_rate", "FLOAT", "Acceptance rate"),
+        ("avg_daily_trips", "INT64", "Average trips per day"),
+    ]
+    dag = ("airflow://prod-cluster", "driver_features_daily")
+    extract = ("airflow://prod-cluster", "driver_features_daily.extract_trips")
+    export = ("airflow://prod-cluster", "driver_features_daily.export_daily_trips")
+    model = ("dbt://analytics", "analytics.driver_hourly_stats")
+    dag_facets = {
+        "documentation": facet(AIRFLOW, description="Builds the driver feature tables every night"),
+        "jobType": facet(AIRFLOW, processingType="BATCH", integration="AIRFLOW", jobType="DAG"),
+        "ownership": facet(AIRFLOW, owners=[{"name": "fleet-data", "type": "TEAM"}]),
+    }
+    task_type = {"jobType": facet(AIRFLOW, processingType="BATCH", integration="AIRFLOW", jobType="TASK")}
+    dbt_facets = {
+        "jobType": facet(DBT, processingType="BATCH", integration="DBT", jobType="MODEL"),
+        "sql": facet(
+            DBT,
+            query=(
+                "select t.driver_id, date_trunc('hour', t.ended_at) as event_timestamp,\n"
+                "       now() as created,\n"
+                "       avg(t.accepted::int) as conv_rate, avg(t.acknowledged::int) as acc_rate,\n"
+                "       avg(d.trips_today) as avg_daily_trips\n"
+                "from {{ source('staging', 'trips') }} t\n"
+                "join {{ source('exports', 'driver_trips') }} d using (driver_id)\n"
+                "group by 1, 2"
+            ),
+        ),
+        "sourceCodeLocation": facet(
+            DBT, type="git", url="https://git.example.com/analytics/models/driver_hourly_stats.sql"
+        ),
+    }
+    events: list[dict[str, Any]] = []
+    for days_ago in (3, 2, 1):
+        start = (now - timedelta(days=days_ago)).replace(hour=2, minute=0, second=0, microsecond=0)
+        failed = days_ago == 2
+        dag_run = run_id("dag", days_ago)
+        nominal = {"nominalTime": facet(AIRFLOW, nominalStartTime=iso(start))}
+        events.append(event(AIRFLOW, "START", start, dag, dag_run, job_facets=dag_facets, run_facets=nominal))
+        # extract_trips: raw table -> staging on S3
+        task_run = run_id("extract", days_ago)
+        up = {"parent": parent(AIRFLOW, dag, dag_run)}
+        events.append(
+            event(AIRFLOW, "START", start + timedelta(minutes=1), extract, task_run, inputs=[raw_trips],
+                  outputs=[staging], job_facets=task_type, run_facets=up)
+        )
+        if failed:
+            error = facet(AIRFLOW, message="connection to warehouse:5432 timed out", programmingLanguage="python")
+            events.append(
+                event(AIRFLOW, "FAIL", start + timedelta(minutes=4), extract, task_run, inputs=[raw_trips],
+                      job_facets=task_type, run_facets={**up, "errorMessage": error})
+            )
+            events.append(event(AIRFLOW, "FAIL", start + timedelta(minutes=5), dag, dag_run, job_facets=dag_facets))
+            continue
+        staged = {**staging, "outputFacets": {"outputStatistics": facet(AIRFLOW, rowCount=48_000 + days_ago * 731, size=9_800_000)}}
+        events.append(
+            event(AIRFLOW, "COMPLETE", start + timedelta(minutes=6), extract, task_run, inputs=[raw_trips],
+                  outputs=[staged], job_facets=task_type, run_facets=up)
+        )
+        # export_daily_trips: staging -> the parquet file Feast's driver_daily_trips_source reads,
+        # which is also the warehouse's external table exports.public.driver_trips (a symlink)
+        export_run = run_id("export", days_ago)
+        trips_file = file_dataset(
+            AIRFLOW,
+            data / "driver_trips.parquet",
+            trips_fields,
+            symlinks=facet(
+                AIRFLOW,
+                identifiers=[{"namespace": WAREHOUSE, "name": "exports.public.driver_trips", "type": "TABLE"}],
+            ),
+        )
+        trips_file["outputFacets"] = {"outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)}
+        events.append(event(AIRFLOW, "START", start + timedelta(minutes=7), export, export_run,
+                            inputs=[staging], outputs=[trips_file], job_facets=task_type, run_facets=up))
+        events.append(event(AIRFLOW, "COMPLETE", start + timedelta(minutes=9), export, export_run,
+                            inputs=[staging], outputs=[trips_file], job_facets=task_type, run_facets=up))
+        # dbt: staging + the trips table -> the parquet file driver_hourly_stats_source reads
+        dbt_run = run_id("dbt", days_ago)
+        stats_file = file_dataset(DBT, data / "driver_stats.parquet", stats_fields)
+        stats_file["outputFacets"] = {"outputStatistics": facet(DBT, rowCount=len(DRIVERS) * DAYS * 24)}
+        dbt_inputs = [staging, dataset(WAREHOUSE, "exports.public.driver_trips")]
+        events.append(event(DBT, "START", start + timedelta(minutes=10), model, dbt_run, inputs=dbt_inputs,
+                            outputs=[stats_file], job_facets=dbt_facets, run_facets=up))
+        events.append(event(DBT, "COMPLETE", start + timedelta(minutes=18), model, dbt_run, inputs=dbt_inputs,
+                            outputs=[stats_file], job_facets=dbt_facets, run_facets=up))
+        events.append(event(AIRFLOW, "COMPLETE", start + timedelta(minutes=20), dag, dag_run, job_facets=dag_facets))
+
+    # Spark trains the ranking model on the saved dataset (its file: a dataSource URI match).
+    train = ("spark://ml-team", "train_driver_ranking")
+    training_set = file_dataset(
+        SPARK,
+        data / "driver_training_set.parquet",
+        [("driver_id", "long", ""), ("conv_rate", "float", ""), ("conv_rate_plus_val1", "double", "")],
+    )
+    model_out = dataset(
+        "mlflow://tracking:5000",
+        "models/driver_ranking",
+        documentation=facet(SPARK, description="The driver ranking model (gradient-boosted trees)"),
+        version=facet(SPARK, datasetVersion="2"),
+    )
+    spark_facets = {
+        "jobType": facet(SPARK, processingType="BATCH", integration="SPARK", jobType="JOB"),
+        "documentation": facet(SPARK, description="Trains the driver ranking model"),
+    }
+    first = now - timedelta(hours=2)
+    failed_run = run_id("spark", "oom")
+    events.append(event(SPARK, "START", first, train, failed_run, inputs=[training_set], job_facets=spark_facets))
+    events.append(
+        event(SPARK, "FAIL", first + timedelta(minutes=3), train, failed_run, inputs=[training_set],
+              job_facets=spark_facets,
+              run_facets={"errorMessage": facet(SPARK, message="java.lang.OutOfMemoryError: Java heap space",
+                                                 programmingLanguage="JAVA")})
+    )
+    second = now - timedelta(minutes=20)
+    good_run = run_id("spark", "ok")
+    model_done = {**model_out, "outputFacets": {"outputStatistics": facet(SPARK, rowCount=1)}}
+    events.append(event(SPARK, "START", second, train, good_run, inputs=[training_set], outputs=[model_out],
+                        job_facets=spark_facets))
+    events.append(event(SPARK, "COMPLETE", second + timedelta(minutes=6), train, good_run,
+                        inputs=[training_set], outputs=[model_done], job_facets=spark_facets))
+    return events
+
+
+def post_events(repo: Path, url: str) -> int:
+    events = other_producers(repo, datetime.now(UTC).replace(microsecond=0))
+    request = urllib.request.Request(
+        url.rstrip("/") + "/api/v1/lineage",
+        data=json.dumps(events).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - our own server
+        body = json.loads(response.read() or b"{}")
+    summary = body.get("summary", {})
+    if summary.get("failed"):
+        raise SystemExit(f"the lineage server refused {summary['failed']} events: {body}")
+    return len(events)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    setup = sub.add_parser("setup", help="write the repository and run Feast on it")
+    setup.add_argument("repo", type=Path)
+    post = sub.add_parser("post-events", help="send the Airflow, dbt and Spark events")
+    post.add_argument("repo", type=Path)
+    post.add_argument("url")
+    args = parser.parse_args(argv)
+    repo = args.repo.resolve()
+    if args.command == "setup":
+        write_repo(repo)
+        run_feast(repo)
+    else:
+        count = post_events(repo, args.url)
+        log(f"posted {count} events from Airflow, dbt and Spark")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

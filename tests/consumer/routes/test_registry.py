@@ -1,0 +1,201 @@
+"""Registry lineage endpoints: the Feast-only lineage, read from a real registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from feast_lineage.config import ConsumerSettings
+from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.settings import AppSettings
+from tests.producer.feast_repo import feast_objects, load_module, write_repo
+
+R = "/api/v1/lineage"
+READ_KEY = "reader-of-other"  # pragma: allowlist secret
+
+NODES = {
+    "demo:entity:driver": "entity",
+    "demo:entity:customer": "entity",
+    "demo:data_source:driver_stats_source": "data_source",
+    "demo:data_source:driver_stats_push": "data_source",
+    "demo:data_source:driver_stream": "data_source",
+    "demo:data_source:customer_source": "data_source",
+    "demo:data_source:trip_request": "data_source",
+    "demo:feature_view:driver_hourly_stats": "feature_view",
+    "demo:feature_view:driver_fresh_stats": "feature_view",
+    "demo:feature_view:driver_daily": "feature_view",
+    "demo:feature_view:customer_profile": "feature_view",
+    "demo:feature_view:driver_stream_stats": "stream_feature_view",
+    "demo:feature_view:expected_trips": "on_demand_feature_view",
+    "demo:feature_service:driver_activity": "feature_service",
+    "demo:feature_service:customer_overview": "feature_service",
+}
+EDGES = {
+    ("demo:data_source:driver_stats_source", "demo:feature_view:driver_hourly_stats"),
+    ("demo:entity:driver", "demo:feature_view:driver_hourly_stats"),
+    ("demo:data_source:driver_stats_push", "demo:feature_view:driver_fresh_stats"),
+    ("demo:data_source:driver_stats_source", "demo:feature_view:driver_fresh_stats"),
+    ("demo:entity:driver", "demo:feature_view:driver_fresh_stats"),
+    ("demo:data_source:driver_stats_source", "demo:feature_view:driver_daily"),
+    ("demo:entity:driver", "demo:feature_view:driver_daily"),
+    ("demo:data_source:driver_stream", "demo:feature_view:driver_stream_stats"),
+    ("demo:data_source:driver_stats_source", "demo:feature_view:driver_stream_stats"),
+    ("demo:entity:driver", "demo:feature_view:driver_stream_stats"),
+    ("demo:data_source:customer_source", "demo:feature_view:customer_profile"),
+    ("demo:entity:customer", "demo:feature_view:customer_profile"),
+    ("demo:feature_view:driver_hourly_stats", "demo:feature_view:expected_trips"),
+    ("demo:data_source:trip_request", "demo:feature_view:expected_trips"),
+    ("demo:feature_view:driver_hourly_stats", "demo:feature_service:driver_activity"),
+    ("demo:feature_view:expected_trips", "demo:feature_service:driver_activity"),
+    ("demo:feature_view:customer_profile", "demo:feature_service:customer_overview"),
+}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("registry")
+    root, base = write_repo(root, streams=True)
+    from feast import FeatureStore
+
+    objects = feast_objects(load_module(root, base))
+    objects += feast_objects(load_module(root, f"{base}_streams"))
+    FeatureStore(repo_path=str(root)).apply(objects)
+    return root
+
+
+def client_for(repo: Path | None, tmp_path: Path, **consumer: Any) -> TestClient:
+    settings = AppSettings(
+        consumer=ConsumerSettings(enabled=True, **consumer),
+        database_url=f"sqlite:///{tmp_path / 'lineage.db'}",
+        repo_path=repo,
+        project="demo" if repo else None,
+    )
+    return TestClient(create_app(settings))
+
+
+@pytest.fixture
+def api(repo: Path, tmp_path: Path) -> Iterator[TestClient]:
+    with client_for(repo, tmp_path) as client:
+        yield client
+
+
+def edges_of(body: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(e["source"], e["target"]) for e in body["edges"]}
+
+
+def test_registry_lineage_of_the_project(api: TestClient) -> None:
+    response = api.get(f"{R}/registry")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["projects"] == ["demo"]
+    assert {n["id"]: n["type"] for n in body["nodes"]} == NODES
+    assert edges_of(body) == EDGES
+    assert all(n["object"] is None and not n["missing"] for n in body["nodes"])
+    typed = {(e["source_type"], e["target_type"]) for e in body["edges"]}
+    assert ("on_demand_feature_view", "feature_service") in typed
+    assert ("data_source", "stream_feature_view") in typed
+    # Deterministic: the same ids and order every time.
+    assert api.get(f"{R}/registry", params={"project": "demo"}).json() == body
+
+
+def test_registry_lineage_of_every_project(api: TestClient) -> None:
+    body = api.get(f"{R}/registry/all").json()
+    assert body["projects"] == ["demo"]
+    assert {n["id"] for n in body["nodes"]} == set(NODES)
+    assert edges_of(body) == EDGES
+
+
+def test_complete_lineage_carries_every_definition(api: TestClient) -> None:
+    for path in ("/complete", "/complete/all"):
+        body = api.get(R + path).json()
+        assert {n["id"] for n in body["nodes"]} == set(NODES)
+        definitions = {n["id"]: n["object"] for n in body["nodes"]}
+        view = definitions["demo:feature_view:driver_hourly_stats"]
+        assert view["spec"]["name"] == "driver_hourly_stats"
+        assert view["spec"]["ttl"] == "86400s"
+        assert definitions["demo:entity:driver"]["spec"]["join_key"] == "driver_id"
+        odfv = definitions["demo:feature_view:expected_trips"]["spec"]
+        udf = odfv["feature_transformation"]["user_defined_function"]
+        assert "body_text" in udf
+        assert "body" not in udf  # the pickled function is left out
+
+
+def test_one_object_with_its_direct_lineage(api: TestClient) -> None:
+    body = api.get(f"{R}/objects/feature_view/driver_hourly_stats").json()
+    assert body["project"] == "demo"
+    assert body["node"]["id"] == "demo:feature_view:driver_hourly_stats"
+    assert body["node"]["object"]["spec"]["description"] == "Driver statistics per hour"
+    assert [n["id"] for n in body["upstream"]] == [
+        "demo:data_source:driver_stats_source",
+        "demo:entity:driver",
+    ]
+    assert [n["id"] for n in body["downstream"]] == [
+        "demo:feature_service:driver_activity",
+        "demo:feature_view:expected_trips",
+    ]
+    assert len(body["edges"]) == 4
+    odfv = api.get(f"{R}/objects/on_demand_feature_view/expected_trips").json()
+    assert [n["type"] for n in odfv["upstream"]] == ["data_source", "feature_view"]
+
+
+def test_unknown_objects_and_types_are_errors_in_the_one_error_shape(api: TestClient) -> None:
+    missing = api.get(f"{R}/objects/feature_view/nope")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["code"] == "not_found"
+    wrong_kind = api.get(f"{R}/objects/stream_feature_view/driver_hourly_stats")
+    assert wrong_kind.status_code == 404
+    bogus = api.get(f"{R}/objects/bogus/driver")
+    assert bogus.status_code == 400
+    assert bogus.json()["error"]["code"] == "invalid_object_type"
+    assert "feature_service" in bogus.json()["error"]["message"]
+
+
+def test_an_empty_project_has_an_empty_graph(api: TestClient) -> None:
+    body = api.get(f"{R}/registry", params={"project": "elsewhere"}).json()
+    assert body == {"projects": ["elsewhere"], "nodes": [], "edges": []}
+
+
+def test_without_a_repository_the_endpoints_say_so(tmp_path: Path) -> None:
+    with client_for(None, tmp_path) as api:
+        response = api.get(f"{R}/registry")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "no_registry"
+
+
+def test_projects_the_caller_may_not_see_are_refused(repo: Path, tmp_path: Path) -> None:
+    authorizer = {"type": "api_keys", "keys": [{"key": READ_KEY, "projects": ["other"]}]}
+    with client_for(repo, tmp_path, authorizer=authorizer) as api:
+        headers = {"X-API-Key": READ_KEY}
+        refused = api.get(f"{R}/registry", headers=headers)
+        assert refused.status_code == 403
+        assert refused.json()["error"]["code"] == "forbidden"
+        assert api.get(f"{R}/registry/all", headers=headers).json()["projects"] == []
+        assert api.get(f"{R}/objects/entity/driver", headers=headers).status_code == 403
+        assert api.get(f"{R}/registry").status_code == 401
+
+
+def test_the_server_reads_the_registry_of_its_feature_store_yaml(repo: Path) -> None:
+    """serve_lineage's settings: the repository and feature_store.yaml it was started with."""
+    from feast_lineage.config import load_config
+
+    config = load_config(repo)
+    settings = AppSettings.from_config(
+        config.__class__(
+            project=config.project,
+            repo_path=config.repo_path,
+            producer=config.producer,
+            consumer=ConsumerSettings(enabled=True),
+            registry_type=config.registry_type,
+            registry_path=config.registry_path,
+        ),
+        standalone=True,
+        fs_yaml_file=repo / "feature_store.yaml",
+    )
+    assert (settings.repo_path, settings.project) == (repo.resolve(), "demo")
+    with TestClient(create_app(settings)) as api:
+        body = api.get(f"{R}/registry").json()
+    assert {n["id"] for n in body["nodes"]} == set(NODES)

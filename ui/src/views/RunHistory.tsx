@@ -1,0 +1,205 @@
+// A job's runs, newest first: state, start, duration, rows written, and each
+// run's inputs and outputs on demand.
+
+import { api } from "../api";
+import { StateBadge } from "../components/Badges";
+import { Pager } from "../components/Pager";
+import { Empty, Failure, Loading } from "../components/Status";
+import { formatCount, formatDuration, formatTime } from "../format";
+import type { Patch, Route } from "../route";
+import type { Page, RunDataset, RunDetail, RunItem } from "../types";
+import { useFetch } from "../useFetch";
+
+const PAGE = 10;
+
+/** Rows written by a run: its outputs' outputStatistics, else Feast's materialization facet. */
+export function rowsWritten(run: RunDetail): number | null {
+  let total: number | null = null;
+  for (const output of run.outputs) {
+    const stats = output.facets?.outputStatistics as { rowCount?: number } | undefined;
+    if (typeof stats?.rowCount === "number") total = (total ?? 0) + stats.rowCount;
+  }
+  if (total !== null) return total;
+  const feast = run.facets?.feast_materialization as { rows_written?: number } | undefined;
+  return typeof feast?.rows_written === "number" ? feast.rows_written : null;
+}
+
+interface RunsWithDetail {
+  page: Page<RunItem>;
+  details: Map<string, RunDetail>;
+}
+
+export function RunHistory({
+  namespace,
+  name,
+  route,
+  navigate,
+}: {
+  namespace: string;
+  name: string;
+  route: Route;
+  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+}) {
+  const offset = Number(route.runs_offset ?? 0) || 0;
+  const fetched = useFetch<RunsWithDetail>(
+    async (signal) => {
+      const page = await api.runs({ job_namespace: namespace, job_name: name, limit: PAGE, offset }, signal);
+      const details = await Promise.all(page.items.map((run) => api.run(run.run_id, signal).catch(() => null)));
+      const map = new Map<string, RunDetail>();
+      for (const detail of details) if (detail) map.set(detail.run_id, detail);
+      return { page, details: map };
+    },
+    [namespace, name, offset],
+  );
+  if (fetched.loading && !fetched.data) return <Loading what="runs" />;
+  if (fetched.error) return <Failure error={fetched.error} what="the runs" onRetry={fetched.reload} />;
+  const data = fetched.data;
+  if (!data || data.page.total === 0) {
+    return (
+      <Empty title="No runs recorded">
+        This job has events without a run, or its runs were pruned by retention (see
+        /api/v1/lineage/openlineage/retention).
+      </Empty>
+    );
+  }
+  const open = route.run ?? null;
+  return (
+    <div className="runs">
+      <table className="table runs-table" data-testid="runs-table">
+        <thead>
+          <tr>
+            <th aria-label="Inputs and outputs" />
+            <th>State</th>
+            <th>Started</th>
+            <th>Duration</th>
+            <th className="num">Rows written</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.page.items.map((run) => {
+            const detail = data.details.get(run.run_id);
+            const isOpen = open === run.run_id;
+            return (
+              <RunRows
+                key={run.run_id}
+                run={run}
+                detail={detail ?? null}
+                open={isOpen}
+                onToggle={() => navigate({ run: isOpen ? null : run.run_id })}
+                navigate={navigate}
+              />
+            );
+          })}
+        </tbody>
+      </table>
+      {data.page.total > PAGE && (
+        <Pager
+          offset={offset}
+          limit={PAGE}
+          total={data.page.total}
+          noun="runs"
+          onOffset={(next) => navigate({ runs_offset: next || null, run: null })}
+        />
+      )}
+    </div>
+  );
+}
+
+function RunRows({
+  run,
+  detail,
+  open,
+  onToggle,
+  navigate,
+}: {
+  run: RunItem;
+  detail: RunDetail | null;
+  open: boolean;
+  onToggle: () => void;
+  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+}) {
+  const rows = detail ? rowsWritten(detail) : null;
+  const goTo = (ds: RunDataset) =>
+    navigate(
+      { tab: "lineage", node_type: "dataset", node_ns: ds.namespace, node: ds.name, run: null, runs_offset: null },
+      { push: true },
+    );
+  return (
+    <>
+      <tr className={open ? "run-row is-open" : "run-row"} data-run-id={run.run_id} onClick={onToggle}>
+        <td>
+          <button
+            type="button"
+            className="run-toggle"
+            aria-expanded={open}
+            aria-label="inputs & outputs"
+            title="Inputs and outputs of this run"
+            onClick={(e) => {
+              e.stopPropagation();
+              onToggle();
+            }}
+          >
+            {open ? "▾" : "▸"}
+          </button>
+        </td>
+        <td>
+          <StateBadge state={run.state} />
+        </td>
+        <td>{formatTime(run.started_at)}</td>
+        <td className="nowrap">{formatDuration(run.duration_ms)}</td>
+        <td className="num">{formatCount(rows)}</td>
+      </tr>
+      {open && (
+        <tr className="run-io">
+          <td colSpan={5}>
+            {detail ? (
+              <div className="run-io-body" data-testid="run-io">
+                <div className="mono small muted">run {run.run_id}</div>
+                <div className="run-io-cols">
+                  <div>
+                    <h4>Inputs ({detail.inputs.length})</h4>
+                    <DatasetList items={detail.inputs} onPick={goTo} />
+                  </div>
+                  <div>
+                    <h4>Outputs ({detail.outputs.length})</h4>
+                    <DatasetList items={detail.outputs} onPick={goTo} />
+                  </div>
+                </div>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() =>
+                    navigate(
+                      { tab: "events", run_id: run.run_id, ns: null, job: null, type: null, offset: null },
+                      { push: true },
+                    )
+                  }
+                >
+                  Events of this run
+                </button>
+              </div>
+            ) : (
+              <Loading what="the run" />
+            )}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function DatasetList({ items, onPick }: { items: RunDataset[]; onPick: (ds: RunDataset) => void }) {
+  if (items.length === 0) return <p className="muted small">none</p>;
+  return (
+    <ul className="plain">
+      {items.map((ds) => (
+        <li key={`${ds.namespace} ${ds.name}`}>
+          <button type="button" className="link break" onClick={() => onPick(ds)} title={`${ds.namespace} ${ds.name}`}>
+            {ds.name}
+          </button>
+          <div className="mono small muted break">{ds.namespace}</div>
+        </li>
+      ))}
+    </ul>
+  );
+}
