@@ -999,8 +999,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the stores under --data-dir")
     parser.add_argument(
         "--profile",
-        action="store_true",
-        help="record the lineage server with py-spy during each measured phase",
+        nargs="?",
+        const="all",
+        choices=["all", "gil"],
+        help="record the lineage server with py-spy during each measured phase: every "
+        "busy thread (all, the default) or only the thread holding the GIL (gil)",
     )
     args = parser.parse_args(argv)
     sizes = parse_sizes(args.sizes)

@@ -26,7 +26,10 @@ def _short(frame: str) -> str:
     return f"{name} ({'/'.join(parts[-2:])})"
 
 
-def summarize(raw: str, top: int = 25, title: str = "profile") -> str:
+def summarize(
+    raw: str, top: int = 25, title: str = "profile", gil_seconds: float | None = None
+) -> str:
+    """Markdown tables of a raw profile; ``gil_seconds``: recorded with ``--gil`` for that long."""
     threads: Counter[str] = Counter()
     self_time: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
@@ -48,14 +51,21 @@ def summarize(raw: str, top: int = 25, title: str = "profile") -> str:
             inclusive[frame] += count
     if total == 0:
         return f"### {title}\n\n(no samples)\n"
-    out = [
-        f"### {title}",
-        "",
-        f"{total:,} samples of threads py-spy saw as not idle, 100 per second per thread. "
-        "Time waiting for the GIL counts; a thread blocked in a C call (a queue or "
-        "condition wait) can show as busy in its caller.",
-        "",
-    ]
+    if gil_seconds:
+        what = (
+            f"{total:,} samples of the thread holding the GIL, 100 per second: the GIL was "
+            f"held {total / (gil_seconds * 100):.0%} of the {gil_seconds:g} s. Work done "
+            "with the GIL released (SQLite, hashing and compressing large buffers) is not "
+            "counted."
+        )
+    else:
+        what = (
+            f"{total:,} samples of threads py-spy saw as not idle, 100 per second per thread. "
+            "Time waiting for the GIL counts (so C calls that release it, such as SQLite's, "
+            "hashing or compression, look bigger), and a thread blocked in a C call (a queue "
+            "or condition wait) can show as busy in its caller."
+        )
+    out = [f"### {title}", "", what, ""]
     out += ["| thread | share |", "|---|---:|"]
     out += [f"| {name} | {n / total:.0%} |" for name, n in threads.most_common(8)]
     out += ["", "| self | share |", "|---|---:|"]
@@ -69,8 +79,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Summarize a py-spy raw profile")
     parser.add_argument("path", type=Path)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--gil-seconds", type=float, help="recorded with --gil for this long")
     args = parser.parse_args(argv)
-    print(summarize(args.path.read_text(errors="replace"), args.top, args.path.name))
+    text = args.path.read_text(errors="replace")
+    print(summarize(text, args.top, args.path.name, args.gil_seconds))
 
 
 if __name__ == "__main__":

@@ -89,6 +89,24 @@ def strip_credentials(uri: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(kept)))
 
 
+_MAY_HOLD = re.compile(
+    rb"://[^\"\s/?#]*@|[?&;](?:"
+    + b"|".join(re.escape(k.encode()) for k in _SECRET_PARAMS)
+    + rb")=",
+    re.IGNORECASE,
+)
+
+
+def may_hold_credentials(json_text: bytes) -> bool:
+    """Whether serialized JSON has a URI with a user part or a secret parameter.
+
+    A cheap pre-check on the bytes (a regular expression, microseconds) so
+    that :func:`scrub` walks only the rare events that need it. The text must
+    be unescaped JSON as orjson writes it (``@`` never spelled ``\\u0040``).
+    """
+    return _MAY_HOLD.search(json_text) is not None
+
+
 def has_credentials(uri: str) -> bool:
     return strip_credentials(uri) != uri
 

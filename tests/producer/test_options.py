@@ -120,13 +120,17 @@ def test_plan_is_a_dry_run_and_emits_nothing(tmp_path: Path) -> None:
     assert read_events(events) == []
 
 
-def test_a_lineage_bug_is_one_warning_and_apply_goes_on(
+def test_an_object_lineage_cannot_describe_is_one_warning_and_apply_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(self: Describer, obj: Any, objects: Any) -> Any:
-        raise ValueError(f"cannot describe {type(obj).__name__}")
+    original = Describer.dataset_facets
 
-    monkeypatch.setattr(Describer, "dataset_facets", broken)
+    def picky(self: Describer, obj: Any, objects: Any) -> Any:
+        if obj.name == "driver_hourly_stats":
+            raise ValueError("cannot describe this view")
+        return original(self, obj, objects)
+
+    monkeypatch.setattr(Describer, "dataset_facets", picky)
     events = tmp_path / "events.jsonl"
     root, _ = write_repo(tmp_path, openlineage=file_transport(events))
     with caplog.at_level(logging.WARNING, logger="feast_lineage"):
@@ -134,11 +138,36 @@ def test_a_lineage_bug_is_one_warning_and_apply_goes_on(
     assert "Created feature service driver_activity" in result.output
     warnings = [r.getMessage() for r in caplog.records if r.name.startswith("feast_lineage")]
     assert len(warnings) == 1
-    assert "lineage for apply was skipped (ValueError: cannot describe" in warnings[0]
+    assert "could not describe 1 object(s)" in warnings[0]
+    assert (
+        "feature_view 'driver_hourly_stats' (ValueError: cannot describe this view)"
+        in (warnings[0])
+    )
+    jobs = by_job(read_events(events))
+    assert len(jobs) == 8  # every job, the odd object without its facets
+    view = jobs["feast_apply_feature_view_driver_hourly_stats"][0]["outputs"][0]["facets"]
+    assert set(view) == {"lifecycleStateChange"}
+
+
+def test_a_lineage_failure_is_one_warning_and_apply_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(self: Any, changes: Any) -> Any:
+        raise RuntimeError("lineage bug")
+
+    monkeypatch.setattr("feast_lineage.producer.events.EventFactory.apply_events", broken)
+    events = tmp_path / "events.jsonl"
+    root, _ = write_repo(tmp_path, openlineage=file_transport(events))
+    with caplog.at_level(logging.WARNING, logger="feast_lineage"):
+        result = invoke("-c", str(root), "apply")
+    assert "Created feature service driver_activity" in result.output
+    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("feast_lineage")]
+    assert len(warnings) == 1
+    assert "lineage for apply was skipped (RuntimeError: lineage bug)" in warnings[0]
     assert read_events(events) == []
     monkeypatch.undo()
     invoke("-c", str(root), "lineage-sync")  # and a sync catches up
-    assert set(by_job(read_events(events))) >= {"feast_apply_entities"}
+    assert len(by_job(read_events(events))) == 8
 
 
 def test_a_file_registry_is_diffed_too(tmp_path: Path) -> None:

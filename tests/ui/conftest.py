@@ -177,8 +177,7 @@ def node_labels(target: Page) -> list[str]:
     return labels
 
 
-def node(target: Page, label: str) -> Any:
-    """The graph node whose name is exactly ``label``."""
-    return target.locator(
-        ".react-flow__node", has=target.locator(f".lnode-label:text-is('{label}')")
-    )
+def node(target: Page, label: str, kind: str | None = None) -> Any:
+    """The graph node whose name is exactly ``label`` (and of ``kind``, if given)."""
+    inner = f'.lnode[data-label="{label}"]' + (f'[data-kind="{kind}"]' if kind else "")
+    return target.locator(".react-flow__node", has=target.locator(inner))

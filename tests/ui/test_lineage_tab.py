@@ -85,7 +85,7 @@ def test_the_graph_joins_every_producer_in_one_picture(
     page.get_by_label("Jobs shown").select_option("all")
     wait_graph(page)
     expect(
-        page.locator(".lnode-label", has_text="feast_apply_feature_view_driver_hourly_stats")
+        page.locator('.lnode[data-label="feast_apply_feature_view_driver_hourly_stats"]')
     ).to_have_count(1)
     assert query(page)["jobs"] == ["all"]
 
@@ -103,7 +103,7 @@ def test_search_focuses_a_node_and_its_upstream_to_a_depth(
     page.get_by_label("Direction").select_option("upstream")
     page.get_by_label("Depth").select_option("20")
     wait_graph(page)
-    expect(page.locator(".lnode-label", has_text="raw.public.trips")).to_have_count(1)
+    expect(page.locator('.lnode[data-label="raw.public.trips"]')).to_have_count(1)
     labels = set(node_labels(page))
     # Upstream of the model: its training set, Feast's definitions, dbt, Airflow, the raw table.
     assert {
@@ -137,13 +137,17 @@ def test_hovering_a_node_lights_its_path(page: Page, server: ServerProcess, shoo
     page.goto(server.url)
     wait_graph(page)
     node(page, "train_driver_ranking").hover()
+    expect(page.locator(".canvas")).to_have_attribute("data-lit", "")
     expect(node(page, "raw.public.trips").locator(".lnode")).to_have_class(re.compile("lit-on"))
-    expect(node(page, "driver_activity_v2").locator(".lnode")).to_have_class(re.compile("lit-dim"))
+    unrelated = node(page, "driver_activity_v2").locator(".lnode")
+    expect(unrelated).not_to_have_class(re.compile("lit-on"))
+    expect(unrelated).to_have_css("opacity", "0.25")  # dimmed
     lit_edges = page.locator(".react-flow__edge-path.lit-on")
     assert lit_edges.count() >= 8
     shoot(page, "lineage-hover")
     page.mouse.move(5, 500)
-    expect(page.locator(".lnode.lit-dim")).to_have_count(0)
+    expect(page.locator(".canvas[data-lit]")).to_have_count(0)
+    expect(unrelated).to_have_css("opacity", "1")
 
 
 def test_the_feast_only_switch_shows_the_registry_graph(
@@ -193,7 +197,7 @@ def test_clicking_a_node_opens_its_schema_feast_metadata_and_aliases(
 ) -> None:
     page.goto(server.url)
     wait_graph(page)
-    page.locator(".lnode[data-kind=feature_view]", has_text="driver_hourly_stats").click()
+    node(page, "driver_hourly_stats", "feature_view").click()
     panel = page.get_by_test_id("details-panel")
     schema = panel.get_by_test_id("schema-table")
     for field in ("conv_rate", "acc_rate", "avg_daily_trips", "Average trips per day"):

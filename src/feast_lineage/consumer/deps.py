@@ -1,4 +1,8 @@
-"""FastAPI dependencies, as ``Annotated`` aliases so handlers read plainly."""
+"""FastAPI dependencies, as ``Annotated`` aliases so handlers read plainly.
+
+Dependencies that do no I/O are ``async def``: FastAPI runs a plain ``def``
+dependency in a worker thread, a thread hop per request for nothing.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
 
 
-def get_state(request: Request) -> ConsumerState:
+async def get_state(request: Request) -> ConsumerState:
     state = getattr(request.app.state, "consumer", None)
     if state is None:
         raise ServiceUnavailable("the lineage consumer is starting; retry in a moment")
@@ -24,14 +28,14 @@ def get_state(request: Request) -> ConsumerState:
 StateDep = Annotated[ConsumerState, Depends(get_state)]
 
 
-def require_api_key(request: Request, state: StateDep) -> None:
+async def require_api_key(request: Request, state: StateDep) -> None:
     check_api_key(request, state.settings.consumer.api_key_value())
 
 
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
 
 
-def get_settings(request: Request) -> AppSettings:
+async def get_settings(request: Request) -> AppSettings:
     """The app's settings (set by create_app, with or without the consumer)."""
     return request.app.state.settings  # type: ignore[no-any-return]
 

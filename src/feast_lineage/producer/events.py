@@ -66,6 +66,20 @@ class EventFactory:
         self.describer = describer
         self.namespace = namespace
         self.producer = describer.producer
+        # Objects that could not be described, since the last take_problems().
+        self._problems: list[str] = []
+
+    def take_problems(self) -> list[str]:
+        problems, self._problems = self._problems, []
+        return problems
+
+    def _described(self, ref: Ref, fallback: Any, describe: Any, *args: Any) -> Any:
+        """``describe(*args)``; an object it fails on gets ``fallback`` and is noted."""
+        try:
+            return describe(*args)
+        except Exception as err:
+            self._problems.append(f"{ref.group} {ref.name!r} ({type(err).__name__}: {err})")
+            return fallback
 
     # Building blocks ------------------------------------------------------
 
@@ -128,10 +142,11 @@ class EventFactory:
         def outputs(refs: Iterable[Ref]) -> list[OutputDataset]:
             out = []
             for ref in sorted(refs):
-                if ref in deleted:
-                    facets: dict[str, Any] = {}
-                else:
-                    facets = self.describer.dataset_facets(present[ref], objects)
+                facets: dict[str, Any] = {}
+                if ref not in deleted:
+                    facets = self._described(
+                        ref, {}, self.describer.dataset_facets, present[ref], objects
+                    )
                 change = lifecycle.get(ref)
                 if change is not None:
                     facets["lifecycleStateChange"] = self._lifecycle(change)
@@ -157,10 +172,8 @@ class EventFactory:
                 continue
             inputs = []
             if ref not in deleted:
-                inputs = [
-                    self.input(naming.dataset_name(up))
-                    for up in upstream(obj, objects, self.describer.repo_path)
-                ]
+                refs = self._described(ref, [], upstream, obj, objects, self.describer.repo_path)
+                inputs = [self.input(naming.dataset_name(up)) for up in refs]
             yield self.run_event(
                 EventType.COMPLETE,
                 naming.apply_job_name(kind_of(obj), ref.name),

@@ -190,11 +190,24 @@ class StoreLineage:
     def _emit_changes(self, before: ProjectObjects, registry: Any) -> None:
         changes: Changes = diff(before, self.read(registry))
         if changes:
-            self.emitter.emit(self.events.apply_events(changes))
+            events = self.events.apply_events(changes)
+            self._report_problems()
+            self.emitter.emit(events)
+
+    def _report_problems(self) -> None:
+        problems = self.events.take_problems()
+        if problems:
+            self._warnings.warn(
+                "describe:" + problems[0].split(" (", 1)[0],
+                "OpenLineage could not describe %d object(s), sent without their facets: %s",
+                len(problems),
+                "; ".join(problems),
+            )
 
     def sync(self, registry: Any) -> SyncResult:
         """Emit the whole registry state of the project once."""
         events = self.events.sync_events(self.read(registry))
+        self._report_problems()
         with self.emitter.operation() as failed:
             self.emitter.emit(events)
         return SyncResult(

@@ -45,6 +45,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
       title={node.title}
       data-kind={node.kind}
       data-node-id={node.id}
+      data-label={node.label}
     >
       <Handle type="target" position={Position.Left} isConnectable={false} />
       <div className="lnode-top">

@@ -167,9 +167,9 @@ def parse_events(
 ) -> ParsedBody:
     """Parse, validate and derive every event of a (decompressed) body."""
     value = parse_json(data)
-    # Only bodies that may hold a credential are scrubbed. A JSON escape can
-    # spell "@" or "?" (\u0040), and JDBC URIs carry ";password=".
-    scrub = b"@" in data or b"?" in data or b";" in data or b"\\u" in data
+    # derive() checks each event's canonical bytes (where no JSON escape can
+    # hide an "@") and walks only the events that may hold a credential.
+    scrub = True
     nul = b"\\u0000" in data  # the only way JSON text can carry a NUL character
     if isinstance(value, list):
         if len(value) > max_events:

@@ -20,7 +20,7 @@ from feast_lineage.consumer.ingest.validation import EventKind
 from feast_lineage.consumer.store import codec
 from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import dataset_id, identity_uri, job_id, namespace_id, text_id
-from feast_lineage.uris import scrub, strip_credentials
+from feast_lineage.uris import may_hold_credentials, scrub, strip_credentials
 
 Row = dict[str, Any]
 
@@ -340,9 +340,12 @@ def derive(
     memo: FacetMemo | None = None,
 ) -> Derived:
     """The rows of one validated event. ``event`` is not modified."""
-    if scrub_credentials:
-        event = scrub(event)
     payload = canonical_json.dumps(event)
+    if scrub_credentials and may_hold_credentials(payload):
+        cleaned = scrub(event)
+        if cleaned is not event:
+            event = cleaned
+            payload = canonical_json.dumps(event)
     content = canonical_json.digest(payload)
     # The dedup key starts with the event time, so its unique index grows at
     # its right edge instead of taking a random page per insert.

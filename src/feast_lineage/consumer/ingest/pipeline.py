@@ -25,6 +25,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from feast_lineage.consumer.ingest.derive import Derived
+from feast_lineage.consumer.store.engine import WalCheckpointer
 from feast_lineage.consumer.store.writes import WriteCache, ensure_meta, remember, write_derived
 
 log = logging.getLogger(__name__)
@@ -59,18 +60,21 @@ class IngestPipeline:
         self._cache = WriteCache()
         self._on_commit = on_commit
         self._thread = threading.Thread(target=self._run, name="lineage-writer", daemon=True)
+        self._checkpointer = WalCheckpointer(engine)
         self._started = False
 
     def start(self) -> None:
         with self._engine.begin() as conn:
             ensure_meta(conn)
         self._thread.start()
+        self._checkpointer.start()
         self._started = True
 
     def stop(self) -> None:
         if self._started:
             self._queue.put(_STOP)
             self._thread.join(timeout=30)
+            self._checkpointer.stop()
             self._started = False
 
     def submit(self, items: list[Derived]) -> Future[list[Outcome]]:

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import Connection, and_, case, delete, or_, select, update
 from sqlalchemy.dialects import sqlite
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
 
 from feast_lineage.consumer.ingest.derive import Derived, Row
@@ -319,9 +320,11 @@ def _execute(
 ) -> None:
     """Run ``build()``'s statement for every row, compiled once per store.
 
-    The hot path skips SQLAlchemy's per-row parameter processing: the
+    The hot path skips SQLAlchemy's per-statement and per-row work: the
     statement is compiled to SQL once (named parameters) and the rows go
-    straight to the driver's ``executemany``.
+    straight to the driver's ``executemany`` on the transaction's own DBAPI
+    connection. Driver errors are wrapped as SQLAlchemy errors, as
+    ``Connection.execute`` would.
     """
     if not rows:
         return
@@ -333,7 +336,14 @@ def _execute(
             dialect = sqlite.dialect(paramstyle="named")
         sql = str(build().compile(dialect=dialect, column_keys=list(columns)))
         cache.sql[(key, columns)] = sql
-    conn.exec_driver_sql(sql, rows)
+    dbapi = conn.dialect.loaded_dbapi
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.executemany(sql, rows)
+    except dbapi.Error as err:
+        raise DBAPIError.instance(sql, None, err, dbapi.Error, dialect=conn.dialect) from None
+    finally:
+        cursor.close()
 
 
 def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple[int, int]]:
