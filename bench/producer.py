@@ -25,6 +25,7 @@ and writes it to ``bench/results/producer-<time>.md``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import shutil
@@ -208,11 +209,12 @@ def in_process(root: Path, reps: int, apply: Timings, materialize: Timings) -> N
         for lineage, cls in kinds if rep % 2 == 0 else kinds[::-1]:
             reset(root)
             store = cls(repo_path=str(root))
-            t0, c0 = time.perf_counter(), time.process_time()
-            store.apply(objects)
-            t1, c1 = time.perf_counter(), time.process_time()
-            store.materialize(start, end)
-            t2, c2 = time.perf_counter(), time.process_time()
+            with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+                t0, c0 = time.perf_counter(), time.process_time()
+                store.apply(objects)
+                t1, c1 = time.perf_counter(), time.process_time()
+                store.materialize(start, end)
+                t2, c2 = time.perf_counter(), time.process_time()
             apply.add(lineage, Took(t1 - t0, c1 - c0))
             materialize.add(lineage, Took(t2 - t1, c2 - c1))
             if lineage:

@@ -98,7 +98,10 @@ def write_data(repo: Path, now: datetime) -> None:
     stats["conv_rate"] = stats["conv_rate"].astype("float32")
     stats["acc_rate"] = stats["acc_rate"].astype("float32")
     stats.to_parquet(repo / "data" / "driver_stats.parquet")
-    days = [now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=d) for d in range(DAYS)]
+    days = [
+        now.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=d)
+        for d in range(DAYS)
+    ]
     trips = pd.DataFrame(
         [
             {
@@ -120,7 +123,8 @@ def load_definitions(repo: Path) -> list[Any]:
     from feast.data_source import DataSource
 
     spec = importlib.util.spec_from_file_location("quickstart_driver_repo", repo / "driver_repo.py")
-    assert spec is not None and spec.loader is not None
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {repo / 'driver_repo.py'}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     kinds = (Entity, DataSource, FeatureView, OnDemandFeatureView, FeatureService)
@@ -237,7 +241,9 @@ def parent(producer: str, job: tuple[str, str], run: str) -> dict[str, Any]:
     return facet(producer, run={"runId": run}, job={"namespace": job[0], "name": job[1]})
 
 
-def file_dataset(producer: str, path: Path, fields: list[tuple[str, str, str]], **facets: Any) -> dict[str, Any]:
+def file_dataset(
+    producer: str, path: Path, fields: list[tuple[str, str, str]], **facets: Any
+) -> dict[str, Any]:
     """A local parquet file, named as OpenLineage names files, with its dataSource URI."""
     return dataset(
         "file",
@@ -289,7 +295,9 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
         "jobType": facet(AIRFLOW, processingType="BATCH", integration="AIRFLOW", jobType="DAG"),
         "ownership": facet(AIRFLOW, owners=[{"name": "fleet-data", "type": "TEAM"}]),
     }
-    task_type = {"jobType": facet(AIRFLOW, processingType="BATCH", integration="AIRFLOW", jobType="TASK")}
+    task_type = {
+        "jobType": facet(AIRFLOW, processingType="BATCH", integration="AIRFLOW", jobType="TASK")
+    }
     dbt_facets = {
         "jobType": facet(DBT, processingType="BATCH", integration="DBT", jobType="MODEL"),
         "sql": facet(
@@ -314,26 +322,72 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
         failed = days_ago == 2
         dag_run = run_id("dag", days_ago)
         nominal = {"nominalTime": facet(AIRFLOW, nominalStartTime=iso(start))}
-        events.append(event(AIRFLOW, "START", start, dag, dag_run, job_facets=dag_facets, run_facets=nominal))
+        events.append(
+            event(AIRFLOW, "START", start, dag, dag_run, job_facets=dag_facets, run_facets=nominal)
+        )
         # extract_trips: raw table -> staging on S3
         task_run = run_id("extract", days_ago)
         up = {"parent": parent(AIRFLOW, dag, dag_run)}
         events.append(
-            event(AIRFLOW, "START", start + timedelta(minutes=1), extract, task_run, inputs=[raw_trips],
-                  outputs=[staging], job_facets=task_type, run_facets=up)
+            event(
+                AIRFLOW,
+                "START",
+                start + timedelta(minutes=1),
+                extract,
+                task_run,
+                inputs=[raw_trips],
+                outputs=[staging],
+                job_facets=task_type,
+                run_facets=up,
+            )
         )
         if failed:
-            error = facet(AIRFLOW, message="connection to warehouse:5432 timed out", programmingLanguage="python")
-            events.append(
-                event(AIRFLOW, "FAIL", start + timedelta(minutes=4), extract, task_run, inputs=[raw_trips],
-                      job_facets=task_type, run_facets={**up, "errorMessage": error})
+            error = facet(
+                AIRFLOW,
+                message="connection to warehouse:5432 timed out",
+                programmingLanguage="python",
             )
-            events.append(event(AIRFLOW, "FAIL", start + timedelta(minutes=5), dag, dag_run, job_facets=dag_facets))
+            events.append(
+                event(
+                    AIRFLOW,
+                    "FAIL",
+                    start + timedelta(minutes=4),
+                    extract,
+                    task_run,
+                    inputs=[raw_trips],
+                    job_facets=task_type,
+                    run_facets={**up, "errorMessage": error},
+                )
+            )
+            events.append(
+                event(
+                    AIRFLOW,
+                    "FAIL",
+                    start + timedelta(minutes=5),
+                    dag,
+                    dag_run,
+                    job_facets=dag_facets,
+                )
+            )
             continue
-        staged = {**staging, "outputFacets": {"outputStatistics": facet(AIRFLOW, rowCount=48_000 + days_ago * 731, size=9_800_000)}}
+        staged = {
+            **staging,
+            "outputFacets": {
+                "outputStatistics": facet(AIRFLOW, rowCount=48_000 + days_ago * 731, size=9_800_000)
+            },
+        }
         events.append(
-            event(AIRFLOW, "COMPLETE", start + timedelta(minutes=6), extract, task_run, inputs=[raw_trips],
-                  outputs=[staged], job_facets=task_type, run_facets=up)
+            event(
+                AIRFLOW,
+                "COMPLETE",
+                start + timedelta(minutes=6),
+                extract,
+                task_run,
+                inputs=[raw_trips],
+                outputs=[staged],
+                job_facets=task_type,
+                run_facets=up,
+            )
         )
         # export_daily_trips: staging -> the parquet file Feast's driver_daily_trips_source reads,
         # which is also the warehouse's external table exports.public.driver_trips (a symlink)
@@ -344,31 +398,94 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
             trips_fields,
             symlinks=facet(
                 AIRFLOW,
-                identifiers=[{"namespace": WAREHOUSE, "name": "exports.public.driver_trips", "type": "TABLE"}],
+                identifiers=[
+                    {"namespace": WAREHOUSE, "name": "exports.public.driver_trips", "type": "TABLE"}
+                ],
             ),
         )
-        trips_file["outputFacets"] = {"outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)}
-        events.append(event(AIRFLOW, "START", start + timedelta(minutes=7), export, export_run,
-                            inputs=[staging], outputs=[trips_file], job_facets=task_type, run_facets=up))
-        events.append(event(AIRFLOW, "COMPLETE", start + timedelta(minutes=9), export, export_run,
-                            inputs=[staging], outputs=[trips_file], job_facets=task_type, run_facets=up))
+        trips_file["outputFacets"] = {
+            "outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)
+        }
+        events.append(
+            event(
+                AIRFLOW,
+                "START",
+                start + timedelta(minutes=7),
+                export,
+                export_run,
+                inputs=[staging],
+                outputs=[trips_file],
+                job_facets=task_type,
+                run_facets=up,
+            )
+        )
+        events.append(
+            event(
+                AIRFLOW,
+                "COMPLETE",
+                start + timedelta(minutes=9),
+                export,
+                export_run,
+                inputs=[staging],
+                outputs=[trips_file],
+                job_facets=task_type,
+                run_facets=up,
+            )
+        )
         # dbt: staging + the trips table -> the parquet file driver_hourly_stats_source reads
         dbt_run = run_id("dbt", days_ago)
         stats_file = file_dataset(DBT, data / "driver_stats.parquet", stats_fields)
-        stats_file["outputFacets"] = {"outputStatistics": facet(DBT, rowCount=len(DRIVERS) * DAYS * 24)}
+        stats_file["outputFacets"] = {
+            "outputStatistics": facet(DBT, rowCount=len(DRIVERS) * DAYS * 24)
+        }
         dbt_inputs = [staging, dataset(WAREHOUSE, "exports.public.driver_trips")]
-        events.append(event(DBT, "START", start + timedelta(minutes=10), model, dbt_run, inputs=dbt_inputs,
-                            outputs=[stats_file], job_facets=dbt_facets, run_facets=up))
-        events.append(event(DBT, "COMPLETE", start + timedelta(minutes=18), model, dbt_run, inputs=dbt_inputs,
-                            outputs=[stats_file], job_facets=dbt_facets, run_facets=up))
-        events.append(event(AIRFLOW, "COMPLETE", start + timedelta(minutes=20), dag, dag_run, job_facets=dag_facets))
+        events.append(
+            event(
+                DBT,
+                "START",
+                start + timedelta(minutes=10),
+                model,
+                dbt_run,
+                inputs=dbt_inputs,
+                outputs=[stats_file],
+                job_facets=dbt_facets,
+                run_facets=up,
+            )
+        )
+        events.append(
+            event(
+                DBT,
+                "COMPLETE",
+                start + timedelta(minutes=18),
+                model,
+                dbt_run,
+                inputs=dbt_inputs,
+                outputs=[stats_file],
+                job_facets=dbt_facets,
+                run_facets=up,
+            )
+        )
+        events.append(
+            event(
+                AIRFLOW,
+                "COMPLETE",
+                start + timedelta(minutes=20),
+                dag,
+                dag_run,
+                job_facets=dag_facets,
+            )
+        )
 
     # Spark trains the ranking model on the saved dataset (its file: a dataSource URI match).
     train = ("spark://ml-team", "train_driver_ranking")
     training_set = file_dataset(
         SPARK,
         data / "driver_training_set.parquet",
-        [("driver_id", "long", ""), ("conv_rate", "float", ""), ("conv_rate_plus_val1", "double", "")],
+        [
+            ("driver_id", "long", ""),
+            ("conv_rate", "float", ""),
+            ("conv_rate_plus_val1", "double", ""),
+        ],
     )
     model_out = dataset(
         "mlflow://tracking:5000",
@@ -380,34 +497,75 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
         "jobType": facet(SPARK, processingType="BATCH", integration="SPARK", jobType="JOB"),
         "documentation": facet(SPARK, description="Trains the driver ranking model"),
     }
-    first = now - timedelta(hours=2)
+    # Spark ran once Feast had saved the training set: it failed, then succeeded.
+    saved = data / "driver_training_set.parquet"
+    saved_at = datetime.fromtimestamp(saved.stat().st_mtime, UTC) if saved.exists() else now
+    first = min(saved_at + timedelta(seconds=1), now - timedelta(seconds=4)).replace(microsecond=0)
     failed_run = run_id("spark", "oom")
-    events.append(event(SPARK, "START", first, train, failed_run, inputs=[training_set], job_facets=spark_facets))
     events.append(
-        event(SPARK, "FAIL", first + timedelta(minutes=3), train, failed_run, inputs=[training_set],
-              job_facets=spark_facets,
-              run_facets={"errorMessage": facet(SPARK, message="java.lang.OutOfMemoryError: Java heap space",
-                                                 programmingLanguage="JAVA")})
+        event(
+            SPARK, "START", first, train, failed_run, inputs=[training_set], job_facets=spark_facets
+        )
     )
-    second = now - timedelta(minutes=20)
+    events.append(
+        event(
+            SPARK,
+            "FAIL",
+            first + timedelta(seconds=1),
+            train,
+            failed_run,
+            inputs=[training_set],
+            job_facets=spark_facets,
+            run_facets={
+                "errorMessage": facet(
+                    SPARK,
+                    message="java.lang.OutOfMemoryError: Java heap space",
+                    programmingLanguage="JAVA",
+                )
+            },
+        )
+    )
+    second = first + timedelta(seconds=2)
     good_run = run_id("spark", "ok")
     model_done = {**model_out, "outputFacets": {"outputStatistics": facet(SPARK, rowCount=1)}}
-    events.append(event(SPARK, "START", second, train, good_run, inputs=[training_set], outputs=[model_out],
-                        job_facets=spark_facets))
-    events.append(event(SPARK, "COMPLETE", second + timedelta(minutes=6), train, good_run,
-                        inputs=[training_set], outputs=[model_done], job_facets=spark_facets))
+    events.append(
+        event(
+            SPARK,
+            "START",
+            second,
+            train,
+            good_run,
+            inputs=[training_set],
+            outputs=[model_out],
+            job_facets=spark_facets,
+        )
+    )
+    events.append(
+        event(
+            SPARK,
+            "COMPLETE",
+            max(now, second + timedelta(seconds=1)),
+            train,
+            good_run,
+            inputs=[training_set],
+            outputs=[model_done],
+            job_facets=spark_facets,
+        )
+    )
     return events
 
 
 def post_events(repo: Path, url: str) -> int:
+    if not url.startswith(("http://", "https://")):
+        raise SystemExit(f"{url} is not an http(s) URL of a lineage server")
     events = other_producers(repo, datetime.now(UTC).replace(microsecond=0))
-    request = urllib.request.Request(
+    request = urllib.request.Request(  # noqa: S310 - an http(s) URL, checked above
         url.rstrip("/") + "/api/v1/lineage",
         data=json.dumps(events).encode(),
         headers={"Content-Type": "application/json"},
         method="POST",
     )
-    with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - our own server
+    with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
         body = json.loads(response.read() or b"{}")
     summary = body.get("summary", {})
     if summary.get("failed"):
@@ -416,7 +574,9 @@ def post_events(repo: Path, url: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     setup = sub.add_parser("setup", help="write the repository and run Feast on it")
     setup.add_argument("repo", type=Path)

@@ -33,6 +33,20 @@ export class ApiError extends Error {
 
 type Query = Record<string, string | number | null | undefined>;
 
+// A read API key, when the server asks for one (openlineage.consumer.authorizer):
+// kept for this browser tab only, and sent as X-API-Key.
+const KEY_STORAGE = "feast-lineage.api-key";
+
+export function setApiKey(key: string | null): void {
+  if (key) sessionStorage.setItem(KEY_STORAGE, key);
+  else sessionStorage.removeItem(KEY_STORAGE);
+}
+
+function authHeaders(): Record<string, string> {
+  const key = sessionStorage.getItem(KEY_STORAGE);
+  return key ? { "X-API-Key": key } : {};
+}
+
 function withQuery(path: string, query: Query = {}): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
@@ -47,7 +61,7 @@ async function getJson<T>(path: string, query?: Query, signal?: AbortSignal): Pr
   try {
     response = await fetch(withQuery(path, query), {
       signal,
-      headers: { Accept: "application/json" },
+      headers: { Accept: "application/json", ...authHeaders() },
     });
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;

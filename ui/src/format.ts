@@ -95,7 +95,8 @@ export function producerLabel(producer: string | null | undefined): string {
   return parts[parts.length - 1] ?? host;
 }
 
+/** The end of an id: time-ordered UUIDs (v7) share their first digits. */
 export function shortId(id: string | null | undefined): string {
   if (!id) return "—";
-  return id.length > 8 ? id.slice(0, 8) : id;
+  return id.length > 8 ? `…${id.slice(-8)}` : id;
 }

@@ -1,7 +1,7 @@
 // Loading, empty and error states: each says what is going on and what to do.
 
-import type { ReactNode } from "react";
-import { ApiError } from "../api";
+import { useState, type ReactNode } from "react";
+import { ApiError, setApiKey } from "../api";
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -25,7 +25,7 @@ function advice(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.status === 0) return "Start it again (feast-lineage ui) and press Retry.";
     if (error.status === 401)
-      return "This server asks for an API key for reading; ask its operator for one.";
+      return "This server asks for an API key for reading: enter yours (ask the server's operator for one).";
     if (error.status === 403) return "Your key may not see this project or namespace.";
     if (error.status === 404 && error.code === "no_registry")
       return "Start feast-lineage ui from the feature repository, or pass -c <repo dir>.";
@@ -36,18 +36,59 @@ function advice(error: unknown): string {
   return "Press Retry; if it fails again, see the server's log.";
 }
 
-export function Failure({ error, what, onRetry }: { error: unknown; what: string; onRetry?: () => void }) {
+export function Failure({
+  error,
+  what,
+  onRetry,
+  children,
+}: {
+  error: unknown;
+  what: string;
+  onRetry?: () => void;
+  children?: ReactNode;
+}) {
   const message = error instanceof Error ? error.message : String(error);
   return (
     <div className="status status-error" role="alert">
       <div className="status-title">Could not load {what}</div>
       <div className="status-body">{message}</div>
       <div className="status-hint">{advice(error)}</div>
-      {onRetry && (
-        <button type="button" className="btn" onClick={onRetry}>
-          Retry
-        </button>
-      )}
+      {error instanceof ApiError && (error.status === 401 || error.status === 403) && <KeyForm />}
+      <div className="status-actions">
+        {children}
+        {onRetry && (
+          <button type="button" className="btn" onClick={onRetry}>
+            Retry
+          </button>
+        )}
+      </div>
     </div>
+  );
+}
+
+/** Asks for a read API key, keeps it for this tab, and reloads. */
+function KeyForm() {
+  const [key, setKey] = useState("");
+  return (
+    <form
+      className="key-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setApiKey(key.trim() || null);
+        window.location.reload();
+      }}
+    >
+      <input
+        type="password"
+        value={key}
+        onChange={(e) => setKey(e.target.value)}
+        placeholder="API key"
+        aria-label="API key"
+        autoComplete="off"
+      />
+      <button type="submit" className="btn">
+        Use this key
+      </button>
+    </form>
   );
 }

@@ -46,6 +46,7 @@ declare global {
 const BIG_GRAPH = 400;
 const OVERVIEW_ZOOM = 0.3;
 const MIN_ZOOM = 0.02;
+const READABLE_ZOOM = 0.35;
 const EMPTY_NODES: Node<LineageNodeData>[] = [];
 const EMPTY_EDGES: Edge[] = [];
 
@@ -55,8 +56,18 @@ function zoomLevel(zoom: number): "near" | "mid" | "far" {
   return zoom >= 0.16 ? "mid" : "far";
 }
 
-/** The viewport that shows every position, with some padding. */
-function fitViewport(positions: Map<string, Point>, width: number, height: number): Viewport {
+/**
+ * The viewport that shows every position, with some padding; but not so far
+ * out that names cannot be read (`readable`): then it centres on `focus`, or
+ * on the start of the flow (the left).
+ */
+function fitViewport(
+  positions: Map<string, Point>,
+  width: number,
+  height: number,
+  readable = MIN_ZOOM,
+  focus: Point | null = null,
+): Viewport {
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;
@@ -69,7 +80,20 @@ function fitViewport(positions: Map<string, Point>, width: number, height: numbe
   }
   if (!Number.isFinite(minX) || width === 0 || height === 0) return { x: 0, y: 0, zoom: 1 };
   const padding = 0.92;
-  const zoom = Math.min(1.1, Math.max(MIN_ZOOM, padding * Math.min(width / (maxX - minX), height / (maxY - minY))));
+  const fits = padding * Math.min(width / (maxX - minX), height / (maxY - minY));
+  if (fits < readable) {
+    const zoom = readable;
+    const cx = focus ? focus.x + NODE_WIDTH / 2 : minX + (width * 0.46) / zoom;
+    const cy = focus ? focus.y + NODE_HEIGHT / 2 : (minY + maxY) / 2;
+    // Centred, but with no empty margin where the graph goes on.
+    const clamp = (value: number, lowest: number, highest: number) =>
+      lowest > highest ? (lowest + highest) / 2 : Math.min(highest, Math.max(lowest, value));
+    const margin = 0.04;
+    const x = clamp(width / 2 - cx * zoom, width * (1 - margin) - maxX * zoom, width * margin - minX * zoom);
+    const y = clamp(height / 2 - cy * zoom, height * (1 - margin) - maxY * zoom, height * margin - minY * zoom);
+    return { x, y, zoom };
+  }
+  const zoom = Math.min(1.1, Math.max(MIN_ZOOM, fits));
   return {
     x: (width - (maxX - minX) * zoom) / 2 - minX * zoom,
     y: (height - (maxY - minY) * zoom) / 2 - minY * zoom,
@@ -87,13 +111,21 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
   const overview = useStore((s) => big && s.transform[2] < OVERVIEW_ZOOM);
   const anyLit = useAnyLit();
 
+  // Small graphs stay readable (names at least ~7 px); large ones show whole.
+  const readable = big ? MIN_ZOOM : READABLE_ZOOM;
+  const focusId = center ?? selected;
   const fit = useCallback(
-    (positions: Map<string, Point>, duration = 0) => {
+    (positions: Map<string, Point>, duration = 0, whole = false) => {
       const box = wrapper.current?.getBoundingClientRect();
-      if (box) flow.setViewport(fitViewport(positions, box.width, box.height), { duration });
+      if (!box) return;
+      const focus = focusId ? (positions.get(focusId) ?? null) : null;
+      const viewport = fitViewport(positions, box.width, box.height, whole ? MIN_ZOOM : readable, focus);
+      flow.setViewport(viewport, { duration });
     },
-    [flow],
+    [flow, readable, focusId],
   );
+  const fitRef = useRef(fit);
+  fitRef.current = fit;
 
   useEffect(() => {
     let cancelled = false;
@@ -102,13 +134,13 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
     const links = graph.edges.map((e) => ({ source: e.source, target: e.target }));
     layout(sized, links).then((result) => {
       if (cancelled) return;
-      fit(result.positions); // before the nodes are handed over: a big graph starts as an overview
+      fitRef.current(result.positions); // before the nodes are handed over: a big graph starts as an overview
       setLaid({ graph, result });
     });
     return () => {
       cancelled = true;
     };
-  }, [graph, fit]);
+  }, [graph]);
 
   const current = laid && laid.graph === graph ? laid : null;
 
@@ -266,7 +298,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
             className="react-flow__controls-fitview"
             title="Fit the whole graph"
             aria-label="Fit view"
-            onClick={() => current && fit(current.result.positions, 250)}
+            onClick={() => current && fit(current.result.positions, 250, true)}
           >
             <svg viewBox="0 0 32 30" aria-hidden>
               <path d="M3.7 11.1V3.7h7.4V0H0v11.1h3.7zM3.7 18.9H0V30h11.1v-3.7H3.7v-7.4zM28.3 0h-7.4v3.7h7.4v7.4H32V0h-3.7zM28.3 26.3h-7.4V30H32V18.9h-3.7v7.4z" />

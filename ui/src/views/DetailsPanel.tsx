@@ -313,7 +313,7 @@ function OpenLineageDetails({ selection, drawn, navigate, route }: PanelProps) {
             </Section>
           )}
           <Section title="Run history" testid="run-history">
-            <RunHistory namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
+            <RunHistory key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
           </Section>
         </>
       )}

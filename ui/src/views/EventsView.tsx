@@ -65,6 +65,10 @@ export function EventsView({ route, navigate }: Props) {
   };
   const events = useFetch((signal) => api.events(query, signal), [JSON.stringify(query)]);
   const namespaces = useFetch((signal) => api.namespaces(signal), []);
+  const jobNames = useFetch(
+    (signal) => api.jobs({ namespace: route.ns, limit: 1000 }, signal),
+    [route.ns],
+  );
   const [job, setJob] = useDebounced(route.job ?? "", (v) => navigate({ job: v || null, offset: null }));
   const filtered = Boolean(route.ns || route.job || route.type || route.run_id || route.since || route.until);
   const open = route.ev ? Number(route.ev) : null;
@@ -226,10 +230,16 @@ export function EventsView({ route, navigate }: Props) {
           <input
             type="search"
             value={job}
-            placeholder="job name"
+            placeholder="exact job name"
+            list="event-job-names"
             onChange={(e) => setJob(e.target.value)}
             aria-label="Job filter"
           />
+          <datalist id="event-job-names">
+            {[...new Set((jobNames.data?.items ?? []).map((j) => j.name))].map((name) => (
+              <option key={name} value={name} />
+            ))}
+          </datalist>
         </label>
         <label className="field">
           <span>Type</span>

@@ -167,7 +167,13 @@ export function LineageView({ settings, route, navigate }: Props) {
   } else if (loading || !fullGraph) {
     body = <Loading what={registryView ? "the registry lineage" : "the lineage graph"} />;
   } else if (focus && subgraph.error) {
-    body = <Failure error={subgraph.error} what="this node's lineage" onRetry={subgraph.reload} />;
+    body = (
+      <Failure error={subgraph.error} what="this node's lineage" onRetry={subgraph.reload}>
+        <button type="button" className="btn" onClick={() => navigate(refPatch(null, "focus"), { push: true })}>
+          Show whole graph
+        </button>
+      </Failure>
+    );
   } else if (focus && !focused) {
     body = subgraph.loading ? (
       <Loading what="this node's lineage" />

@@ -1,14 +1,16 @@
-"""`feast-lineage ui` with the consumer off: registry lineage only, and how to turn it on."""
+"""`feast-lineage ui` in other modes: without the consumer, and with read API keys."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.ui.conftest import node_labels, ui_server, wait_graph
+from tests.server import ServerProcess
+from tests.ui.conftest import node, node_labels, ui_server, wait_graph
 
 Shoot = Callable[[Page, str], Path]
 
@@ -49,3 +51,34 @@ def test_without_the_consumer_the_ui_shows_the_registry_and_how_to_enable_it(
         expect(off).to_contain_text("needs the OpenLineage consumer")
         expect(off).to_contain_text("consumer:")
         shoot(page, "registry-only-events")
+
+
+READ_KEY = "quickstart-reader"  # pragma: allowlist secret
+AUTHORIZER = json.dumps(
+    {"type": "api_keys", "keys": [{"key": READ_KEY, "projects": ["driver_ranking"]}]}
+)
+
+
+def test_a_server_that_wants_a_read_key_gets_it_from_the_page(
+    page: Page, quickstart_repo: Path, server: ServerProcess, shoot: Shoot
+) -> None:
+    # (`server` has stored the other producers' events in the repository's store.)
+    env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": AUTHORIZER}
+    with ui_server(quickstart_repo, env=env) as keyed:
+        page.goto(keyed.url)
+        expect(page.get_by_role("alert")).to_contain_text("asks for an API key")
+        shoot(page, "api-key-asked")
+        page.get_by_label("API key").fill(READ_KEY)
+        page.get_by_role("button", name="Use this key").click()
+        wait_graph(page)
+        labels = set(node_labels(page))
+        # The key's project, and the producers namespace_mapping gives it...
+        assert {
+            "driver_hourly_stats",
+            "train_driver_ranking",
+            "analytics.driver_hourly_stats",
+        } <= labels
+        # ...but not the warehouse's tables, which no mapping gives it.
+        assert "raw.public.trips" not in labels
+        node(page, "train_driver_ranking").click()
+        expect(page.get_by_test_id("runs-table").locator("tbody tr")).to_have_count(2)
