@@ -221,6 +221,29 @@ def test_online_retrieval_interval_zero_emits_every_call(repo: Repo) -> None:
     assert [e["run"]["facets"]["feast_retrieval"]["entity_count"] for e in events] == [1, 1]
 
 
+def test_async_online_retrieval_is_counted_too(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    async def served(self: Any, **kwargs: Any) -> str:  # SQLite has no async reads
+        return "response"
+
+    monkeypatch.setattr(feast.FeatureStore, "get_online_features_async", served)
+    store = FeatureStore(repo_path=str(repo.root))
+    before = len(repo.events())
+    response = asyncio.run(
+        store.get_online_features_async(
+            features=["driver_hourly_stats:acc_rate"], entity_rows=[{"driver_id": 1001}]
+        )
+    )
+    assert response == "response"
+    store.flush_lineage()
+    events = repo.events()[before:]
+    assert [e["job"]["name"] for e in events] == ["feast_get_online_features"]
+    assert events[0]["run"]["facets"]["feast_retrieval"]["features"] == [
+        "driver_hourly_stats:acc_rate"
+    ]
+
+
 def test_disabled_lineage_emits_nothing(tmp_path: Path) -> None:
     events = tmp_path / "events.jsonl"
     root, base_name = write_repo(tmp_path, openlineage={**file_transport(events), "enabled": False})

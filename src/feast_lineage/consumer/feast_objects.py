@@ -36,6 +36,28 @@ def resolve_project(namespace: str, mapping: Mapping[str, str]) -> str:
     return tail.rsplit("/", 1)[-1] or namespace
 
 
+# The dataset facet that describes each Feast object; its "name" field is
+# the object's own name (the dataset name is "<group>/<name>").
+_NAME_FACETS = (
+    "feast_feature_view",
+    "feast_feature_service",
+    "feast_data_source",
+    "feast_entity",
+    "feast_saved_dataset",
+    "feast_online_store",
+)
+
+
+def _object_name(dataset_name: str, facets: Mapping[str, Any]) -> str:
+    for key in _NAME_FACETS:
+        facet = facets.get(key)
+        if isinstance(facet, dict):
+            value = facet.get("name") or facet.get("feature_view")
+            if isinstance(value, str) and value:
+                return value
+    return dataset_name.rsplit("/", 1)[-1] if "/" in dataset_name else dataset_name
+
+
 def feast_object(
     kind: str,
     namespace: str,
@@ -46,7 +68,11 @@ def feast_object(
 ) -> dict[str, Any] | None:
     """``{"project", "type", "name"}`` of the Feast object a node stands for, or None."""
     if kind == "dataset" and feast_type is not None:
-        return {"project": resolve_project(namespace, mapping), "type": feast_type, "name": name}
+        return {
+            "project": resolve_project(namespace, mapping),
+            "type": feast_type,
+            "name": _object_name(name, node_facets),
+        }
     if kind == "job":
         kind_facet = node_facets.get("feast_job_kind")
         if isinstance(kind_facet, dict):

@@ -8,7 +8,8 @@ A drop-in replacement: same constructor, same methods, same results. With
   were created, changed or deleted, compared against the registry before;
 * ``materialize`` and ``materialize_incremental``: START, then COMPLETE or
   FAIL, with a child run per feature view;
-* ``get_historical_features`` and ``get_online_features``: COMPLETE runs
+* ``get_historical_features`` and ``get_online_features`` (and its async
+  twin, which the feature server uses with async online stores): COMPLETE runs
   (online ones aggregated, see :mod:`feast_lineage.producer.retrieval`);
 * ``teardown``: removes the project's lineage from the consumer store when
   the consumer is configured;
@@ -194,6 +195,20 @@ class FeatureStore(feast.FeatureStore):
         self, features: Any, entity_rows: Any, full_feature_names: bool = False
     ) -> Any:
         response = super().get_online_features(
+            features=features, entity_rows=entity_rows, full_feature_names=full_feature_names
+        )
+        lineage = self._retrieval_lineage()
+        if lineage is not None:
+            lineage.guard(
+                "online retrieval",
+                lambda: self._record_online(lineage, features, entity_rows, full_feature_names),
+            )
+        return response
+
+    async def get_online_features_async(
+        self, features: Any, entity_rows: Any, full_feature_names: bool = False
+    ) -> Any:
+        response = await super().get_online_features_async(
             features=features, entity_rows=entity_rows, full_feature_names=full_feature_names
         )
         lineage = self._retrieval_lineage()
