@@ -140,7 +140,6 @@ def serve_lineage(
 
     from feast_lineage.consumer.app import create_app
     from feast_lineage.consumer.settings import AppSettings
-    from feast_lineage.server import serve
 
     if not config.consumer.enabled:
         logging.getLogger(__name__).warning(
@@ -154,18 +153,7 @@ def serve_lineage(
         _check_database(settings.database_url, config.database_option())
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
-    app = create_app(settings)
-    try:
-        serve(
-            app,
-            host=host,
-            port=port,
-            tls_key_path=tls_key_path or "",
-            tls_cert_path=tls_cert_path or "",
-            log_level="info",
-        )
-    except ConfigError as err:
-        raise click.ClickException(str(err)) from None
+    _serve(create_app(settings), host, port, tls_key_path, tls_cert_path)
 
 
 @cli.command("ui")
@@ -215,7 +203,6 @@ def ui(
     from feast_lineage.consumer.app import create_app
     from feast_lineage.consumer.routes.ui import WEB_UI_DIR, web_ui_built
     from feast_lineage.consumer.settings import AppSettings
-    from feast_lineage.server import serve
 
     consumer = config.consumer.enabled
     try:
@@ -246,19 +233,7 @@ def ui(
         + ("on" if consumer else "off: registry lineage only")
         + ")"
     )
-    app = create_app(settings)
-    try:
-        serve(
-            app,
-            host=host,
-            port=port,
-            tls_key_path=tls_key_path or "",
-            tls_cert_path=tls_cert_path or "",
-            log_level="info",
-            root_path=root_path,
-        )
-    except ConfigError as err:
-        raise click.ClickException(str(err)) from None
+    _serve(create_app(settings), host, port, tls_key_path, tls_cert_path, root_path)
 
 
 @cli.command("lineage-sync")
@@ -337,6 +312,31 @@ def _check_database(url: str, option: str) -> None:
         f"cannot connect to the lineage database ({reason})",
         "check the host, port, database name and credentials, and that the server is running",
     )
+
+
+def _serve(
+    app: Any,
+    host: str,
+    port: int,
+    tls_key_path: str | None,
+    tls_cert_path: str | None,
+    root_path: str = "",
+) -> None:
+    """Serve ``app`` until interrupted; a server-side config problem is one line."""
+    from feast_lineage.server import serve
+
+    try:
+        serve(
+            app,
+            host=host,
+            port=port,
+            tls_key_path=tls_key_path or "",
+            tls_cert_path=tls_cert_path or "",
+            log_level="info",
+            root_path=root_path,
+        )
+    except ConfigError as err:
+        raise click.ClickException(str(err)) from None
 
 
 def main() -> None:

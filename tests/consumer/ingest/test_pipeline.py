@@ -6,7 +6,6 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,28 +21,8 @@ from feast_lineage.consumer.ingest.pipeline import (
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import create_store_engine
 from tests.factories import at, dataset, run_event
-from tests.postgres import PostgresServer, free_port
+from tests.postgres import free_port
 from tests.store import Store, derive_all
-
-
-@pytest.fixture(scope="module")
-def pg_store(pg: PostgresServer) -> Iterator[Store]:
-    s = Store(pg.create_database())
-    yield s
-    s.close()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """An empty store: a new SQLite file, or this module's PostgreSQL database emptied."""
-    if request.param == "sqlite":
-        s = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
-        yield s
-        s.close()
-    else:
-        shared: Store = request.getfixturevalue("pg_store")
-        shared.reset()
-        yield shared
 
 
 @pytest.fixture

@@ -24,28 +24,7 @@ from feast_lineage.consumer.store import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event, schema_facet
-from tests.postgres import PostgresServer
 from tests.store import RECEIVED_US, Store
-
-
-@pytest.fixture(scope="module")
-def pg_store(pg: PostgresServer) -> Iterator[Store]:
-    s = Store(pg.create_database())
-    yield s
-    s.close()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """An empty store: a new SQLite file, or this module's PostgreSQL database emptied."""
-    if request.param == "sqlite":
-        s = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
-        yield s
-        s.close()
-    else:
-        shared: Store = request.getfixturevalue("pg_store")
-        shared.reset()
-        yield shared
 
 
 def _second_url(store_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:

@@ -1,0 +1,34 @@
+"""Fixtures of the store-level consumer tests (a module's own ``store`` fixture wins)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.postgres import PostgresServer
+from tests.store import Store
+
+# A fresh store per test: a new SQLite file, or one PostgreSQL database per
+# module emptied between tests (creating a database per test is slow).
+
+
+@pytest.fixture(scope="module")
+def pg_store(pg: PostgresServer) -> Iterator[Store]:
+    s = Store(pg.create_database())
+    yield s
+    s.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """An empty store: a new SQLite file, or this module's PostgreSQL database emptied."""
+    if request.param == "sqlite":
+        s = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
+        yield s
+        s.close()
+    else:
+        shared: Store = request.getfixturevalue("pg_store")
+        shared.reset()
+        yield shared
