@@ -237,6 +237,21 @@ def event(
     }
 
 
+def start_and_complete(
+    producer: str,
+    started: datetime,
+    completed: datetime,
+    job: tuple[str, str],
+    run: str,
+    **parts: Any,
+) -> list[dict[str, Any]]:
+    """A run's START and COMPLETE events, carrying the same datasets and facets."""
+    return [
+        event(producer, "START", started, job, run, **parts),
+        event(producer, "COMPLETE", completed, job, run, **parts),
+    ]
+
+
 def parent(producer: str, job: tuple[str, str], run: str) -> dict[str, Any]:
     return facet(producer, run={"runId": run}, job={"namespace": job[0], "name": job[1]})
 
@@ -406,31 +421,16 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
         trips_file["outputFacets"] = {
             "outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)
         }
-        events.append(
-            event(
-                AIRFLOW,
-                "START",
-                start + timedelta(minutes=7),
-                export,
-                export_run,
-                inputs=[staging],
-                outputs=[trips_file],
-                job_facets=task_type,
-                run_facets=up,
-            )
-        )
-        events.append(
-            event(
-                AIRFLOW,
-                "COMPLETE",
-                start + timedelta(minutes=9),
-                export,
-                export_run,
-                inputs=[staging],
-                outputs=[trips_file],
-                job_facets=task_type,
-                run_facets=up,
-            )
+        events += start_and_complete(
+            AIRFLOW,
+            start + timedelta(minutes=7),
+            start + timedelta(minutes=9),
+            export,
+            export_run,
+            inputs=[staging],
+            outputs=[trips_file],
+            job_facets=task_type,
+            run_facets=up,
         )
         # dbt: staging + the trips table -> the parquet file driver_hourly_stats_source reads
         dbt_run = run_id("dbt", days_ago)
@@ -439,31 +439,16 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
             "outputStatistics": facet(DBT, rowCount=len(DRIVERS) * DAYS * 24)
         }
         dbt_inputs = [staging, dataset(WAREHOUSE, "exports.public.driver_trips")]
-        events.append(
-            event(
-                DBT,
-                "START",
-                start + timedelta(minutes=10),
-                model,
-                dbt_run,
-                inputs=dbt_inputs,
-                outputs=[stats_file],
-                job_facets=dbt_facets,
-                run_facets=up,
-            )
-        )
-        events.append(
-            event(
-                DBT,
-                "COMPLETE",
-                start + timedelta(minutes=18),
-                model,
-                dbt_run,
-                inputs=dbt_inputs,
-                outputs=[stats_file],
-                job_facets=dbt_facets,
-                run_facets=up,
-            )
+        events += start_and_complete(
+            DBT,
+            start + timedelta(minutes=10),
+            start + timedelta(minutes=18),
+            model,
+            dbt_run,
+            inputs=dbt_inputs,
+            outputs=[stats_file],
+            job_facets=dbt_facets,
+            run_facets=up,
         )
         events.append(
             event(
