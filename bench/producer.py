@@ -39,7 +39,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+import pandas as pd  # type: ignore[import-untyped]
 import yaml
 
 from bench.ingest import machine_details
@@ -166,7 +166,7 @@ class Timings:
 
     def median(self, lineage: bool, measure: str) -> float:
         runs = self.lineage if lineage else self.plain
-        return statistics.median(getattr(t, measure) for t in runs)
+        return float(statistics.median(getattr(t, measure) for t in runs))
 
     def ratio(self, measure: str) -> float:
         return self.median(True, measure) / self.median(False, measure)

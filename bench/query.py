@@ -76,7 +76,7 @@ def fill(repo: Path, n: int, seed: int) -> float:
         chunk = workload.take(min(2000, n - done))
         parsed = parse_events(orjson.dumps(chunk), now_us(), max_events=10_000)
         items = [r for r in parsed.results if not isinstance(r, Exception)]
-        pipeline.write_now(items)  # type: ignore[arg-type]
+        pipeline.write_now(items)
         done += len(chunk)
         if done % 100_000 == 0:
             log(f"  filled {done:,} events")
@@ -138,7 +138,7 @@ def run_size(
 ) -> tuple[list[Result], dict[str, int]]:
     rng = random.Random(seed)
     port = free_port()
-    server = start_server("lineage", lineage_cmd(repo, port), repo / f"server-{port}.log", {})
+    server = start_server("lineage", lineage_cmd(repo, 1, port), repo / f"server-{port}.log", {})
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
             for _ in range(20):

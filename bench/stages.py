@@ -34,6 +34,7 @@ from feast_lineage.consumer.ingest import body
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
 from feast_lineage.event_time import now_us
+from feast_lineage.server import tune_gc
 
 BENCH_DIR = Path(__file__).resolve().parent
 
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> None:
         upgrade_schema(engine)
         pipeline = IngestPipeline(engine)
         pipeline.start()
+        tune_gc()  # as the server does
         kwargs = _parse_kwargs()
         workload = Workload(WorkloadConfig(seed=args.seed))
         for data in workload.iter_batches(args.prefill, 100):

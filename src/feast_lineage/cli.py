@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -118,11 +119,24 @@ _TLS_FILE = click.Path(exists=True, dir_okay=False)
 @cli.command("serve_lineage")
 @click.option("--host", "-h", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", "-p", type=click.INT, default=6580, show_default=True, help="Port.")
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Worker processes; more use more cores for ingest (at most one per core).",
+)
 @click.option("--key", "-k", "tls_key_path", type=_TLS_FILE, help="TLS private key (with --cert).")
 @click.option("--cert", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
 @click.pass_context
 def serve_lineage(
-    ctx: click.Context, host: str, port: int, tls_key_path: str | None, tls_cert_path: str | None
+    ctx: click.Context,
+    host: str,
+    port: int,
+    workers: int,
+    tls_key_path: str | None,
+    tls_cert_path: str | None,
 ) -> None:
     """Start the standalone OpenLineage consumer (ingest, query and admin API).
 
@@ -150,10 +164,11 @@ def serve_lineage(
         settings = AppSettings.from_config(
             config, standalone=True, fs_yaml_file=ctx.obj["FS_YAML_FILE"]
         )
-        _check_database(settings.database_url, config.database_option())
+        # Workers start together: the schema is brought up to date here, once.
+        _check_database(settings.database_url, config.database_option(), migrate=workers > 1)
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
-    _serve(create_app(settings), host, port, tls_key_path, tls_cert_path)
+    _serve(partial(create_app, settings), host, port, tls_key_path, tls_cert_path, workers=workers)
 
 
 @cli.command("ui")
@@ -233,7 +248,9 @@ def ui(
         + ("on" if consumer else "off: registry lineage only")
         + ")"
     )
-    _serve(create_app(settings), host, port, tls_key_path, tls_cert_path, root_path)
+    _serve(
+        partial(create_app, settings), host, port, tls_key_path, tls_cert_path, root_path=root_path
+    )
 
 
 @cli.command("lineage-sync")
@@ -282,12 +299,15 @@ def _load(ctx: click.Context) -> Any:
         raise click.ClickException(str(err)) from None
 
 
-def _check_database(url: str, option: str) -> None:
-    """Connect once, so a wrong database stops here with one line, not a traceback."""
+def _check_database(url: str, option: str, *, migrate: bool = False) -> None:
+    """Connect once, so a wrong database stops here with one line, not a traceback.
+
+    With ``migrate``, also run the store's pending migrations.
+    """
     from sqlalchemy import make_url, text
     from sqlalchemy.exc import SQLAlchemyError
 
-    from feast_lineage.consumer.store.engine import create_store_engine
+    from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
 
     try:
         engine = create_store_engine(url)
@@ -297,6 +317,8 @@ def _check_database(url: str, option: str) -> None:
         try:
             with engine.connect() as conn:
                 conn.execute(text("SELECT 1"))
+            if migrate:
+                upgrade_schema(engine)
             return
         except SQLAlchemyError as err:
             cause = getattr(err, "orig", None) or err
@@ -315,27 +337,31 @@ def _check_database(url: str, option: str) -> None:
 
 
 def _serve(
-    app: Any,
+    factory: Any,
     host: str,
     port: int,
     tls_key_path: str | None,
     tls_cert_path: str | None,
+    *,
     root_path: str = "",
+    workers: int = 1,
 ) -> None:
     """Serve ``app`` until interrupted; a server-side config problem is one line."""
     from feast_lineage.server import serve
+    from feast_lineage.supervisor import WorkerStartupError
 
     try:
         serve(
-            app,
+            factory,
             host=host,
             port=port,
+            workers=workers,
             tls_key_path=tls_key_path or "",
             tls_cert_path=tls_cert_path or "",
             log_level="info",
             root_path=root_path,
         )
-    except ConfigError as err:
+    except (ConfigError, WorkerStartupError) as err:
         raise click.ClickException(str(err)) from None
 
 

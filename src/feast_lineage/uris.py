@@ -89,10 +89,12 @@ def strip_credentials(uri: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(kept)))
 
 
-_MAY_HOLD = re.compile(
-    rb"://[^\"\s/?#]*@|[?&;](?:"
-    + b"|".join(re.escape(k.encode()) for k in _SECRET_PARAMS)
-    + rb")=",
+# Two patterns, each led by a literal or a character class, so the regular
+# expression engine can skip ahead; the byte tests in front of them (memchr,
+# a fraction of a microsecond) rule most events out without either.
+_USER_PART = re.compile(rb"://[^\"\s/?#]*@")
+_SECRET_PARAM = re.compile(
+    rb"[?&;](?:" + b"|".join(re.escape(k.encode()) for k in _SECRET_PARAMS) + rb")=",
     re.IGNORECASE,
 )
 
@@ -100,11 +102,17 @@ _MAY_HOLD = re.compile(
 def may_hold_credentials(json_text: bytes) -> bool:
     """Whether serialized JSON has a URI with a user part or a secret parameter.
 
-    A cheap pre-check on the bytes (a regular expression, microseconds) so
-    that :func:`scrub` walks only the rare events that need it. The text must
-    be unescaped JSON as orjson writes it (``@`` never spelled ``\\u0040``).
+    A cheap pre-check on the bytes so that :func:`scrub` walks only the rare
+    events that need it. The text must be unescaped JSON as orjson writes it
+    (``@`` never spelled ``\\u0040``).
     """
-    return _MAY_HOLD.search(json_text) is not None
+    if b"@" in json_text and _USER_PART.search(json_text) is not None:
+        return True
+    if b"=" not in json_text:
+        return False
+    if b"?" in json_text or b";" in json_text or b"&" in json_text:
+        return _SECRET_PARAM.search(json_text) is not None
+    return False
 
 
 def has_credentials(uri: str) -> bool:

@@ -4,11 +4,15 @@ Several clients stream events (single POSTs and small batches) into the real
 server on a SQLite file; the server is killed with SIGKILL mid-stream and
 started again on the same file. Every event that got a 2xx must be stored,
 once; events whose request failed may or may not be stored, but never twice.
+With several worker processes, one worker is killed instead and the server
+carries on.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import signal
 import threading
 import time
 from collections import Counter
@@ -18,7 +22,7 @@ from typing import Any
 import httpx
 
 from tests.factories import dataset, run_event
-from tests.server import ServerProcess, lineage_server, write_repo
+from tests.server import ServerProcess, children, lineage_server, wait_for, write_repo
 
 CLIENTS = 4
 TRAFFIC_SECONDS = 2.0
@@ -126,3 +130,34 @@ def test_acknowledged_events_survive_sigkill_exactly_once(tmp_path: Path) -> Non
         after = stored_run_ids(restarted)
         assert after[event["run"]["runId"]] == 1
         assert sum(after.values()) == sum(stored.values()) + 1
+
+
+def test_a_killed_worker_loses_no_acknowledged_event(tmp_path: Path) -> None:
+    repo = write_repo(
+        tmp_path / "repo",
+        consumer={"api_key": KEY, "connection_string": "sqlite:///data/lineage.db"},
+    )
+    with lineage_server(repo, extra_args=["--workers", "2"]) as server:
+        producers = [Producer(server.url, n) for n in range(CLIENTS)]
+        for producer in producers:
+            producer.start()
+        time.sleep(TRAFFIC_SECONDS)
+        victim = children(server.process.pid)[0]
+        os.kill(victim, signal.SIGKILL)  # mid-stream, with its requests in flight
+        time.sleep(TRAFFIC_SECONDS / 2)
+        for producer in producers:
+            producer.stop.set()
+        for producer in producers:
+            producer.join(timeout=30)
+            assert not producer.is_alive()
+        assert wait_for(lambda: len(children(server.process.pid)) == 2)
+
+        acked = [run_id for p in producers for run_id in p.acked]
+        sent = {run_id for p in producers for run_id in p.sent}
+        assert all(not p.unexpected for p in producers), [p.unexpected for p in producers]
+        assert len(acked) > 20, "too little traffic before the kill to test anything"
+        stored = stored_run_ids(server)
+        missing = [run_id for run_id in acked if stored[run_id] != 1]
+        assert not missing, f"{len(missing)} acknowledged events lost or doubled"
+        assert max(stored.values()) == 1, "an event was stored twice"
+        assert set(stored) <= sent

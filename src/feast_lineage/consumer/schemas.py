@@ -269,7 +269,9 @@ class PruneResult(BaseModel):
 class RetentionInfo(BaseModel):
     config: RetentionConfig
     storage: StorageStats
-    last_prune: PruneResult | None = Field(description="The last prune this server ran")
+    last_prune: PruneResult | None = Field(
+        description="The last prune of this store, by any server or worker process"
+    )
 
 
 class ResetResult(BaseModel):

@@ -10,7 +10,13 @@ import orjson
 import pytest
 
 from feast_lineage import canonical_json
-from feast_lineage.consumer.ingest.derive import Derived, derive
+from feast_lineage.consumer.ingest.derive import (
+    Derived,
+    FacetMemo,
+    PendingBlob,
+    blob_text,
+    derive,
+)
 from feast_lineage.consumer.ingest.validation import validate_event
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id, text_id
@@ -326,6 +332,37 @@ def test_facets_point_at_content_addressed_blobs() -> None:
         rows(run_event(time=at(5.000001), run_facets={"custom": custom})).run_facets.values()
     )
     assert later["rank"] > only(ranks)
+
+
+def test_memo_reuses_blob_ids_of_unchanged_facets_and_defers_their_text() -> None:
+    memo = FacetMemo()
+    schema = facet(fields=[{"name": "a", "type": "int"}, {"name": "b", "type": "string"}])
+
+    def derived_with(payload: dict[str, Any], seconds: float) -> tuple[str, Any]:
+        event = run_event(time=at(seconds), job_facets={"schema": payload})
+        kind, time_us = validate_event(event)
+        out = derive(event, kind, time_us, 1, memo=memo)
+        (row,) = out.job_facets.values()
+        return row["blob_id"], out.blobs[row["blob_id"]]
+
+    first_id, first = derived_with(schema, 1)
+    assert first == canonical_json.dumps_str(schema)  # a miss: serialized now
+    again_id, again = derived_with(copy.deepcopy(schema), 2)
+    assert again_id == first_id
+    assert isinstance(again, PendingBlob)  # a hit: serialized only if the writer needs it
+    assert blob_text(again) == first
+    # A changed payload, even one Python holds equal (1 == 1.0), is a new blob.
+    changed = copy.deepcopy(schema)
+    changed["fields"][0]["type"] = "long"
+    changed_id, changed_text = derived_with(changed, 3)
+    assert changed_id != first_id
+    assert changed_text == canonical_json.dumps_str(changed)
+    as_float = facet(version=1.0)
+    as_int = facet(version=1)
+    float_id, _ = derived_with(as_float, 4)
+    int_id, int_text = derived_with(as_int, 5)
+    assert float_id != int_id
+    assert int_text == canonical_json.dumps_str(as_int)
 
 
 def test_derive_does_not_modify_the_event() -> None:

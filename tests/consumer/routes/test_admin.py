@@ -150,3 +150,16 @@ def test_embedded_server_of_a_standalone_setup_does_not_prune(store_url: str) ->
         time.sleep(3)
         assert client.get(f"{API}/events").json()["total"] == 4
         assert client.get(f"{API}/retention").json()["config"]["runs_background_pruning"] is False
+
+
+def test_the_last_prune_is_shared_by_every_server_of_a_store(store_url: str) -> None:
+    # Worker processes of one server (or several servers) share the store:
+    # whichever answers reports the last prune, whoever ran it.
+    consumer = ConsumerSettings(enabled=True, retention_days=30)
+    settings = AppSettings(consumer=consumer, database_url=store_url)
+    with TestClient(create_app(settings)) as one, TestClient(create_app(settings)) as other:
+        assert other.get(f"{API}/retention").json()["last_prune"] is None
+        seed_old_and_new(one)
+        pruned = one.post(f"{API}/retention/prune").json()
+        assert pruned["removed"]["openlineage_events"] == 3
+        assert other.get(f"{API}/retention").json()["last_prune"] == pruned

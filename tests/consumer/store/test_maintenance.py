@@ -91,3 +91,26 @@ def test_reset_namespace_leaves_other_namespaces_whole(store: Store) -> None:
     assert store.count(t.lineage_edges) == 1
     # b's run no longer names a dataset that is gone.
     assert store.count(t.run_io) == 1
+
+
+def test_one_claim_of_the_scheduled_prune_per_round(store: Store) -> None:
+    hour_us = 3_600 * 1_000_000
+    now = parse_us(at(10_000))
+    # Every worker of a server asks at about the same time; one gets the turn.
+    assert maintenance.claim_prune(store.engine, now, hour_us) is True
+    assert maintenance.claim_prune(store.engine, now + 5_000_000, hour_us) is False
+    assert maintenance.claim_prune(store.engine, now + hour_us - 1, hour_us) is False
+    # The next round's first claim wins again.
+    assert maintenance.claim_prune(store.engine, now + hour_us, hour_us) is True
+    with store.engine.connect() as conn:
+        assert maintenance.read_meta(conn, maintenance.PRUNE_CLAIM_KEY) == str(now + hour_us)
+
+
+def test_meta_values_are_replaced_not_duplicated(store: Store) -> None:
+    with store.engine.begin() as conn:
+        maintenance.write_meta(conn, "example", "one")
+        maintenance.write_meta(conn, "example", "two")
+    with store.engine.connect() as conn:
+        assert maintenance.read_meta(conn, "example") == "two"
+        assert maintenance.read_meta(conn, "absent") is None
+    assert store.count(t.meta, t.meta.c.key == "example") == 1

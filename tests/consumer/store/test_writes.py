@@ -21,6 +21,7 @@ from sqlalchemy import event as sa_event
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.writes import WriteCache
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event, schema_facet
@@ -870,3 +871,17 @@ def test_every_write_statement_uses_an_index(store: Store) -> None:
     verbs = {st.split(None, 2)[0] + " " + st.split(None, 3)[2] for st in seen}
     assert "DELETE openlineage_dataset_symlinks" in verbs  # a container URI unlinks
     assert checked >= 8  # events, blobs, jobs, datasets, runs, run_io, edges, facets, lookups
+
+
+def test_write_cache_forgets_the_least_recently_used_rows_first() -> None:
+    cache = WriteCache(limit=3)
+    for blob in ("a", "b", "c"):
+        cache.blobs.add(blob)
+    cache.blobs.add("a")  # used again: now the most recent
+    cache.blobs.add("d")  # past the limit: "b" goes, not "a"
+    assert "a" in cache.blobs
+    assert "b" not in cache.blobs
+    assert "c" in cache.blobs
+    assert "d" in cache.blobs
+    cache.sync("7")  # another generation: nothing is known stored any more
+    assert "a" not in cache.blobs

@@ -59,7 +59,7 @@ class Derived:
     run_io: dict[tuple[str, int, str], Row] = field(default_factory=dict)
     edges: dict[tuple[int, int, str], Row] = field(default_factory=dict)
     symlinks: dict[tuple[int, int], Row] = field(default_factory=dict)
-    blobs: dict[str, str] = field(default_factory=dict)
+    blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
     run_facets: dict[tuple[str, str], Row] = field(default_factory=dict)
@@ -120,29 +120,51 @@ def normalize_run_id(value: Any) -> str:
 
 
 class FacetMemo:
-    """The last payload seen per (owner, facet name) and its blob.
+    """The fingerprint and blob id of the last payload seen per (owner, facet name).
 
     Most facets repeat unchanged from event to event (a dataset's schema);
-    comparing a payload's plain serialization with the last one's is far
-    cheaper than serializing canonically and hashing it again. (Not ``==``:
-    Python holds 1, 1.0 and true equal, JSON does not.) Bounded; safe to share
-    between threads (a lost race only costs a recomputation).
+    fingerprinting a payload's plain serialization and comparing it with the
+    last one's is far cheaper than serializing canonically and hashing it
+    again. (Not ``==``: Python holds 1, 1.0 and true equal, JSON does not.)
+    An entry holds a 64-bit fingerprint, not the payload, so the memo stays
+    small however large the facets. Bounded; safe to share between threads
+    (a lost race only costs a recomputation).
     """
 
     def __init__(self, limit: int = 50_000) -> None:
-        self._items: dict[tuple[Any, str], tuple[bytes, str, str]] = {}
+        self._items: dict[tuple[Any, str], tuple[int, str]] = {}
         self._limit = limit
 
-    def get(self, key: tuple[Any, str], payload: Any) -> tuple[str, str] | None:
-        hit = self._items.get(key)
-        if hit is not None and hit[0] == orjson.dumps(payload):
-            return hit[1], hit[2]
-        return None
+    @staticmethod
+    def fingerprint(payload: Any) -> int:
+        return hash(orjson.dumps(payload))
 
-    def put(self, key: tuple[Any, str], payload: Any, blob_id: str, data: str) -> None:
+    def get(self, key: tuple[Any, str], fingerprint: int) -> str | None:
+        hit = self._items.get(key)
+        return hit[1] if hit is not None and hit[0] == fingerprint else None
+
+    def put(self, key: tuple[Any, str], fingerprint: int, blob_id: str) -> None:
         if len(self._items) >= self._limit:
             self._items.clear()
-        self._items[key] = (orjson.dumps(payload), blob_id, data)
+        self._items[key] = (fingerprint, blob_id)
+
+
+class PendingBlob:
+    """A facet payload whose blob id is known but not yet its canonical text.
+
+    The writer serializes it only if the store may lack the blob (see
+    :func:`blob_text`); usually it is known stored and skipped.
+    """
+
+    __slots__ = ("payload",)
+
+    def __init__(self, payload: Any) -> None:
+        self.payload = payload
+
+
+def blob_text(value: str | PendingBlob) -> str:
+    """A blob's canonical JSON text."""
+    return value if isinstance(value, str) else canonical_json.dumps_str(value.payload)
 
 
 class _Builder:
@@ -163,16 +185,20 @@ class _Builder:
         self.memo = memo
 
     def blob(self, value: Any, memo_key: tuple[Any, str] | None = None) -> str:
-        if self.memo is not None and memo_key is not None:
-            hit = self.memo.get(memo_key, value)
-            if hit is not None:
-                self.out.blobs.setdefault(hit[0], hit[1])
-                return hit[0]
-        data = canonical_json.dumps(value).decode()
-        key = canonical_json.digest(data.encode())
-        self.out.blobs.setdefault(key, data)
-        if self.memo is not None and memo_key is not None:
-            self.memo.put(memo_key, value, key, data)
+        memo = self.memo if memo_key is not None else None
+        if memo is not None:
+            assert memo_key is not None
+            fingerprint = memo.fingerprint(value)
+            known = memo.get(memo_key, fingerprint)
+            if known is not None:
+                self.out.blobs.setdefault(known, PendingBlob(value))
+                return known
+        data = canonical_json.dumps(value)
+        key = canonical_json.digest(data)
+        self.out.blobs[key] = data.decode()
+        if memo is not None:
+            assert memo_key is not None
+            memo.put(memo_key, fingerprint, key)
         return key
 
     def facets(self, target: dict[Any, Row], owner: Any, facets: Any, kind: str = "") -> None:

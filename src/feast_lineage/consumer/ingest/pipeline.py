@@ -26,6 +26,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from feast_lineage.consumer.ingest.derive import Derived
 from feast_lineage.consumer.store.engine import WalCheckpointer
+from feast_lineage.consumer.store.transactions import write_transaction
 from feast_lineage.consumer.store.writes import WriteCache, ensure_meta, remember, write_derived
 
 log = logging.getLogger(__name__)
@@ -124,10 +125,8 @@ class IngestPipeline:
         merged = Derived()
         for item in items:
             merged.merge(item)
-        with self._engine.connect() as conn:
-            conn = conn.execution_options(lineage_write=True)
-            with conn.begin():
-                links = write_derived(conn, merged, self._cache)
+        with write_transaction(self._engine) as conn:
+            links = write_derived(conn, merged, self._cache)
         remember(merged, self._cache, links)
 
     def _write_group(self, group: list[_Submission], *, resolve: bool) -> list[list[Outcome]]:

@@ -38,7 +38,7 @@ def retention_info(
             oldest_run_start=to_iso(found.oldest_run_us),
         ),
         # What the last prune removed is store-wide: only for unlimited callers.
-        last_prune=retention.last if scope.is_everything else None,
+        last_prune=retention.last(engine) if scope.is_everything else None,
     )
 
 

@@ -11,27 +11,50 @@ so a facet blob is never deleted under a writer that is about to point at it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, exists, func, or_, select
 
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.dialect import upsert
 from feast_lineage.consumer.store.reads import NsIds, count, in_ids, where_all
+from feast_lineage.consumer.store.transactions import write_transaction
 from feast_lineage.consumer.store.writes import bump_generation, ensure_meta
 
 DEFAULT_CHUNK = 5000
 
 
-@contextmanager
-def write_transaction(engine: Engine) -> Iterator[Connection]:
-    """A transaction that takes the write lock up front (BEGIN IMMEDIATE on SQLite)."""
-    with engine.connect() as raw:
-        conn = raw.execution_options(lineage_write=True)
-        with conn.begin():
-            yield conn
+# Keys of the meta table that retention keeps, shared by every process.
+PRUNE_CLAIM_KEY = "prune_claimed_us"
+LAST_PRUNE_KEY = "last_prune"
+
+
+def read_meta(conn: Connection, key: str) -> str | None:
+    value: str | None = conn.execute(
+        select(t.meta.c.value).where(t.meta.c.key == key)
+    ).scalar_one_or_none()
+    return value
+
+
+def write_meta(conn: Connection, key: str, value: str) -> None:
+    stmt = upsert(conn, t.meta, ["key"], lambda _c, x: {"value": x.value})
+    conn.execute(stmt, [{"key": key, "value": value}])
+
+
+def claim_prune(engine: Engine, now_us: int, min_gap_us: int) -> bool:
+    """Whether this process should run the scheduled prune due at ``now_us``.
+
+    Every worker of a server (and every server on one store) runs the
+    retention schedule; the first to claim it within ``min_gap_us`` prunes
+    and the others skip. Claims are write transactions, so they take turns.
+    """
+    with write_transaction(engine) as conn:
+        claimed = read_meta(conn, PRUNE_CLAIM_KEY)
+        if claimed is not None and now_us - int(claimed) < min_gap_us:
+            return False
+        write_meta(conn, PRUNE_CLAIM_KEY, str(now_us))
+        return True
 
 
 def _bump(conn: Connection) -> None:

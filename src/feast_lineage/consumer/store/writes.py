@@ -24,7 +24,7 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
 
-from feast_lineage.consumer.ingest.derive import Derived, Row
+from feast_lineage.consumer.ingest.derive import Derived, Row, blob_text
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.dialect import insert_ignore, upsert
 
@@ -35,6 +35,8 @@ _MAX_URI_GROUP = 16
 
 
 class _BoundedSet:
+    """A set that forgets its least recently added items past ``limit``."""
+
     def __init__(self, limit: int) -> None:
         self._items: OrderedDict[Any, None] = OrderedDict()
         self._limit = limit
@@ -43,6 +45,9 @@ class _BoundedSet:
         return item in self._items
 
     def add(self, item: Any) -> None:
+        if item in self._items:
+            self._items.move_to_end(item)  # still in use: forget others first
+            return
         self._items[item] = None
         if len(self._items) > self._limit:
             self._items.popitem(last=False)
@@ -54,7 +59,8 @@ class _BoundedSet:
 class WriteCache:
     """Rows known to be in the store, valid for one store generation."""
 
-    def __init__(self, limit: int = 200_000) -> None:
+    # About 200 bytes an entry: four sets of 32k stay under 30 MB a process.
+    def __init__(self, limit: int = 32_768) -> None:
         self.generation: str | None = None
         self.blobs = _BoundedSet(limit)
         self.edges = _BoundedSet(limit)
@@ -75,13 +81,32 @@ def ensure_meta(conn: Connection) -> None:
     conn.execute(insert_ignore(conn, t.meta, ["key"]), [{"key": GENERATION_KEY, "value": "0"}])
 
 
+def _generation_sql(dialect: str) -> str:
+    # The driver's own parameter style: sqlite3 takes :name, psycopg and the
+    # MySQL drivers %(name)s.
+    if dialect == "sqlite":
+        key, lock = ":key", ""
+    elif dialect in {"mysql", "mariadb"}:
+        key, lock = "%(key)s", " LOCK IN SHARE MODE"
+    else:
+        key, lock = "%(key)s", " FOR SHARE"
+    return f"SELECT value FROM {t.meta.name} WHERE {t.meta.c.key.name} = {key}{lock}"
+
+
 def read_generation(conn: Connection) -> str:
-    """The store generation, locked against a concurrent reset until commit."""
-    stmt = select(t.meta.c.value).where(t.meta.c.key == GENERATION_KEY)
-    if conn.dialect.name != "sqlite":
-        stmt = stmt.with_for_update(read=True)
-    value = conn.execute(stmt).scalar_one_or_none()
-    return value if value is not None else "0"
+    """The store generation, locked against a concurrent reset until commit.
+
+    Read once per write transaction, so straight through the driver (the
+    query is fixed; SQLAlchemy's statement machinery costs more than it).
+    """
+    sql = _generation_sql(conn.dialect.name)
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(sql, {"key": GENERATION_KEY})
+        row = cursor.fetchone()
+    finally:
+        cursor.close()
+    return str(row[0]) if row is not None else "0"
 
 
 def bump_generation(conn: Connection) -> None:
@@ -351,7 +376,7 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
     cache.sync(read_generation(conn))
     ex = partial(_execute, conn, cache)
     ex("events", lambda: insert_ignore(conn, t.events, ["event_key"]), d.events)
-    blobs = [{"id": k, "payload": v} for k, v in d.blobs.items() if k not in cache.blobs]
+    blobs = [{"id": k, "payload": blob_text(v)} for k, v in d.blobs.items() if k not in cache.blobs]
     ex("blobs", lambda: insert_ignore(conn, t.facet_blobs, ["id"]), blobs)
     ex(
         "jobs",
