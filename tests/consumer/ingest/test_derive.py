@@ -92,7 +92,9 @@ def test_run_ids_are_normalized() -> None:
     run_id = uuid.uuid4()
     upper = rows(run_event(run_id=str(run_id).upper(), run_facets={"x": facet()}))
     bare = rows(run_event(run_id=run_id.hex, run_facets={"x": facet()}))
-    for derived in (upper, bare):
+    braced = rows(run_event(run_id="{" + str(run_id) + "}", run_facets={"x": facet()}))
+    canonical = rows(run_event(run_id=str(run_id), run_facets={"x": facet()}))
+    for derived in (upper, bare, braced, canonical):
         assert only(derived.runs)["run_id"] == str(run_id)
         assert only(derived.events)["run_id"] == str(run_id)
         assert only(derived.run_facets)[0] == str(run_id)

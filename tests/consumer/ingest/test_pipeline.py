@@ -226,3 +226,25 @@ def test_classification_of_database_errors() -> None:
     rejected = _classify(refused)
     assert isinstance(rejected, EventRejected)
     assert str(rejected) == "the store could not hold this event (poisoned job)"
+
+
+@pytest.mark.postgres
+def test_the_writer_reconnects_when_its_connection_is_dropped(pg_store: Store) -> None:
+    pg_store.reset()
+    pipeline = IngestPipeline(pg_store.engine)
+    pipeline.start()
+    try:
+        assert pipeline.submit(derive_all([_event("before")])).result(timeout=30) == [None]
+        # The database ends every other session (as a restart or a failover would).
+        with pg_store.engine.connect() as conn:
+            ended = conn.execute(
+                text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            ).scalar_one()
+        assert ended >= 1  # the writer's kept connection among them
+        assert pipeline.submit(derive_all([_event("after")])).result(timeout=30) == [None]
+    finally:
+        pipeline.stop()
+    assert pg_store.count(t.events) == 2

@@ -9,6 +9,7 @@ key, the value of the latest event whatever order events arrive in.
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,7 +116,14 @@ def _merge_max(into: dict[int, Row], new: dict[int, Row], _key: str, combine: An
         into[key] = row if old is None else combine(old, row)
 
 
+# A UUID as str(uuid.UUID(...)) writes it: what nearly every producer sends.
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def normalize_run_id(value: Any) -> str:
+    """A run id in the one form the store keys runs by (lowercase, hyphenated)."""
+    if isinstance(value, str) and _CANONICAL_UUID.fullmatch(value):
+        return value
     return str(value) if isinstance(value, uuid.UUID) else str(uuid.UUID(str(value)))
 
 

@@ -14,6 +14,7 @@ server's event loop.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -21,12 +22,17 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from feast_lineage.consumer.ingest.derive import Derived
 from feast_lineage.consumer.store.engine import WalCheckpointer
-from feast_lineage.consumer.store.transactions import write_transaction
+from feast_lineage.consumer.store.transactions import (
+    begin_write,
+    write_transaction,
+    writer_connection,
+    writer_lock,
+)
 from feast_lineage.consumer.store.writes import WriteCache, ensure_meta, remember, write_derived
 
 log = logging.getLogger(__name__)
@@ -63,6 +69,7 @@ class IngestPipeline:
         self._thread = threading.Thread(target=self._run, name="lineage-writer", daemon=True)
         self._checkpointer = WalCheckpointer(engine)
         self._started = False
+        self._conn: Connection | None = None  # used by the writer thread only
 
     def start(self) -> None:
         with self._engine.begin() as conn:
@@ -77,6 +84,7 @@ class IngestPipeline:
             self._thread.join(timeout=30)
             self._checkpointer.stop()
             self._started = False
+        self._close_connection()
 
     def submit(self, items: list[Derived]) -> Future[list[Outcome]]:
         """Queue ``items``; the future gives one outcome per item (None when stored)."""
@@ -98,42 +106,82 @@ class IngestPipeline:
                 return
             assert isinstance(first, _Submission)
             group = [first]
-            count = len(first.items)
-            stop = False
-            while count < _MAX_GROUP_EVENTS:
+            stop = self._drain(group)
+            # Other processes' writers may hold the store's write lock; what
+            # queues up meanwhile joins this group instead of waiting a round.
+            with writer_lock(self._engine):
+                if not stop:
+                    stop = self._drain(group)
                 try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is _STOP:
-                    stop = True
-                    break
-                assert isinstance(nxt, _Submission)
-                group.append(nxt)
-                count += len(nxt.items)
-            try:
-                self._write_group(group, resolve=True)
-            except BaseException as err:  # never let the writer die silently
-                log.exception("lineage writer failed")
-                for sub in group:
-                    if not sub.future.done():
-                        sub.future.set_exception(err)
+                    self._write_group(group, resolve=True)
+                except BaseException as err:  # never let the writer die silently
+                    log.exception("lineage writer failed")
+                    for sub in group:
+                        if not sub.future.done():
+                            sub.future.set_exception(err)
             if stop:
                 return
 
-    def _transaction(self, items: list[Derived]) -> None:
+    def _drain(self, group: list[_Submission]) -> bool:
+        """Add what is queued to ``group`` (up to a limit); True when asked to stop."""
+        count = sum(len(sub.items) for sub in group)
+        while count < _MAX_GROUP_EVENTS:
+            try:
+                nxt = self._queue.get_nowait()
+            except queue.Empty:
+                return False
+            if nxt is _STOP:
+                return True
+            assert isinstance(nxt, _Submission)
+            group.append(nxt)
+            count += len(nxt.items)
+        return False
+
+    def _transaction(self, items: list[Derived], *, in_writer: bool) -> None:
+        """Write ``items`` in one transaction.
+
+        ``in_writer``: called by the writer thread, which holds the store's
+        write lock already and keeps its connection between transactions.
+        """
         merged = Derived()
         for item in items:
             merged.merge(item)
-        with write_transaction(self._engine) as conn:
-            links = write_derived(conn, merged, self._cache)
+        if not in_writer:  # write_now, from any thread: a connection of its own
+            with write_transaction(self._engine) as conn:
+                links = write_derived(conn, merged, self._cache)
+            remember(merged, self._cache, links)
+            return
+        for attempt in (1, 2):
+            conn = self._connection()
+            try:
+                with begin_write(conn):
+                    links = write_derived(conn, merged, self._cache)
+                break
+            except SQLAlchemyError as err:
+                self._close_connection()  # a fresh one next time, should this one be broken
+                # The kept connection died (a database restart): once more on a new one.
+                lost = isinstance(err, DBAPIError) and err.connection_invalidated
+                if attempt == 2 or not lost:
+                    raise
         remember(merged, self._cache, links)
+
+    def _connection(self) -> Connection:
+        """The writer's own connection, kept between transactions (no pool round trip)."""
+        if self._conn is None:
+            self._conn = writer_connection(self._engine)
+        return self._conn
+
+    def _close_connection(self) -> None:  # the writer thread's, or after it stopped
+        if self._conn is not None:
+            with contextlib.suppress(SQLAlchemyError):
+                self._conn.close()
+            self._conn = None
 
     def _write_group(self, group: list[_Submission], *, resolve: bool) -> list[list[Outcome]]:
         items = [item for sub in group for item in sub.items]
         outcomes: list[Outcome]
         try:
-            self._transaction(items)
+            self._transaction(items, in_writer=resolve)
             outcomes = [None] * len(items)
         except SQLAlchemyError as err:
             if len(items) == 1:
@@ -143,7 +191,7 @@ class IngestPipeline:
                 outcomes = []
                 for item in items:
                     try:
-                        self._transaction([item])
+                        self._transaction([item], in_writer=resolve)
                         outcomes.append(None)
                     except SQLAlchemyError as one_err:
                         outcomes.append(_classify(one_err))

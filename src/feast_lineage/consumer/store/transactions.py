@@ -58,12 +58,22 @@ def writer_lock(engine: Engine) -> AbstractContextManager[None]:
     return _file_lock(path) if path is not None else nullcontext()
 
 
+def writer_connection(engine: Engine) -> Connection:
+    """A connection for write transactions (``BEGIN IMMEDIATE`` on SQLite)."""
+    return engine.connect().execution_options(lineage_write=True)
+
+
+@contextmanager
+def begin_write(conn: Connection) -> Iterator[Connection]:
+    """A transaction on a :func:`writer_connection`; call it holding :func:`writer_lock`."""
+    with conn.begin():
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_ADVISORY_KEY})")
+        yield conn
+
+
 @contextmanager
 def write_transaction(engine: Engine) -> Iterator[Connection]:
     """A write transaction that holds the store's write lock from its start."""
-    with writer_lock(engine), engine.connect() as raw:
-        conn = raw.execution_options(lineage_write=True)  # BEGIN IMMEDIATE on SQLite
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_ADVISORY_KEY})")
-            yield conn
+    with writer_lock(engine), writer_connection(engine) as conn, begin_write(conn):
+        yield conn
