@@ -109,8 +109,11 @@ def _stored_runs(server: ServerProcess) -> int:
     return int(body["total"])
 
 
-def test_two_workers_share_the_load_and_store_every_event_once(tmp_path: Path) -> None:
-    repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
+def test_two_workers_share_the_load_and_store_every_event_once(
+    tmp_path: Path, store_url: str
+) -> None:
+    # SQLite: writers take turns on a lock file; PostgreSQL: an advisory lock.
+    repo = write_repo(tmp_path / "repo", consumer={"connection_string": store_url})
     with lineage_server(repo, extra_args=WORKERS) as server:
         workers = children(server.process.pid)
         assert len(workers) == 2

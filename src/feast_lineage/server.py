@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -68,6 +69,10 @@ def serve(
         )
     if workers < 1:
         raise ConfigError("--workers", f"must be at least 1, got {workers}", "pass --workers 1")
+    if workers > 1 and not hasattr(os, "fork"):
+        raise ConfigError(
+            "--workers", "several workers need fork(), which this system lacks", "pass --workers 1"
+        )
     load = WorkerLoad(workers) if workers > 1 else None
     config = uvicorn.Config(
         partial(_worker_app, factory, load),
