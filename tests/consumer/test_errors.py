@@ -25,6 +25,7 @@ from fastapi.testclient import TestClient
 from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.settings import AppSettings
+from tests.consumer.lineage import API
 
 ADMIN_KEY = "admin-key-for-tests"
 FACET_SCHEMA = "/api/v1/lineage/facets/{name}.json"
@@ -313,3 +314,20 @@ def test_the_error_model_in_the_schema_is_the_shape(tmp_path: Path) -> None:
     error = schema["components"]["schemas"]["ErrorInfo"]
     assert set(error["properties"]) == {"status", "code", "message", "details"}
     assert set(error["required"]) == {"status", "code", "message"}
+
+
+def test_an_unreachable_store_is_a_503_on_every_read(tmp_path: Path) -> None:
+    with TestClient(create_app(settings(tmp_path)), raise_server_exceptions=False) as client:
+        assert client.get(API + "/events").status_code == 200
+        # The database file goes away under the running server (a lost volume).
+        state = client.app.state.consumer  # type: ignore[attr-defined]
+        state.engine.dispose()
+        for path in (tmp_path / "lineage.db", tmp_path / "lineage.db-wal"):
+            path.unlink(missing_ok=True)
+        (tmp_path / "lineage.db").mkdir()  # nothing can open it now
+        for path in ("/events", "/runs", "/graph", "/retention"):
+            response = client.get(API + path)
+            error = assert_error_shape(response, 503)
+            assert error["code"] == "store_unavailable"
+            assert response.headers["Retry-After"] == "1"
+            assert "lineage.db" not in response.text

@@ -7,8 +7,10 @@ Every error response of every endpoint has the body::
                "details": [{"index": 3, "path": "$[3].run.runId", "message": "..."}]}}
 
 ``details`` is present when there is more than one thing to say. No stack
-trace or internal message reaches a client: unexpected exceptions become a
-500 with a generic message, and the details go to the server log.
+trace or internal message reaches a client: a database that cannot be
+reached (or locked, or full) is a 503 ``store_unavailable`` with
+``Retry-After``, other unexpected exceptions a 500 with a generic message,
+and the details go to the server log.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from feast_lineage.consumer.responses import FastJSONResponse
@@ -131,6 +134,22 @@ def install_error_handlers(app: FastAPI) -> None:
             message = "no such endpoint; see /docs for the API"
         headers = dict(exc.headers) if exc.headers else None
         return error_response(exc.status_code, code, message, headers=headers)
+
+    @app.exception_handler(OperationalError)
+    async def _store_down(request: Request, exc: OperationalError) -> FastJSONResponse:
+        # The database is unreachable, locked or out of space: retry, not a bug.
+        log.warning(
+            "lineage store unavailable on %s %s: %s",
+            request.method,
+            request.url.path,
+            type(exc.orig).__name__,
+        )
+        return error_response(
+            503,
+            "store_unavailable",
+            "the lineage store is unavailable; retry later",
+            headers={"Retry-After": "1"},
+        )
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> FastJSONResponse:

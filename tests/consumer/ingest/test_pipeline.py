@@ -6,6 +6,7 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -248,3 +249,22 @@ def test_the_writer_reconnects_when_its_connection_is_dropped(pg_store: Store) -
     finally:
         pipeline.stop()
     assert pg_store.count(t.events) == 2
+
+
+def test_an_unusable_lock_file_makes_the_store_unavailable_not_the_writer_dead(
+    tmp_path: Path,
+) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
+    blocker = tmp_path / "lineage.db-writer.lock"
+    blocker.mkdir()  # a directory where the lock file should be: open() fails
+    pipeline = IngestPipeline(store.engine)
+    pipeline.start()
+    try:
+        (outcome,) = pipeline.submit(derive_all([_event("blocked")])).result(timeout=30)
+        assert isinstance(outcome, StoreUnavailable)
+        blocker.rmdir()
+        assert pipeline.submit(derive_all([_event("after")])).result(timeout=30) == [None]
+    finally:
+        pipeline.stop()
+        store.close()
+    assert [row["kind"] for row in store.rows(t.events)] == ["run"]

@@ -107,18 +107,23 @@ class IngestPipeline:
             assert isinstance(first, _Submission)
             group = [first]
             stop = self._drain(group)
-            # Other processes' writers may hold the store's write lock; what
-            # queues up meanwhile joins this group instead of waiting a round.
-            with writer_lock(self._engine):
-                if not stop:
-                    stop = self._drain(group)
-                try:
+            try:
+                # Other processes' writers may hold the store's write lock; what
+                # queues up meanwhile joins this group instead of waiting a round.
+                with writer_lock(self._engine):
+                    if not stop:
+                        stop = self._drain(group)
                     self._write_group(group, resolve=True)
-                except BaseException as err:  # never let the writer die silently
-                    log.exception("lineage writer failed")
-                    for sub in group:
-                        if not sub.future.done():
-                            sub.future.set_exception(err)
+            except SQLAlchemyError as err:  # the write lock could not be taken
+                outcome = _classify(err)
+                for sub in group:
+                    if not sub.future.done():
+                        sub.future.set_result([outcome] * len(sub.items))
+            except BaseException as err:  # never let the writer die silently
+                log.exception("lineage writer failed")
+                for sub in group:
+                    if not sub.future.done():
+                        sub.future.set_exception(err)
             if stop:
                 return
 

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import OperationalError
 
 # Any constant works; this one spells "feastlin" in ASCII.
 PG_ADVISORY_KEY = 0x66656173746C696E
@@ -44,7 +45,10 @@ def lock_path(engine: Engine) -> str | None:
 def _file_lock(path: str) -> Iterator[None]:
     # A descriptor of its own per hold: flock locks belong to an open file, so
     # two threads of one process exclude each other too.
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as err:  # the store is unusable as a database would be
+        raise OperationalError("open the store's write lock", None, err) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # blocks with the GIL released
         yield
