@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 # How long stopping workers may take before they are killed.
 STOP_TIMEOUT_S = 30.0
 _STARTUP_FAILURE = 3
+_HANDLED = (signal.SIGINT, signal.SIGTERM)
 
 
 Scope = MutableMapping[str, Any]
@@ -125,8 +126,7 @@ class Supervisor:
 
     def run(self) -> None:
         """Serve until SIGINT or SIGTERM; raise :class:`WorkerStartupError` on a failed start."""
-        handled = (signal.SIGINT, signal.SIGTERM)
-        previous = {sig: signal.signal(sig, self._on_signal) for sig in handled}
+        previous = {sig: signal.signal(sig, self._on_signal) for sig in _HANDLED}
         try:
             for slot in range(self._workers):
                 self._start_one(slot)
@@ -141,18 +141,24 @@ class Supervisor:
 
     def _start_one(self, slot: int) -> None:
         parent = os.getpid()
+        # Signals wait until the worker has its own handlers: the supervisor's
+        # handler must never run in a worker (it would stop the others).
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
         pid = os.fork()
         if pid == 0:  # the worker
+            # uvicorn installs its own handlers while serving; restore the
+            # defaults so a signal it re-raises after a graceful shutdown
+            # ends the process.
+            for sig in _HANDLED:
+                signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             _exit_with_parent(parent)
             os._exit(self._serve_worker(slot))
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         self._children[pid] = slot
 
     def _serve_worker(self, slot: int) -> int:
         self._load.become(slot)
-        # uvicorn installs its own handlers while serving; restore the defaults
-        # so a signal it re-raises after a graceful shutdown ends the process.
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_DFL)
         server = uvicorn.Server(self._config)
         try:
             server.run(sockets=[self._sock])
