@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from feast_lineage.consumer.store import maintenance, reads
+from feast_lineage.consumer.store import maintenance, reads, writes
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import namespace_id
@@ -103,14 +103,14 @@ def test_one_claim_of_the_scheduled_prune_per_round(store: Store) -> None:
     # The next round's first claim wins again.
     assert maintenance.claim_prune(store.engine, now + hour_us, hour_us) is True
     with store.engine.connect() as conn:
-        assert maintenance.read_meta(conn, maintenance.PRUNE_CLAIM_KEY) == str(now + hour_us)
+        assert reads.read_meta(conn, maintenance.PRUNE_CLAIM_KEY) == str(now + hour_us)
 
 
 def test_meta_values_are_replaced_not_duplicated(store: Store) -> None:
     with store.engine.begin() as conn:
-        maintenance.write_meta(conn, "example", "one")
-        maintenance.write_meta(conn, "example", "two")
+        writes.write_meta(conn, "example", "one")
+        writes.write_meta(conn, "example", "two")
     with store.engine.connect() as conn:
-        assert maintenance.read_meta(conn, "example") == "two"
-        assert maintenance.read_meta(conn, "absent") is None
+        assert reads.read_meta(conn, "example") == "two"
+        assert reads.read_meta(conn, "absent") is None
     assert store.count(t.meta, t.meta.c.key == "example") == 1

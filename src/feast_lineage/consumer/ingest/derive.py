@@ -193,9 +193,9 @@ class _Builder:
         self.memo = memo
 
     def blob(self, value: Any, memo_key: tuple[Any, str] | None = None) -> str:
-        memo = self.memo if memo_key is not None else None
-        if memo is not None:
-            assert memo_key is not None
+        memo = self.memo
+        fingerprint = 0
+        if memo is not None and memo_key is not None:
             fingerprint = memo.fingerprint(value)
             known = memo.get(memo_key, fingerprint)
             if known is not None:
@@ -204,8 +204,7 @@ class _Builder:
         data = canonical_json.dumps(value)
         key = canonical_json.digest(data)
         self.out.blobs[key] = data.decode()
-        if memo is not None:
-            assert memo_key is not None
+        if memo is not None and memo_key is not None:
             memo.put(memo_key, fingerprint, key)
         return key
 

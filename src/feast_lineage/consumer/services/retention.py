@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.schemas import PruneResult
-from feast_lineage.consumer.store import maintenance
+from feast_lineage.consumer.store import maintenance, reads, writes
 from feast_lineage.consumer.store.transactions import write_transaction
 from feast_lineage.event_time import now_us, to_iso
 
@@ -55,7 +55,7 @@ class Retention:
                 duration_ms=int((time.monotonic() - started) * 1000),
             )
             with write_transaction(engine) as conn:
-                maintenance.write_meta(conn, maintenance.LAST_PRUNE_KEY, result.model_dump_json())
+                writes.write_meta(conn, maintenance.LAST_PRUNE_KEY, result.model_dump_json())
         if removed:
             log.info("retention prune before %s removed %s", result.cutoff, removed)
         return result
@@ -64,7 +64,7 @@ class Retention:
     def last(engine: Engine) -> PruneResult | None:
         """The result of the last prune of this store, by any process."""
         with engine.connect() as conn:
-            saved = maintenance.read_meta(conn, maintenance.LAST_PRUNE_KEY)
+            saved = reads.read_meta(conn, maintenance.LAST_PRUNE_KEY)
         if saved is None:
             return None
         try:

@@ -17,10 +17,9 @@ from typing import Any
 from sqlalchemy import Connection, Engine, delete, exists, func, or_, select
 
 from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store.dialect import upsert
-from feast_lineage.consumer.store.reads import NsIds, count, in_ids, where_all
+from feast_lineage.consumer.store.reads import NsIds, count, in_ids, read_meta, where_all
 from feast_lineage.consumer.store.transactions import write_transaction
-from feast_lineage.consumer.store.writes import bump_generation, ensure_meta
+from feast_lineage.consumer.store.writes import bump_generation, ensure_meta, write_meta
 
 DEFAULT_CHUNK = 5000
 
@@ -28,18 +27,6 @@ DEFAULT_CHUNK = 5000
 # Keys of the meta table that retention keeps, shared by every process.
 PRUNE_CLAIM_KEY = "prune_claimed_us"
 LAST_PRUNE_KEY = "last_prune"
-
-
-def read_meta(conn: Connection, key: str) -> str | None:
-    value: str | None = conn.execute(
-        select(t.meta.c.value).where(t.meta.c.key == key)
-    ).scalar_one_or_none()
-    return value
-
-
-def write_meta(conn: Connection, key: str, value: str) -> None:
-    stmt = upsert(conn, t.meta, ["key"], lambda _c, x: {"value": x.value})
-    conn.execute(stmt, [{"key": key, "value": value}])
 
 
 def claim_prune(engine: Engine, now_us: int, min_gap_us: int) -> bool:

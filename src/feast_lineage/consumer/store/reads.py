@@ -48,11 +48,17 @@ def where_all(*conditions: ColumnElement[bool] | None) -> tuple[ColumnElement[bo
     return tuple(c for c in conditions if c is not None)
 
 
+def read_meta(conn: Connection, key: str) -> str | None:
+    """A value of the store's meta table (generation, retention state)."""
+    value: str | None = conn.execute(
+        select(t.meta.c.value).where(t.meta.c.key == key)
+    ).scalar_one_or_none()
+    return value
+
+
 def generation(conn: Connection) -> str:
     """The store generation (changes on every reset and prune)."""
-    stmt = select(t.meta.c.value).where(t.meta.c.key == GENERATION_KEY)
-    value = conn.execute(stmt).scalar_one_or_none()
-    return value if value is not None else "0"
+    return read_meta(conn, GENERATION_KEY) or "0"
 
 
 def count(conn: Connection, table: Any, *where: ColumnElement[bool]) -> int:

@@ -81,6 +81,12 @@ def ensure_meta(conn: Connection) -> None:
     conn.execute(insert_ignore(conn, t.meta, ["key"]), [{"key": GENERATION_KEY, "value": "0"}])
 
 
+def write_meta(conn: Connection, key: str, value: str) -> None:
+    """Set a value of the store's meta table."""
+    stmt = upsert(conn, t.meta, ["key"], lambda _c, x: {"value": x.value})
+    conn.execute(stmt, [{"key": key, "value": value}])
+
+
 def _generation_sql(dialect: str) -> str:
     # The driver's own parameter style: sqlite3 takes :name, psycopg and the
     # MySQL drivers %(name)s.
