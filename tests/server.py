@@ -115,11 +115,21 @@ def wait_ready(server: ServerProcess, timeout: float = 60) -> None:
 # --- worker processes (serve_lineage --workers) ---------------------------------
 
 
-def children(pid: int) -> list[int]:
+def children(pid: int, name: str | None = None) -> list[int]:
+    """The child processes of ``pid``; with ``name``, those whose comm is ``name``."""
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*/children"):
         found += [int(c) for c in task.read_text().split()]
+    if name is not None:
+        found = [c for c in found if _comm(c) == name]
     return sorted(found)
+
+
+def _comm(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
 
 
 def cpu_seconds(pid: int) -> float:

@@ -17,7 +17,7 @@ import httpx
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from feast_lineage.supervisor import BalanceConnections, WorkerLoad
+from feast_lineage.supervisor import WORKER_NAME, BalanceConnections, WorkerLoad
 from tests.factories import dataset, run_event
 from tests.postgres import free_port
 from tests.server import (
@@ -117,6 +117,7 @@ def test_two_workers_share_the_load_and_store_every_event_once(
     with lineage_server(repo, extra_args=WORKERS) as server:
         workers = children(server.process.pid)
         assert len(workers) == 2
+        assert children(server.process.pid, WORKER_NAME) == workers  # named for ps and top
         before = {pid: cpu_seconds(pid) for pid in workers}
         # Two keep-alive clients: the kernel may hand both to one worker,
         # and balancing must move one of them over.

@@ -21,6 +21,7 @@ from sqlalchemy import event as sa_event
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store import writes
 from feast_lineage.consumer.store.writes import WriteCache
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
@@ -332,6 +333,93 @@ def test_every_order_and_duplication_gives_the_same_store(
             assert snap_a["run_facets"][name]["event"] in winners
 
     check()
+
+
+# --- small transactions: unchanged indexed values are not rewritten ------------------
+#
+# On SQLite, a transaction of a few events first moves rows whose indexed
+# columns keep their values (a facet whose blob repeats, a dataset whose URI
+# repeats, a run whose start and parent stay) with a narrower UPDATE; larger
+# transactions use the upserts alone. Both must store exactly the same.
+
+
+def _repeating_events(run_id: str) -> list[dict[str, Any]]:
+    """Values that repeat, change and come back, so a stale rank would show."""
+    parent_low, parent_high = "00000000-0000-4000-8000-000000000001", new_run()
+
+    def event(kind: str | None, sec: float, value: str, parent: str) -> dict[str, Any]:
+        uri = f"postgres://db:5432/{value}"
+        return run_event(
+            kind,
+            run_id=run_id,
+            job=("airflow://prod", "repeat"),
+            time=at(sec),
+            inputs=[
+                dataset("s3://raw", "orders", schema=schema_facet(value), dataSource=facet(uri=uri))
+            ],
+            parent=(parent, ("airflow://prod", "dag")),
+            run_facets={"custom": facet(value=value)},
+            job_facets={"sql": facet(query=value)},
+        )
+
+    return [
+        event("START", 2, "a", parent_high),
+        event("RUNNING", 4, "a", parent_high),  # the same values, later
+        event("RUNNING", 3, "b", parent_high),  # different values, in between
+        event("COMPLETE", 6, "a", parent_high),
+        event("OTHER", 1, "a", parent_high),  # earliest event, not a START
+        event("START", 0.5, "c", parent_low),  # an earlier START and a lower parent
+        event("RUNNING", 5, "b", parent_high),  # later than every "a" but the COMPLETE
+    ]
+
+
+def _repeat_snapshot(store: Store, run_id: str) -> dict[str, Any]:
+    ds = dataset_id("s3://raw", "orders")
+    jid = job_id("airflow://prod", "repeat")
+
+    def ranked(table: Any, owner: Any) -> list[tuple[Any, ...]]:
+        rows = store.rows(table, table.c.owner_id == owner)
+        return sorted((r["name"], r["rank"], r["blob_id"]) for r in rows)
+
+    dataset_row = store.one(t.datasets, t.datasets.c.id == ds)
+    assert dataset_row is not None
+    return {
+        "run": store.run(run_id),
+        "dataset": {k: v for k, v in dataset_row.items() if k != "producer"},
+        "run_facets": ranked(t.run_facets, run_id),
+        "job_facets": ranked(t.job_facets, jid),
+        "dataset_facets": ranked(t.dataset_facets, ds),
+        "values": (
+            store.run_facets(run_id)["custom"]["value"],
+            store.job_facets("airflow://prod", "repeat")["sql"]["query"],
+            store.dataset_facets("s3://raw", "orders")["schema"]["fields"][0]["name"],
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "order", [[0, 1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1, 0], [3, 1, 0, 6, 2, 5, 4]]
+)
+def test_one_event_transactions_store_what_one_transaction_stores(
+    two_stores: tuple[Store, Store], order: list[int]
+) -> None:
+    a, b = two_stores
+    run_id = new_run()
+    events = _repeating_events(run_id)
+    a.ingest_each(events[i] for i in order)  # small transactions
+    large = events * 3  # one large transaction, every event three times
+    assert len(large) > writes._TOUCH_MAX_EVENTS
+    b.ingest(*large)
+    snap = _repeat_snapshot(a, run_id)
+    assert snap == _repeat_snapshot(b, run_id)
+    run = snap["run"]
+    assert run is not None
+    assert (run["state"], run["ended_us"]) == ("COMPLETE", us(6))
+    assert (run["start_event_us"], run["started_us"]) == (us(0.5), us(0.5))
+    assert (run["first_event_us"], run["last_event_us"]) == (us(0.5), us(6))
+    assert run["parent_run_id"] == "00000000-0000-4000-8000-000000000001"
+    assert snap["values"] == ("a", "a", "a")  # the COMPLETE at 6 s is the latest
+    assert snap["dataset"]["datasource_uri"] == "postgres://db:5432/a"
 
 
 # --- idempotency ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from sqlalchemy import Connection, and_, case, delete, or_, select, update
+from sqlalchemy import Connection, and_, case, delete, or_, select, text, update
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
@@ -213,6 +213,23 @@ def _run_set(c: Any, x: Any) -> dict[str, Any]:
     }
 
 
+def _run_where(c: Any, x: Any) -> Any:
+    """Whether ``_run_set`` would change the stored run (else it is not rewritten)."""
+    return or_(
+        x.state_rank > c.state_rank,
+        x.last_event_us > c.last_event_us,
+        x.first_event_us < c.first_event_us,
+        _lowers(x.start_event_us, c.start_event_us),
+        _lowers(x.parent_run_id, c.parent_run_id),
+        _lowers(x.root_run_id, c.root_run_id),
+    )
+
+
+def _lowers(new: Any, old: Any) -> Any:
+    """``new`` would replace ``old`` under "the least present value wins"."""
+    return and_(new.is_not(None), or_(old.is_(None), new < old))
+
+
 def _least_present(a: Any, b: Any) -> Any:
     return case((a.is_(None), b), (b.is_(None), a), else_=_lesser(a, b))
 
@@ -377,10 +394,65 @@ def _execute(
         cursor.close()
 
 
+# SQLite rewrites the entries of every index on a column that an UPDATE
+# assigns, whether its value changes or not (PostgreSQL's HOT updates and
+# InnoDB leave unchanged keys alone). The upserts assign indexed columns: a
+# facet's blob id, a dataset's URI id, a run's start time and parent. On
+# SQLite these UPDATEs go first: they move rows whose indexed values stay as
+# they are, assigning unindexed columns only, to exactly what the upsert would
+# make of them, so the upsert's WHERE then leaves them alone. A one-event
+# transaction writes about a quarter fewer pages. A row they do not match
+# (new, or with an indexed value to change) is the upsert's, as before.
+# Only for small transactions: in a large one, many rows share each page
+# written, and the extra statements cost more than the pages they save.
+_TOUCH_MAX_EVENTS = 16
+_TOUCH_FACET = (
+    "UPDATE {table} SET rank = :rank"
+    " WHERE owner_id = :owner_id AND name = :name AND blob_id = :blob_id AND rank < :rank"
+)
+_TOUCH_DATASET = f"""UPDATE {t.datasets.name} SET
+ producer = CASE WHEN :updated_us > updated_us OR producer IS NULL
+  THEN :producer ELSE producer END,
+ updated_us = MAX(updated_us, :updated_us),
+ created_us = MIN(created_us, :created_us),
+ uri_rank = CASE WHEN :uri_rank > uri_rank OR (uri_rank IS NULL AND :uri_rank IS NOT NULL)
+  THEN :uri_rank ELSE uri_rank END,
+ feast_project = COALESCE(feast_project, :feast_project)
+WHERE id = :id
+ AND (:updated_us > updated_us OR :created_us < created_us OR :uri_rank > uri_rank
+  OR (uri_rank IS NULL AND :uri_rank IS NOT NULL))
+ AND (:uri_rank IS NULL OR uri_rank >= :uri_rank
+  OR (uri_id = :uri_id AND datasource_uri = :datasource_uri))
+ AND (feast_type IS NOT NULL OR :feast_type IS NULL)"""
+_TOUCH_RUN = f"""UPDATE {t.runs.name} SET
+ state = CASE WHEN :state_rank > state_rank THEN :state ELSE state END,
+ ended_us = CASE WHEN :state_rank > state_rank THEN :ended_us ELSE ended_us END,
+ state_rank = MAX(state_rank, :state_rank),
+ first_event_us = MIN(first_event_us, :first_event_us),
+ last_event_us = MAX(last_event_us, :last_event_us)
+WHERE run_id = :run_id
+ AND (:state_rank > state_rank OR :last_event_us > last_event_us
+  OR :first_event_us < first_event_us)
+ AND (:start_event_us IS NULL OR start_event_us <= :start_event_us)
+ AND (start_event_us IS NOT NULL OR :first_event_us >= first_event_us)
+ AND (:parent_run_id IS NULL OR parent_run_id <= :parent_run_id)
+ AND (:root_run_id IS NULL OR root_run_id <= :root_run_id)"""
+
+
+def _touch(ex: Callable[..., None], key: str, sql: str, rows: list[Row]) -> None:
+    ex(f"touch:{key}", lambda: text(sql), rows)
+
+
+def _no_touch(key: str, sql: str, rows: list[Row]) -> None:
+    return None
+
+
 def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple[int, int]]:
     """Apply ``d`` inside the caller's transaction; pass the result to :func:`remember`."""
     cache.sync(read_generation(conn))
     ex = partial(_execute, conn, cache)
+    small = len(d.events) <= _TOUCH_MAX_EVENTS
+    touch = partial(_touch, ex) if small and conn.dialect.name == "sqlite" else _no_touch
     ex("events", lambda: insert_ignore(conn, t.events, ["event_key"]), d.events)
     blobs = [{"id": k, "payload": blob_text(v)} for k, v in d.blobs.items() if k not in cache.blobs]
     ex("blobs", lambda: insert_ignore(conn, t.facet_blobs, ["id"]), blobs)
@@ -389,12 +461,12 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
         lambda: upsert(conn, t.jobs, ["id"], _node_set, _node_where),
         list(d.jobs.values()),
     )
-    ex(
-        "datasets",
-        lambda: upsert(conn, t.datasets, ["id"], _dataset_set, _dataset_where),
-        list(d.datasets.values()),
-    )
-    ex("runs", lambda: upsert(conn, t.runs, ["run_id"], _run_set), _reduce_runs(d.runs))
+    datasets = list(d.datasets.values())
+    touch("datasets", _TOUCH_DATASET, datasets)
+    ex("datasets", lambda: upsert(conn, t.datasets, ["id"], _dataset_set, _dataset_where), datasets)
+    runs = _reduce_runs(d.runs)
+    touch("runs", _TOUCH_RUN, runs)
+    ex("runs", lambda: upsert(conn, t.runs, ["run_id"], _run_set, _run_where), runs)
     ex(
         "run_io",
         lambda: upsert(
@@ -419,10 +491,12 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
         (t.dataset_facets, d.dataset_facets),
         (t.run_facets, d.run_facets),
     ):
+        rows = list(facets.values())
+        touch(table.name, _TOUCH_FACET.format(table=table.name), rows)
         ex(
             table.name,
             partial(upsert, conn, table, ["owner_id", "name"], _ranked_set, _ranked_where),
-            list(facets.values()),
+            rows,
         )
     return _uri_symlinks(conn, d, cache)
 
