@@ -6,14 +6,14 @@ dependency in a worker thread, a thread hop per request for nothing.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 
 from feast_lineage.consumer.auth import check_api_key
 from feast_lineage.consumer.authz import Scope, request_scope
-from feast_lineage.consumer.errors import ServiceUnavailable
+from feast_lineage.consumer.errors import LineageError, ServiceUnavailable
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
 
@@ -63,3 +63,44 @@ async def get_scope(request: Request) -> Scope:
 
 
 ScopeDep = Annotated[Scope, Depends(get_scope)]
+
+
+async def reject_unknown_query(request: Request) -> None:
+    """A 400 for a query parameter the endpoint does not take.
+
+    Otherwise a misspelt filter (``?namespace=`` where the endpoint takes
+    ``job_namespace``) would be ignored, and the answer would look right
+    while listing everything.
+    """
+    if not request.query_params:
+        return
+    known = _query_names(request.scope.get("route"))
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        takes = ", ".join(sorted(known)) or "none"
+        details = [
+            {"path": f"query parameter {name!r}", "message": "unknown to this endpoint"}
+            for name in unknown
+        ]
+        raise LineageError(
+            f"query parameter {unknown[0]!r} is unknown to this endpoint; "
+            f"it takes: {takes} (check the spelling)",
+            code="unknown_parameter",
+            details=details if len(details) > 1 else None,
+        )
+
+
+def _query_names(route: Any) -> frozenset[str]:
+    """Every query parameter a route's handler and its dependencies declare."""
+
+    def walk(dependant: Any) -> set[str]:
+        names = {param.alias for param in dependant.query_params}
+        for sub in dependant.dependencies:
+            names |= walk(sub)
+        return names
+
+    dependant = getattr(route, "dependant", None)
+    return frozenset(walk(dependant)) if dependant is not None else frozenset()
+
+
+KnownQueryOnly = Depends(reject_unknown_query)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from feast_lineage.consumer.deps import KnownQueryOnly
 from feast_lineage.consumer.routes import (
     admin,
     catalog,
@@ -20,18 +21,17 @@ from feast_lineage.consumer.routes import (
 
 def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False) -> None:
     """Every route; without ``consumer`` only registry lineage (and the UI)."""
+    # API routes answer a query parameter they do not take with a 400.
+    strict = [KnownQueryOnly]
     if consumer:
         app.include_router(health.router)
-        app.include_router(ingest.router, prefix="/api/v1")
-        app.include_router(events.router, prefix="/api/v1/lineage/openlineage")
-        app.include_router(runs.router, prefix="/api/v1/lineage/openlineage")
-        app.include_router(graph.router, prefix="/api/v1/lineage/openlineage")
-        app.include_router(catalog.router, prefix="/api/v1/lineage/openlineage")
-        app.include_router(admin.router, prefix="/api/v1/lineage/openlineage")
+        app.include_router(ingest.router, prefix="/api/v1", dependencies=strict)
+        for router in (events.router, runs.router, graph.router, catalog.router, admin.router):
+            app.include_router(router, prefix="/api/v1/lineage/openlineage", dependencies=strict)
     else:
         app.include_router(ui.registry_only_health)
-    app.include_router(registry.router, prefix="/api/v1/lineage")
-    app.include_router(facets.router, prefix="/api/v1/lineage")
+    app.include_router(registry.router, prefix="/api/v1/lineage", dependencies=strict)
+    app.include_router(facets.router, prefix="/api/v1/lineage", dependencies=strict)
     if web_ui:
-        app.include_router(ui.router, prefix="/api/v1/ui")
+        app.include_router(ui.router, prefix="/api/v1/ui", dependencies=strict)
         ui.mount_web_ui(app)
