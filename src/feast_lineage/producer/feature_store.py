@@ -197,12 +197,7 @@ class FeatureStore(feast.FeatureStore):
         response = super().get_online_features(
             features=features, entity_rows=entity_rows, full_feature_names=full_feature_names
         )
-        lineage = self._retrieval_lineage()
-        if lineage is not None:
-            lineage.guard(
-                "online retrieval",
-                lambda: self._record_online(lineage, features, entity_rows, full_feature_names),
-            )
+        self._after_online(features, entity_rows, full_feature_names)
         return response
 
     async def get_online_features_async(
@@ -211,13 +206,17 @@ class FeatureStore(feast.FeatureStore):
         response = await super().get_online_features_async(
             features=features, entity_rows=entity_rows, full_feature_names=full_feature_names
         )
+        self._after_online(features, entity_rows, full_feature_names)
+        return response
+
+    def _after_online(self, features: Any, entity_rows: Any, full_feature_names: bool) -> None:
+        """Record an online retrieval (sync or async) that has answered."""
         lineage = self._retrieval_lineage()
         if lineage is not None:
             lineage.guard(
                 "online retrieval",
                 lambda: self._record_online(lineage, features, entity_rows, full_feature_names),
             )
-        return response
 
     def _record_online(
         self, lineage: StoreLineage, features: Any, entity_rows: Any, full_feature_names: bool
