@@ -116,6 +116,40 @@ def test_a_feast_command_gives_the_same_output_through_feast_lineage(tmp_path: P
     assert ours.output == theirs.output
 
 
+def test_configuration_masks_secrets_unless_asked(tmp_path: Path) -> None:
+    from feast.cli.cli import cli as feast_cli
+
+    repo = feast_repo(tmp_path / "repo")
+    config = yaml.safe_load((repo / "feature_store.yaml").read_text())
+    config["registry"] = {
+        "registry_type": "sql",
+        "path": f"postgresql://feast:{SECRET}@db.example:5432/registry",
+    }
+    config["openlineage"] = {
+        "enabled": True,
+        "transport_type": "http",
+        "transport_url": "http://lineage.example:6580",
+        "api_key": f"emit-{SECRET}",
+        "consumer": {"enabled": True, "api_key": f"consumer-{SECRET}"},
+    }
+    (repo / "feature_store.yaml").write_text(yaml.safe_dump(config))
+
+    masked = invoke("-c", repo, "configuration")
+    assert masked.exit_code == 0, masked.output
+    assert SECRET not in masked.output
+    shown = yaml.safe_load(masked.output)
+    assert shown["registry"]["path"] == "postgresql://feast:***@db.example:5432/registry"
+    assert shown["openlineage"]["api_key"] == "***"
+    assert shown["openlineage"]["consumer"]["api_key"] == "***"
+    assert shown["openlineage"]["transport_url"] == "http://lineage.example:6580"
+
+    full = invoke("-c", repo, "configuration", "--show-secrets")
+    theirs = CliRunner().invoke(feast_cli, ["-c", str(repo), "configuration"])
+    assert full.exit_code == 0, full.output
+    assert f"consumer-{SECRET}" in full.output
+    assert full.output == theirs.output
+
+
 def test_unknown_commands_fail_as_in_click() -> None:
     result = invoke("no-such-command")
     assert result.exit_code == 2

@@ -253,6 +253,39 @@ def ui(
     )
 
 
+@cli.command("configuration")
+@click.option(
+    "--show-secrets",
+    is_flag=True,
+    help="Print API keys, passwords and URI credentials as they are.",
+)
+@click.pass_context
+def configuration(ctx: click.Context, show_secrets: bool) -> None:
+    """Display Feast configuration, secrets masked.
+
+    Feast's own command with one difference: values that are secrets (API
+    keys, passwords, tokens, credentials in URIs) print as ***, so the
+    output can be pasted into an issue or a chat. --show-secrets prints them.
+    """
+    import yaml
+    from feast.repo_config import load_repo_config
+    from feast.repo_operations import cli_check_repo
+
+    from feast_lineage.config.masking import mask_secrets
+
+    repo, fs_yaml_file = ctx.obj["CHDIR"], ctx.obj["FS_YAML_FILE"]
+    cli_check_repo(repo, fs_yaml_file)
+    repo_config = load_repo_config(repo, fs_yaml_file)
+    if not repo_config:
+        click.echo("No configuration found.")
+        return
+    config = repo_config.model_dump(by_alias=True, exclude_unset=True)
+    config.pop("repo_path", None)
+    if not show_secrets:
+        config = mask_secrets(config)
+    click.echo(yaml.dump(config, default_flow_style=False, sort_keys=False))
+
+
 @cli.command("lineage-sync")
 @click.pass_context
 def lineage_sync(ctx: click.Context) -> None:

@@ -27,8 +27,9 @@ Feast's options (`-c/--chdir`, `-f/--feature-store-yaml`, `--log-level`) and
 passes every command it does not define itself to Feast unchanged:
 `{PROG} apply`, `{PROG} plan`, `{PROG} materialize` and the rest
 behave exactly as with `feast` (see Feast's documentation for those).
-`{PROG} --help` lists them all; below are the group and the commands this
-project adds.
+`{PROG} --help` lists them all; below are the group, the commands this
+project adds, and `configuration`, which prints what Feast's does with its
+secrets masked.
 """
 
 

@@ -14,7 +14,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-_SECRET_PARAMS = frozenset(
+SECRET_PARAMS = frozenset(
     {
         "password",
         "passwd",
@@ -64,7 +64,7 @@ def _strip_userinfo(uri: str) -> str:
 
 
 def _drop_semicolon_secret(match: re.Match[str]) -> str:
-    return "" if match.group(1).strip().lower() in _SECRET_PARAMS else match.group(0)
+    return "" if match.group(1).strip().lower() in SECRET_PARAMS else match.group(0)
 
 
 def strip_credentials(uri: str) -> str:
@@ -83,7 +83,7 @@ def strip_credentials(uri: str) -> str:
     except ValueError:
         return cleaned.split("?", 1)[0]
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-    kept = [(k, v) for k, v in query if k.lower() not in _SECRET_PARAMS]
+    kept = [(k, v) for k, v in query if k.lower() not in SECRET_PARAMS]
     if len(kept) == len(query):
         return cleaned
     return urlunsplit(parts._replace(query=urlencode(kept)))
@@ -94,7 +94,7 @@ def strip_credentials(uri: str) -> str:
 # a fraction of a microsecond) rule most events out without either.
 _USER_PART = re.compile(rb"://[^\"\s/?#]*@")
 _SECRET_PARAM = re.compile(
-    rb"[?&;](?:" + b"|".join(re.escape(k.encode()) for k in _SECRET_PARAMS) + rb")=",
+    rb"[?&;](?:" + b"|".join(re.escape(k.encode()) for k in SECRET_PARAMS) + rb")=",
     re.IGNORECASE,
 )
 

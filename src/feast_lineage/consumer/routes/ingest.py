@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from feast_lineage.consumer.deps import ApiKeyDep, StateDep
+from feast_lineage.consumer.deps import ingest_state
 from feast_lineage.consumer.errors import error_response
 from feast_lineage.consumer.responses import FastJSONResponse
 from feast_lineage.consumer.schemas import ErrorResponse, IngestAccepted, IngestSummary
@@ -70,7 +70,8 @@ def _partial(result: IngestResult) -> Response:
     },
     openapi_extra=_BODY_DOC,
 )
-async def post_lineage(request: Request, state: StateDep, _auth: ApiKeyDep) -> Response:
+async def post_lineage(request: Request) -> Response:
+    state = await ingest_state(request)
     result = await ingest(request, state, batch=False)
     if result.successful == 0 and result.received > 0:
         return _failure(result)
@@ -92,7 +93,8 @@ async def post_lineage(request: Request, state: StateDep, _auth: ApiKeyDep) -> R
     },
     openapi_extra=_BODY_DOC,
 )
-async def post_batch(request: Request, state: StateDep, _auth: ApiKeyDep) -> Response:
+async def post_batch(request: Request) -> Response:
+    state = await ingest_state(request)
     result = await ingest(request, state, batch=True)
     if result.successful == 0 and result.received > 0:
         return _failure(result)
