@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import threading
 import uuid
@@ -20,7 +22,8 @@ from feast_lineage.consumer.ingest.pipeline import (
     _classify,
 )
 from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store.engine import create_store_engine
+from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.transactions import lock_path
 from tests.factories import at, dataset, run_event
 from tests.postgres import free_port
 from tests.store import Store, derive_all
@@ -145,6 +148,38 @@ def test_an_acknowledged_event_is_committed(store: Store) -> None:
     finally:
         pipeline.stop()
         reader.dispose()
+
+
+def test_requests_are_answered_after_the_write_lock_is_released(tmp_path: Path) -> None:
+    """Answering wakes the requests' event loop; the other workers need the lock first."""
+    engine = create_store_engine(f"sqlite:///{tmp_path / 'lineage.db'}")
+    upgrade_schema(engine)
+    path = lock_path(engine)
+    assert path is not None
+    pipeline = IngestPipeline(engine)
+    pipeline.start()
+    held_when_answered: list[bool] = []
+
+    def probe(_future: Any) -> None:  # runs in the writer thread as it answers
+        fd = os.open(path, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held_when_answered.append(False)
+        except BlockingIOError:
+            held_when_answered.append(True)
+        finally:
+            os.close(fd)
+
+    try:
+        futures = [pipeline.submit(derive_all([_event(f"lock{i}")])) for i in range(5)]
+        for future in futures:
+            future.add_done_callback(probe)
+        assert [f.result(timeout=30) for f in futures] == [[None]] * 5
+    finally:
+        pipeline.stop()
+        engine.dispose()
+    # A callback added after its answer runs at once, here; the lock must be free then too.
+    assert held_when_answered == [False] * 5
 
 
 def test_submissions_from_many_threads(store: Store) -> None:

@@ -97,7 +97,7 @@ class IngestPipeline:
 
     def write_now(self, items: list[Derived]) -> list[Outcome]:
         """Write synchronously from the calling thread (used outside a server)."""
-        return self._write_group([_Submission(items)], resolve=False)[0]
+        return self._write_group([_Submission(items)], in_writer=False)[0]
 
     def _run(self) -> None:
         while True:
@@ -107,23 +107,30 @@ class IngestPipeline:
             assert isinstance(first, _Submission)
             group = [first]
             stop = self._drain(group)
+            results: list[list[Outcome]] | None = None
             try:
                 # Other processes' writers may hold the store's write lock; what
                 # queues up meanwhile joins this group instead of waiting a round.
                 with writer_lock(self._engine):
                     if not stop:
                         stop = self._drain(group)
-                    self._write_group(group, resolve=True)
-            except SQLAlchemyError as err:  # the write lock could not be taken
-                outcome = _classify(err)
-                for sub in group:
-                    if not sub.future.done():
-                        sub.future.set_result([outcome] * len(sub.items))
+                    results = self._write_group(group, in_writer=True)
+            except SQLAlchemyError as err:
+                if results is None:  # the write lock could not be taken
+                    outcome = _classify(err)
+                    results = [[outcome] * len(sub.items) for sub in group]
+                else:  # written and committed; only giving the lock back failed
+                    log.warning("could not release the store's write lock: %s", type(err).__name__)
             except BaseException as err:  # never let the writer die silently
                 log.exception("lineage writer failed")
-                for sub in group:
-                    if not sub.future.done():
+                if results is None:
+                    for sub in group:
                         sub.future.set_exception(err)
+            # Answered after the lock is released: waking a request's event
+            # loop hands it the GIL, which the writer would otherwise wait for
+            # while holding the lock the other workers wait for.
+            for sub, outcomes in zip(group, results or (), strict=False):
+                sub.future.set_result(outcomes)
             if stop:
                 return
 
@@ -182,11 +189,12 @@ class IngestPipeline:
                 self._conn.close()
             self._conn = None
 
-    def _write_group(self, group: list[_Submission], *, resolve: bool) -> list[list[Outcome]]:
+    def _write_group(self, group: list[_Submission], *, in_writer: bool) -> list[list[Outcome]]:
+        """Write ``group`` in one transaction (one by one should it fail); outcomes per item."""
         items = [item for sub in group for item in sub.items]
         outcomes: list[Outcome]
         try:
-            self._transaction(items, in_writer=resolve)
+            self._transaction(items, in_writer=in_writer)
             outcomes = [None] * len(items)
         except SQLAlchemyError as err:
             if len(items) == 1:
@@ -196,7 +204,7 @@ class IngestPipeline:
                 outcomes = []
                 for item in items:
                     try:
-                        self._transaction([item], in_writer=resolve)
+                        self._transaction([item], in_writer=in_writer)
                         outcomes.append(None)
                     except SQLAlchemyError as one_err:
                         outcomes.append(_classify(one_err))
@@ -205,11 +213,8 @@ class IngestPipeline:
         results: list[list[Outcome]] = []
         pos = 0
         for sub in group:
-            mine = outcomes[pos : pos + len(sub.items)]
+            results.append(outcomes[pos : pos + len(sub.items)])
             pos += len(sub.items)
-            results.append(mine)
-            if resolve:
-                sub.future.set_result(mine)
         return results
 
 
