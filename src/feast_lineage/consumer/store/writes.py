@@ -365,17 +365,17 @@ class _Node(NamedTuple):
 
 def _execute(
     conn: Connection, cache: WriteCache, key: str, build: Callable[[], Insert], rows: list[Row]
-) -> None:
+) -> int:
     """Run ``build()``'s statement for every row, compiled once per store.
 
     The hot path skips SQLAlchemy's per-statement and per-row work: the
     statement is compiled to SQL once (named parameters) and the rows go
     straight to the driver's ``executemany`` on the transaction's own DBAPI
     connection. Driver errors are wrapped as SQLAlchemy errors, as
-    ``Connection.execute`` would.
+    ``Connection.execute`` would. Returns the number of rows changed.
     """
     if not rows:
-        return
+        return 0
     columns = tuple(rows[0])
     sql = cache.sql.get((key, columns))
     if sql is None:
@@ -388,6 +388,7 @@ def _execute(
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
         cursor.executemany(sql, rows)
+        return int(cursor.rowcount)
     except dbapi.Error as err:
         raise DBAPIError.instance(sql, None, err, dbapi.Error, dialect=conn.dialect) from None
     finally:
@@ -402,7 +403,8 @@ def _execute(
 # they are, assigning unindexed columns only, to exactly what the upsert would
 # make of them, so the upsert's WHERE then leaves them alone. A one-event
 # transaction writes about a quarter fewer pages. A row they do not match
-# (new, or with an indexed value to change) is the upsert's, as before.
+# (new, or with an indexed value to change) is the upsert's, as before; when
+# they moved every row, the upsert is not sent at all.
 # Only for small transactions: in a large one, many rows share each page
 # written, and the extra statements cost more than the pages they save.
 _TOUCH_MAX_EVENTS = 16
@@ -439,12 +441,13 @@ WHERE run_id = :run_id
  AND (:root_run_id IS NULL OR root_run_id <= :root_run_id)"""
 
 
-def _touch(ex: Callable[..., None], key: str, sql: str, rows: list[Row]) -> None:
-    ex(f"touch:{key}", lambda: text(sql), rows)
+def _touch(ex: Callable[..., int], key: str, sql: str, rows: list[Row]) -> bool:
+    """Run a narrower UPDATE; True when it moved every row, leaving the upsert nothing."""
+    return bool(rows) and ex(f"touch:{key}", lambda: text(sql), rows) == len(rows)
 
 
-def _no_touch(key: str, sql: str, rows: list[Row]) -> None:
-    return None
+def _no_touch(key: str, sql: str, rows: list[Row]) -> bool:
+    return False
 
 
 def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple[int, int]]:
@@ -461,12 +464,15 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
         lambda: upsert(conn, t.jobs, ["id"], _node_set, _node_where),
         list(d.jobs.values()),
     )
+    # Each row matches at most one (its key is unique in the list): when the
+    # narrower UPDATE moved them all, the upsert would change nothing.
     datasets = list(d.datasets.values())
-    touch("datasets", _TOUCH_DATASET, datasets)
-    ex("datasets", lambda: upsert(conn, t.datasets, ["id"], _dataset_set, _dataset_where), datasets)
+    if not touch("datasets", _TOUCH_DATASET, datasets):
+        upsert_datasets = partial(upsert, conn, t.datasets, ["id"], _dataset_set, _dataset_where)
+        ex("datasets", upsert_datasets, datasets)
     runs = _reduce_runs(d.runs)
-    touch("runs", _TOUCH_RUN, runs)
-    ex("runs", lambda: upsert(conn, t.runs, ["run_id"], _run_set, _run_where), runs)
+    if not touch("runs", _TOUCH_RUN, runs):
+        ex("runs", lambda: upsert(conn, t.runs, ["run_id"], _run_set, _run_where), runs)
     ex(
         "run_io",
         lambda: upsert(
@@ -492,12 +498,12 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
         (t.run_facets, d.run_facets),
     ):
         rows = list(facets.values())
-        touch(table.name, _TOUCH_FACET.format(table=table.name), rows)
-        ex(
-            table.name,
-            partial(upsert, conn, table, ["owner_id", "name"], _ranked_set, _ranked_where),
-            rows,
-        )
+        if not touch(table.name, _TOUCH_FACET.format(table=table.name), rows):
+            ex(
+                table.name,
+                partial(upsert, conn, table, ["owner_id", "name"], _ranked_set, _ranked_where),
+                rows,
+            )
     return _uri_symlinks(conn, d, cache)
 
 
