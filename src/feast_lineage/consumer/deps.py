@@ -116,6 +116,6 @@ async def ingest_state(request: Request) -> ConsumerState:
     CPU a request for these three, a tenth of the request's cost.
     """
     state = await get_state(request)
-    check_api_key(request, state.settings.consumer.api_key_value())
+    await require_api_key(request, state)
     await reject_unknown_query(request)
     return state

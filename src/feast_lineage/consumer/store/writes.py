@@ -468,8 +468,11 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
     # narrower UPDATE moved them all, the upsert would change nothing.
     datasets = list(d.datasets.values())
     if not touch("datasets", _TOUCH_DATASET, datasets):
-        upsert_datasets = partial(upsert, conn, t.datasets, ["id"], _dataset_set, _dataset_where)
-        ex("datasets", upsert_datasets, datasets)
+        ex(
+            "datasets",
+            lambda: upsert(conn, t.datasets, ["id"], _dataset_set, _dataset_where),
+            datasets,
+        )
     runs = _reduce_runs(d.runs)
     if not touch("runs", _TOUCH_RUN, runs):
         ex("runs", lambda: upsert(conn, t.runs, ["run_id"], _run_set, _run_where), runs)
