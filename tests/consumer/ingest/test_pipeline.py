@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from feast_lineage.consumer.ingest import pipeline as pipeline_module
 from feast_lineage.consumer.ingest.pipeline import (
     EventRejected,
     IngestPipeline,
@@ -303,3 +304,109 @@ def test_an_unusable_lock_file_makes_the_store_unavailable_not_the_writer_dead(
         pipeline.stop()
         store.close()
     assert [row["kind"] for row in store.rows(t.events)] == ["run"]
+
+
+# --- work the writer prepares itself (large bodies) --------------------------------
+
+
+def _deferred(value: str, *names: str, seen: threading.Event | None = None) -> Any:
+    def prepare() -> tuple[str, list[Any]]:
+        if seen is not None:
+            seen.set()
+        return value, derive_all([_event(name) for name in names])
+
+    return prepare
+
+
+@pytest.fixture
+def file_store(tmp_path: Path) -> Iterator[Store]:
+    store = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
+    yield store
+    store.engine.dispose()
+
+
+def _hold_write_lock(store: Store) -> int:
+    """Take the store's write lock as another worker process would; close the fd to release."""
+    path = lock_path(store.engine)
+    assert path is not None
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_deferred_work_is_prepared_while_another_process_writes(file_store: Store) -> None:
+    committed: list[int] = []
+    pipeline = IngestPipeline(file_store.engine, on_commit=committed.append)
+    prepared = threading.Event()
+    fd = _hold_write_lock(file_store)
+    try:
+        # Both queued before the writer starts: it takes them together.
+        ready = pipeline.submit(derive_all([_event("ready")]))
+        deferred = pipeline.submit_deferred(_deferred("body", "d1", "d2", seen=prepared))
+        pipeline.start()
+        # The writer waits for the lock and meanwhile prepares the deferred body.
+        assert prepared.wait(timeout=30)
+        assert not ready.done()
+        assert not deferred.done()
+    finally:
+        os.close(fd)
+    try:
+        assert ready.result(timeout=30) == [None]
+        assert deferred.result(timeout=30) == ("body", [None, None])
+    finally:
+        pipeline.stop()
+    assert committed == [3]  # one transaction for both, once the lock was free
+    assert file_store.count(t.events) == 3
+
+
+def test_a_body_that_cannot_be_prepared_fails_alone(file_store: Store) -> None:
+    def broken() -> tuple[str, list[Any]]:
+        raise ValueError("not a usable body")
+
+    pipeline = IngestPipeline(file_store.engine)
+    bad = pipeline.submit_deferred(broken)
+    good = pipeline.submit_deferred(_deferred("fine", "good"))
+    empty = pipeline.submit_deferred(_deferred("nothing to store"))
+    pipeline.start()
+    try:
+        with pytest.raises(ValueError, match="not a usable body"):
+            bad.result(timeout=30)
+        assert good.result(timeout=30) == ("fine", [None])
+        assert empty.result(timeout=30) == ("nothing to store", [])
+    finally:
+        pipeline.stop()
+    assert [r["name"] for r in file_store.rows(t.jobs)] == ["good"]
+    assert file_store.count(t.events) == 1
+
+
+def test_stop_prepares_and_commits_deferred_work(file_store: Store) -> None:
+    pipeline = IngestPipeline(file_store.engine)
+    pipeline.start()
+    futures = [pipeline.submit_deferred(_deferred(f"b{i}", f"s{i}a", f"s{i}b")) for i in range(10)]
+    pipeline.stop()
+    assert [f.result(timeout=0) for f in futures] == [(f"b{i}", [None, None]) for i in range(10)]
+    assert file_store.count(t.events) == 20
+
+
+def test_deferred_groups_keep_to_the_group_limit(
+    file_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline_module, "_MAX_GROUP_EVENTS", 4)
+    committed: list[int] = []
+    pipeline = IngestPipeline(file_store.engine, on_commit=committed.append)
+    fd = _hold_write_lock(file_store)
+    try:
+        futures = [
+            pipeline.submit_deferred(_deferred(f"b{i}", f"l{i}a", f"l{i}b")) for i in range(5)
+        ]
+        pipeline.start()
+    finally:
+        os.close(fd)
+    try:
+        assert [f.result(timeout=30) for f in futures] == [
+            (f"b{i}", [None, None]) for i in range(5)
+        ]
+    finally:
+        pipeline.stop()
+    assert sum(committed) == 10
+    assert max(committed) <= 4

@@ -201,6 +201,24 @@ def test_the_same_event_twice_is_stored_once(client: TestClient) -> None:
     assert len(stored_events(client)) == 1
 
 
+def test_large_bodies_get_the_same_answers(client: TestClient) -> None:
+    """Bodies past 32 KiB are parsed by the writer thread, not on the event loop."""
+    pad = {"pad": facet(text="x" * 40_000)}
+    big = run_event("START", run_facets=pad)
+    broken = json.dumps([big]).encode()[:-1] + b", {"
+    assert len(broken) > 32 * 1024
+    assert_error(post(client, BATCH, broken), 400, "invalid_json", "JSON")
+    assert_error(post(client, BATCH, big), 400, "expected_array", "array")
+    events = [run_event("START", run_facets=pad), bad_run_id(run_event("START")), big]
+    response = post(client, BATCH, events)
+    assert response.status_code == 207, response.text
+    assert [(e["index"], e["path"]) for e in response.json()["errors"]] == [(1, "$[1].run.runId")]
+    one = run_event("COMPLETE", run_facets=pad)
+    assert post(client, LINEAGE, one).status_code == 201
+    sent = [events[0], big, one]
+    assert stored_run_ids(client) == sorted(e["run"]["runId"] for e in sent)
+
+
 # --- encodings and limits -----------------------------------------------------------
 
 

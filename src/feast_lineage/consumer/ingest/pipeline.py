@@ -10,6 +10,13 @@ alone and never undoes the others.
 SQLite allows one writer at a time anyway; one thread with group commit turns
 many small requests into few transactions. The thread never runs on the
 server's event loop.
+
+Large bodies come through :meth:`IngestPipeline.submit_deferred`: the writer
+itself parses and derives them, never while it holds the store's write lock.
+It does so first of all while another process holds that lock, so one worker
+prepares its next group while the other writes. Parsing in a thread of its
+own instead would compete for the process's GIL with the writer, which then
+holds the lock (and keeps the other workers waiting) for longer.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
@@ -51,10 +59,21 @@ class EventRejected(Exception):
 Outcome = Exception | None
 
 
-@dataclass
+T = TypeVar("T")
+
+
+@dataclass(eq=False)
 class _Submission:
     items: list[Derived]
-    future: Future[list[Outcome]] = field(default_factory=Future)
+    future: Future[Any] = field(default_factory=Future)
+    # Set for a deferred submission until the writer has prepared it; it then
+    # holds the first element of what ``prepare`` returned, for the future.
+    prepare: Callable[[], tuple[Any, list[Derived]]] | None = None
+    prepared: Any = None
+    deferred: bool = False
+
+    def answer(self, outcomes: list[Outcome]) -> None:
+        self.future.set_result((self.prepared, outcomes) if self.deferred else outcomes)
 
 
 _STOP = object()
@@ -95,28 +114,61 @@ class IngestPipeline:
             self._queue.put(sub)
         return sub.future
 
+    def submit_deferred(
+        self, prepare: Callable[[], tuple[T, list[Derived]]]
+    ) -> Future[tuple[T, list[Outcome]]]:
+        """Queue work for the writer thread: ``prepare()`` gives a value and events.
+
+        The writer calls ``prepare`` without holding the store's write lock,
+        then writes its events with the next group. The future gives the
+        value and one outcome per event; an exception from ``prepare`` (an
+        unusable body) is the future's.
+        """
+        sub = _Submission([], prepare=prepare, deferred=True)
+        self._queue.put(sub)
+        return sub.future
+
     def write_now(self, items: list[Derived]) -> list[Outcome]:
         """Write synchronously from the calling thread (used outside a server)."""
         return self._write_group([_Submission(items)], in_writer=False)[0]
 
     def _run(self) -> None:
+        backlog: list[_Submission] = []  # taken from the queue, in arrival order
+        stop = False
         while True:
-            first = self._queue.get()
-            if first is _STOP:
-                return
-            assert isinstance(first, _Submission)
-            group = [first]
-            stop = self._drain(group)
+            if not backlog:
+                if stop:
+                    return
+                first = self._queue.get()
+                if first is _STOP:
+                    return
+                assert isinstance(first, _Submission)
+                backlog.append(first)
+            stop = stop or self._drain(backlog)
+            # Something to write before taking the lock; everything when stopping.
+            while (stop or not _ready_events(backlog)) and self._prepare_next(backlog):
+                pass
+            if not backlog:
+                continue
+
+            def idle() -> bool:
+                # Another process writes: prepare what came meanwhile.
+                nonlocal stop
+                stop = stop or self._drain(backlog)
+                return _ready_events(backlog) < _MAX_GROUP_EVENTS and self._prepare_next(backlog)
+
+            group: list[_Submission] = []
             results: list[list[Outcome]] | None = None
             try:
                 # Other processes' writers may hold the store's write lock; what
                 # queues up meanwhile joins this group instead of waiting a round.
-                with writer_lock(self._engine):
-                    if not stop:
-                        stop = self._drain(group)
+                with writer_lock(self._engine, idle):
+                    stop = stop or self._drain(backlog)
+                    group = _take_ready(backlog)
                     results = self._write_group(group, in_writer=True)
             except SQLAlchemyError as err:
                 if results is None:  # the write lock could not be taken
+                    group = group or _take_ready(backlog)
                     outcome = _classify(err)
                     results = [[outcome] * len(sub.items) for sub in group]
                 else:  # written and committed; only giving the lock back failed
@@ -124,15 +176,31 @@ class IngestPipeline:
             except BaseException as err:  # never let the writer die silently
                 log.exception("lineage writer failed")
                 if results is None:
-                    for sub in group:
+                    for sub in group or _take_ready(backlog):
                         sub.future.set_exception(err)
             # Answered after the lock is released: waking a request's event
             # loop hands it the GIL, which the writer would otherwise wait for
             # while holding the lock the other workers wait for.
             for sub, outcomes in zip(group, results or (), strict=False):
-                sub.future.set_result(outcomes)
-            if stop:
-                return
+                sub.answer(outcomes)
+
+    def _prepare_next(self, backlog: list[_Submission]) -> bool:
+        """Prepare the first deferred submission of ``backlog``; False when there is none."""
+        for index, sub in enumerate(backlog):
+            if sub.prepare is None:
+                continue
+            prepare, sub.prepare = sub.prepare, None
+            try:
+                sub.prepared, sub.items = prepare()
+            except BaseException as err:  # the request's to report (a bad body)
+                del backlog[index]
+                sub.future.set_exception(err)
+                return True
+            if not sub.items:
+                del backlog[index]
+                sub.answer([])
+            return True
+        return False
 
     def _drain(self, group: list[_Submission]) -> bool:
         """Add what is queued to ``group`` (up to a limit); True when asked to stop."""
@@ -216,6 +284,25 @@ class IngestPipeline:
             results.append(outcomes[pos : pos + len(sub.items)])
             pos += len(sub.items)
         return results
+
+
+def _ready_events(backlog: list[_Submission]) -> int:
+    return sum(len(sub.items) for sub in backlog if sub.prepare is None)
+
+
+def _take_ready(backlog: list[_Submission]) -> list[_Submission]:
+    """Remove and return the prepared submissions of ``backlog`` (up to the group limit)."""
+    group: list[_Submission] = []
+    rest: list[_Submission] = []
+    count = 0
+    for sub in backlog:
+        if sub.prepare is None and (not group or count + len(sub.items) <= _MAX_GROUP_EVENTS):
+            group.append(sub)
+            count += len(sub.items)
+        else:
+            rest.append(sub)
+    backlog[:] = rest
+    return group
 
 
 def _classify(err: SQLAlchemyError) -> Exception:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-from anyio import to_thread
 from starlette.requests import ClientDisconnect, Request
 
 from feast_lineage.consumer.errors import LineageError
@@ -19,12 +19,12 @@ from feast_lineage.consumer.ingest.body import (
 )
 from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
 from feast_lineage.consumer.ingest.errors import InvalidEvent
-from feast_lineage.consumer.ingest.pipeline import StoreUnavailable
+from feast_lineage.consumer.ingest.pipeline import Outcome, StoreUnavailable
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.event_time import now_us
 
 # Bodies up to this size are parsed on the event loop (tens of microseconds);
-# larger ones in a worker thread so the loop never stalls.
+# larger ones by the writer thread, so the loop never stalls.
 _INLINE_BYTES = 32 * 1024
 
 
@@ -69,23 +69,42 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _prepare(
+@dataclass
+class _Checked:
+    """A parsed body: the events to store, and the problems of the others."""
+
+    parsed: ParsedBody
+    valid: list[Derived] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)  # index of each valid event
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _check(
     raw: bytes,
     encoding: str | None,
     limit: int,
     max_events: int,
     batch: bool,
     memo: FacetMemo,
-) -> ParsedBody:
+) -> tuple[_Checked, list[Derived]]:
     data = decompress(raw, encoding, limit)
-    return parse_events(data, now_us(), max_events=max_events, require_array=batch, memo=memo)
+    parsed = parse_events(data, now_us(), max_events=max_events, require_array=batch, memo=memo)
+    checked = _Checked(parsed)
+    for index, item in enumerate(parsed.results):
+        if isinstance(item, InvalidEvent):
+            checked.errors.extend(problem_dicts(index if parsed.is_array else None, item))
+        else:
+            checked.valid.append(item)
+            checked.positions.append(index)
+    return checked, checked.valid
 
 
-async def ingest(request: Request, state: ConsumerState, *, batch: bool) -> IngestResult:
+async def _check_and_store(
+    state: ConsumerState, raw: bytes, encoding: str | None, batch: bool
+) -> tuple[_Checked, list[Outcome]]:
     settings = state.settings.consumer
-    raw = await read_body(request, settings.max_request_bytes)
-    encoding = request.headers.get("content-encoding")
-    args = (
+    check = partial(
+        _check,
         raw,
         encoding,
         settings.max_request_bytes,
@@ -93,28 +112,26 @@ async def ingest(request: Request, state: ConsumerState, *, batch: bool) -> Inge
         batch,
         state.facet_memo,
     )
+    pipeline = state.pipeline
+    if len(raw) <= _INLINE_BYTES and not encoding:
+        checked, valid = check()
+        outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
+        return checked, outcomes
+    # The writer thread parses it, between its transactions (see pipeline.py).
+    return await asyncio.wrap_future(pipeline.submit_deferred(check))
+
+
+async def ingest(request: Request, state: ConsumerState, *, batch: bool) -> IngestResult:
+    raw = await read_body(request, state.settings.consumer.max_request_bytes)
+    encoding = request.headers.get("content-encoding")
     try:
-        if len(raw) <= _INLINE_BYTES and not encoding:
-            parsed = _prepare(*args)
-        else:
-            parsed = await to_thread.run_sync(_prepare, *args)
+        checked, outcomes = await _check_and_store(state, raw, encoding, batch)
     except BodyError as err:
         raise LineageError(err.message, status=err.status, code=err.code) from None
-
-    valid: list[Derived] = []
-    positions: list[int] = []
-    errors: list[dict[str, Any]] = []
-    for index, item in enumerate(parsed.results):
-        if isinstance(item, InvalidEvent):
-            errors.extend(problem_dicts(index if parsed.is_array else None, item))
-        else:
-            valid.append(item)
-            positions.append(index)
-
-    outcomes = await asyncio.wrap_future(state.pipeline.submit(valid)) if valid else []
+    parsed, errors = checked.parsed, checked.errors
     successful = 0
     unavailable = False
-    for index, outcome in zip(positions, outcomes, strict=True):
+    for index, outcome in zip(checked.positions, outcomes, strict=True):
         if outcome is None:
             successful += 1
             continue

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from sqlalchemy import Connection, Engine
@@ -42,7 +42,7 @@ def lock_path(engine: Engine) -> str | None:
 
 
 @contextmanager
-def _file_lock(path: str) -> Iterator[None]:
+def _file_lock(path: str, idle: Callable[[], bool] | None = None) -> Iterator[None]:
     # A descriptor of its own per hold: flock locks belong to an open file, so
     # two threads of one process exclude each other too.
     try:
@@ -50,16 +50,33 @@ def _file_lock(path: str) -> Iterator[None]:
     except OSError as err:  # the store is unusable as a database would be
         raise OperationalError("open the store's write lock", None, err) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # blocks with the GIL released
+        _acquire(fd, idle)
         yield
     finally:
         os.close(fd)  # closing releases the lock
 
 
-def writer_lock(engine: Engine) -> AbstractContextManager[None]:
-    """The cross-process part of a write transaction, taken before it begins."""
+def _acquire(fd: int, idle: Callable[[], bool] | None) -> None:
+    while idle is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:  # another process writes
+            if not idle():
+                break
+    fcntl.flock(fd, fcntl.LOCK_EX)  # blocks with the GIL released
+
+
+def writer_lock(
+    engine: Engine, idle: Callable[[], bool] | None = None
+) -> AbstractContextManager[None]:
+    """The cross-process part of a write transaction, taken before it begins.
+
+    While another process holds it, ``idle()`` is called again and again to
+    do other work, until it returns False; then the caller waits.
+    """
     path = lock_path(engine)
-    return _file_lock(path) if path is not None else nullcontext()
+    return _file_lock(path, idle) if path is not None else nullcontext()
 
 
 def writer_connection(engine: Engine) -> Connection:
