@@ -1,6 +1,7 @@
 """An acknowledged event survives a crash of the server, exactly once.
 
-Several clients stream events (single POSTs and small batches) into the real
+Several clients stream events (single POSTs and small batches, half of them
+gzip-encoded, which the writer thread parses itself) into the real
 server on a SQLite file; the server is killed with SIGKILL mid-stream and
 started again on the same file. Every event that got a 2xx must be stored,
 once; events whose request failed may or may not be stored, but never twice.
@@ -10,7 +11,9 @@ carries on.
 
 from __future__ import annotations
 
+import gzip
 import itertools
+import json
 import os
 import signal
 import threading
@@ -39,6 +42,7 @@ class Producer(threading.Thread):
         self.number = number
         self.sent: list[str] = []
         self.acked: list[str] = []
+        self.acked_gzip = 0  # acknowledged gzip batches
         self.unexpected: list[str] = []
         self.stop = threading.Event()
 
@@ -63,7 +67,16 @@ class Producer(threading.Thread):
                 batch = i % 3 == 2
                 events = self.events(3 if batch else 1)
                 try:
-                    if batch:
+                    if batch and i % 2:  # parsed by the writer (pipeline.submit_deferred)
+                        response = client.post(
+                            "/api/v1/lineage/batch",
+                            content=gzip.compress(json.dumps(events).encode()),
+                            headers={
+                                "Content-Type": "application/json",
+                                "Content-Encoding": "gzip",
+                            },
+                        )
+                    elif batch:
                         response = client.post("/api/v1/lineage/batch", json=events)
                     else:
                         response = client.post("/api/v1/lineage", json=events[0])
@@ -71,6 +84,8 @@ class Producer(threading.Thread):
                     return  # the server is gone: nothing of this request is acknowledged
                 if response.status_code in (201, 204):
                     self.acked += [e["run"]["runId"] for e in events]
+                    if batch and i % 2:
+                        self.acked_gzip += 1
                 else:
                     self.unexpected.append(f"{response.status_code} {response.text[:200]}")
 
@@ -113,6 +128,7 @@ def test_acknowledged_events_survive_sigkill_exactly_once(tmp_path: Path) -> Non
     sent = {run_id for p in producers for run_id in p.sent}
     assert all(not p.unexpected for p in producers), [p.unexpected for p in producers]
     assert len(acked) > 20, "too little traffic before the kill to test anything"
+    assert sum(p.acked_gzip for p in producers) > 0
     assert len(sent) > len(acked) or all(p.acked == p.sent for p in producers)
 
     with lineage_server(repo) as restarted:
