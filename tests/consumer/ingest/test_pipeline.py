@@ -410,3 +410,18 @@ def test_deferred_groups_keep_to_the_group_limit(
         pipeline.stop()
     assert sum(committed) == 10
     assert max(committed) <= 4
+
+
+def test_the_writer_prepares_bodies_on_a_sqlite_file(file_store: Store) -> None:
+    assert IngestPipeline(file_store.engine).prepares_while_waiting
+    memory = create_store_engine("sqlite://")
+    try:  # no lock file to try: nothing to wait on outside the database
+        assert not IngestPipeline(memory).prepares_while_waiting
+    finally:
+        memory.dispose()
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_thread_prepares_bodies(pg_store: Store) -> None:
+    # The writer waits inside the database there, with the GIL released.
+    assert not IngestPipeline(pg_store.engine).prepares_while_waiting

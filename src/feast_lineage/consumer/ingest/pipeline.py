@@ -11,12 +11,14 @@ SQLite allows one writer at a time anyway; one thread with group commit turns
 many small requests into few transactions. The thread never runs on the
 server's event loop.
 
-Large bodies come through :meth:`IngestPipeline.submit_deferred`: the writer
-itself parses and derives them, never while it holds the store's write lock.
-It does so first of all while another process holds that lock, so one worker
-prepares its next group while the other writes. Parsing in a thread of its
-own instead would compete for the process's GIL with the writer, which then
-holds the lock (and keeps the other workers waiting) for longer.
+On a SQLite file, large bodies come through
+:meth:`IngestPipeline.submit_deferred`: the writer itself parses and derives
+them, never while it holds the store's write lock, and first of all while
+another process holds that lock, so one worker prepares its next group while
+the other writes. Parsing in a thread of its own instead would compete for
+the process's GIL with the writer, which then holds the lock (and keeps the
+other workers waiting) for longer. On PostgreSQL the writer waits inside the
+database, with the GIL released, so there a thread parses meanwhile.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from feast_lineage.consumer.ingest.derive import Derived
 from feast_lineage.consumer.store.engine import WalCheckpointer
 from feast_lineage.consumer.store.transactions import (
     begin_write,
+    lock_path,
     write_transaction,
     writer_connection,
     writer_lock,
@@ -113,6 +116,17 @@ class IngestPipeline:
         else:
             self._queue.put(sub)
         return sub.future
+
+    @property
+    def prepares_while_waiting(self) -> bool:
+        """Whether :meth:`submit_deferred` work is prepared while another process writes.
+
+        True on a SQLite file, whose write lock the writer can try without
+        waiting. A database that takes turns on its own (PostgreSQL) keeps
+        the writer waiting inside the database instead, and work is better
+        prepared by another thread meanwhile.
+        """
+        return lock_path(self._engine) is not None
 
     def submit_deferred(
         self, prepare: Callable[[], tuple[T, list[Derived]]]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from anyio import to_thread
 from starlette.requests import ClientDisconnect, Request
 
 from feast_lineage.consumer.errors import LineageError
@@ -24,7 +25,8 @@ from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.event_time import now_us
 
 # Bodies up to this size are parsed on the event loop (tens of microseconds);
-# larger ones by the writer thread, so the loop never stalls.
+# larger ones off it (by the writer thread, or a worker thread), so the loop
+# never stalls.
 _INLINE_BYTES = 32 * 1024
 
 
@@ -115,10 +117,13 @@ async def _check_and_store(
     pipeline = state.pipeline
     if len(raw) <= _INLINE_BYTES and not encoding:
         checked, valid = check()
-        outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
-        return checked, outcomes
-    # The writer thread parses it, between its transactions (see pipeline.py).
-    return await asyncio.wrap_future(pipeline.submit_deferred(check))
+    elif pipeline.prepares_while_waiting:
+        # The writer thread parses it, while another process writes (see pipeline.py).
+        return await asyncio.wrap_future(pipeline.submit_deferred(check))
+    else:  # PostgreSQL: parsing overlaps the writer's waits for the database
+        checked, valid = await to_thread.run_sync(check)
+    outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
+    return checked, outcomes
 
 
 async def ingest(request: Request, state: ConsumerState, *, batch: bool) -> IngestResult:
