@@ -65,18 +65,21 @@ Outcome = Exception | None
 T = TypeVar("T")
 
 
+_PLAIN = object()  # ``prepared`` of a submission that was not deferred
+
+
 @dataclass(eq=False)
 class _Submission:
     items: list[Derived]
     future: Future[Any] = field(default_factory=Future)
-    # Set for a deferred submission until the writer has prepared it; it then
-    # holds the first element of what ``prepare`` returned, for the future.
+    # A deferred submission's work, until the writer has done it; ``prepared``
+    # then holds the first element of what it returned, for the future.
     prepare: Callable[[], tuple[Any, list[Derived]]] | None = None
-    prepared: Any = None
-    deferred: bool = False
+    prepared: Any = _PLAIN
 
     def answer(self, outcomes: list[Outcome]) -> None:
-        self.future.set_result((self.prepared, outcomes) if self.deferred else outcomes)
+        plain = self.prepared is _PLAIN
+        self.future.set_result(outcomes if plain else (self.prepared, outcomes))
 
 
 _STOP = object()
@@ -138,7 +141,7 @@ class IngestPipeline:
         value and one outcome per event; an exception from ``prepare`` (an
         unusable body) is the future's.
         """
-        sub = _Submission([], prepare=prepare, deferred=True)
+        sub = _Submission([], prepare=prepare)
         self._queue.put(sub)
         return sub.future
 
