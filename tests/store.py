@@ -21,6 +21,7 @@ from feast_lineage.consumer.ingest.pipeline import IngestPipeline, Outcome
 from feast_lineage.consumer.store import codec
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.run_facets import one_run_facets
 from feast_lineage.identity import dataset_id, job_id
 
 # A fixed receive time: the store must never use it for run or facet state.
@@ -133,7 +134,18 @@ class Store:
         return self.facets(t.dataset_facets, dataset_id(namespace, name))
 
     def run_facets(self, run_id: str) -> dict[str, Any]:
-        return self.facets(t.run_facets, run_id)
+        with self.engine.connect() as conn:
+            return one_run_facets(conn, run_id).facets
+
+    def run_io(self, run_id: str) -> dict[tuple[int, str], dict[str, Any] | None]:
+        """(dataset id, direction) -> the dataset's facets in the run, for each stored row."""
+        with self.engine.connect() as conn:
+            merged = one_run_facets(conn, run_id).io
+        rows = self.rows(t.run_io, t.run_io.c.run_id == run_id)
+        return {
+            (r["dataset_id"], r["direction"]): merged.get((r["dataset_id"], r["direction"]))
+            for r in rows
+        }
 
     def edges(self) -> set[tuple[int, int, str]]:
         return {(r["src_id"], r["dst_id"], r["edge_type"]) for r in self.rows(t.lineage_edges)}

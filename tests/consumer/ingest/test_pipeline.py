@@ -102,7 +102,7 @@ def test_a_failing_event_does_not_undo_the_others(poisoned: Store) -> None:
     assert store.count(t.run_io) == 6
     assert store.count(t.lineage_edges) == 6
     assert store.run_facets(events[1]["run"]["runId"]) == {}
-    assert store.rows(t.run_facets, t.run_facets.c.owner_id == events[1]["run"]["runId"]) == []
+    assert store.run_facets(events[0]["run"]["runId"]) == {"custom": {"job": "a"}}
 
 
 def test_a_failing_event_alone(poisoned: Store) -> None:

@@ -9,7 +9,7 @@ from feast_lineage.consumer.store import maintenance, reads, writes
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import namespace_id
-from tests.factories import at, dataset, facet, run_event
+from tests.factories import at, dataset, facet, job_event, run_event
 from tests.store import Store
 
 
@@ -25,8 +25,7 @@ def generation(store: Store) -> str:
         return reads.generation(conn)
 
 
-def test_prune_works_in_chunks_and_drops_only_unused_blobs(store: Store) -> None:
-    shared = facet(value="shared")
+def test_prune_works_in_chunks_and_keeps_runs_whole(store: Store) -> None:
     for i in range(7):
         store.ingest(
             run_event(
@@ -34,31 +33,45 @@ def test_prune_works_in_chunks_and_drops_only_unused_blobs(store: Store) -> None
                 run_id=str(uuid.uuid4()),
                 job=("ns", f"job{i}"),
                 time=at(i),
-                run_facets={"own": facet(value=f"run {i}"), "shared": shared},
-                job_facets={"shared": shared},
+                run_facets={"own": facet(value=f"run {i}")},
                 inputs=[dataset("ns", f"d{i}")],
             )
         )
+    # A run that started before the cutoff and is still going stays whole,
+    # with its old START: the run's facets are read from its events.
     keep = str(uuid.uuid4())
-    store.ingest(run_event("START", run_id=keep, job=("ns", "late"), time=at(1000)))
+    store.ingest(
+        run_event(
+            "START",
+            run_id=keep,
+            job=("ns", "late"),
+            time=at(50),
+            run_facets={"nominalTime": facet(nominalStartTime=at(50))},
+        ),
+        run_event("RUNNING", run_id=keep, job=("ns", "late"), time=at(1000)),
+        job_event("ns", "described", time=at(60)),
+    )
     before = generation(store)
     removed = maintenance.prune(store.engine, parse_us(at(100)), chunk=3)
-    assert removed.get("openlineage_events") == 7
+    assert removed.get("openlineage_events") == 8  # the 7 runs' and the job event
     assert removed.get("openlineage_runs") == 7
     assert removed.get("openlineage_run_io") == 7
-    assert removed.get("openlineage_run_facets") == 14
-    assert removed.get("openlineage_facet_blobs") == 7  # the "own" ones; "shared" is in use
     assert generation(store) != before
     assert [r["run_id"] for r in store.rows(t.runs)] == [keep]
-    assert store.count(t.jobs) == 8
+    assert store.count(t.events) == 2
+    assert store.run_facets(keep) == {"nominalTime": facet(nominalStartTime=at(50))}
+    # The graph stays.
+    assert store.count(t.jobs) == 9
     assert store.count(t.lineage_edges) == 7
-    payloads = {r["payload"] for r in store.rows(t.facet_blobs)}
-    assert any('"shared"' in p for p in payloads)
-    assert not any('"run 3"' in p for p in payloads)
     with store.engine.connect() as conn:
         stats = maintenance.stats(conn, None)
-    assert stats.rows["events"] == 1
-    assert stats.oldest_event_us == parse_us(at(1000))
+    assert stats.rows["events"] == 2
+    assert stats.oldest_event_us == parse_us(at(50))
+    # Once the run's last event is past the cutoff too, it goes whole.
+    removed = maintenance.prune(store.engine, parse_us(at(2000)), chunk=1)
+    assert removed.get("openlineage_events") == 2
+    assert removed.get("openlineage_runs") == 1
+    assert store.count(t.events) == 0
 
 
 def test_reset_namespace_leaves_other_namespaces_whole(store: Store) -> None:

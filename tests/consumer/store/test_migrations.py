@@ -132,3 +132,39 @@ def test_sqlite_store_runs_in_wal_mode(engine: Engine) -> None:
     upgrade_schema(engine)
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_run_facets_move_to_the_events_without_loss(engine: Engine, store_url: str) -> None:
+    """0003 drops the run facets table and run_io's facets: the events hold them."""
+    _upgrade_to(engine, "0002")
+    run_id = "3f8e2a1c-5b7d-4c9e-8f6a-2d1b0c9e7a54"
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO openlineage_facet_blobs (id, payload) VALUES"
+            " ('run-only', '{}'), ('job-too', '{}'), ('dataset-too', '{}')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO openlineage_run_facets (owner_id, name, rank, blob_id) VALUES"
+            f" ('{run_id}', 'own', 'r', 'run-only'), ('{run_id}', 'shared', 'r', 'job-too')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO openlineage_job_facets (owner_id, name, rank, blob_id)"
+            " VALUES (1, 'shared', 'r', 'job-too')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO openlineage_dataset_facets (owner_id, name, rank, blob_id)"
+            " VALUES (2, 'schema', 'r', 'dataset-too')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO openlineage_run_io (run_id, dataset_id, direction, rank, facets)"
+            f" VALUES ('{run_id}', 2, 'input', 'r', '{{}}')"
+        )
+    upgrade_schema(engine)
+    assert _current(engine) == _head(engine)
+    assert _differences(engine) == []
+    assert "openlineage_run_facets" not in inspect(engine).get_table_names()
+    with engine.connect() as conn:
+        blobs = conn.execute(select(t.facet_blobs.c.id)).scalars().all()
+        io = conn.execute(select(t.run_io)).all()
+    assert sorted(blobs) == ["dataset-too", "job-too"]  # the run's own blob went
+    assert [tuple(row) for row in io] == [(run_id, 2, "input")]

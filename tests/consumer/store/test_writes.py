@@ -229,14 +229,7 @@ def _snapshot(store: Store, run_id: str, tag: str) -> dict[str, Any]:
     return {
         "run": store.run(run_id),
         "run_facets": store.run_facets(run_id),
-        "run_facet_ranks": sorted(
-            (r["name"], r["rank"])
-            for r in store.rows(t.run_facets, t.run_facets.c.owner_id == run_id)
-        ),
-        "run_io": sorted(
-            store.rows(t.run_io, t.run_io.c.run_id == run_id),
-            key=lambda r: (r["dataset_id"], r["direction"]),
-        ),
+        "run_io": store.run_io(run_id),
         "job": store.one(t.jobs, t.jobs.c.id == jid),
         "job_facets": store.facets(t.job_facets, jid),
         "datasets": sorted(
@@ -386,7 +379,6 @@ def _repeat_snapshot(store: Store, run_id: str) -> dict[str, Any]:
     return {
         "run": store.run(run_id),
         "dataset": {k: v for k, v in dataset_row.items() if k != "producer"},
-        "run_facets": ranked(t.run_facets, run_id),
         "job_facets": ranked(t.job_facets, jid),
         "dataset_facets": ranked(t.dataset_facets, ds),
         "values": (
@@ -592,8 +584,12 @@ def test_run_io_facets_follow_the_latest_event(store: Store) -> None:
     earlier["outputFacets"] = {"outputStatistics": facet(rowCount=1)}
     store.ingest(run_event("COMPLETE", run_id=run_id, time=at(9), outputs=[later]))
     store.ingest(run_event("RUNNING", run_id=run_id, time=at(5), outputs=[earlier]))
-    (row,) = store.rows(t.run_io, t.run_io.c.run_id == run_id)
-    assert orjson.loads(row["facets"])["outputStatistics"]["rowCount"] == 100
+    assert store.run_io(run_id) == {
+        (dataset_id(*out), "output"): {"outputStatistics": facet(rowCount=100)}
+    }
+    # An event that names the dataset without facets, later still, clears them.
+    store.ingest(run_event("COMPLETE", run_id=run_id, time=at(10), outputs=[dataset(*out)]))
+    assert store.run_io(run_id) == {(dataset_id(*out), "output"): None}
 
 
 def test_custom_facets_are_kept_verbatim(store: Store) -> None:
@@ -960,7 +956,7 @@ def test_every_write_statement_uses_an_index(store: Store) -> None:
                     pytest.fail(f"full scan of {words[1]}: {detail}\n{statement}")
     verbs = {st.split(None, 2)[0] + " " + st.split(None, 3)[2] for st in seen}
     assert "DELETE openlineage_dataset_symlinks" in verbs  # a container URI unlinks
-    for table in ("runs", "datasets", "run_facets", "dataset_facets", "job_facets"):
+    for table in ("runs", "datasets", "dataset_facets", "job_facets"):
         update = f"UPDATE openlineage_{table} "  # small transactions update in place first
         assert any(st.lstrip().startswith(update) for st in seen), update
     assert checked >= 8  # events, blobs, jobs, datasets, runs, run_io, edges, facets, lookups

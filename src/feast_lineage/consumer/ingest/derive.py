@@ -2,9 +2,11 @@
 
 Nothing here touches the database: :func:`derive` is a pure function from an
 event to a :class:`Derived` bundle of rows, which :mod:`.pipeline` merges with
-other events' bundles and writes in one transaction. Facet rows carry a
-``rank`` (event time, then a content hash) so the store keeps, for each facet
-key, the value of the latest event whatever order events arrive in.
+other events' bundles and writes in one transaction. Job and dataset facet
+rows carry a ``rank`` (event time, then a content hash) so the store keeps,
+for each facet key, the value of the latest event whatever order events
+arrive in. A run's own facets are not derived: they are read back from its
+events (:mod:`feast_lineage.consumer.store.run_facets`).
 """
 
 from __future__ import annotations
@@ -63,14 +65,14 @@ class Derived:
     blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
-    run_facets: dict[tuple[str, str], Row] = field(default_factory=dict)
 
     def merge(self, other: Derived) -> None:
         self.events.extend(other.events)
         _merge_max(self.jobs, other.jobs, "updated_us", _merge_node)
         _merge_max(self.datasets, other.datasets, "updated_us", _merge_dataset)
         self.runs.extend(other.runs)
-        _merge_ranked(self.run_io, other.run_io)
+        for io_key, row in other.run_io.items():
+            self.run_io.setdefault(io_key, row)
         for edge_key, row in other.edges.items():
             self.edges.setdefault(edge_key, row)
         for link_key, row in other.symlinks.items():
@@ -78,7 +80,6 @@ class Derived:
         self.blobs.update(other.blobs)
         _merge_ranked(self.job_facets, other.job_facets)
         _merge_ranked(self.dataset_facets, other.dataset_facets)
-        _merge_ranked(self.run_facets, other.run_facets)
 
 
 def _merge_ranked(into: dict[Any, Row], new: dict[Any, Row]) -> None:
@@ -329,10 +330,7 @@ class _Builder:
         )
 
     def io(self, event: dict[str, Any], jid: int, job_ns: str, run_id: str | None) -> None:
-        for direction, key, facet_key in (
-            ("input", "inputs", "inputFacets"),
-            ("output", "outputs", "outputFacets"),
-        ):
+        for direction, key in (("input", "inputs"), ("output", "outputs")):
             for ds in event.get(key) or ():
                 did = self.dataset(ds)
                 if direction == "input":
@@ -340,14 +338,10 @@ class _Builder:
                 else:
                     self.edge(jid, "job", job_ns, did, "dataset", ds["namespace"], "output")
                 if run_id is not None:
-                    io_facets = ds.get(facet_key)
-                    self.out.run_io[(run_id, did, direction)] = {
-                        "run_id": run_id,
-                        "dataset_id": did,
-                        "direction": direction,
-                        "rank": self.rank,
-                        "facets": canonical_json.dumps_str(io_facets) if io_facets else None,
-                    }
+                    self.out.run_io.setdefault(
+                        (run_id, did, direction),
+                        {"run_id": run_id, "dataset_id": did, "direction": direction},
+                    )
 
 
 def _identity_uri_id(namespace: str, name: str) -> int | None:
@@ -402,7 +396,6 @@ def derive(
         if kind == "run":
             run = event["run"]
             run_id = normalize_run_id(run["runId"])
-            b.facets(out.run_facets, run_id, run.get("facets"))
             out.runs.append(_run_row(b, run_id, subject, ns, event_type, run.get("facets")))
         b.io(event, subject, ns, run_id)
 

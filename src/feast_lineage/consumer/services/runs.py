@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import orjson
 from sqlalchemy import Engine
 
 from feast_lineage.consumer import redaction
@@ -13,8 +12,8 @@ from feast_lineage.consumer.authz import Scope
 from feast_lineage.consumer.errors import LineageError, NotFound
 from feast_lineage.consumer.schemas import RunDataset, RunDetail, RunItem, RunPage
 from feast_lineage.consumer.store import reads
-from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.positions import PositionCache
+from feast_lineage.consumer.store.run_facets import one_run_facets, run_facets
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import job_id
 
@@ -84,10 +83,10 @@ def _visible_parents(conn: Any, rows: list[Any], scope: Scope) -> set[str]:
     if scope.is_everything:
         return {r.parent_run_id for r in rows if r.parent_run_id}
     visible: set[str] = set()
-    for run in rows:
-        if not run.parent_run_id:
-            continue
-        facets = redaction.facets(reads.load_facets(conn, t.run_facets, run.run_id), scope)
+    with_parent = [run for run in rows if run.parent_run_id]
+    merged = run_facets(conn, [run.run_id for run in with_parent])
+    for run in with_parent:
+        facets = redaction.facets(merged[run.run_id].facets, scope)
         if _visible_ref(conn, run.parent_run_id, "parent" in facets, scope):
             visible.add(run.parent_run_id)
     return visible
@@ -106,7 +105,8 @@ def run_detail(engine: Engine, scope: Scope, run_id: str) -> RunDetail:
         row = reads.get_run(conn, key, scope.ns_ids)
         if row is None:
             raise NotFound(f"no run with run_id {key}")
-        facets = redaction.facets(reads.load_facets(conn, t.run_facets, key), scope)
+        merged = one_run_facets(conn, key)
+        facets = redaction.facets(merged.facets, scope)
         io = reads.run_io(conn, key, scope.ns_ids)
         children = reads.child_runs(conn, key, scope.ns_ids)
         parent_facet = facets.get("parent")
@@ -116,10 +116,11 @@ def run_detail(engine: Engine, scope: Scope, run_id: str) -> RunDetail:
     inputs: list[RunDataset] = []
     outputs: list[RunDataset] = []
     for item in io:
+        io_facets = merged.io.get((item.dataset_id, item.direction))
         ds = RunDataset(
             namespace=item.namespace,
             name=item.name,
-            facets=redaction.facets(orjson.loads(item.facets), scope) if item.facets else None,
+            facets=redaction.facets(io_facets, scope) if io_facets else None,
         )
         (inputs if item.direction == "input" else outputs).append(ds)
     return RunDetail(

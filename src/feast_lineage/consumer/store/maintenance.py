@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, exists, func, or_, select
+from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, select
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.reads import NsIds, count, in_ids, read_meta, where_all
@@ -86,9 +86,7 @@ def stats(conn: Connection, ns_ids: NsIds) -> StoreStats:
     }
     if ns_ids is None:
         rows["run_io"] = count(conn, t.run_io)
-        rows["facets"] = sum(
-            count(conn, table) for table in (t.job_facets, t.dataset_facets, t.run_facets)
-        )
+        rows["facets"] = sum(count(conn, table) for table in (t.job_facets, t.dataset_facets))
         rows["facet_blobs"] = count(conn, t.facet_blobs)
     bounds = conn.execute(
         select(func.min(e.event_time_us), func.max(e.event_time_us)).where(
@@ -124,10 +122,7 @@ def _delete(conn: Connection, table: Any, *where: Any) -> int:
 
 def _unreferenced_blobs(conn: Connection, candidates: set[str], removed: Removed) -> None:
     b = t.facet_blobs.c
-    refs = [
-        exists().where(table.c.blob_id == b.id)
-        for table in (t.job_facets, t.dataset_facets, t.run_facets)
-    ]
+    refs = [exists().where(table.c.blob_id == b.id) for table in (t.job_facets, t.dataset_facets)]
     ordered = sorted(candidates)
     for start in range(0, len(ordered), 2000):
         chunk = ordered[start : start + 2000]
@@ -136,27 +131,37 @@ def _unreferenced_blobs(conn: Connection, candidates: set[str], removed: Removed
 
 
 def _delete_runs(conn: Connection, run_ids: list[str], removed: Removed) -> None:
-    """Delete runs with their inputs/outputs and facets (and blobs no one uses)."""
-    rf = t.run_facets.c
-    blobs = set(
-        conn.execute(select(rf.blob_id).where(rf.owner_id.in_(run_ids)).distinct()).scalars()
-    )
+    """Delete runs with their inputs/outputs."""
     removed.add("openlineage_run_io", _delete(conn, t.run_io, t.run_io.c.run_id.in_(run_ids)))
-    removed.add("openlineage_run_facets", _delete(conn, t.run_facets, rf.owner_id.in_(run_ids)))
     removed.add("openlineage_runs", _delete(conn, t.runs, t.runs.c.run_id.in_(run_ids)))
-    _unreferenced_blobs(conn, blobs, removed)
 
 
 def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+    """Delete the events ``where`` selects, in (event time, id) order.
+
+    A cursor past the last chunk keeps rows that ``where`` skips (the
+    events of a run that is kept) from being read again by every chunk.
+    """
     e = t.events.c
+    after: tuple[int, int] | None = None
     while True:
         with write_transaction(engine) as conn:
-            ids = list(conn.execute(select(e.id).where(where).limit(chunk)).scalars())
-            if not ids:
+            stmt = select(e.id, e.event_time_us).where(where)
+            if after is not None:
+                stmt = stmt.where(
+                    or_(
+                        e.event_time_us > after[0],
+                        and_(e.event_time_us == after[0], e.id > after[1]),
+                    )
+                )
+            rows = conn.execute(stmt.order_by(e.event_time_us, e.id).limit(chunk)).all()
+            if not rows:
                 return
             _bump(conn)
+            ids = [row.id for row in rows]
             removed.add("openlineage_events", _delete(conn, t.events, e.id.in_(ids)))
-        if len(ids) < chunk:
+            after = (rows[-1].event_time_us, rows[-1].id)
+        if len(rows) < chunk:
             return
 
 
@@ -174,20 +179,25 @@ def _chunked_runs(engine: Engine, where: Any, chunk: int, removed: Removed) -> N
 
 
 def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
-    """Delete events older than ``cutoff_us`` and runs whose last event is.
+    """Delete runs whose last event is older than ``cutoff_us``, and older events.
 
-    The graph (jobs, datasets, edges, symlinks and their facets) stays.
+    A run goes whole or stays whole: the older events of a run that is kept
+    stay with it, because its facets are read from its events
+    (:mod:`.run_facets`). The graph (jobs, datasets, edges, symlinks and
+    their facets) stays.
     """
     removed = Removed()
-    _chunked_events(engine, t.events.c.event_time_us < cutoff_us, chunk, removed)
-    _chunked_runs(engine, t.runs.c.last_event_us < cutoff_us, chunk, removed)
+    e, r = t.events.c, t.runs.c
+    kept_run = exists().where(r.run_id == e.run_id, r.last_event_us >= cutoff_us)
+    old_events = and_(e.event_time_us < cutoff_us, or_(e.run_id.is_(None), ~kept_run))
+    _chunked_events(engine, old_events, chunk, removed)
+    _chunked_runs(engine, r.last_event_us < cutoff_us, chunk, removed)
     return removed
 
 
 _EVERYTHING = (
     t.events,
     t.run_io,
-    t.run_facets,
     t.runs,
     t.lineage_edges,
     t.dataset_symlinks,

@@ -201,7 +201,7 @@ def get_run(conn: Connection, run_id: str, ns_ids: NsIds) -> Any:
 def run_io(conn: Connection, run_id: str, ns_ids: NsIds) -> list[Any]:
     io, d = t.run_io.c, t.datasets.c
     stmt = (
-        select(io.direction, io.facets, d.namespace, d.name)
+        select(io.direction, io.dataset_id, d.namespace, d.name)
         .join(t.datasets, t.datasets.c.id == io.dataset_id)
         .where(io.run_id == run_id, *where_all(in_ids(d.ns_id, ns_ids)))
         .order_by(io.direction, d.namespace, d.name)

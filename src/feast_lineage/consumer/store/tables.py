@@ -17,6 +17,10 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
 * Migration 0002 adds the query side's indexes: catalog order
   (namespace, name), filters (event type, run state, job name), and
   namespace ids on edges and symlinks for access scoping and reset.
+* Migration 0003 drops what a run's events already hold: the run facets
+  table and the facets of run inputs/outputs, which are read back from the
+  run's events (:mod:`.run_facets`). ``openlineage_run_io`` keeps which
+  datasets a run read and wrote.
 """
 
 from __future__ import annotations
@@ -127,8 +131,6 @@ run_io = Table(
     Column("run_id", String(36), primary_key=True),
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
     Column("direction", String(6), primary_key=True),  # input | output
-    Column("rank", String(64), nullable=False),
-    Column("facets", Text, nullable=True),  # inputFacets / outputFacets, canonical JSON
     Index("ix_ol_run_io_dataset", "dataset_id"),
 )
 
@@ -189,9 +191,6 @@ job_facets = _facet_table(
 dataset_facets = _facet_table(
     "openlineage_dataset_facets",
     Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
-)
-run_facets = _facet_table(
-    "openlineage_run_facets", Column("owner_id", String(36), primary_key=True)
 )
 
 meta = Table(

@@ -3,10 +3,11 @@
 Every statement is an idempotent upsert whose outcome does not depend on the
 order events arrive in (see :mod:`feast_lineage.consumer.ingest.derive`):
 facets and run state keep the highest rank, start times the minimum, and
-inserts of edges, symlinks and blobs ignore rows that exist.
+inserts of edges, symlinks, run inputs/outputs and blobs ignore rows that
+exist.
 
 :class:`WriteCache` remembers rows this process knows are stored (blobs,
-edges, symlinks) so a steady stream of events does not rewrite them. It is
+edges, symlinks, run inputs/outputs) so a steady stream of events does not rewrite them. It is
 dropped whenever the store's ``generation`` changes, which reset and prune
 bump in the same transaction as their deletes.
 """
@@ -59,12 +60,13 @@ class _BoundedSet:
 class WriteCache:
     """Rows known to be in the store, valid for one store generation."""
 
-    # About 200 bytes an entry: four sets of 32k stay under 30 MB a process.
+    # About 200 bytes an entry: five sets of 32k stay under 35 MB a process.
     def __init__(self, limit: int = 32_768) -> None:
         self.generation: str | None = None
         self.blobs = _BoundedSet(limit)
         self.edges = _BoundedSet(limit)
         self.symlinks = _BoundedSet(limit)
+        self.run_io = _BoundedSet(limit)
         self.uri_links = _BoundedSet(limit)
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
@@ -73,6 +75,7 @@ class WriteCache:
             self.blobs.clear()
             self.edges.clear()
             self.symlinks.clear()
+            self.run_io.clear()
             self.uri_links.clear()
             self.generation = generation
 
@@ -240,10 +243,6 @@ def _ranked_set(c: Any, x: Any) -> dict[str, Any]:
 
 def _ranked_where(c: Any, x: Any) -> Any:
     return x.rank > c.rank
-
-
-def _io_set(c: Any, x: Any) -> dict[str, Any]:
-    return {"rank": x.rank, "facets": x.facets}
 
 
 def _linkable(uri: str) -> bool:
@@ -476,12 +475,11 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
     runs = _reduce_runs(d.runs)
     if not touch("runs", _TOUCH_RUN, runs):
         ex("runs", lambda: upsert(conn, t.runs, ["run_id"], _run_set, _run_where), runs)
+    run_io = [row for key, row in d.run_io.items() if key not in cache.run_io]
     ex(
         "run_io",
-        lambda: upsert(
-            conn, t.run_io, ["run_id", "dataset_id", "direction"], _io_set, _ranked_where
-        ),
-        list(d.run_io.values()),
+        lambda: insert_ignore(conn, t.run_io, ["run_id", "dataset_id", "direction"]),
+        run_io,
     )
     edges = [row for key, row in d.edges.items() if key not in cache.edges]
     ex(
@@ -498,7 +496,6 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
     for table, facets in (
         (t.job_facets, d.job_facets),
         (t.dataset_facets, d.dataset_facets),
-        (t.run_facets, d.run_facets),
     ):
         rows = list(facets.values())
         if not touch(table.name, _TOUCH_FACET.format(table=table.name), rows):
@@ -520,3 +517,5 @@ def remember(d: Derived, cache: WriteCache, uri_links: list[tuple[int, int]]) ->
         cache.edges.add(edge)
     for symlink in d.symlinks:
         cache.symlinks.add(symlink)
+    for io in d.run_io:
+        cache.run_io.add(io)
