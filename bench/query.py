@@ -12,6 +12,8 @@ connection:
 * event and run pages (50 rows) at random offsets, always including the
   first and the deepest page;
 * a dataset search by a name substring;
+* the detail of a random run (its facets and its datasets' facets are merged
+  from the run's events when it is read);
 
 each also as a ratio to ``GET /healthz`` measured in the same run. The first
 event and run page of a list builds its position index; that one-off time is
@@ -24,6 +26,7 @@ to ``bench/results/query-<time>.md``.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -186,6 +189,14 @@ def run_size(
                 )
                 result.cold_ms = cold
                 results.append(result)
+                if path == "/runs":
+                    run_ids = [
+                        item["run_id"]
+                        for o in rng.sample(offsets, min(len(offsets), 10))
+                        for item in client.get(f"{API}/runs?limit=50&offset={o}").json()["items"]
+                    ]
+                    detail = [f"{API}/runs/{rng.choice(run_ids)}" for _ in range(requests)]
+                    results.append(measure(client, detail, "run detail"))
             words = [d["name"].split("/")[-1].split(".")[-1][:6] for d in datasets]
             results.append(
                 measure(
@@ -213,8 +224,8 @@ def render(
         "`feast-lineage serve_lineage` process on a SQLite store filled with the ingest "
         "benchmark's workload; subgraph centers, page offsets and search words are random "
         "(seeded), event and run pages always include the first and the deepest page. "
-        "Ratios are to `GET /healthz` in the same run. Other work was loading the machine, "
-        "so numbers are noisy.",
+        "Ratios are to `GET /healthz` in the same run, as this machine is noisy. "
+        f"1-minute load average at the end: {os.getloadavg()[0]:.2f}.",
         "",
     ]
     for key, value in machine_details():
