@@ -3,7 +3,7 @@
 Run facets and the input/output facets of a run's datasets are not kept in
 tables of their own: they belong to one run, which has a handful of events,
 and every one of those events is stored anyway. Writing them again per event
-would cost ingest about a fifth of its write work (a ranked upsert per facet
+would cost ingest about 15% of its write work (a ranked upsert per facet
 and a blob per new payload) for values that only a run's detail page reads.
 
 The merge follows the order the rest of the store uses (event time, then
