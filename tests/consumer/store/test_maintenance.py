@@ -8,7 +8,7 @@ import pytest
 from feast_lineage.consumer.store import maintenance, reads, writes
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.event_time import parse_us
-from feast_lineage.identity import namespace_id
+from feast_lineage.identity import dataset_id, namespace_id
 from tests.factories import at, dataset, facet, job_event, run_event
 from tests.store import Store
 
@@ -37,32 +37,53 @@ def test_prune_works_in_chunks_and_keeps_runs_whole(store: Store) -> None:
                 inputs=[dataset("ns", f"d{i}")],
             )
         )
-    # A run that started before the cutoff and is still going stays whole,
-    # with its old START: the run's facets are read from its events.
+    # A run that started before the cutoff and is still going keeps the old
+    # events that hold its facets' latest values (its facets are read from
+    # its events); an old event whose values later events replaced goes.
     keep = str(uuid.uuid4())
+    late = ("ns", "late")
+    out = dataset("ns", "out")
+    out["outputFacets"] = {"outputStatistics": facet(rowCount=1)}
     store.ingest(
         run_event(
             "START",
             run_id=keep,
-            job=("ns", "late"),
+            job=late,
             time=at(50),
-            run_facets={"nominalTime": facet(nominalStartTime=at(50))},
+            run_facets={"nominalTime": facet(nominalStartTime=at(50)), "progress": facet(p=0)},
+            outputs=[out],
         ),
-        run_event("RUNNING", run_id=keep, job=("ns", "late"), time=at(1000)),
+        run_event(
+            "RUNNING",
+            run_id=keep,
+            job=late,
+            time=at(70),
+            run_facets={"progress": facet(p=1)},
+        ),
+        run_event(
+            "RUNNING", run_id=keep, job=late, time=at(1000), run_facets={"progress": facet(p=2)}
+        ),
         job_event("ns", "described", time=at(60)),
     )
     before = generation(store)
     removed = maintenance.prune(store.engine, parse_us(at(100)), chunk=3)
-    assert removed.get("openlineage_events") == 8  # the 7 runs' and the job event
+    # the 7 runs' events, the job event and the kept run's RUNNING at 70
+    assert removed.get("openlineage_events") == 9
     assert removed.get("openlineage_runs") == 7
     assert removed.get("openlineage_run_io") == 7
     assert generation(store) != before
     assert [r["run_id"] for r in store.rows(t.runs)] == [keep]
     assert store.count(t.events) == 2
-    assert store.run_facets(keep) == {"nominalTime": facet(nominalStartTime=at(50))}
+    assert store.run_facets(keep) == {
+        "nominalTime": facet(nominalStartTime=at(50)),
+        "progress": facet(p=2),
+    }
+    assert store.run_io(keep) == {
+        (dataset_id("ns", "out"), "output"): {"outputStatistics": facet(rowCount=1)}
+    }
     # The graph stays.
     assert store.count(t.jobs) == 9
-    assert store.count(t.lineage_edges) == 7
+    assert store.count(t.lineage_edges) == 8
     with store.engine.connect() as conn:
         stats = maintenance.stats(conn, None)
     assert stats.rows["events"] == 2

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-from feast_lineage.consumer.store.run_facets import RunFacets, run_facets
+from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.run_facets import RunFacets, run_facets, superseded_events
+from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, facet, run_event
 from tests.store import Store
@@ -67,3 +69,32 @@ def test_a_dataset_event_or_a_run_without_facets_adds_nothing() -> None:
     merged.add(run_event("START", inputs=[dataset("s3://b", "x")]))
     assert merged.facets == {}
     assert merged.io == {(dataset_id("s3://b", "x"), "input"): None}
+
+
+def test_superseded_events_are_the_old_ones_no_value_comes_from(store: Store) -> None:
+    run_id = str(uuid.uuid4())
+    ins = [_with_io("in", "inputFacets", {"q": facet(rows=1)})]
+    store.ingest(
+        run_event("START", run_id=run_id, time=at(1), run_facets={"a": facet(v=1)}, inputs=ins),
+        run_event("RUNNING", run_id=run_id, time=at(2), run_facets={"b": facet(v=1)}),
+        run_event("RUNNING", run_id=run_id, time=at(3), run_facets={"b": facet(v=2)}),
+        run_event("RUNNING", run_id=run_id, time=at(4)),  # holds nothing
+        run_event("RUNNING", run_id=run_id, time=at(9), run_facets={"b": facet(v=3)}),
+    )
+    second = {parse_us(at(s)): s for s in (1, 2, 3, 4, 9)}
+    ids = {r["id"]: second[r["event_time_us"]] for r in store.rows(t.events)}
+    with store.engine.connect() as conn:
+        gone = superseded_events(conn, [run_id], parse_us(at(5)))
+        everything = superseded_events(conn, [run_id], parse_us(at(100)))
+    # START holds "a" and the input's facets; "b" comes from the event at 9.
+    assert sorted(ids[i] for i in gone) == [2, 3, 4]
+    assert sorted(ids[i] for i in everything) == [2, 3, 4]
+    before = one_run_facets_of(store, run_id)
+    with store.engine.begin() as conn:
+        conn.execute(t.events.delete().where(t.events.c.id.in_(gone)))
+    assert one_run_facets_of(store, run_id) == before
+
+
+def one_run_facets_of(store: Store, run_id: str) -> RunFacets:
+    with store.engine.connect() as conn:
+        return run_facets(conn, [run_id])[run_id]

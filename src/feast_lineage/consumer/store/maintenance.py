@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, sele
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.reads import NsIds, count, in_ids, read_meta, where_all
+from feast_lineage.consumer.store.run_facets import superseded_events
 from feast_lineage.consumer.store.transactions import write_transaction
 from feast_lineage.consumer.store.writes import bump_generation, ensure_meta, write_meta
 
@@ -181,10 +182,10 @@ def _chunked_runs(engine: Engine, where: Any, chunk: int, removed: Removed) -> N
 def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
     """Delete runs whose last event is older than ``cutoff_us``, and older events.
 
-    A run goes whole or stays whole: the older events of a run that is kept
-    stay with it, because its facets are read from its events
-    (:mod:`.run_facets`). The graph (jobs, datasets, edges, symlinks and
-    their facets) stays.
+    A run goes whole: while a run is kept, its older events that still hold
+    the latest value of one of its facets stay with it, because its facets
+    are read from its events (:mod:`.run_facets`). The graph (jobs,
+    datasets, edges, symlinks and their facets) stays.
     """
     removed = Removed()
     e, r = t.events.c, t.runs.c
@@ -192,7 +193,29 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     old_events = and_(e.event_time_us < cutoff_us, or_(e.run_id.is_(None), ~kept_run))
     _chunked_events(engine, old_events, chunk, removed)
     _chunked_runs(engine, r.last_event_us < cutoff_us, chunk, removed)
+    _thin_kept_runs(engine, cutoff_us, chunk, removed)
     return removed
+
+
+def _thin_kept_runs(engine: Engine, cutoff_us: int, chunk: int, removed: Removed) -> None:
+    """Delete the older events of kept runs that reading the run no longer needs.
+
+    A run that goes on for months (a streaming job reporting RUNNING every
+    minute) keeps only the older events that still hold the latest value of
+    one of its facets; the others go like any expired event.
+    """
+    e = t.events.c
+    with engine.connect() as conn:
+        stmt = select(e.run_id).where(e.event_time_us < cutoff_us, e.run_id.is_not(None))
+        run_ids = sorted(conn.execute(stmt.distinct()).scalars())
+    for start in range(0, len(run_ids), 100):
+        with engine.connect() as conn:
+            ids = superseded_events(conn, run_ids[start : start + 100], cutoff_us)
+        for first in range(0, len(ids), chunk):
+            with write_transaction(engine) as conn:
+                _bump(conn)
+                part = ids[first : first + chunk]
+                removed.add("openlineage_events", _delete(conn, t.events, e.id.in_(part)))
 
 
 _EVERYTHING = (

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import Connection, Select, bindparam, select
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.identity import dataset_id
@@ -38,24 +39,43 @@ class RunFacets:
     facets: dict[str, Any] = field(default_factory=dict)
     # (dataset id, "input" | "output") -> that dataset's facets in this run, or None
     io: dict[tuple[int, str], dict[str, Any] | None] = field(default_factory=dict)
+    # Each value above -> the event it came from (see ``sources``).
+    _source: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
-    def add(self, event: dict[str, Any]) -> None:
-        """Apply one event; events must come in the store's order (event_key)."""
+    def add(self, event: dict[str, Any], source: Any = None) -> None:
+        """Apply one event; events must come in the store's order (event_key).
+
+        ``source`` names the event (its row id) for :meth:`sources`.
+        """
         run = event.get("run")
         facets = run.get("facets") if isinstance(run, dict) else None
         if isinstance(facets, dict):
             self.facets.update(facets)
+            for name in facets:
+                self._source[("facet", name)] = source
         for direction, key, facet_key in _IO_KEYS:
             for ds in event.get(key) or ():
-                io_facets = ds.get(facet_key)
-                self.io[(dataset_id(ds["namespace"], ds["name"]), direction)] = io_facets or None
+                io_key = (dataset_id(ds["namespace"], ds["name"]), direction)
+                self.io[io_key] = ds.get(facet_key) or None
+                self._source[io_key] = source
+
+    def sources(self) -> set[Any]:
+        """The events that hold a value of the merged result.
+
+        Any other event of the run can go without changing what a read of
+        the run returns.
+        """
+        return set(self._source.values())
 
 
-_STATEMENT = (
-    select(t.events.c.run_id, t.events.c.payload)
-    .where(t.events.c.run_id.in_(bindparam("runs", expanding=True)))
-    .order_by(t.events.c.run_id, t.events.c.event_key)
-)
+@lru_cache(maxsize=1)
+def _statement() -> Select[Any]:
+    e = t.events.c
+    return (
+        select(e.run_id, e.payload)
+        .where(e.run_id.in_(bindparam("runs", expanding=True)))
+        .order_by(e.run_id, e.event_key)
+    )
 
 
 def run_facets(conn: Connection, run_ids: Iterable[str]) -> dict[str, RunFacets]:
@@ -63,7 +83,7 @@ def run_facets(conn: Connection, run_ids: Iterable[str]) -> dict[str, RunFacets]
     wanted = sorted(set(run_ids))
     out = {run_id: RunFacets() for run_id in wanted}
     for start in range(0, len(wanted), 500):
-        rows = conn.execute(_STATEMENT, {"runs": wanted[start : start + 500]})
+        rows = conn.execute(_statement(), {"runs": wanted[start : start + 500]})
         for run_id, payload in rows:
             out[run_id].add(orjson.loads(payload))
     return out
@@ -71,3 +91,29 @@ def run_facets(conn: Connection, run_ids: Iterable[str]) -> dict[str, RunFacets]
 
 def one_run_facets(conn: Connection, run_id: str) -> RunFacets:
     return run_facets(conn, [run_id])[run_id]
+
+
+@lru_cache(maxsize=1)
+def _events_statement() -> Select[Any]:
+    e = t.events.c
+    return (
+        select(e.id, e.run_id, e.event_time_us, e.payload)
+        .where(e.run_id.in_(bindparam("runs", expanding=True)))
+        .order_by(e.run_id, e.event_key)
+    )
+
+
+def superseded_events(conn: Connection, run_ids: Iterable[str], before_us: int) -> list[int]:
+    """Ids of the runs' events older than ``before_us`` that reads no longer need.
+
+    An event is needed while it holds the latest value of a run facet or of
+    a dataset's input/output facets.
+    """
+    merged: dict[str, RunFacets] = {}
+    old: list[tuple[str, int]] = []
+    for row in conn.execute(_events_statement(), {"runs": sorted(set(run_ids))}):
+        merged.setdefault(row.run_id, RunFacets()).add(orjson.loads(row.payload), row.id)
+        if row.event_time_us < before_us:
+            old.append((row.run_id, row.id))
+    needed = {run_id: facets.sources() for run_id, facets in merged.items()}
+    return [event_id for run_id, event_id in old if event_id not in needed[run_id]]
