@@ -71,15 +71,18 @@ class Derived:
         _merge_max(self.jobs, other.jobs, "updated_us", _merge_node)
         _merge_max(self.datasets, other.datasets, "updated_us", _merge_dataset)
         self.runs.extend(other.runs)
-        for io_key, row in other.run_io.items():
-            self.run_io.setdefault(io_key, row)
-        for edge_key, row in other.edges.items():
-            self.edges.setdefault(edge_key, row)
-        for link_key, row in other.symlinks.items():
-            self.symlinks.setdefault(link_key, row)
+        _merge_first(self.run_io, other.run_io)
+        _merge_first(self.edges, other.edges)
+        _merge_first(self.symlinks, other.symlinks)
         self.blobs.update(other.blobs)
         _merge_ranked(self.job_facets, other.job_facets)
         _merge_ranked(self.dataset_facets, other.dataset_facets)
+
+
+def _merge_first(into: dict[Any, Row], new: dict[Any, Row]) -> None:
+    """Keep the row already there (edges, symlinks, run inputs/outputs)."""
+    for key, row in new.items():
+        into.setdefault(key, row)
 
 
 def _merge_ranked(into: dict[Any, Row], new: dict[Any, Row]) -> None:

@@ -72,35 +72,34 @@ class RunFacets:
 def _statement() -> Select[Any]:
     e = t.events.c
     return (
-        select(e.run_id, e.payload)
-        .where(e.run_id.in_(bindparam("runs", expanding=True)))
-        .order_by(e.run_id, e.event_key)
-    )
-
-
-def run_facets(conn: Connection, run_ids: Iterable[str]) -> dict[str, RunFacets]:
-    """Run id -> its merged facets, for every given run (empty when it has no events)."""
-    wanted = sorted(set(run_ids))
-    out = {run_id: RunFacets() for run_id in wanted}
-    for start in range(0, len(wanted), 500):
-        rows = conn.execute(_statement(), {"runs": wanted[start : start + 500]})
-        for run_id, payload in rows:
-            out[run_id].add(orjson.loads(payload))
-    return out
-
-
-def one_run_facets(conn: Connection, run_id: str) -> RunFacets:
-    return run_facets(conn, [run_id])[run_id]
-
-
-@lru_cache(maxsize=1)
-def _events_statement() -> Select[Any]:
-    e = t.events.c
-    return (
         select(e.id, e.run_id, e.event_time_us, e.payload)
         .where(e.run_id.in_(bindparam("runs", expanding=True)))
         .order_by(e.run_id, e.event_key)
     )
+
+
+def _merge(
+    conn: Connection, run_ids: Iterable[str], before_us: int | None = None
+) -> tuple[dict[str, RunFacets], list[tuple[str, int]]]:
+    """Each run's merged facets, and (run id, event id) of its events older than ``before_us``."""
+    wanted = sorted(set(run_ids))
+    merged = {run_id: RunFacets() for run_id in wanted}
+    old: list[tuple[str, int]] = []
+    for start in range(0, len(wanted), 500):
+        for row in conn.execute(_statement(), {"runs": wanted[start : start + 500]}):
+            merged[row.run_id].add(orjson.loads(row.payload), row.id)
+            if before_us is not None and row.event_time_us < before_us:
+                old.append((row.run_id, row.id))
+    return merged, old
+
+
+def run_facets(conn: Connection, run_ids: Iterable[str]) -> dict[str, RunFacets]:
+    """Run id -> its merged facets, for every given run (empty when it has no events)."""
+    return _merge(conn, run_ids)[0]
+
+
+def one_run_facets(conn: Connection, run_id: str) -> RunFacets:
+    return run_facets(conn, [run_id])[run_id]
 
 
 def superseded_events(conn: Connection, run_ids: Iterable[str], before_us: int) -> list[int]:
@@ -109,11 +108,6 @@ def superseded_events(conn: Connection, run_ids: Iterable[str], before_us: int) 
     An event is needed while it holds the latest value of a run facet or of
     a dataset's input/output facets.
     """
-    merged: dict[str, RunFacets] = {}
-    old: list[tuple[str, int]] = []
-    for row in conn.execute(_events_statement(), {"runs": sorted(set(run_ids))}):
-        merged.setdefault(row.run_id, RunFacets()).add(orjson.loads(row.payload), row.id)
-        if row.event_time_us < before_us:
-            old.append((row.run_id, row.id))
+    merged, old = _merge(conn, run_ids, before_us)
     needed = {run_id: facets.sources() for run_id, facets in merged.items()}
     return [event_id for run_id, event_id in old if event_id not in needed[run_id]]
