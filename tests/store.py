@@ -21,6 +21,7 @@ from feast_lineage.consumer.ingest.pipeline import IngestPipeline, Outcome
 from feast_lineage.consumer.store import codec
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.graph import current_edge
 from feast_lineage.consumer.store.run_facets import one_run_facets
 from feast_lineage.identity import dataset_id, job_id
 
@@ -148,7 +149,15 @@ class Store:
         }
 
     def edges(self) -> set[tuple[int, int, str]]:
+        """Every stored edge, current or not."""
         return {(r["src_id"], r["dst_id"], r["edge_type"]) for r in self.rows(t.lineage_edges)}
+
+    def current_edges(self) -> set[tuple[int, int, str]]:
+        """The edges the graph shows: :func:`feast_lineage.consumer.store.graph.current_edge`."""
+        e = t.lineage_edges.c
+        stmt = select(e.src_id, e.dst_id, e.edge_type).where(current_edge(t.lineage_edges))
+        with self.engine.connect() as conn:
+            return {(r.src_id, r.dst_id, r.edge_type) for r in conn.execute(stmt)}
 
     def symlinks(self) -> set[tuple[int, int, str]]:
         return {

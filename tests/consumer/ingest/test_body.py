@@ -90,6 +90,7 @@ def test_exactly_the_limit_is_fine() -> None:
         (zlib.compress(BODY) + b"junk", "deflate", "trailing data"),
         (gzip.compress(BODY), "deflate", "not valid deflate"),
     ],
+    ids=["plain", "empty", "cut-tail", "cut-40", "junk", "deflate-junk", "gzip-as-deflate"],
 )
 def test_broken_compression_is_400(data: bytes, encoding: str, fragment: str) -> None:
     err = _decompress_error(data, encoding, 1_000_000)

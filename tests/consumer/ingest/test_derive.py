@@ -220,10 +220,17 @@ def test_job_event_has_edges_but_no_run() -> None:
         (me, dataset_id("s3://b", "o"), "output"),
     }
     assert derived.runs == []
-    assert derived.run_io == {}
     event = only(derived.events)
     assert (event["kind"], event["run_id"], event["event_type"]) == ("job", None, None)
     assert event["subject_id"] == me
+    # Its inputs and outputs count as a run of their own, keyed by the event.
+    key = event["event_key"]
+    assert set(derived.run_io) == {
+        (key, dataset_id("s3://b", "in"), "input"),
+        (key, dataset_id("s3://b", "o"), "output"),
+    }
+    job = derived.jobs[me]
+    assert (job["input_run"], job["output_run"]) == (key, key)
 
 
 def test_dataset_event_has_only_the_dataset() -> None:

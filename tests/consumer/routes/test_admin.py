@@ -11,7 +11,7 @@ from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.settings import AppSettings
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, cross_producer, ingest
-from tests.factories import dataset, facet, iso, run_event
+from tests.factories import at, dataset, facet, iso, run_event
 
 KEY = {"X-API-Key": "admin-key"}
 
@@ -20,17 +20,37 @@ def recent() -> str:
     return iso(datetime.now(tz=UTC) - timedelta(hours=1))
 
 
+FRESH = ("airflow://prod", "fresh")
+
+
 def seed_old_and_new(client: TestClient) -> str:
-    """Old lineage (2026-01-01) and one run from an hour ago; returns the new run id."""
-    ingest(client, *cross_producer(), headers=KEY)
+    """Three old runs of a job (2026-01-01) and one from an hour ago; returns the new run id.
+
+    The new run reads another dataset than the old ones, so none of them is
+    the job's latest run that read or wrote (which retention keeps).
+    """
+    for i in range(3):
+        ingest(
+            client,
+            run_event(
+                "COMPLETE",
+                run_id=str(uuid.uuid4()),
+                job=FRESH,
+                time=at(i),
+                inputs=[dataset("s3://bucket", f"old_in{i}")],
+                outputs=[dataset("s3://bucket", "fresh")],
+            ),
+            headers=KEY,
+        )
     new_run = str(uuid.uuid4())
     ingest(
         client,
         run_event(
             "COMPLETE",
             run_id=new_run,
-            job=("airflow://prod", "fresh"),
+            job=FRESH,
             time=recent(),
+            inputs=[dataset("s3://bucket", "new_in")],
             outputs=[dataset("s3://bucket", "fresh")],
             run_facets={"custom": facet(value="new")},
         ),
@@ -61,6 +81,9 @@ def test_prune_needs_the_key_and_keeps_the_graph(make_client: AppFactory) -> Non
     client = make_client(api_key="admin-key", retention_days=30)
     new_run = seed_old_and_new(client)
     before = client.get(f"{API}/graph").json()
+    # The graph shows the job's current inputs only; the old ones stay stored.
+    inputs = {e["source"] for e in before["edges"] if e["type"] == "input"}
+    assert inputs == {"dataset:s3://bucket:new_in"}
     denied = client.post(f"{API}/retention/prune")
     assert denied.status_code == 401
     response = client.post(f"{API}/retention/prune", headers=KEY)

@@ -7,7 +7,7 @@ import pytest
 from feast_lineage.consumer.store import graph as g
 from feast_lineage.identity import dataset_id, job_id, namespace_id
 from tests.consumer.lineage import chain, cross_producer
-from tests.factories import dataset, run_event
+from tests.factories import at, dataset, run_event
 from tests.store import Store
 
 
@@ -61,3 +61,36 @@ def test_walk_never_steps_through_a_hidden_namespace(store: Store) -> None:
         assert len(g.walk(conn, dataset_id("a", "d0"), "downstream", 5, None)) == 3
         assert g.count_edges(conn, visible) == 0
         assert g.count_edges(conn, None) == 2
+
+
+def test_walk_and_counts_follow_current_edges_only(store: Store) -> None:
+    # etl read "old" in its first run and "new" in its second: upstream of
+    # its output is "new" alone, and "old" no longer reaches the output.
+    job = ("spark://prod", "etl")
+    store.ingest(
+        run_event(
+            "COMPLETE",
+            job=job,
+            time=at(1),
+            inputs=[dataset("s3://b", "old")],
+            outputs=[dataset("s3://b", "out")],
+        ),
+        run_event(
+            "COMPLETE",
+            job=job,
+            time=at(2),
+            inputs=[dataset("s3://b", "new")],
+            outputs=[dataset("s3://b", "out")],
+        ),
+    )
+    out, old, new = (dataset_id("s3://b", n) for n in ("out", "old", "new"))
+    with store.engine.connect() as conn:
+        assert g.walk(conn, out, "upstream", 5, None) == {out: 0, job_id(*job): 1, new: 2}
+        assert g.walk(conn, old, "downstream", 5, None) == {old: 0}
+        assert g.count_edges(conn, None) == 2
+        ids = {out, old, new, job_id(*job)}
+        assert {(e.src_id, e.dst_id) for e in g.edges_among(conn, ids)} == {
+            (new, job_id(*job)),
+            (job_id(*job), out),
+        }
+    assert len(store.edges()) == 3  # the old input stays stored

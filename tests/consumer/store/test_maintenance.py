@@ -8,7 +8,7 @@ import pytest
 from feast_lineage.consumer.store import maintenance, reads, writes
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.event_time import parse_us
-from feast_lineage.identity import dataset_id, namespace_id
+from feast_lineage.identity import dataset_id, job_id, namespace_id
 from tests.factories import at, dataset, facet, job_event, run_event
 from tests.store import Store
 
@@ -26,17 +26,24 @@ def generation(store: Store) -> str:
 
 
 def test_prune_works_in_chunks_and_keeps_runs_whole(store: Store) -> None:
+    batch = ("ns", "batch")
     for i in range(7):
         store.ingest(
             run_event(
                 "COMPLETE",
                 run_id=str(uuid.uuid4()),
-                job=("ns", f"job{i}"),
+                job=batch,
                 time=at(i),
                 run_facets={"own": facet(value=f"run {i}")},
                 inputs=[dataset("ns", f"d{i}")],
             )
         )
+    # The job's latest run that listed inputs stays, however old: it tells
+    # which of the job's edges are current.
+    latest = str(uuid.uuid4())
+    store.ingest(
+        run_event("COMPLETE", run_id=latest, job=batch, time=at(8), inputs=[dataset("ns", "d8")])
+    )
     # A run that started before the cutoff and is still going keeps the old
     # events that hold its facets' latest values (its facets are read from
     # its events); an old event whose values later events replaced goes.
@@ -64,16 +71,20 @@ def test_prune_works_in_chunks_and_keeps_runs_whole(store: Store) -> None:
             "RUNNING", run_id=keep, job=late, time=at(1000), run_facets={"progress": facet(p=2)}
         ),
         job_event("ns", "described", time=at(60)),
+        # Two JobEvents: the later one's inputs are its job's current ones.
+        job_event("ns", "jobio", time=at(30), inputs=[dataset("ns", "old_in")]),
+        job_event("ns", "jobio", time=at(40), inputs=[dataset("ns", "new_in")]),
     )
     before = generation(store)
     removed = maintenance.prune(store.engine, parse_us(at(100)), chunk=3)
-    # the 7 runs' events, the job event and the kept run's RUNNING at 70
-    assert removed.get("openlineage_events") == 9
+    # the 7 runs' events, the three job events and the kept run's RUNNING at 70
+    assert removed.get("openlineage_events") == 11
     assert removed.get("openlineage_runs") == 7
-    assert removed.get("openlineage_run_io") == 7
+    # the 7 runs' inputs and the first JobEvent's
+    assert removed.get("openlineage_run_io") == 8
     assert generation(store) != before
-    assert [r["run_id"] for r in store.rows(t.runs)] == [keep]
-    assert store.count(t.events) == 2
+    assert {r["run_id"] for r in store.rows(t.runs)} == {keep, latest}
+    assert store.count(t.events) == 3
     assert store.run_facets(keep) == {
         "nominalTime": facet(nominalStartTime=at(50)),
         "progress": facet(p=2),
@@ -81,18 +92,27 @@ def test_prune_works_in_chunks_and_keeps_runs_whole(store: Store) -> None:
     assert store.run_io(keep) == {
         (dataset_id("ns", "out"), "output"): {"outputStatistics": facet(rowCount=1)}
     }
-    # The graph stays.
-    assert store.count(t.jobs) == 9
-    assert store.count(t.lineage_edges) == 8
+    # The graph stays, and so does which of its edges are current.
+    assert store.count(t.jobs) == 4
+    assert store.count(t.lineage_edges) == 11
+    assert store.current_edges() == {
+        (dataset_id("ns", "d8"), job_id(*batch), "input"),
+        (job_id(*late), dataset_id("ns", "out"), "output"),
+        (dataset_id("ns", "new_in"), job_id("ns", "jobio"), "input"),
+    }
     with store.engine.connect() as conn:
         stats = maintenance.stats(conn, None)
-    assert stats.rows["events"] == 2
-    assert stats.oldest_event_us == parse_us(at(50))
-    # Once the run's last event is past the cutoff too, it goes whole.
+    assert stats.rows["events"] == 3
+    assert stats.oldest_event_us == parse_us(at(8))
+    # Once the run's last event is past the cutoff and a later run of its
+    # job wrote the output, it goes whole.
+    store.ingest(run_event("COMPLETE", job=late, time=at(1500), outputs=[dataset("ns", "out")]))
     removed = maintenance.prune(store.engine, parse_us(at(2000)), chunk=1)
     assert removed.get("openlineage_events") == 2
     assert removed.get("openlineage_runs") == 1
-    assert store.count(t.events) == 0
+    assert store.run(keep) is None
+    assert store.count(t.events) == 2
+    assert len(store.current_edges()) == 3
 
 
 def test_reset_namespace_leaves_other_namespaces_whole(store: Store) -> None:

@@ -14,6 +14,7 @@ from sqlalchemy import Engine, inspect, select
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import alembic_config, create_store_engine, upgrade_schema
+from feast_lineage.identity import dataset_id, job_id
 from tests.factories import dataset, run_event
 from tests.store import Store
 
@@ -168,3 +169,34 @@ def test_run_facets_move_to_the_events_without_loss(engine: Engine, store_url: s
         io = conn.execute(select(t.run_io)).all()
     assert sorted(blobs) == ["dataset-too", "job-too"]  # the run's own blob went
     assert [tuple(row) for row in io] == [(run_id, 2, "input")]
+
+
+def test_edges_stored_before_0004_stay_current_until_the_job_runs_again(
+    engine: Engine, store_url: str
+) -> None:
+    _upgrade_to(engine, "0003")
+    job, old, kept = job_id("ns", "etl"), dataset_id("s3://b", "old"), dataset_id("s3://b", "kept")
+    edge = {"edge_type": "input", "src_kind": "dataset", "dst_kind": "job", "created_us": 1}
+    with engine.begin() as conn:
+        conn.execute(
+            t.jobs.insert().values(
+                id=job, ns_id=1, namespace="ns", name="etl", created_us=1, updated_us=1
+            )
+        )
+        conn.execute(
+            t.lineage_edges.insert(),
+            [
+                {"src_id": src, "dst_id": job, "src_ns_id": 2, "dst_ns_id": 1, **edge}
+                for src in (old, kept)
+            ],
+        )
+    upgrade_schema(engine)
+    assert _differences(engine) == []
+    store = Store(store_url)
+    try:
+        assert store.current_edges() == {(old, job, "input"), (kept, job, "input")}
+        store.ingest(run_event("COMPLETE", job=("ns", "etl"), inputs=[dataset("s3://b", "kept")]))
+        assert store.current_edges() == {(kept, job, "input")}
+        assert len(store.edges()) == 2
+    finally:
+        store.close()

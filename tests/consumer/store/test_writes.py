@@ -694,6 +694,151 @@ def test_root_edge_only_when_root_job_differs_from_parent(store: Store) -> None:
     assert store.edges() == {(job_id(*parent), job_id(*child), "parent")}
 
 
+# --- current edges: those of the job's latest run ---------------------------------------
+
+
+def _ds(*names: str) -> list[dict[str, Any]]:
+    return [dataset("s3://b", name) for name in names]
+
+
+def _input_edges(store: Store, job: tuple[str, str]) -> set[str]:
+    jid = job_id(*job)
+    names = {dataset_id("s3://b", n): n for n in "ABCDEFGHXYZ"}
+    return {
+        names[src] for src, dst, kind in store.current_edges() if kind == "input" and dst == jid
+    }
+
+
+def _output_edges(store: Store, job: tuple[str, str]) -> set[str]:
+    jid = job_id(*job)
+    names = {dataset_id("s3://b", n): n for n in "ABCDEFGHXYZ"}
+    return {
+        names[dst] for src, dst, kind in store.current_edges() if kind == "output" and src == jid
+    }
+
+
+def test_a_jobs_current_edges_are_those_of_its_latest_run(store: Store) -> None:
+    job = ("spark://prod", "etl")
+    one, two = new_run(), new_run()
+    store.ingest(
+        run_event("START", run_id=one, job=job, time=at(1), inputs=_ds("A", "B")),
+        run_event("COMPLETE", run_id=one, job=job, time=at(2), outputs=_ds("X")),
+    )
+    assert (_input_edges(store, job), _output_edges(store, job)) == ({"A", "B"}, {"X"})
+    # The next run reads A and C: B is no longer an input. Until it lists
+    # outputs, the outputs of the run before stay.
+    store.ingest(run_event("START", run_id=two, job=job, time=at(3), inputs=_ds("A", "C")))
+    assert (_input_edges(store, job), _output_edges(store, job)) == ({"A", "C"}, {"X"})
+    store.ingest(run_event("COMPLETE", run_id=two, job=job, time=at(4), outputs=_ds("Y")))
+    assert (_input_edges(store, job), _output_edges(store, job)) == ({"A", "C"}, {"Y"})
+    # Every edge stays stored, as history.
+    assert len(store.edges()) == 5
+
+
+def test_a_run_that_failed_before_writing_keeps_the_earlier_outputs(store: Store) -> None:
+    job = ("spark://prod", "etl")
+    one, two = new_run(), new_run()
+    store.ingest(
+        run_event("COMPLETE", run_id=one, job=job, time=at(1), inputs=_ds("A"), outputs=_ds("X")),
+        run_event("START", run_id=two, job=job, time=at(2), inputs=_ds("A")),
+        run_event("FAIL", run_id=two, job=job, time=at(3)),
+    )
+    assert (_input_edges(store, job), _output_edges(store, job)) == ({"A"}, {"X"})
+
+
+def test_overlapping_runs_keep_every_input_of_the_latest(store: Store) -> None:
+    # The latest event listing inputs is the first run's, which read A and B
+    # (A in its first event only); the second run's A does not hide it.
+    job = ("spark://prod", "etl")
+    one, two = new_run(), new_run()
+    store.ingest_each(
+        [
+            run_event("START", run_id=one, job=job, time=at(1), inputs=_ds("A", "B")),
+            run_event("START", run_id=two, job=job, time=at(2), inputs=_ds("A", "C")),
+            run_event("RUNNING", run_id=one, job=job, time=at(3), inputs=_ds("B")),
+        ]
+    )
+    assert _input_edges(store, job) == {"A", "B"}
+
+
+def test_job_events_count_as_runs_of_their_own(store: Store) -> None:
+    job = ("dbt://analytics", "model")
+    store.ingest(job_event(*job, time=at(1), inputs=_ds("A"), outputs=_ds("X")))
+    store.ingest(job_event(*job, time=at(2), inputs=_ds("B")))
+    assert (_input_edges(store, job), _output_edges(store, job)) == ({"B"}, {"X"})
+    store.ingest(run_event("COMPLETE", job=job, time=at(3), inputs=_ds("C"), outputs=_ds("Y")))
+    assert (_input_edges(store, job), _output_edges(store, job)) == ({"C"}, {"Y"})
+    # An earlier event arriving late changes nothing.
+    store.ingest(job_event(*job, time=at(0), inputs=_ds("D"), outputs=_ds("Z")))
+    assert (_input_edges(store, job), _output_edges(store, job)) == ({"C"}, {"Y"})
+
+
+_RUN_SPECS = st.fixed_dictionaries(
+    {
+        "run": st.integers(0, 2),
+        "type": st.sampled_from(["START", "RUNNING", "COMPLETE", "FAIL"]),
+        "inputs": st.sets(st.sampled_from("ABCD")),
+        "outputs": st.sets(st.sampled_from("XYZ")),
+    }
+)
+
+
+@pytest.mark.slow
+def test_current_edges_do_not_depend_on_arrival(two_stores: tuple[Store, Store]) -> None:
+    """Events of three runs of one job, in any order, duplicated, in any batches."""
+    a, b = two_stores
+    examples = 40 if a.dialect == "sqlite" else 10
+
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(st.lists(_RUN_SPECS, min_size=1, max_size=7), st.data())
+    def check(specs: list[dict[str, Any]], data: st.DataObject) -> None:
+        job = ("spark://prod", f"etl-{new_run()[:8]}")
+        runs = [new_run() for _ in range(3)]
+        # Distinct times: the latest event is the one with the greatest time.
+        events = [
+            run_event(
+                spec["type"],
+                run_id=runs[spec["run"]],
+                job=job,
+                time=at(i),
+                inputs=_ds(*sorted(spec["inputs"])),
+                outputs=_ds(*sorted(spec["outputs"])),
+            )
+            for i, spec in enumerate(specs)
+        ]
+        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=3), label="dups")
+        order = data.draw(st.permutations(list(range(len(events))) + dups), label="order")
+        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
+        a.ingest_each(events)
+        batch: list[dict[str, Any]] = []
+        for position, cut in zip(order, cuts, strict=True):
+            batch.append(events[position])
+            if cut:
+                b.ingest(*batch)
+                batch = []
+        if batch:
+            b.ingest(*batch)
+
+        def expected(key: str) -> set[str]:
+            listing = [i for i, spec in enumerate(specs) if spec[key]]
+            if not listing:
+                return set()
+            run = specs[max(listing)]["run"]
+            return set().union(*(spec[key] for spec in specs if spec["run"] == run))
+
+        for store in (a, b):
+            assert _input_edges(store, job) == expected("inputs")
+            assert _output_edges(store, job) == expected("outputs")
+
+    check()
+
+
 def test_symlinks_from_the_facet_are_stored(store: Store) -> None:
     store.ingest(
         dataset_event(

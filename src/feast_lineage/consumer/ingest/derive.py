@@ -68,7 +68,7 @@ class Derived:
 
     def merge(self, other: Derived) -> None:
         self.events.extend(other.events)
-        _merge_max(self.jobs, other.jobs, "updated_us", _merge_node)
+        _merge_max(self.jobs, other.jobs, "updated_us", _merge_job)
         _merge_max(self.datasets, other.datasets, "updated_us", _merge_dataset)
         self.runs.extend(other.runs)
         _merge_first(self.run_io, other.run_io)
@@ -98,6 +98,19 @@ def _merge_node(old: Row, new: Row) -> Row:
     merged["created_us"] = min(old["created_us"], new["created_us"])
     if merged.get("producer") is None:
         merged["producer"] = earlier.get("producer")
+    return merged
+
+
+# A job's latest event that listed inputs, and outputs: (rank, run) column pairs.
+JOB_IO_COLUMNS = (("input_rank", "input_run"), ("output_rank", "output_run"))
+
+
+def _merge_job(old: Row, new: Row) -> Row:
+    merged = _merge_node(old, new)
+    for rank, run in JOB_IO_COLUMNS:
+        a, b = old[rank], new[rank]
+        best = old if b is None or (a is not None and a > b) else new
+        merged[rank], merged[run] = best[rank], best[run]
     return merged
 
 
@@ -188,6 +201,7 @@ class _Builder:
         rank: str,
         producer: str,
         memo: FacetMemo | None,
+        io_run: str,
     ):
         self.out = out
         self.time_us = time_us
@@ -195,6 +209,7 @@ class _Builder:
         self.rank = rank
         self.producer = producer
         self.memo = memo
+        self.io_run = io_run  # the run (or JobEvent) the event's inputs and outputs belong to
 
     def blob(self, value: Any, memo_key: tuple[Any, str] | None = None) -> str:
         memo = self.memo
@@ -234,9 +249,13 @@ class _Builder:
             # A job only named by a parent facet has not been seen itself.
             "created_us": self.time_us,
             "updated_us": 0 if stub else self.time_us,
+            "input_rank": None,
+            "input_run": None,
+            "output_rank": None,
+            "output_run": None,
         }
         existing = self.out.jobs.get(jid)
-        self.out.jobs[jid] = row if existing is None else _merge_node(existing, row)
+        self.out.jobs[jid] = row if existing is None else _merge_job(existing, row)
         self.facets(self.out.job_facets, jid, facets, "job")
         return jid
 
@@ -332,19 +351,25 @@ class _Builder:
             },
         )
 
-    def io(self, event: dict[str, Any], jid: int, job_ns: str, run_id: str | None) -> None:
-        for direction, key in (("input", "inputs"), ("output", "outputs")):
-            for ds in event.get(key) or ():
+    def io(self, event: dict[str, Any], jid: int, job_ns: str) -> None:
+        for direction, key, (rank_column, run_column) in zip(
+            ("input", "output"), ("inputs", "outputs"), JOB_IO_COLUMNS, strict=True
+        ):
+            datasets = event.get(key)
+            if not datasets:
+                continue
+            job = self.out.jobs[jid]
+            job[rank_column], job[run_column] = self.rank, self.io_run
+            for ds in datasets:
                 did = self.dataset(ds)
                 if direction == "input":
                     self.edge(did, "dataset", ds["namespace"], jid, "job", job_ns, "input")
                 else:
                     self.edge(jid, "job", job_ns, did, "dataset", ds["namespace"], "output")
-                if run_id is not None:
-                    self.out.run_io.setdefault(
-                        (run_id, did, direction),
-                        {"run_id": run_id, "dataset_id": did, "direction": direction},
-                    )
+                self.out.run_io.setdefault(
+                    (self.io_run, did, direction),
+                    {"run_id": self.io_run, "dataset_id": did, "direction": direction},
+                )
 
 
 def _identity_uri_id(namespace: str, name: str) -> int | None:
@@ -384,9 +409,12 @@ def derive(
     rank = f"{sort_time:020d}{content[:16]}"
     producer = str(event.get("producer"))
     out = Derived()
-    b = _Builder(out, time_us, received_us, rank, producer, memo)
-    event_type = event.get("eventType") if kind == "run" else None
     run_id: str | None = None
+    if kind == "run":
+        run_id = normalize_run_id(event["run"]["runId"])
+    # A JobEvent's inputs and outputs stand alone, like a run of their own.
+    b = _Builder(out, time_us, received_us, rank, producer, memo, run_id or event_key)
+    event_type = event.get("eventType") if kind == "run" else None
 
     if kind == "dataset":
         ds = event["dataset"]
@@ -397,10 +425,10 @@ def derive(
         ns = job["namespace"]
         subject = b.job(ns, job["name"], job.get("facets"))
         if kind == "run":
-            run = event["run"]
-            run_id = normalize_run_id(run["runId"])
-            out.runs.append(_run_row(b, run_id, subject, ns, event_type, run.get("facets")))
-        b.io(event, subject, ns, run_id)
+            assert run_id is not None
+            facets = event["run"].get("facets")
+            out.runs.append(_run_row(b, run_id, subject, ns, event_type, facets))
+        b.io(event, subject, ns)
 
     out.events.append(
         {

@@ -9,7 +9,11 @@ walk follows ``input``, ``output`` and ``parent`` edges; ``root`` edges
 repeat what parent edges already say and would shorten depths. It never
 steps onto a node outside ``ns_ids``, so nothing hidden connects what it
 returns. Every step is an index lookup (edges by ``src_id``/``dst_id``,
-symlinks by ``dataset_id``/``alias_id``).
+symlinks by ``dataset_id``/``alias_id``, the job of an edge by its id).
+
+Every read here sees current edges only (:func:`current_edge`): an input or
+output edge that the job's latest run no longer lists among its inputs (or
+outputs) stays stored, as history, but is not part of the graph.
 """
 
 from __future__ import annotations
@@ -87,6 +91,34 @@ def count_nodes(conn: Connection, ns_ids: NsIds) -> int:
     )
 
 
+def current_edge(edges: Any) -> Any:
+    """Whether an edge of ``edges`` (the edges table or an alias) is part of the current graph.
+
+    Parent and root edges always are. An input edge is when the run of its
+    job's latest event that listed inputs read the dataset too (for a
+    JobEvent, the event itself), an output edge likewise; and every edge of a
+    job that has recorded no such run (stored before migration 0004). Two
+    primary key lookups an edge: the job, then the run's input or output.
+    """
+    e = edges.c
+    j = t.jobs.alias("edge_job")
+    io = t.run_io.alias("edge_io")
+
+    def stale(job_end: Any, dataset_end: Any, run: Any, direction: str) -> Any:
+        listed = (
+            exists()
+            .where(io.c.run_id == run, io.c.dataset_id == dataset_end, io.c.direction == direction)
+            .correlate_except(io)
+        )
+        return exists().where(j.c.id == job_end, run.is_not(None), ~listed).correlate_except(j)
+
+    return case(
+        (e.edge_type == "input", ~stale(e.dst_id, e.src_id, j.c.input_run, "input")),
+        (e.edge_type == "output", ~stale(e.src_id, e.dst_id, j.c.output_run, "output")),
+        else_=true(),
+    )
+
+
 def _ids_param(name: str = "ids") -> Any:
     return bindparam(name, expanding=True)
 
@@ -161,12 +193,12 @@ def find_node(conn: Connection, kind: str, node_id: int, ns_ids: NsIds) -> Any:
 def _edges_from_statement() -> Any:
     e = t.lineage_edges.c
     return select(e.src_id, e.dst_id, e.edge_type, e.src_kind, e.dst_kind).where(
-        e.src_id.in_(_ids_param())
+        e.src_id.in_(_ids_param()), current_edge(t.lineage_edges)
     )
 
 
 def edges_among(conn: Connection, ids: set[int]) -> list[Any]:
-    """Every stored edge whose two ends are both in ``ids``."""
+    """Every current edge whose two ends are both in ``ids``."""
     out: list[Any] = []
     for chunk in _chunks(ids):
         rows = conn.execute(_edges_from_statement(), {"ids": chunk}).all()
@@ -175,11 +207,12 @@ def edges_among(conn: Connection, ids: set[int]) -> list[Any]:
 
 
 def count_edges(conn: Connection, ns_ids: NsIds) -> int:
-    """Stored edges plus symlink edges between stored datasets, both ends visible."""
+    """Current edges plus symlink edges between stored datasets, both ends visible."""
     e = t.lineage_edges.c
     stored = count(
         conn,
         t.lineage_edges,
+        current_edge(t.lineage_edges),
         *where_all(in_ids(e.src_ns_id, ns_ids), in_ids(e.dst_ns_id, ns_ids)),
     )
     s = t.dataset_symlinks.c
@@ -263,6 +296,7 @@ def _walk_statement(direction: Direction, scoped: bool) -> Any:
         near == w.c.node_id,
         w.c.depth < bindparam("depth", type_=Integer),
         e.c.edge_type.in_(FOLLOWED_EDGES),
+        current_edge(e),
     )
     alias_on = and_(hops.c.k == 1, s1.c.dataset_id == w.c.node_id)
     owner_on = and_(hops.c.k == 2, s2.c.alias_id == w.c.node_id)

@@ -11,6 +11,7 @@ so a facet blob is never deleted under a writer that is about to point at it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,6 +138,26 @@ def _delete_runs(conn: Connection, run_ids: list[str], removed: Removed) -> None
     removed.add("openlineage_runs", _delete(conn, t.runs, t.runs.c.run_id.in_(run_ids)))
 
 
+def _current_io_run(r: Any) -> Any:
+    """Run ``r`` is its job's latest that listed inputs or outputs (its current edges)."""
+    j = t.jobs.c
+    return exists().where(j.id == r.job_id, or_(j.input_run == r.run_id, j.output_run == r.run_id))
+
+
+def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> None:
+    """Delete the inputs/outputs of deleted JobEvents, unless their job's current ones."""
+    keys = {row.event_key: row.subject_id for row in rows if row.kind == "job"}
+    if not keys:
+        return
+    j = t.jobs.c
+    current = conn.execute(
+        select(j.input_run, j.output_run).where(j.id.in_(set(keys.values())))
+    ).all()
+    gone = set(keys) - {run for pair in current for run in pair}
+    if gone:
+        removed.add("openlineage_run_io", _delete(conn, t.run_io, t.run_io.c.run_id.in_(gone)))
+
+
 def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
     """Delete the events ``where`` selects, in (event time, id) order.
 
@@ -147,7 +168,7 @@ def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) ->
     after: tuple[int, int] | None = None
     while True:
         with write_transaction(engine) as conn:
-            stmt = select(e.id, e.event_time_us).where(where)
+            stmt = select(e.id, e.event_time_us, e.event_key, e.kind, e.subject_id).where(where)
             if after is not None:
                 stmt = stmt.where(
                     or_(
@@ -161,6 +182,7 @@ def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) ->
             _bump(conn)
             ids = [row.id for row in rows]
             removed.add("openlineage_events", _delete(conn, t.events, e.id.in_(ids)))
+            _job_event_io(conn, rows, removed)
             after = (rows[-1].event_time_us, rows[-1].id)
         if len(rows) < chunk:
             return
@@ -185,14 +207,19 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     A run goes whole: while a run is kept, its older events that still hold
     the latest value of one of its facets stay with it, because its facets
     are read from its events (:mod:`.run_facets`). The graph (jobs,
-    datasets, edges, symlinks and their facets) stays.
+    datasets, edges, symlinks and their facets) stays, and so does each
+    job's latest run that listed inputs or outputs (and a JobEvent's
+    inputs and outputs that are its job's latest): they tell which of its
+    edges are current.
     """
     removed = Removed()
     e, r = t.events.c, t.runs.c
-    kept_run = exists().where(r.run_id == e.run_id, r.last_event_us >= cutoff_us)
+    kept_run = exists().where(
+        r.run_id == e.run_id, or_(r.last_event_us >= cutoff_us, _current_io_run(r))
+    )
     old_events = and_(e.event_time_us < cutoff_us, or_(e.run_id.is_(None), ~kept_run))
     _chunked_events(engine, old_events, chunk, removed)
-    _chunked_runs(engine, r.last_event_us < cutoff_us, chunk, removed)
+    _chunked_runs(engine, and_(r.last_event_us < cutoff_us, ~_current_io_run(r)), chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
     return removed
 
@@ -284,8 +311,16 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
                 or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its_datasets)),
             ),
         )
+        io = t.run_io.c
+        # Its jobs' JobEvent inputs and outputs that were kept as current.
+        job_runs = (
+            select(j.input_run)
+            .where(j.ns_id == ns_id)
+            .union(select(j.output_run).where(j.ns_id == ns_id))
+        )
         removed.add(
-            "openlineage_run_io", _delete(conn, t.run_io, t.run_io.c.dataset_id.in_(its_datasets))
+            "openlineage_run_io",
+            _delete(conn, t.run_io, or_(io.dataset_id.in_(its_datasets), io.run_id.in_(job_runs))),
         )
         removed.add("openlineage_jobs", _delete(conn, t.jobs, j.ns_id == ns_id))
         removed.add("openlineage_datasets", _delete(conn, t.datasets, d.ns_id == ns_id))

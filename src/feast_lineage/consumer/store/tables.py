@@ -11,9 +11,9 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   (event time, then a content hash) and a pointer to a content-addressed blob.
   An upsert replaces a facet only when its rank is higher, so the result does
   not depend on the order in which events arrive.
-* Lineage edges are the graph's current state: input (dataset -> job), output
-  (job -> dataset), parent and root (job -> job). There is no input x output
-  cross product; dataset -> dataset lineage is derived at query time.
+* Lineage edges: input (dataset -> job), output (job -> dataset), parent and
+  root (job -> job). There is no input x output cross product; dataset ->
+  dataset lineage is derived at query time.
 * Migration 0002 adds the query side's indexes: catalog order
   (namespace, name), filters (event type, run state, job name), and
   namespace ids on edges and symlinks for access scoping and reset.
@@ -21,6 +21,12 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   table and the facets of run inputs/outputs, which are read back from the
   run's events (:mod:`.run_facets`). ``openlineage_run_io`` keeps which
   datasets a run read and wrote.
+* Migration 0004 tells a job's current input and output edges from those
+  of its earlier runs: a job keeps the run of its latest event that listed
+  inputs, and of the latest that listed outputs; an input or output edge is
+  current when that run read (wrote) the dataset, as ``openlineage_run_io``
+  records (:func:`.graph.current_edge`). A JobEvent's inputs and outputs
+  count as a run of their own, keyed by its ``event_key``.
 """
 
 from __future__ import annotations
@@ -75,6 +81,13 @@ jobs = Table(
     Column("producer", Text, nullable=True),
     Column("created_us", BigInteger, nullable=False),
     Column("updated_us", BigInteger, nullable=False),
+    # The run (for a JobEvent, its event key) of the latest event that listed
+    # inputs, and of the latest that listed outputs, with that event's rank:
+    # the job's current input and output edges are that run's.
+    Column("input_rank", String(64), nullable=True),
+    Column("input_run", String(36), nullable=True),
+    Column("output_rank", String(64), nullable=True),
+    Column("output_run", String(36), nullable=True),
     Index("ix_ol_jobs_ns", "ns_id"),
     Index("ix_ol_jobs_ns_name", "namespace", "name", mysql_length=_TEXT_PREFIX),
     Index("ix_ol_jobs_name", "name", mysql_length={"name": 191}),
@@ -128,7 +141,7 @@ runs = Table(
 run_io = Table(
     "openlineage_run_io",
     metadata,
-    Column("run_id", String(36), primary_key=True),
+    Column("run_id", String(36), primary_key=True),  # or a JobEvent's event_key
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
     Column("direction", String(6), primary_key=True),  # input | output
     Index("ix_ol_run_io_dataset", "dataset_id"),

@@ -2,14 +2,14 @@
 
 Every statement is an idempotent upsert whose outcome does not depend on the
 order events arrive in (see :mod:`feast_lineage.consumer.ingest.derive`):
-facets and run state keep the highest rank, start times the minimum, and
-inserts of edges, symlinks, run inputs/outputs and blobs ignore rows that
-exist.
+facets, run state and a job's latest inputs and outputs keep the highest
+rank, start times the minimum, and inserts of edges, symlinks, run
+inputs/outputs and blobs ignore rows that exist.
 
 :class:`WriteCache` remembers rows this process knows are stored (blobs,
-edges, symlinks, run inputs/outputs) so a steady stream of events does not rewrite them. It is
-dropped whenever the store's ``generation`` changes, which reset and prune
-bump in the same transaction as their deletes.
+edges, symlinks, run inputs/outputs) so a steady stream of events does not
+rewrite them. It is dropped whenever the store's ``generation`` changes,
+which reset and prune bump in the same transaction as their deletes.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
 
-from feast_lineage.consumer.ingest.derive import Derived, Row, blob_text
+from feast_lineage.consumer.ingest.derive import JOB_IO_COLUMNS, Derived, Row, blob_text
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.dialect import insert_ignore, upsert
 
@@ -170,6 +170,24 @@ def _node_set(c: Any, x: Any) -> dict[str, Any]:
 
 def _node_where(c: Any, x: Any) -> Any:
     return or_(x.updated_us > c.updated_us, x.created_us < c.created_us)
+
+
+def _later(c: Any, x: Any, rank: str) -> Any:
+    """The incoming row's ``rank`` column is present and above the stored one."""
+    return and_(x[rank].is_not(None), or_(c[rank].is_(None), x[rank] > c[rank]))
+
+
+def _job_set(c: Any, x: Any) -> dict[str, Any]:
+    values = _node_set(c, x)
+    for rank, run in JOB_IO_COLUMNS:
+        later = _later(c, x, rank)
+        values[rank] = case((later, x[rank]), else_=c[rank])
+        values[run] = case((later, x[run]), else_=c[run])
+    return values
+
+
+def _job_where(c: Any, x: Any) -> Any:
+    return or_(_node_where(c, x), *(_later(c, x, rank) for rank, _run in JOB_IO_COLUMNS))
 
 
 def _dataset_set(c: Any, x: Any) -> dict[str, Any]:
@@ -460,7 +478,7 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
     ex("blobs", lambda: insert_ignore(conn, t.facet_blobs, ["id"]), blobs)
     ex(
         "jobs",
-        lambda: upsert(conn, t.jobs, ["id"], _node_set, _node_where),
+        lambda: upsert(conn, t.jobs, ["id"], _job_set, _job_where),
         list(d.jobs.values()),
     )
     # Each row matches at most one (its key is unique in the list): when the
