@@ -21,7 +21,7 @@ from feast_lineage.consumer.ingest.pipeline import IngestPipeline, Outcome
 from feast_lineage.consumer.store import codec
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
-from feast_lineage.consumer.store.graph import current_edge
+from feast_lineage.consumer.store.graph import current_edge, current_symlink
 from feast_lineage.consumer.store.run_facets import one_run_facets
 from feast_lineage.identity import dataset_id, job_id
 
@@ -163,6 +163,13 @@ class Store:
         return {
             (r["dataset_id"], r["alias_id"], r["source"]) for r in self.rows(t.dataset_symlinks)
         }
+
+    def current_symlinks(self) -> set[tuple[int, int, str]]:
+        """The symlinks the graph shows (:func:`.graph.current_symlink`)."""
+        s = t.dataset_symlinks.c
+        stmt = select(s.dataset_id, s.alias_id, s.source).where(current_symlink(t.dataset_symlinks))
+        with self.engine.connect() as conn:
+            return {(r.dataset_id, r.alias_id, r.source) for r in conn.execute(stmt)}
 
     def payloads(self) -> list[Any]:
         return [orjson.loads(r["payload"]) for r in self.rows(t.events)]

@@ -7,7 +7,7 @@ import pytest
 from feast_lineage.consumer.store import graph as g
 from feast_lineage.identity import dataset_id, job_id, namespace_id
 from tests.consumer.lineage import chain, cross_producer
-from tests.factories import at, dataset, run_event
+from tests.factories import at, dataset, dataset_event, run_event
 from tests.store import Store
 
 
@@ -94,3 +94,21 @@ def test_walk_and_counts_follow_current_edges_only(store: Store) -> None:
             (job_id(*job), out),
         }
     assert len(store.edges()) == 3  # the old input stays stored
+
+
+def test_walk_does_not_cross_an_alias_the_dataset_no_longer_names(store: Store) -> None:
+    def aliases(name: str) -> dict[str, object]:
+        return {"identifiers": [{"namespace": "hive://m", "name": name, "type": "TABLE"}]}
+
+    store.ingest(
+        run_event("COMPLETE", job=("n", "writer"), outputs=[dataset("hive://m", "old")]),
+        run_event("COMPLETE", job=("n", "writer2"), outputs=[dataset("hive://m", "new")]),
+        dataset_event("s3://b", "orders", time=at(1), symlinks=aliases("old")),
+        dataset_event("s3://b", "orders", time=at(2), symlinks=aliases("new")),
+    )
+    orders = dataset_id("s3://b", "orders")
+    with store.engine.connect() as conn:
+        up = g.walk(conn, orders, "upstream", 1, None)
+        links = g.symlinks_touching(conn, {orders}, None)
+    assert up == {orders: 0, dataset_id("hive://m", "new"): 0, job_id("n", "writer2"): 1}
+    assert [row.alias_name for row in links] == ["new"]

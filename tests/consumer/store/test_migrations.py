@@ -15,7 +15,7 @@ from sqlalchemy import Engine, inspect, select
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import alembic_config, create_store_engine, upgrade_schema
 from feast_lineage.identity import dataset_id, job_id
-from tests.factories import dataset, run_event
+from tests.factories import dataset, dataset_event, facet, run_event
 from tests.store import Store
 
 VERSION_TABLE = "openlineage_alembic_version"
@@ -198,5 +198,44 @@ def test_edges_stored_before_0004_stay_current_until_the_job_runs_again(
         store.ingest(run_event("COMPLETE", job=("ns", "etl"), inputs=[dataset("s3://b", "kept")]))
         assert store.current_edges() == {(kept, job, "input")}
         assert len(store.edges()) == 2
+    finally:
+        store.close()
+
+
+def test_aliases_stored_before_0005_stay_current_until_the_facet_changes(
+    engine: Engine, store_url: str
+) -> None:
+    _upgrade_to(engine, "0004")
+    me, h1, h2 = (
+        dataset_id("s3://b", "o"),
+        dataset_id("hive://m", "h1"),
+        dataset_id("hive://m", "h2"),
+    )
+    link = {"alias_ns_id": 3, "alias_namespace": "hive://m", "source": "symlink", "created_us": 1}
+    with engine.begin() as conn:
+        conn.execute(
+            t.datasets.insert().values(
+                id=me, ns_id=1, namespace="s3://b", name="o", created_us=1, updated_us=1
+            )
+        )
+        conn.execute(t.facet_blobs.insert().values(id="old", payload='{"identifiers": []}'))
+        conn.execute(
+            t.dataset_facets.insert().values(owner_id=me, name="symlinks", rank="0", blob_id="old")
+        )
+        conn.execute(
+            t.dataset_symlinks.insert(),
+            [
+                {"dataset_id": me, "alias_id": alias, "alias_name": name, **link}
+                for alias, name in ((h1, "h1"), (h2, "h2"))
+            ],
+        )
+    upgrade_schema(engine)
+    assert _differences(engine) == []
+    store = Store(store_url)
+    try:
+        assert store.current_symlinks() == {(me, h1, "symlink"), (me, h2, "symlink")}
+        identifiers = [{"namespace": "hive://m", "name": "h2", "type": "TABLE"}]
+        store.ingest(dataset_event("s3://b", "o", symlinks=facet(identifiers=identifiers)))
+        assert store.current_symlinks() == {(me, h2, "symlink")}
     finally:
         store.close()

@@ -7,6 +7,7 @@ back with plain SQLAlchemy queries.
 
 from __future__ import annotations
 
+import itertools
 import re
 import uuid
 from collections.abc import Iterator
@@ -945,6 +946,57 @@ def test_uri_links_are_the_same_in_either_order(store: Store) -> None:
         a, b = sorted(dataset_id(*name) for name in names)
         # One row per pair, from the lower id, whichever arrived first.
         assert {link for link in store.symlinks() if {a, b} & set(link)} == {(a, b, "datasource")}
+
+
+def _aliases(*names: str) -> dict[str, Any]:
+    return facet(identifiers=[{"namespace": "hive://m", "name": n, "type": "TABLE"} for n in names])
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(range(4))))
+def test_a_datasets_current_aliases_are_those_of_its_latest_symlinks_facet(
+    store: Store, order: tuple[int, ...]
+) -> None:
+    events = [
+        dataset_event("s3://b", "orders", time=at(1), symlinks=_aliases("h1", "h2")),
+        dataset_event("s3://b", "orders", time=at(2), symlinks=_aliases("h1", "h3")),
+        # Later, without the facet: the facet keeps its latest value.
+        dataset_event("s3://b", "orders", time=at(3), schema=schema_facet("id")),
+        # An earlier value arriving late changes nothing.
+        dataset_event("s3://b", "orders", time=at(0), symlinks=_aliases("h4")),
+    ]
+    store.ingest_each(events[i] for i in order)
+    me = dataset_id("s3://b", "orders")
+    assert store.current_symlinks() == {
+        (me, dataset_id("hive://m", "h1"), "symlink"),
+        (me, dataset_id("hive://m", "h3"), "symlink"),
+    }
+    assert len(store.symlinks()) == 4  # every alias stays stored
+
+
+def test_an_alias_comes_back_when_the_facet_names_it_again(store: Store) -> None:
+    store.ingest(dataset_event("s3://b", "orders", time=at(1), symlinks=_aliases("h1")))
+    store.ingest(dataset_event("s3://b", "orders", time=at(2), symlinks=_aliases("h2")))
+    store.ingest(dataset_event("s3://b", "orders", time=at(3), symlinks=_aliases("h1")))
+    me = dataset_id("s3://b", "orders")
+    assert store.current_symlinks() == {(me, dataset_id("hive://m", "h1"), "symlink")}
+
+
+def test_a_data_source_link_ends_when_the_uris_differ(store: Store) -> None:
+    uri = "s3://bucket/path/orders.parquet"
+    spark, feast = ("spark://c", "orders"), ("feast_demo", "orders")
+    store.ingest(
+        dataset_event(*spark, time=at(1), dataSource=facet(uri=uri)),
+        dataset_event(*feast, time=at(1), dataSource=facet(uri=uri)),
+    )
+    a, b = sorted((dataset_id(*spark), dataset_id(*feast)))
+    assert store.current_symlinks() == {(a, b, "datasource")}
+    # The Feast source now reads another file: the two are no longer one.
+    store.ingest(dataset_event(*feast, time=at(2), dataSource=facet(uri=uri + ".v2")))
+    assert store.current_symlinks() == set()
+    assert store.symlinks() == {(a, b, "datasource")}
+    # And back.
+    store.ingest(dataset_event(*feast, time=at(3), dataSource=facet(uri=uri)))
+    assert store.current_symlinks() == {(a, b, "datasource")}
 
 
 def test_dataset_and_job_events_are_stored(store: Store) -> None:

@@ -21,6 +21,7 @@ import orjson
 from feast_lineage import canonical_json
 from feast_lineage.consumer.ingest.validation import EventKind
 from feast_lineage.consumer.store import codec
+from feast_lineage.consumer.store.tables import LISTED
 from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import dataset_id, identity_uri, job_id, namespace_id, text_id
 from feast_lineage.uris import may_hold_credentials, scrub, strip_credentials
@@ -62,6 +63,8 @@ class Derived:
     run_io: dict[tuple[str, int, str], Row] = field(default_factory=dict)
     edges: dict[tuple[int, int, str], Row] = field(default_factory=dict)
     symlinks: dict[tuple[int, int], Row] = field(default_factory=dict)
+    # (symlinks facet blob, alias): which aliases a SymlinksDatasetFacet payload lists
+    listings: dict[tuple[str, int], Row] = field(default_factory=dict)
     blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
@@ -74,6 +77,7 @@ class Derived:
         _merge_first(self.run_io, other.run_io)
         _merge_first(self.edges, other.edges)
         _merge_first(self.symlinks, other.symlinks)
+        _merge_first(self.listings, other.listings)
         self.blobs.update(other.blobs)
         _merge_ranked(self.job_facets, other.job_facets)
         _merge_ranked(self.dataset_facets, other.dataset_facets)
@@ -294,12 +298,20 @@ class _Builder:
         existing = self.out.datasets.get(did)
         self.out.datasets[did] = row if existing is None else _merge_dataset(existing, row)
         self.facets(self.out.dataset_facets, did, facets, "dataset")
-        self.symlinks(did, facets.get("symlinks"))
+        symlinks = facets.get("symlinks")
+        if isinstance(symlinks, dict):
+            self.symlinks(did, symlinks, self.out.dataset_facets[(did, "symlinks")]["blob_id"])
         return did
 
-    def symlinks(self, did: int, facet: Any) -> None:
-        if not isinstance(facet, dict):
-            return
+    def symlinks(self, did: int, facet: dict[str, Any], blob_id: str) -> None:
+        """The aliases a SymlinksDatasetFacet names, and which ones its payload lists.
+
+        The listing rows (one per alias, and :data:`LISTED` for the payload
+        itself) let a read tell the aliases of a dataset's current facet
+        from those an earlier value named.
+        """
+        listings = self.out.listings
+        listings.setdefault((blob_id, LISTED), {"blob_id": blob_id, "alias_id": LISTED})
         identifiers = facet.get("identifiers")
         if not isinstance(identifiers, list):
             return
@@ -312,6 +324,7 @@ class _Builder:
             alias = dataset_id(ns, name)
             if alias == did:
                 continue
+            listings.setdefault((blob_id, alias), {"blob_id": blob_id, "alias_id": alias})
             alias_type = ident.get("type")
             self.out.symlinks.setdefault(
                 (did, alias),

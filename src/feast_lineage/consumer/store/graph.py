@@ -11,9 +11,11 @@ steps onto a node outside ``ns_ids``, so nothing hidden connects what it
 returns. Every step is an index lookup (edges by ``src_id``/``dst_id``,
 symlinks by ``dataset_id``/``alias_id``, the job of an edge by its id).
 
-Every read here sees current edges only (:func:`current_edge`): an input or
-output edge that the job's latest run no longer lists among its inputs (or
-outputs) stays stored, as history, but is not part of the graph.
+Every read here sees current edges and symlinks only (:func:`current_edge`,
+:func:`current_symlink`): an input or output edge that the job's latest run
+no longer lists among its inputs (or outputs), or an alias that the
+dataset's latest symlinks facet no longer names, stays stored, as history,
+but is not part of the graph.
 """
 
 from __future__ import annotations
@@ -119,6 +121,50 @@ def current_edge(edges: Any) -> Any:
     )
 
 
+def current_symlink(links: Any) -> Any:
+    """Whether a symlink of ``links`` (the symlinks table or an alias) is current.
+
+    A link from a SymlinksDatasetFacet is, unless the dataset's latest
+    symlinks facet is a payload whose aliases were recorded and it does not
+    list this one (aliases stored before migration 0005 stay current until
+    the facet changes). A link between equal dataSource URIs is while the
+    two datasets' URIs (or one's URI and the other's identity) are equal.
+    A few primary key lookups a link.
+    """
+    s = links.c
+    f = t.dataset_facets.alias("link_facet")
+    listed = t.symlink_listings.alias("link_listed")
+    marked = t.symlink_listings.alias("link_marked")
+    owner = t.datasets.alias("link_owner")
+    alias = t.datasets.alias("link_alias")
+    recorded = (
+        exists()
+        .where(marked.c.blob_id == f.c.blob_id, marked.c.alias_id == t.LISTED)
+        .correlate_except(marked)
+    )
+    lists_it = (
+        exists()
+        .where(listed.c.blob_id == f.c.blob_id, listed.c.alias_id == s.alias_id)
+        .correlate_except(listed)
+    )
+    dropped = (
+        exists()
+        .where(f.c.owner_id == s.dataset_id, f.c.name == "symlinks", recorded, ~lists_it)
+        .correlate_except(f)
+    )
+    same_uri = (
+        exists()
+        .where(
+            owner.c.id == s.dataset_id,
+            alias.c.id == s.alias_id,
+            owner.c.uri_id.is_not(None),
+            or_(owner.c.uri_id == alias.c.uri_id, owner.c.uri_id == alias.c.identity_uri_id),
+        )
+        .correlate_except(owner, alias)
+    )
+    return case((s.source == "datasource", same_uri), else_=~dropped)
+
+
 def _ids_param(name: str = "ids") -> Any:
     return bindparam(name, expanding=True)
 
@@ -207,7 +253,7 @@ def edges_among(conn: Connection, ids: set[int]) -> list[Any]:
 
 
 def count_edges(conn: Connection, ns_ids: NsIds) -> int:
-    """Current edges plus symlink edges between stored datasets, both ends visible."""
+    """Current edges plus current symlink edges between stored datasets, both ends visible."""
     e = t.lineage_edges.c
     stored = count(
         conn,
@@ -223,7 +269,10 @@ def count_edges(conn: Connection, ns_ids: NsIds) -> int:
         .select_from(t.dataset_symlinks)
         .join(owner, owner.c.id == s.dataset_id)
         .join(alias, alias.c.id == s.alias_id)
-        .where(*where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)))
+        .where(
+            current_symlink(t.dataset_symlinks),
+            *where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)),
+        )
     )
     return stored + int(conn.execute(links).scalar_one())
 
@@ -245,7 +294,7 @@ def _symlinks_statement(side: str, scoped: bool) -> Any:
             owner.c.name,
         )
         .join(owner, owner.c.id == s.dataset_id)
-        .where(s[side].in_(_ids_param()))
+        .where(s[side].in_(_ids_param()), current_symlink(t.dataset_symlinks))
     )
     if scoped:
         stmt = stmt.where(
@@ -255,7 +304,7 @@ def _symlinks_statement(side: str, scoped: bool) -> Any:
 
 
 def symlinks_touching(conn: Connection, dataset_ids: set[int], ns_ids: NsIds) -> list[Any]:
-    """Symlinks from or to ``dataset_ids`` whose two ends are visible."""
+    """Current symlinks from or to ``dataset_ids`` whose two ends are visible."""
     if ns_ids is not None and not ns_ids:
         return []
     seen: dict[tuple[int, int], Any] = {}
@@ -298,8 +347,8 @@ def _walk_statement(direction: Direction, scoped: bool) -> Any:
         e.c.edge_type.in_(FOLLOWED_EDGES),
         current_edge(e),
     )
-    alias_on = and_(hops.c.k == 1, s1.c.dataset_id == w.c.node_id)
-    owner_on = and_(hops.c.k == 2, s2.c.alias_id == w.c.node_id)
+    alias_on = and_(hops.c.k == 1, s1.c.dataset_id == w.c.node_id, current_symlink(s1))
+    owner_on = and_(hops.c.k == 2, s2.c.alias_id == w.c.node_id, current_symlink(s2))
     if ns_ids is not None:
         edge_on = and_(edge_on, far_ns.in_(ns_ids))
         alias_on = and_(alias_on, s1.c.alias_ns_id.in_(ns_ids))

@@ -130,6 +130,10 @@ def _unreferenced_blobs(conn: Connection, candidates: set[str], removed: Removed
         chunk = ordered[start : start + 2000]
         n = _delete(conn, t.facet_blobs, b.id.in_(chunk), *(~ref for ref in refs))
         removed.add("openlineage_facet_blobs", n)
+        listed = t.symlink_listings.c
+        used = exists().where(t.dataset_facets.c.blob_id == listed.blob_id)
+        n = _delete(conn, t.symlink_listings, listed.blob_id.in_(chunk), ~used)
+        removed.add("openlineage_symlink_listings", n)
 
 
 def _delete_runs(conn: Connection, run_ids: list[str], removed: Removed) -> None:
@@ -251,6 +255,7 @@ _EVERYTHING = (
     t.runs,
     t.lineage_edges,
     t.dataset_symlinks,
+    t.symlink_listings,
     t.job_facets,
     t.dataset_facets,
     t.jobs,

@@ -27,6 +27,11 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   current when that run read (wrote) the dataset, as ``openlineage_run_io``
   records (:func:`.graph.current_edge`). A JobEvent's inputs and outputs
   count as a run of their own, keyed by its ``event_key``.
+* Migration 0005 does the same for aliases: ``openlineage_symlink_listings``
+  records which aliases each symlinks facet payload lists, so a dataset's
+  current symlinks are those of its latest symlinks facet; a link between
+  equal dataSource URIs is current while the two URIs are still equal
+  (:func:`.graph.current_symlink`).
 """
 
 from __future__ import annotations
@@ -176,6 +181,18 @@ dataset_symlinks = Table(
     Column("created_us", BigInteger, nullable=False),
     Index("ix_ol_symlinks_alias", "alias_id"),
     Index("ix_ol_symlinks_alias_ns", "alias_ns_id"),
+)
+
+# Which aliases each SymlinksDatasetFacet payload (a facet blob) lists, plus a
+# row with alias_id 0 per payload: a dataset's current aliases are those its
+# latest symlinks facet lists. Content-addressed like the blobs: written once.
+LISTED = 0  # the alias id of a payload's own row (no dataset id is 0)
+
+symlink_listings = Table(
+    "openlineage_symlink_listings",
+    metadata,
+    Column("blob_id", String(32), primary_key=True),
+    Column("alias_id", BigInteger, primary_key=True, autoincrement=False),
 )
 
 facet_blobs = Table(

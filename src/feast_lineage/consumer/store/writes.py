@@ -7,9 +7,10 @@ rank, start times the minimum, and inserts of edges, symlinks, run
 inputs/outputs and blobs ignore rows that exist.
 
 :class:`WriteCache` remembers rows this process knows are stored (blobs,
-edges, symlinks, run inputs/outputs) so a steady stream of events does not
-rewrite them. It is dropped whenever the store's ``generation`` changes,
-which reset and prune bump in the same transaction as their deletes.
+edges, symlinks and what symlinks facets list, run inputs/outputs) so a
+steady stream of events does not rewrite them. It is dropped whenever the
+store's ``generation`` changes, which reset and prune bump in the same
+transaction as their deletes.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class WriteCache:
         self.blobs = _BoundedSet(limit)
         self.edges = _BoundedSet(limit)
         self.symlinks = _BoundedSet(limit)
+        self.listings = _BoundedSet(limit)
         self.run_io = _BoundedSet(limit)
         self.uri_links = _BoundedSet(limit)
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
@@ -75,6 +77,7 @@ class WriteCache:
             self.blobs.clear()
             self.edges.clear()
             self.symlinks.clear()
+            self.listings.clear()
             self.run_io.clear()
             self.uri_links.clear()
             self.generation = generation
@@ -505,6 +508,12 @@ def write_derived(conn: Connection, d: Derived, cache: WriteCache) -> list[tuple
         lambda: insert_ignore(conn, t.lineage_edges, ["src_id", "dst_id", "edge_type"]),
         edges,
     )
+    listings = [row for key, row in d.listings.items() if key not in cache.listings]
+    ex(
+        "listings",
+        lambda: insert_ignore(conn, t.symlink_listings, ["blob_id", "alias_id"]),
+        listings,
+    )
     symlinks = [row for key, row in d.symlinks.items() if key not in cache.symlinks]
     ex(
         "symlinks",
@@ -535,5 +544,7 @@ def remember(d: Derived, cache: WriteCache, uri_links: list[tuple[int, int]]) ->
         cache.edges.add(edge)
     for symlink in d.symlinks:
         cache.symlinks.add(symlink)
+    for listing in d.listings:
+        cache.listings.add(listing)
     for io in d.run_io:
         cache.run_io.add(io)
