@@ -8,11 +8,13 @@ read helpers query the tables of :mod:`feast_lineage.consumer.store.tables`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
 from sqlalchemy import ColumnElement, Table, select
+from sqlalchemy import event as sa_event
 
 from feast_lineage.consumer.ingest.body import parse_events
 from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
@@ -24,6 +26,9 @@ from feast_lineage.consumer.store.engine import create_store_engine, upgrade_sch
 from feast_lineage.consumer.store.graph import current_edge, current_symlink
 from feast_lineage.consumer.store.run_facets import one_run_facets
 from feast_lineage.identity import dataset_id, job_id
+
+# SQL literals, so statements that differ only in their values share a shape.
+_LITERALS = re.compile(r"'(?:[^']|'')*'|X'[0-9A-Fa-f]*'|\b-?\d+(?:\.\d+)?\b")
 
 # A fixed receive time: the store must never use it for run or facet state.
 RECEIVED_US = 4_000_000_000_000_000
@@ -170,6 +175,48 @@ class Store:
         stmt = select(s.dataset_id, s.alias_id, s.source).where(current_symlink(t.dataset_symlinks))
         with self.engine.connect() as conn:
             return {(r.dataset_id, r.alias_id, r.source) for r in conn.execute(stmt)}
+
+    # --- query plans (SQLite) ----------------------------------------------
+
+    def traced_statements(self, action: Callable[[], None]) -> list[str]:
+        """Every SQL statement SQLite runs for ``action``, values expanded into the text.
+
+        Captured by SQLite's trace callback on fresh connections, so it also
+        sees what the writer hands straight to the driver.
+        """
+        statements: list[str] = []
+        self.engine.dispose()  # new connections, each with the trace callback
+
+        def on_connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.set_trace_callback(statements.append)
+
+        sa_event.listen(self.engine, "connect", on_connect)
+        try:
+            action()
+        finally:
+            sa_event.remove(self.engine, "connect", on_connect)
+            self.engine.dispose()
+        return statements
+
+    def full_scans(self, statements: list[str]) -> tuple[set[str], list[str]]:
+        """The distinct statement shapes, and the full table scans their plans make."""
+        store_tables = {table.name for table in t.metadata.sorted_tables}
+        seen: set[str] = set()
+        scans: list[str] = []
+        with self.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            assert raw is not None
+            for statement in statements:
+                verb = statement.lstrip().split(None, 1)[0].upper()
+                shape = _LITERALS.sub("?", statement)
+                if verb not in {"SELECT", "INSERT", "UPDATE", "DELETE"} or shape in seen:
+                    continue
+                seen.add(shape)
+                for row in raw.execute("EXPLAIN QUERY PLAN " + statement).fetchall():
+                    words = str(row[-1]).split()
+                    if words[:1] == ["SCAN"] and words[1] in store_tables:
+                        scans.append(f"{row[-1]}: {statement}")
+        return seen, scans
 
     def payloads(self) -> list[Any]:
         return [orjson.loads(r["payload"]) for r in self.rows(t.events)]

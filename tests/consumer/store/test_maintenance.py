@@ -168,3 +168,29 @@ def test_meta_values_are_replaced_not_duplicated(store: Store) -> None:
         assert reads.read_meta(conn, "example") == "two"
         assert reads.read_meta(conn, "absent") is None
     assert store.count(t.meta, t.meta.c.key == "example") == 1
+
+
+@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+def test_every_prune_statement_uses_an_index(store: Store) -> None:
+    for i in range(30):
+        job, run_id = ("ns", f"job{i % 4}"), str(uuid.uuid4())
+        store.ingest(
+            run_event("START", run_id=run_id, job=job, time=at(i), inputs=[dataset("ns", f"i{i}")]),
+            run_event(
+                "COMPLETE", run_id=run_id, job=job, time=at(i + 0.5), outputs=[dataset("ns", "o")]
+            ),
+            job_event("ns", f"described{i % 3}", time=at(i), inputs=[dataset("ns", f"j{i}")]),
+        )
+    long_run = str(uuid.uuid4())
+    store.ingest(
+        run_event("START", run_id=long_run, job=("ns", "stream"), time=at(1)),
+        run_event("RUNNING", run_id=long_run, job=("ns", "stream"), time=at(500)),
+    )
+    removed: list[maintenance.Removed] = []
+    statements = store.traced_statements(
+        lambda: removed.append(maintenance.prune(store.engine, parse_us(at(100)), chunk=7))
+    )
+    seen, scans = store.full_scans(statements)
+    assert scans == []
+    assert any(s.lstrip().startswith("DELETE FROM openlineage_runs") for s in seen)
+    assert removed[0].get("openlineage_runs") == 26  # 30 runs, less each job's latest

@@ -8,7 +8,6 @@ back with plain SQLAlchemy queries.
 from __future__ import annotations
 
 import itertools
-import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,6 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import event as sa_event
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store import tables as t
@@ -1068,9 +1066,6 @@ def test_no_password_is_stored_anywhere(store: Store) -> None:
 # --- every lookup is indexed -----------------------------------------------------------------
 
 
-_LITERALS = re.compile(r"'(?:[^']|'')*'|X'[0-9A-Fa-f]*'|\b-?\d+(?:\.\d+)?\b")
-
-
 @pytest.mark.parametrize("store", ["sqlite"], indirect=True)
 def test_every_write_statement_uses_an_index(store: Store) -> None:
     # Prime the store so the planner sees existing rows, then capture a realistic batch.
@@ -1109,48 +1104,18 @@ def test_every_write_statement_uses_an_index(store: Store) -> None:
         return out
 
     store.ingest(*batch(0))
-    statements: list[tuple[str, Any]] = []
 
     # The writer hands compiled SQL straight to the driver, so statements are
-    # captured by SQLite itself: the trace callback sees every statement run
-    # on the connection, with its values expanded into the text.
-    def trace(sql: str) -> None:
-        statements.append((sql, None))
-
-    store.engine.dispose()  # new connections, each with the trace callback
-
-    def on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.set_trace_callback(trace)
-
-    sa_event.listen(store.engine, "connect", on_connect)
-    try:
+    # captured by SQLite itself (see tests.store.traced_statements).
+    def write() -> None:
         store.ingest(*batch(100))
         store.ingest(*batch(100))  # again: now everything conflicts
         for single in batch(100)[:5]:  # small transactions, which update in place first
             store.ingest(single)
-    finally:
-        sa_event.remove(store.engine, "connect", on_connect)
-        store.engine.dispose()
 
-    store_tables = {table.name for table in t.metadata.sorted_tables}
-    seen = set()
-    checked = 0
-    with store.engine.connect() as conn:
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
-        for statement, params in statements:
-            verb = statement.lstrip().split(None, 1)[0].upper()
-            shape = _LITERALS.sub("?", statement)
-            if verb not in {"SELECT", "INSERT", "UPDATE", "DELETE"} or shape in seen:
-                continue
-            seen.add(shape)
-            plan = raw.execute("EXPLAIN QUERY PLAN " + statement, params or ()).fetchall()
-            checked += 1
-            for row in plan:
-                detail = str(row[-1])
-                words = detail.split()
-                if words[:1] == ["SCAN"] and words[1] in store_tables:
-                    pytest.fail(f"full scan of {words[1]}: {detail}\n{statement}")
+    seen, scans = store.full_scans(store.traced_statements(write))
+    assert scans == []
+    checked = len(seen)
     verbs = {st.split(None, 2)[0] + " " + st.split(None, 3)[2] for st in seen}
     assert "DELETE openlineage_dataset_symlinks" in verbs  # a container URI unlinks
     for table in ("runs", "datasets", "dataset_facets", "job_facets"):

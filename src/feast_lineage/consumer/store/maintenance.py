@@ -193,15 +193,30 @@ def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) ->
 
 
 def _chunked_runs(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+    """Delete the runs ``where`` selects, in (start time, run id) order.
+
+    As in :func:`_chunked_events`, a cursor keeps the runs ``where`` skips
+    (those that are kept) from being read again by every chunk.
+    """
     r = t.runs.c
+    after: tuple[int, str] | None = None
     while True:
         with write_transaction(engine) as conn:
-            run_ids = list(conn.execute(select(r.run_id).where(where).limit(chunk)).scalars())
-            if not run_ids:
+            stmt = select(r.run_id, r.started_us).where(where)
+            if after is not None:
+                stmt = stmt.where(
+                    or_(
+                        r.started_us > after[0],
+                        and_(r.started_us == after[0], r.run_id > after[1]),
+                    )
+                )
+            rows = conn.execute(stmt.order_by(r.started_us, r.run_id).limit(chunk)).all()
+            if not rows:
                 return
             _bump(conn)
-            _delete_runs(conn, run_ids, removed)
-        if len(run_ids) < chunk:
+            _delete_runs(conn, [row.run_id for row in rows], removed)
+            after = (rows[-1].started_us, rows[-1].run_id)
+        if len(rows) < chunk:
             return
 
 
@@ -223,7 +238,9 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     )
     old_events = and_(e.event_time_us < cutoff_us, or_(e.run_id.is_(None), ~kept_run))
     _chunked_events(engine, old_events, chunk, removed)
-    _chunked_runs(engine, and_(r.last_event_us < cutoff_us, ~_current_io_run(r)), chunk, removed)
+    # A run starts no later than its last event: the start-time index finds them.
+    expired = and_(r.started_us < cutoff_us, r.last_event_us < cutoff_us, ~_current_io_run(r))
+    _chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
     return removed
 

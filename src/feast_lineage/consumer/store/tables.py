@@ -32,6 +32,10 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   current symlinks are those of its latest symlinks facet; a link between
   equal dataSource URIs is current while the two URIs are still equal
   (:func:`.graph.current_symlink`).
+* Migration 0006 drops the runs' ``last_event_us`` index, which only
+  retention read: a run's start is never later than its last event, so the
+  prune walks the start-time index instead, and ingest maintains one index
+  fewer per event.
 """
 
 from __future__ import annotations
@@ -138,7 +142,6 @@ runs = Table(
     Index("ix_ol_runs_job_started", "job_id", "started_us", "run_id"),
     Index("ix_ol_runs_ns_started", "ns_id", "started_us", "run_id"),
     Index("ix_ol_runs_started", "started_us", "run_id"),
-    Index("ix_ol_runs_last_event", "last_event_us"),
     Index("ix_ol_runs_parent", "parent_run_id"),
     Index("ix_ol_runs_state_started", "state", "started_us", "run_id"),
 )
