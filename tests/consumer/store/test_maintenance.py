@@ -194,3 +194,32 @@ def test_every_prune_statement_uses_an_index(store: Store) -> None:
     assert scans == []
     assert any(s.lstrip().startswith("DELETE FROM openlineage_runs") for s in seen)
     assert removed[0].get("openlineage_runs") == 26  # 30 runs, less each job's latest
+
+
+@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+def test_every_reset_statement_uses_an_index(store: Store) -> None:
+    for i in range(20):
+        store.ingest(
+            run_event(
+                "COMPLETE",
+                job=("b", f"reader{i % 3}"),
+                time=at(i),
+                inputs=[dataset("a", f"t{i % 5}")],
+                outputs=[dataset("b", f"o{i}")],
+            ),
+            run_event("COMPLETE", job=("a", "writer"), time=at(i), outputs=[dataset("a", "t0")]),
+            job_event("b", "described", time=at(i), inputs=[dataset("a", f"t{i % 5}")]),
+        )
+    removed: list[maintenance.Removed] = []
+    statements = store.traced_statements(
+        lambda: removed.append(
+            maintenance.reset_namespace(store.engine, namespace_id("a"), chunk=7)
+        )
+    )
+    seen, scans = store.full_scans(statements)
+    assert scans == []
+    assert any(s.lstrip().startswith("DELETE FROM openlineage_run_io") for s in seen)
+    # Every run and JobEvent of b that read a's datasets loses those inputs.
+    assert store.count(t.run_io, t.run_io.c.direction == "input") == 0
+    assert store.count(t.run_io, t.run_io.c.direction == "output") == 20
+    assert removed[0].get("openlineage_runs") == 20

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, select
+from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, select, union
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.reads import NsIds, count, in_ids, read_meta, where_all
@@ -319,7 +319,30 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
             "openlineage_dataset_facets",
             _delete(conn, t.dataset_facets, df.owner_id.in_(its_datasets)),
         )
-        e = t.lineage_edges.c
+        # Other runs' inputs/outputs that name its datasets, found through
+        # the jobs its datasets have edges with (every stored input or output
+        # has its edge): their runs, their JobEvents, and the JobEvents kept as
+        # their current inputs or outputs. Then its own jobs' kept JobEvents.
+        e, io, r, ev = t.lineage_edges.c, t.run_io.c, t.runs.c, t.events.c
+        touching = union(
+            select(e.dst_id).where(e.src_id.in_(its_datasets)),
+            select(e.src_id).where(e.dst_id.in_(its_datasets)),
+        )
+        their_runs = union(
+            select(r.run_id).where(r.job_id.in_(touching)),
+            select(ev.event_key).where(ev.subject_id.in_(touching), ev.kind == "job"),
+            select(j.input_run).where(j.id.in_(touching)),
+            select(j.output_run).where(j.id.in_(touching)),
+        )
+        own_runs = union(
+            select(j.input_run).where(j.ns_id == ns_id),
+            select(j.output_run).where(j.ns_id == ns_id),
+        )
+        for where in (
+            and_(io.run_id.in_(their_runs), io.dataset_id.in_(its_datasets)),
+            io.run_id.in_(own_runs),
+        ):
+            removed.add("openlineage_run_io", _delete(conn, t.run_io, where))
         removed.add(
             "openlineage_lineage_edges",
             _delete(conn, t.lineage_edges, or_(e.src_ns_id == ns_id, e.dst_ns_id == ns_id)),
@@ -332,17 +355,6 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
                 t.dataset_symlinks,
                 or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its_datasets)),
             ),
-        )
-        io = t.run_io.c
-        # Its jobs' JobEvent inputs and outputs that were kept as current.
-        job_runs = (
-            select(j.input_run)
-            .where(j.ns_id == ns_id)
-            .union(select(j.output_run).where(j.ns_id == ns_id))
-        )
-        removed.add(
-            "openlineage_run_io",
-            _delete(conn, t.run_io, or_(io.dataset_id.in_(its_datasets), io.run_id.in_(job_runs))),
         )
         removed.add("openlineage_jobs", _delete(conn, t.jobs, j.ns_id == ns_id))
         removed.add("openlineage_datasets", _delete(conn, t.datasets, d.ns_id == ns_id))

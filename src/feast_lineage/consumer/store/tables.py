@@ -35,7 +35,9 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
 * Migration 0006 drops the runs' ``last_event_us`` index, which only
   retention read: a run's start is never later than its last event, so the
   prune walks the start-time index instead, and ingest maintains one index
-  fewer per event.
+  fewer per event. It drops ``openlineage_run_io``'s dataset index too, which
+  only a namespace reset read: a reset finds other runs' inputs and outputs
+  of its datasets through the jobs its datasets have edges with.
 """
 
 from __future__ import annotations
@@ -152,7 +154,6 @@ run_io = Table(
     Column("run_id", String(36), primary_key=True),  # or a JobEvent's event_key
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
     Column("direction", String(6), primary_key=True),  # input | output
-    Index("ix_ol_run_io_dataset", "dataset_id"),
 )
 
 lineage_edges = Table(
