@@ -35,9 +35,10 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
 * Migration 0006 drops the runs' ``last_event_us`` index, which only
   retention read: a run's start is never later than its last event, so the
   prune walks the start-time index instead, and ingest maintains one index
-  fewer per event. It drops ``openlineage_run_io``'s dataset index too, which
-  only a namespace reset read: a reset finds other runs' inputs and outputs
-  of its datasets through the jobs its datasets have edges with.
+  fewer per event.
+* Migration 0007 drops ``openlineage_run_io``'s dataset index, which only a
+  namespace reset read: a reset finds other runs' inputs and outputs of its
+  datasets through the jobs its datasets have edges with.
 """
 
 from __future__ import annotations
