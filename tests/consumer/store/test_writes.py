@@ -268,6 +268,33 @@ def _expected_run(specs: list[dict[str, Any]]) -> dict[str, Any]:
     return expected
 
 
+def _property_settings(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+def _ingest_shuffled(
+    store: Store, events: list[dict[str, Any]], data: st.DataObject, *, max_dups: int
+) -> None:
+    """Ingest ``events`` in a drawn order, some twice, in drawn batches."""
+    dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=max_dups), label="dups")
+    order = data.draw(st.permutations(list(range(len(events))) + dups), label="order")
+    cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
+    batch: list[dict[str, Any]] = []
+    for position, cut in zip(order, cuts, strict=True):
+        batch.append(events[position])
+        if cut:
+            store.ingest(*batch)
+            batch = []
+    if batch:
+        store.ingest(*batch)
+
+
 @pytest.mark.slow
 def test_every_order_and_duplication_gives_the_same_store(
     two_stores: tuple[Store, Store],
@@ -276,31 +303,14 @@ def test_every_order_and_duplication_gives_the_same_store(
     a, b = two_stores
     examples = 50 if a.dialect == "sqlite" else 15
 
-    @settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @_property_settings(examples)
     @given(st.lists(_event_specs, min_size=1, max_size=7), st.data())
     def check(specs: list[dict[str, Any]], data: st.DataObject) -> None:
         run_id = new_run()
         tag = run_id[:8]
         events = [_build(spec, i, run_id, tag) for i, spec in enumerate(specs)]
-        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=4), label="dups")
-        order = data.draw(st.permutations(list(range(len(events))) + dups), label="order")
-        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-
         a.ingest_each(events)
-        batch: list[dict[str, Any]] = []
-        for position, cut in zip(order, cuts, strict=True):
-            batch.append(events[position])
-            if cut:
-                b.ingest(*batch)
-                batch = []
-        if batch:
-            b.ingest(*batch)
+        _ingest_shuffled(b, events, data, max_dups=4)
 
         snap_a, snap_b = _snapshot(a, run_id, tag), _snapshot(b, run_id, tag)
         assert snap_a == snap_b
@@ -700,20 +710,24 @@ def _ds(*names: str) -> list[dict[str, Any]]:
     return [dataset("s3://b", name) for name in names]
 
 
-def _input_edges(store: Store, job: tuple[str, str]) -> set[str]:
+def _current(store: Store, job: tuple[str, str], kind: str) -> set[str]:
+    """The names of the job's current input (or output) datasets."""
     jid = job_id(*job)
     names = {dataset_id("s3://b", n): n for n in "ABCDEFGHXYZ"}
+    dataset_end, job_end = (0, 1) if kind == "input" else (1, 0)  # input: dataset -> job
     return {
-        names[src] for src, dst, kind in store.current_edges() if kind == "input" and dst == jid
+        names[edge[dataset_end]]
+        for edge in store.current_edges()
+        if edge[2] == kind and edge[job_end] == jid
     }
+
+
+def _input_edges(store: Store, job: tuple[str, str]) -> set[str]:
+    return _current(store, job, "input")
 
 
 def _output_edges(store: Store, job: tuple[str, str]) -> set[str]:
-    jid = job_id(*job)
-    names = {dataset_id("s3://b", n): n for n in "ABCDEFGHXYZ"}
-    return {
-        names[dst] for src, dst, kind in store.current_edges() if kind == "output" and src == jid
-    }
+    return _current(store, job, "output")
 
 
 def test_a_jobs_current_edges_are_those_of_its_latest_run(store: Store) -> None:
@@ -788,13 +802,7 @@ def test_current_edges_do_not_depend_on_arrival(two_stores: tuple[Store, Store])
     a, b = two_stores
     examples = 40 if a.dialect == "sqlite" else 10
 
-    @settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @_property_settings(examples)
     @given(st.lists(_RUN_SPECS, min_size=1, max_size=7), st.data())
     def check(specs: list[dict[str, Any]], data: st.DataObject) -> None:
         job = ("spark://prod", f"etl-{new_run()[:8]}")
@@ -811,18 +819,8 @@ def test_current_edges_do_not_depend_on_arrival(two_stores: tuple[Store, Store])
             )
             for i, spec in enumerate(specs)
         ]
-        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=3), label="dups")
-        order = data.draw(st.permutations(list(range(len(events))) + dups), label="order")
-        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
         a.ingest_each(events)
-        batch: list[dict[str, Any]] = []
-        for position, cut in zip(order, cuts, strict=True):
-            batch.append(events[position])
-            if cut:
-                b.ingest(*batch)
-                batch = []
-        if batch:
-            b.ingest(*batch)
+        _ingest_shuffled(b, events, data, max_dups=3)
 
         def expected(key: str) -> set[str]:
             listing = [i for i, spec in enumerate(specs) if spec[key]]

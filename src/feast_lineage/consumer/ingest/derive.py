@@ -437,8 +437,7 @@ def derive(
         job = event["job"]
         ns = job["namespace"]
         subject = b.job(ns, job["name"], job.get("facets"))
-        if kind == "run":
-            assert run_id is not None
+        if run_id is not None:  # a RunEvent
             facets = event["run"].get("facets")
             out.runs.append(_run_row(b, run_id, subject, ns, event_type, facets))
         b.io(event, subject, ns)

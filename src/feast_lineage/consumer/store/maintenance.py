@@ -11,7 +11,7 @@ so a facet blob is never deleted under a writer that is about to point at it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,62 +162,57 @@ def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> No
         removed.add("openlineage_run_io", _delete(conn, t.run_io, t.run_io.c.run_id.in_(gone)))
 
 
-def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
-    """Delete the events ``where`` selects, in (event time, id) order.
+def _chunked(
+    engine: Engine,
+    columns: tuple[Any, ...],
+    where: Any,
+    chunk: int,
+    handle: Callable[[Connection, Sequence[Any]], None],
+) -> None:
+    """Hand the rows ``where`` selects to ``handle``, ``chunk`` rows a write transaction.
 
-    A cursor past the last chunk keeps rows that ``where`` skips (the
-    events of a run that is kept) from being read again by every chunk.
+    Rows come in the order of ``columns``' first two (a unique pair), and a
+    cursor past the last chunk keeps rows that ``where`` skips (those that
+    are kept) from being read again by every chunk.
     """
-    e = t.events.c
-    after: tuple[int, int] | None = None
+    first, second = columns[0], columns[1]
+    after: tuple[Any, Any] | None = None
     while True:
         with write_transaction(engine) as conn:
-            stmt = select(e.id, e.event_time_us, e.event_key, e.kind, e.subject_id).where(where)
+            stmt = select(*columns).where(where)
             if after is not None:
-                stmt = stmt.where(
-                    or_(
-                        e.event_time_us > after[0],
-                        and_(e.event_time_us == after[0], e.id > after[1]),
-                    )
-                )
-            rows = conn.execute(stmt.order_by(e.event_time_us, e.id).limit(chunk)).all()
+                stmt = stmt.where(or_(first > after[0], and_(first == after[0], second > after[1])))
+            rows = conn.execute(stmt.order_by(first, second).limit(chunk)).all()
             if not rows:
                 return
             _bump(conn)
-            ids = [row.id for row in rows]
-            removed.add("openlineage_events", _delete(conn, t.events, e.id.in_(ids)))
-            _job_event_io(conn, rows, removed)
-            after = (rows[-1].event_time_us, rows[-1].id)
+            handle(conn, rows)
+            after = (rows[-1][0], rows[-1][1])
         if len(rows) < chunk:
             return
+
+
+def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+    """Delete the events ``where`` selects, in (event time, id) order."""
+    e = t.events.c
+
+    def handle(conn: Connection, rows: Sequence[Any]) -> None:
+        ids = [row.id for row in rows]
+        removed.add("openlineage_events", _delete(conn, t.events, e.id.in_(ids)))
+        _job_event_io(conn, rows, removed)
+
+    columns = (e.event_time_us, e.id, e.event_key, e.kind, e.subject_id)
+    _chunked(engine, columns, where, chunk, handle)
 
 
 def _chunked_runs(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
-    """Delete the runs ``where`` selects, in (start time, run id) order.
-
-    As in :func:`_chunked_events`, a cursor keeps the runs ``where`` skips
-    (those that are kept) from being read again by every chunk.
-    """
+    """Delete the runs ``where`` selects, in (start time, run id) order."""
     r = t.runs.c
-    after: tuple[int, str] | None = None
-    while True:
-        with write_transaction(engine) as conn:
-            stmt = select(r.run_id, r.started_us).where(where)
-            if after is not None:
-                stmt = stmt.where(
-                    or_(
-                        r.started_us > after[0],
-                        and_(r.started_us == after[0], r.run_id > after[1]),
-                    )
-                )
-            rows = conn.execute(stmt.order_by(r.started_us, r.run_id).limit(chunk)).all()
-            if not rows:
-                return
-            _bump(conn)
-            _delete_runs(conn, [row.run_id for row in rows], removed)
-            after = (rows[-1].started_us, rows[-1].run_id)
-        if len(rows) < chunk:
-            return
+
+    def handle(conn: Connection, rows: Sequence[Any]) -> None:
+        _delete_runs(conn, [row.run_id for row in rows], removed)
+
+    _chunked(engine, (r.started_us, r.run_id), where, chunk, handle)
 
 
 def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
