@@ -15,7 +15,13 @@ phase):
 Right before each of those it measures the bare endpoint of
 :mod:`bench.bare_app` (orjson parse only, same uvicorn settings) with the
 same client, bodies and threads, and reports the lineage server's figure as a
-ratio to it: the machine is shared and noisy, the ratio much less so.
+ratio to it: the machine is shared and noisy, the ratio much less so. Then,
+with the same bodies, it measures the floor of :mod:`bench.floor_app`: an
+endpoint that validates each event and commits it, off the event loop, to an
+append-only SQLite table, and does nothing else. Its figure bounds what any
+durable ingest on this machine and stack can reach, so the lineage server's
+ratio to it tells what the lineage work costs, and the floor's own ratio to
+the bare endpoint what durability alone costs.
 
 The client is a raw HTTP/1.1 client over persistent sockets, one per thread,
 sending pre-serialized bodies, so it costs little CPU next to the server; its
@@ -480,6 +486,11 @@ def bare_cmd(workers: int, port: int) -> list[str]:
     return [sys.executable, "-m", "bench.bare_app", "--workers", str(workers), "--port", str(port)]
 
 
+def floor_cmd(workers: int, store_dir: Path, port: int) -> list[str]:
+    cmd = [sys.executable, "-m", "bench.floor_app", "--workers", str(workers)]
+    return [*cmd, "--dir", str(store_dir), "--port", str(port)]
+
+
 def src_fingerprint() -> str:
     """A digest of the server's source, to tell whether it changed during a run."""
     digest = hashlib.sha256()
@@ -549,6 +560,7 @@ class SizeResult:
     rss_mb: dict[str, float | None] = field(default_factory=dict)
     pss_mb: dict[str, float | None] = field(default_factory=dict)
     phases: dict[str, tuple[LoadResult, LoadResult]] = field(default_factory=dict)
+    floors: dict[str, LoadResult] = field(default_factory=dict)
     stored_after: dict[str, int] = field(default_factory=dict)
     acknowledged: dict[str, int] = field(default_factory=dict)
     profiles: dict[str, str] = field(default_factory=dict)
@@ -660,10 +672,39 @@ def prefill(port: int, workload: Workload, n: int, batch: int, limit_s: float) -
     return done[0] / elapsed, len(errors)
 
 
+def measure_baseline(
+    server: Server,
+    label: str,
+    path: str,
+    bodies: list[bytes],
+    counts: list[int],
+    threads: int,
+    seconds: float,
+    warmup: float,
+) -> LoadResult:
+    """A warm-up, then the measured load, cycling through ``bodies``."""
+    warm = run_load(
+        "warm-up", server.port, path, bodies, counts, threads=threads, seconds=warmup, cycle=True
+    )
+    return run_load(
+        label,
+        server.port,
+        path,
+        bodies,
+        counts,
+        threads=threads,
+        seconds=seconds,
+        cycle=True,
+        start_index=warm.next_index,
+        server_pid=server.pid,
+    )
+
+
 def measure_size(
     size: int,
     args: argparse.Namespace,
     bare: Server,
+    floor: Server,
     run_dir: Path,
     start: datetime,
 ) -> SizeResult:
@@ -718,30 +759,15 @@ def measure_size(
     for mode, path, bodies, counts, threads, seconds in plan:
         if mode == "batch":
             restore(repo, snap)
-        # The bare endpoint first, then the lineage server, with the same bodies.
-        warm = run_load(
-            "warm-up",
-            bare.port,
-            path,
-            bodies,
-            counts,
-            threads=threads,
-            seconds=args.warmup,
-            cycle=True,
-        )
-        bare_res = run_load(
-            f"bare {mode}",
-            bare.port,
-            path,
-            bodies,
-            counts,
-            threads=threads,
-            seconds=seconds,
-            cycle=True,
-            start_index=warm.next_index,
-            server_pid=bare.pid,
+        # The bare endpoint, the floor, then the lineage server, with the same bodies.
+        bare_res = measure_baseline(
+            bare, f"bare {mode}", path, bodies, counts, threads, seconds, args.warmup
         )
         log(f"size {size:,}: bare {mode}: {bare_res.rate:,.0f} events/s")
+        res.floors[mode] = measure_baseline(
+            floor, f"floor {mode}", path, bodies, counts, threads, seconds, args.warmup
+        )
+        log(f"size {size:,}: floor {mode}: {res.floors[mode].rate:,.0f} events/s")
         res.code[mode] = src_fingerprint()
         server = start_server(
             "lineage server", lineage_cmd(repo, args.workers, free_port()), log_path, env
@@ -790,7 +816,8 @@ def measure_size(
         res.phases[mode] = (real, bare_res)
         log(
             f"size {size:,}: lineage {mode}: {real.rate:,.0f} events/s "
-            f"({real.rate / bare_res.rate if bare_res.rate else 0:.2f} of bare), "
+            f"({real.rate / bare_res.rate if bare_res.rate else 0:.2f} of bare, "
+            f"{_ratio(real.rate, res.floors[mode].rate)} of the floor), "
             f"{real.errors} errors"
         )
         if real.error_samples:
@@ -882,7 +909,9 @@ def render(
     out.append(
         "Each figure is events acknowledged with a 2xx per second of wall time; "
         "*ratio* is the lineage server's figure divided by the bare FastAPI endpoint's, "
-        "measured just before it with the same client, bodies and threads. "
+        "measured just before it with the same client, bodies and threads; *floor* is "
+        "the durable ingest floor (`bench/floor_app.py`: validate, commit to an "
+        "append-only table, nothing else), measured right after the bare endpoint. "
         f"Singles: {args.single_threads} client threads, {args.seconds:g} s; "
         f"batches of {args.batch_size}: {args.batch_threads} client threads, "
         f"{args.batch_seconds:g} s; each after a {args.warmup:g} s warm-up, on a "
@@ -890,10 +919,13 @@ def render(
     )
     out.append("")
     out.append(
-        "| store | mode | events/s | bare events/s | ratio | requests | errors | p50 ms "
-        "| p99 ms | bare p50 ms | server CPU | bare CPU | client CPU | events stored after |"
+        "| store | mode | events/s | bare events/s | ratio | floor events/s | floor / bare "
+        "| of floor | requests | errors | p50 ms | p99 ms | bare p50 ms | server CPU "
+        "| bare CPU | floor CPU | client CPU | events stored after |"
     )
-    out.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    out.append(
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    )
     for r in results:
         for mode in ("single", "batch"):
             if mode not in r.phases:
@@ -901,12 +933,16 @@ def render(
             real, bare = r.phases[mode]
             ratio = real.rate / bare.rate if bare.rate else 0.0
             flag = " (bodies ran out)" if real.exhausted else ""
+            floor = r.floors.get(mode)
+            floor_rate = floor.rate if floor is not None else 0.0
             out.append(
                 f"| {r.size:,} | {mode} | {_fmt_rate(real.rate)}{flag} | {_fmt_rate(bare.rate)} "
-                f"| {ratio:.2f} | {real.requests:,} | {real.errors} "
+                f"| {ratio:.2f} | {_fmt_rate(floor_rate)} | {_ratio(floor_rate, bare.rate)} "
+                f"| {_ratio(real.rate, floor_rate)} | {real.requests:,} | {real.errors} "
                 f"| {_ms(real.percentile(0.5))} | {_ms(real.percentile(0.99))} "
                 f"| {_ms(bare.percentile(0.5))} | {_share(real.server_cpu)} "
                 f"| {_share(bare.server_cpu)} "
+                f"| {_share(floor.server_cpu if floor is not None else None)} "
                 f"| {_share(real.client_cpu)} | {r.stored_after.get(mode, 0):,} |"
             )
     out.append("")
@@ -1062,6 +1098,10 @@ def describe_workload(args: argparse.Namespace, start: datetime, sizes: list[int
     ]
 
 
+def _ratio(value: float, baseline: float) -> str:
+    return f"{value / baseline:.2f}" if baseline else "n/a"
+
+
 def _memory(pss: float | None, rss: float | None) -> str:
     first = f"{pss:,.0f} MB" if pss is not None else "n/a"
     return first + (f" ({rss:,.0f} MB)" if rss is not None else "")
@@ -1137,8 +1177,18 @@ def main(argv: list[str] | None = None) -> int:
         "bare endpoint", bare_cmd(args.workers, bare_port), run_dir / "bare.log", {}
     )
     try:
-        for size in sizes:
-            results.append(measure_size(size, args, bare, run_dir, start))
+        floor = start_server(
+            "durable floor",
+            floor_cmd(args.workers, run_dir / "floor", free_port()),
+            run_dir / "floor.log",
+            {},
+        )
+        try:
+            for size in sizes:
+                results.append(measure_size(size, args, bare, floor, run_dir, start))
+        finally:
+            floor.stop()
+            shutil.rmtree(run_dir / "floor", ignore_errors=True)
     finally:
         bare.stop()
         if not args.keep:  # also after a failure
