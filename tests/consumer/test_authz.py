@@ -312,3 +312,34 @@ def test_a_failing_authorizer_gives_500_and_nothing_else(
         assert response.json()["error"]["code"] == "authorization_failed"
         assert SECRET not in response.text
         assert "team" not in response.text
+
+
+def test_admin_endpoints_fail_closed_when_reads_are_restricted_but_no_key_is_set(
+    make_client: AppFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without an api_key prune and reset are open, but not under a restrictive authorizer."""
+    client = make_client(namespace_mapping=MAPPING, authorizer=AUTHORIZER)
+    assert "prune and reset are refused" in caplog.text
+    seed(client)  # ingest stays open without a key, as the spec says
+    client.headers["X-API-Key"] = "key-all"
+    before = client.get(f"{API}/events").json()["total"]
+    assert before > 0
+    for response in (
+        client.post(f"{API}/retention/prune", params={"days": 1}),
+        client.delete(f"{API}/reset"),
+        client.delete(f"{API}/reset", params={"namespace": "team_a"}),
+    ):
+        assert response.status_code == 403, response.text
+        error = response.json()["error"]
+        assert error["code"] == "admin_key_required"
+        assert "openlineage.consumer.api_key" in error["message"]
+    assert client.get(f"{API}/events").json()["total"] == before
+
+
+def test_admin_endpoints_stay_open_without_a_key_when_reads_are_open(
+    make_client: AppFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = make_client()
+    assert "so are prune and reset" in caplog.text
+    seed(client)
+    assert client.delete(f"{API}/reset", params={"namespace": "team_a"}).status_code == 200

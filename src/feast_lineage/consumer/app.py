@@ -20,7 +20,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from feast_lineage import __version__
-from feast_lineage.consumer.authz import build_authorizer
+from feast_lineage.consumer.authz import OpenAuthorizer, build_authorizer
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
 from feast_lineage.consumer.routes import include_routes
@@ -46,16 +46,17 @@ def create_app(settings: AppSettings) -> FastAPI:
         upgrade_schema(engine)
         pipeline = IngestPipeline(engine)
         pipeline.start()
+        authorizer = build_authorizer(settings)
         if settings.consumer.api_key is None:
             log.warning(
-                "openlineage.consumer.api_key is not set: ingest and admin endpoints are open "
-                "to anyone who can reach this server"
+                "openlineage.consumer.api_key is not set: ingest is open to anyone who can "
+                "reach this server, and %s",
+                "so are prune and reset"
+                if isinstance(authorizer, OpenAuthorizer)
+                else "prune and reset are refused (the authorizer restricts reads)",
             )
         state = ConsumerState(
-            settings=settings,
-            engine=engine,
-            pipeline=pipeline,
-            authorizer=build_authorizer(settings),
+            settings=settings, engine=engine, pipeline=pipeline, authorizer=authorizer
         )
         consumer = settings.consumer
         if settings.run_retention and consumer.retention_days > 0:

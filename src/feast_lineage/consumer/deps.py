@@ -12,8 +12,8 @@ from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 
 from feast_lineage.consumer.auth import check_api_key
-from feast_lineage.consumer.authz import Scope, request_scope
-from feast_lineage.consumer.errors import LineageError, ServiceUnavailable
+from feast_lineage.consumer.authz import OpenAuthorizer, Scope, request_scope
+from feast_lineage.consumer.errors import Forbidden, LineageError, ServiceUnavailable
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
 
@@ -33,6 +33,27 @@ async def require_api_key(request: Request, state: StateDep) -> None:
 
 
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
+
+
+async def require_admin_key(request: Request, state: StateDep) -> None:
+    """The API key that prune and reset need.
+
+    With no ``api_key`` they are open, as the spec says, but only while reads
+    are open too: under an authorizer that restricts reads, open admin
+    endpoints would let anyone delete lineage they may not even see, so they
+    are refused until ``api_key`` is set (fail closed).
+    """
+    expected = state.settings.consumer.api_key_value()
+    if expected is None and not isinstance(state.authorizer, OpenAuthorizer):
+        raise Forbidden(
+            "prune and reset are disabled: the authorizer restricts reads but "
+            "openlineage.consumer.api_key is not set; set it and send it as X-API-Key",
+            code="admin_key_required",
+        )
+    check_api_key(request, expected)
+
+
+AdminKeyDep = Annotated[None, Depends(require_admin_key)]
 
 
 async def get_settings(request: Request) -> AppSettings:

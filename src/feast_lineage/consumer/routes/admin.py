@@ -1,8 +1,9 @@
 """Administration: retention (``/retention``, ``/retention/prune``) and ``/reset``.
 
 Prune and reset need the consumer's API key (open when none is configured,
-as the spec says; the server warns at startup). Retention statistics are a
-read: they count only what the caller may see.
+as the spec says, unless the authorizer restricts reads; the server warns at
+startup). Retention statistics are a read: they count only what the caller
+may see.
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 
-from feast_lineage.consumer.deps import ApiKeyDep, ScopeDep, StateDep
+from feast_lineage.consumer.deps import AdminKeyDep, ScopeDep, StateDep
 from feast_lineage.consumer.schemas import ErrorResponse, PruneResult, ResetResult, RetentionInfo
 from feast_lineage.consumer.services.admin import reset, retention_info
 
 router = APIRouter(tags=["admin"], responses={400: {"model": ErrorResponse}})
 _KEYED: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorResponse, "description": "API key missing or wrong"},
+    403: {
+        "model": ErrorResponse,
+        "description": "The authorizer restricts reads and no api_key is set",
+    },
     503: {"model": ErrorResponse, "description": "The store is busy or unavailable; retry"},
 }
 
@@ -43,7 +48,7 @@ async def get_retention(state: StateDep, scope: ScopeDep) -> RetentionInfo:
 )
 async def post_prune(
     state: StateDep,
-    _auth: ApiKeyDep,
+    _auth: AdminKeyDep,
     days: Annotated[
         int | None,
         Query(ge=1, description="Use this many days instead of consumer.retention_days"),
@@ -61,7 +66,7 @@ async def post_prune(
 )
 async def delete_reset(
     state: StateDep,
-    _auth: ApiKeyDep,
+    _auth: AdminKeyDep,
     namespace: Annotated[str | None, Query(min_length=1, description="Only this namespace")] = None,
 ) -> ResetResult:
     return await run_in_threadpool(reset, state.engine, namespace)
