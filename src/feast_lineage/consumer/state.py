@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.authz import Authorizer, OpenAuthorizer
+from feast_lineage.consumer.ingest.budget import BodyBudget
 from feast_lineage.consumer.ingest.derive import FacetMemo
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
 from feast_lineage.consumer.services.retention import Retention
@@ -23,3 +24,7 @@ class ConsumerState:
     authorizer: Authorizer = field(default_factory=OpenAuthorizer)
     positions: PositionCache = field(default_factory=PositionCache)
     retention: Retention = field(default_factory=Retention)
+    bodies: BodyBudget = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.bodies = BodyBudget.for_body_limit(self.settings.consumer.max_request_bytes)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.transactions import write_transaction
 from tests.conftest import AppFactory
 from tests.factories import (
     dataset,
@@ -292,6 +295,49 @@ def test_413_past_max_batch_events(small: TestClient) -> None:
     assert "limit of 5" in error["message"]
     assert post(small, BATCH, events[:5]).status_code == 204
     assert len(stored_events(small)) == 5
+
+
+def test_a_worker_full_of_bodies_answers_503_before_reading_more(small: TestClient) -> None:
+    """Bodies waiting for the store count against a budget of four of the largest allowed."""
+    state = small.app.state.consumer  # type: ignore[attr-defined]
+    limit = state.bodies.limit
+    assert limit == 4 * 8 * 1024
+    bodies = [
+        orjson.dumps(run_event("START", run_facets={"pad": facet(text=f"{i}" * 7000)}))
+        for i in range(5)
+    ]
+    assert all(7000 < len(b) <= 8 * 1024 for b in bodies)
+    with ThreadPoolExecutor(5) as pool:
+        with write_transaction(state.engine):  # the store is busy: requests wait
+            waiting = [pool.submit(post, small, LINEAGE, body) for body in bodies[:4]]
+            deadline = time.monotonic() + 10
+            while state.bodies.reserved < sum(map(len, bodies[:4])):
+                assert time.monotonic() < deadline, state.bodies.reserved
+                time.sleep(0.01)
+            # Answered at once, though the store is still busy.
+            busy = pool.submit(post, small, LINEAGE, bodies[4]).result(timeout=10)
+        assert [f.result().status_code for f in waiting] == [201] * 4
+    error = assert_error(busy, 503, "ingest_busy", "retry")
+    assert busy.headers["Retry-After"] == "1"
+    assert "nothing was stored" in error["message"]
+    assert state.bodies.reserved == 0
+    assert len(stored_events(small)) == 4
+    assert post(small, LINEAGE, bodies[4]).status_code == 201
+    assert len(stored_events(small)) == 5
+
+
+def test_refused_and_failed_requests_give_their_bodies_back(small: TestClient) -> None:
+    state = small.app.state.consumer  # type: ignore[attr-defined]
+    too_big = [run_event("START", run_facets={"pad": facet(text="x" * 9000)})]
+    answers = [
+        post(small, LINEAGE, b"{not json"),
+        post(small, LINEAGE, bad_run_id(run_event("START"))),
+        post(small, BATCH, too_big),
+        post(small, LINEAGE, b"\x1f\x8b garbage", **{"Content-Encoding": "gzip"}),
+        post(small, LINEAGE, run_event("START")),
+    ]
+    assert [a.status_code for a in answers] == [400, 400, 413, 400, 201]
+    assert state.bodies.reserved == 0
 
 
 # --- bad input of every kind ---------------------------------------------------------

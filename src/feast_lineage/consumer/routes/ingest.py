@@ -32,7 +32,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "Invalid JSON or an invalid event"},
     401: {"model": ErrorResponse, "description": "API key missing or wrong"},
     413: {"model": ErrorResponse, "description": "Body or batch too large"},
-    503: {"model": ErrorResponse, "description": "The store is unavailable; retry"},
+    503: {"model": ErrorResponse, "description": "The store is unavailable or busy; retry"},
 }
 
 

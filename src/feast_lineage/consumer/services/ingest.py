@@ -46,14 +46,21 @@ class IngestResult:
         return {"received": self.received, "successful": self.successful, "failed": self.failed}
 
 
-async def read_body(request: Request, limit: int) -> bytes:
+def declared_length(request: Request, limit: int) -> int | None:
+    """The body's ``Content-Length``, refused (413) past ``limit``; None when not given."""
     length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
+    if length is None or not length.isdigit():
+        return None
+    if int(length) > limit:
         raise LineageError(
             f"the body is {length} bytes, more than the limit of {limit}; send smaller batches",
             status=413,
             code="body_too_large",
         )
+    return int(length)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     try:
@@ -127,7 +134,25 @@ async def _check_and_store(
 
 
 async def ingest(request: Request, state: ConsumerState, *, batch: bool) -> IngestResult:
-    raw = await read_body(request, state.settings.consumer.max_request_bytes)
+    limit = state.settings.consumer.max_request_bytes
+    length = declared_length(request, limit)
+    size = limit if length is None else length
+    if not state.bodies.try_reserve(size):
+        raise LineageError(
+            f"this server is busy with {state.bodies.reserved} bytes of request bodies; "
+            "nothing was stored, retry in a moment",
+            status=503,
+            code="ingest_busy",
+            headers={"Retry-After": "1"},
+        )
+    try:
+        return await _ingest(request, state, batch, limit)
+    finally:
+        state.bodies.release(size)
+
+
+async def _ingest(request: Request, state: ConsumerState, batch: bool, limit: int) -> IngestResult:
+    raw = await read_body(request, limit)
     encoding = request.headers.get("content-encoding")
     try:
         checked, outcomes = await _check_and_store(state, raw, encoding, batch)
