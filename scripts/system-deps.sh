@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Debian packages the tests need: a PostgreSQL server (the tests start their
-# own), and Chromium with fonts for the web UI's browser tests (Playwright
+# Debian packages the tests need: a PostgreSQL and a MariaDB server (the tests
+# start their own), and Chromium with fonts for the web UI's browser tests (Playwright
 # drives Debian's Chromium; it never downloads a browser).
 set -euo pipefail
 
 need=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+[ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ]; then

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.settings import AppSettings
+from tests.mysql import MySQLServer, mysql_server
 from tests.postgres import PostgresServer, postgres_server
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -25,16 +26,31 @@ def pg() -> Iterator[PostgresServer]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def my() -> Iterator[MySQLServer]:
+    with mysql_server() as server:
+        yield server
+
+
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'lineage.db'}"
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("mysql", marks=pytest.mark.mysql),
+    ]
+)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A fresh, empty store: a SQLite file, then a new PostgreSQL database."""
+    """A fresh, empty store: a SQLite file, a new PostgreSQL database, a new MariaDB one."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'lineage.db'}"
+    if request.param == "mysql":
+        mysql: MySQLServer = request.getfixturevalue("my")
+        return mysql.create_database()
     server: PostgresServer = request.getfixturevalue("pg")
     return server.create_database()
 

@@ -19,6 +19,7 @@ import yaml
 from click.testing import CliRunner, Result
 
 from feast_lineage.cli import cli
+from tests.mysql import MySQLServer
 from tests.postgres import free_port
 from tests.server import ServerProcess, lineage_server, wait_ready, write_repo
 
@@ -239,6 +240,19 @@ def test_an_unreachable_database_fails_in_one_line_without_the_password(tmp_path
     )
     assert message.endswith("and that the server is running")
     assert SECRET not in message
+
+
+@pytest.mark.mysql
+def test_a_case_insensitive_mysql_database_fails_in_one_line(
+    tmp_path: Path, my: MySQLServer
+) -> None:
+    url = my.create_database(collation="utf8mb4_general_ci")
+    repo = write_repo(tmp_path, consumer={"connection_string": url})
+    assert one_line_error(invoke("-c", repo, "serve_lineage")) == (
+        "openlineage.consumer.connection_string: the MySQL database uses utf8mb4 with "
+        "collation utf8mb4_general_ci; create it with CHARACTER SET utf8mb4 COLLATE "
+        "utf8mb4_bin (or ALTER DATABASE to those before the first start)"
+    )
 
 
 def test_an_unusable_sqlite_path_fails_in_one_line(tmp_path: Path) -> None:

@@ -340,7 +340,12 @@ def _check_database(url: str, option: str, *, migrate: bool = False) -> None:
     from sqlalchemy import make_url, text
     from sqlalchemy.exc import SQLAlchemyError
 
-    from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+    from feast_lineage.consumer.store.engine import (
+        UnsuitableDatabase,
+        check_database,
+        create_store_engine,
+        upgrade_schema,
+    )
 
     try:
         engine = create_store_engine(url)
@@ -350,9 +355,12 @@ def _check_database(url: str, option: str, *, migrate: bool = False) -> None:
         try:
             with engine.connect() as conn:
                 conn.execute(text("SELECT 1"))
+                check_database(conn)
             if migrate:
                 upgrade_schema(engine)
             return
+        except UnsuitableDatabase as err:
+            raise ConfigError(option, err.problem, err.fix) from None
         except SQLAlchemyError as err:
             cause = getattr(err, "orig", None) or err
             first_line = (str(cause).strip().splitlines() or [""])[0]

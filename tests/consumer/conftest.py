@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer
 from tests.store import Store
 
-# A fresh store per test: a new SQLite file, or one PostgreSQL database per
-# module emptied between tests (creating a database per test is slow).
+# A fresh store per test: a new SQLite file, or one PostgreSQL (MariaDB)
+# database per module emptied between tests (creating a database per test is slow).
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +22,29 @@ def pg_store(pg: PostgresServer) -> Iterator[Store]:
     s.close()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(scope="module")
+def my_store(my: MySQLServer) -> Iterator[Store]:
+    s = Store(my.create_database())
+    yield s
+    s.close()
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("mysql", marks=pytest.mark.mysql),
+    ]
+)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """An empty store: a new SQLite file, or this module's PostgreSQL database emptied."""
+    """An empty store: a new SQLite file, or this module's PostgreSQL or MariaDB database."""
     if request.param == "sqlite":
         s = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
         yield s
         s.close()
     else:
-        shared: Store = request.getfixturevalue("pg_store")
+        shared: Store = request.getfixturevalue(
+            "pg_store" if request.param == "postgres" else "my_store"
+        )
         shared.reset()
         yield shared

@@ -40,6 +40,7 @@ from openlineage.client.transport.http import (
     HttpTransport,
 )
 
+from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer
 from tests.server import ServerProcess, lineage_server, write_repo
 
@@ -50,7 +51,12 @@ DB_PASSWORD = "hunter2-db-password"  # pragma: allowlist secret
 
 
 @pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+    scope="module",
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("mysql", marks=pytest.mark.mysql),
+    ],
 )
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -60,6 +66,9 @@ def server(
     if request.param == "postgres":
         pg: PostgresServer = request.getfixturevalue("pg")
         consumer["connection_string"] = pg.create_database()
+    elif request.param == "mysql":
+        my: MySQLServer = request.getfixturevalue("my")
+        consumer["connection_string"] = my.create_database()
     else:
         consumer["connection_string"] = "sqlite:///data/lineage.db"
     repo = write_repo(tmp_path_factory.mktemp("repo"), consumer=consumer)

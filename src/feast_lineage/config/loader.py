@@ -76,8 +76,8 @@ _DRIVERS: dict[str, tuple[str, str | None, str]] = {
         "psycopg",
         "pip install 'feast-lineage[postgres]'",
     ),
-    "mysql": ("mysql+pymysql", "pymysql", "pip install pymysql"),
-    "mysql+pymysql": ("mysql+pymysql", "pymysql", "pip install pymysql"),
+    "mysql": ("mysql+pymysql", "pymysql", "pip install 'feast-lineage[mysql]'"),
+    "mysql+pymysql": ("mysql+pymysql", "pymysql", "pip install 'feast-lineage[mysql]'"),
 }
 
 _VAR = re.compile(r"\$(\w+|\{[^}]*\})")

@@ -41,6 +41,14 @@ def poisoned(store: Store) -> Iterator[Store]:
                     "WHEN NEW.name = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned job'); END"
                 )
             )
+        elif store.dialect == "mysql":
+            conn.execute(
+                text(
+                    "CREATE TRIGGER poison BEFORE INSERT ON openlineage_jobs FOR EACH ROW "
+                    "BEGIN IF NEW.name = 'poison' THEN "
+                    "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned job'; END IF; END"
+                )
+            )
         else:
             conn.execute(
                 text(
@@ -60,10 +68,10 @@ def poisoned(store: Store) -> Iterator[Store]:
         conn.execute(
             text(
                 "DROP TRIGGER poison"
-                + (" ON openlineage_jobs" if store.dialect != "sqlite" else "")
+                + (" ON openlineage_jobs" if store.dialect == "postgresql" else "")
             )
         )
-        if store.dialect != "sqlite":
+        if store.dialect == "postgresql":
             conn.execute(text("DROP FUNCTION poison()"))
 
 

@@ -6,9 +6,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
-from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.engine import (
+    UnsuitableDatabase,
+    create_store_engine,
+    upgrade_schema,
+)
+from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer
 
 
@@ -91,5 +96,35 @@ def test_postgres_engine(pg: PostgresServer) -> None:
         upgrade_schema(engine)
         with engine.connect() as conn:
             assert conn.execute(text("SELECT count(*) FROM openlineage_runs")).scalar() == 0
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.mysql
+def test_mysql_engine(my: MySQLServer) -> None:
+    engine = create_store_engine(my.create_database())
+    try:
+        assert engine.dialect.name == "mysql"
+        upgrade_schema(engine)
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM openlineage_runs")).scalar() == 0
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.mysql
+@pytest.mark.parametrize(
+    ("charset", "collation"), [("utf8mb4", "utf8mb4_general_ci"), ("latin1", "latin1_bin")]
+)
+def test_a_mysql_database_that_would_bend_names_is_refused(
+    my: MySQLServer, charset: str, collation: str
+) -> None:
+    engine = create_store_engine(my.create_database(charset, collation))
+    try:
+        with pytest.raises(UnsuitableDatabase) as info:
+            upgrade_schema(engine)
+        assert info.value.problem == f"the MySQL database uses {charset} with collation {collation}"
+        assert "COLLATE utf8mb4_bin" in info.value.fix
+        assert inspect(engine).get_table_names() == []  # nothing was created
     finally:
         engine.dispose()

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import text
 
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
-from feast_lineage.consumer.store.transactions import lock_path, write_transaction
+from feast_lineage.consumer.store.transactions import MYSQL_LOCK_NAME, lock_path, write_transaction
 from tests.store import Store
 
 HOLD_S = 1.0
@@ -115,3 +115,17 @@ def test_postgres_writers_take_the_advisory_lock(pg_store: Store) -> None:
             text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
         ).scalar_one()
     assert after == 0  # released with the transaction
+
+
+@pytest.mark.mysql
+def test_mysql_writers_take_the_named_lock_and_give_it_back(my_store: Store) -> None:
+    free = text(f"SELECT IS_FREE_LOCK('{MYSQL_LOCK_NAME}')")
+    with write_transaction(my_store.engine) as conn:
+        holder = conn.execute(text(f"SELECT IS_USED_LOCK('{MYSQL_LOCK_NAME}')")).scalar_one()
+        assert holder == conn.execute(text("SELECT CONNECTION_ID()")).scalar_one()
+    with my_store.engine.connect() as conn:
+        assert conn.execute(free).scalar_one() == 1  # released after the commit
+    with pytest.raises(RuntimeError), write_transaction(my_store.engine):
+        raise RuntimeError("the transaction fails")
+    with my_store.engine.connect() as conn:
+        assert conn.execute(free).scalar_one() == 1  # and after a rollback

@@ -322,10 +322,27 @@ def _take_ready(backlog: list[_Submission]) -> list[_Submission]:
     return group
 
 
+# MySQL error numbers that mean "the server cannot take it now", not "this
+# event cannot be stored": too many connections, server shutdown, lock wait
+# timeout, deadlock, connection killed, and the client's connection errors.
+_MYSQL_UNAVAILABLE = frozenset({1040, 1053, 1205, 1213, 1927, 2002, 2003, 2006, 2013, 4031})
+
+
+def _unavailable(err: SQLAlchemyError) -> bool:
+    if isinstance(err, DBAPIError) and err.connection_invalidated:
+        return True
+    if not isinstance(err, OperationalError):
+        return False
+    orig = err.orig
+    code = orig.args[0] if orig is not None and orig.args else None
+    if type(orig).__module__.startswith("pymysql") and isinstance(code, int):
+        # PyMySQL reports most server errors as OperationalError.
+        return code in _MYSQL_UNAVAILABLE
+    return True
+
+
 def _classify(err: SQLAlchemyError) -> Exception:
-    if isinstance(err, OperationalError) or (
-        isinstance(err, DBAPIError) and err.connection_invalidated
-    ):
+    if _unavailable(err):
         log.warning(
             "lineage store unavailable: %s",
             type(err.orig).__name__ if isinstance(err, DBAPIError) else err,

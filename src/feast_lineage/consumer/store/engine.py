@@ -18,7 +18,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import QueuePool
 
@@ -110,10 +110,39 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
+class UnsuitableDatabase(Exception):
+    """The database cannot hold the store as it must be held."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{problem}; {fix}")
+
+
+def check_database(connection: Connection) -> None:
+    """Refuse a database whose settings would bend the store's answers.
+
+    A MySQL database must use ``utf8mb4`` with a binary collation: ``utf8``
+    cannot hold every Unicode character, and a case-insensitive collation
+    would make ``Orders`` and ``orders`` one name in every lookup.
+    """
+    if connection.dialect.name not in {"mysql", "mariadb"}:
+        return
+    row = connection.exec_driver_sql("SELECT @@character_set_database, @@collation_database").one()
+    charset, collation = str(row[0]), str(row[1])
+    if charset != "utf8mb4" or not collation.endswith("_bin"):
+        raise UnsuitableDatabase(
+            f"the MySQL database uses {charset} with collation {collation}",
+            "create it with CHARACTER SET utf8mb4 COLLATE utf8mb4_bin "
+            "(or ALTER DATABASE to those before the first start)",
+        )
+
+
 def upgrade_schema(engine: Engine) -> None:
-    """Run every pending migration."""
+    """Check the database, then run every pending migration."""
     config = alembic_config(engine)
     with engine.begin() as connection:
+        check_database(connection)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
     log.debug("lineage store schema is at head")

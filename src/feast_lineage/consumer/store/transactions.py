@@ -11,7 +11,11 @@ write too. :func:`write_transaction` makes them take turns:
   next waiter the moment it is released, then ``BEGIN IMMEDIATE``.
 * PostgreSQL takes a transaction-scoped advisory lock, so concurrent upserts
   of the same jobs and datasets never deadlock.
-* Other databases (and in-memory SQLite) rely on the database's own locking.
+* MySQL (and MariaDB) take a named lock (``GET_LOCK``) for the same reason.
+  It belongs to the session, not the transaction, so it is released right
+  after the transaction ends, however it ends (and by the server should the
+  session die).
+* In-memory SQLite relies on the database's own locking.
 
 Readers take no lock: WAL (SQLite) and MVCC (PostgreSQL) let them read while
 a write is in progress.
@@ -22,13 +26,15 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 # Any constant works; this one spells "feastlin" in ASCII.
 PG_ADVISORY_KEY = 0x66656173746C696E
+MYSQL_LOCK_NAME = "feast_lineage_writer"
+MYSQL_LOCK_WAIT_S = 30  # as long as SQLite's busy timeout
 
 
 def lock_path(engine: Engine) -> str | None:
@@ -87,10 +93,28 @@ def writer_connection(engine: Engine) -> Connection:
 @contextmanager
 def begin_write(conn: Connection) -> Iterator[Connection]:
     """A transaction on a :func:`writer_connection`; call it holding :func:`writer_lock`."""
-    with conn.begin():
-        if conn.dialect.name == "postgresql":
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_ADVISORY_KEY})")
-        yield conn
+    named_lock = False
+    try:
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_ADVISORY_KEY})")
+            elif conn.dialect.name in {"mysql", "mariadb"}:
+                named_lock = _mysql_lock(conn)
+            yield conn
+    finally:
+        if named_lock:
+            with suppress(SQLAlchemyError):  # a dead session has released it already
+                conn.exec_driver_sql(f"SELECT RELEASE_LOCK('{MYSQL_LOCK_NAME}')")
+                conn.rollback()
+
+
+def _mysql_lock(conn: Connection) -> bool:
+    sql = f"SELECT GET_LOCK('{MYSQL_LOCK_NAME}', {MYSQL_LOCK_WAIT_S})"
+    if conn.exec_driver_sql(sql).scalar() != 1:
+        raise OperationalError(
+            sql, None, TimeoutError(f"the store's write lock was busy for {MYSQL_LOCK_WAIT_S} s")
+        )
+    return True
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import Connection, and_, case, delete, or_, select, text, update
 from sqlalchemy.dialects import sqlite
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
 
@@ -93,16 +94,17 @@ def write_meta(conn: Connection, key: str, value: str) -> None:
     conn.execute(stmt, [{"key": key, "value": value}])
 
 
-def _generation_sql(dialect: str) -> str:
+def _generation_sql(dialect: Dialect) -> str:
     # The driver's own parameter style: sqlite3 takes :name, psycopg and the
-    # MySQL drivers %(name)s.
-    if dialect == "sqlite":
+    # MySQL drivers %(name)s. "key" is a reserved word in MySQL: quoted.
+    if dialect.name == "sqlite":
         key, lock = ":key", ""
-    elif dialect in {"mysql", "mariadb"}:
+    elif dialect.name in {"mysql", "mariadb"}:
         key, lock = "%(key)s", " LOCK IN SHARE MODE"
     else:
         key, lock = "%(key)s", " FOR SHARE"
-    return f"SELECT value FROM {t.meta.name} WHERE {t.meta.c.key.name} = {key}{lock}"
+    column = dialect.identifier_preparer.quote(t.meta.c.key.name)
+    return f"SELECT value FROM {t.meta.name} WHERE {column} = {key}{lock}"
 
 
 def read_generation(conn: Connection) -> str:
@@ -111,7 +113,7 @@ def read_generation(conn: Connection) -> str:
     Read once per write transaction, so straight through the driver (the
     query is fixed; SQLAlchemy's statement machinery costs more than it).
     """
-    sql = _generation_sql(conn.dialect.name)
+    sql = _generation_sql(conn.dialect)
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
         cursor.execute(sql, {"key": GENERATION_KEY})
@@ -259,7 +261,11 @@ def _least_present(a: Any, b: Any) -> Any:
 
 
 def _ranked_set(c: Any, x: Any) -> dict[str, Any]:
-    return {"rank": x.rank, "blob_id": x.blob_id}
+    later = x.rank > c.rank
+    return {
+        "rank": case((later, x.rank), else_=c.rank),
+        "blob_id": case((later, x.blob_id), else_=c.blob_id),
+    }
 
 
 def _ranked_where(c: Any, x: Any) -> Any:

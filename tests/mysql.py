@@ -1,0 +1,114 @@
+"""A real MariaDB server for the test session, started with mariadb-install-db and mariadbd.
+
+The binaries come from Debian's mariadb-server package (scripts/system-deps.sh
+installs it); the driver is PyMySQL (the ``mysql`` extra). The server keeps
+its data in a temporary directory, listens on loopback only, and trusts every
+local connection (``--skip-grant-tables``): it exists for the tests alone.
+Each test gets a database of its own, created as the store needs it
+(``utf8mb4``, binary collation).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.postgres import free_port
+
+
+def _binary(name: str) -> str:
+    found = shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin")
+    if found is None:
+        raise RuntimeError(
+            f"{name} not found: install Debian's mariadb-server package "
+            "(apt-get install mariadb-server)"
+        )
+    return found
+
+
+class MySQLServer:
+    def __init__(self, root: Path, port: int) -> None:
+        self.root = root
+        self.port = port
+
+    def create_database(self, charset: str = "utf8mb4", collation: str = "utf8mb4_bin") -> str:
+        """A new database; the store needs the default ``utf8mb4`` and ``utf8mb4_bin``."""
+        import pymysql
+
+        name = "t_" + uuid.uuid4().hex[:12]
+        conn = pymysql.connect(host="127.0.0.1", port=self.port, user="root")
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute(
+                    f"CREATE DATABASE {name} CHARACTER SET {charset} COLLATE {collation}"
+                )
+        finally:
+            conn.close()
+        return f"mysql+pymysql://root@127.0.0.1:{self.port}/{name}"
+
+
+@contextmanager
+def mysql_server() -> Iterator[MySQLServer]:
+    root = Path(tempfile.mkdtemp(prefix="feast-lineage-mysql-"))
+    data = root / "data"
+    user = ["--user=root"] if os.geteuid() == 0 else []
+    subprocess.run(
+        [
+            _binary("mariadb-install-db"),
+            "--no-defaults",
+            f"--datadir={data}",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            *user,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    with open(root / "log", "wb") as log:
+        server = subprocess.Popen(
+            [
+                _binary("mariadbd"),
+                "--no-defaults",
+                f"--datadir={data}",
+                f"--socket={root / 'sock'}",
+                f"--port={port}",
+                "--bind-address=127.0.0.1",
+                "--skip-grant-tables",
+                "--innodb-buffer-pool-size=64M",
+                "--innodb-flush-log-at-trx-commit=2",
+                "--max-connections=300",
+                *user,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        "MariaDB did not start: " + (root / "log").read_text()[-2000:]
+                    ) from None
+                time.sleep(0.1)
+        yield MySQLServer(root, port)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        shutil.rmtree(root, ignore_errors=True)
