@@ -87,24 +87,19 @@ def test_sqlite_in_memory_is_accepted() -> None:
         engine.dispose()
 
 
-@pytest.mark.postgres
-def test_postgres_engine(pg: PostgresServer) -> None:
-    engine = create_store_engine(pg.create_database())
+@pytest.mark.parametrize(
+    ("server", "dialect"),
+    [
+        pytest.param("pg", "postgresql", marks=pytest.mark.postgres),
+        pytest.param("my", "mysql", marks=pytest.mark.mysql),
+    ],
+)
+def test_server_engine(request: pytest.FixtureRequest, server: str, dialect: str) -> None:
+    database: PostgresServer | MySQLServer = request.getfixturevalue(server)
+    engine = create_store_engine(database.create_database())
     try:
-        assert engine.dialect.name == "postgresql"
+        assert engine.dialect.name == dialect
         assert engine.pool._pre_ping  # type: ignore[attr-defined]
-        upgrade_schema(engine)
-        with engine.connect() as conn:
-            assert conn.execute(text("SELECT count(*) FROM openlineage_runs")).scalar() == 0
-    finally:
-        engine.dispose()
-
-
-@pytest.mark.mysql
-def test_mysql_engine(my: MySQLServer) -> None:
-    engine = create_store_engine(my.create_database())
-    try:
-        assert engine.dialect.name == "mysql"
         upgrade_schema(engine)
         with engine.connect() as conn:
             assert conn.execute(text("SELECT count(*) FROM openlineage_runs")).scalar() == 0
