@@ -125,6 +125,8 @@ def seed(client: TestClient) -> dict[str, str]:
             job=("spark://team-a", "etl"),
             time=at(10),
             parent=(runs["b_dag"], (b_prod, f"{SECRET}_dag")),
+            # A custom facet naming a hidden dataset: dropped however it is shaped.
+            run_facets={"upstream": facet(source={"namespace": SECRET, "name": "x"}, n=1)},
             inputs=[dataset("team_a", "raw"), dataset(SECRET, f"{SECRET}_features")],
             outputs=[
                 dataset(
@@ -135,6 +137,17 @@ def seed(client: TestClient) -> dict[str, str]:
                             {"namespace": b_prod, "name": f"{SECRET}_alias", "type": "TABLE"},
                             {"namespace": "team_a", "name": "raw", "type": "TABLE"},
                         ]
+                    ),
+                    columnLineage=facet(
+                        fields={
+                            "id": {
+                                "inputFields": [
+                                    {"namespace": "team_a", "name": "raw", "field": "id"},
+                                    {"namespace": SECRET, "name": "f", "field": "id"},
+                                ]
+                            }
+                        },
+                        dataset=[{"namespace": SECRET, "name": "f", "field": "id"}],
                     ),
                 )
             ],
@@ -192,6 +205,12 @@ def test_no_endpoint_shows_team_b_to_team_a(make_client: AppFactory) -> None:
         for other in ("facets",):
             assert SECRET not in str(n[other])
     assert [s["alias_namespace"] for s in graph["symlinks"]] == ["team_a"]
+    (clean_node,) = (n for n in graph["nodes"] if n["name"] == "clean")
+    lineage = clean_node["facets"]["columnLineage"]
+    assert lineage["fields"]["id"]["inputFields"] == [
+        {"namespace": "team_a", "name": "raw", "field": "id"}
+    ]
+    assert lineage["dataset"] == []
     assert clean(get(client, f"{API}/graph", namespace=SECRET))["total_nodes"] == 0
     assert clean(get(client, f"{API}/graph", namespace=f"airflow://{SECRET}-prod"))["nodes"] == []
 
@@ -227,6 +246,12 @@ def test_no_endpoint_shows_team_b_to_team_a(make_client: AppFactory) -> None:
     event = events["items"][0]["event"]
     assert [d["name"] for d in event["inputs"]] == ["raw"]
     assert "parent" not in event["run"]["facets"]
+    assert event["run"]["facets"]["upstream"]["n"] == 1
+    assert "source" not in event["run"]["facets"]["upstream"]
+    (output,) = event["outputs"]
+    assert output["facets"]["columnLineage"]["fields"]["id"]["inputFields"] == [
+        {"namespace": "team_a", "name": "raw", "field": "id"}
+    ]
     for params in (
         {"namespace": SECRET},
         {"job_name": f"{SECRET}_job"},

@@ -2,9 +2,18 @@
 
 A visible event or node can name datasets and jobs of namespaces the
 caller may not see: an event's inputs and outputs, a ``parent`` run facet,
-a ``symlinks`` dataset facet. For a finite scope these references are
-dropped before the JSON leaves the server; with an unlimited scope the JSON
-is returned as stored.
+a ``symlinks`` dataset facet, a ``columnLineage`` facet's input fields, or
+any custom facet. For a finite scope these references are dropped before
+the JSON leaves the server; with an unlimited scope the JSON is returned as
+stored.
+
+Known facets keep their shape: a ``parent`` facet whose job is hidden goes
+whole, one whose root is hidden loses its ``root``, and a ``symlinks`` facet
+loses the hidden identifiers (and goes when none is left). Beyond those,
+the rule fails closed whatever the facet: any object inside a facet with a
+string ``namespace`` the caller may not see is dropped, from its list or
+from the object that holds it (a custom facet that is itself such an
+object goes whole).
 """
 
 from __future__ import annotations
@@ -17,6 +26,27 @@ from feast_lineage.consumer.authz import Scope
 def _visible_ref(value: Any, scope: Scope) -> bool:
     namespace = value.get("namespace") if isinstance(value, dict) else None
     return isinstance(namespace, str) and scope.allows(namespace)
+
+
+_HIDDEN = object()  # what :func:`_without_hidden` makes of a hidden reference
+
+
+def _without_hidden(value: Any, scope: Scope) -> Any:
+    """``value`` without the objects that name a namespace outside ``scope``."""
+    if isinstance(value, dict):
+        namespace = value.get("namespace")
+        if isinstance(namespace, str) and not scope.allows(namespace):
+            return _HIDDEN
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            kept = _without_hidden(item, scope)
+            if kept is not _HIDDEN:
+                out[key] = kept
+        return out
+    if isinstance(value, list):
+        items = [_without_hidden(item, scope) for item in value]
+        return [item for item in items if item is not _HIDDEN]
+    return value
 
 
 def facets(value: Any, scope: Scope) -> Any:
@@ -40,7 +70,8 @@ def facets(value: Any, scope: Scope) -> Any:
             scope,
         ):
             out["parent"] = {k: v for k, v in parent.items() if k != "root"}
-    return out
+    kept = _without_hidden(out, scope)
+    return kept if kept is not _HIDDEN else {}
 
 
 def _dataset(value: Any, scope: Scope) -> Any:
