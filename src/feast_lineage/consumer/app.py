@@ -23,6 +23,7 @@ from feast_lineage import __version__
 from feast_lineage.consumer.authz import OpenAuthorizer, build_authorizer
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+from feast_lineage.consumer.origin import SameOriginMiddleware
 from feast_lineage.consumer.routes import include_routes
 from feast_lineage.consumer.routes.ui import warm_registry
 from feast_lineage.consumer.settings import AppSettings
@@ -81,5 +82,6 @@ def create_app(settings: AppSettings) -> FastAPI:
     app.state.consumer = None
     app.state.settings = settings
     install_error_handlers(app)
+    app.add_middleware(SameOriginMiddleware)
     include_routes(app, consumer=settings.serve_consumer, web_ui=settings.serve_ui)
     return app

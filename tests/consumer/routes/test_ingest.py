@@ -557,3 +557,35 @@ def test_mutated_events_never_get_a_5xx(client: TestClient, body: bytes) -> None
     else:
         successful = response.json()["summary"]["successful"]
         assert before <= after <= before + successful  # equal when an event repeats
+
+
+# --- Content-Type ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+def test_a_body_that_is_not_declared_json_gets_415_and_nothing_is_stored(
+    make_client: AppFactory, content_type: str | None
+) -> None:
+    client = make_client()
+    headers = {} if content_type is None else {"Content-Type": content_type}
+    for path in (LINEAGE, BATCH):
+        body = json.dumps([run_event("START")]).encode()
+        response = client.post(path, content=body, headers=headers)
+        assert_error(response, 415, "unsupported_media_type", "Content-Type: application/json")
+    assert stored_events(client) == []
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/json; charset=utf-8", "APPLICATION/JSON", "application/x+json"]
+)
+def test_json_media_types_with_parameters_or_suffixes_are_accepted(
+    make_client: AppFactory, content_type: str
+) -> None:
+    client = make_client()
+    event = run_event("START")
+    response = post(client, LINEAGE, event, **{"Content-Type": content_type})
+    assert response.status_code == 201, response.text
+    assert stored_run_ids(client) == [event["run"]["runId"]]

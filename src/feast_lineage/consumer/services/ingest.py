@@ -133,7 +133,28 @@ async def _check_and_store(
     return checked, outcomes
 
 
+def require_json(request: Request) -> None:
+    """A JSON ``Content-Type`` (``application/json`` or ``application/*+json``), else 415.
+
+    A browser cannot send one to another site without a CORS preflight,
+    which this server never grants: no web page can post events to it.
+    """
+    given = request.headers.get("content-type")
+    media = (given or "").split(";", 1)[0].strip().lower()
+    if media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    ):
+        return
+    shown = f"got {given[:100]!r}" if given else "none was sent"
+    raise LineageError(
+        f"send the events with the header Content-Type: application/json ({shown})",
+        status=415,
+        code="unsupported_media_type",
+    )
+
+
 async def ingest(request: Request, state: ConsumerState, *, batch: bool) -> IngestResult:
+    require_json(request)
     limit = state.settings.consumer.max_request_bytes
     length = declared_length(request, limit)
     size = limit if length is None else length
