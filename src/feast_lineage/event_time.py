@@ -53,7 +53,9 @@ def to_iso(us: int | None) -> str | None:
     if us is None:
         return None
     seconds, micros = divmod(us, 1_000_000)
-    base = (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+    moment = _EPOCH + timedelta(seconds=seconds)
+    # The year always four digits: strftime's %Y leaves years before 1000 short.
+    base = f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}"
     return f"{base}.{micros:06d}Z" if micros else f"{base}Z"
 
 

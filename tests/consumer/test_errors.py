@@ -154,6 +154,15 @@ def test_an_unknown_method_is_405(guarded: TestClient, op: Operation) -> None:
     error = assert_error_shape(response, 405)
     assert error["code"] == "method_not_allowed"
     assert set(response.headers["allow"].replace(" ", "").split(",")) >= allowed
+    assert f"not {method}" in error["message"]
+    assert all(m in error["message"] for m in allowed)  # what to send instead
+
+
+def test_a_message_quoting_a_huge_input_is_cut(guarded: TestClient) -> None:
+    response = guarded.get(f"/api/v1/lineage/openlineage/runs/{'x' * 60_000}", headers=ADMIN)
+    error = assert_error_shape(response, 400)
+    assert len(error["message"]) <= 1000
+    assert error["message"].endswith("…")
 
 
 @pytest.mark.parametrize("op", OPERATIONS, ids=lambda op: op.id)

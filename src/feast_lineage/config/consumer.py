@@ -11,6 +11,8 @@ from feast_lineage.config.secrets import strip_secret
 
 # Env names: FEAST_OPENLINEAGE_CONSUMER_<FIELD NAME IN UPPER CASE>.
 ENV_PREFIX = "FEAST_OPENLINEAGE_CONSUMER_"
+# The longest retention (100 years), in the config and in a prune's ``days``.
+MAX_RETENTION_DAYS = 36_500
 
 
 class ConsumerSettings(BaseModel):
@@ -23,7 +25,7 @@ class ConsumerSettings(BaseModel):
     connection_string: SecretStr | None = None
     api_key: SecretStr | None = None
     namespace_mapping: dict[str, str] = Field(default_factory=dict)
-    retention_days: int = Field(default=30, ge=0)
+    retention_days: int = Field(default=30, ge=0, le=MAX_RETENTION_DAYS)
     retention_check_interval_hours: float = Field(default=6, gt=0)
     standalone_server: bool = False
     max_request_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)

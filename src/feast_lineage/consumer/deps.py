@@ -6,9 +6,10 @@ dependency in a worker thread, a thread hop per request for nothing.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from feast_lineage.consumer.auth import check_api_key
@@ -87,11 +88,14 @@ ScopeDep = Annotated[Scope, Depends(get_scope)]
 
 
 async def reject_unknown_query(request: Request) -> None:
-    """A 400 for a query parameter the endpoint does not take.
+    """A 400 for a query parameter the endpoint does not take, given twice, or holding a NUL.
 
     Otherwise a misspelt filter (``?namespace=`` where the endpoint takes
     ``job_namespace``) would be ignored, and the answer would look right
-    while listing everything.
+    while listing everything; a repeated one (``?namespace=a&namespace=b``)
+    would silently mean its last value; and a NUL character, which no stored
+    name holds (ingest refuses it), would cut a ``search`` short on SQLite
+    and match everything.
     """
     if not request.query_params:
         return
@@ -109,6 +113,48 @@ async def reject_unknown_query(request: Request) -> None:
             code="unknown_parameter",
             details=details if len(details) > 1 else None,
         )
+    items = request.query_params.multi_items()
+    if len(items) > len(request.query_params):
+        _reject_repeated(items)
+    _reject_nul(items)
+
+
+def _reject_repeated(items: list[tuple[str, str]]) -> None:
+    counts = Counter(name for name, _ in items)
+    repeated = sorted(name for name, n in counts.items() if n > 1)
+    problems = [
+        (f"query parameter {name!r}", f"is given {_times(counts[name])}; pass it once")
+        for name in repeated
+    ]
+    _invalid(problems)
+
+
+def _reject_nul(items: list[tuple[str, str]]) -> None:
+    names = sorted({name for name, value in items if "\x00" in value})
+    problems = [
+        (
+            f"query parameter {name!r}",
+            "contains a NUL character (%00), which nothing stored can contain; remove it",
+        )
+        for name in names
+    ]
+    _invalid(problems)
+
+
+def _times(n: int) -> str:
+    return "twice" if n == 2 else f"{n} times"
+
+
+def _invalid(problems: list[tuple[str, str]]) -> None:
+    if not problems:
+        return
+    details = [{"path": path, "message": message} for path, message in problems]
+    path, message = problems[0]
+    raise LineageError(
+        f"{path} {message}",
+        code="invalid_parameter",
+        details=details if len(details) > 1 else None,
+    )
 
 
 def _query_names(route: Any) -> frozenset[str]:
@@ -125,6 +171,13 @@ def _query_names(route: Any) -> frozenset[str]:
 
 
 KnownQueryOnly = Depends(reject_unknown_query)
+
+# The largest ``offset`` of every paged endpoint. Far beyond any real page,
+# small enough for every database's OFFSET and for JSON numbers (2**53 - 1).
+MAX_OFFSET = 1_000_000_000
+Offset = Annotated[
+    int, Query(ge=0, le=MAX_OFFSET, description=f"Items to skip (0 to {MAX_OFFSET:,})")
+]
 
 
 async def ingest_state(request: Request) -> ConsumerState:

@@ -73,9 +73,16 @@ class ServiceUnavailable(LineageError):
     code = "store_unavailable"
 
 
+# A message longer than this is cut: one that quotes what the client sent (a
+# 60 KB name) must not send it all back.
+MAX_MESSAGE_CHARS = 1000
+
+
 def error_body(
     status: int, code: str, message: str, details: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[: MAX_MESSAGE_CHARS - 1] + "…"
     error: dict[str, Any] = {"status": status, "code": code, "message": message}
     if details:
         error["details"] = details
@@ -127,12 +134,15 @@ def install_error_handlers(app: FastAPI) -> None:
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> FastJSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> FastJSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         message = str(exc.detail) if exc.detail else code.replace("_", " ")
         if exc.status_code == 404 and message == "Not Found":
             message = "no such endpoint; see /docs for the API"
         headers = dict(exc.headers) if exc.headers else None
+        allowed = (headers or {}).get("Allow")
+        if exc.status_code == 405 and allowed:
+            message = f"this endpoint takes {allowed.replace(', ', ' or ')}, not {request.method}"
         return error_response(exc.status_code, code, message, headers=headers)
 
     @app.exception_handler(OperationalError)

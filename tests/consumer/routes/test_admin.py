@@ -4,11 +4,15 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from fastapi.testclient import TestClient
 
 from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.services import retention
 from feast_lineage.consumer.settings import AppSettings
+from feast_lineage.consumer.store import maintenance
+from feast_lineage.event_time import now_us
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, cross_producer, ingest
 from tests.factories import at, dataset, facet, iso, run_event
@@ -158,6 +162,26 @@ def test_background_prune_runs_every_interval(make_client: AppFactory) -> None:
     last = client.get(f"{API}/retention").json()["last_prune"]
     assert last["cutoff"] is not None  # later prunes find nothing left to remove
     assert client.get(f"{API}/runs").json()["total"] == 1
+
+
+@pytest.mark.parametrize("claimed_hours_ago", [None, 7.0, 1.0])
+def test_the_schedule_counts_from_the_stores_last_prune_not_from_start(
+    make_client: AppFactory, monkeypatch: pytest.MonkeyPatch, claimed_hours_ago: float | None
+) -> None:
+    # A server restarted more often than the interval (6 hours) must still prune:
+    # soon after start when the last scheduled prune is over an interval old
+    # (or there was none), and not when it is recent.
+    monkeypatch.setattr(retention, "_FIRST_CHECK_S", 0.2)
+    first = make_client(retention_days=0)  # no schedule of its own
+    seed_old_and_new(first)
+    engine = first.app.state.consumer.engine
+    if claimed_hours_ago is not None:
+        claimed = now_us() - int(claimed_hours_ago * 3_600_000_000)
+        assert maintenance.claim_prune(engine, claimed, 0)
+    restarted = make_client(retention_days=30, retention_check_interval_hours=6)
+    time.sleep(1.5)
+    total = restarted.get(f"{API}/events").json()["total"]
+    assert total == (4 if claimed_hours_ago == 1.0 else 1)
 
 
 def test_embedded_server_of_a_standalone_setup_does_not_prune(store_url: str) -> None:

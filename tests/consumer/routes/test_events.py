@@ -66,6 +66,7 @@ def test_event_filters(client: TestClient) -> None:
         ({"since": "yesterday"}, "since"),
         ({"until": "2024-13-45"}, "until"),
         ({"limit": 1001}, "limit"),
+        ({"since": "2026-01-02T00:00:00Z", "until": "2026-01-01T00:00:00Z"}, "swap them"),
     ],
 )
 def test_bad_event_parameters_are_400_naming_them(

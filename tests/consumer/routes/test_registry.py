@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,7 @@ from fastapi.testclient import TestClient
 from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.settings import AppSettings
-from tests.producer.feast_repo import feast_objects, load_module, write_repo
+from tests.producer.feast_repo import feast_objects, load_module, write_config, write_repo
 
 R = "/api/v1/lineage"
 READ_KEY = "reader-of-other"  # pragma: allowlist secret
@@ -154,9 +157,36 @@ def test_unknown_objects_and_types_are_errors_in_the_one_error_shape(api: TestCl
     assert "feature_service" in bogus.json()["error"]["message"]
 
 
-def test_an_empty_project_has_an_empty_graph(api: TestClient) -> None:
-    body = api.get(f"{R}/registry", params={"project": "elsewhere"}).json()
-    assert body == {"projects": ["elsewhere"], "nodes": [], "edges": []}
+def test_an_unknown_project_is_not_found(api: TestClient) -> None:
+    for path in ("/registry", "/complete", "/objects/entity/driver"):
+        response = api.get(R + path, params={"project": "nope"})
+        assert response.status_code == 404, path
+        error = response.json()["error"]
+        assert error["code"] == "not_found"
+        assert error["message"].startswith("the registry has no project 'nope'")
+        assert "projects you may see: demo" in error["message"]
+
+
+def test_the_repositorys_own_project_has_an_empty_graph_before_any_apply(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The configured project is known though the registry has no objects of it yet."""
+    settings = AppSettings(
+        consumer=ConsumerSettings(enabled=True),
+        database_url=f"sqlite:///{tmp_path / 'lineage.db'}",
+        repo_path=repo,
+        project="elsewhere",
+    )
+    with TestClient(create_app(settings)) as api:
+        for path in ("/registry", "/complete"):
+            body = api.get(R + path).json()
+            assert body == {"projects": ["elsewhere"], "nodes": [], "edges": []}
+            assert api.get(R + path, params={"project": "elsewhere"}).json() == body
+        # A project of the registry other than the configured one is found too.
+        demo = api.get(f"{R}/registry", params={"project": "demo"})
+        assert demo.status_code == 200
+        assert {n["id"] for n in demo.json()["nodes"]} == set(NODES)
+        assert api.get(f"{R}/registry", params={"project": "nope"}).status_code == 404
 
 
 def test_without_a_repository_the_endpoints_say_so(tmp_path: Path) -> None:
@@ -176,6 +206,57 @@ def test_projects_the_caller_may_not_see_are_refused(repo: Path, tmp_path: Path)
         assert api.get(f"{R}/registry/all", headers=headers).json()["projects"] == []
         assert api.get(f"{R}/objects/entity/driver", headers=headers).status_code == 403
         assert api.get(f"{R}/registry").status_code == 401
+
+
+def test_an_unknown_project_is_refused_not_revealed_when_not_visible(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Hidden projects answer 403 whether or not they exist; visible unknown ones 404."""
+    authorizer = {"type": "api_keys", "keys": [{"key": READ_KEY, "projects": ["other"]}]}
+    with client_for(repo, tmp_path, authorizer=authorizer) as api:
+        headers = {"X-API-Key": READ_KEY}
+        for path in ("/registry", "/complete"):
+            exists = api.get(R + path, params={"project": "demo"}, headers=headers)
+            missing = api.get(R + path, params={"project": "nope"}, headers=headers)
+            assert exists.status_code == missing.status_code == 403
+            assert exists.json()["error"]["code"] == missing.json()["error"]["code"]
+            visible = api.get(R + path, params={"project": "other"}, headers=headers)
+            assert visible.status_code == 404
+            message = visible.json()["error"]["message"]
+            assert "'other'" in message
+            assert "demo" not in message  # the projects listed are the visible ones
+
+
+def _corrupt_rows(registry: Path) -> None:
+    """Every stored object undecodable: Feast's reads fail with a protobuf DecodeError."""
+    with closing(sqlite3.connect(registry)) as db, db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for table in tables:
+            for column in [r[1] for r in db.execute(f"PRAGMA table_info({table})")]:
+                if column.endswith("_proto"):
+                    db.execute(f"UPDATE {table} SET {column} = x'ffffffff0102'")
+
+
+def _corrupt_file(registry: Path) -> None:
+    registry.write_bytes(b"not a registry " * 1000)
+
+
+@pytest.mark.parametrize("corrupt", [_corrupt_rows, _corrupt_file], ids=["rows", "file"])
+def test_a_corrupt_registry_is_registry_unavailable_on_every_route(
+    repo: Path, tmp_path: Path, corrupt: Callable[[Path], None]
+) -> None:
+    copy = tmp_path / "repo"
+    shutil.copytree(repo, copy)
+    write_config(copy)  # the copy's own registry (the path in the config is absolute)
+    with client_for(copy, tmp_path) as api:
+        assert api.get(f"{R}/registry/all").status_code == 200  # the registry is open
+        corrupt(copy / "data" / "registry.db")
+        for path in ("/registry/all", "/complete/all", "/registry", "/complete"):
+            response = api.get(R + path)
+            assert response.status_code == 503, (path, response.text)
+            assert response.json()["error"]["code"] == "registry_unavailable"
+        unknown = api.get(f"{R}/registry", params={"project": "nope"})
+        assert unknown.status_code == 503
 
 
 def test_the_server_reads_the_registry_of_its_feature_store_yaml(repo: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 
+from feast_lineage.config.consumer import MAX_RETENTION_DAYS
 from feast_lineage.consumer.deps import AdminKeyDep, ScopeDep, StateDep
 from feast_lineage.consumer.schemas import ErrorResponse, PruneResult, ResetResult, RetentionInfo
 from feast_lineage.consumer.services.admin import reset, retention_info
@@ -51,7 +52,12 @@ async def post_prune(
     _auth: AdminKeyDep,
     days: Annotated[
         int | None,
-        Query(ge=1, description="Use this many days instead of consumer.retention_days"),
+        Query(
+            ge=1,
+            le=MAX_RETENTION_DAYS,
+            description=f"Use this many days (1 to {MAX_RETENTION_DAYS}) "
+            "instead of consumer.retention_days",
+        ),
     ] = None,
 ) -> PruneResult:
     retention_days = days if days is not None else state.settings.consumer.retention_days

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from feast_lineage.consumer.deps import ScopeDep, StateDep
+from feast_lineage.consumer.deps import Offset, ScopeDep, StateDep
 from feast_lineage.consumer.responses import model_in_thread
 from feast_lineage.consumer.schemas import DatasetPage, ErrorResponse, JobPage, NamespaceList
 from feast_lineage.consumer.services.catalog import dataset_page, job_page, namespace_list
@@ -26,7 +26,6 @@ Search = Annotated[
     Query(min_length=1, max_length=200, description="Names containing this (any case)"),
 ]
 Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0)]
 
 
 @router.get("/namespaces", response_model=NamespaceList, summary="Every namespace, by name")

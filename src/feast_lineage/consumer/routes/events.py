@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from feast_lineage.consumer.deps import ScopeDep, StateDep
+from feast_lineage.consumer.deps import Offset, ScopeDep, StateDep
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.responses import model_in_thread
 from feast_lineage.consumer.schemas import ErrorResponse, EventPage
@@ -65,7 +65,7 @@ async def get_events(
     ] = None,
     until: Annotated[str | None, Query(description="Event time before this ISO 8601 time")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> Response:
     kind = None
     if event_type is not None:
@@ -76,6 +76,11 @@ async def get_events(
                 + ", ".join(EVENT_TYPES)
             )
     since_us, until_us = parse_time("since", since), parse_time("until", until)
+    if since_us is not None and until_us is not None and since_us >= until_us:
+        raise _invalid(
+            f"query parameter 'since' ({since}) is not before 'until' ({until}), so no event "
+            "can match; swap them"
+        )
     run = parse_run_id(run_id)
     return await model_in_thread(
         lambda: event_page(

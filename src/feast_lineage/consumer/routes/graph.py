@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from fastapi import APIRouter, Query, Request, Response
 
-from feast_lineage.consumer.deps import ScopeDep, StateDep
+from feast_lineage.consumer.deps import Offset, ScopeDep, StateDep
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.responses import model_in_thread
 from feast_lineage.consumer.schemas import ErrorResponse, GraphPage, Subgraph
@@ -50,7 +50,7 @@ async def get_graph(
     scope: ScopeDep,
     namespace: Annotated[str | None, Query(description="Only this namespace")] = None,
     limit: Annotated[int, Query(ge=1, le=5000, description="Nodes per page")] = 500,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> Response:
     return await model_in_thread(
         lambda: graph_page(

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from feast_lineage.consumer.deps import ScopeDep, StateDep
+from feast_lineage.consumer.deps import Offset, ScopeDep, StateDep
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.responses import model_in_thread
 from feast_lineage.consumer.schemas import ErrorResponse, RunDetail, RunPage
@@ -37,7 +37,7 @@ async def get_runs(
         Query(alias="state", description="RUNNING, COMPLETE, FAIL, ABORT or OTHER"),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> Response:
     wanted = None
     if run_state is not None:

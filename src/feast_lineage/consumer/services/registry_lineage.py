@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import make_url
 
@@ -32,6 +33,7 @@ from feast_lineage.registry.objects import GROUP_OF_KIND, ProjectObjects, Ref, k
 log = logging.getLogger(__name__)
 
 OBJECT_TYPES = tuple(GROUP_OF_KIND)
+T = TypeVar("T")
 
 
 class RegistryUnavailable(LineageError):
@@ -60,11 +62,18 @@ class RegistrySource:
             )
 
     def registry(self) -> Any:
+        return self._feature_store().registry
+
+    def repo_config(self) -> Any:
+        """Feast's RepoConfig of the repository (its ``auth_config`` among others)."""
+        return self._feature_store().config
+
+    def _feature_store(self) -> Any:
         self.require_repository()
         with self._lock:
             if self._store is None:
                 self._store = self._open()
-        return self._store.registry
+        return self._store
 
     def _open(self) -> Any:
         try:
@@ -85,21 +94,28 @@ class RegistrySource:
             ) from None
 
     def projects(self) -> list[str]:
-        names = {project.name for project in self.registry().list_projects(allow_cache=False)}
+        """The registry's projects and the repository's own (which may have none yet)."""
+        listed = _reading(lambda: self.registry().list_projects(allow_cache=False))
+        names = {project.name for project in listed}
         if self.settings.project:
             names.add(self.settings.project)
         return sorted(names)
 
     def objects(self, project: str) -> ProjectObjects:
-        try:
-            return read_project(self.registry(), project)
-        except LineageError:
-            raise
-        except Exception as err:
-            log.exception("reading the Feast registry failed")
-            raise RegistryUnavailable(
-                f"the Feast registry could not be read ({type(err).__name__}); see the server log"
-            ) from None
+        return _reading(lambda: read_project(self.registry(), project))
+
+
+def _reading(read: Callable[[], T]) -> T:
+    """``read()``, a registry that cannot be read (corrupt, unreachable) a 503."""
+    try:
+        return read()
+    except LineageError:
+        raise
+    except Exception as err:
+        log.exception("reading the Feast registry failed")
+        raise RegistryUnavailable(
+            f"the Feast registry could not be read ({type(err).__name__}); see the server log"
+        ) from None
 
 
 def _anchor_sqlite_registry(config: Any, repo: Path) -> None:
@@ -124,12 +140,26 @@ def _visible(settings: AppSettings, scope: Scope, project: str) -> bool:
 
 
 def _project(source: RegistrySource, scope: Scope, project: str | None) -> str:
+    """The project asked for (default: the repository's), visible and known.
+
+    Visibility comes first, so a project the caller may not see is refused
+    the same whether or not it exists. The repository's own project is
+    known even before anything is applied to it (its graph is empty).
+    """
     source.require_repository()
     name = project or source.settings.project
     if not name:
         raise LineageError("pass ?project=<name>", code="invalid_parameter")
     if not _visible(source.settings, scope, name):
         raise Forbidden(f"you may not see the lineage of project {name!r}")
+    if name != source.settings.project:
+        known = source.projects()
+        if name not in known:
+            visible = [p for p in known if _visible(source.settings, scope, p)]
+            raise NotFound(
+                f"the registry has no project {name!r}; "
+                f"projects you may see: {', '.join(visible) or 'none'} (check the spelling)"
+            )
     return name
 
 

@@ -26,11 +26,13 @@ from sqlalchemy import Engine
 from feast_lineage.consumer.schemas import PruneResult
 from feast_lineage.consumer.store import maintenance, reads, writes
 from feast_lineage.consumer.store.transactions import write_transaction
-from feast_lineage.event_time import now_us, to_iso
+from feast_lineage.event_time import MIN_US, now_us, to_iso
 
 log = logging.getLogger(__name__)
 
 DAY_US = 86_400 * 1_000_000
+# The first check of the schedule after start (seconds): soon, not at once.
+_FIRST_CHECK_S = 60.0
 
 
 class Retention:
@@ -40,13 +42,18 @@ class Retention:
         self._thread: threading.Thread | None = None
 
     def prune(self, engine: Engine, retention_days: int) -> PruneResult:
-        """Remove what is older than ``retention_days`` (0: nothing)."""
+        """Remove what is older than ``retention_days`` (0: nothing).
+
+        No stored time is before 1900 (ingest refuses them), so a cutoff
+        before then is 1900: more days than that (a configured
+        ``retention_days`` of a million) remove nothing rather than fail.
+        """
         with self._lock:
             started = time.monotonic()
             if retention_days <= 0:
                 cutoff, removed = None, {}
             else:
-                cutoff = now_us() - retention_days * DAY_US
+                cutoff = max(now_us() - retention_days * DAY_US, MIN_US)
                 removed = maintenance.prune(engine, cutoff).counts
             result = PruneResult(
                 cutoff=to_iso(cutoff),
@@ -73,18 +80,27 @@ class Retention:
             return None
 
     def start(self, engine: Engine, retention_days: int, interval_hours: float) -> None:
+        """Prune every ``interval_hours``, counted from the store's last scheduled prune.
+
+        The schedule lives in the store (the time of the last claim), not in
+        this process: a server restarted more often than the interval still
+        prunes once an interval, and the first check comes soon after start
+        (``_FIRST_CHECK_S``, or the interval when shorter) rather than a whole
+        interval later. Every worker runs this loop; one claims each round.
+        """
         interval = interval_hours * 3600
-        # Half an interval: a claim by another process this round wins, and a
-        # process whose timer drifted still prunes next round.
-        min_gap_us = int(interval * 1_000_000 / 2)
+        interval_us = int(interval * 1_000_000)
 
         def loop() -> None:
-            while not self._stop.wait(interval):
+            wait = min(interval, _FIRST_CHECK_S)
+            while not self._stop.wait(wait):
                 try:
-                    if maintenance.claim_prune(engine, now_us(), min_gap_us):
+                    if maintenance.claim_prune(engine, now_us(), interval_us):
                         self.prune(engine, retention_days)
+                    wait = _until_due(engine, interval_us)
                 except Exception:
                     log.exception("retention prune failed; retrying in %s hours", interval_hours)
+                    wait = interval
 
         self._thread = threading.Thread(target=loop, name="lineage-retention", daemon=True)
         self._thread.start()
@@ -98,3 +114,11 @@ class Retention:
         if self._thread is not None:
             self._thread.join(timeout=30)
             self._thread = None
+
+
+def _until_due(engine: Engine, interval_us: int) -> float:
+    """Seconds until the next scheduled prune is due (at least one)."""
+    claimed = maintenance.last_prune_claim(engine)
+    if claimed is None:
+        return 1.0
+    return max((claimed + interval_us - now_us()) / 1_000_000, 1.0)

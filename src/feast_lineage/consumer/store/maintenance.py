@@ -46,6 +46,13 @@ def claim_prune(engine: Engine, now_us: int, min_gap_us: int) -> bool:
         return True
 
 
+def last_prune_claim(engine: Engine) -> int | None:
+    """When the last scheduled prune was claimed (µs), by any process."""
+    with engine.connect() as conn:
+        claimed = read_meta(conn, PRUNE_CLAIM_KEY)
+    return int(claimed) if claimed is not None else None
+
+
 def _bump(conn: Connection) -> None:
     ensure_meta(conn)  # a store no writer has started yet has no generation row
     bump_generation(conn)

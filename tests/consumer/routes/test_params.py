@@ -1,0 +1,228 @@
+"""Query parameters every route shares: bounds, repeats and NUL characters.
+
+Each answers a 400 ``invalid_parameter`` naming the parameter, before the
+handler runs: nothing is read, echoed or deleted with a value the server
+cannot use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine
+
+from feast_lineage.config import ConsumerSettings
+from feast_lineage.config.consumer import MAX_RETENTION_DAYS
+from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.deps import MAX_OFFSET
+from feast_lineage.consumer.routes import include_routes
+from feast_lineage.consumer.services.retention import Retention
+from feast_lineage.consumer.settings import AppSettings
+from feast_lineage.consumer.store.engine import upgrade_schema
+from feast_lineage.event_time import MIN_US, to_iso
+from tests.conftest import AppFactory
+from tests.consumer.lineage import API, chain, cross_producer, ingest
+from tests.factories import dataset, run_event
+
+PAGED = ("events", "runs", "jobs", "datasets", "graph")
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[TestClient]:
+    """A SQLite consumer with a little lineage: the checks here do not depend on the store."""
+    settings = AppSettings(
+        consumer=ConsumerSettings(enabled=True),
+        database_url=f"sqlite:///{tmp_path / 'lineage.db'}",
+    )
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        ingest(client, *cross_producer())
+        yield client
+
+
+def invalid(response: Any) -> str:
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_parameter"
+    return str(error["message"])
+
+
+# Integer bounds
+
+
+@pytest.mark.parametrize("endpoint", PAGED)
+def test_an_offset_past_the_maximum_is_a_400_naming_it(client: TestClient, endpoint: str) -> None:
+    ingest(client, *chain())
+    for offset in (MAX_OFFSET + 1, 2**63, 2**64, 10**30):
+        message = invalid(client.get(f"{API}/{endpoint}", params={"offset": offset}))
+        assert "'offset'" in message
+        assert str(MAX_OFFSET) in message
+    # The largest is a valid query on every database: a page past the last item.
+    response = client.get(f"{API}/{endpoint}", params={"offset": MAX_OFFSET})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["offset"] == MAX_OFFSET
+    assert body.get("items", body.get("nodes")) == []
+
+
+def _integer_schemas(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The integer schemas of a parameter (one, or one of an ``anyOf`` with null)."""
+    options = schema.get("anyOf", [schema])
+    return [option for option in options if option.get("type") == "integer"]
+
+
+def test_every_integer_query_parameter_has_an_upper_bound() -> None:
+    app = FastAPI()
+    include_routes(app, consumer=True, web_ui=True)
+    checked = set()
+    for path, operations in app.openapi()["paths"].items():
+        for operation in operations.values():
+            for param in operation.get("parameters", []):
+                if param["in"] != "query":
+                    continue
+                for schema in _integer_schemas(param["schema"]):
+                    where = f"{path}: query parameter {param['name']!r}"
+                    assert "maximum" in schema, f"{where} has no upper bound"
+                    checked.add(param["name"])
+    assert checked == {"limit", "offset", "depth", "days"}
+
+
+# Retention days
+
+
+def _seed_old(client: TestClient) -> int:
+    ingest(client, *chain())  # 2026-01-01: older than a day, newer than a century
+    total = client.get(f"{API}/events").json()["total"]
+    assert total == 3
+    return int(total)
+
+
+@pytest.mark.parametrize("days", [MAX_RETENTION_DAYS + 1, 700_000, 740_000, 10**20])
+def test_prune_days_past_a_century_are_refused_before_anything_is_deleted(
+    make_client: AppFactory, days: int
+) -> None:
+    client = make_client()
+    total = _seed_old(client)
+    message = invalid(client.post(f"{API}/retention/prune", params={"days": days}))
+    assert "'days'" in message
+    assert str(MAX_RETENTION_DAYS) in message
+    assert client.get(f"{API}/events").json()["total"] == total
+    assert client.get(f"{API}/retention").json()["last_prune"] is None
+    # A century is the most: a cutoff in the 1900s, and nothing of 2026 removed.
+    response = client.post(f"{API}/retention/prune", params={"days": MAX_RETENTION_DAYS})
+    assert response.status_code == 200, response.text
+    assert response.json()["cutoff"][:2] == "19"
+    assert client.get(f"{API}/events").json()["total"] == total
+
+
+def test_a_configured_retention_beyond_1900_prunes_nothing_and_does_not_fail(
+    tmp_path: Path,
+) -> None:
+    """retention_days in the config is not bounded by the route: the prune copes."""
+    engine = create_engine(f"sqlite:///{tmp_path / 'lineage.db'}")
+    upgrade_schema(engine)
+    try:
+        for days in (740_000, 10**20):
+            result = Retention().prune(engine, days)
+            assert result.cutoff == "1900-01-01T00:00:00Z"
+            assert not any(result.removed.values())
+    finally:
+        engine.dispose()
+
+
+def test_times_before_the_year_1000_keep_four_digit_years() -> None:
+    delta = datetime(110, 5, 19, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)
+    assert to_iso(delta.days * 86_400 * 1_000_000) == "0110-05-19T00:00:00Z"
+    assert to_iso(MIN_US) == "1900-01-01T00:00:00Z"
+
+
+# Repeated parameters
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "query", "name"),
+    [
+        ("DELETE", "/reset", "namespace=a&namespace=b", "namespace"),
+        ("POST", "/retention/prune", "days=1&days=2", "days"),
+        ("GET", "/events", "event_type=START&event_type=FAIL", "event_type"),
+        ("GET", "/events", "limit=5&limit=5", "limit"),
+        ("GET", "/runs", "state=FAIL&state=COMPLETE", "state"),
+        ("GET", "/jobs", "search=a&search=b", "search"),
+        ("GET", "/datasets", "namespace=a&namespace=b", "namespace"),
+        ("GET", "/graph", "offset=0&offset=1", "offset"),
+        ("GET", "/graph/node", "type=job&namespace=a&name=b&name=c", "name"),
+    ],
+)
+def test_a_repeated_parameter_is_a_400_naming_it(
+    api: TestClient, method: str, path: str, query: str, name: str
+) -> None:
+    message = invalid(api.request(method, f"{API}{path}?{query}"))
+    assert message == f"query parameter {name!r} is given twice; pass it once"
+
+
+def test_a_repeated_namespace_resets_nothing(api: TestClient) -> None:
+    before = api.get(f"{API}/namespaces").json()
+    query = "namespace=spark%3A%2F%2Fml-team&namespace=s3%3A%2F%2Fbucket"
+    invalid(api.delete(f"{API}/reset?{query}"))
+    assert api.get(f"{API}/namespaces").json() == before
+
+
+def test_every_repeated_parameter_is_named(api: TestClient) -> None:
+    response = api.get(f"{API}/events?limit=1&limit=2&limit=3&offset=0&offset=0&job_name=x")
+    message = invalid(response)
+    assert message == "query parameter 'limit' is given 3 times; pass it once"
+    details = response.json()["error"]["details"]
+    assert [d["path"] for d in details] == ["query parameter 'limit'", "query parameter 'offset'"]
+    # An unknown parameter is named first, repeated or not.
+    unknown = api.get(f"{API}/retention?x=1&x=2")
+    assert unknown.status_code == 400
+    assert unknown.json()["error"]["code"] == "unknown_parameter"
+    # /healthz takes any parameters, as before.
+    assert api.get("/healthz?probe=1&probe=2").status_code == 200
+
+
+def test_registry_routes_refuse_repeats_too(api: TestClient) -> None:
+    message = invalid(api.get("/api/v1/lineage/registry?project=a&project=b"))
+    assert message == "query parameter 'project' is given twice; pass it once"
+
+
+# NUL characters
+
+
+@pytest.mark.parametrize("endpoint", ["jobs", "datasets"])
+def test_a_nul_in_search_is_refused_not_a_match_for_everything(
+    api: TestClient, endpoint: str
+) -> None:
+    assert api.get(f"{API}/{endpoint}").json()["total"] > 0
+    message = invalid(api.get(f"{API}/{endpoint}?search=%00"))
+    assert message.startswith("query parameter 'search' contains a NUL character")
+    invalid(api.get(f"{API}/{endpoint}?search=dri%00ver"))
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "name"),
+    [
+        ("GET", "/events?namespace=%00", "namespace"),
+        ("GET", "/events?job_name=x%00", "job_name"),
+        ("GET", "/runs?job_namespace=%00", "job_namespace"),
+        ("GET", "/graph?namespace=%00", "namespace"),
+        ("GET", "/graph/node?type=job&namespace=a%00&name=b", "namespace"),
+        ("DELETE", "/reset?namespace=%00", "namespace"),
+    ],
+)
+def test_a_nul_in_any_query_parameter_is_refused(
+    api: TestClient, method: str, path: str, name: str
+) -> None:
+    message = invalid(api.request(method, API + path))
+    assert message.startswith(f"query parameter {name!r} contains a NUL character")
+
+
+def test_the_nul_check_runs_on_every_database(client: TestClient) -> None:
+    ingest(client, run_event("COMPLETE", job=("ns", "j"), outputs=[dataset("ns", "d")]))
+    for query in ("search=%00", "namespace=%00"):
+        invalid(client.get(f"{API}/jobs?{query}"))
