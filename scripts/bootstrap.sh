@@ -16,7 +16,7 @@ else
   fi
 fi
 export UV_PROJECT_ENVIRONMENT="$PWD/.venv"
-"$UV" sync --locked --extra postgres --extra mysql --quiet
+"$UV" sync --locked --extra postgres --extra mysql --extra oidc --quiet
 
 # The web UI: Node packages exactly as package-lock.json pins them, built by
 # Vite into src/feast_lineage/webui/, which `feast-lineage ui` serves (no

@@ -33,8 +33,9 @@ export class ApiError extends Error {
 
 type Query = Record<string, string | number | null | undefined>;
 
-// A read API key, when the server asks for one (openlineage.consumer.authorizer):
-// kept for this browser tab only, and sent as X-API-Key.
+// A read API key, or a Feast access token with the feast authorizer, when the
+// server asks for one (openlineage.consumer.authorizer): kept for this browser
+// tab only, and sent as Authorization: Bearer, which every authorizer reads.
 const KEY_STORAGE = "feast-lineage.api-key";
 
 export function setApiKey(key: string | null): void {
@@ -44,7 +45,7 @@ export function setApiKey(key: string | null): void {
 
 function authHeaders(): Record<string, string> {
   const key = sessionStorage.getItem(KEY_STORAGE);
-  return key ? { "X-API-Key": key } : {};
+  return key ? { Authorization: `Bearer ${key}` } : {};
 }
 
 function withQuery(path: string, query: Query = {}): string {

@@ -59,6 +59,28 @@ class ApiKeysAuthorizerSettings(BaseModel):
     )
 
 
+class FeastAuthorizerSettings(BaseModel):
+    """``type: feast``: Feast's own auth and permissions decide (the spec's RBAC).
+
+    The default when feature_store.yaml's ``auth`` section is ``oidc`` or
+    ``kubernetes`` and no authorizer is configured.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["feast"]
+    cache_seconds: float = Field(
+        default=60,
+        ge=0,
+        le=3600,
+        description="How long a token's permitted projects are remembered (0: ask every time)",
+    )
+
+
+# Feast auth types (feature_store.yaml ``auth.type``) that name an identity provider.
+FEAST_AUTH_TYPES = frozenset({"oidc", "kubernetes"})
+
 AuthorizerSettings = Annotated[
-    OpenAuthorizerSettings | ApiKeysAuthorizerSettings, Field(discriminator="type")
+    OpenAuthorizerSettings | ApiKeysAuthorizerSettings | FeastAuthorizerSettings,
+    Field(discriminator="type"),
 ]

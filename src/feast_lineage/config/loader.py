@@ -25,6 +25,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from feast_lineage.config import consumer as consumer_module
+from feast_lineage.config.authorizer import FEAST_AUTH_TYPES, FeastAuthorizerSettings
 from feast_lineage.config.consumer import ConsumerSettings
 from feast_lineage.config.errors import ConfigError
 from feast_lineage.config.producer import ENV_NAMES, ProducerSettings
@@ -50,7 +51,7 @@ _FIXES: dict[str, str] = {
     "namespace_mapping": "use a mapping of OpenLineage namespace to Feast project, "
     'e.g. {"spark://ml-team": "my_project"}',
     "additional_config": "use a mapping of transport settings, e.g. {log_file_path: lineage.json}",
-    "retention_days": "use a whole number of days, or 0 to keep everything",
+    "retention_days": "use a whole number of days from 1 to 36500, or 0 to keep everything",
     "retention_check_interval_hours": "use a number of hours greater than 0",
     "max_request_bytes": "use a whole number of bytes, at least 1024",
     "max_batch_events": "use a whole number, at least 1",
@@ -93,6 +94,7 @@ class LineageConfig:
     consumer: ConsumerSettings
     registry_type: str
     registry_path: str | None = field(repr=False)  # may hold a password
+    feast_auth: str = "no_auth"  # feature_store.yaml auth.type
 
     def database_option(self) -> str:
         """The option the consumer store's URL comes from (for messages)."""
@@ -330,6 +332,8 @@ def config_from_data(
             "e.g. http://localhost:6580",
         )
 
+    consumer = _with_feast_authorizer(consumer, _feast_auth_type(data))
+
     registry = data.get("registry")
     if isinstance(registry, dict):
         registry_type = str(registry.get("registry_type", "file"))
@@ -345,7 +349,31 @@ def config_from_data(
         consumer=consumer,
         registry_type=registry_type,
         registry_path=str(registry_path) if registry_path is not None else None,
+        feast_auth=_feast_auth_type(data),
     )
     if consumer.enabled:
         config.database_url()  # fails fast on a consumer without a usable database
     return config
+
+
+def _feast_auth_type(data: Mapping[str, Any]) -> str:
+    """feature_store.yaml's ``auth.type`` (Feast's default: ``no_auth``)."""
+    auth = data.get("auth")
+    if isinstance(auth, dict):
+        return str(auth.get("type") or "no_auth")
+    return auth if isinstance(auth, str) and auth else "no_auth"
+
+
+def _with_feast_authorizer(consumer: ConsumerSettings, feast_auth: str) -> ConsumerSettings:
+    """Reads follow Feast's permissions when Feast auth is on and no authorizer is set."""
+    chosen = consumer.authorizer
+    if isinstance(chosen, FeastAuthorizerSettings) and feast_auth not in FEAST_AUTH_TYPES:
+        raise ConfigError(
+            "openlineage.consumer.authorizer",
+            f"is feast, but feature_store.yaml's auth is {feast_auth}",
+            "configure Feast's auth section (type oidc or kubernetes), "
+            "or choose the authorizer type open or api_keys",
+        )
+    if "authorizer" not in consumer.model_fields_set and feast_auth in FEAST_AUTH_TYPES:
+        return consumer.model_copy(update={"authorizer": FeastAuthorizerSettings(type="feast")})
+    return consumer

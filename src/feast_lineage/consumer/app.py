@@ -20,12 +20,14 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from feast_lineage import __version__
+from feast_lineage.config.authorizer import FEAST_AUTH_TYPES
 from feast_lineage.consumer.authz import OpenAuthorizer, build_authorizer
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
 from feast_lineage.consumer.origin import SameOriginMiddleware
 from feast_lineage.consumer.routes import include_routes
 from feast_lineage.consumer.routes.ui import warm_registry
+from feast_lineage.consumer.services.registry_lineage import RegistrySource
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
@@ -36,18 +38,28 @@ log = logging.getLogger(__name__)
 def create_app(settings: AppSettings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # One registry source for the registry endpoints, the UI and the authorizer.
+        source = RegistrySource(settings) if settings.repo_path is not None else None
+        app.state.registry_source = source
         if settings.serve_ui:
             warm_registry(app, settings)
         if not settings.serve_consumer:
             # Registry lineage (and the UI) only: no database, no threads.
-            app.state.authorizer = build_authorizer(settings)
+            app.state.authorizer = build_authorizer(settings, source)
             yield
             return
         engine = create_store_engine(settings.database_url)
         upgrade_schema(engine)
         pipeline = IngestPipeline(engine)
         pipeline.start()
-        authorizer = build_authorizer(settings)
+        authorizer = build_authorizer(settings, source)
+        if settings.feast_auth in FEAST_AUTH_TYPES and isinstance(authorizer, OpenAuthorizer):
+            log.warning(
+                "feature_store.yaml turns Feast auth on (%s), but openlineage.consumer.authorizer "
+                "is open: anyone who can reach this server reads all lineage; remove the "
+                "authorizer option to follow Feast's permissions",
+                settings.feast_auth,
+            )
         if settings.consumer.api_key is None:
             log.warning(
                 "openlineage.consumer.api_key is not set: ingest is open to anyone who can "

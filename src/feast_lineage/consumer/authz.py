@@ -41,19 +41,23 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from starlette.requests import HTTPConnection
 
 from feast_lineage.config.authorizer import (
     ALL_PROJECTS,
     ApiKeysAuthorizerSettings,
+    FeastAuthorizerSettings,
     OpenAuthorizerSettings,
 )
 from feast_lineage.consumer.auth import presented_key
 from feast_lineage.consumer.errors import LineageError, Unauthorized
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.identity import namespace_id
+
+if TYPE_CHECKING:
+    from feast_lineage.consumer.services.registry_lineage import RegistrySource
 
 log = logging.getLogger(__name__)
 
@@ -184,11 +188,28 @@ class ApiKeysAuthorizer:
         return found
 
 
-def build_authorizer(settings: AppSettings) -> Authorizer:
-    """The authorizer that ``openlineage.consumer.authorizer`` configures."""
+def build_authorizer(settings: AppSettings, source: RegistrySource | None = None) -> Authorizer:
+    """The authorizer that ``openlineage.consumer.authorizer`` configures.
+
+    ``source``: the repository's registry, which the ``feast`` authorizer asks.
+    """
     config = settings.consumer.authorizer
     if isinstance(config, OpenAuthorizerSettings):
         return OpenAuthorizer()
+    if isinstance(config, FeastAuthorizerSettings):
+        from feast_lineage.consumer.authz_feast import FeastPermissionsAuthorizer
+
+        if source is None:
+            raise ValueError("the feast authorizer needs the feature repository's registry")
+        return FeastPermissionsAuthorizer(
+            repo_config=source.repo_config,
+            registry=source.registry,
+            project=settings.project,
+            namespace_mapping=settings.consumer.namespace_mapping,
+            producer_namespace=settings.producer_namespace,
+            admin_key=settings.consumer.api_key_value(),
+            cache_seconds=config.cache_seconds,
+        )
     if isinstance(config, ApiKeysAuthorizerSettings):
         return ApiKeysAuthorizer(
             config,

@@ -24,6 +24,7 @@ class AppSettings:
     serve_consumer: bool = True
     # Serve the web UI (the built files in feast_lineage/webui) at "/".
     serve_ui: bool = False
+    feast_auth: str = "no_auth"  # feature_store.yaml auth.type
 
     @classmethod
     def from_config(
@@ -46,4 +47,5 @@ class AppSettings:
             project=config.project,
             serve_consumer=serve_consumer,
             serve_ui=serve_ui,
+            feast_auth=config.feast_auth,
         )

@@ -25,7 +25,7 @@ function advice(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.status === 0) return "Start it again (feast-lineage ui) and press Retry.";
     if (error.status === 401)
-      return "This server asks for an API key for reading: enter yours (ask the server's operator for one).";
+      return "This server asks for an API key for reading, or your Feast access token: enter it (ask the server's operator which).";
     if (error.status === 403) return "Your key may not see this project or namespace.";
     if (error.status === 404 && error.code === "no_registry")
       return "Start feast-lineage ui from the feature repository, or pass -c <repo dir>.";
@@ -66,7 +66,7 @@ export function Failure({
   );
 }
 
-/** Asks for a read API key, keeps it for this tab, and reloads. */
+/** Asks for a read API key (or access token), keeps it for this tab, and reloads. */
 function KeyForm() {
   const [key, setKey] = useState("");
   return (
@@ -82,8 +82,8 @@ function KeyForm() {
         type="password"
         value={key}
         onChange={(e) => setKey(e.target.value)}
-        placeholder="API key"
-        aria-label="API key"
+        placeholder="API key or access token"
+        aria-label="API key or access token"
         autoComplete="off"
       />
       <button type="submit" className="btn">

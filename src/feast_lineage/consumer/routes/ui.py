@@ -20,7 +20,6 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from feast_lineage import __version__
 from feast_lineage.consumer.deps import SettingsDep
 from feast_lineage.consumer.schemas import Health, UiSettings
-from feast_lineage.consumer.services.registry_lineage import RegistrySource
 from feast_lineage.consumer.settings import AppSettings
 
 WEB_UI_DIR = Path(__file__).resolve().parents[2] / "webui"
@@ -48,10 +47,9 @@ def warm_registry(app: FastAPI, settings: AppSettings) -> None:
     Opening it imports Feast, which takes seconds; a request meanwhile
     waits for it (RegistrySource holds a lock) rather than starting anew.
     """
-    if settings.repo_path is None:
+    source = getattr(app.state, "registry_source", None)
+    if source is None:
         return
-    source = RegistrySource(settings)
-    app.state.registry_source = source
 
     def open_registry() -> None:
         try:

@@ -1,0 +1,208 @@
+"""The ``feast`` authorizer: read access follows Feast's own permissions.
+
+The spec's RBAC for lineage: a caller sees the namespaces of the Feast
+projects it may ``DESCRIBE``, and the external namespaces that
+``namespace_mapping`` maps to them (:func:`.authz.project_namespaces`).
+Everything comes from Feast itself:
+
+* the ``auth`` section of feature_store.yaml says how callers prove who they
+  are (``oidc`` or ``kubernetes``), and Feast's own token parser for it turns
+  the request's ``Authorization: Bearer <token>`` into a Feast user with
+  roles (and, on Kubernetes, groups and namespaces);
+* the registry's projects and their ``Permission`` objects decide, through
+  Feast's own policy enforcement, which projects that user may ``DESCRIBE``.
+
+A token's scope is remembered for ``cache_seconds`` (never past the token's
+own expiry), keyed by a digest of the token, so a page of the web UI that
+sends ten requests asks the identity provider and the registry once. The
+consumer's admin ``api_key`` still sees everything. A missing or invalid
+token is a 401; a registry that cannot be read is a 503; an identity
+provider that cannot be reached is a 503 too. Nothing here ever widens a
+scope on failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from starlette.requests import HTTPConnection
+
+from feast_lineage.consumer.auth import presented_key
+from feast_lineage.consumer.authz import Scope, project_namespaces
+from feast_lineage.consumer.errors import LineageError, Unauthorized
+
+log = logging.getLogger(__name__)
+
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="feast-lineage"'}
+_MAX_CACHED = 10_000
+
+
+class IdentityUnavailable(LineageError):
+    status = 503
+    code = "identity_provider_unavailable"
+
+
+def bearer_token(conn: HTTPConnection) -> str | None:
+    auth = conn.headers.get("authorization")
+    if not auth:
+        return None
+    scheme, _, value = auth.partition(" ")
+    return value.strip() or None if scheme.lower() == "bearer" else None
+
+
+def token_parser(auth_config: Any) -> Any:
+    """Feast's own token parser for the repository's ``auth`` section."""
+    kind = getattr(auth_config, "type", "no_auth")
+    if kind == "oidc":
+        from feast.permissions.auth.oidc_token_parser import OidcTokenParser
+
+        return OidcTokenParser(auth_config=auth_config)
+    if kind == "kubernetes":
+        from feast.permissions.auth.kubernetes_token_parser import KubernetesTokenParser
+
+        return KubernetesTokenParser()  # type: ignore[no-untyped-call]
+    raise ValueError(f"Feast auth type {kind!r} names no identity provider")
+
+
+def permitted_projects(registry: Any, user: Any, extra_project: str | None) -> list[str]:
+    """The registry's projects that ``user`` may DESCRIBE, by Feast's own rules."""
+    from feast.errors import FeastPermissionError
+    from feast.permissions.action import AuthzedAction
+    from feast.permissions.enforcer import enforce_policy
+    from feast.project import Project
+
+    projects = {p.name: p for p in registry.list_projects(allow_cache=True)}
+    if extra_project and extra_project not in projects:
+        projects[extra_project] = Project(name=extra_project)
+    actions = [AuthzedAction.DESCRIBE]
+    permitted: list[str] = []
+    for name, project in sorted(projects.items()):
+        permissions = registry.list_permissions(project=name, allow_cache=True)
+        # No permission that applies: denied, without Feast's error log per project.
+        if not any(p.match_resource(project) and p.match_actions(actions) for p in permissions):
+            continue
+        try:
+            if enforce_policy(permissions, user, [project], actions):
+                permitted.append(name)
+        except FeastPermissionError:
+            continue
+    return permitted
+
+
+class FeastPermissionsAuthorizer:
+    """Projects the caller may DESCRIBE in Feast, and their namespaces."""
+
+    blocking = True  # asks the identity provider and the registry
+
+    def __init__(
+        self,
+        *,
+        repo_config: Callable[[], Any],
+        registry: Callable[[], Any],
+        project: str | None,
+        namespace_mapping: Mapping[str, str],
+        producer_namespace: str,
+        admin_key: str | None,
+        cache_seconds: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._repo_config = repo_config
+        self._registry = registry
+        self._project = project
+        self._mapping = dict(namespace_mapping)
+        self._producer_namespace = producer_namespace
+        self._admin = admin_key.encode() if admin_key else None
+        self._cache_seconds = cache_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._parser: Any = None
+        self._scopes: OrderedDict[bytes, tuple[float, Scope]] = OrderedDict()
+
+    def scope(self, request: HTTPConnection) -> Scope:
+        key = presented_key(request)
+        admin = self._admin
+        if admin is not None and key is not None and hmac.compare_digest(key.encode(), admin):
+            return Scope.everything()
+        token = bearer_token(request)
+        if token is None:
+            raise Unauthorized(
+                "a Feast access token is required: send it as Authorization: Bearer <token>, "
+                "the token your Feast clients use",
+                headers=_CHALLENGE,
+            )
+        digest = hashlib.sha256(token.encode()).digest()
+        now = self._clock()
+        with self._lock:
+            cached = self._scopes.get(digest)
+            if cached is not None and cached[0] > now:
+                return cached[1]
+        user = self._user(token)
+        try:
+            projects = permitted_projects(self._registry(), user, self._project)
+        except LineageError:
+            raise
+        except Exception as err:
+            log.exception("reading Feast permissions from the registry failed")
+            raise LineageError(
+                f"Feast permissions could not be read ({type(err).__name__}), so nothing is "
+                "shown; check the registry and the server log",
+                status=503,
+                code="registry_unavailable",
+            ) from None
+        scope = Scope.of(project_namespaces(projects, self._mapping, self._producer_namespace))
+        expires = now + self._cache_seconds
+        claimed = _expiry(token)
+        if claimed is not None:
+            expires = min(expires, claimed)
+        if expires > now:
+            with self._lock:
+                self._scopes[digest] = (expires, scope)
+                self._scopes.move_to_end(digest)
+                while len(self._scopes) > _MAX_CACHED:
+                    self._scopes.popitem(last=False)
+        return scope
+
+    def _user(self, token: str) -> Any:
+        from starlette.authentication import AuthenticationError
+
+        parser = self._token_parser()
+        try:
+            return asyncio.run(parser.user_details_from_access_token(token))
+        except AuthenticationError:
+            raise Unauthorized(
+                "the access token is not valid (expired, or not signed by the identity "
+                "provider of feature_store.yaml's auth section)",
+                code="invalid_token",
+                headers=_CHALLENGE,
+            ) from None
+        except Exception as err:
+            log.warning("the identity provider could not check a token: %s", type(err).__name__)
+            raise IdentityUnavailable(
+                "the identity provider could not be asked about the access token; retry later"
+            ) from None
+
+    def _token_parser(self) -> Any:
+        with self._lock:
+            if self._parser is None:
+                self._parser = token_parser(self._repo_config().auth_config)
+            return self._parser
+
+
+def _expiry(token: str) -> float | None:
+    """The ``exp`` claim of a JWT the parser has verified (None when it has none)."""
+    import jwt
+
+    try:
+        claims = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return None
+    exp = claims.get("exp")
+    return float(exp) if isinstance(exp, int | float) else None

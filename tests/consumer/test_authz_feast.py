@@ -1,0 +1,178 @@
+"""The ``feast`` authorizer: reads follow Feast's own auth and permissions.
+
+Real parts: a Feast registry with two projects and their Permission
+objects, Feast's own OIDC token parser, and an OpenID Connect issuer on
+localhost (``tests/oidc.py``) that it asks over HTTP. Only the identity
+provider is a stand-in: Keycloak cannot run here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fastapi.testclient import TestClient
+
+from feast_lineage.config.authorizer import FeastAuthorizerSettings
+from feast_lineage.config.errors import ConfigError
+from feast_lineage.config.loader import load_config
+from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.settings import AppSettings
+from tests.consumer.lineage import API, ingest
+from tests.factories import run_event
+from tests.oidc import CLIENT_ID, Issuer, new_key, running_issuer
+
+ADMIN = "admin-key"  # pragma: allowlist secret
+MAPPING = {"spark://team-a": "alpha"}
+
+
+def fs_yaml(root: Path, project: str, auth: dict[str, Any] | None, **consumer: Any) -> Path:
+    data: dict[str, Any] = {
+        "project": project,
+        "registry": str(root / "data" / "registry.db"),
+        "provider": "local",
+        "online_store": {"type": "sqlite", "path": str(root / "data" / f"{project}.db")},
+        "entity_key_serialization_version": 3,
+        "openlineage": {
+            "consumer": {
+                "enabled": True,
+                "connection_string": f"sqlite:///{root / 'lineage.db'}",
+                "api_key": ADMIN,
+                "namespace_mapping": MAPPING,
+                **consumer,
+            }
+        },
+    }
+    if auth is not None:
+        data["auth"] = auth
+    path = root / f"{project}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def populate_registry(root: Path) -> None:
+    """Projects alpha and beta, each readable by its own role (Feast with auth off)."""
+    from feast import Entity, FeatureStore, ValueType
+    from feast.permissions.action import AuthzedAction
+    from feast.permissions.permission import Permission
+    from feast.permissions.policy import RoleBasedPolicy
+    from feast.project import Project
+
+    (root / "data").mkdir(exist_ok=True)
+    for project in ("alpha", "beta"):
+        store = FeatureStore(repo_path=str(root), fs_yaml_file=fs_yaml(root, project, None))
+        store.apply(
+            [
+                Entity(
+                    name=f"{project}_id",
+                    join_keys=[f"{project}_id"],
+                    value_type=ValueType.INT64,
+                ),
+                Permission(
+                    name=f"{project}-readers",
+                    types=[Project],
+                    policy=RoleBasedPolicy(roles=[f"{project}-reader", "everyone"]),
+                    actions=[AuthzedAction.DESCRIBE],
+                ),
+            ]
+        )
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    with running_issuer() as running:
+        yield running
+
+
+@pytest.fixture
+def client(tmp_path: Path, issuer: Issuer) -> Iterator[TestClient]:
+    populate_registry(tmp_path)
+    auth = {"type": "oidc", "client_id": CLIENT_ID, "auth_discovery_url": issuer.discovery_url}
+    yaml_file = fs_yaml(tmp_path, "alpha", auth)
+    config = load_config(tmp_path, yaml_file)
+    assert isinstance(config.consumer.authorizer, FeastAuthorizerSettings)  # chosen by default
+    settings = AppSettings.from_config(config, standalone=True, fs_yaml_file=yaml_file)
+    with TestClient(create_app(settings)) as test_client:
+        test_client.headers["X-API-Key"] = ADMIN
+        ingest(
+            test_client,
+            run_event("COMPLETE", job=("alpha", "train")),
+            run_event("COMPLETE", job=("spark://team-a", "etl")),
+            run_event("COMPLETE", job=("beta", "score")),
+        )
+        del test_client.headers["X-API-Key"]
+        yield test_client
+
+
+def job_names(client: TestClient, token: str) -> list[str]:
+    response = client.get(f"{API}/jobs", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200, response.text
+    return sorted(job["name"] for job in response.json()["items"])
+
+
+def test_a_caller_sees_the_projects_feast_lets_it_describe(
+    client: TestClient, issuer: Issuer
+) -> None:
+    assert job_names(client, issuer.token("ana", ["alpha-reader"])) == ["etl", "train"]
+    assert job_names(client, issuer.token("bo", ["beta-reader"])) == ["score"]
+    assert job_names(client, issuer.token("cy", ["everyone"])) == ["etl", "score", "train"]
+    assert job_names(client, issuer.token("di", ["unrelated"])) == []
+    admin = client.get(f"{API}/jobs", headers={"X-API-Key": ADMIN})
+    assert admin.json()["total"] == 3
+
+
+def test_no_token_or_a_bad_one_gets_401_and_no_data(client: TestClient, issuer: Issuer) -> None:
+    missing = client.get(f"{API}/jobs")
+    assert missing.status_code == 401
+    assert "Authorization: Bearer" in missing.json()["error"]["message"]
+    assert missing.headers["WWW-Authenticate"].startswith("Bearer")
+    forged = issuer.token("ana", ["alpha-reader"], key=new_key())
+    expired = issuer.token("ana", ["alpha-reader"], expires_in=-120)
+    for token in (forged, expired, "not-a-jwt"):
+        response = client.get(f"{API}/jobs", headers={"Authorization": f"Bearer {token}"})
+        assert response.status_code == 401, response.text
+        assert response.json()["error"]["code"] == "invalid_token"
+        assert "train" not in response.text
+
+
+def test_a_token_is_checked_once_then_remembered(client: TestClient, issuer: Issuer) -> None:
+    token = issuer.token("ana", ["alpha-reader"])
+    assert job_names(client, token) == ["etl", "train"]
+    asked = len(issuer.requests)
+    for _ in range(3):
+        assert job_names(client, token) == ["etl", "train"]
+    assert len(issuer.requests) == asked  # neither the keys nor the discovery again
+
+
+def test_registry_and_graph_endpoints_follow_the_same_scope(
+    client: TestClient, issuer: Issuer
+) -> None:
+    bearer = {"Authorization": f"Bearer {issuer.token('bo', ['beta-reader'])}"}
+    graph = client.get(f"{API}/graph", headers=bearer).json()
+    assert {n["namespace"] for n in graph["nodes"]} == {"beta"}
+    refused = client.get("/api/v1/lineage/registry", params={"project": "alpha"}, headers=bearer)
+    assert refused.status_code == 403
+    allowed = client.get("/api/v1/lineage/registry", params={"project": "beta"}, headers=bearer)
+    assert allowed.status_code == 200, allowed.text
+
+
+def test_feast_authorizer_needs_feast_auth(tmp_path: Path) -> None:
+    yaml_file = fs_yaml(tmp_path, "alpha", None, authorizer={"type": "feast"})
+    with pytest.raises(ConfigError, match=r"openlineage.consumer.authorizer: is feast"):
+        load_config(tmp_path, yaml_file)
+
+
+def test_an_explicit_authorizer_wins_over_feast_auth_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    auth = {"type": "oidc", "client_id": CLIENT_ID, "auth_discovery_url": "http://127.0.0.1:9"}
+    yaml_file = fs_yaml(tmp_path, "alpha", auth, authorizer={"type": "open"})
+    config = load_config(tmp_path, yaml_file)
+    assert config.consumer.authorizer.type == "open"
+    settings = AppSettings.from_config(config, standalone=True, fs_yaml_file=yaml_file)
+    with caplog.at_level("WARNING"), TestClient(create_app(settings)) as client:
+        assert client.get(f"{API}/jobs").status_code == 200  # open, as configured
+    assert "Feast auth on (oidc), but openlineage.consumer.authorizer is open" in caplog.text
