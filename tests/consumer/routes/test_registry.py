@@ -145,6 +145,17 @@ def test_one_object_with_its_direct_lineage(api: TestClient) -> None:
     assert [n["type"] for n in odfv["upstream"]] == ["data_source", "feature_view"]
 
 
+def test_feasts_own_camel_case_object_types_work_too(api: TestClient) -> None:
+    # Feast's registry REST API says featureView for every kind of feature view.
+    odfv = api.get(f"{R}/objects/featureView/expected_trips").json()
+    assert odfv["node"]["type"] == "on_demand_feature_view"
+    source = api.get(f"{R}/objects/dataSource/driver_stats_source").json()
+    assert source["node"]["id"] == "demo:data_source:driver_stats_source"
+    service = api.get(f"{R}/objects/featureService/driver_activity")
+    assert service.status_code == 200
+    assert api.get(f"{R}/objects/featureView/driver_activity").status_code == 404
+
+
 def test_unknown_objects_and_types_are_errors_in_the_one_error_shape(api: TestClient) -> None:
     missing = api.get(f"{R}/objects/feature_view/nope")
     assert missing.status_code == 404

@@ -28,11 +28,31 @@ from feast_lineage.consumer.schemas import (
 )
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.registry.graph import Graph, Node, node_id, object_metadata, project_graph
-from feast_lineage.registry.objects import GROUP_OF_KIND, ProjectObjects, Ref, kind_of, read_project
+from feast_lineage.registry.objects import (
+    GROUP_OF_KIND,
+    Group,
+    ProjectObjects,
+    Ref,
+    kind_of,
+    read_project,
+)
 
 log = logging.getLogger(__name__)
 
 OBJECT_TYPES = tuple(GROUP_OF_KIND)
+# The object types of Feast's own registry REST API, which names them in
+# camelCase; there a feature view is any kind of feature view.
+FEAST_TYPE_GROUPS: dict[str, Group] = {
+    "entity": "entity",
+    "dataSource": "data_source",
+    "featureView": "feature_view",
+    "featureService": "feature_service",
+    "savedDataset": "saved_dataset",
+}
+_GROUP_OF_TYPE: dict[str, Group] = {
+    **{str(kind): group for kind, group in GROUP_OF_KIND.items()},
+    **FEAST_TYPE_GROUPS,
+}
 T = TypeVar("T")
 
 
@@ -215,16 +235,20 @@ def registry_object(
     object_type: str,
     object_name: str,
 ) -> RegistryObject:
-    if object_type not in GROUP_OF_KIND:
+    group = _GROUP_OF_TYPE.get(object_type)
+    if group is None:
         raise LineageError(
-            f"{object_type!r} is not an object type; use one of {', '.join(OBJECT_TYPES)}",
+            f"{object_type!r} is not an object type; use one of {', '.join(OBJECT_TYPES)} "
+            f"(or Feast's {', '.join(FEAST_TYPE_GROUPS)})",
             code="invalid_object_type",
         )
     name = _project(source, scope, project)
     objects = source.objects(name)
-    ref = Ref(GROUP_OF_KIND[object_type], object_name)
+    ref = Ref(group, object_name)
     obj = objects.get(ref)
-    if obj is None or kind_of(obj) != object_type:
+    # A Feast type name (featureView) takes any kind of its group; ours, that kind.
+    exact = object_type in GROUP_OF_KIND
+    if obj is None or (exact and kind_of(obj) != object_type):
         raise NotFound(f"project {name!r} has no {object_type} named {object_name!r}")
     graph = project_graph(objects, source.repo_path, complete=False)
     center = node_id(name, ref)
