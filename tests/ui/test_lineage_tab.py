@@ -210,6 +210,8 @@ def test_clicking_a_node_opens_its_schema_feast_metadata_and_aliases(
     expect(panel).to_contain_text("Driver statistics per hour")  # documentation
     shoot(page, "details-feature-view")
 
+    page.get_by_role("button", name="Close details").click()  # it may cover the next node
+    expect(panel).to_have_count(0)
     node(page, "driver_daily_trips_source").click()
     aliases = panel.get_by_test_id("aliases")
     expect(aliases).to_contain_text("exports.public.driver_trips")
@@ -231,6 +233,9 @@ def test_a_job_shows_its_run_history_and_each_runs_inputs_and_outputs(
     expect(runs).to_contain_text("8 min 0 s")  # duration
     expect(page.get_by_test_id("details-panel")).to_contain_text("select t.driver_id")  # SQL
 
+    # The open panel may cover the next node (where depends on the layout): close it first.
+    page.get_by_role("button", name="Close details").click()
+    expect(page.get_by_test_id("details-panel")).to_have_count(0)
     node(page, "train_driver_ranking").click()
     expect(page.get_by_test_id("details-panel").locator(".panel-title")).to_have_text(
         "train_driver_ranking"
