@@ -164,9 +164,14 @@ def test_data_source_facets(applied: Applied) -> None:
     parquet = (applied.root / "data" / "driver_stats.parquet").resolve()
     assert stats["dataSource"]["uri"] == parquet.as_uri()
     assert stats["dataSource"]["name"] == "driver_stats_source"
+    # The dataset a Spark job reading the same file names: an alias of the source.
+    assert stats["symlinks"]["identifiers"] == [
+        {"namespace": "file", "name": str(parquet), "type": "FILE"}
+    ]
     push = output(event, "data_source/driver_stats_push")
     assert push["feast_data_source"]["source_type"] == "PushSource"
     assert "uri" not in push["dataSource"]
+    assert "symlinks" not in push
     request = output(event, "data_source/trip_request")
     assert request["feast_data_source"]["source_type"] == "RequestSource"
     assert request["schema"]["fields"] == [

@@ -19,10 +19,11 @@ from openlineage.client.facet_v2 import (
     documentation_dataset,
     job_type_job,
     schema_dataset,
+    symlinks_dataset,
 )
 
 from feast_lineage.producer import facets as feast_facets
-from feast_lineage.registry.locations import location_uri
+from feast_lineage.registry.locations import location_identity, location_uri
 from feast_lineage.registry.objects import ProjectObjects, entity_names, kind_of
 from feast_lineage.registry.relations import saved_dataset_location
 
@@ -78,8 +79,10 @@ class Describer:
         project: str,
         repo_path: Path | None,
         store_types: StoreTypes,
+        offline_store: Any = None,
     ) -> None:
         self.producer = producer
+        self.offline_store = offline_store  # the warehouse's account or cluster
         self.server = server
         self.project = project
         self.repo_path = repo_path
@@ -182,6 +185,17 @@ class Describer:
         facets["dataSource"] = datasource_dataset.DatasourceDatasetFacet(
             name=source.name, uri=uri, producer=self.producer
         )
+        # The dataset other producers name for the same table, file or topic.
+        identity = location_identity(source, self.repo_path, self.offline_store)
+        if identity is not None:
+            facets["symlinks"] = symlinks_dataset.SymlinksDatasetFacet(
+                identifiers=[
+                    symlinks_dataset.Identifier(
+                        namespace=identity.namespace, name=identity.name, type=identity.type
+                    )
+                ],
+                producer=self.producer,
+            )
         schema = getattr(source, "schema", None)
         if type(source).__name__ == "RequestSource" and schema:
             facets["schema"] = self._schema(

@@ -111,6 +111,7 @@ class StoreLineage:
             project=config.project,
             repo_path=repo_path,
             store_types=self.store_types,
+            offline_store=getattr(repo_config, "offline_store", None),
         )
         self.events = EventFactory(describer, self.namespace)
 
