@@ -363,3 +363,43 @@ def test_any_bytes_are_parsed_or_refused_with_a_4xx(data: bytes) -> None:
         outcome = _outcome(data, encoding)
         if isinstance(outcome, BodyError):
             assert 400 <= outcome.status < 500
+
+
+# --- integers beyond 64 bits -----------------------------------------------------
+
+
+def with_number(text: str) -> bytes:
+    """A run event whose custom facet holds ``text`` as a JSON number, literally."""
+    event = run_event("START", run_facets={"big": facet(n=0)})
+    raw = orjson.dumps(event).decode()
+    return raw.replace('"n":0', f'"n":{text}').encode()
+
+
+@pytest.mark.parametrize(
+    "text", ["123456789012345678901234567890", "18446744073709551616", "-9223372036854775809"]
+)
+def test_an_integer_beyond_64_bits_is_refused_naming_its_path(text: str) -> None:
+    # orjson would read it as a float and lose digits: refused, not altered.
+    for body in (with_number(text), b"[" + with_number(text) + b"]"):
+        (result,) = parse(body)
+        assert isinstance(result, InvalidEvent)
+        (problem,) = result.problems
+        assert problem.path == "$.run.facets.big.n"
+        assert "send it as a string" in problem.message
+
+
+@pytest.mark.parametrize(
+    "text", ["18446744073709551615", "-9223372036854775808", "1.00000000000000000000001"]
+)
+def test_numbers_that_fit_are_kept_exactly(text: str) -> None:
+    (result,) = parse(with_number(text))
+    assert isinstance(result, Derived)
+    (row,) = result.events
+    assert event_payload(row)["run"]["facets"]["big"]["n"] == orjson.loads(text)
+
+
+def test_only_the_event_with_a_huge_integer_fails_in_a_batch() -> None:
+    good = orjson.dumps(run_event("START", run_facets={"id": facet(v="123456789012345678901")}))
+    results = parse(b"[" + good + b"," + with_number("99999999999999999999") + b"]")
+    assert isinstance(results[0], Derived)  # 21 digits in a string are fine
+    assert isinstance(results[1], InvalidEvent)
