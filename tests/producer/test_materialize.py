@@ -68,6 +68,11 @@ def test_one_parent_run_starts_first_and_completes_last(
     for event in (first, last):
         kind = event["job"]["facets"]["feast_job_kind"]
         assert (kind["kind"], kind["feast_project"]) == ("transform", "demo")
+    # The spec puts feast_materialization on START too: the window, no rows yet,
+    # and no views named (none were asked for: Feast picks every view).
+    started = first["run"]["facets"]["feast_materialization"]
+    assert (started["rows_written"], started["feature_views"]) == (0, [])
+    assert started["start_date"].startswith(START)
 
 
 def test_each_view_gets_a_child_run_with_its_own_inputs_and_output(
@@ -88,6 +93,9 @@ def test_each_view_gets_a_child_run_with_its_own_inputs_and_output(
         assert start["run"]["runId"] == complete["run"]["runId"] != parent_run
         expected = (sorted([sources[view], f"feature_view/{view}"]), [f"online_store/{view}"])
         assert io_of(start) == io_of(complete) == expected
+        begun = start["run"]["facets"]["feast_materialization"]
+        assert (begun["feature_views"], begun["rows_written"]) == ([view], 0)
+        assert begun["start_date"].startswith(START)
         parent = complete["run"]["facets"]["parent"]
         assert parent["run"]["runId"] == parent_run
         assert (parent["job"]["namespace"], parent["job"]["name"]) == ("demo", "feast_materialize")
@@ -195,3 +203,7 @@ def test_python_api_materialize_emits_the_same_runs(repo: Repo) -> None:
     facet = events[-1]["run"]["facets"]["feast_materialization"]
     assert facet["start_date"] == "2026-01-09T22:30:00+00:00"
     assert facet["rows_written"] == 1
+    # The START names the views asked for.
+    assert events[0]["run"]["facets"]["feast_materialization"]["feature_views"] == [
+        "customer_profile"
+    ]

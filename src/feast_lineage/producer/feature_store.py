@@ -95,7 +95,7 @@ class FeatureStore(feast.FeatureStore):
     # Materialization ----------------------------------------------------------
 
     def _materialization(
-        self, job_name: str, start: datetime | None, end: datetime
+        self, job_name: str, start: datetime | None, end: datetime, requested: Any = None
     ) -> MaterializationRun | None:
         lineage = self._lineage
         if lineage is None or not (lineage.producing and lineage.settings.emit_on_materialize):
@@ -103,7 +103,10 @@ class FeatureStore(feast.FeatureStore):
         if self._lineage_run is not None:  # nested call: the outer run covers it
             return None
         provider = super()._get_provider()
-        return MaterializationRun(lineage, provider, job_name=job_name, start=start, end=end)
+        views = [str(v) for v in requested] if isinstance(requested, list | tuple) else None
+        return MaterializationRun(
+            lineage, provider, job_name=job_name, start=start, end=end, requested=views
+        )
 
     @contextmanager
     def _materializing(self, run: MaterializationRun | None) -> Iterator[None]:
@@ -125,12 +128,14 @@ class FeatureStore(feast.FeatureStore):
     def materialize(
         self, start_date: datetime, end_date: datetime, *args: Any, **kwargs: Any
     ) -> Any:
-        run = self._materialization(naming.MATERIALIZE, start_date, end_date)
+        requested = kwargs.get("feature_views", args[0] if args else None)
+        run = self._materialization(naming.MATERIALIZE, start_date, end_date, requested)
         with self._materializing(run):
             return super().materialize(start_date, end_date, *args, **kwargs)
 
     def materialize_incremental(self, end_date: datetime, *args: Any, **kwargs: Any) -> Any:
-        run = self._materialization(naming.MATERIALIZE_INCREMENTAL, None, end_date)
+        requested = kwargs.get("feature_views", args[0] if args else None)
+        run = self._materialization(naming.MATERIALIZE_INCREMENTAL, None, end_date, requested)
         with self._materializing(run):
             return super().materialize_incremental(end_date, *args, **kwargs)
 

@@ -85,7 +85,13 @@ class ViewRun:
                 self.job_name,
                 run_id=self.run_id,
                 job_facets=self.parent.job_facets,
-                run_facets={"parent": self.parent.parent_facet},
+                run_facets={
+                    "parent": self.parent.parent_facet,
+                    # The spec's facet on every materialization event; no rows yet.
+                    "feast_materialization": events.materialization_facet(
+                        [self.view.name], self.start, self.end, 0
+                    ),
+                },
                 inputs=inputs,
                 outputs=outputs,
             )
@@ -137,10 +143,13 @@ class MaterializationRun:
         job_name: str,
         start: datetime | None,
         end: datetime,
+        requested: list[str] | None = None,
     ) -> None:
         self.lineage = lineage
         self.provider = provider
         self.job_name = job_name
+        # The views asked for (none named: every view, known as each one runs).
+        self.requested = list(requested or [])
         self.start = _utc(start)
         self.end = _utc(end) or datetime.now(tz=UTC)
         self.run_id = new_run_id()
@@ -178,9 +187,14 @@ class MaterializationRun:
         online_store = getattr(self.provider, "online_store", None)
         if online_store is not None and hasattr(online_store, "online_write_batch"):
             self.counter = RowCounter(online_store)
+        facet = events.materialization_facet(self.requested, self.start, self.end, 0)
         self.emit(
             events.run_event(
-                EventType.START, self.job_name, run_id=self.run_id, job_facets=self.job_facets
+                EventType.START,
+                self.job_name,
+                run_id=self.run_id,
+                job_facets=self.job_facets,
+                run_facets={"feast_materialization": facet},
             )
         )
 
