@@ -23,6 +23,7 @@ from feast_lineage import __version__
 from feast_lineage.config.authorizer import FEAST_AUTH_TYPES
 from feast_lineage.consumer.authz import OpenAuthorizer, build_authorizer
 from feast_lineage.consumer.errors import install_error_handlers
+from feast_lineage.consumer.head import HeadAsGetMiddleware
 from feast_lineage.consumer.ingest.pipeline import IngestPipeline
 from feast_lineage.consumer.origin import SameOriginMiddleware
 from feast_lineage.consumer.routes import include_routes
@@ -95,5 +96,6 @@ def create_app(settings: AppSettings) -> FastAPI:
     app.state.settings = settings
     install_error_handlers(app)
     app.add_middleware(SameOriginMiddleware)
+    app.add_middleware(HeadAsGetMiddleware)
     include_routes(app, consumer=settings.serve_consumer, web_ui=settings.serve_ui)
     return app
