@@ -322,3 +322,19 @@ def test_a_bad_transport_config_is_a_warning_and_feast_goes_on(
     warnings = [r.getMessage() for r in caplog.records if r.name.startswith("feast_lineage")]
     assert len(warnings) == 1
     assert message in warnings[0]
+
+
+def test_a_url_without_a_transport_type_is_a_warning_naming_the_fix(
+    repo: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in list(os.environ):
+        if name.startswith(("OPENLINEAGE", "FEAST_OPENLINEAGE")):
+            monkeypatch.delenv(name)
+    url = "http://feast:s3cret@collector.example:5000"
+    with caplog.at_level(logging.WARNING, logger="feast_lineage"):
+        store_with(repo, {"enabled": True, "transport_url": url})
+    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("feast_lineage")]
+    assert len(warnings) == 1, warnings
+    assert "set transport_type: http" in warnings[0]
+    assert "http://collector.example:5000" in warnings[0]
+    assert "s3cret" not in caplog.text

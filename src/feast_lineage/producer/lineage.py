@@ -28,6 +28,7 @@ from feast_lineage.producer.emitter import ClientSink, Emitter, LocalSink, Sink
 from feast_lineage.producer.events import EventFactory
 from feast_lineage.producer.transports import build_client
 from feast_lineage.registry.objects import ProjectObjects, read_project
+from feast_lineage.uris import strip_credentials
 
 if TYPE_CHECKING:
     from feast_lineage.producer.self_report import LocalStore
@@ -116,6 +117,18 @@ class StoreLineage:
         self.events = EventFactory(describer, self.namespace)
 
     def _client(self, local_sink: bool) -> Any:
+        url = self.settings.transport_url
+        if self.settings.transport_type is None and url:
+            # The spec: an unset type defers to openlineage-python's defaults,
+            # which do not read transport_url. Say so rather than leave the
+            # events going somewhere unexpected.
+            _config_warnings.warn(
+                f"untyped-url:{self.repo_path}",
+                "openlineage.transport_url is set but openlineage.transport_type is not, so "
+                "the OpenLineage client's defaults decide where events go (OPENLINEAGE_URL, "
+                "openlineage.yml, or the console); set transport_type: http to send them to %s",
+                strip_credentials(url),
+            )
         try:
             return build_client(self.settings, self.repo_path, local_sink=local_sink)
         except Exception as err:
