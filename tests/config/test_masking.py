@@ -57,6 +57,24 @@ def test_ordinary_option_names(name: str) -> None:
         ("jdbc:sqlserver://h;user=u;pwd=abc;db=x", "jdbc:sqlserver://h;user=u;pwd=***;db=x"),
         ("redis.example:6379,password=abc,ssl=true", "redis.example:6379,password=***,ssl=true"),
         ("data/online.db", "data/online.db"),
+        # The ingest rule: any name holding a secret word, not only exact names.
+        (
+            "postgresql://db/x?sslmode=require&sslpassword=abc",
+            "postgresql://db/x?sslmode=require&sslpassword=***",
+        ),
+        (
+            "https://h/o?X-Amz-Credential=AKIA&key_prefix=p",
+            "https://h/o?X-Amz-Credential=***&key_prefix=p",
+        ),
+        (
+            "DefaultEndpointsProtocol=https;AccountKey=abc",
+            "DefaultEndpointsProtocol=https;AccountKey=***",
+        ),
+        (
+            "https://h/x?db_password=abc&oauth_signature=s",
+            "https://h/x?db_password=***&oauth_signature=***",
+        ),
+        ("socks://proxy:1080,proxy_password=abc", "socks://proxy:1080,proxy_password=***"),
     ],
 )
 def test_text_shows_everything_but_the_secret(text: str, shown: str) -> None:

@@ -8,8 +8,8 @@ with every secret replaced by ``***``:
 * the password of a URI (``postgresql://feast:***@db/x``; the user stays, to
   show which account is used);
 * secret parameters in URIs and connection strings (``?password=***``,
-  ``;pwd=***``, Redis's ``host:6379,password=***``), by the names
-  :data:`feast_lineage.uris.SECRET_PARAMS` lists.
+  ``;pwd=***``, ``?sslpassword=***``, Redis's ``host:6379,password=***``), by
+  the rule that removes them at ingest (:func:`feast_lineage.uris.is_secret_param`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from feast_lineage.uris import SECRET_PARAMS
+from feast_lineage.uris import is_secret_param
 
 MASK = "***"
 
@@ -28,12 +28,13 @@ _SECRET_NAME = re.compile(
 )
 # scheme://user:password@ (the last "@" before the path ends the password).
 _URI_PASSWORD = re.compile(r"(://[^\s/?#:@]*):[^\s/?#]*@")
-_SECRET_PARAM = re.compile(
-    r"(^|[?&;,\s])("
-    + "|".join(re.escape(name) for name in sorted(SECRET_PARAMS))
-    + r")=[^&;,#\s]*",
-    re.IGNORECASE,
-)
+# Any name=value parameter; _mask_param decides whether its value is secret.
+_PARAM = re.compile(r"(^|[?&;,\s])([A-Za-z][\w.\-]*)=([^&;,#\s]*)")
+
+
+def _mask_param(match: re.Match[str]) -> str:
+    lead, name, _value = match.groups()
+    return f"{lead}{name}={MASK}" if is_secret_param(name) else match.group(0)
 
 
 def is_secret_name(name: str) -> bool:
@@ -46,7 +47,7 @@ def mask_text(text: str) -> str:
     if "@" in text:
         text = _URI_PASSWORD.sub(rf"\1:{MASK}@", text)
     if "=" in text:
-        text = _SECRET_PARAM.sub(rf"\1\2={MASK}", text)
+        text = _PARAM.sub(_mask_param, text)
     return text
 
 
