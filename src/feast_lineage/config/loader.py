@@ -332,7 +332,8 @@ def config_from_data(
             "e.g. http://localhost:6580",
         )
 
-    consumer = _with_feast_authorizer(consumer, _feast_auth_type(data))
+    feast_auth = _feast_auth_type(data)
+    consumer = _with_feast_authorizer(consumer, feast_auth)
 
     registry = data.get("registry")
     if isinstance(registry, dict):
@@ -349,7 +350,7 @@ def config_from_data(
         consumer=consumer,
         registry_type=registry_type,
         registry_path=str(registry_path) if registry_path is not None else None,
-        feast_auth=_feast_auth_type(data),
+        feast_auth=feast_auth,
     )
     if consumer.enabled:
         config.database_url()  # fails fast on a consumer without a usable database

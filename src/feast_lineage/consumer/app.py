@@ -43,7 +43,7 @@ def create_app(settings: AppSettings) -> FastAPI:
         source = RegistrySource(settings) if settings.repo_path is not None else None
         app.state.registry_source = source
         if settings.serve_ui:
-            warm_registry(app, settings)
+            warm_registry(source)
         if not settings.serve_consumer:
             # Registry lineage (and the UI) only: no database, no threads.
             app.state.authorizer = build_authorizer(settings, source)

@@ -16,16 +16,20 @@ from feast_lineage.consumer.errors import Unauthorized
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="feast-lineage"'}
 
 
+def bearer_token(conn: HTTPConnection) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, if any."""
+    auth = conn.headers.get("authorization")
+    if not auth:
+        return None
+    scheme, _, value = auth.partition(" ")
+    return value.strip() or None if scheme.lower() == "bearer" else None
+
+
 def presented_key(conn: HTTPConnection) -> str | None:
     key = conn.headers.get("x-api-key")
     if key:
         return key.strip()
-    auth = conn.headers.get("authorization")
-    if auth:
-        scheme, _, value = auth.partition(" ")
-        if scheme.lower() == "bearer" and value.strip():
-            return value.strip()
-    return None
+    return bearer_token(conn)
 
 
 def check_api_key(conn: HTTPConnection, expected: str | None) -> None:

@@ -35,9 +35,10 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from feast_lineage.consumer.auth import presented_key
+from feast_lineage.consumer.auth import bearer_token, presented_key
 from feast_lineage.consumer.authz import Scope, project_namespaces
 from feast_lineage.consumer.errors import LineageError, Unauthorized
+from feast_lineage.consumer.services.registry_lineage import RegistryUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +49,6 @@ _MAX_CACHED = 10_000
 class IdentityUnavailable(LineageError):
     status = 503
     code = "identity_provider_unavailable"
-
-
-def bearer_token(conn: HTTPConnection) -> str | None:
-    auth = conn.headers.get("authorization")
-    if not auth:
-        return None
-    scheme, _, value = auth.partition(" ")
-    return value.strip() or None if scheme.lower() == "bearer" else None
 
 
 def token_parser(auth_config: Any) -> Any:
@@ -151,11 +144,9 @@ class FeastPermissionsAuthorizer:
             raise
         except Exception as err:
             log.exception("reading Feast permissions from the registry failed")
-            raise LineageError(
+            raise RegistryUnavailable(
                 f"Feast permissions could not be read ({type(err).__name__}), so nothing is "
-                "shown; check the registry and the server log",
-                status=503,
-                code="registry_unavailable",
+                "shown; check the registry and the server log"
             ) from None
         scope = Scope.of(project_namespaces(projects, self._mapping, self._producer_namespace))
         expires = now + self._cache_seconds

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,25 +145,36 @@ def _too_deep(event: Any) -> str:
     return "$"
 
 
-def _reject_nul(event: Any) -> None:
-    """Refuse NUL characters, which PostgreSQL text (and so the store) cannot hold."""
-    found: list[str] = []
+def _paths(event: Any) -> Iterator[tuple[str, Any]]:
+    """Every scalar of ``event`` and every object key, with its JSON path.
+
+    A key comes with the path of the value it names.
+    """
     stack: list[tuple[Any, str]] = [(event, "$")]
     while stack:
         value, path = stack.pop()
         if isinstance(value, dict):
             for key, child in value.items():
                 child_path = path + json_path((key,))[1:]
-                if "\x00" in key:
-                    found.append(child_path)
+                yield child_path, key
                 stack.append((child, child_path))
         elif isinstance(value, list):
             stack.extend((child, f"{path}[{i}]") for i, child in enumerate(value))
-        elif isinstance(value, str) and "\x00" in value:
-            found.append(path)
-    if found:
-        message = "contains a NUL character (\\u0000), which the store cannot hold; remove it"
-        raise InvalidEvent([EventProblem(path, message) for path in sorted(found)[:20]])
+        else:
+            yield path, value
+
+
+def _refuse(paths: list[str], message: str) -> None:
+    if paths:
+        raise InvalidEvent([EventProblem(path, message) for path in sorted(paths)[:20]])
+
+
+def _reject_nul(event: Any) -> None:
+    """Refuse NUL characters, which PostgreSQL text (and so the store) cannot hold."""
+    _refuse(
+        [path for path, value in _paths(event) if isinstance(value, str) and "\x00" in value],
+        "contains a NUL character (\\u0000), which the store cannot hold; remove it",
+    )
 
 
 # orjson reads integers beyond 64 bits as floats, silently losing digits. Any
@@ -189,22 +201,11 @@ def _exact_values(data: bytes, value: Any) -> list[Any] | None:
 
 
 def _reject_huge_ints(event: Any) -> None:
-    found: list[str] = []
-    stack: list[tuple[Any, str]] = [(event, "$")]
     low, high = _INT_RANGE
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, dict):
-            stack.extend((child, path + json_path((key,))[1:]) for key, child in value.items())
-        elif isinstance(value, list):
-            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(value))
-        elif type(value) is int and not low <= value <= high:
-            found.append(path)
-    if found:
-        message = (
-            "is an integer beyond 64 bits, which the store cannot keep exactly; send it as a string"
-        )
-        raise InvalidEvent([EventProblem(path, message) for path in sorted(found)[:20]])
+    _refuse(
+        [p for p, v in _paths(event) if type(v) is int and not low <= v <= high],
+        "is an integer beyond 64 bits, which the store cannot keep exactly; send it as a string",
+    )
 
 
 def parse_events(

@@ -20,7 +20,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from feast_lineage import __version__
 from feast_lineage.consumer.deps import SettingsDep
 from feast_lineage.consumer.schemas import Health, UiSettings
-from feast_lineage.consumer.settings import AppSettings
+from feast_lineage.consumer.services.registry_lineage import RegistrySource
 
 WEB_UI_DIR = Path(__file__).resolve().parents[2] / "webui"
 log = logging.getLogger(__name__)
@@ -41,13 +41,12 @@ web UI's files are missing from <code>{directory}</code>.</p>
 """
 
 
-def warm_registry(app: FastAPI, settings: AppSettings) -> None:
+def warm_registry(source: RegistrySource | None) -> None:
     """Open the Feast registry in the background, so the UI's first view is quick.
 
     Opening it imports Feast, which takes seconds; a request meanwhile
     waits for it (RegistrySource holds a lock) rather than starting anew.
     """
-    source = getattr(app.state, "registry_source", None)
     if source is None:
         return
 
