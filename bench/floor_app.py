@@ -40,8 +40,8 @@ from typing import Any
 import orjson
 from fastapi import FastAPI, Request, Response
 
-from feast_lineage.consumer.ingest.errors import InvalidEvent
-from feast_lineage.consumer.ingest.validation import validate_event
+from feast_lineage.consumer.intake.problems import InvalidEvent
+from feast_lineage.consumer.intake.validation import validate_event
 from feast_lineage.server import serve
 
 _CREATED = orjson.dumps({"status": "created"})

@@ -60,8 +60,8 @@ def log(msg: str) -> None:
 
 def fill(repo: Path, n: int, seed: int) -> float:
     """Write ``n`` workload events into the repo's store; returns seconds taken."""
-    from feast_lineage.consumer.ingest.body import parse_events
-    from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+    from feast_lineage.consumer.intake.body import parse_events
+    from feast_lineage.consumer.intake.pipeline import IngestPipeline
     from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
     from feast_lineage.event_time import now_us
 

@@ -30,8 +30,8 @@ import orjson
 from sqlalchemy import event
 
 from bench.workload import Workload, WorkloadConfig
-from feast_lineage.consumer.ingest import body
-from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+from feast_lineage.consumer.intake import body
+from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
 from feast_lineage.event_time import now_us
 from feast_lineage.server import tune_gc
@@ -42,7 +42,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 def _parse_kwargs() -> dict[str, Any]:
     params = inspect.signature(body.parse_events).parameters
     if "memo" in params:  # a cache shared by the requests of one server
-        from feast_lineage.consumer.ingest import derive
+        from feast_lineage.consumer.intake import derive
 
         return {"memo": derive.FacetMemo()}  # type: ignore[attr-defined,unused-ignore]
     return {}

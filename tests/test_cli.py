@@ -21,7 +21,7 @@ from click.testing import CliRunner, Result
 from feast_lineage.cli import cli
 from tests.mysql import MySQLServer
 from tests.postgres import free_port
-from tests.server import ServerProcess, lineage_server, wait_ready, write_repo
+from tests.server_process import ServerProcess, lineage_server, wait_ready, write_repo
 
 SECRET = "pw-9f3Kq"
 

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from feast_lineage.supervisor import WORKER_NAME, BalanceConnections, WorkerLoad
 from tests.factories import dataset, run_event
 from tests.postgres import free_port
-from tests.server import (
+from tests.server_process import (
     ServerProcess,
     alive,
     children,

@@ -9,7 +9,7 @@ import pytest
 
 from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer
-from tests.store import Store
+from tests.store_helpers import Store
 
 # A fresh store per test: a new SQLite file, or one PostgreSQL (MariaDB)
 # database per module emptied between tests (creating a database per test is slow).

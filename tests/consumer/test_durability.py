@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from tests.factories import dataset, run_event
-from tests.server import ServerProcess, children, lineage_server, wait_for, write_repo
+from tests.server_process import ServerProcess, children, lineage_server, wait_for, write_repo
 
 CLIENTS = 4
 TRAFFIC_SECONDS = 2.0

@@ -42,7 +42,7 @@ from openlineage.client.transport.http import (
 
 from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer
-from tests.server import ServerProcess, lineage_server, write_repo
+from tests.server_process import ServerProcess, lineage_server, write_repo
 
 KEY = "real-server-key-5f1c"  # pragma: allowlist secret
 PRODUCER = "https://github.com/feast-lineage/tests/real-server"

@@ -17,7 +17,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
-from feast_lineage.producer.facets import FACET_NAMES, schema, schema_url
+from feast_lineage.facets import FACET_NAMES, schema, schema_url
 from tests.conftest import SPEC_DIR
 
 CORE = "https://openlineage.io/spec/2-0-2/OpenLineage.json"

@@ -13,8 +13,8 @@ import pytest
 
 from tests.producer.feast_repo import write_repo
 from tests.producer.olschema import problems
-from tests.server import lineage_server
-from tests.server import write_repo as write_server_repo
+from tests.server_process import lineage_server
+from tests.server_process import write_repo as write_server_repo
 
 KEY = "e2e-key"  # pragma: allowlist secret
 

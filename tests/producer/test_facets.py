@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from jsonschema import Draft202012Validator
 
-from feast_lineage.producer.facets import FACET_KEYS, FACET_NAMES, schema, schema_url
+from feast_lineage.facets import FACET_KEYS, FACET_NAMES, schema, schema_url
 
 SPEC_FIELDS = {
     "FeastFeatureViewFacet": [

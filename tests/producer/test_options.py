@@ -155,7 +155,7 @@ def test_a_lineage_failure_is_one_warning_and_apply_goes_on(
     def broken(self: Any, changes: Any) -> Any:
         raise RuntimeError("lineage bug")
 
-    monkeypatch.setattr("feast_lineage.producer.events.EventFactory.apply_events", broken)
+    monkeypatch.setattr("feast_lineage.producer.operation_events.EventFactory.apply_events", broken)
     events = tmp_path / "events.jsonl"
     root, _ = write_repo(tmp_path, openlineage=file_transport(events))
     with caplog.at_level(logging.WARNING, logger="feast_lineage"):

@@ -18,8 +18,8 @@ from feast_lineage.config import ConfigError, ProducerSettings
 from feast_lineage.producer.transports import build_client, kafka_config, transport_config
 from tests.postgres import free_port
 from tests.producer.feast_repo import feast_objects, load_module, write_repo
-from tests.server import lineage_server
-from tests.server import write_repo as write_server_repo
+from tests.server_process import lineage_server
+from tests.server_process import write_repo as write_server_repo
 
 KEY = "producer-secret"  # pragma: allowlist secret
 

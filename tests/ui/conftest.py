@@ -33,7 +33,7 @@ from playwright.sync_api import (
 
 from feast_lineage.consumer.routes.ui import WEB_UI_DIR, web_ui_built
 from tests.postgres import free_port
-from tests.server import ServerProcess, wait_ready
+from tests.server_process import ServerProcess, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart" / "quickstart.py"

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.server import ServerProcess, write_repo
+from tests.server_process import ServerProcess, write_repo
 from tests.ui.conftest import ARTIFACTS, ui_server
 
 Shoot = Callable[[Page, str], Path]

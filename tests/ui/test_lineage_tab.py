@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Page, expect
 
-from tests.server import ServerProcess
+from tests.server_process import ServerProcess
 from tests.ui.conftest import node, node_labels, wait_graph
 
 Shoot = Callable[[Page, str], Path]

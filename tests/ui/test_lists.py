@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import httpx
 from playwright.sync_api import Browser, Page, expect
 
-from tests.server import ServerProcess
+from tests.server_process import ServerProcess
 from tests.ui.conftest import VIEWPORT, node_labels, wait_graph
 
 Shoot = Callable[[Page, str], Path]

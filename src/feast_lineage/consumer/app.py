@@ -24,7 +24,7 @@ from feast_lineage.config.authorizer import FEAST_AUTH_TYPES
 from feast_lineage.consumer.authz import OpenAuthorizer, build_authorizer
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.head import HeadAsGetMiddleware
-from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.origin import SameOriginMiddleware
 from feast_lineage.consumer.routes import include_routes
 from feast_lineage.consumer.routes.ui import warm_registry

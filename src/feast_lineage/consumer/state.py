@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.authz import Authorizer, OpenAuthorizer
-from feast_lineage.consumer.ingest.budget import BodyBudget
-from feast_lineage.consumer.ingest.derive import FacetMemo
-from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+from feast_lineage.consumer.intake.budget import BodyBudget
+from feast_lineage.consumer.intake.derive import FacetMemo
+from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.store.positions import PositionCache

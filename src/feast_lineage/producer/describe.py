@@ -22,7 +22,7 @@ from openlineage.client.facet_v2 import (
     symlinks_dataset,
 )
 
-from feast_lineage.producer import facets as feast_facets
+from feast_lineage import facets as feast_facets
 from feast_lineage.registry.locations import location_identity, location_uri
 from feast_lineage.registry.objects import ProjectObjects, entity_names, kind_of
 from feast_lineage.registry.relations import saved_dataset_location

@@ -25,7 +25,7 @@ from feast_lineage.producer import naming
 from feast_lineage.producer.changes import Changes, diff
 from feast_lineage.producer.describe import Describer, StoreTypes
 from feast_lineage.producer.emitter import ClientSink, Emitter, LocalSink, Sink
-from feast_lineage.producer.events import EventFactory
+from feast_lineage.producer.operation_events import EventFactory
 from feast_lineage.producer.transports import build_client
 from feast_lineage.registry.objects import ProjectObjects, read_project
 from feast_lineage.uris import strip_credentials

@@ -23,8 +23,8 @@ from typing import Any
 from openlineage.client.generated.base import EventType
 
 from feast_lineage.producer import naming
-from feast_lineage.producer.events import new_run_id
 from feast_lineage.producer.lineage import StoreLineage
+from feast_lineage.producer.operation_events import new_run_id
 
 
 def _utc(value: datetime | None) -> datetime | None:

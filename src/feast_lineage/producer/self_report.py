@@ -14,10 +14,10 @@ import threading
 
 from sqlalchemy import Engine
 
-from feast_lineage.consumer.ingest.body import parse_events
-from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
-from feast_lineage.consumer.ingest.errors import InvalidEvent
-from feast_lineage.consumer.ingest.pipeline import IngestPipeline
+from feast_lineage.consumer.intake.body import parse_events
+from feast_lineage.consumer.intake.derive import Derived, FacetMemo
+from feast_lineage.consumer.intake.pipeline import IngestPipeline
+from feast_lineage.consumer.intake.problems import InvalidEvent
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.writes import ensure_meta
 from feast_lineage.event_time import now_us

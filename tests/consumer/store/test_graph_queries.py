@@ -4,11 +4,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from feast_lineage.consumer.store import graph as g
+from feast_lineage.consumer.store import traversal as g
 from feast_lineage.identity import dataset_id, job_id, namespace_id
 from tests.consumer.lineage import chain, cross_producer
 from tests.factories import at, dataset, dataset_event, run_event
-from tests.store import Store
+from tests.store_helpers import Store
 
 
 @pytest.fixture

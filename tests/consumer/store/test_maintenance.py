@@ -10,7 +10,7 @@ from feast_lineage.consumer.store import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id
 from tests.factories import at, dataset, facet, job_event, run_event
-from tests.store import Store
+from tests.store_helpers import Store
 
 
 @pytest.fixture

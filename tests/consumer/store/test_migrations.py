@@ -16,7 +16,7 @@ from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import alembic_config, create_store_engine, upgrade_schema
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import dataset, dataset_event, facet, run_event
-from tests.store import Store
+from tests.store_helpers import Store
 
 VERSION_TABLE = "openlineage_alembic_version"
 

@@ -11,7 +11,7 @@ from feast_lineage.consumer.store import maintenance, reads
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.positions import PositionCache
 from tests.factories import at, run_event
-from tests.store import Store
+from tests.store_helpers import Store
 
 
 @pytest.fixture

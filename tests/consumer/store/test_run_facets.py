@@ -9,7 +9,7 @@ from feast_lineage.consumer.store.run_facets import RunFacets, run_facets, super
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, facet, run_event
-from tests.store import Store
+from tests.store_helpers import Store
 
 
 def _with_io(name: str, key: str, facets: dict[str, object] | None) -> dict[str, object]:

@@ -16,7 +16,7 @@ from sqlalchemy import text
 
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.transactions import MYSQL_LOCK_NAME, lock_path, write_transaction
-from tests.store import Store
+from tests.store_helpers import Store
 
 HOLD_S = 1.0
 

@@ -25,7 +25,7 @@ from feast_lineage.consumer.store.writes import WriteCache
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event, schema_facet
-from tests.store import RECEIVED_US, Store
+from tests.store_helpers import RECEIVED_US, Store
 
 
 def _second_url(store_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
@@ -1104,7 +1104,7 @@ def test_every_write_statement_uses_an_index(store: Store) -> None:
     store.ingest(*batch(0))
 
     # The writer hands compiled SQL straight to the driver, so statements are
-    # captured by SQLite itself (see tests.store.traced_statements).
+    # captured by SQLite itself (see tests.store_helpers.traced_statements).
     def write() -> None:
         store.ingest(*batch(100))
         store.ingest(*batch(100))  # again: now everything conflicts

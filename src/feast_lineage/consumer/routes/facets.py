@@ -1,7 +1,7 @@
 """``/api/v1/lineage/facets/{name}.json``: the JSON schemas of the custom Feast facets.
 
 The producer's facets point their ``_schemaURL`` here (see
-:mod:`feast_lineage.producer.facets`).
+:mod:`feast_lineage.facets`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ router = APIRouter(tags=["facets"], responses={404: {"model": ErrorResponse}})
     responses={200: {"content": {"application/schema+json": {}}}},
 )
 async def get_facet_schema(name: str) -> Response:
-    from feast_lineage.producer.facets import FACET_NAMES, schema_text
+    from feast_lineage.facets import FACET_NAMES, schema_text
 
     if name not in FACET_NAMES:
         raise NotFound(f"no facet schema named {name!r}; known: {', '.join(sorted(FACET_NAMES))}")

@@ -21,9 +21,9 @@ from feast_lineage.consumer import redaction
 from feast_lineage.consumer.authz import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_objects import feast_object
-from feast_lineage.consumer.store import graph as g
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store import traversal as g
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id, job_id
 

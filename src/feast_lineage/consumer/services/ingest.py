@@ -11,16 +11,16 @@ from anyio import to_thread
 from starlette.requests import ClientDisconnect, Request
 
 from feast_lineage.consumer.errors import LineageError
-from feast_lineage.consumer.ingest.body import (
+from feast_lineage.consumer.intake.body import (
     BodyError,
     ParsedBody,
     decompress,
     parse_events,
     problem_dicts,
 )
-from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
-from feast_lineage.consumer.ingest.errors import InvalidEvent
-from feast_lineage.consumer.ingest.pipeline import Outcome, StoreUnavailable
+from feast_lineage.consumer.intake.derive import Derived, FacetMemo
+from feast_lineage.consumer.intake.pipeline import Outcome, StoreUnavailable
+from feast_lineage.consumer.intake.problems import InvalidEvent
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.event_time import now_us
 

@@ -4,7 +4,7 @@
 Feast does (feature_store.yaml, Feast's own FeatureStore) on the first
 request, so the server starts without importing Feast. Every request then
 reads the registry afresh (no cache), turns the objects into a graph with
-:mod:`feast_lineage.registry.graph`, and keeps only the projects the caller
+:mod:`feast_lineage.registry.object_graph`, and keeps only the projects the caller
 may see: a project is visible when its own OpenLineage namespace is.
 """
 
@@ -27,7 +27,7 @@ from feast_lineage.consumer.schemas import (
     RegistryObject,
 )
 from feast_lineage.consumer.settings import AppSettings
-from feast_lineage.registry.graph import Graph, Node, node_id, object_metadata, project_graph
+from feast_lineage.registry.object_graph import Graph, Node, node_id, object_metadata, project_graph
 from feast_lineage.registry.objects import (
     GROUP_OF_KIND,
     Group,

@@ -7,7 +7,7 @@ would cost ingest about 15% of its write work (a ranked upsert per facet
 and a blob per new payload) for values that only a run's detail page reads.
 
 The merge follows the order the rest of the store uses (event time, then
-content hash; :mod:`feast_lineage.consumer.ingest.derive`), so the result is
+content hash; :mod:`feast_lineage.consumer.intake.derive`), so the result is
 the same whatever order the events arrived in:
 
 * run facets merge key by key: the latest event carrying a facet wins, and

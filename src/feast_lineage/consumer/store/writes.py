@@ -1,7 +1,7 @@
 """The repository's write side: applying derived event rows in one transaction.
 
 Every statement is an idempotent upsert whose outcome does not depend on the
-order events arrive in (see :mod:`feast_lineage.consumer.ingest.derive`):
+order events arrive in (see :mod:`feast_lineage.consumer.intake.derive`):
 facets, run state and a job's latest inputs and outputs keep the highest
 rank, start times the minimum, and inserts of edges, symlinks, run
 inputs/outputs and blobs ignore rows that exist.
@@ -27,7 +27,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
 
-from feast_lineage.consumer.ingest.derive import JOB_IO_COLUMNS, Derived, Row, blob_text
+from feast_lineage.consumer.intake.derive import JOB_IO_COLUMNS, Derived, Row, blob_text
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.dialect import insert_ignore, upsert
 

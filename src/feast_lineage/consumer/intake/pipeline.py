@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
-from feast_lineage.consumer.ingest.derive import Derived
+from feast_lineage.consumer.intake.derive import Derived
 from feast_lineage.consumer.store.engine import WalCheckpointer
 from feast_lineage.consumer.store.transactions import (
     begin_write,

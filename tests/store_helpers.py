@@ -16,15 +16,15 @@ import orjson
 from sqlalchemy import ColumnElement, Table, select
 from sqlalchemy import event as sa_event
 
-from feast_lineage.consumer.ingest.body import parse_events
-from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
-from feast_lineage.consumer.ingest.errors import InvalidEvent
-from feast_lineage.consumer.ingest.pipeline import IngestPipeline, Outcome
+from feast_lineage.consumer.intake.body import parse_events
+from feast_lineage.consumer.intake.derive import Derived, FacetMemo
+from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome
+from feast_lineage.consumer.intake.problems import InvalidEvent
 from feast_lineage.consumer.store import codec
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
-from feast_lineage.consumer.store.graph import current_edge, current_symlink
 from feast_lineage.consumer.store.run_facets import one_run_facets
+from feast_lineage.consumer.store.traversal import current_edge, current_symlink
 from feast_lineage.identity import dataset_id, job_id
 
 # SQL literals, so statements that differ only in their values share a shape.
@@ -158,7 +158,7 @@ class Store:
         return {(r["src_id"], r["dst_id"], r["edge_type"]) for r in self.rows(t.lineage_edges)}
 
     def current_edges(self) -> set[tuple[int, int, str]]:
-        """The edges the graph shows: :func:`feast_lineage.consumer.store.graph.current_edge`."""
+        """The edges the graph shows (see ``store.traversal.current_edge``)."""
         e = t.lineage_edges.c
         stmt = select(e.src_id, e.dst_id, e.edge_type).where(current_edge(t.lineage_edges))
         with self.engine.connect() as conn:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from feast_lineage.consumer.ingest.budget import BODIES_PER_WORKER, BodyBudget
+from feast_lineage.consumer.intake.budget import BODIES_PER_WORKER, BodyBudget
 
 
 def test_reservations_fit_up_to_the_limit_and_come_back() -> None:

@@ -11,17 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feast_lineage.consumer.ingest.body import (
+from feast_lineage.consumer.intake.body import (
     MAX_DEPTH,
     BodyError,
     decompress,
     parse_events,
     problem_dicts,
 )
-from feast_lineage.consumer.ingest.derive import Derived
-from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent
+from feast_lineage.consumer.intake.derive import Derived
+from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
-from tests.store import event_payload
+from tests.store_helpers import event_payload
 
 BODY = orjson.dumps([run_event("START"), run_event("COMPLETE")])
 

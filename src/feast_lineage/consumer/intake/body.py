@@ -15,9 +15,9 @@ from typing import Any
 
 import orjson
 
-from feast_lineage.consumer.ingest.derive import Derived, FacetMemo, derive
-from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent
-from feast_lineage.consumer.ingest.validation import json_path, validate_event
+from feast_lineage.consumer.intake.derive import Derived, FacetMemo, derive
+from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
+from feast_lineage.consumer.intake.validation import json_path, validate_event
 
 
 class BodyError(Exception):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from feast_lineage.consumer.ingest.body import parse_events
-from feast_lineage.consumer.ingest.derive import Derived
+from feast_lineage.consumer.intake.body import parse_events
+from feast_lineage.consumer.intake.derive import Derived
 from feast_lineage.identity import dataset_id
 from tests.factories import dataset, dataset_event, facet, run_event
-from tests.store import event_payload
+from tests.store_helpers import event_payload
 
 SECRETS = ("SECRETB4", "SECRETB5", "SECRETA6", "AKIA")
 

@@ -10,18 +10,18 @@ import orjson
 import pytest
 
 from feast_lineage import canonical_json
-from feast_lineage.consumer.ingest.derive import (
+from feast_lineage.consumer.intake.derive import (
     Derived,
     FacetMemo,
     PendingBlob,
     blob_text,
     derive,
 )
-from feast_lineage.consumer.ingest.validation import validate_event
+from feast_lineage.consumer.intake.validation import validate_event
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id, text_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
-from tests.store import event_payload
+from tests.store_helpers import event_payload
 
 JOB = ("airflow://prod", "etl.load")
 PARENT_JOB = ("airflow://prod", "etl")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent
-from feast_lineage.consumer.ingest.validation import event_kind, json_path, validate_event
+from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
+from feast_lineage.consumer.intake.validation import event_kind, json_path, validate_event
 from feast_lineage.event_time import parse_us
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
 

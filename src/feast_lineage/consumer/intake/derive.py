@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from feast_lineage import canonical_json
-from feast_lineage.consumer.ingest.validation import EventKind
+from feast_lineage.consumer.intake.validation import EventKind
 from feast_lineage.consumer.store import codec
 from feast_lineage.consumer.store.tables import LISTED
 from feast_lineage.event_time import SORT_OFFSET

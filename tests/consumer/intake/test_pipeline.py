@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from feast_lineage.consumer.ingest import pipeline as pipeline_module
-from feast_lineage.consumer.ingest.pipeline import (
+from feast_lineage.consumer.intake import pipeline as pipeline_module
+from feast_lineage.consumer.intake.pipeline import (
     EventRejected,
     IngestPipeline,
     StoreUnavailable,
@@ -27,7 +27,7 @@ from feast_lineage.consumer.store.engine import create_store_engine, upgrade_sch
 from feast_lineage.consumer.store.transactions import lock_path
 from tests.factories import at, dataset, run_event
 from tests.postgres import free_port
-from tests.store import Store, derive_all
+from tests.store_helpers import Store, derive_all
 
 
 @pytest.fixture

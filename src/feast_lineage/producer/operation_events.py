@@ -39,7 +39,7 @@ from openlineage.client.facet_v2 import (
 from openlineage.client.generated.base import EventType
 from openlineage.client.uuid import generate_new_uuid
 
-from feast_lineage.producer import facets as feast_facets
+from feast_lineage import facets as feast_facets
 from feast_lineage.producer import naming
 from feast_lineage.producer.changes import Changes
 from feast_lineage.producer.describe import Describer

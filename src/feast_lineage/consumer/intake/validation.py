@@ -20,7 +20,7 @@ import orjson
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent
+from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
 from feast_lineage.event_time import EventTimeError, parse_us
 
 EventKind = Literal["run", "dataset", "job"]
