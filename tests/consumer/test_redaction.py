@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from feast_lineage.consumer import redaction
-from feast_lineage.consumer.authz import Scope
+from feast_lineage.consumer.access.scope import Scope
 
 SCOPE = Scope.of(["seen"])
 

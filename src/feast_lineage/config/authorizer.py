@@ -1,6 +1,6 @@
 """Settings of the read-side authorizer (``openlineage.consumer.authorizer``).
 
-One model per authorizer ``type`` (see :mod:`feast_lineage.consumer.authz`
+One model per authorizer ``type`` (see :mod:`feast_lineage.consumer.access.authorizers`
 for what each does); the ``type`` key picks the model. A new authorizer adds
 a model here and its member to :data:`AuthorizerSettings`.
 """

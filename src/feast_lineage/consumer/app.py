@@ -21,29 +21,32 @@ from fastapi import FastAPI
 
 from feast_lineage import __version__
 from feast_lineage.config.authorizer import FEAST_AUTH_TYPES
-from feast_lineage.consumer.authz import OpenAuthorizer, build_authorizer
+from feast_lineage.consumer.access.authorizers import OpenAuthorizer, build_authorizer
+from feast_lineage.consumer.access.origin import SameOriginMiddleware
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.head import HeadAsGetMiddleware
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
-from feast_lineage.consumer.origin import SameOriginMiddleware
 from feast_lineage.consumer.routes import include_routes
-from feast_lineage.consumer.routes.ui import warm_registry
-from feast_lineage.consumer.services.registry_lineage import RegistrySource
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.registry.source import RegistrySource
 
 log = logging.getLogger(__name__)
 
 
 def create_app(settings: AppSettings) -> FastAPI:
+    # One registry source for the registry endpoints, the UI and the authorizer
+    # (it opens nothing until first used).
+    registry = RegistrySource(
+        settings.repo_path, fs_yaml_file=settings.fs_yaml_file, project=settings.project
+    )
+    source = registry if settings.repo_path is not None else None
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # One registry source for the registry endpoints, the UI and the authorizer.
-        source = RegistrySource(settings) if settings.repo_path is not None else None
-        app.state.registry_source = source
-        if settings.serve_ui:
-            warm_registry(source)
+        if settings.serve_ui and source is not None:
+            source.warm()
         if not settings.serve_consumer:
             # Registry lineage (and the UI) only: no database, no threads.
             app.state.authorizer = build_authorizer(settings, source)
@@ -94,6 +97,7 @@ def create_app(settings: AppSettings) -> FastAPI:
     )
     app.state.consumer = None
     app.state.settings = settings
+    app.state.registry_source = registry
     install_error_handlers(app)
     app.add_middleware(SameOriginMiddleware)
     app.add_middleware(HeadAsGetMiddleware)

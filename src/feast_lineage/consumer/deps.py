@@ -12,11 +12,14 @@ from typing import Annotated, Any
 from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
-from feast_lineage.consumer.auth import check_api_key
-from feast_lineage.consumer.authz import OpenAuthorizer, Scope, request_scope
-from feast_lineage.consumer.errors import Forbidden, LineageError, ServiceUnavailable
+from feast_lineage.consumer.access.authorizers import OpenAuthorizer, request_scope
+from feast_lineage.consumer.access.keys import check_admin_key, check_api_key
+from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.errors import LineageError, ServiceUnavailable
+from feast_lineage.consumer.services.reader import RegistryReader, StoreReader
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
+from feast_lineage.registry.source import RegistrySource
 
 
 async def get_state(request: Request) -> ConsumerState:
@@ -37,21 +40,9 @@ ApiKeyDep = Annotated[None, Depends(require_api_key)]
 
 
 async def require_admin_key(request: Request, state: StateDep) -> None:
-    """The API key that prune and reset need.
-
-    With no ``api_key`` they are open, as the spec says, but only while reads
-    are open too: under an authorizer that restricts reads, open admin
-    endpoints would let anyone delete lineage they may not even see, so they
-    are refused until ``api_key`` is set (fail closed).
-    """
-    expected = state.settings.consumer.api_key_value()
-    if expected is None and not isinstance(state.authorizer, OpenAuthorizer):
-        raise Forbidden(
-            "prune and reset are disabled: the authorizer restricts reads but "
-            "openlineage.consumer.api_key is not set; set it and send it as X-API-Key",
-            code="admin_key_required",
-        )
-    check_api_key(request, expected)
+    """The admin key of prune and reset (see :func:`.access.keys.check_admin_key`)."""
+    reads_open = isinstance(state.authorizer, OpenAuthorizer)
+    check_admin_key(request, state.settings.consumer.api_key_value(), reads_open=reads_open)
 
 
 AdminKeyDep = Annotated[None, Depends(require_admin_key)]
@@ -85,6 +76,33 @@ async def get_scope(request: Request) -> Scope:
 
 
 ScopeDep = Annotated[Scope, Depends(get_scope)]
+
+
+async def get_reader(state: StateDep, scope: ScopeDep) -> StoreReader:
+    """What a read service needs, for this caller."""
+    return StoreReader(
+        engine=state.engine,
+        scope=scope,
+        namespace_mapping=state.settings.consumer.namespace_mapping,
+        positions=state.positions,
+    )
+
+
+ReaderDep = Annotated[StoreReader, Depends(get_reader)]
+
+
+async def get_registry_reader(
+    request: Request, settings: SettingsDep, scope: ScopeDep
+) -> RegistryReader:
+    """The app's registry (also in a server without the consumer), for this caller."""
+    source = request.app.state.registry_source
+    assert isinstance(source, RegistrySource)
+    return RegistryReader(
+        source=source, scope=scope, producer_namespace=settings.producer_namespace
+    )
+
+
+RegistryReaderDep = Annotated[RegistryReader, Depends(get_registry_reader)]
 
 
 async def reject_unknown_query(request: Request) -> None:

@@ -24,6 +24,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from feast_lineage.consumer.responses import FastJSONResponse
+from feast_lineage.registry.source import NoRepository, RegistryUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LineageError)
     async def _lineage(_: Request, exc: LineageError) -> FastJSONResponse:
         return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
+
+    @app.exception_handler(RegistryUnavailable)
+    async def _registry_down(_: Request, exc: RegistryUnavailable) -> FastJSONResponse:
+        return error_response(503, "registry_unavailable", str(exc))
+
+    @app.exception_handler(NoRepository)
+    async def _no_repository(_: Request, exc: NoRepository) -> FastJSONResponse:
+        return error_response(404, "no_registry", str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> FastJSONResponse:

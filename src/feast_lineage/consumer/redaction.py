@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from feast_lineage.consumer.authz import Scope
+from feast_lineage.consumer.access.scope import Scope
 
 
 def _visible_ref(value: Any, scope: Scope) -> bool:

@@ -1,14 +1,19 @@
-"""A JSON response rendered with orjson (FastAPI's own ORJSONResponse is deprecated)."""
+"""JSON responses rendered with orjson, answering from a worker thread, and the shared errors.
+
+(FastAPI's own ORJSONResponse is deprecated.)
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec
 
 import orjson
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 from starlette.responses import JSONResponse
+
+from feast_lineage.consumer.schemas import ErrorResponse
 
 
 class FastJSONResponse(JSONResponse):
@@ -18,8 +23,11 @@ class FastJSONResponse(JSONResponse):
         return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
 
 
-async def model_in_thread(
-    func: Callable[..., BaseModel | dict[str, Any]], *args: Any
+P = ParamSpec("P")
+
+
+async def answer(
+    func: Callable[P, BaseModel | dict[str, Any]], *args: P.args, **kwargs: P.kwargs
 ) -> FastJSONResponse:
     """Run ``func`` in a worker thread and render the model (or dict) it returns.
 
@@ -29,9 +37,38 @@ async def model_in_thread(
     """
 
     def run() -> FastJSONResponse:
-        value = func(*args)
+        value = func(*args, **kwargs)
         return FastJSONResponse(
             value.model_dump(by_alias=True) if isinstance(value, BaseModel) else value
         )
 
     return await run_in_threadpool(run)
+
+
+_ERROR_DESCRIPTIONS = {
+    400: "A parameter is invalid",
+    401: "An API key (or token) is missing or wrong",
+    403: "Access refused",
+    404: "Not found (or not visible to you)",
+    413: "Body or batch too large",
+    415: "The body is not declared as JSON",
+    503: "The store (or registry) is unavailable or busy; retry",
+}
+
+
+def error_responses(*statuses: int, **descriptions: str) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` of error answers, in the one error shape.
+
+    ``descriptions`` overrides a status's description, keyed ``_404=...``.
+    """
+    return {
+        status: {
+            "model": ErrorResponse,
+            "description": descriptions.get(f"_{status}", _ERROR_DESCRIPTIONS[status]),
+        }
+        for status in statuses
+    }
+
+
+# Every read endpoint may answer these.
+READ_ERRORS = error_responses(400, 401, 403)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
-from feast_lineage.consumer.authz import Authorizer, OpenAuthorizer
+from feast_lineage.consumer.access.authorizers import Authorizer, OpenAuthorizer
 from feast_lineage.consumer.intake.budget import BodyBudget
 from feast_lineage.consumer.intake.derive import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline

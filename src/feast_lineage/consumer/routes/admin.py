@@ -8,37 +8,29 @@ may see.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from fastapi.concurrency import run_in_threadpool
 
 from feast_lineage.config.consumer import MAX_RETENTION_DAYS
-from feast_lineage.consumer.deps import AdminKeyDep, ScopeDep, StateDep
-from feast_lineage.consumer.schemas import ErrorResponse, PruneResult, ResetResult, RetentionInfo
+from feast_lineage.consumer.deps import AdminKeyDep, ReaderDep, StateDep
+from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.schemas import PruneResult, ResetResult, RetentionInfo
 from feast_lineage.consumer.services.admin import reset, retention_info
 
-router = APIRouter(tags=["admin"], responses={400: {"model": ErrorResponse}})
-_KEYED: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorResponse, "description": "API key missing or wrong"},
-    403: {
-        "model": ErrorResponse,
-        "description": "The authorizer restricts reads and no api_key is set",
-    },
-    503: {"model": ErrorResponse, "description": "The store is busy or unavailable; retry"},
-}
+router = APIRouter(tags=["admin"], responses=error_responses(400))
+_KEYED = error_responses(401, 403, 503, _403="The authorizer restricts reads and no api_key is set")
 
 
 @router.get(
     "/retention",
     response_model=RetentionInfo,
-    responses={401: {"model": ErrorResponse}, 403: {"model": ErrorResponse}},
+    responses=READ_ERRORS,
     summary="Retention settings and storage statistics",
 )
-async def get_retention(state: StateDep, scope: ScopeDep) -> RetentionInfo:
-    return await run_in_threadpool(
-        retention_info, state.engine, state.settings, state.retention, scope
-    )
+async def get_retention(read: ReaderDep, state: StateDep) -> Response:
+    return await answer(retention_info, read, state.settings.consumer, state.retention)
 
 
 @router.post(

@@ -7,20 +7,16 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from feast_lineage.consumer.deps import Offset, ScopeDep, StateDep
+from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.errors import LineageError
-from feast_lineage.consumer.responses import model_in_thread
-from feast_lineage.consumer.schemas import ErrorResponse, EventPage
+from feast_lineage.consumer.responses import READ_ERRORS, answer
+from feast_lineage.consumer.schemas import EventPage
 from feast_lineage.consumer.services.events import event_page
 from feast_lineage.event_time import EventTimeError, parse_us
 
 router = APIRouter(
     tags=["events"],
-    responses={
-        400: {"model": ErrorResponse, "description": "A parameter is invalid"},
-        401: {"model": ErrorResponse, "description": "A read API key is required"},
-        403: {"model": ErrorResponse, "description": "Access refused"},
-    },
+    responses=READ_ERRORS,
 )
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -50,8 +46,7 @@ def parse_run_id(value: str | None) -> str | None:
 
 @router.get("/events", response_model=EventPage, summary="Browse events, newest first")
 async def get_events(
-    state: StateDep,
-    scope: ScopeDep,
+    read: ReaderDep,
     namespace: Annotated[
         str | None, Query(description="Events of this namespace (the job's, or the dataset's)")
     ] = None,
@@ -82,18 +77,15 @@ async def get_events(
             "can match; swap them"
         )
     run = parse_run_id(run_id)
-    return await model_in_thread(
-        lambda: event_page(
-            state.engine,
-            state.positions,
-            scope,
-            namespace=namespace,
-            job_name=job_name,
-            run_id=run,
-            event_type=kind,
-            since_us=since_us,
-            until_us=until_us,
-            limit=limit,
-            offset=offset,
-        )
+    return await answer(
+        event_page,
+        read,
+        namespace=namespace,
+        job_name=job_name,
+        run_id=run,
+        event_type=kind,
+        since_us=since_us,
+        until_us=until_us,
+        limit=limit,
+        offset=offset,
     )

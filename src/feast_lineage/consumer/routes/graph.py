@@ -9,28 +9,23 @@ routing, so the path form takes its segments from the raw request path.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import unquote
 
 from fastapi import APIRouter, Query, Request, Response
 
-from feast_lineage.consumer.deps import Offset, ScopeDep, StateDep
+from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.errors import LineageError
-from feast_lineage.consumer.responses import model_in_thread
-from feast_lineage.consumer.schemas import ErrorResponse, GraphPage, Subgraph
+from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.schemas import GraphPage, Subgraph
 from feast_lineage.consumer.services.graph import DirectionParam, NodeKind, graph_page, subgraph
+from feast_lineage.consumer.services.reader import StoreReader
 
 router = APIRouter(
     tags=["graph"],
-    responses={
-        400: {"model": ErrorResponse, "description": "A parameter is invalid"},
-        401: {"model": ErrorResponse, "description": "A read API key is required"},
-        403: {"model": ErrorResponse, "description": "Access refused"},
-    },
+    responses=READ_ERRORS,
 )
-_NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorResponse, "description": "No such node (or it is not visible)"}
-}
+_NOT_FOUND = error_responses(404, _404="No such node (or it is not visible)")
 _MARK = "/openlineage/graph/"
 
 Depth = Annotated[int, Query(ge=0, le=20, description="Steps from the node; 1: direct neighbours")]
@@ -46,27 +41,16 @@ SubgraphLimit = Annotated[
     summary="A page of the lineage graph: nodes, the edges among them, and symlinks",
 )
 async def get_graph(
-    state: StateDep,
-    scope: ScopeDep,
+    read: ReaderDep,
     namespace: Annotated[str | None, Query(description="Only this namespace")] = None,
     limit: Annotated[int, Query(ge=1, le=5000, description="Nodes per page")] = 500,
     offset: Offset = 0,
 ) -> Response:
-    return await model_in_thread(
-        lambda: graph_page(
-            state.engine,
-            scope,
-            state.settings.consumer.namespace_mapping,
-            namespace=namespace,
-            limit=limit,
-            offset=offset,
-        )
-    )
+    return await answer(graph_page, read, namespace=namespace, limit=limit, offset=offset)
 
 
 async def _subgraph(
-    state: Any,
-    scope: Any,
+    read: StoreReader,
     kind: str,
     namespace: str,
     name: str,
@@ -82,18 +66,15 @@ async def _subgraph(
     node_kind: NodeKind = "job" if kind == "job" else "dataset"
     if not namespace or not name:
         raise LineageError("the namespace and the name must not be empty", code="invalid_parameter")
-    return await model_in_thread(
-        lambda: subgraph(
-            state.engine,
-            scope,
-            state.settings.consumer.namespace_mapping,
-            kind=node_kind,
-            namespace=namespace,
-            name=name,
-            depth=depth,
-            direction=direction,
-            limit=limit,
-        )
+    return await answer(
+        subgraph,
+        read,
+        kind=node_kind,
+        namespace=namespace,
+        name=name,
+        depth=depth,
+        direction=direction,
+        limit=limit,
     )
 
 
@@ -104,8 +85,7 @@ async def _subgraph(
     summary="The subgraph around one node, named by query parameters",
 )
 async def get_subgraph_by_query(
-    state: StateDep,
-    scope: ScopeDep,
+    read: ReaderDep,
     type: Annotated[str, Query(description="job or dataset")],
     namespace: Annotated[str, Query(description="The node's OpenLineage namespace")],
     name: Annotated[str, Query(description="The node's name")],
@@ -113,7 +93,7 @@ async def get_subgraph_by_query(
     direction: Direction = "both",
     limit: SubgraphLimit = 2000,
 ) -> Response:
-    return await _subgraph(state, scope, type, namespace, name, depth, direction, limit)
+    return await _subgraph(read, type, namespace, name, depth, direction, limit)
 
 
 def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
@@ -151,8 +131,7 @@ def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
 )
 async def get_subgraph(
     request: Request,
-    state: StateDep,
-    scope: ScopeDep,
+    read: ReaderDep,
     node_type: str,
     namespace: str,
     name: str,
@@ -163,4 +142,4 @@ async def get_subgraph(
     # The decoded path parameters split at every "/", encoded or not: the
     # segments come from the raw path.
     kind, ns, node_name = _segments(request, f"{node_type}/{namespace}/{name}")
-    return await _subgraph(state, scope, kind, ns, node_name, depth, direction, limit)
+    return await _subgraph(read, kind, ns, node_name, depth, direction, limit)

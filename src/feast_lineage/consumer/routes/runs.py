@@ -6,19 +6,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from feast_lineage.consumer.deps import Offset, ScopeDep, StateDep
+from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.errors import LineageError
-from feast_lineage.consumer.responses import model_in_thread
-from feast_lineage.consumer.schemas import ErrorResponse, RunDetail, RunPage
+from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.schemas import RunDetail, RunPage
 from feast_lineage.consumer.services.runs import run_detail, run_page
 
 router = APIRouter(
     tags=["runs"],
-    responses={
-        400: {"model": ErrorResponse, "description": "A parameter is invalid"},
-        401: {"model": ErrorResponse, "description": "A read API key is required"},
-        403: {"model": ErrorResponse, "description": "Access refused"},
-    },
+    responses=READ_ERRORS,
 )
 
 RUN_STATES = ("RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER")
@@ -26,8 +22,7 @@ RUN_STATES = ("RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER")
 
 @router.get("/runs", response_model=RunPage, summary="Runs, newest first")
 async def get_runs(
-    state: StateDep,
-    scope: ScopeDep,
+    read: ReaderDep,
     job_namespace: Annotated[
         str | None, Query(description="Runs of jobs of this namespace")
     ] = None,
@@ -47,25 +42,22 @@ async def get_runs(
                 f"query parameter 'state': {run_state!r} is not one of " + ", ".join(RUN_STATES),
                 code="invalid_parameter",
             )
-    return await model_in_thread(
-        lambda: run_page(
-            state.engine,
-            state.positions,
-            scope,
-            job_namespace=job_namespace,
-            job_name=job_name,
-            state=wanted,
-            limit=limit,
-            offset=offset,
-        )
+    return await answer(
+        run_page,
+        read,
+        job_namespace=job_namespace,
+        job_name=job_name,
+        state=wanted,
+        limit=limit,
+        offset=offset,
     )
 
 
 @router.get(
     "/runs/{run_id}",
     response_model=RunDetail,
-    responses={404: {"model": ErrorResponse, "description": "No such run (or not visible)"}},
+    responses=error_responses(404, _404="No such run (or not visible)"),
     summary="One run with its inputs, outputs, parent and child runs",
 )
-async def get_run(state: StateDep, scope: ScopeDep, run_id: str) -> Response:
-    return await model_in_thread(run_detail, state.engine, scope, run_id)
+async def get_run(read: ReaderDep, run_id: str) -> Response:
+    return await answer(run_detail, read, run_id)

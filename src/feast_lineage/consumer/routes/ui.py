@@ -10,7 +10,6 @@ consumer (without it, the UI shows registry lineage only).
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
@@ -20,7 +19,6 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from feast_lineage import __version__
 from feast_lineage.consumer.deps import SettingsDep
 from feast_lineage.consumer.schemas import Health, UiSettings
-from feast_lineage.consumer.services.registry_lineage import RegistrySource
 
 WEB_UI_DIR = Path(__file__).resolve().parents[2] / "webui"
 log = logging.getLogger(__name__)
@@ -39,24 +37,6 @@ web UI's files are missing from <code>{directory}</code>.</p>
 (or <code>cd ui &amp;&amp; npm ci &amp;&amp; npm run build</code>), then reload this page.</p>
 </body></html>
 """
-
-
-def warm_registry(source: RegistrySource | None) -> None:
-    """Open the Feast registry in the background, so the UI's first view is quick.
-
-    Opening it imports Feast, which takes seconds; a request meanwhile
-    waits for it (RegistrySource holds a lock) rather than starting anew.
-    """
-    if source is None:
-        return
-
-    def open_registry() -> None:
-        try:
-            source.registry()
-        except Exception:  # the first request reports it, with the reason
-            log.debug("opening the registry in the background failed", exc_info=True)
-
-    threading.Thread(target=open_registry, name="registry-warmup", daemon=True).start()
 
 
 def web_ui_built(directory: Path = WEB_UI_DIR) -> bool:

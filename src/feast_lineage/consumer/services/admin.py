@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from feast_lineage.consumer.authz import Scope
+from feast_lineage.config.consumer import ConsumerSettings
 from feast_lineage.consumer.schemas import (
     ResetResult,
     RetentionConfig,
     RetentionInfo,
     StorageStats,
 )
+from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.retention import Retention
-from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.store import maintenance
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import namespace_id
 
 
 def retention_info(
-    engine: Engine, settings: AppSettings, retention: Retention, scope: Scope
+    read: StoreReader, consumer: ConsumerSettings, retention: Retention
 ) -> RetentionInfo:
-    consumer = settings.consumer
+    engine, scope = read.engine, read.scope
     with engine.connect() as conn:
         found = maintenance.stats(conn, scope.ns_ids)
     return RetentionInfo(

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from sqlalchemy import Engine
-
-from feast_lineage.consumer.authz import Scope
 from feast_lineage.consumer.feast_objects import feast_object
 from feast_lineage.consumer.schemas import (
     DatasetItem,
@@ -18,30 +13,30 @@ from feast_lineage.consumer.schemas import (
     NamespaceList,
 )
 from feast_lineage.consumer.services.graph import node_key
+from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.event_time import to_iso
 
 
-def namespace_list(engine: Engine, scope: Scope) -> NamespaceList:
-    with engine.connect() as conn:
-        found = reads.namespaces(conn, scope.ns_ids)
+def namespace_list(read: StoreReader) -> NamespaceList:
+    with read.engine.connect() as conn:
+        found = reads.namespaces(conn, read.scope.ns_ids)
     items = [NamespaceItem(namespace=ns, jobs=j, datasets=d) for ns, j, d in found]
     return NamespaceList(items=items, total=len(items))
 
 
 def job_page(
-    engine: Engine,
-    scope: Scope,
+    read: StoreReader,
     *,
     namespace: str | None,
     search: str | None,
     limit: int,
     offset: int,
 ) -> JobPage:
-    with engine.connect() as conn:
+    with read.engine.connect() as conn:
         total, rows = reads.catalog_rows(
-            conn, t.jobs, scope.narrow(namespace).ns_ids, search, offset, limit
+            conn, t.jobs, read.scope.narrow(namespace).ns_ids, search, offset, limit
         )
     items = [
         JobItem(
@@ -58,22 +53,22 @@ def job_page(
 
 
 def dataset_page(
-    engine: Engine,
-    scope: Scope,
-    mapping: Mapping[str, str],
+    read: StoreReader,
     *,
     namespace: str | None,
     search: str | None,
     limit: int,
     offset: int,
 ) -> DatasetPage:
-    with engine.connect() as conn:
+    with read.engine.connect() as conn:
         total, rows = reads.catalog_rows(
-            conn, t.datasets, scope.narrow(namespace).ns_ids, search, offset, limit
+            conn, t.datasets, read.scope.narrow(namespace).ns_ids, search, offset, limit
         )
     items = []
     for r in rows:
-        feast = feast_object("dataset", r.namespace, r.name, r.feast_type, {}, mapping)
+        feast = feast_object(
+            "dataset", r.namespace, r.name, r.feast_type, {}, read.namespace_mapping
+        )
         items.append(
             DatasetItem(
                 id=node_key("dataset", r.namespace, r.name),

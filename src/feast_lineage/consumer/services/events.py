@@ -9,20 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine
 
 from feast_lineage.consumer import redaction
-from feast_lineage.consumer.authz import Scope
+from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
-from feast_lineage.consumer.store.positions import PositionCache
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import job_id
 
 
 def event_page(
-    engine: Engine,
-    positions: PositionCache,
-    scope: Scope,
+    read: StoreReader,
     *,
     namespace: str | None = None,
     job_name: str | None = None,
@@ -33,8 +30,9 @@ def event_page(
     limit: int,
     offset: int,
 ) -> dict[str, Any]:
+    scope = read.scope
     narrowed = scope.narrow(namespace)
-    with engine.connect() as conn:
+    with read.engine.connect() as conn:
         subjects: frozenset[int] | None = None
         if job_name is not None:
             if namespace is not None:
@@ -52,7 +50,7 @@ def event_page(
                 until_us=until_us,
             ),
         )
-        page = positions.page(
+        page = read.positions.page(
             conn,
             spec,
             reads.generation(conn),

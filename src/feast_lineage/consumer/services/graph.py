@@ -15,12 +15,13 @@ from functools import lru_cache
 from typing import Any, Literal
 
 import orjson
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection
 
 from feast_lineage.consumer import redaction
-from feast_lineage.consumer.authz import Scope
+from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_objects import feast_object
+from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store import traversal as g
@@ -158,17 +159,10 @@ def _build(
     return _Built(nodes, edges, derived, symlinks)
 
 
-def graph_page(
-    engine: Engine,
-    scope: Scope,
-    mapping: Mapping[str, str],
-    *,
-    namespace: str | None,
-    limit: int,
-    offset: int,
-) -> Json:
+def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: int) -> Json:
+    scope, mapping = read.scope, read.namespace_mapping
     ns_ids = scope.narrow(namespace).ns_ids
-    with engine.connect() as conn:
+    with read.engine.connect() as conn:
         total = g.count_nodes(conn, ns_ids)
         rows = g.node_page(conn, ns_ids, total, offset, limit)
         built = _build(conn, rows, scope, mapping)
@@ -186,9 +180,7 @@ def graph_page(
 
 
 def subgraph(
-    engine: Engine,
-    scope: Scope,
-    mapping: Mapping[str, str],
+    read: StoreReader,
     *,
     kind: NodeKind,
     namespace: str,
@@ -197,8 +189,9 @@ def subgraph(
     direction: DirectionParam,
     limit: int,
 ) -> Json:
+    scope, mapping = read.scope, read.namespace_mapping
     start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
-    with engine.connect() as conn:
+    with read.engine.connect() as conn:
         # A hidden node is reported exactly like a missing one.
         if not scope.allows(namespace) or g.find_node(conn, kind, start, scope.ns_ids) is None:
             raise NotFound(

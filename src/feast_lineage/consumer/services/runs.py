@@ -5,14 +5,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import Engine
-
 from feast_lineage.consumer import redaction
-from feast_lineage.consumer.authz import Scope
+from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import LineageError, NotFound
 from feast_lineage.consumer.schemas import RunDataset, RunDetail, RunItem, RunPage
+from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
-from feast_lineage.consumer.store.positions import PositionCache
 from feast_lineage.consumer.store.run_facets import one_run_facets, run_facets
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import job_id
@@ -23,9 +21,7 @@ def _duration(started_us: int, ended_us: int | None) -> int | None:
 
 
 def run_page(
-    engine: Engine,
-    positions: PositionCache,
-    scope: Scope,
+    read: StoreReader,
     *,
     job_namespace: str | None,
     job_name: str | None,
@@ -33,8 +29,9 @@ def run_page(
     limit: int,
     offset: int,
 ) -> RunPage:
+    scope = read.scope
     narrowed = scope.narrow(job_namespace)
-    with engine.connect() as conn:
+    with read.engine.connect() as conn:
         jobs: frozenset[int] | None = None
         if job_name is not None:
             if job_namespace is not None:
@@ -44,7 +41,7 @@ def run_page(
         spec = reads.runs_list(
             conn, reads.RunFilter(ns_ids=narrowed.ns_ids, job_ids=jobs, state=state)
         )
-        page = positions.page(
+        page = read.positions.page(
             conn, spec, reads.generation(conn), reads.run_columns(), offset=offset, limit=limit
         )
         parents = _visible_parents(conn, page.rows, scope)
@@ -92,7 +89,8 @@ def _visible_parents(conn: Any, rows: list[Any], scope: Scope) -> set[str]:
     return visible
 
 
-def run_detail(engine: Engine, scope: Scope, run_id: str) -> RunDetail:
+def run_detail(read: StoreReader, run_id: str) -> RunDetail:
+    engine, scope = read.engine, read.scope
     try:
         key = str(uuid.UUID(run_id))
     except ValueError:

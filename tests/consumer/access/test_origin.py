@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from feast_lineage.consumer.origin import same_origin
+from feast_lineage.consumer.access.origin import same_origin
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
 from tests.factories import at, run_event

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.requests import Request
 
-from feast_lineage.consumer.auth import check_api_key, presented_key
+from feast_lineage.consumer.access.keys import check_api_key, presented_key
 from feast_lineage.consumer.errors import Unauthorized
 from tests.conftest import AppFactory
 from tests.consumer.routes.test_ingest import BATCH, JSON, LINEAGE, assert_error, stored_events

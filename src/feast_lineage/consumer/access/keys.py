@@ -11,9 +11,9 @@ import hmac
 
 from starlette.requests import HTTPConnection
 
-from feast_lineage.consumer.errors import Unauthorized
+from feast_lineage.consumer.errors import Forbidden, Unauthorized
 
-_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="feast-lineage"'}
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="feast-lineage"'}
 
 
 def bearer_token(conn: HTTPConnection) -> str | None:
@@ -40,7 +40,24 @@ def check_api_key(conn: HTTPConnection, expected: str | None) -> None:
     if key is None:
         raise Unauthorized(
             "an API key is required: send it as X-API-Key or Authorization: Bearer <key>",
-            headers=_CHALLENGE,
+            headers=CHALLENGE,
         )
     if not hmac.compare_digest(key.encode(), expected.encode()):
-        raise Unauthorized("the API key is not valid", code="invalid_api_key", headers=_CHALLENGE)
+        raise Unauthorized("the API key is not valid", code="invalid_api_key", headers=CHALLENGE)
+
+
+def check_admin_key(conn: HTTPConnection, expected: str | None, *, reads_open: bool) -> None:
+    """The API key that prune and reset need.
+
+    With no key configured they are open, as the spec says, but only while
+    reads are open too: under an authorizer that restricts reads, open admin
+    endpoints would let anyone delete lineage they may not even see, so they
+    are refused until a key is set (fail closed).
+    """
+    if expected is None and not reads_open:
+        raise Forbidden(
+            "prune and reset are disabled: the authorizer restricts reads but "
+            "openlineage.consumer.api_key is not set; set it and send it as X-API-Key",
+            code="admin_key_required",
+        )
+    check_api_key(conn, expected)

@@ -2,7 +2,7 @@
 
 The spec's RBAC for lineage: a caller sees the namespaces of the Feast
 projects it may ``DESCRIBE``, and the external namespaces that
-``namespace_mapping`` maps to them (:func:`.authz.project_namespaces`).
+``namespace_mapping`` maps to them (:func:`.scope.project_namespaces`).
 Everything comes from Feast itself:
 
 * the ``auth`` section of feature_store.yaml says how callers prove who they
@@ -35,59 +35,20 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from feast_lineage.consumer.auth import bearer_token, presented_key
-from feast_lineage.consumer.authz import Scope, project_namespaces
+from feast_lineage.consumer.access.keys import CHALLENGE, bearer_token, presented_key
+from feast_lineage.consumer.access.scope import Scope, project_namespaces
 from feast_lineage.consumer.errors import LineageError, Unauthorized
-from feast_lineage.consumer.services.registry_lineage import RegistryUnavailable
+from feast_lineage.registry.permissions import permitted_projects, token_parser
+from feast_lineage.registry.source import RegistryUnavailable
 
 log = logging.getLogger(__name__)
 
-_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="feast-lineage"'}
 _MAX_CACHED = 10_000
 
 
 class IdentityUnavailable(LineageError):
     status = 503
     code = "identity_provider_unavailable"
-
-
-def token_parser(auth_config: Any) -> Any:
-    """Feast's own token parser for the repository's ``auth`` section."""
-    kind = getattr(auth_config, "type", "no_auth")
-    if kind == "oidc":
-        from feast.permissions.auth.oidc_token_parser import OidcTokenParser
-
-        return OidcTokenParser(auth_config=auth_config)
-    if kind == "kubernetes":
-        from feast.permissions.auth.kubernetes_token_parser import KubernetesTokenParser
-
-        return KubernetesTokenParser()  # type: ignore[no-untyped-call]
-    raise ValueError(f"Feast auth type {kind!r} names no identity provider")
-
-
-def permitted_projects(registry: Any, user: Any, extra_project: str | None) -> list[str]:
-    """The registry's projects that ``user`` may DESCRIBE, by Feast's own rules."""
-    from feast.errors import FeastPermissionError
-    from feast.permissions.action import AuthzedAction
-    from feast.permissions.enforcer import enforce_policy
-    from feast.project import Project
-
-    projects = {p.name: p for p in registry.list_projects(allow_cache=True)}
-    if extra_project and extra_project not in projects:
-        projects[extra_project] = Project(name=extra_project)
-    actions = [AuthzedAction.DESCRIBE]
-    permitted: list[str] = []
-    for name, project in sorted(projects.items()):
-        permissions = registry.list_permissions(project=name, allow_cache=True)
-        # No permission that applies: denied, without Feast's error log per project.
-        if not any(p.match_resource(project) and p.match_actions(actions) for p in permissions):
-            continue
-        try:
-            if enforce_policy(permissions, user, [project], actions):
-                permitted.append(name)
-        except FeastPermissionError:
-            continue
-    return permitted
 
 
 class FeastPermissionsAuthorizer:
@@ -129,7 +90,7 @@ class FeastPermissionsAuthorizer:
             raise Unauthorized(
                 "a Feast access token is required: send it as Authorization: Bearer <token>, "
                 "the token your Feast clients use",
-                headers=_CHALLENGE,
+                headers=CHALLENGE,
             )
         digest = hashlib.sha256(token.encode()).digest()
         now = self._clock()
@@ -140,7 +101,7 @@ class FeastPermissionsAuthorizer:
         user = self._user(token)
         try:
             projects = permitted_projects(self._registry(), user, self._project)
-        except LineageError:
+        except (LineageError, RegistryUnavailable):
             raise
         except Exception as err:
             log.exception("reading Feast permissions from the registry failed")
@@ -172,7 +133,7 @@ class FeastPermissionsAuthorizer:
                 "the access token is not valid (expired, or not signed by the identity "
                 "provider of feature_store.yaml's auth section)",
                 code="invalid_token",
-                headers=_CHALLENGE,
+                headers=CHALLENGE,
             ) from None
         except Exception as err:
             log.warning("the identity provider could not check a token: %s", type(err).__name__)

@@ -11,12 +11,8 @@ from starlette.requests import HTTPConnection
 
 from feast_lineage.config import ConsumerSettings
 from feast_lineage.config.authorizer import ApiKeysAuthorizerSettings
-from feast_lineage.consumer.authz import (
-    ApiKeysAuthorizer,
-    Scope,
-    build_authorizer,
-    project_namespaces,
-)
+from feast_lineage.consumer.access.authorizers import ApiKeysAuthorizer, build_authorizer
+from feast_lineage.consumer.access.scope import Scope, project_namespaces
 from feast_lineage.consumer.errors import Unauthorized
 from feast_lineage.consumer.settings import AppSettings
 from tests.conftest import AppFactory

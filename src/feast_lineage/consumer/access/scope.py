@@ -1,0 +1,70 @@
+"""The caller's scope: the OpenLineage namespaces it may see, and a project's namespaces."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from feast_lineage.identity import namespace_id
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The namespaces a caller may see: ``None`` means every namespace."""
+
+    namespaces: frozenset[str] | None = field(default=None)
+
+    @classmethod
+    def everything(cls) -> Scope:
+        return cls(None)
+
+    @classmethod
+    def of(cls, namespaces: Iterable[str]) -> Scope:
+        return cls(frozenset(namespaces))
+
+    @property
+    def is_everything(self) -> bool:
+        return self.namespaces is None
+
+    @cached_property
+    def ns_ids(self) -> frozenset[int] | None:
+        """The namespace ids of a finite scope (``None`` for everything)."""
+        if self.namespaces is None:
+            return None
+        return frozenset(namespace_id(ns) for ns in self.namespaces)
+
+    def allows(self, namespace: str) -> bool:
+        return self.namespaces is None or namespace in self.namespaces
+
+    def allows_id(self, ns_id: int) -> bool:
+        ids = self.ns_ids
+        return ids is None or ns_id in ids
+
+    def narrow(self, namespace: str | None) -> Scope:
+        """This scope limited to ``namespace`` (empty when it is not visible)."""
+        if namespace is None:
+            return self
+        return Scope.of([namespace] if self.allows(namespace) else [])
+
+    def cache_key(self) -> tuple[str, ...] | None:
+        return None if self.namespaces is None else tuple(sorted(self.namespaces))
+
+
+def project_namespaces(
+    projects: Iterable[str], namespace_mapping: Mapping[str, str], producer_namespace: str
+) -> frozenset[str]:
+    """The OpenLineage namespaces that belong to ``projects``.
+
+    A project's own namespace is its name (the producer's default namespace
+    ``feast``) or ``{producer_namespace}/{project}``; every
+    ``namespace_mapping`` key whose value is one of the projects is added.
+    """
+    wanted = set(projects)
+    out: set[str] = set()
+    for project in wanted:
+        out.add(project)
+        if producer_namespace != "feast":
+            out.add(f"{producer_namespace}/{project}")
+    out.update(ns for ns, project in namespace_mapping.items() if project in wanted)
+    return frozenset(out)

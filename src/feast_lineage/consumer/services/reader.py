@@ -1,0 +1,37 @@
+"""What every read service is handed: the store, the caller's scope, and how to name things.
+
+Routes build one :class:`StoreReader` per request (``deps.ReaderDep``) and
+pass it to a service with the request's parameters; services know nothing
+of HTTP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.store.positions import PositionCache
+from feast_lineage.registry.source import RegistrySource
+
+
+@dataclass(frozen=True, slots=True)
+class StoreReader:
+    """A read of the lineage store on behalf of one caller."""
+
+    engine: Engine
+    scope: Scope
+    # OpenLineage namespace -> Feast project, for naming Feast objects
+    namespace_mapping: Mapping[str, str]
+    positions: PositionCache  # deep pages of events and runs
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryReader:
+    """A read of the Feast registry on behalf of one caller."""
+
+    source: RegistrySource
+    scope: Scope
+    producer_namespace: str  # the producer's namespace: a project's own is under it
