@@ -69,7 +69,7 @@ def fill(repo: Path, n: int, seed: int) -> float:
     upgrade_schema(engine)
     pipeline = IngestPipeline(engine)
     with engine.begin() as conn:
-        from feast_lineage.consumer.store.writes import ensure_meta
+        from feast_lineage.consumer.store.meta import ensure_meta
 
         ensure_meta(conn)
     workload = Workload(WorkloadConfig(seed=seed))

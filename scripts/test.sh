@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole gate: set up, then format check, lint, strict type check, every test.
+# The whole gate: set up, then format check, lint, strict type check, import layers, every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,4 +9,5 @@ cd "$(dirname "$0")/.."
 .venv/bin/ruff format --check src tests bench
 .venv/bin/ruff check src tests bench
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache   # the import layers of .importlinter
 .venv/bin/pytest -p no:cacheprovider "$@"

@@ -17,12 +17,13 @@ from sqlalchemy import ColumnElement, Table, select
 from sqlalchemy import event as sa_event
 
 from feast_lineage.consumer.intake.body import parse_events
-from feast_lineage.consumer.intake.derive import Derived, FacetMemo
+from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome
 from feast_lineage.consumer.intake.problems import InvalidEvent
 from feast_lineage.consumer.store import codec
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.rows import RowBatch
 from feast_lineage.consumer.store.run_facets import one_run_facets
 from feast_lineage.consumer.store.traversal import current_edge, current_symlink
 from feast_lineage.identity import dataset_id, job_id
@@ -46,11 +47,11 @@ def derive_all(
     events: Iterable[dict[str, Any]],
     received_us: int = RECEIVED_US,
     memo: FacetMemo | None = None,
-) -> list[Derived]:
+) -> list[RowBatch]:
     """Validate and derive events as one JSON array body; every one must be valid."""
     data = orjson.dumps(list(events))
     parsed = parse_events(data, received_us, max_events=100_000, memo=memo)
-    out: list[Derived] = []
+    out: list[RowBatch] = []
     for item in parsed.results:
         if isinstance(item, InvalidEvent):
             raise AssertionError(f"test event is invalid: {item}")

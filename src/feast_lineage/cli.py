@@ -333,48 +333,20 @@ def _load(ctx: click.Context) -> Any:
 
 
 def _check_database(url: str, option: str, *, migrate: bool = False) -> None:
-    """Connect once, so a wrong database stops here with one line, not a traceback.
-
-    With ``migrate``, also run the store's pending migrations.
-    """
-    from sqlalchemy import make_url, text
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from feast_lineage.consumer.store.engine import (
-        UnsuitableDatabase,
-        check_database,
-        create_store_engine,
-        upgrade_schema,
-    )
+    """Probe the lineage database, so a wrong one stops here with one line, not a traceback."""
+    from feast_lineage.consumer.store.engine import UnsuitableDatabase
+    from feast_lineage.consumer.store.probe import DatabaseUnreachable, probe_database
 
     try:
-        engine = create_store_engine(url)
-    except (SQLAlchemyError, OSError, ImportError) as err:
-        reason = f"{type(err).__name__}"
-    else:
-        try:
-            with engine.connect() as conn:
-                conn.execute(text("SELECT 1"))
-                check_database(conn)
-            if migrate:
-                upgrade_schema(engine)
-            return
-        except UnsuitableDatabase as err:
-            raise ConfigError(option, err.problem, err.fix) from None
-        except SQLAlchemyError as err:
-            cause = getattr(err, "orig", None) or err
-            first_line = (str(cause).strip().splitlines() or [""])[0]
-            reason = f"{type(cause).__name__}: {first_line}"
-        finally:
-            engine.dispose()
-    password = make_url(url).password
-    if password:
-        reason = reason.replace(str(password), "***")
-    raise ConfigError(
-        option,
-        f"cannot connect to the lineage database ({reason})",
-        "check the host, port, database name and credentials, and that the server is running",
-    )
+        probe_database(url, migrate=migrate)
+    except UnsuitableDatabase as err:
+        raise ConfigError(option, err.problem, err.fix) from None
+    except DatabaseUnreachable as err:
+        raise ConfigError(
+            option,
+            str(err),
+            "check the host, port, database name and credentials, and that the server is running",
+        ) from None
 
 
 def _serve(

@@ -8,8 +8,9 @@ from sqlalchemy import Engine
 
 from feast_lineage.consumer.access.authorizers import Authorizer, OpenAuthorizer
 from feast_lineage.consumer.intake.budget import BodyBudget
-from feast_lineage.consumer.intake.derive import FacetMemo
+from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
+from feast_lineage.consumer.services.ingest import Intake
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.store.positions import PositionCache
@@ -25,6 +26,14 @@ class ConsumerState:
     positions: PositionCache = field(default_factory=PositionCache)
     retention: Retention = field(default_factory=Retention)
     bodies: BodyBudget = field(init=False)
+    intake: Intake = field(init=False)
 
     def __post_init__(self) -> None:
-        self.bodies = BodyBudget.for_body_limit(self.settings.consumer.max_request_bytes)
+        consumer = self.settings.consumer
+        self.bodies = BodyBudget.for_body_limit(consumer.max_request_bytes)
+        self.intake = Intake(
+            pipeline=self.pipeline,
+            memo=self.facet_memo,
+            max_request_bytes=consumer.max_request_bytes,
+            max_batch_events=consumer.max_batch_events,
+        )

@@ -46,7 +46,7 @@ class ClientSink:
 
 
 class LocalSink:
-    """The local lineage store (see :mod:`feast_lineage.producer.self_report`)."""
+    """The local lineage store (see :mod:`feast_lineage.consumer.embedded`)."""
 
     name = "the local lineage store"
 

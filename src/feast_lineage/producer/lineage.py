@@ -31,7 +31,7 @@ from feast_lineage.registry.objects import ProjectObjects, read_project
 from feast_lineage.uris import strip_credentials
 
 if TYPE_CHECKING:
-    from feast_lineage.producer.self_report import LocalStore
+    from feast_lineage.consumer.embedded import LocalStore
 
 log = logging.getLogger("feast_lineage.producer")
 T = TypeVar("T")
@@ -93,7 +93,7 @@ class StoreLineage:
         self._warnings = OnceLog()
         self.local_store: LocalStore | None = None
         if config.consumer.enabled:  # for self-reporting and the teardown hook
-            from feast_lineage.producer.self_report import LocalStore
+            from feast_lineage.consumer.embedded import LocalStore
 
             self.local_store = LocalStore(config.database_url())
         sinks: list[Sink] = []

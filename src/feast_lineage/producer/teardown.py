@@ -7,8 +7,6 @@ store, the way the admin reset endpoint does with ``?namespace=``.
 
 from __future__ import annotations
 
-from feast_lineage.consumer.store import maintenance
-from feast_lineage.identity import namespace_id
 from feast_lineage.producer.lineage import StoreLineage
 
 
@@ -16,7 +14,4 @@ def remove_project_lineage(lineage: StoreLineage) -> dict[str, int]:
     """Delete the namespace of ``lineage``'s project; returns rows removed per table."""
     if lineage.local_store is None:
         return {}
-    removed = maintenance.reset_namespace(
-        lineage.local_store.engine, namespace_id(lineage.namespace)
-    )
-    return dict(removed.counts)
+    return lineage.local_store.reset_namespace(lineage.namespace)

@@ -18,15 +18,15 @@ from feast_lineage.consumer.intake.body import (
     parse_events,
     problem_dicts,
 )
-from feast_lineage.consumer.intake.derive import Derived
 from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
+from feast_lineage.consumer.store.rows import RowBatch
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
 from tests.store_helpers import event_payload
 
 BODY = orjson.dumps([run_event("START"), run_event("COMPLETE")])
 
 
-def parse(data: bytes, **kwargs: Any) -> list[Derived | InvalidEvent]:
+def parse(data: bytes, **kwargs: Any) -> list[RowBatch | InvalidEvent]:
     return parse_events(data, 0, max_events=kwargs.pop("max_events", 100), **kwargs).results
 
 
@@ -117,10 +117,10 @@ def _decompress_error(data: bytes, encoding: str, limit: int) -> BodyError:
 def test_one_event_and_an_array() -> None:
     one = parse_events(orjson.dumps(run_event()), 0, max_events=10)
     assert not one.is_array
-    assert [type(r) for r in one.results] == [Derived]
+    assert [type(r) for r in one.results] == [RowBatch]
     many = parse_events(orjson.dumps([run_event(), dataset_event("s3://b", "x")]), 0, max_events=10)
     assert many.is_array
-    assert [type(r) for r in many.results] == [Derived, Derived]
+    assert [type(r) for r in many.results] == [RowBatch, RowBatch]
     assert parse_events(b"[]", 0, max_events=10).results == []
 
 
@@ -168,12 +168,12 @@ def test_each_event_is_judged_alone() -> None:
     bad = run_event()
     del bad["run"]["runId"]
     results = parse(orjson.dumps([good, "not an event", bad, job_event("ns", "j")]))
-    assert isinstance(results[0], Derived)
+    assert isinstance(results[0], RowBatch)
     assert isinstance(results[1], InvalidEvent)
     assert results[1].problems == [EventProblem("$", "an event must be a JSON object")]
     assert isinstance(results[2], InvalidEvent)
     assert [p.path for p in results[2].problems] == ["$.run.runId"]
-    assert isinstance(results[3], Derived)
+    assert isinstance(results[3], RowBatch)
 
 
 def test_problem_dicts_name_the_index_and_path() -> None:
@@ -206,7 +206,7 @@ def _nested_event(depth: int, *, with_at: bool = False) -> bytes:
 def test_deep_nesting_up_to_the_limit_is_stored() -> None:
     # event, run, facets, deep: four levels before the nested objects.
     (result,) = parse(_nested_event(MAX_DEPTH - 4))
-    assert isinstance(result, Derived)
+    assert isinstance(result, RowBatch)
 
 
 @pytest.mark.parametrize("depth", [MAX_DEPTH - 3, 300, 1000])
@@ -228,7 +228,7 @@ def test_deep_nesting_in_a_list_names_the_index() -> None:
     )
     results = parse(data)
     assert isinstance(results[0], InvalidEvent)
-    assert isinstance(results[1], Derived)
+    assert isinstance(results[1], RowBatch)
     path = results[0].problems[0].path
     assert path.startswith("$.run.facets.x.y[0][0]")
 
@@ -257,7 +257,7 @@ def test_credentials_are_scrubbed_however_json_spells_them(spelling: bytes) -> N
         .replace(b'"URI"', b'"jdbc:postgresql://admin:hunter2' + spelling + b'db/feast"')
     )
     (result,) = parse(data)
-    assert isinstance(result, Derived)
+    assert isinstance(result, RowBatch)
     stored = [event_payload(result.events[0]), result.datasets, list(result.blobs.values())]
     assert "hunter2" not in str(stored)
     (ds,) = result.datasets.values()
@@ -269,7 +269,7 @@ def test_semicolon_parameters_are_scrubbed() -> None:
     uri = "jdbc:sqlserver://db:1433;databaseName=feast;password=hunter2"
     event = run_event(inputs=[dataset("mssql://db:1433", "dbo.t", dataSource=facet(uri=uri))])
     (result,) = parse(orjson.dumps(event))
-    assert isinstance(result, Derived)
+    assert isinstance(result, RowBatch)
     assert "hunter2" not in orjson.dumps(event_payload(result.events[0])).decode()
     assert "hunter2" not in "".join(result.blobs.values())
 
@@ -349,7 +349,7 @@ def test_any_mutation_of_an_event_is_stored_or_explained(data: st.DataObject) ->
             assert result.events
 
 
-def _outcome(data: bytes, encoding: str | None) -> list[Derived | InvalidEvent] | BodyError:
+def _outcome(data: bytes, encoding: str | None) -> list[RowBatch | InvalidEvent] | BodyError:
     try:
         return parse(decompress(data, encoding, 10_000), max_events=10)
     except BodyError as err:
@@ -393,7 +393,7 @@ def test_an_integer_beyond_64_bits_is_refused_naming_its_path(text: str) -> None
 )
 def test_numbers_that_fit_are_kept_exactly(text: str) -> None:
     (result,) = parse(with_number(text))
-    assert isinstance(result, Derived)
+    assert isinstance(result, RowBatch)
     (row,) = result.events
     assert event_payload(row)["run"]["facets"]["big"]["n"] == orjson.loads(text)
 
@@ -401,5 +401,5 @@ def test_numbers_that_fit_are_kept_exactly(text: str) -> None:
 def test_only_the_event_with_a_huge_integer_fails_in_a_batch() -> None:
     good = orjson.dumps(run_event("START", run_facets={"id": facet(v="123456789012345678901")}))
     results = parse(b"[" + good + b"," + with_number("99999999999999999999") + b"]")
-    assert isinstance(results[0], Derived)  # 21 digits in a string are fine
+    assert isinstance(results[0], RowBatch)  # 21 digits in a string are fine
     assert isinstance(results[1], InvalidEvent)

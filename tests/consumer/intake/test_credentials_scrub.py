@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from feast_lineage.consumer.intake.body import parse_events
-from feast_lineage.consumer.intake.derive import Derived
+from feast_lineage.consumer.store.rows import RowBatch
 from feast_lineage.identity import dataset_id
 from tests.factories import dataset, dataset_event, facet, run_event
 from tests.store_helpers import event_payload
@@ -14,13 +14,13 @@ from tests.store_helpers import event_payload
 SECRETS = ("SECRETB4", "SECRETB5", "SECRETA6", "AKIA")
 
 
-def derived(event: dict[str, object]) -> Derived:
+def derived(event: dict[str, object]) -> RowBatch:
     (result,) = parse_events(orjson.dumps(event), 0, max_events=10).results
-    assert isinstance(result, Derived)
+    assert isinstance(result, RowBatch)
     return result
 
 
-def assert_no_secret(result: Derived) -> None:
+def assert_no_secret(result: RowBatch) -> None:
     stored = orjson.dumps(event_payload(only(result.events))).decode()
     rows = str([result.datasets, result.jobs, result.symlinks, result.blobs])
     for secret in SECRETS:

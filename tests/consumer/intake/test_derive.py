@@ -10,14 +10,10 @@ import orjson
 import pytest
 
 from feast_lineage import canonical_json
-from feast_lineage.consumer.intake.derive import (
-    Derived,
-    FacetMemo,
-    PendingBlob,
-    blob_text,
-    derive,
-)
+from feast_lineage.consumer.intake.derive import derive
+from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.validation import validate_event
+from feast_lineage.consumer.store.rows import PendingBlob, RowBatch, blob_text
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id, text_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
@@ -30,7 +26,7 @@ PARENT_RUN = "0d6c1f0e-8a51-4f4e-9a8e-3c1d0b6a2f01"
 ROOT_RUN = "7b1e0c2d-4f3a-4b5c-8d6e-9f0a1b2c3d4e"
 
 
-def rows(event: dict[str, Any], received_us: int = 1) -> Derived:
+def rows(event: dict[str, Any], received_us: int = 1) -> RowBatch:
     kind, time_us = validate_event(event)
     return derive(event, kind, time_us, received_us)
 
@@ -396,7 +392,7 @@ def test_merge_keeps_the_latest_facet_and_node_times() -> None:
     early = rows(run_event("START", run_id=run_id, time=at(1), job_facets={"a": facet(v=1)}))
     late = rows(run_event("COMPLETE", run_id=run_id, time=at(2), job_facets={"a": facet(v=2)}))
     for first, second in ((early, late), (late, early)):
-        merged = Derived()
+        merged = RowBatch()
         merged.merge(first)
         merged.merge(second)
         (facet_row,) = merged.job_facets.values()
@@ -411,7 +407,7 @@ def test_merge_does_not_let_a_stub_erase_a_producer() -> None:
     child = rows(run_event(job=("ns", "child"), parent=(PARENT_RUN, ("ns", "parent")), time=at(9)))
     parent = rows(run_event(job=("ns", "parent"), time=at(1)))
     for first, second in ((child, parent), (parent, child)):
-        merged = Derived()
+        merged = RowBatch()
         merged.merge(first)
         merged.merge(second)
         row = merged.jobs[job_id("ns", "parent")]

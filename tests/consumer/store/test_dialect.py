@@ -10,7 +10,7 @@ from sqlalchemy.dialects import mysql
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.dialect import _assignment_order
-from feast_lineage.consumer.store.writes import _dataset_set, _job_set, _ranked_set, _run_set
+from feast_lineage.consumer.store.upserts import dataset_set, job_set, ranked_set, run_set
 
 
 def order(table: Any, builder: Any) -> list[str]:
@@ -23,18 +23,18 @@ def before(names: list[str], first: str, *then: str) -> bool:
 
 
 def test_each_column_is_assigned_before_the_columns_its_neighbours_read() -> None:
-    runs = order(t.runs, _run_set)
+    runs = order(t.runs, run_set)
     assert before(runs, "state", "state_rank")
     assert before(runs, "ended_us", "state_rank")
     assert before(runs, "started_us", "start_event_us", "first_event_us")
-    jobs = order(t.jobs, _job_set)
+    jobs = order(t.jobs, job_set)
     assert before(jobs, "producer", "updated_us")
     assert before(jobs, "input_run", "input_rank")
     assert before(jobs, "output_run", "output_rank")
-    datasets = order(t.datasets, _dataset_set)
+    datasets = order(t.datasets, dataset_set)
     assert before(datasets, "datasource_uri", "uri_rank")
     assert before(datasets, "uri_id", "uri_rank")
-    assert before(order(t.job_facets, _ranked_set), "blob_id", "rank")
+    assert before(order(t.job_facets, ranked_set), "blob_id", "rank")
 
 
 def test_a_cycle_cannot_be_ordered() -> None:

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from feast_lineage.consumer.store import maintenance, reads, writes
+from feast_lineage.consumer.store import maintenance, meta, reads
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id
@@ -162,8 +162,8 @@ def test_one_claim_of_the_scheduled_prune_per_round(store: Store) -> None:
 
 def test_meta_values_are_replaced_not_duplicated(store: Store) -> None:
     with store.engine.begin() as conn:
-        writes.write_meta(conn, "example", "one")
-        writes.write_meta(conn, "example", "two")
+        meta.write_meta(conn, "example", "one")
+        meta.write_meta(conn, "example", "two")
     with store.engine.connect() as conn:
         assert reads.read_meta(conn, "example") == "two"
         assert reads.read_meta(conn, "absent") is None

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store import writes
-from feast_lineage.consumer.store.writes import WriteCache
+from feast_lineage.consumer.store.sqlite_touch import TOUCH_MAX_EVENTS
+from feast_lineage.consumer.store.write_cache import WriteCache
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event, schema_facet
@@ -409,7 +409,7 @@ def test_one_event_transactions_store_what_one_transaction_stores(
     events = _repeating_events(run_id)
     a.ingest_each(events[i] for i in order)  # small transactions
     large = events * 3  # one large transaction, every event three times
-    assert len(large) > writes._TOUCH_MAX_EVENTS
+    assert len(large) > TOUCH_MAX_EVENTS
     b.ingest(*large)
     snap = _repeat_snapshot(a, run_id)
     assert snap == _repeat_snapshot(b, run_id)

@@ -15,9 +15,11 @@ from typing import Any
 
 import orjson
 
-from feast_lineage.consumer.intake.derive import Derived, FacetMemo, derive
+from feast_lineage.consumer.intake.derive import derive
+from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
 from feast_lineage.consumer.intake.validation import json_path, validate_event
+from feast_lineage.consumer.store.rows import RowBatch
 
 
 class BodyError(Exception):
@@ -33,7 +35,7 @@ class BodyError(Exception):
 @dataclass
 class ParsedBody:
     is_array: bool
-    results: list[Derived | InvalidEvent]
+    results: list[RowBatch | InvalidEvent]
 
 
 def decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
@@ -100,7 +102,7 @@ def _one(
     memo: FacetMemo | None,
     nul: bool = False,
     exact: Any = None,
-) -> Derived | InvalidEvent:
+) -> RowBatch | InvalidEvent:
     try:
         kind, time_us = validate_event(event)
         if nul:

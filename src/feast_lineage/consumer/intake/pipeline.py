@@ -35,8 +35,9 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
-from feast_lineage.consumer.intake.derive import Derived
 from feast_lineage.consumer.store.engine import WalCheckpointer
+from feast_lineage.consumer.store.meta import ensure_meta
+from feast_lineage.consumer.store.rows import RowBatch
 from feast_lineage.consumer.store.transactions import (
     begin_write,
     lock_path,
@@ -44,7 +45,8 @@ from feast_lineage.consumer.store.transactions import (
     writer_connection,
     writer_lock,
 )
-from feast_lineage.consumer.store.writes import WriteCache, ensure_meta, remember, write_derived
+from feast_lineage.consumer.store.write_cache import WriteCache
+from feast_lineage.consumer.store.writes import remember, write_derived
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +72,11 @@ _PLAIN = object()  # ``prepared`` of a submission that was not deferred
 
 @dataclass(eq=False)
 class _Submission:
-    items: list[Derived]
+    items: list[RowBatch]
     future: Future[Any] = field(default_factory=Future)
     # A deferred submission's work, until the writer has done it; ``prepared``
     # then holds the first element of what it returned, for the future.
-    prepare: Callable[[], tuple[Any, list[Derived]]] | None = None
+    prepare: Callable[[], tuple[Any, list[RowBatch]]] | None = None
     prepared: Any = _PLAIN
 
     def answer(self, outcomes: list[Outcome]) -> None:
@@ -111,7 +113,7 @@ class IngestPipeline:
             self._started = False
         self._close_connection()
 
-    def submit(self, items: list[Derived]) -> Future[list[Outcome]]:
+    def submit(self, items: list[RowBatch]) -> Future[list[Outcome]]:
         """Queue ``items``; the future gives one outcome per item (None when stored)."""
         sub = _Submission(items)
         if not items:
@@ -132,7 +134,7 @@ class IngestPipeline:
         return lock_path(self._engine) is not None
 
     def submit_deferred(
-        self, prepare: Callable[[], tuple[T, list[Derived]]]
+        self, prepare: Callable[[], tuple[T, list[RowBatch]]]
     ) -> Future[tuple[T, list[Outcome]]]:
         """Queue work for the writer thread: ``prepare()`` gives a value and events.
 
@@ -145,7 +147,7 @@ class IngestPipeline:
         self._queue.put(sub)
         return sub.future
 
-    def write_now(self, items: list[Derived]) -> list[Outcome]:
+    def write_now(self, items: list[RowBatch]) -> list[Outcome]:
         """Write synchronously from the calling thread (used outside a server)."""
         return self._write_group([_Submission(items)], in_writer=False)[0]
 
@@ -234,13 +236,13 @@ class IngestPipeline:
             count += len(nxt.items)
         return False
 
-    def _transaction(self, items: list[Derived], *, in_writer: bool) -> None:
+    def _transaction(self, items: list[RowBatch], *, in_writer: bool) -> None:
         """Write ``items`` in one transaction.
 
         ``in_writer``: called by the writer thread, which holds the store's
         write lock already and keeps its connection between transactions.
         """
-        merged = Derived()
+        merged = RowBatch()
         for item in items:
             merged.merge(item)
         if not in_writer:  # write_now, from any thread: a connection of its own

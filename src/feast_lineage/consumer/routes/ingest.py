@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request, Response
 
 from feast_lineage.consumer.deps import ingest_state
 from feast_lineage.consumer.errors import error_response
-from feast_lineage.consumer.responses import FastJSONResponse
-from feast_lineage.consumer.schemas import ErrorResponse, IngestAccepted, IngestSummary
+from feast_lineage.consumer.intake.body import BodyError
+from feast_lineage.consumer.responses import FastJSONResponse, error_responses
+from feast_lineage.consumer.routes.ingest_body import received_body
+from feast_lineage.consumer.schemas import IngestAccepted, IngestSummary
 from feast_lineage.consumer.services.ingest import IngestResult, ingest
 
 router = APIRouter(tags=["ingest"])
@@ -28,16 +28,31 @@ _BODY_DOC = {
         },
     }
 }
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorResponse, "description": "Invalid JSON or an invalid event"},
-    401: {"model": ErrorResponse, "description": "API key missing or wrong"},
-    413: {"model": ErrorResponse, "description": "Body or batch too large"},
-    503: {"model": ErrorResponse, "description": "The store is unavailable or busy; retry"},
-}
+_ERRORS = error_responses(400, 401, 413, 415, 503, _400="Invalid JSON or an invalid event")
+
+
+async def _ingest(request: Request, *, batch: bool) -> Response:
+    """Read the body, store its events, and answer with the status their fate calls for."""
+    state = await ingest_state(request)
+    intake = state.intake
+    async with received_body(request, state.bodies, intake.max_request_bytes) as body:
+        try:
+            result = await ingest(intake, body.raw, body.encoding, batch=batch)
+        except BodyError as err:
+            return error_response(err.status, err.code, err.message)
+    if result.successful == 0 and result.received > 0:
+        return _failure(result)
+    if result.failed:
+        return _partial(result)
+    if batch:
+        return Response(status_code=204)
+    if result.is_array:
+        return FastJSONResponse({"status": "success", "summary": result.summary()}, 200)
+    return FastJSONResponse({"status": "created", "summary": result.summary()}, 201)
 
 
 def _failure(result: IngestResult) -> Response:
-    if all(e.get("code") == "store_unavailable" for e in result.errors):
+    if result.unavailable:
         return error_response(
             503,
             "store_unavailable",
@@ -71,15 +86,7 @@ def _partial(result: IngestResult) -> Response:
     openapi_extra=_BODY_DOC,
 )
 async def post_lineage(request: Request) -> Response:
-    state = await ingest_state(request)
-    result = await ingest(request, state, batch=False)
-    if result.successful == 0 and result.received > 0:
-        return _failure(result)
-    if result.failed:
-        return _partial(result)
-    if result.is_array:
-        return FastJSONResponse({"status": "success", "summary": result.summary()}, 200)
-    return FastJSONResponse({"status": "created", "summary": result.summary()}, 201)
+    return await _ingest(request, batch=False)
 
 
 @router.post(
@@ -94,10 +101,4 @@ async def post_lineage(request: Request) -> Response:
     openapi_extra=_BODY_DOC,
 )
 async def post_batch(request: Request) -> Response:
-    state = await ingest_state(request)
-    result = await ingest(request, state, batch=True)
-    if result.successful == 0 and result.received > 0:
-        return _failure(result)
-    if result.failed:
-        return _partial(result)
-    return Response(status_code=204)
+    return await _ingest(request, batch=True)

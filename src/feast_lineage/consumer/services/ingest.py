@@ -1,4 +1,10 @@
-"""Ingest service: read a request body, validate and derive its events, commit them."""
+"""Ingest service: validate and derive a body's events, commit them, and say what happened.
+
+It takes the body's bytes (read and checked at the HTTP edge,
+:mod:`feast_lineage.consumer.routes.ingest_body`) and returns an
+:class:`IngestResult`; the route turns that into a status code. A body that
+is unusable as a whole raises :class:`~feast_lineage.consumer.intake.body.BodyError`.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +14,12 @@ from functools import partial
 from typing import Any
 
 from anyio import to_thread
-from starlette.requests import ClientDisconnect, Request
 
-from feast_lineage.consumer.errors import LineageError
-from feast_lineage.consumer.intake.body import (
-    BodyError,
-    ParsedBody,
-    decompress,
-    parse_events,
-    problem_dicts,
-)
-from feast_lineage.consumer.intake.derive import Derived, FacetMemo
-from feast_lineage.consumer.intake.pipeline import Outcome, StoreUnavailable
+from feast_lineage.consumer.intake.body import ParsedBody, decompress, parse_events, problem_dicts
+from feast_lineage.consumer.intake.facet_memo import FacetMemo
+from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome, StoreUnavailable
 from feast_lineage.consumer.intake.problems import InvalidEvent
-from feast_lineage.consumer.state import ConsumerState
+from feast_lineage.consumer.store.rows import RowBatch
 from feast_lineage.event_time import now_us
 
 # Bodies up to this size are parsed on the event loop (tens of microseconds);
@@ -30,12 +28,23 @@ from feast_lineage.event_time import now_us
 _INLINE_BYTES = 32 * 1024
 
 
+@dataclass(frozen=True, slots=True)
+class Intake:
+    """Where ingested events go, and the limits of a body."""
+
+    pipeline: IngestPipeline
+    memo: FacetMemo  # shared by the requests of one process
+    max_request_bytes: int
+    max_batch_events: int
+
+
 @dataclass
 class IngestResult:
     is_array: bool
     received: int
     successful: int
     errors: list[dict[str, Any]] = field(default_factory=list)
+    # Every event that failed, failed because the store was unavailable.
     unavailable: bool = False
 
     @property
@@ -46,58 +55,27 @@ class IngestResult:
         return {"received": self.received, "successful": self.successful, "failed": self.failed}
 
 
-def declared_length(request: Request, limit: int) -> int | None:
-    """The body's ``Content-Length``, refused (413) past ``limit``; None when not given."""
-    length = request.headers.get("content-length")
-    if length is None or not length.isdigit():
-        return None
-    if int(length) > limit:
-        raise LineageError(
-            f"the body is {length} bytes, more than the limit of {limit}; send smaller batches",
-            status=413,
-            code="body_too_large",
-        )
-    return int(length)
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise LineageError(
-                    f"the body exceeds the limit of {limit} bytes; send smaller batches",
-                    status=413,
-                    code="body_too_large",
-                )
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise LineageError("the client disconnected before sending the body") from None
-    return b"".join(chunks)
-
-
 @dataclass
 class _Checked:
     """A parsed body: the events to store, and the problems of the others."""
 
     parsed: ParsedBody
-    valid: list[Derived] = field(default_factory=list)
+    valid: list[RowBatch] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)  # index of each valid event
     errors: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _check(
-    raw: bytes,
-    encoding: str | None,
-    limit: int,
-    max_events: int,
-    batch: bool,
-    memo: FacetMemo,
-) -> tuple[_Checked, list[Derived]]:
-    data = decompress(raw, encoding, limit)
-    parsed = parse_events(data, now_us(), max_events=max_events, require_array=batch, memo=memo)
+    raw: bytes, encoding: str | None, intake: Intake, batch: bool
+) -> tuple[_Checked, list[RowBatch]]:
+    data = decompress(raw, encoding, intake.max_request_bytes)
+    parsed = parse_events(
+        data,
+        now_us(),
+        max_events=intake.max_batch_events,
+        require_array=batch,
+        memo=intake.memo,
+    )
     checked = _Checked(parsed)
     for index, item in enumerate(parsed.results):
         if isinstance(item, InvalidEvent):
@@ -109,19 +87,10 @@ def _check(
 
 
 async def _check_and_store(
-    state: ConsumerState, raw: bytes, encoding: str | None, batch: bool
+    intake: Intake, raw: bytes, encoding: str | None, batch: bool
 ) -> tuple[_Checked, list[Outcome]]:
-    settings = state.settings.consumer
-    check = partial(
-        _check,
-        raw,
-        encoding,
-        settings.max_request_bytes,
-        settings.max_batch_events,
-        batch,
-        state.facet_memo,
-    )
-    pipeline = state.pipeline
+    check = partial(_check, raw, encoding, intake, batch)
+    pipeline = intake.pipeline
     if len(raw) <= _INLINE_BYTES and not encoding:
         checked, valid = check()
     elif pipeline.prepares_while_waiting:
@@ -133,65 +102,24 @@ async def _check_and_store(
     return checked, outcomes
 
 
-def require_json(request: Request) -> None:
-    """A JSON ``Content-Type`` (``application/json`` or ``application/*+json``), else 415.
-
-    A browser cannot send one to another site without a CORS preflight,
-    which this server never grants: no web page can post events to it.
-    """
-    given = request.headers.get("content-type")
-    media = (given or "").split(";", 1)[0].strip().lower()
-    if media == "application/json" or (
-        media.startswith("application/") and media.endswith("+json")
-    ):
-        return
-    shown = f"got {given[:100]!r}" if given else "none was sent"
-    raise LineageError(
-        f"send the events with the header Content-Type: application/json ({shown})",
-        status=415,
-        code="unsupported_media_type",
-    )
-
-
-async def ingest(request: Request, state: ConsumerState, *, batch: bool) -> IngestResult:
-    require_json(request)
-    limit = state.settings.consumer.max_request_bytes
-    length = declared_length(request, limit)
-    size = limit if length is None else length
-    if not state.bodies.try_reserve(size):
-        raise LineageError(
-            f"this server is busy with {state.bodies.reserved} bytes of request bodies; "
-            "nothing was stored, retry in a moment",
-            status=503,
-            code="ingest_busy",
-            headers={"Retry-After": "1"},
-        )
-    try:
-        return await _ingest(request, state, batch, limit)
-    finally:
-        state.bodies.release(size)
-
-
-async def _ingest(request: Request, state: ConsumerState, batch: bool, limit: int) -> IngestResult:
-    raw = await read_body(request, limit)
-    encoding = request.headers.get("content-encoding")
-    try:
-        checked, outcomes = await _check_and_store(state, raw, encoding, batch)
-    except BodyError as err:
-        raise LineageError(err.message, status=err.status, code=err.code) from None
+async def ingest(intake: Intake, raw: bytes, encoding: str | None, *, batch: bool) -> IngestResult:
+    """Store the events of a body (an event or an array; an array only, with ``batch``)."""
+    checked, outcomes = await _check_and_store(intake, raw, encoding, batch)
     parsed, errors = checked.parsed, checked.errors
     successful = 0
-    unavailable = False
+    refused = bool(errors)  # some event was refused for what it holds
+    down = False
     for index, outcome in zip(checked.positions, outcomes, strict=True):
         if outcome is None:
             successful += 1
             continue
-        down = isinstance(outcome, StoreUnavailable)
-        unavailable = unavailable or down
+        unavailable = isinstance(outcome, StoreUnavailable)
+        down = down or unavailable
+        refused = refused or not unavailable
         item_error: dict[str, Any] = {"path": "$", "message": str(outcome)}
         if parsed.is_array:
             item_error = {"index": index, "path": f"$[{index}]", "message": str(outcome)}
-        item_error["code"] = "store_unavailable" if down else "rejected"
+        item_error["code"] = "store_unavailable" if unavailable else "rejected"
         errors.append(item_error)
     errors.sort(key=lambda e: e.get("index", 0))
     return IngestResult(
@@ -199,5 +127,5 @@ async def _ingest(request: Request, state: ConsumerState, batch: bool, limit: in
         received=len(parsed.results),
         successful=successful,
         errors=errors,
-        unavailable=unavailable,
+        unavailable=down and not refused,
     )

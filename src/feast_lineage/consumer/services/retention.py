@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.schemas import PruneResult
-from feast_lineage.consumer.store import maintenance, reads, writes
+from feast_lineage.consumer.store import maintenance, meta, reads
 from feast_lineage.consumer.store.transactions import write_transaction
 from feast_lineage.event_time import MIN_US, now_us, to_iso
 
@@ -62,7 +62,7 @@ class Retention:
                 duration_ms=int((time.monotonic() - started) * 1000),
             )
             with write_transaction(engine) as conn:
-                writes.write_meta(conn, maintenance.LAST_PRUNE_KEY, result.model_dump_json())
+                meta.write_meta(conn, maintenance.LAST_PRUNE_KEY, result.model_dump_json())
         if removed:
             log.info("retention prune before %s removed %s", result.cutoff, removed)
         return result

@@ -4,7 +4,7 @@ Deletes run in bounded chunks (``chunk`` rows of the driving table per
 transaction), each in its own write transaction, so a prune of millions of
 rows never holds the store's write lock for long and ingest keeps flowing
 between chunks. Every transaction that deletes bumps the store generation
-first (:func:`~.writes.bump_generation`): writers drop their caches of rows
+first (:func:`~.meta.bump_generation`): writers drop their caches of rows
 they believe stored, and on PostgreSQL the bump waits for in-flight writers,
 so a facet blob is never deleted under a writer that is about to point at it.
 """
@@ -18,10 +18,10 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, select, union
 
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.meta import bump_generation, ensure_meta, write_meta
 from feast_lineage.consumer.store.reads import NsIds, count, in_ids, read_meta, where_all
 from feast_lineage.consumer.store.run_facets import superseded_events
 from feast_lineage.consumer.store.transactions import write_transaction
-from feast_lineage.consumer.store.writes import bump_generation, ensure_meta, write_meta
 
 DEFAULT_CHUNK = 5000
 

@@ -25,8 +25,8 @@ from sqlalchemy import (
 )
 
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.meta import GENERATION_KEY
 from feast_lineage.consumer.store.positions import OrderedList
-from feast_lineage.consumer.store.writes import GENERATION_KEY
 
 NsIds = frozenset[int] | None
 

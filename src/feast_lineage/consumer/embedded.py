@@ -1,11 +1,13 @@
-"""Self-reporting: Feast's events straight into the local lineage store.
+"""The consumer's public entry point for in-process use: the lineage store without HTTP.
 
-When the producer and the consumer are enabled in one feature_store.yaml,
-events take the path of an HTTP ingest request without the HTTP: the JSON
-body is parsed, each event validated and derived by the consumer's ingest
-code, and the rows committed by :meth:`IngestPipeline.write_now` on the
-consumer's database. The store is opened (and its schema brought up to date)
-on the first event only.
+The producer's self-reporting uses it when the producer and the consumer are
+enabled in one feature_store.yaml: events take the path of an HTTP ingest
+request without the HTTP (the JSON body is parsed, each event validated and
+derived by the consumer's intake code, and the rows committed by
+:meth:`IngestPipeline.write_now` on the consumer's database), and
+``feast teardown`` resets the project's namespace. The store is opened (and
+its schema brought up to date) on first use only. Nothing else of the
+consumer is meant to be imported from outside it.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ import threading
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.intake.body import parse_events
-from feast_lineage.consumer.intake.derive import Derived, FacetMemo
+from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.intake.problems import InvalidEvent
+from feast_lineage.consumer.store import maintenance
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
-from feast_lineage.consumer.store.writes import ensure_meta
+from feast_lineage.consumer.store.meta import ensure_meta
+from feast_lineage.consumer.store.rows import RowBatch
 from feast_lineage.event_time import now_us
+from feast_lineage.identity import namespace_id
 
 
 class LocalStoreError(Exception):
@@ -55,7 +60,7 @@ class LocalStore:
         with self._lock:
             pipeline = self._open()
             parsed = parse_events(body, now_us(), max_events=len(payloads), memo=self._memo)
-            valid = [item for item in parsed.results if isinstance(item, Derived)]
+            valid = [item for item in parsed.results if isinstance(item, RowBatch)]
             invalid = [item for item in parsed.results if isinstance(item, InvalidEvent)]
             outcomes = pipeline.write_now(valid) if valid else []
         failures = [str(err) for err in invalid] + [str(o) for o in outcomes if o is not None]
@@ -69,6 +74,11 @@ class LocalStore:
         self._open()
         assert self._engine is not None
         return self._engine
+
+    def reset_namespace(self, namespace: str) -> dict[str, int]:
+        """Delete everything of ``namespace``, as the admin reset does; rows removed per table."""
+        removed = maintenance.reset_namespace(self.engine, namespace_id(namespace))
+        return dict(removed.counts)
 
     def close(self) -> None:
         with self._lock:

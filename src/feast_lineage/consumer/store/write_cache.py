@@ -1,0 +1,59 @@
+"""Rows this process knows are stored, so a steady stream of events does not rewrite them.
+
+:class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
+list, run inputs/outputs and dataSource links. It is dropped whenever the
+store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
+the same transaction as their deletes, also across processes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+
+class _BoundedSet:
+    """A set that forgets its least recently added items past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self._items: OrderedDict[Any, None] = OrderedDict()
+        self._limit = limit
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._items
+
+    def add(self, item: Any) -> None:
+        if item in self._items:
+            self._items.move_to_end(item)  # still in use: forget others first
+            return
+        self._items[item] = None
+        if len(self._items) > self._limit:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+class WriteCache:
+    """Rows known to be in the store, valid for one store generation."""
+
+    # About 200 bytes an entry: five sets of 32k stay under 35 MB a process.
+    def __init__(self, limit: int = 32_768) -> None:
+        self.generation: str | None = None
+        self.blobs = _BoundedSet(limit)
+        self.edges = _BoundedSet(limit)
+        self.symlinks = _BoundedSet(limit)
+        self.listings = _BoundedSet(limit)
+        self.run_io = _BoundedSet(limit)
+        self.uri_links = _BoundedSet(limit)
+        self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
+
+    def sync(self, generation: str) -> None:
+        if generation != self.generation:
+            self.blobs.clear()
+            self.edges.clear()
+            self.symlinks.clear()
+            self.listings.clear()
+            self.run_io.clear()
+            self.uri_links.clear()
+            self.generation = generation
