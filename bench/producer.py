@@ -16,8 +16,8 @@ file transport. Then, ``--reps`` times, alternating which goes first:
   process (no interpreter start or imports: the lineage work alone).
 
 It reports medians, the ratios lineage / plain (target: at most 1.10) and the
-events written, appends the report to ``bench/RESULTS.md`` under "Producer"
-and writes it to ``bench/results/producer-<time>.md``.
+events written, and writes the report to ``bench/results/producer-<time>.md``
+(a reference run's table then goes into ``bench/RESULTS.md`` by hand).
 
     .venv/bin/python -m bench.producer --views 200 --reps 5
 """
@@ -264,28 +264,12 @@ def report(args: argparse.Namespace, results: dict[str, Timings], started: datet
     return "\n".join(lines)
 
 
-def append_results(text: str) -> None:
-    path = BENCH_DIR / "RESULTS.md"
-    current = path.read_text() if path.exists() else "# Benchmark results\n"
-    if "\n## Producer\n" not in current:
-        current = current.rstrip("\n") + (
-            "\n\n## Producer\n\n"
-            "What lineage adds to `feast apply` and `feast materialize` "
-            "(`bench/producer.py`).\n"
-        )
-    head, _, tail = current.partition("\n## Producer\n")
-    section, sep, rest = tail.partition("\n## ")
-    section = section.rstrip("\n") + "\n\n" + text
-    path.write_text(head + "\n## Producer\n" + section + (("\n## " + rest) if sep else "\n"))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--views", type=int, default=200)
     parser.add_argument("--sources", type=int, default=20)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--keep", action="store_true", help="keep the generated repository")
-    parser.add_argument("--no-record", action="store_true", help="do not touch RESULTS.md")
     args = parser.parse_args()
 
     started = datetime.now(tz=UTC)
@@ -312,8 +296,6 @@ def main() -> None:
     out = BENCH_DIR / "results" / f"producer-{started.strftime('%Y%m%d-%H%M%S')}.md"
     out.parent.mkdir(exist_ok=True)
     out.write_text(text)
-    if not args.no_record:
-        append_results(text)
 
 
 if __name__ == "__main__":

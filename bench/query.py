@@ -17,8 +17,8 @@ connection:
 
 each also as a ratio to ``GET /healthz`` measured in the same run. The first
 event and run page of a list builds its position index; that one-off time is
-reported as "cold". Results are appended to ``bench/RESULTS.md`` and written
-to ``bench/results/query-<time>.md``.
+reported as "cold". The report is written to ``bench/results/query-<time>.md``
+(a reference run's table then goes into ``bench/RESULTS.md`` by hand).
 
     .venv/bin/python -m bench.query --sizes 10000,100000,1000000 --keep
 """
@@ -267,7 +267,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=BENCH_DIR / "data")
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR / "results")
     parser.add_argument("--keep", action="store_true", help="keep the stores for the next run")
-    parser.add_argument("--no-results-md", action="store_true", help="do not append RESULTS.md")
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
     by_size: dict[int, tuple[list[Result], dict[str, int], float | None]] = {}
@@ -292,12 +291,6 @@ def main(argv: list[str] | None = None) -> int:
     args.out_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     (args.out_dir / f"query-{stamp}.md").write_text(report + "\n")
-    if not args.no_results_md:
-        results_md = BENCH_DIR / "RESULTS.md"
-        with results_md.open("a") as f:
-            f.write(
-                ("\n" if results_md.exists() and results_md.stat().st_size else "") + report + "\n"
-            )
     print(report)
     return 0
 

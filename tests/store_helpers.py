@@ -171,7 +171,7 @@ class Store:
         }
 
     def current_symlinks(self) -> set[tuple[int, int, str]]:
-        """The symlinks the graph shows (:func:`.graph.current_symlink`)."""
+        """The symlinks the graph shows (:func:`.traversal.current_symlink`)."""
         s = t.dataset_symlinks.c
         stmt = select(s.dataset_id, s.alias_id, s.source).where(current_symlink(t.dataset_symlinks))
         with self.engine.connect() as conn:

@@ -3,6 +3,7 @@
 - docs/configuration.md has a section for every option of both settings
   models, naming its environment variable and its default.
 - docs/api.md names every endpoint of the app as `METHOD /path`.
+- docs/ARCHITECTURE.md and docs/performance.md name only modules that exist.
 (docs/cli.md is checked by tests/test_cli_docs.py.)
 """
 
@@ -112,3 +113,24 @@ def test_the_api_docs_list_every_error_status_of_the_handler() -> None:
     # The statuses the one error handler maps to codes appear in the table.
     for status, code in ((404, "not_found"), (405, "method_not_allowed"), (413, "body_too_large")):
         assert re.search(rf"^\| {status} \|.*`{code}`", API, re.MULTILINE), (status, code)
+
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "feast_lineage"
+
+
+@pytest.mark.parametrize("doc", ["ARCHITECTURE.md", "performance.md"])
+def test_the_architecture_docs_name_only_modules_that_exist(doc: str) -> None:
+    text = (DOCS / doc).read_text()
+    named = set(re.findall(r"`([\w/]+(?:\.py|/))`", text))
+    assert len(named) > 5
+    # A path from the package, the consumer package or the checkout; a bare
+    # module name (in its layer's row), a module somewhere in the package.
+    roots = (PACKAGE, PACKAGE / "consumer", PACKAGE.parents[1], PACKAGE.parent)
+    modules = {path.name for path in PACKAGE.rglob("*.py")}
+    missing = sorted(
+        name
+        for name in named
+        if not any((root / name).exists() for root in roots)
+        and not ("/" not in name and name in modules)
+    )
+    assert not missing, f"docs/{doc} names modules that do not exist: {missing}"

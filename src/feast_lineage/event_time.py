@@ -17,7 +17,7 @@ _FRACTION = re.compile(r"(\.\d{6})\d+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MIN_US = -2_208_988_800_000_000  # 1900-01-01T00:00:00Z
 MAX_US = 253_402_300_799_999_999  # 9999-12-31T23:59:59.999999Z
-# Added to a time to make it a non-negative sort key (see ingest/derive.py).
+# Added to a time to make it a non-negative sort key (see consumer/intake/derive.py).
 SORT_OFFSET = -MIN_US
 
 

@@ -25,13 +25,13 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   of its earlier runs: a job keeps the run of its latest event that listed
   inputs, and of the latest that listed outputs; an input or output edge is
   current when that run read (wrote) the dataset, as ``openlineage_run_io``
-  records (:func:`.graph.current_edge`). A JobEvent's inputs and outputs
+  records (:func:`.traversal.current_edge`). A JobEvent's inputs and outputs
   count as a run of their own, keyed by its ``event_key``.
 * Migration 0005 does the same for aliases: ``openlineage_symlink_listings``
   records which aliases each symlinks facet payload lists, so a dataset's
   current symlinks are those of its latest symlinks facet; a link between
   equal dataSource URIs is current while the two URIs are still equal
-  (:func:`.graph.current_symlink`).
+  (:func:`.traversal.current_symlink`).
 * Migration 0006 drops the runs' ``last_event_us`` index, which only
   retention read: a run's start is never later than its last event, so the
   prune walks the start-time index instead, and ingest maintains one index
