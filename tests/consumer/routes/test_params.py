@@ -226,3 +226,56 @@ def test_the_nul_check_runs_on_every_database(client: TestClient) -> None:
     ingest(client, run_event("COMPLETE", job=("ns", "j"), outputs=[dataset("ns", "d")]))
     for query in ("search=%00", "namespace=%00"):
         invalid(client.get(f"{API}/jobs?{query}"))
+
+
+# Parameters with a fixed set of values, and run ids: exactly what the OpenAPI
+# document declares is taken, everything else is a 400.
+
+
+@pytest.mark.parametrize(
+    ("query", "accepted"),
+    [
+        ("runs?state=COMPLETE", True),
+        ("runs?state=complete", True),
+        ("runs?state=Complete", False),
+        ("runs?state=DONE", False),
+        ("events?event_type=START", True),
+        ("events?event_type=start", True),
+        ("events?event_type=Start", False),
+        ("graph/node?type=job&namespace=a&name=b", None),  # 404: a valid, unknown node
+        ("graph/node?type=Job&namespace=a&name=b", False),
+        ("events?run_id=0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f", True),
+        ("events?run_id=0190E6A1-7C3F-7B6E-9A1D-3F2B8C4D5E6F", True),
+        ("events?run_id=0190e6a17c3f7b6e9a1d3f2b8c4d5e6f", False),
+        ("events?run_id={0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f}", False),
+        ("runs/urn:uuid:0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f", False),
+        ("runs/0190e6a17c3f7b6e9a1d3f2b8c4d5e6f", False),
+    ],
+)
+def test_enumerated_and_uuid_parameters_take_exactly_what_openapi_declares(
+    api: TestClient, query: str, accepted: bool | None
+) -> None:
+    response = api.get(f"{API}/{query}")
+    if accepted is None:
+        assert response.status_code == 404, response.text
+    elif accepted:
+        assert response.status_code == 200, response.text
+    else:
+        message = invalid(response)
+        assert any(words in message for words in ("is not one of", "is not a UUID", "is not job"))
+
+
+def test_the_openapi_document_declares_the_enums_and_run_id_format(api: TestClient) -> None:
+    paths = api.get("/openapi.json").json()["paths"]
+
+    def param(path: str, name: str) -> dict[str, Any]:
+        found = [p for p in paths[path]["get"]["parameters"] if p["name"] == name]
+        return dict(found[0]["schema"])
+
+    assert "Complete" not in param(f"{API}/runs", "state")["enum"]
+    assert set(param(f"{API}/runs", "state")["enum"]) >= {"COMPLETE", "complete"}
+    assert "start" in param(f"{API}/events", "event_type")["enum"]
+    assert param(f"{API}/events", "run_id")["format"] == "uuid"
+    assert param(f"{API}/runs/{{run_id}}", "run_id")["format"] == "uuid"
+    assert param(f"{API}/graph/node", "type")["enum"] == ["job", "dataset"]
+    assert "415" in paths["/api/v1/lineage"]["post"]["responses"]

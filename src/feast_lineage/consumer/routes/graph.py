@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import unquote
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.routes.params import NODE_TYPES, enum_schema
 from feast_lineage.consumer.schemas import GraphPage, Subgraph
 from feast_lineage.consumer.services.graph import DirectionParam, NodeKind, graph_page, subgraph
 from feast_lineage.consumer.services.reader import StoreReader
@@ -58,7 +59,7 @@ async def _subgraph(
     direction: DirectionParam,
     limit: int,
 ) -> Response:
-    if kind not in ("job", "dataset"):
+    if kind not in NODE_TYPES:
         raise LineageError(
             f"node type {kind!r} is not job or dataset; use /graph/job/... or /graph/dataset/...",
             code="invalid_parameter",
@@ -86,9 +87,11 @@ async def _subgraph(
 )
 async def get_subgraph_by_query(
     read: ReaderDep,
-    type: Annotated[str, Query(description="job or dataset")],
-    namespace: Annotated[str, Query(description="The node's OpenLineage namespace")],
-    name: Annotated[str, Query(description="The node's name")],
+    type: Annotated[
+        str, Query(description="job or dataset", json_schema_extra=enum_schema([*NODE_TYPES]))
+    ],
+    namespace: Annotated[str, Query(min_length=1, description="The node's OpenLineage namespace")],
+    name: Annotated[str, Query(min_length=1, description="The node's name")],
     depth: Depth = 3,
     direction: Direction = "both",
     limit: SubgraphLimit = 2000,
@@ -132,9 +135,11 @@ def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
 async def get_subgraph(
     request: Request,
     read: ReaderDep,
-    node_type: str,
-    namespace: str,
-    name: str,
+    node_type: Annotated[
+        str, Path(description="job or dataset", json_schema_extra=enum_schema([*NODE_TYPES]))
+    ],
+    namespace: Annotated[str, Path(description="The namespace, percent-encoded")],
+    name: Annotated[str, Path(description="The name, percent-encoded")],
     depth: Depth = 3,
     direction: Direction = "both",
     limit: SubgraphLimit = 2000,

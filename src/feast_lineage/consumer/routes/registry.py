@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 
 from feast_lineage.consumer.deps import RegistryReaderDep
 from feast_lineage.consumer.responses import answer, error_responses
+from feast_lineage.consumer.routes.params import enum_schema
 from feast_lineage.consumer.schemas import RegistryLineage, RegistryObject
 from feast_lineage.consumer.services.registry_lineage import (
+    FEAST_TYPE_GROUPS,
+    OBJECT_TYPES,
     registry_lineage,
     registry_lineage_all,
     registry_object,
@@ -56,7 +59,16 @@ async def get_registry_all(read: RegistryReaderDep) -> Response:
     summary="One registry object with its definition and direct lineage",
 )
 async def get_object(
-    read: RegistryReaderDep, object_type: str, object_name: str, project: Project = None
+    read: RegistryReaderDep,
+    object_type: Annotated[
+        str,
+        Path(
+            description="Our object type (feature_view, ...) or Feast's (featureView, ...)",
+            json_schema_extra=enum_schema([*OBJECT_TYPES, *FEAST_TYPE_GROUPS]),
+        ),
+    ],
+    object_name: str,
+    project: Project = None,
 ) -> Response:
     return await answer(registry_object, read, project, object_type, object_name)
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
-from feast_lineage.consumer.errors import LineageError, NotFound
+from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.schemas import RunDataset, RunDetail, RunItem, RunPage
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
@@ -89,16 +88,9 @@ def _visible_parents(conn: Any, rows: list[Any], scope: Scope) -> set[str]:
     return visible
 
 
-def run_detail(read: StoreReader, run_id: str) -> RunDetail:
+def run_detail(read: StoreReader, key: str) -> RunDetail:
+    """The run ``key`` (a UUID in lower case, hyphenated) with its datasets and relatives."""
     engine, scope = read.engine, read.scope
-    try:
-        key = str(uuid.UUID(run_id))
-    except ValueError:
-        raise LineageError(
-            f"run_id {run_id!r} is not a UUID; pass a run id such as "
-            "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f",
-            code="invalid_parameter",
-        ) from None
     with engine.connect() as conn:
         row = reads.get_run(conn, key, scope.ns_ids)
         if row is None:

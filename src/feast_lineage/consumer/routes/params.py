@@ -1,0 +1,55 @@
+"""Query and path parameters that several read routes take, declared exactly as checked.
+
+A parameter with a fixed set of values declares them as an ``enum`` in the
+OpenAPI document (upper case, as OpenLineage writes them, or lower case) and
+is checked here with a message that lists them; a run id is a hyphenated
+UUID (``format: uuid``), as OpenLineage producers write it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from feast_lineage.consumer.errors import LineageError
+
+EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
+RUN_STATES = ("RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER")
+NODE_TYPES = ("job", "dataset")
+UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+_UUID = re.compile(UUID_PATTERN)
+EXAMPLE_RUN_ID = "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
+
+
+def either_case(values: tuple[str, ...]) -> list[str]:
+    """``values`` as given and in lower case: what a parameter accepts."""
+    return list(dict.fromkeys([*values, *(v.lower() for v in values)]))
+
+
+def enum_schema(values: list[str]) -> dict[str, Any]:
+    return {"enum": values}
+
+
+RUN_ID_SCHEMA: dict[str, Any] = {"format": "uuid", "pattern": UUID_PATTERN}
+
+
+def invalid(message: str) -> LineageError:
+    return LineageError(message, code="invalid_parameter")
+
+
+def one_of(where: str, value: str | None, values: tuple[str, ...]) -> str | None:
+    """``value`` in upper case, when it is one of ``values`` in either case; else a 400."""
+    if value is None:
+        return None
+    if value not in either_case(values):
+        raise invalid(f"{where}: {value!r} is not one of {', '.join(values)} (or lower case)")
+    return value.upper()
+
+
+def run_id(where: str, value: str | None) -> str | None:
+    """A run id as the store keys it (lower case), when ``value`` is a hyphenated UUID."""
+    if value is None:
+        return None
+    if not _UUID.fullmatch(value):
+        raise invalid(f"{where}: {value!r} is not a UUID; pass one such as {EXAMPLE_RUN_ID}")
+    return value.lower()
