@@ -25,8 +25,12 @@ class EventTimeError(ValueError):
     pass
 
 
-def parse_us(text: str) -> int:
-    """Microseconds since 1970-01-01T00:00:00Z of an ISO 8601 time."""
+def parse_us(text: str, *, bounded: bool = True) -> int:
+    """Microseconds since 1970-01-01T00:00:00Z of an ISO 8601 time.
+
+    ``bounded``: refuse times outside the years 1900 to 9999 (event times);
+    a filter's bounds (``since``, ``until``) may be any year.
+    """
     if not isinstance(text, str) or len(text) < 10 or len(text) > 64:
         raise EventTimeError("expected an ISO 8601 date-time such as 2024-05-01T12:00:00Z")
     value = text.strip()
@@ -43,7 +47,7 @@ def parse_us(text: str) -> int:
         parsed = parsed.replace(tzinfo=UTC)
     delta = parsed - _EPOCH
     us = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-    if not MIN_US <= us <= MAX_US:
+    if bounded and not MIN_US <= us <= MAX_US:
         raise EventTimeError(f"{text!r} is outside the years 1900 to 9999 (UTC)")
     return us
 

@@ -26,6 +26,7 @@ from feast_lineage.consumer.access.origin import SameOriginMiddleware
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.head import HeadAsGetMiddleware
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
+from feast_lineage.consumer.openapi_document import install_openapi
 from feast_lineage.consumer.routes import include_routes
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
@@ -99,6 +100,7 @@ def create_app(settings: AppSettings) -> FastAPI:
     app.state.settings = settings
     app.state.registry_source = registry
     install_error_handlers(app)
+    install_openapi(app)
     app.add_middleware(SameOriginMiddleware)
     app.add_middleware(HeadAsGetMiddleware)
     include_routes(app, consumer=settings.serve_consumer, web_ui=settings.serve_ui)

@@ -279,3 +279,14 @@ def test_the_openapi_document_declares_the_enums_and_run_id_format(api: TestClie
     assert param(f"{API}/runs/{{run_id}}", "run_id")["format"] == "uuid"
     assert param(f"{API}/graph/node", "type")["enum"] == ["job", "dataset"]
     assert "415" in paths["/api/v1/lineage"]["post"]["responses"]
+
+
+def test_an_events_filter_may_reach_beyond_the_years_events_can_have(api: TestClient) -> None:
+    everything = api.get(f"{API}/events").json()["total"]
+    assert everything > 0
+    wide = api.get(f"{API}/events", params={"since": "1754-12-06T14:39:37Z"})
+    assert wide.status_code == 200, wide.text
+    assert wide.json()["total"] == everything
+    before = api.get(f"{API}/events", params={"until": "1800-01-01T00:00:00Z"})
+    assert before.status_code == 200, before.text
+    assert before.json()["total"] == 0

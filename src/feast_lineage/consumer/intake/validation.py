@@ -90,6 +90,13 @@ _ADAPTERS: dict[EventKind, TypeAdapter[Any]] = {
     "dataset": TypeAdapter(_DatasetEvent),
     "job": TypeAdapter(_JobEvent),
 }
+EVENT_KINDS: tuple[EventKind, ...] = ("run", "dataset", "job")
+
+
+def event_adapter(kind: str) -> TypeAdapter[Any]:
+    """The pydantic adapter that checks events of ``kind`` (and gives their JSON schema)."""
+    return _ADAPTERS[kind]  # type: ignore[index]
+
 
 _MESSAGES = {
     "missing": "is required",

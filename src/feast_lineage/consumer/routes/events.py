@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Response
 from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.responses import READ_ERRORS, answer
 from feast_lineage.consumer.routes.params import (
+    DATE_TIME,
     EVENT_TYPES,
     RUN_ID_SCHEMA,
     either_case,
@@ -31,7 +32,7 @@ def parse_time(name: str, value: str | None) -> int | None:
     if value is None:
         return None
     try:
-        return parse_us(value)
+        return parse_us(value, bounded=False)
     except EventTimeError as err:
         raise invalid(f"query parameter {name!r}: {err}") from None
 
@@ -54,9 +55,16 @@ async def get_events(
         ),
     ] = None,
     since: Annotated[
-        str | None, Query(description="Event time at or after this ISO 8601 time")
+        str | None,
+        Query(
+            description="Event time at or after this time (before until)",
+            json_schema_extra=DATE_TIME,
+        ),
     ] = None,
-    until: Annotated[str | None, Query(description="Event time before this ISO 8601 time")] = None,
+    until: Annotated[
+        str | None,
+        Query(description="Event time before this time (after since)", json_schema_extra=DATE_TIME),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Offset = 0,
 ) -> Response:

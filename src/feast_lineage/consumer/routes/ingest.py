@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request, Response
 
 from feast_lineage.consumer.deps import ingest_state
 from feast_lineage.consumer.errors import error_response
 from feast_lineage.consumer.intake.body import BodyError
+from feast_lineage.consumer.intake.event_schema import body_schema
 from feast_lineage.consumer.responses import FastJSONResponse, error_responses
 from feast_lineage.consumer.routes.ingest_body import received_body
 from feast_lineage.consumer.schemas import IngestAccepted, IngestSummary
@@ -14,20 +17,18 @@ from feast_lineage.consumer.services.ingest import IngestResult, ingest
 
 router = APIRouter(tags=["ingest"])
 
-_BODY_DOC = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "description": "An OpenLineage 2-0-2 RunEvent, DatasetEvent or JobEvent, "
-                    "or an array of them. May be sent with Content-Encoding: gzip.",
-                    "oneOf": [{"type": "object"}, {"type": "array", "items": {"type": "object"}}],
-                }
-            }
-        },
-    }
-}
+
+def _body_doc(*, array_only: bool) -> dict[str, Any]:
+    what = (
+        "An array of OpenLineage 2-0-2 events"
+        if array_only
+        else ("An OpenLineage 2-0-2 RunEvent, DatasetEvent or JobEvent, or an array of them")
+    )
+    schema = body_schema(array_only=array_only)
+    schema["description"] = what + ". May be sent with Content-Encoding: gzip or deflate."
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+
+
 _ERRORS = error_responses(400, 401, 413, 415, 503, _400="Invalid JSON or an invalid event")
 
 
@@ -83,7 +84,7 @@ def _partial(result: IngestResult) -> Response:
         207: {"model": IngestSummary, "description": "Part of an array was stored"},
         **_ERRORS,
     },
-    openapi_extra=_BODY_DOC,
+    openapi_extra=_body_doc(array_only=False),
 )
 async def post_lineage(request: Request) -> Response:
     return await _ingest(request, batch=False)
@@ -98,7 +99,7 @@ async def post_lineage(request: Request) -> Response:
         207: {"model": IngestSummary, "description": "Part of the batch was stored"},
         **_ERRORS,
     },
-    openapi_extra=_BODY_DOC,
+    openapi_extra=_body_doc(array_only=True),
 )
 async def post_batch(request: Request) -> Response:
     return await _ingest(request, batch=True)

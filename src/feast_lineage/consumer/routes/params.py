@@ -31,6 +31,8 @@ def enum_schema(values: list[str]) -> dict[str, Any]:
 
 
 RUN_ID_SCHEMA: dict[str, Any] = {"format": "uuid", "pattern": UUID_PATTERN}
+# An RFC 3339 date-time (2024-05-01T12:00:00Z); the server also takes other ISO 8601 forms.
+DATE_TIME: dict[str, Any] = {"format": "date-time"}
 
 
 def invalid(message: str) -> LineageError:
