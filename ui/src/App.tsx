@@ -1,6 +1,6 @@
 // The page: a header with the tabs, and the tab the URL names.
 
-import { api } from "./api";
+import { api } from "./api/endpoints";
 import { Failure, Loading } from "./components/Status";
 import { useRoute, type Patch } from "./route";
 import { useFetch } from "./useFetch";

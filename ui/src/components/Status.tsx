@@ -1,7 +1,7 @@
 // Loading, empty and error states: each says what is going on and what to do.
 
 import { useState, type ReactNode } from "react";
-import { ApiError, setApiKey } from "../api";
+import { ApiError, setApiKey } from "../api/http";
 
 export function Loading({ what }: { what: string }) {
   return (

@@ -2,7 +2,7 @@
 // details panel.
 
 import { useEffect, useState } from "react";
-import { api } from "../api";
+import { api } from "../api/endpoints";
 import { KindBadge } from "../components/Badges";
 import { Pager } from "../components/Pager";
 import { Empty, Failure, Loading } from "../components/Status";
@@ -10,7 +10,7 @@ import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
 import { formatTime, producerLabel } from "../format";
 import type { Patch, Route } from "../route";
 import { refPatch, selectionOf } from "../selection";
-import type { DatasetItem, JobItem, Page } from "../types";
+import type { DatasetPage, JobPage } from "../types";
 import { useFetch } from "../useFetch";
 import { DetailsPanel } from "./DetailsPanel";
 
@@ -35,7 +35,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
   }, [draft]);
 
   const query = { search: q.trim() || null, namespace: route.ns ?? null, limit: LIMIT, offset };
-  const list = useFetch<Page<JobItem | DatasetItem>>(
+  const list = useFetch<JobPage | DatasetPage>(
     (signal) => (kind === "job" ? api.jobs(query, signal) : api.datasets(query, signal)),
     [kind, JSON.stringify(query)],
   );

@@ -3,7 +3,7 @@
 // and, for jobs, the run history; registry nodes show their Feast definition.
 
 import { useMemo, type ReactNode } from "react";
-import { api } from "../api";
+import { api } from "../api/endpoints";
 import { KindBadge } from "../components/Badges";
 import { JsonView } from "../components/JsonView";
 import { Failure, Loading } from "../components/Status";

@@ -2,14 +2,14 @@
 // store, filtered by namespace, job, event type, run and time range.
 
 import { Fragment, useEffect, useState } from "react";
-import { api } from "../api";
+import { api } from "../api/endpoints";
 import { StateBadge } from "../components/Badges";
 import { JsonView } from "../components/JsonView";
 import { Pager } from "../components/Pager";
 import { Empty, Failure, Loading } from "../components/Status";
 import { formatTime, producerLabel, shortId } from "../format";
 import type { Patch, Route } from "../route";
-import type { EventItem } from "../types";
+import type { EventItem, StoredEvent } from "../types";
 import { useFetch } from "../useFetch";
 
 const TYPES = ["START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER"];
@@ -39,15 +39,12 @@ function useDebounced(value: string, commit: (v: string) => void, delay = 400) {
   return [draft, setDraft] as const;
 }
 
-function eventJob(event: Record<string, unknown>): { namespace: string; name: string } | null {
-  const job = event.job as { namespace?: string; name?: string } | undefined;
-  return job?.name ? { namespace: job.namespace ?? "", name: job.name } : null;
+function eventJob(event: StoredEvent): { namespace: string; name: string } | null {
+  return event.job?.name ? { namespace: event.job.namespace, name: event.job.name } : null;
 }
 
-function datasetNames(event: Record<string, unknown>, key: "inputs" | "outputs"): string[] {
-  const list = event[key];
-  if (!Array.isArray(list)) return [];
-  return list.map((d: { name?: string }) => d?.name ?? "?");
+function datasetNames(event: StoredEvent, key: "inputs" | "outputs"): string[] {
+  return (event[key] ?? []).map((d) => d.name);
 }
 
 export function EventsView({ route, navigate }: Props) {
@@ -149,7 +146,7 @@ export function EventsView({ route, navigate }: Props) {
                       <span title={inputs.join("\n")}>{inputs.length} in</span> →{" "}
                       <span title={outputs.join("\n")}>{outputs.length} out</span>
                     </td>
-                    <td className="small">{producerLabel(item.event.producer as string | undefined)}</td>
+                    <td className="small">{producerLabel(item.event.producer)}</td>
                   </tr>
                   {isOpen && (
                     <tr className="event-json">

@@ -3,7 +3,7 @@
 // focuses a node's upstream and downstream; the details panel.
 
 import { useCallback, useEffect, useMemo } from "react";
-import { api } from "../api";
+import { api } from "../api/endpoints";
 import { Empty, Failure, Loading } from "../components/Status";
 import { LineageCanvas } from "../graph/LineageCanvas";
 import { KIND_STYLES, LEGEND_ORDER, type VisualKind } from "../graph/kinds";

@@ -1,13 +1,13 @@
 // A job's runs, newest first: state, start, duration, rows written, and each
 // run's inputs and outputs on demand.
 
-import { api } from "../api";
+import { api } from "../api/endpoints";
 import { StateBadge } from "../components/Badges";
 import { Pager } from "../components/Pager";
 import { Empty, Failure, Loading } from "../components/Status";
 import { formatCount, formatDuration, formatTime } from "../format";
 import type { Patch, Route } from "../route";
-import type { Page, RunDataset, RunDetail, RunItem } from "../types";
+import type { RunDataset, RunDetail, RunItem, RunPage } from "../types";
 import { useFetch } from "../useFetch";
 
 const PAGE = 10;
@@ -16,16 +16,16 @@ const PAGE = 10;
 export function rowsWritten(run: RunDetail): number | null {
   let total: number | null = null;
   for (const output of run.outputs) {
-    const stats = output.facets?.outputStatistics as { rowCount?: number } | undefined;
-    if (typeof stats?.rowCount === "number") total = (total ?? 0) + stats.rowCount;
+    const count = output.facets?.outputStatistics?.rowCount;
+    if (typeof count === "number") total = (total ?? 0) + count;
   }
   if (total !== null) return total;
-  const feast = run.facets?.feast_materialization as { rows_written?: number } | undefined;
-  return typeof feast?.rows_written === "number" ? feast.rows_written : null;
+  const written = run.facets.feast_materialization?.rows_written;
+  return typeof written === "number" ? written : null;
 }
 
 interface RunsWithDetail {
-  page: Page<RunItem>;
+  page: RunPage;
   details: Map<string, RunDetail>;
 }
 

@@ -3,7 +3,7 @@
 // dataset search adds what is not loaded.
 
 import { useEffect, useMemo, useRef, useState } from "react";
-import { api } from "../api";
+import { api } from "../api/endpoints";
 import { KindBadge } from "../components/Badges";
 import type { LGraph, LNode } from "../graph/model";
 
