@@ -27,6 +27,9 @@ export type JobItem = Schemas["JobItem"];
 export type JobPage = Schemas["JobPage"];
 export type DatasetItem = Schemas["DatasetItem"];
 export type DatasetPage = Schemas["DatasetPage"];
+/** A row of the Jobs or Datasets tab: a job, or a dataset (with its data source and Feast object). */
+export type CatalogItem = JobItem & Partial<Pick<DatasetItem, "datasource_uri" | "feast">>;
+export type CatalogPage = Omit<JobPage, "items"> & { items: CatalogItem[] };
 
 export type RunItem = Schemas["RunItem"];
 export type RunPage = Schemas["RunPage"];

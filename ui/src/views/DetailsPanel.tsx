@@ -3,7 +3,7 @@
 // and, for jobs, the run history; registry nodes show their Feast definition.
 
 import { useMemo, type ReactNode } from "react";
-import { api } from "../api/endpoints";
+import { useNode, useRegistryObject } from "../api/queries";
 import { KindBadge } from "../components/Badges";
 import { JsonView } from "../components/JsonView";
 import { Failure, Loading } from "../components/Status";
@@ -13,8 +13,7 @@ import { feastObjectName, olKind } from "../graph/model";
 import { isVisualKind, type VisualKind } from "../graph/kinds";
 import type { Patch, Route } from "../route";
 import { refPatch, type Selection } from "../selection";
-import type { Facets, GraphNode, RegistryNode, SchemaField } from "../types";
-import { useFetch } from "../useFetch";
+import type { Facets, RegistryNode, SchemaField } from "../types";
 import { RunHistory } from "./RunHistory";
 
 export interface PanelProps {
@@ -170,13 +169,10 @@ function feastRows(facets: Facets): { name: string; rows: [string, ReactNode][] 
 function OpenLineageDetails({ selection, drawn, navigate, route }: PanelProps) {
   const known = drawn?.ol && drawn.ol.namespace === selection.namespace && drawn.ol.name === selection.name ? drawn.ol : null;
   const kind = selection.type === "job" ? "job" : "dataset";
-  const fetched = useFetch<GraphNode>(
-    known ? null : (signal) => api.node(kind, selection.namespace, selection.name, signal),
-    [known, kind, selection.namespace, selection.name],
-  );
+  const fetched = useNode(known ? null : { type: kind, namespace: selection.namespace, name: selection.name });
   const node = known ?? fetched.data;
   if (!node) {
-    if (fetched.error) return <Failure error={fetched.error} what="this node" onRetry={fetched.reload} />;
+    if (fetched.error) return <Failure error={fetched.error} what="this node" onRetry={fetched.refetch} />;
     return <Loading what="details" />;
   }
   const facets = node.facets ?? {};
@@ -374,10 +370,7 @@ function registryFields(spec: Record<string, unknown>): SchemaField[] {
 }
 
 function RegistryDetails({ selection, drawn, navigate }: PanelProps) {
-  const fetched = useFetch(
-    (signal) => api.registryObject(selection.namespace, selection.type, selection.name, signal),
-    [selection.namespace, selection.type, selection.name],
-  );
+  const fetched = useRegistryObject(selection.namespace, selection.type, selection.name);
   const regNode: RegistryNode | undefined = fetched.data?.node ?? drawn?.reg;
   const kind = registryKind(selection.type, regNode?.missing);
   const { spec, meta } = useMemo(() => definitionOf(fetched.data?.node.object), [fetched.data]);
@@ -402,15 +395,15 @@ function RegistryDetails({ selection, drawn, navigate }: PanelProps) {
       </div>
     </header>
   );
-  if (fetched.loading && !fetched.data) return <div className="panel-body">{head}<Loading what="the definition" /></div>;
-  if (fetched.error || !fetched.data) {
+  if (fetched.error) {
     return (
       <div className="panel-body">
         {head}
-        <Failure error={fetched.error} what="the definition" onRetry={fetched.reload} />
+        <Failure error={fetched.error} what="the definition" onRetry={fetched.refetch} />
       </div>
     );
   }
+  if (!fetched.data) return <div className="panel-body">{head}<Loading what="the definition" /></div>;
   const detail = fetched.data;
   const fields = registryFields(spec);
   const ttl = spec.ttl;

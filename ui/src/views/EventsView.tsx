@@ -2,7 +2,7 @@
 // store, filtered by namespace, job, event type, run and time range.
 
 import { Fragment, useEffect, useState } from "react";
-import { api } from "../api/endpoints";
+import { useEvents, useJobNames, useNamespaces } from "../api/queries";
 import { StateBadge } from "../components/Badges";
 import { JsonView } from "../components/JsonView";
 import { Pager } from "../components/Pager";
@@ -10,7 +10,6 @@ import { Empty, Failure, Loading } from "../components/Status";
 import { formatTime, producerLabel, shortId } from "../format";
 import type { Patch, Route } from "../route";
 import type { EventItem, StoredEvent } from "../types";
-import { useFetch } from "../useFetch";
 
 const TYPES = ["START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER"];
 const SIZES = [25, 50, 100];
@@ -60,12 +59,9 @@ export function EventsView({ route, navigate }: Props) {
     limit,
     offset,
   };
-  const events = useFetch((signal) => api.events(query, signal), [JSON.stringify(query)]);
-  const namespaces = useFetch((signal) => api.namespaces(signal), []);
-  const jobNames = useFetch(
-    (signal) => api.jobs({ namespace: route.ns, limit: 1000 }, signal),
-    [route.ns],
-  );
+  const events = useEvents(query);
+  const namespaces = useNamespaces();
+  const jobNames = useJobNames(route.ns ?? null);
   const [job, setJob] = useDebounced(route.job ?? "", (v) => navigate({ job: v || null, offset: null }));
   const filtered = Boolean(route.ns || route.job || route.type || route.run_id || route.since || route.until);
   const open = route.ev ? Number(route.ev) : null;
@@ -73,7 +69,7 @@ export function EventsView({ route, navigate }: Props) {
   const setFilter = (patch: Patch) => navigate({ ...patch, offset: null, ev: null }, { push: true });
 
   let body: React.ReactNode;
-  if (events.error) body = <Failure error={events.error} what="events" onRetry={events.reload} />;
+  if (events.error) body = <Failure error={events.error} what="events" onRetry={events.refetch} />;
   else if (!events.data) body = <Loading what="events" />;
   else if (events.data.total === 0) {
     body = filtered ? (
@@ -97,7 +93,7 @@ export function EventsView({ route, navigate }: Props) {
     const page = events.data;
     body = (
       <>
-        <table className="table events-table" data-testid="events-table" aria-busy={events.loading}>
+        <table className="table events-table" data-testid="events-table" aria-busy={events.isFetching}>
           <thead>
             <tr>
               <th>Event time</th>
@@ -233,7 +229,7 @@ export function EventsView({ route, navigate }: Props) {
             aria-label="Job filter"
           />
           <datalist id="event-job-names">
-            {[...new Set((jobNames.data?.items ?? []).map((j) => j.name))].map((name) => (
+            {(jobNames.data ?? []).map((name) => (
               <option key={name} value={name} />
             ))}
           </datalist>

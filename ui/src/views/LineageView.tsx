@@ -3,7 +3,7 @@
 // focuses a node's upstream and downstream; the details panel.
 
 import { useCallback, useEffect, useMemo } from "react";
-import { api } from "../api/endpoints";
+import { useGraph, useNamespaces, useRegistry, useSubgraph } from "../api/queries";
 import { Empty, Failure, Loading } from "../components/Status";
 import { LineageCanvas } from "../graph/LineageCanvas";
 import { KIND_STYLES, LEGEND_ORDER, type VisualKind } from "../graph/kinds";
@@ -18,8 +18,7 @@ import {
 } from "../graph/model";
 import type { Patch, Route } from "../route";
 import { isFeastKind, refPatch, selectionId, selectionOf } from "../selection";
-import type { Direction, GraphPage, RegistryLineage, Subgraph, UiSettings } from "../types";
-import { useFetch } from "../useFetch";
+import type { Direction, UiSettings } from "../types";
 import { DetailsPanel } from "./DetailsPanel";
 import { SearchBox } from "./SearchBox";
 
@@ -43,29 +42,21 @@ export function LineageView({ settings, route, navigate }: Props) {
 
   // The OpenLineage graph: always asked for when there is a consumer, so an
   // empty store can fall back to the registry view.
-  const olGraph = useFetch<GraphPage>(
-    consumer && !(route.view === "feast") ? (signal) => api.graph(ns, GRAPH_LIMIT, signal) : null,
-    [consumer, route.view, ns],
-  );
+  const olGraph = useGraph(ns, GRAPH_LIMIT, consumer && route.view !== "feast");
   const olEmpty = consumer && route.view !== "openlineage" && olGraph.data?.total_nodes === 0 && !ns;
   const registryView = wantsRegistry || olEmpty;
 
-  const registry = useFetch<RegistryLineage>(
-    registryView && settings.registry_enabled ? (signal) => api.registry(null, signal) : null,
-    [registryView, settings.registry_enabled],
-  );
+  const registry = useRegistry(registryView && settings.registry_enabled);
 
   const chosen = selectionOf(route, registryView, "node");
   // (A Feast kind in the OpenLineage view waits for its dataset to be found.)
   const selection = chosen && (registryView || !isFeastKind(chosen.type)) ? chosen : null;
   const focus = selectionOf(route, registryView, "focus");
   const olFocus = !registryView && focus && (focus.type === "job" || focus.type === "dataset") ? focus : null;
-  const subgraph = useFetch<Subgraph>(
-    olFocus
-      ? (signal) =>
-          api.subgraph(olFocus.type as "job" | "dataset", olFocus.namespace, olFocus.name, depth, direction, signal)
-      : null,
-    [olFocus?.type, olFocus?.namespace, olFocus?.name, depth, direction],
+  const subgraph = useSubgraph(
+    olFocus ? { type: olFocus.type as "job" | "dataset", namespace: olFocus.namespace, name: olFocus.name } : null,
+    depth,
+    direction,
   );
 
   const fullGraph: LGraph | null = useMemo(() => {
@@ -142,19 +133,15 @@ export function LineageView({ settings, route, navigate }: Props) {
     navigate(patch, { push: true });
   };
 
-  const namespaces = useFetch(
-    consumer && !registryView ? (signal) => api.namespaces(signal) : null,
-    [consumer, registryView],
-  );
+  const namespaces = useNamespaces(consumer && !registryView);
   const nsOptions = registryView
     ? (registry.data?.projects ?? [])
     : (namespaces.data?.items.map((item) => item.namespace) ?? []);
 
   // What to show in the canvas area.
   let body: React.ReactNode;
-  const loading = registryView ? registry.loading : olGraph.loading;
   const error = registryView ? registry.error : olGraph.error;
-  const retry = registryView ? registry.reload : olGraph.reload;
+  const retry = registryView ? registry.refetch : olGraph.refetch;
   if (registryView && !settings.registry_enabled) {
     body = (
       <Empty title="No feature repository">
@@ -164,18 +151,18 @@ export function LineageView({ settings, route, navigate }: Props) {
     );
   } else if (error) {
     body = <Failure error={error} what={registryView ? "the registry lineage" : "the lineage graph"} onRetry={retry} />;
-  } else if (loading || !fullGraph) {
+  } else if (!fullGraph) {
     body = <Loading what={registryView ? "the registry lineage" : "the lineage graph"} />;
   } else if (focus && subgraph.error) {
     body = (
-      <Failure error={subgraph.error} what="this node's lineage" onRetry={subgraph.reload}>
+      <Failure error={subgraph.error} what="this node's lineage" onRetry={subgraph.refetch}>
         <button type="button" className="btn" onClick={() => navigate(refPatch(null, "focus"), { push: true })}>
           Show whole graph
         </button>
       </Failure>
     );
   } else if (focus && !focused) {
-    body = subgraph.loading ? (
+    body = subgraph.isFetching ? (
       <Loading what="this node's lineage" />
     ) : (
       <Empty title="That node is not in this graph">
