@@ -8,16 +8,16 @@ import { Pager } from "../components/Pager";
 import { Empty, Failure, Loading } from "../components/Status";
 import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
 import { formatTime, producerLabel } from "../format";
-import type { Patch, Route } from "../route";
+import type { Navigate, Route } from "../route";
 import { refPatch, selectionOf } from "../selection";
-import { DetailsPanel } from "./DetailsPanel";
+import { DetailsPanel } from "./details/DetailsPanel";
 
 const LIMIT = 50;
 
 interface Props {
   kind: "job" | "dataset";
   route: Route;
-  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+  navigate: Navigate;
 }
 
 export function CatalogView({ kind, route, navigate }: Props) {

@@ -8,7 +8,7 @@ import { JsonView } from "../components/JsonView";
 import { Pager } from "../components/Pager";
 import { Empty, Failure, Loading } from "../components/Status";
 import { formatTime, producerLabel, shortId } from "../format";
-import type { Patch, Route } from "../route";
+import type { Navigate, Patch, Route } from "../route";
 import type { EventItem, StoredEvent } from "../types";
 
 const TYPES = ["START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER"];
@@ -23,7 +23,7 @@ function toIso(local: string | undefined): string | null {
 
 interface Props {
   route: Route;
-  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+  navigate: Navigate;
 }
 
 function useDebounced(value: string, commit: (v: string) => void, delay = 400) {

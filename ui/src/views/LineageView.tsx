@@ -16,10 +16,10 @@ import {
   type LGraph,
   type LNode,
 } from "../graph/model";
-import type { Patch, Route } from "../route";
+import type { Navigate, Patch, Route } from "../route";
 import { isFeastKind, refPatch, selectionId, selectionOf } from "../selection";
 import type { Direction, UiSettings } from "../types";
-import { DetailsPanel } from "./DetailsPanel";
+import { DetailsPanel } from "./details/DetailsPanel";
 import { SearchBox } from "./SearchBox";
 
 const GRAPH_LIMIT = 5000;
@@ -28,7 +28,7 @@ const DEPTHS = [1, 2, 3, 4, 5, 10, 20];
 interface Props {
   settings: UiSettings;
   route: Route;
-  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+  navigate: Navigate;
 }
 
 export function LineageView({ settings, route, navigate }: Props) {

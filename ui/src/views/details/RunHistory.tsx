@@ -1,13 +1,13 @@
 // A job's runs, newest first: state, start, duration, rows written, and each
 // run's inputs and outputs on demand.
 
-import { useRuns } from "../api/queries";
-import { StateBadge } from "../components/Badges";
-import { Pager } from "../components/Pager";
-import { Empty, Failure, Loading } from "../components/Status";
-import { formatCount, formatDuration, formatTime } from "../format";
-import type { Patch, Route } from "../route";
-import type { RunDataset, RunDetail, RunItem } from "../types";
+import { useRuns } from "../../api/queries";
+import { StateBadge } from "../../components/Badges";
+import { Pager } from "../../components/Pager";
+import { Empty, Failure, Loading } from "../../components/Status";
+import { formatCount, formatDuration, formatTime } from "../../format";
+import type { Navigate, Route } from "../../route";
+import type { RunDataset, RunDetail, RunItem } from "../../types";
 
 const PAGE = 10;
 
@@ -32,7 +32,7 @@ export function RunHistory({
   namespace: string;
   name: string;
   route: Route;
-  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+  navigate: Navigate;
 }) {
   const offset = Number(route.runs_offset ?? 0) || 0;
   const fetched = useRuns(namespace, name, PAGE, offset);
@@ -101,7 +101,7 @@ function RunRows({
   detail: RunDetail | null;
   open: boolean;
   onToggle: () => void;
-  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+  navigate: Navigate;
 }) {
   const rows = detail ? rowsWritten(detail) : null;
   const goTo = (ds: RunDataset) =>
