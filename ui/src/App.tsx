@@ -5,7 +5,7 @@ import { useSettings } from "./api/queries";
 import { useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
 import { EventsView } from "./views/EventsView";
-import { LineageView } from "./views/LineageView";
+import { LineageView } from "./views/lineage/LineageView";
 
 const TABS = [
   { id: "lineage", label: "Lineage", consumer: false },

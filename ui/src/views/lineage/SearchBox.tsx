@@ -3,10 +3,10 @@
 // dataset search adds what is not loaded.
 
 import { useEffect, useMemo, useRef, useState } from "react";
-import { useNodeSearch, type NodeRef } from "../api/queries";
-import { KindBadge } from "../components/Badges";
-import type { LGraph, LNode } from "../graph/model";
-import { useDebouncedValue } from "../hooks/useDebouncedValue";
+import { useNodeSearch, type NodeRef } from "../../api/queries";
+import { KindBadge } from "../../components/Badges";
+import type { LGraph, LNode } from "../../graph/model";
+import { useDebouncedValue } from "../../hooks/useDebouncedValue";
 
 interface Props {
   graph: LGraph | null;
