@@ -4,7 +4,7 @@ import { Failure, Loading } from "./components/Status";
 import { useSettings } from "./api/queries";
 import { useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
-import { EventsView } from "./views/EventsView";
+import { EventsView } from "./views/events/EventsView";
 import { LineageView } from "./views/lineage/LineageView";
 
 const TABS = [

@@ -1,13 +1,13 @@
 // The Jobs and Datasets tabs: searchable, paged lists; a row opens the
 // details panel.
 
-import { useEffect, useState } from "react";
 import { useCatalog, useNamespaces } from "../api/queries";
 import { KindBadge } from "../components/Badges";
 import { Pager } from "../components/Pager";
 import { Empty, Failure, Loading } from "../components/Status";
 import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
 import { formatTime, producerLabel } from "../format";
+import { useDraft } from "../hooks/useDraft";
 import type { Navigate, Route } from "../route";
 import { refPatch, selectionOf } from "../selection";
 import { DetailsPanel } from "./details/DetailsPanel";
@@ -23,14 +23,7 @@ interface Props {
 export function CatalogView({ kind, route, navigate }: Props) {
   const offset = Math.max(0, Number(route.offset ?? 0) || 0);
   const q = route.q ?? "";
-  const [draft, setDraft] = useState(q);
-  useEffect(() => setDraft(q), [q]);
-  useEffect(() => {
-    if (draft === q) return;
-    const timer = setTimeout(() => navigate({ q: draft.trim() || null, offset: null }), 300);
-    return () => clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [draft]);
+  const [draft, setDraft] = useDraft(q, (v) => navigate({ q: v.trim() || null, offset: null }), 300);
 
   const query = { search: q.trim() || null, namespace: route.ns ?? null, limit: LIMIT, offset };
   const list = useCatalog(kind, query);
