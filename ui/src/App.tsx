@@ -1,7 +1,7 @@
 // The page: a header with the tabs, and the tab the URL names.
 
-import { Failure, Loading } from "./components/Status";
 import { useSettings } from "./api/queries";
+import { Failure, Loading } from "./components/Status";
 import { useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
 import { EventsView } from "./views/events/EventsView";
