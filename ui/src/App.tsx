@@ -1,12 +1,11 @@
 // The page: a header with the tabs, and the tab the URL names.
 
-import { api } from "./api";
+import { useSettings } from "./api/queries";
 import { Failure, Loading } from "./components/Status";
 import { useRoute, type Patch } from "./route";
-import { useFetch } from "./useFetch";
 import { CatalogView } from "./views/CatalogView";
-import { EventsView } from "./views/EventsView";
-import { LineageView } from "./views/LineageView";
+import { EventsView } from "./views/events/EventsView";
+import { LineageView } from "./views/lineage/LineageView";
 
 const TABS = [
   { id: "lineage", label: "Lineage", consumer: false },
@@ -35,12 +34,12 @@ function ConsumerOff({ tab }: { tab: string }) {
 
 export function App() {
   const [route, navigate] = useRoute();
-  const settings = useFetch((signal) => api.settings(signal), []);
+  const settings = useSettings();
   const tab = TABS.some((t) => t.id === route.tab) ? (route.tab as string) : "lineage";
   const go = (patch: Patch, options?: { push?: boolean }) => navigate(patch, options);
 
   let body: React.ReactNode;
-  if (settings.error) body = <Failure error={settings.error} what="the server settings" onRetry={settings.reload} />;
+  if (settings.error) body = <Failure error={settings.error} what="the server settings" onRetry={settings.refetch} />;
   else if (!settings.data) body = <Loading what="feast-lineage" />;
   else {
     const s = settings.data;

@@ -47,6 +47,9 @@ function keyOrder(a: string, b: string): number {
 
 export type Patch = Record<string, string | number | null | undefined | false>;
 
+/** How a view changes the route (push: a new history entry). */
+export type Navigate = (patch: Patch, options?: { push?: boolean }) => void;
+
 export function applyPatch(route: Route, patch: Patch): Route {
   const next: Record<string, string> = { ...route };
   for (const [key, value] of Object.entries(patch)) {

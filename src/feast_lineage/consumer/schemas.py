@@ -1,10 +1,25 @@
-"""API response models (the HTTP contract; tables live in store/tables.py)."""
+"""API response models (the HTTP contract; tables live in store/tables.py).
+
+The web UI's TypeScript types are generated from the OpenAPI document these
+make (``scripts/api_types.sh``): the more exact a model, the more the UI's
+compiler checks.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
+
+# Facet name -> payload. Ingest takes only JSON objects as facets, whatever is in them.
+Facets = dict[str, dict[str, Any]]
+
+
+class _EveryFieldSent(BaseModel):
+    """A response model whose defaulted fields are sent all the same (documented as required)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
 class ErrorDetail(BaseModel):
@@ -44,6 +59,48 @@ class IngestSummary(BaseModel):
     errors: list[ErrorDetail] = Field(default_factory=list)
 
 
+# An OpenLineage event as stored: the core fields the validation at ingest
+# relies on; any other field, and the facets, as the producer sent them.
+_OPEN = ConfigDict(extra="allow")
+
+
+class EventJob(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    namespace: str
+    name: str
+    facets: NotRequired[Facets]
+
+
+class EventRun(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    runId: str
+    facets: NotRequired[Facets]
+
+
+class EventDataset(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    namespace: str
+    name: str
+    facets: NotRequired[Facets]
+    inputFacets: NotRequired[Facets]
+    outputFacets: NotRequired[Facets]
+
+
+class StoredEvent(TypedDict):
+    """A run event has run and job, a dataset event dataset, a job event job."""
+
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    eventTime: str
+    producer: str
+    schemaURL: NotRequired[str]
+    eventType: NotRequired[str]
+    run: NotRequired[EventRun]
+    job: NotRequired[EventJob]
+    dataset: NotRequired[EventDataset]
+    inputs: NotRequired[list[EventDataset]]
+    outputs: NotRequired[list[EventDataset]]
+
+
 class EventItem(BaseModel):
     id: int
     event_type: str | None
@@ -51,7 +108,7 @@ class EventItem(BaseModel):
     received_at: str
     kind: str = Field(description="run, dataset or job")
     run_id: str | None
-    event: dict[str, Any] = Field(description="The event as stored (credentials removed)")
+    event: StoredEvent = Field(description="The event as stored (credentials removed)")
 
 
 class EventPage(BaseModel):
@@ -61,10 +118,10 @@ class EventPage(BaseModel):
     offset: int
 
 
-class RunDataset(BaseModel):
+class RunDataset(_EveryFieldSent):
     namespace: str
     name: str
-    facets: dict[str, Any] | None = None
+    facets: Facets | None = None
 
 
 class RunDetail(BaseModel):
@@ -77,7 +134,7 @@ class RunDetail(BaseModel):
     duration_ms: int | None
     parent_run_id: str | None
     root_run_id: str | None
-    facets: dict[str, Any]
+    facets: Facets
     inputs: list[RunDataset]
     outputs: list[RunDataset]
     child_run_ids: list[str]
@@ -104,13 +161,13 @@ class FeastObject(BaseModel):
     name: str
 
 
-class SchemaField(BaseModel):
+class SchemaField(_EveryFieldSent):
     name: str
     type: str | None = None
     description: str | None = None
 
 
-class GraphNode(BaseModel):
+class GraphNode(_EveryFieldSent):
     model_config = ConfigDict(populate_by_name=True)
 
     id: str = Field(description='"job:{namespace}:{name}" or "dataset:{namespace}:{name}"')
@@ -121,7 +178,7 @@ class GraphNode(BaseModel):
     created_at: str | None
     updated_at: str | None = Field(description="null for a job only named by a parent facet")
     datasource_uri: str | None = None
-    facets: dict[str, Any] = Field(description="Facet name -> the latest payload")
+    facets: Facets = Field(description="Facet name -> the latest payload")
     schema_fields: list[SchemaField] | None = Field(
         default=None, alias="schema", description="Fields of the schema facet, if any"
     )
@@ -282,7 +339,7 @@ class ResetResult(BaseModel):
 # --- registry lineage (the Feast-only view, from the registry itself) -----------
 
 
-class RegistryNode(BaseModel):
+class RegistryNode(_EveryFieldSent):
     id: str = Field(description='"{project}:{group}:{name}", e.g. "demo:feature_view:drivers"')
     type: str = Field(
         description="entity, data_source, feature_view, on_demand_feature_view, "

@@ -1,7 +1,7 @@
 // Loading, empty and error states: each says what is going on and what to do.
 
 import { useState, type ReactNode } from "react";
-import { ApiError, setApiKey } from "../api";
+import { ApiError, setApiKey } from "../api/http";
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -44,7 +44,7 @@ export function Failure({
 }: {
   error: unknown;
   what: string;
-  onRetry?: () => void;
+  onRetry?: () => unknown;
   children?: ReactNode;
 }) {
   const message = error instanceof Error ? error.message : String(error);
@@ -57,7 +57,7 @@ export function Failure({
       <div className="status-actions">
         {children}
         {onRetry && (
-          <button type="button" className="btn" onClick={onRetry}>
+          <button type="button" className="btn" onClick={() => void onRetry()}>
             Retry
           </button>
         )}

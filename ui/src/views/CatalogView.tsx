@@ -1,50 +1,38 @@
 // The Jobs and Datasets tabs: searchable, paged lists; a row opens the
 // details panel.
 
-import { useEffect, useState } from "react";
-import { api } from "../api";
+import { useCatalog, useNamespaces } from "../api/queries";
 import { KindBadge } from "../components/Badges";
 import { Pager } from "../components/Pager";
 import { Empty, Failure, Loading } from "../components/Status";
 import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
 import { formatTime, producerLabel } from "../format";
-import type { Patch, Route } from "../route";
+import { useDraft } from "../hooks/useDraft";
+import type { Navigate, Route } from "../route";
 import { refPatch, selectionOf } from "../selection";
-import type { DatasetItem, JobItem, Page } from "../types";
-import { useFetch } from "../useFetch";
-import { DetailsPanel } from "./DetailsPanel";
+import { DetailsPanel } from "./details/DetailsPanel";
 
 const LIMIT = 50;
 
 interface Props {
   kind: "job" | "dataset";
   route: Route;
-  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+  navigate: Navigate;
 }
 
 export function CatalogView({ kind, route, navigate }: Props) {
   const offset = Math.max(0, Number(route.offset ?? 0) || 0);
   const q = route.q ?? "";
-  const [draft, setDraft] = useState(q);
-  useEffect(() => setDraft(q), [q]);
-  useEffect(() => {
-    if (draft === q) return;
-    const timer = setTimeout(() => navigate({ q: draft.trim() || null, offset: null }), 300);
-    return () => clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [draft]);
+  const [draft, setDraft] = useDraft(q, (v) => navigate({ q: v.trim() || null, offset: null }), 300);
 
   const query = { search: q.trim() || null, namespace: route.ns ?? null, limit: LIMIT, offset };
-  const list = useFetch<Page<JobItem | DatasetItem>>(
-    (signal) => (kind === "job" ? api.jobs(query, signal) : api.datasets(query, signal)),
-    [kind, JSON.stringify(query)],
-  );
-  const namespaces = useFetch((signal) => api.namespaces(signal), []);
+  const list = useCatalog(kind, query);
+  const namespaces = useNamespaces();
   const selection = selectionOf(route, false, "node");
   const noun = kind === "job" ? "jobs" : "datasets";
 
   let body: React.ReactNode;
-  if (list.error) body = <Failure error={list.error} what={noun} onRetry={list.reload} />;
+  if (list.error) body = <Failure error={list.error} what={noun} onRetry={list.refetch} />;
   else if (!list.data) body = <Loading what={noun} />;
   else if (list.data.total === 0) {
     body =
@@ -65,7 +53,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
     const page = list.data;
     body = (
       <>
-        <table className="table catalog-table" data-testid={`${kind}-table`} aria-busy={list.loading}>
+        <table className="table catalog-table" data-testid={`${kind}-table`} aria-busy={list.isFetching}>
           <thead>
             <tr>
               <th>Name</th>
@@ -77,7 +65,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
           </thead>
           <tbody>
             {page.items.map((item) => {
-              const feastType = "feast" in item ? item.feast?.type : null;
+              const feastType = item.feast?.type;
               const isSelected = selection?.namespace === item.namespace && selection?.name === item.name;
               return (
                 <tr
@@ -87,7 +75,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
                 >
                   <td>
                     <div className="strong">{item.name}</div>
-                    {"datasource_uri" in item && item.datasource_uri && (
+                    {item.datasource_uri && (
                       <div className="mono small muted break">{item.datasource_uri}</div>
                     )}
                   </td>

@@ -1,14 +1,13 @@
 // A job's runs, newest first: state, start, duration, rows written, and each
 // run's inputs and outputs on demand.
 
-import { api } from "../api";
-import { StateBadge } from "../components/Badges";
-import { Pager } from "../components/Pager";
-import { Empty, Failure, Loading } from "../components/Status";
-import { formatCount, formatDuration, formatTime } from "../format";
-import type { Patch, Route } from "../route";
-import type { Page, RunDataset, RunDetail, RunItem } from "../types";
-import { useFetch } from "../useFetch";
+import { useRuns } from "../../api/queries";
+import { StateBadge } from "../../components/Badges";
+import { Pager } from "../../components/Pager";
+import { Empty, Failure, Loading } from "../../components/Status";
+import { formatCount, formatDuration, formatTime } from "../../format";
+import type { Navigate, Route } from "../../route";
+import type { RunDataset, RunDetail, RunItem } from "../../types";
 
 const PAGE = 10;
 
@@ -16,17 +15,12 @@ const PAGE = 10;
 export function rowsWritten(run: RunDetail): number | null {
   let total: number | null = null;
   for (const output of run.outputs) {
-    const stats = output.facets?.outputStatistics as { rowCount?: number } | undefined;
-    if (typeof stats?.rowCount === "number") total = (total ?? 0) + stats.rowCount;
+    const count = output.facets?.outputStatistics?.rowCount;
+    if (typeof count === "number") total = (total ?? 0) + count;
   }
   if (total !== null) return total;
-  const feast = run.facets?.feast_materialization as { rows_written?: number } | undefined;
-  return typeof feast?.rows_written === "number" ? feast.rows_written : null;
-}
-
-interface RunsWithDetail {
-  page: Page<RunItem>;
-  details: Map<string, RunDetail>;
+  const written = run.facets.feast_materialization?.rows_written;
+  return typeof written === "number" ? written : null;
 }
 
 export function RunHistory({
@@ -38,23 +32,14 @@ export function RunHistory({
   namespace: string;
   name: string;
   route: Route;
-  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+  navigate: Navigate;
 }) {
   const offset = Number(route.runs_offset ?? 0) || 0;
-  const fetched = useFetch<RunsWithDetail>(
-    async (signal) => {
-      const page = await api.runs({ job_namespace: namespace, job_name: name, limit: PAGE, offset }, signal);
-      const details = await Promise.all(page.items.map((run) => api.run(run.run_id, signal).catch(() => null)));
-      const map = new Map<string, RunDetail>();
-      for (const detail of details) if (detail) map.set(detail.run_id, detail);
-      return { page, details: map };
-    },
-    [namespace, name, offset],
-  );
-  if (fetched.loading && !fetched.data) return <Loading what="runs" />;
-  if (fetched.error) return <Failure error={fetched.error} what="the runs" onRetry={fetched.reload} />;
+  const fetched = useRuns(namespace, name, PAGE, offset);
+  if (fetched.error) return <Failure error={fetched.error} what="the runs" onRetry={fetched.refetch} />;
   const data = fetched.data;
-  if (!data || data.page.total === 0) {
+  if (!data) return <Loading what="runs" />;
+  if (data.page.total === 0) {
     return (
       <Empty title="No runs recorded">
         This job has events without a run, or its runs were pruned by retention (see
@@ -77,7 +62,7 @@ export function RunHistory({
         </thead>
         <tbody>
           {data.page.items.map((run) => {
-            const detail = data.details.get(run.run_id);
+            const detail = data.details[run.run_id];
             const isOpen = open === run.run_id;
             return (
               <RunRows
@@ -116,7 +101,7 @@ function RunRows({
   detail: RunDetail | null;
   open: boolean;
   onToggle: () => void;
-  navigate: (patch: Patch, options?: { push?: boolean }) => void;
+  navigate: Navigate;
 }) {
   const rows = detail ? rowsWritten(detail) : null;
   const goTo = (ds: RunDataset) =>

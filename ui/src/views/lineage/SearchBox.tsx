@@ -3,21 +3,16 @@
 // dataset search adds what is not loaded.
 
 import { useEffect, useMemo, useRef, useState } from "react";
-import { api } from "../api";
-import { KindBadge } from "../components/Badges";
-import type { LGraph, LNode } from "../graph/model";
-
-interface Ref {
-  type: string;
-  namespace: string;
-  name: string;
-}
+import { useNodeSearch, type NodeRef } from "../../api/queries";
+import { KindBadge } from "../../components/Badges";
+import type { LGraph, LNode } from "../../graph/model";
+import { useDebouncedValue } from "../../hooks/useDebouncedValue";
 
 interface Props {
   graph: LGraph | null;
   serverSearch: boolean;
   onPick: (node: LNode) => void;
-  onPickRef: (ref: Ref) => void;
+  onPickRef: (ref: NodeRef) => void;
 }
 
 const MAX = 12;
@@ -37,7 +32,6 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef }: Props) {
   const [text, setText] = useState("");
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
-  const [remote, setRemote] = useState<Ref[]>([]);
   const box = useRef<HTMLDivElement>(null);
   const q = text.trim().toLowerCase();
 
@@ -52,30 +46,10 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef }: Props) {
     return hits.slice(0, MAX).map(([, node]) => node);
   }, [graph, q]);
 
-  useEffect(() => {
-    if (!serverSearch || q.length < 2) {
-      setRemote([]);
-      return;
-    }
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
-      Promise.all([
-        api.datasets({ search: q, limit: 8 }, controller.signal),
-        api.jobs({ search: q, limit: 4 }, controller.signal),
-      ]).then(
-        ([datasets, jobs]) =>
-          setRemote([
-            ...datasets.items.map((d) => ({ type: "dataset", namespace: d.namespace, name: d.name })),
-            ...jobs.items.map((j) => ({ type: "job", namespace: j.namespace, name: j.name })),
-          ]),
-        () => setRemote([]),
-      );
-    }, 200);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [q, serverSearch]);
+  // The server is asked once the text has settled for 200 ms.
+  const settled = useDebouncedValue(q, 200);
+  const search = useNodeSearch(settled, serverSearch && settled.length >= 2);
+  const remote = serverSearch && q.length >= 2 ? (search.data ?? []) : [];
 
   const localIds = new Set(local.map((n) => n.id));
   const extra = remote.filter((r) => !localIds.has(graph?.drawnAs.get(`${r.type}:${r.namespace}:${r.name}`) ?? ""));

@@ -1,0 +1,86 @@
+// One function per endpoint the UI reads; each takes the AbortSignal that
+// cancels it (TanStack Query passes its own: see queries.ts).
+
+import type { Direction, GraphNode, NodeKind } from "../types";
+import { ApiError, get, type PathParams, type QueryOf } from "./http";
+
+const OL = "/api/v1/lineage/openlineage";
+
+export type JobsQuery = QueryOf<`${typeof OL}/jobs`>;
+export type DatasetsQuery = QueryOf<`${typeof OL}/datasets`>;
+export type EventsQuery = QueryOf<`${typeof OL}/events`>;
+export type RunsQuery = QueryOf<`${typeof OL}/runs`>;
+/** The event types the events filter takes (the server's enum). */
+export type EventType = NonNullable<EventsQuery["event_type"]>;
+const EVENT_TYPES: readonly EventType[] = ["START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER"];
+/** The object types of the registry's object endpoint (the server's enum). */
+export type RegistryObjectType = PathParams<"/api/v1/lineage/objects/{object_type}/{object_name}">["object_type"];
+
+const REGISTRY_OBJECT_TYPES: readonly RegistryObjectType[] = [
+  "entity",
+  "data_source",
+  "feature_view",
+  "on_demand_feature_view",
+  "stream_feature_view",
+  "feature_service",
+  "saved_dataset",
+];
+
+/** Whether ``value`` is an object type of the registry's object endpoint. */
+export function isRegistryObjectType(value: string): value is RegistryObjectType {
+  return (REGISTRY_OBJECT_TYPES as readonly string[]).includes(value);
+}
+
+/** ``value`` as an event type the server takes, else undefined (a stale or hand-made URL). */
+export function asEventType(value: string | null | undefined): EventType | undefined {
+  const upper = value?.toUpperCase();
+  return EVENT_TYPES.find((type) => type === upper);
+}
+
+export const api = {
+  settings: (signal?: AbortSignal) => get("/api/v1/ui/settings", {}, signal),
+
+  graph: (namespace: string | null, limit: number, signal?: AbortSignal) =>
+    get(`${OL}/graph`, { query: { namespace, limit } }, signal),
+
+  subgraph: (
+    kind: NodeKind,
+    namespace: string,
+    name: string,
+    depth: number,
+    direction: Direction,
+    signal?: AbortSignal,
+  ) => get(`${OL}/graph/node`, { query: { type: kind, namespace, name, depth, direction } }, signal),
+
+  /** One node with its facets (a subgraph of depth 0). */
+  node: async (kind: NodeKind, namespace: string, name: string, signal?: AbortSignal): Promise<GraphNode> => {
+    const sub = await api.subgraph(kind, namespace, name, 0, "both", signal);
+    const node = sub.nodes.find((n) => n.id === sub.center) ?? sub.nodes[0];
+    if (!node) throw new ApiError(`${kind} ${namespace} ${name} was not found`, 404, "not_found");
+    return node;
+  },
+
+  namespaces: (signal?: AbortSignal) => get(`${OL}/namespaces`, {}, signal),
+
+  jobs: (query: JobsQuery, signal?: AbortSignal) => get(`${OL}/jobs`, { query }, signal),
+
+  datasets: (query: DatasetsQuery, signal?: AbortSignal) => get(`${OL}/datasets`, { query }, signal),
+
+  events: (query: EventsQuery, signal?: AbortSignal) => get(`${OL}/events`, { query }, signal),
+
+  runs: (query: RunsQuery, signal?: AbortSignal) => get(`${OL}/runs`, { query }, signal),
+
+  run: (runId: string, signal?: AbortSignal) => get(`${OL}/runs/{run_id}`, { path: { run_id: runId } }, signal),
+
+  registry: (project: string | null, signal?: AbortSignal) =>
+    project
+      ? get("/api/v1/lineage/registry", { query: { project } }, signal)
+      : get("/api/v1/lineage/registry/all", {}, signal),
+
+  registryObject: (project: string, type: RegistryObjectType, name: string, signal?: AbortSignal) =>
+    get(
+      "/api/v1/lineage/objects/{object_type}/{object_name}",
+      { path: { object_type: type, object_name: name }, query: { project } },
+      signal,
+    ),
+};

@@ -1,0 +1,98 @@
+// GET one path of the server's API, typed by its OpenAPI document (schema.d.ts):
+// the path, its parameters and its answer are the server's own.
+
+import type { components, paths } from "./schema";
+
+/** An answer other than 2xx, with the server's error message when it sent one. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
+// A read API key, or a Feast access token with the feast authorizer, when the
+// server asks for one (openlineage.consumer.authorizer): kept for this browser
+// tab only, and sent as Authorization: Bearer, which every authorizer reads.
+const KEY_STORAGE = "feast-lineage.api-key";
+
+export function setApiKey(key: string | null): void {
+  if (key) sessionStorage.setItem(KEY_STORAGE, key);
+  else sessionStorage.removeItem(KEY_STORAGE);
+}
+
+function authHeaders(): Record<string, string> {
+  const key = sessionStorage.getItem(KEY_STORAGE);
+  return key ? { Authorization: `Bearer ${key}` } : {};
+}
+
+/** The paths the server answers a GET on with JSON. */
+export type GetPath = {
+  [P in keyof paths]: paths[P]["get"] extends { responses: { 200: unknown } } ? P : never;
+}[keyof paths];
+
+type Operation<P extends GetPath> = NonNullable<paths[P]["get"]>;
+
+/** The query parameters of a GET path. */
+export type QueryOf<P extends GetPath> = Operation<P> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+/** The path parameters of a GET path. */
+export type PathParams<P extends GetPath> = Operation<P> extends { parameters: { path: infer T } } ? T : never;
+
+/** What a GET path answers with. */
+export type Ok<P extends GetPath> =
+  Operation<P> extends { responses: { 200: { content: { "application/json": infer T } } } } ? T : never;
+
+/** A path with {placeholders} needs their values. */
+type Params<P extends GetPath> = (P extends `${string}{${string}` ? { path: PathParams<P> } : { path?: undefined }) & {
+  query?: QueryOf<P>;
+};
+
+type ErrorBody = Partial<components["schemas"]["ErrorResponse"]>;
+
+/** The URL of a path, relative so the UI also works under a prefix (feast-lineage ui --root-path). */
+function url(path: string, params: { path?: object; query?: object }): string {
+  let relative = path.replace(/^\//, "");
+  for (const [key, value] of Object.entries(params.path ?? {})) {
+    relative = relative.replace(`{${key}}`, encodeURIComponent(String(value)));
+  }
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params.query ?? {})) {
+    if (value !== null && value !== undefined && value !== "") search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `${relative}?${text}` : relative;
+}
+
+export async function get<P extends GetPath>(path: P, params: Params<P>, signal?: AbortSignal): Promise<Ok<P>> {
+  let response: Response;
+  try {
+    response = await fetch(url(path, params), {
+      signal,
+      headers: { Accept: "application/json", ...authHeaders() },
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === "AbortError") throw err;
+    throw new ApiError(
+      "The lineage server did not answer. Is `feast-lineage ui` still running?",
+      0,
+      "unreachable",
+    );
+  }
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    let code: string | null = null;
+    try {
+      const body = (await response.json()) as ErrorBody;
+      if (body.error?.message) message = body.error.message;
+      code = body.error?.code ?? null;
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new ApiError(message, response.status, code);
+  }
+  return (await response.json()) as Ok<P>;
+}

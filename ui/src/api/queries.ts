@@ -1,0 +1,146 @@
+// The UI's data: one hook per thing a view reads, each a TanStack Query query
+// (configured in queryClient.ts). A query's AbortSignal goes to fetch, so a
+// request nobody waits for any more (the view moved on) is cancelled.
+//
+// Lists and pages keep the previous answer on screen while the next loads
+// (`keepPreviousData`, with aria-busy on the table); a view that changes
+// subject (another node, another namespace) shows "Loading" instead.
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import type { CatalogPage, Direction, JobPage, NodeKind, RunDetail, RunPage } from "../types";
+import {
+  api,
+  isRegistryObjectType,
+  type DatasetsQuery,
+  type EventsQuery,
+  type JobsQuery,
+  type RegistryObjectType,
+} from "./endpoints";
+
+/** A job or dataset, by namespace and name. */
+export interface NodeRef {
+  type: NodeKind;
+  namespace: string;
+  name: string;
+}
+
+export function useSettings() {
+  return useQuery({ queryKey: ["settings"], queryFn: ({ signal }) => api.settings(signal) });
+}
+
+/** The OpenLineage graph (its first `limit` nodes); `enabled` false: not asked for. */
+export function useGraph(namespace: string | null, limit: number, enabled: boolean) {
+  return useQuery({
+    queryKey: ["graph", namespace, limit],
+    queryFn: ({ signal }) => api.graph(namespace, limit, signal),
+    enabled,
+  });
+}
+
+/** The registry lineage of every project. */
+export function useRegistry(enabled: boolean) {
+  return useQuery({ queryKey: ["registry"], queryFn: ({ signal }) => api.registry(null, signal), enabled });
+}
+
+/** A node's neighbourhood; the one shown stays until the next arrives. */
+export function useSubgraph(center: NodeRef | null, depth: number, direction: Direction) {
+  return useQuery({
+    queryKey: ["subgraph", center?.type, center?.namespace, center?.name, depth, direction],
+    queryFn: ({ signal }) =>
+      api.subgraph(center!.type, center!.namespace, center!.name, depth, direction, signal),
+    enabled: center !== null,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** One node with its facets; null: nothing to ask (the graph has it). */
+export function useNode(node: NodeRef | null) {
+  return useQuery({
+    queryKey: ["node", node?.type, node?.namespace, node?.name],
+    queryFn: ({ signal }) => api.node(node!.type, node!.namespace, node!.name, signal),
+    enabled: node !== null,
+  });
+}
+
+export function useRegistryObject(project: string, type: string, name: string) {
+  return useQuery({
+    queryKey: ["registry-object", project, type, name],
+    // A node of the registry view is one of the endpoint's object types.
+    enabled: isRegistryObjectType(type),
+    queryFn: ({ signal }) => api.registryObject(project, type as RegistryObjectType, name, signal),
+  });
+}
+
+export function useNamespaces(enabled = true) {
+  return useQuery({ queryKey: ["namespaces"], queryFn: ({ signal }) => api.namespaces(signal), enabled });
+}
+
+/** A page of the Jobs or Datasets tab. */
+export function useCatalog(kind: NodeKind, query: JobsQuery & DatasetsQuery) {
+  return useQuery({
+    queryKey: [kind === "job" ? "jobs" : "datasets", query],
+    queryFn: ({ signal }): Promise<CatalogPage> =>
+      kind === "job" ? api.jobs(query, signal) : api.datasets(query, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+const jobNamesOf = (page: JobPage) => [...new Set(page.items.map((job) => job.name))];
+
+/** The names of a namespace's jobs (the first 1000), for the Events tab's job filter. */
+export function useJobNames(namespace: string | null) {
+  return useQuery({
+    queryKey: ["jobs", { namespace, limit: 1000 }],
+    queryFn: ({ signal }) => api.jobs({ namespace, limit: 1000 }, signal),
+    select: jobNamesOf,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useEvents(query: EventsQuery) {
+  return useQuery({
+    queryKey: ["events", query],
+    queryFn: ({ signal }) => api.events(query, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export interface RunsWithDetail {
+  page: RunPage;
+  /** Run id -> the run with its inputs, outputs and facets (when it could be read). */
+  details: Record<string, RunDetail>;
+}
+
+/** A page of a job's runs, each with its detail (for its rows written, and to open it). */
+export function useRuns(namespace: string, name: string, limit: number, offset: number) {
+  return useQuery({
+    queryKey: ["runs", namespace, name, limit, offset],
+    queryFn: async ({ signal }): Promise<RunsWithDetail> => {
+      const page = await api.runs({ job_namespace: namespace, job_name: name, limit, offset }, signal);
+      const details = await Promise.all(page.items.map((run) => api.run(run.run_id, signal).catch(() => null)));
+      const byId: Record<string, RunDetail> = {};
+      for (const detail of details) if (detail) byId[detail.run_id] = detail;
+      return { page, details: byId };
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Jobs and datasets whose names contain `text`, from the server (the graph may not hold them all). */
+export function useNodeSearch(text: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ["node-search", text],
+    queryFn: async ({ signal }): Promise<NodeRef[]> => {
+      const [datasets, jobs] = await Promise.all([
+        api.datasets({ search: text, limit: 8 }, signal),
+        api.jobs({ search: text, limit: 4 }, signal),
+      ]);
+      return [
+        ...datasets.items.map((d) => ({ type: "dataset" as const, namespace: d.namespace, name: d.name })),
+        ...jobs.items.map((j) => ({ type: "job" as const, namespace: j.namespace, name: j.name })),
+      ];
+    },
+    enabled,
+    placeholderData: keepPreviousData,
+  });
+}

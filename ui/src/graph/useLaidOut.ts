@@ -1,0 +1,96 @@
+// A graph laid out (in the web worker) and made into React Flow's nodes and
+// edges; `ready` once they are drawn, when the page also records how long it
+// took (window.__lineageTimings, read by the benchmark test).
+
+import { MarkerType, type Edge, type Node } from "@xyflow/react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { NODE_HEIGHT, NODE_WIDTH, type LineageNodeData } from "./elements";
+import type { Point } from "./layered";
+import { layout, type LayoutResult } from "./layout";
+import type { LGraph } from "./model";
+
+declare global {
+  interface Window {
+    __lineageTimings?: { nodes: number; edges: number; layoutMs: number; engine: string; readyAt: number };
+  }
+}
+
+export const EMPTY_NODES: Node<LineageNodeData>[] = [];
+export const EMPTY_EDGES: Edge[] = [];
+
+/**
+ * `onLaid` sees the positions before the nodes are handed over, so the
+ * viewport can be set first (a big graph then starts as an overview).
+ */
+export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positions: Map<string, Point>) => void) {
+  const [laid, setLaid] = useState<{ graph: LGraph; result: LayoutResult } | null>(null);
+  const [ready, setReady] = useState(false);
+  const onLaidRef = useRef(onLaid);
+  onLaidRef.current = onLaid;
+
+  useEffect(() => {
+    let cancelled = false;
+    setReady(false);
+    const sized = graph.nodes.map((n) => ({ id: n.id, width: NODE_WIDTH, height: NODE_HEIGHT }));
+    const links = graph.edges.map((e) => ({ source: e.source, target: e.target }));
+    layout(sized, links).then((result) => {
+      if (cancelled) return;
+      onLaidRef.current(result.positions);
+      setLaid({ graph, result });
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [graph]);
+
+  /** The layout of this graph (not of the one before, while this one is laid out). */
+  const current = laid && laid.graph === graph ? laid.result : null;
+
+  const nodes = useMemo<Node<LineageNodeData>[]>(() => {
+    if (!current) return EMPTY_NODES;
+    return graph.nodes.map((node) => ({
+      id: node.id,
+      type: "lineage",
+      position: current.positions.get(node.id) ?? { x: 0, y: 0 },
+      data: { node, center: node.id === center },
+      width: NODE_WIDTH,
+      height: NODE_HEIGHT,
+      draggable: false,
+      connectable: false,
+    }));
+  }, [current, graph, center]);
+
+  const edges = useMemo<Edge[]>(() => {
+    if (!current) return EMPTY_EDGES;
+    return graph.edges.map((edge) => ({
+      id: edge.id,
+      source: edge.source,
+      target: edge.target,
+      type: "lineage",
+      data: { kind: edge.kind },
+      markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: "#94a3b8" },
+      focusable: false,
+      selectable: false,
+    }));
+  }, [current, graph]);
+
+  // Once laid out and drawn, tell the page (and its tests).
+  useEffect(() => {
+    if (!current) return;
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => {
+        setReady(true);
+        window.__lineageTimings = {
+          nodes: graph.nodes.length,
+          edges: graph.edges.length,
+          layoutMs: Math.round(current.ms),
+          engine: current.engine,
+          readyAt: performance.now(),
+        };
+      });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [current, graph]);
+
+  return { layout: current, nodes, edges, ready };
+}

@@ -1,0 +1,142 @@
+// The Lineage tab's data: the graph to draw, derived from the URL and the
+// server's answers. The OpenLineage graph (or, in the Feast-only view, the
+// registry's), narrowed to a focused node's neighbourhood when one is
+// focused; the node open in the details panel.
+
+import { useEffect, useMemo } from "react";
+import { useGraph, useNamespaces, useRegistry, useSubgraph } from "../api/queries";
+import {
+  feastObjectName,
+  fromOpenLineage,
+  fromRegistry,
+  neighbourhood,
+  type JobsShown,
+  type LGraph,
+  type LNode,
+} from "../graph/model";
+import type { Navigate, Route } from "../route";
+import { isFeastKind, refPatch, selectionId, selectionOf } from "../selection";
+import type { Direction, UiSettings } from "../types";
+
+const GRAPH_LIMIT = 5000;
+
+/** The tab's settings, as the URL gives them. */
+export interface LineageParams {
+  /** The namespace (or, in the Feast-only view, project) filter. */
+  ns: string | null;
+  depth: number;
+  direction: Direction;
+  jobs: JobsShown;
+}
+
+export function lineageParams(route: Route): LineageParams {
+  return {
+    ns: route.ns ?? null,
+    depth: Math.min(20, Math.max(0, Number(route.depth ?? 2) || 2)),
+    direction: route.dir === "upstream" || route.dir === "downstream" ? route.dir : "both",
+    jobs: route.jobs === "all" || route.jobs === "none" ? route.jobs : "runtime",
+  };
+}
+
+/** A focused node's neighbourhood, and the id of the node drawn for the focused one. */
+export interface Focused {
+  graph: LGraph;
+  center: string;
+  truncated: boolean;
+}
+
+export function useLineage(settings: UiSettings, route: Route, navigate: Navigate) {
+  const params = lineageParams(route);
+  const { ns, depth, direction, jobs } = params;
+  const consumer = settings.consumer_enabled;
+
+  // The OpenLineage graph: always asked for when there is a consumer, so an
+  // empty store can fall back to the registry view.
+  const olGraph = useGraph(ns, GRAPH_LIMIT, consumer && route.view !== "feast");
+  const olEmpty = consumer && route.view !== "openlineage" && olGraph.data?.total_nodes === 0 && !ns;
+  const registryView = !consumer || route.view === "feast" || olEmpty;
+  const registry = useRegistry(registryView && settings.registry_enabled);
+  const namespaces = useNamespaces(consumer && !registryView);
+
+  const chosen = selectionOf(route, registryView, "node");
+  // (A Feast kind in the OpenLineage view waits for its dataset to be found.)
+  const selection = chosen && (registryView || !isFeastKind(chosen.type)) ? chosen : null;
+  const focus = selectionOf(route, registryView, "focus");
+  const olFocus = !registryView && focus && (focus.type === "job" || focus.type === "dataset") ? focus : null;
+  const subgraph = useSubgraph(
+    olFocus ? { type: olFocus.type as "job" | "dataset", namespace: olFocus.namespace, name: olFocus.name } : null,
+    depth,
+    direction,
+  );
+
+  const fullGraph: LGraph | null = useMemo(() => {
+    if (registryView) {
+      if (!registry.data) return null;
+      if (!ns) return fromRegistry(registry.data);
+      return fromRegistry({ ...registry.data, nodes: registry.data.nodes.filter((n) => n.project === ns) });
+    }
+    return olGraph.data ? fromOpenLineage(olGraph.data, { jobs }) : null;
+  }, [registryView, registry.data, olGraph.data, ns, jobs]);
+
+  // Links from the registry view name Feast objects: find their datasets here.
+  useEffect(() => {
+    if (registryView || !olGraph.data) return;
+    for (const key of ["node", "focus"] as const) {
+      const ref = selectionOf(route, false, key);
+      if (!ref || !isFeastKind(ref.type)) continue;
+      const match = olGraph.data.nodes.find(
+        (n) => n.feast?.project === ref.namespace && n.feast?.type === ref.type && feastObjectName(n) === ref.name,
+      );
+      navigate(match ? refPatch({ type: match.kind, namespace: match.namespace, name: match.name }, key) : refPatch(null, key));
+    }
+  }, [registryView, olGraph.data, route, navigate]);
+
+  const focused: Focused | null = useMemo(() => {
+    if (!focus) return null;
+    if (registryView) {
+      if (!fullGraph) return null;
+      const id = selectionId(focus);
+      if (!fullGraph.byId.has(id)) return null;
+      return { graph: neighbourhood(fullGraph, id, depth, direction), center: id, truncated: false };
+    }
+    if (!subgraph.data) return null;
+    const graph = fromOpenLineage(subgraph.data, { jobs, keep: subgraph.data.center });
+    const center = graph.drawnAs.get(subgraph.data.center) ?? subgraph.data.center;
+    return { graph, center, truncated: subgraph.data.truncated };
+  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs]);
+
+  const graph = focus ? (focused?.graph ?? null) : fullGraph;
+  const selectedId = selection ? (graph?.drawnAs.get(selectionId(selection)) ?? selectionId(selection)) : null;
+  const drawnSelected: LNode | null = selectedId
+    ? (graph?.byId.get(selectedId) ?? fullGraph?.byId.get(selectedId) ?? null)
+    : null;
+
+  const nsOptions = registryView
+    ? (registry.data?.projects ?? [])
+    : (namespaces.data?.items.map((item) => item.namespace) ?? []);
+  // The whole graph is larger than the part loaded.
+  const truncated = !registryView && !focus && !!olGraph.data && olGraph.data.total_nodes > olGraph.data.nodes.length;
+
+  return {
+    params,
+    consumer,
+    registryView,
+    /** The consumer has no events yet: the registry view is shown instead. */
+    olEmpty,
+    olGraph,
+    registry,
+    subgraph,
+    nsOptions,
+    selection,
+    focus,
+    fullGraph,
+    focused,
+    /** What the canvas draws: the focused neighbourhood, or the whole graph. */
+    graph,
+    selectedId,
+    drawnSelected,
+    truncated,
+  };
+}
+
+export type Lineage = ReturnType<typeof useLineage>;

@@ -1,0 +1,39 @@
+// What a job's panel adds: its type and source code, its SQL, its runs.
+
+import type { Navigate, Route } from "../../route";
+import type { GraphNode } from "../../types";
+import { facetString } from "./facets";
+import { RunHistory } from "./RunHistory";
+import { Rows, Section } from "./Section";
+import { text } from "./values";
+
+export function JobSections({ node, route, navigate }: { node: GraphNode; route: Route; navigate: Navigate }) {
+  const jobType = node.facets.jobType;
+  const sourceCode = node.facets.sourceCodeLocation;
+  const sql = facetString(node.facets, "sql", "query");
+  return (
+    <>
+      {(jobType || sourceCode) && (
+        <Section title="Job">
+          <Rows
+            rows={[
+              ["Type", text(jobType?.jobType)],
+              ["Integration", text(jobType?.integration)],
+              ["Processing", text(jobType?.processingType)],
+              ["Source code", text(sourceCode?.url ?? sourceCode?.repoUrl)],
+              ["Path", text(sourceCode?.path)],
+            ]}
+          />
+        </Section>
+      )}
+      {sql && (
+        <Section title="SQL">
+          <pre className="code">{sql}</pre>
+        </Section>
+      )}
+      <Section title="Run history" testid="run-history">
+        <RunHistory key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,76 @@
+// The details of an OpenLineage job or dataset: what its facets say
+// (documentation, aliases, data source, Feast metadata, schema; a job's type,
+// SQL and runs), then every other facet as JSON.
+
+import { useNode } from "../../api/queries";
+import { JsonView } from "../../components/JsonView";
+import { Failure, Loading } from "../../components/Status";
+import { AliasList } from "./AliasList";
+import type { PanelProps } from "./DetailsPanel";
+import { facetString, feastRows, SHOWN_FACETS } from "./facets";
+import { JobSections } from "./JobSections";
+import { OpenLineageHead } from "./OpenLineageHead";
+import { SchemaTable } from "./SchemaTable";
+import { Rows, Section } from "./Section";
+
+export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelProps) {
+  const known = drawn?.ol && drawn.ol.namespace === selection.namespace && drawn.ol.name === selection.name ? drawn.ol : null;
+  const kind = selection.type === "job" ? "job" : "dataset";
+  const fetched = useNode(known ? null : { type: kind, namespace: selection.namespace, name: selection.name });
+  const node = known ?? fetched.data;
+  if (!node) {
+    if (fetched.error) return <Failure error={fetched.error} what="this node" onRetry={fetched.refetch} />;
+    return <Loading what="details" />;
+  }
+  const facets = node.facets ?? {};
+  const doc = facetString(facets, "documentation", "description");
+  const uri = node.datasource_uri ?? facetString(facets, "dataSource", "uri");
+  const feast = feastRows(facets);
+  const aliases = drawn?.ol?.id === node.id ? drawn.aliases : [];
+  // A Feast source may carry no schema while the file it reads does.
+  const schemaFrom = node.schema?.length ? null : (aliases.find((a) => a.node?.schema?.length) ?? null);
+  const schema = node.schema?.length ? node.schema : (schemaFrom?.node?.schema ?? null);
+  const shownFacets = new Set(SHOWN_FACETS);
+  if (feast) shownFacets.add(feast.name);
+  const otherFacets = Object.fromEntries(Object.entries(facets).filter(([k]) => !shownFacets.has(k)));
+  return (
+    <div className="panel-body" data-node-id={node.id}>
+      <OpenLineageHead node={node} navigate={navigate} />
+      {doc && (
+        <Section title="Documentation">
+          <p className="doc">{doc}</p>
+        </Section>
+      )}
+      {aliases.length > 0 && (
+        <Section title={`Aliases (${aliases.length})`} testid="aliases-section">
+          <p className="muted small">The same data under other names, drawn as this one node.</p>
+          <AliasList aliases={aliases} navigate={navigate} />
+        </Section>
+      )}
+      {uri && (
+        <Section title="Data source">
+          <div className="mono break" data-testid="datasource-uri">
+            {uri}
+          </div>
+        </Section>
+      )}
+      {feast && (
+        <Section title="Feast" testid="feast-facets">
+          <Rows rows={feast.rows} />
+        </Section>
+      )}
+      {schema && schema.length > 0 && (
+        <Section title={`Schema (${schema.length} fields)`}>
+          {schemaFrom && <p className="muted small">As reported for the alias {schemaFrom.name}.</p>}
+          <SchemaTable fields={schema} />
+        </Section>
+      )}
+      {node.kind === "job" && <JobSections node={node} route={route} navigate={navigate} />}
+      {Object.keys(otherFacets).length > 0 && (
+        <Section title="Other facets">
+          <JsonView value={otherFacets} />
+        </Section>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+// One event of the Events tab: time, type, job, run, inputs and outputs,
+// producer; open, its JSON and links to its run's events and its job.
+
+import { Fragment } from "react";
+import { StateBadge } from "../../components/Badges";
+import { JsonView } from "../../components/JsonView";
+import { formatTime, producerLabel, shortId } from "../../format";
+import type { Navigate, Patch } from "../../route";
+import type { EventItem, StoredEvent } from "../../types";
+
+function datasetNames(event: StoredEvent, key: "inputs" | "outputs"): string[] {
+  return (event[key] ?? []).map((d) => d.name);
+}
+
+interface Props {
+  item: EventItem;
+  open: boolean;
+  navigate: Navigate;
+  setFilter: (patch: Patch) => void;
+}
+
+export function EventRow({ item, open, navigate, setFilter }: Props) {
+  const job = item.event.job?.name ? item.event.job : null;
+  const inputs = datasetNames(item.event, "inputs");
+  const outputs = datasetNames(item.event, "outputs");
+  return (
+    <Fragment>
+      <tr
+        className={`event-row ${open ? "is-open" : ""}`}
+        data-event-id={item.id}
+        onClick={() => navigate({ ev: open ? null : item.id })}
+      >
+        <td className="nowrap">{formatTime(item.event_time)}</td>
+        <td>
+          {item.event_type ? <StateBadge state={item.event_type} /> : <span className="muted">{item.kind} event</span>}
+        </td>
+        <td>
+          {job ? (
+            <>
+              <div className="strong">{job.name}</div>
+              <div className="mono small muted">{job.namespace}</div>
+            </>
+          ) : (
+            <span className="muted">—</span>
+          )}
+        </td>
+        <td className="mono small" title={item.run_id ?? ""}>
+          {shortId(item.run_id)}
+        </td>
+        <td className="small">
+          <span title={inputs.join("\n")}>{inputs.length} in</span> →{" "}
+          <span title={outputs.join("\n")}>{outputs.length} out</span>
+        </td>
+        <td className="small">{producerLabel(item.event.producer)}</td>
+      </tr>
+      {open && (
+        <tr className="event-json">
+          <td colSpan={6} onClick={(e) => e.stopPropagation()}>
+            <div className="event-json-head">
+              Received {formatTime(item.received_at)}
+              {item.run_id && (
+                <button type="button" className="link" onClick={() => setFilter({ run_id: item.run_id })}>
+                  Only this run's events
+                </button>
+              )}
+              {job && (
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() =>
+                    navigate(
+                      { tab: "lineage", view: null, node_type: "job", node_ns: job.namespace, node: job.name, ev: null },
+                      { push: true },
+                    )
+                  }
+                >
+                  Open the job
+                </button>
+              )}
+            </div>
+            <JsonView value={item.event} openDepth={6} />
+          </td>
+        </tr>
+      )}
+    </Fragment>
+  );
+}

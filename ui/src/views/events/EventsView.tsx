@@ -1,0 +1,96 @@
+// The Events tab: every stored event, newest first, paged through the whole
+// store, filtered by namespace, job, event type, run and time range.
+
+import { asEventType } from "../../api/endpoints";
+import { useEvents } from "../../api/queries";
+import { Pager } from "../../components/Pager";
+import { Empty, Failure, Loading } from "../../components/Status";
+import type { Navigate, Patch, Route } from "../../route";
+import { EventFilters, NO_FILTERS, SIZES } from "./EventFilters";
+import { EventRow } from "./EventRow";
+
+/** A datetime-local value ("2026-11-28T02:00") as an ISO time the API takes. */
+function toIso(local: string | undefined): string | null {
+  if (!local) return null;
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+interface Props {
+  route: Route;
+  navigate: Navigate;
+}
+
+export function EventsView({ route, navigate }: Props) {
+  const limit = SIZES.includes(Number(route.limit)) ? Number(route.limit) : 50;
+  const offset = Math.max(0, Number(route.offset ?? 0) || 0);
+  const events = useEvents({
+    namespace: route.ns,
+    job_name: route.job,
+    event_type: asEventType(route.type),
+    run_id: route.run_id,
+    since: toIso(route.since),
+    until: toIso(route.until),
+    limit,
+    offset,
+  });
+  const filtered = Boolean(route.ns || route.job || route.type || route.run_id || route.since || route.until);
+  const open = route.ev ? Number(route.ev) : null;
+  const setFilter = (patch: Patch) => navigate({ ...patch, offset: null, ev: null }, { push: true });
+
+  let body: React.ReactNode;
+  if (events.error) body = <Failure error={events.error} what="events" onRetry={events.refetch} />;
+  else if (!events.data) body = <Loading what="events" />;
+  else if (events.data.total === 0) {
+    body = filtered ? (
+      <Empty title="No event matches these filters">
+        <button type="button" className="link" onClick={() => setFilter(NO_FILTERS)}>
+          Clear all filters
+        </button>{" "}
+        or widen the time range.
+      </Empty>
+    ) : (
+      <Empty title="No events stored yet">
+        Send OpenLineage events to <code>POST /api/v1/lineage</code> on this server (Airflow, dbt, Spark or{" "}
+        <code>feast-lineage apply</code> with <code>openlineage.enabled: true</code>); they appear here, newest first.
+      </Empty>
+    );
+  } else {
+    const page = events.data;
+    body = (
+      <>
+        <table className="table events-table" data-testid="events-table" aria-busy={events.isFetching}>
+          <thead>
+            <tr>
+              <th>Event time</th>
+              <th>Type</th>
+              <th>Job</th>
+              <th>Run</th>
+              <th>Inputs → outputs</th>
+              <th>Producer</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.items.map((item) => (
+              <EventRow key={item.id} item={item} open={open === item.id} navigate={navigate} setFilter={setFilter} />
+            ))}
+          </tbody>
+        </table>
+        <Pager
+          offset={page.offset}
+          limit={page.limit}
+          total={page.total}
+          noun="events"
+          onOffset={(next) => navigate({ offset: next || null, ev: null }, { push: true })}
+        />
+      </>
+    );
+  }
+
+  return (
+    <div className="listview">
+      <EventFilters route={route} limit={limit} filtered={filtered} navigate={navigate} setFilter={setFilter} />
+      <div className="listview-body">{body}</div>
+    </div>
+  );
+}

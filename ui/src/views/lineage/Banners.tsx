@@ -1,0 +1,36 @@
+// Notes above the graph: the consumer is off, no events yet, only part of
+// the graph loaded, a focused node with more neighbours than shown.
+
+import type { Lineage } from "../../hooks/useLineage";
+import type { Route } from "../../route";
+
+export function Banners({ lineage, route }: { lineage: Lineage; route: Route }) {
+  const page = lineage.olGraph.data;
+  return (
+    <>
+      {!lineage.consumer && (
+        <div className="banner banner-info" data-testid="consumer-off">
+          Showing the Feast registry only: the OpenLineage consumer is off. To see lineage from every producer (Airflow,
+          dbt, Spark, …) and runs and events, set <code>openlineage.consumer.enabled: true</code> in{" "}
+          <code>feature_store.yaml</code> (with a SQL registry or <code>consumer.connection_string</code>) and restart{" "}
+          <code>feast-lineage ui</code>.
+        </div>
+      )}
+      {lineage.olEmpty && route.view !== "feast" && (
+        <div className="banner banner-info" data-testid="no-events">
+          No OpenLineage events yet, so this is the Feast registry view. Run <code>feast-lineage apply</code> or send
+          events to <code>POST /api/v1/lineage</code>, then reload to see the OpenLineage graph.
+        </div>
+      )}
+      {lineage.truncated && page && (
+        <div className="banner banner-warn">
+          Showing the first {page.nodes.length.toLocaleString("en-US")} of {page.total_nodes.toLocaleString("en-US")}{" "}
+          nodes. Pick a namespace, or search for a node to see its lineage.
+        </div>
+      )}
+      {lineage.focused?.truncated && (
+        <div className="banner banner-warn">This node has more neighbours than shown; lower the depth.</div>
+      )}
+    </>
+  );
+}

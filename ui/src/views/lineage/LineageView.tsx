@@ -1,0 +1,87 @@
+// The Lineage tab: the OpenLineage graph of every producer, or (the "Feast
+// only lineage" switch) the registry's graph; a namespace filter; search that
+// focuses a node's upstream and downstream; the details panel. Its data comes
+// from useLineage.
+
+import { useCallback } from "react";
+import type { LNode } from "../../graph/model";
+import { feastObjectName } from "../../graph/model";
+import { useLineage } from "../../hooks/useLineage";
+import type { Navigate, Patch, Route } from "../../route";
+import { isFeastKind, refPatch } from "../../selection";
+import type { UiSettings } from "../../types";
+import { DetailsPanel } from "../details/DetailsPanel";
+import { Banners } from "./Banners";
+import { GraphArea } from "./GraphArea";
+import { Legend } from "./Legend";
+import { LineageToolbar } from "./LineageToolbar";
+
+interface Props {
+  settings: UiSettings;
+  route: Route;
+  navigate: Navigate;
+}
+
+export function LineageView({ settings, route, navigate }: Props) {
+  const lineage = useLineage(settings, route, navigate);
+  const { graph, selection, drawnSelected } = lineage;
+
+  const select = useCallback(
+    (id: string | null) => {
+      if (id === null) {
+        navigate(refPatch(null));
+        return;
+      }
+      const node = graph?.byId.get(id);
+      if (node) navigate(refPatch(node), { push: true });
+    },
+    [graph, navigate],
+  );
+
+  const focusOn = useCallback(
+    (node: LNode) => navigate({ ...refPatch(node), ...refPatch(node, "focus") }, { push: true }),
+    [navigate],
+  );
+
+  // The switch keeps the node open: its Feast object, or the dataset of one.
+  const toggleFeast = (on: boolean) => {
+    const patch: Patch = { view: on ? "feast" : "openlineage", ns: null, ...refPatch(null, "focus"), ...refPatch(null) };
+    const feast = drawnSelected?.ol?.feast;
+    if (on && drawnSelected?.ol && feast?.type && isFeastKind(feast.type) && feast.project) {
+      const name = feastObjectName(drawnSelected.ol) ?? feast.name;
+      Object.assign(patch, refPatch({ type: feast.type, namespace: feast.project, name }));
+    } else if (!on && drawnSelected?.reg) {
+      const reg = drawnSelected.reg;
+      Object.assign(patch, refPatch({ type: reg.type, namespace: reg.project, name: reg.name }));
+    }
+    navigate(patch, { push: true });
+  };
+
+  return (
+    <div className="lineage">
+      <LineageToolbar lineage={lineage} navigate={navigate} onFocus={focusOn} onToggleFeast={toggleFeast} />
+      <Banners lineage={lineage} route={route} />
+      <div className="lineage-main">
+        <div className="lineage-canvas">
+          <GraphArea
+            lineage={lineage}
+            registryEnabled={settings.registry_enabled}
+            navigate={navigate}
+            onSelect={select}
+          />
+          <Legend graph={graph} />
+        </div>
+        {selection && (
+          <DetailsPanel
+            selection={selection}
+            drawn={drawnSelected}
+            route={route}
+            navigate={navigate}
+            onClose={() => navigate(refPatch(null))}
+            consumerEnabled={lineage.consumer}
+          />
+        )}
+      </div>
+    </div>
+  );
+}
