@@ -157,7 +157,10 @@ def test_the_feast_only_switch_shows_the_registry_graph(
     wait_graph(page)
     before = page.get_by_test_id("graph-counts").inner_text()
     page.locator("label.switch").click()
-    expect(page.locator(".canvas")).not_to_have_attribute("data-nodes", before.split()[0])
+    # The registry graph waits for Feast's import on a loaded machine: allow it a minute.
+    expect(page.locator(".canvas")).not_to_have_attribute(
+        "data-nodes", before.split()[0], timeout=60_000
+    )
     wait_graph(page)
     assert query(page)["view"] == ["feast"]
     labels = set(node_labels(page))
