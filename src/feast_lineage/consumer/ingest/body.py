@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from feast_lineage.consumer.ingest.derive import Derived, FacetMemo, derive
-from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent
+from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent, detached
 from feast_lineage.consumer.ingest.validation import json_path, validate_event
 
 
@@ -88,9 +88,12 @@ def parse_json(data: bytes) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as err:
-        raise BodyError(
-            400, "invalid_json", f"the body is not valid JSON: {err}; send UTF-8 encoded JSON"
-        ) from None
+        # Raised outside this block: the decoder's error keeps the whole body
+        # (as text, in ``doc``), and would otherwise be the new one's context.
+        problem = str(err)
+    raise BodyError(
+        400, "invalid_json", f"the body is not valid JSON: {problem}; send UTF-8 encoded JSON"
+    )
 
 
 def _one(
@@ -109,9 +112,11 @@ def _one(
             _reject_huge_ints(exact)
         return derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
     except InvalidEvent as err:
-        return err
+        # A result, not raised again: kept without its frames (see detached).
+        return detached(err)
     except (orjson.JSONEncodeError, RecursionError):
         # orjson parses up to 1024 levels but serializes at most MAX_DEPTH.
+        # (Made here, never raised: it has no traceback to keep.)
         return InvalidEvent(
             [
                 EventProblem(

@@ -27,6 +27,7 @@ import contextlib
 import logging
 import queue
 import threading
+import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -207,11 +208,14 @@ class IngestPipeline:
             if sub.prepare is None:
                 continue
             prepare, sub.prepare = sub.prepare, None
-            try:
-                sub.prepared, sub.items = prepare()
-            except BaseException as err:  # the request's to report (a bad body)
+            failure = _prepare(sub, prepare)
+            del prepare  # it holds the request's body
+            if failure is not None:  # the request's to report (a bad body)
                 del backlog[index]
-                sub.future.set_exception(err)
+                # The failure's frames lead back here (f_back): this frame
+                # must not hold it, nor its future, once it returns.
+                _fail(sub, failure)
+                del sub, failure
                 return True
             if not sub.items:
                 del backlog[index]
@@ -301,6 +305,31 @@ class IngestPipeline:
             results.append(outcomes[pos : pos + len(sub.items)])
             pos += len(sub.items)
         return results
+
+
+def _prepare(
+    sub: _Submission, prepare: Callable[[], tuple[Any, list[Derived]]]
+) -> BaseException | None:
+    """Run ``prepare`` into ``sub``; None, or what it raised."""
+    try:
+        sub.prepared, sub.items = prepare()
+    except BaseException as err:
+        return err
+    return None
+
+
+def _fail(sub: _Submission, failure: BaseException) -> None:
+    """Answer ``sub`` with ``failure``, its frames' variables cleared first.
+
+    The exception goes to the request's future, and would keep every frame
+    it went through alive, with the body and the parsed events in their
+    variables: a frame that also holds the future (or the exception) makes a
+    reference cycle, freed only by a full garbage collection, so rejected
+    bodies would pile up in memory. The traceback stays (file and line, for
+    the log); the frames it names must all have returned.
+    """
+    traceback.clear_frames(failure.__traceback__)
+    sub.future.set_exception(failure)
 
 
 def _ready_events(backlog: list[_Submission]) -> int:

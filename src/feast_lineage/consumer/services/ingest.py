@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from anyio import to_thread
 from starlette.requests import ClientDisconnect, Request
 
 from feast_lineage.consumer.errors import LineageError
@@ -21,6 +20,7 @@ from feast_lineage.consumer.ingest.body import (
 from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
 from feast_lineage.consumer.ingest.errors import InvalidEvent
 from feast_lineage.consumer.ingest.pipeline import Outcome, StoreUnavailable
+from feast_lineage.consumer.ingest.threads import run_in_thread
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.event_time import now_us
 
@@ -128,7 +128,7 @@ async def _check_and_store(
         # The writer thread parses it, while another process writes (see pipeline.py).
         return await asyncio.wrap_future(pipeline.submit_deferred(check))
     else:  # PostgreSQL: parsing overlaps the writer's waits for the database
-        checked, valid = await to_thread.run_sync(check)
+        checked, valid = await run_in_thread(check)
     outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
     return checked, outcomes
 
