@@ -10,14 +10,18 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from feast_lineage.consumer.ingest.derive import Derived, FacetMemo, derive
 from feast_lineage.consumer.ingest.errors import EventProblem, InvalidEvent, detached
-from feast_lineage.consumer.ingest.validation import json_path, validate_event
+from feast_lineage.consumer.ingest.validation import (
+    NaiveEventTime,
+    check_event,
+    json_path,
+)
 
 
 class BodyError(Exception):
@@ -34,6 +38,8 @@ class BodyError(Exception):
 class ParsedBody:
     is_array: bool
     results: list[Derived | InvalidEvent]
+    # What was stored but deserves a word (an eventTime taken as UTC).
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
 
 def decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
@@ -103,14 +109,18 @@ def _one(
     memo: FacetMemo | None,
     nul: bool = False,
     exact: Any = None,
+    naive_event_time: NaiveEventTime = "utc",
 ) -> Derived | InvalidEvent:
     try:
-        kind, time_us = validate_event(event)
+        kind, time_us, naive_time = check_event(event, naive_event_time)
         if nul:
             _reject_nul(event)
         if exact is not None:
             _reject_huge_ints(exact)
-        return derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
+        derived = derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
+        if naive_time:
+            derived.naive_times = 1
+        return derived
     except InvalidEvent as err:
         # A result, not raised again: kept without its frames (see detached).
         return detached(err)
@@ -220,8 +230,13 @@ def parse_events(
     max_events: int,
     require_array: bool = False,
     memo: FacetMemo | None = None,
+    naive_event_time: NaiveEventTime = "utc",
 ) -> ParsedBody:
-    """Parse, validate and derive every event of a (decompressed) body."""
+    """Parse, validate and derive every event of a (decompressed) body.
+
+    ``naive_event_time``: an eventTime without a UTC offset is taken as UTC
+    (and reported among the warnings), or refused (``"refuse"``).
+    """
     value = parse_json(data)
     # derive() checks each event's canonical bytes (where no JSON escape can
     # hide an "@") and walks only the events that may hold a credential.
@@ -236,28 +251,50 @@ def parse_events(
                 "split it into smaller batches",
             )
         exact = _exact_values(data, value)
-        return ParsedBody(
-            True,
-            [
-                _one(e, received_us, scrub, memo, nul, exact[i] if exact else None)
-                for i, e in enumerate(value)
-            ],
-        )
+        results = [
+            _one(e, received_us, scrub, memo, nul, exact[i] if exact else None, naive_event_time)
+            for i, e in enumerate(value)
+        ]
+        return ParsedBody(True, results, _naive_time_warnings(value, results))
     if require_array:
         raise BodyError(
             400, "expected_array", "the batch endpoint expects a JSON array of OpenLineage events"
         )
     if isinstance(value, dict):
         exact = _exact_values(data, value)
-        return ParsedBody(
-            False, [_one(value, received_us, scrub, memo, nul, exact[0] if exact else None)]
+        one = _one(
+            value, received_us, scrub, memo, nul, exact[0] if exact else None, naive_event_time
         )
+        return ParsedBody(False, [one], _naive_time_warnings(None, [one], value))
     raise BodyError(
         400,
         "unexpected_body",
         "expected an OpenLineage event (a JSON object) or an array of events, "
         f"got a JSON {_JSON_TYPES.get(type(value), type(value).__name__)}",
     )
+
+
+def _naive_time_warnings(
+    events: list[Any] | None, results: list[Derived | InvalidEvent], single: Any = None
+) -> list[dict[str, Any]]:
+    """One warning for every eventTime taken as UTC (``events`` None: a single event)."""
+    naive = [i for i, r in enumerate(results) if type(r) is Derived and r.naive_times]
+    if not naive:
+        return []
+    first = naive[0]
+    if events is None:
+        path, text = "$.eventTime", single["eventTime"]
+    else:
+        path, text = f"$[{first}].eventTime", events[first]["eventTime"]
+    fix = "send Z or an offset such as +02:00"
+    if len(naive) == 1:
+        message = f"{text[:64]!r} has no UTC offset and was taken as UTC; {fix}"
+    else:
+        message = (
+            f"{len(naive)} events have an eventTime without a UTC offset (the first: "
+            f"{text[:64]!r} at {path}); they were taken as UTC; {fix}"
+        )
+    return [{"code": "naive_event_time", "path": path, "count": len(naive), "message": message}]
 
 
 _JSON_TYPES = {int: "number", float: "number", str: "string", bool: "boolean"}

@@ -68,6 +68,7 @@ class Derived:
     blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], Row] = field(default_factory=dict)
+    naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
 
     def merge(self, other: Derived) -> None:
         self.events.extend(other.events)
@@ -81,6 +82,7 @@ class Derived:
         self.blobs.update(other.blobs)
         _merge_ranked(self.job_facets, other.job_facets)
         _merge_ranked(self.dataset_facets, other.dataset_facets)
+        self.naive_times += other.naive_times
 
 
 def _merge_first(into: dict[Any, Row], new: dict[Any, Row]) -> None:

@@ -37,6 +37,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from feast_lineage.consumer.ingest.derive import Derived
+from feast_lineage.consumer.store import counters
 from feast_lineage.consumer.store.engine import WalCheckpointer
 from feast_lineage.consumer.store.transactions import (
     begin_write,
@@ -249,14 +250,14 @@ class IngestPipeline:
             merged.merge(item)
         if not in_writer:  # write_now, from any thread: a connection of its own
             with write_transaction(self._engine) as conn:
-                links = write_derived(conn, merged, self._cache)
+                links = _write(conn, merged, self._cache)
             remember(merged, self._cache, links)
             return
         for attempt in (1, 2):
             conn = self._connection()
             try:
                 with begin_write(conn):
-                    links = write_derived(conn, merged, self._cache)
+                    links = _write(conn, merged, self._cache)
                 break
             except SQLAlchemyError as err:
                 self._close_connection()  # a fresh one next time, should this one be broken
@@ -305,6 +306,13 @@ class IngestPipeline:
             results.append(outcomes[pos : pos + len(sub.items)])
             pos += len(sub.items)
         return results
+
+
+def _write(conn: Connection, merged: Derived, cache: WriteCache) -> list[tuple[int, int]]:
+    links = write_derived(conn, merged, cache)
+    if merged.naive_times:
+        counters.add(conn, counters.NAIVE_EVENT_TIMES, merged.naive_times)
+    return links
 
 
 def _prepare(

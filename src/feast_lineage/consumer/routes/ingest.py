@@ -11,6 +11,7 @@ from feast_lineage.consumer.errors import error_response
 from feast_lineage.consumer.responses import FastJSONResponse
 from feast_lineage.consumer.schemas import ErrorResponse, IngestAccepted, IngestSummary
 from feast_lineage.consumer.services.ingest import IngestResult, ingest
+from feast_lineage.consumer.warnings import warning_header
 
 router = APIRouter(tags=["ingest"])
 
@@ -53,9 +54,17 @@ def _failure(result: IngestResult) -> Response:
     return error_response(400, "invalid_event", message, result.errors)
 
 
+def _success(body: dict[str, Any], status: int, result: IngestResult) -> Response:
+    """A success (or partial) answer, with its warnings in the body and a header."""
+    if not result.warnings:
+        return FastJSONResponse(body, status)
+    body["warnings"] = result.warnings
+    return FastJSONResponse(body, status, headers=warning_header(result.warnings))
+
+
 def _partial(result: IngestResult) -> Response:
     body = {"status": "partial", "summary": result.summary(), "errors": result.errors}
-    return FastJSONResponse(body, 207)
+    return _success(body, 207, result)
 
 
 @router.post(
@@ -78,8 +87,8 @@ async def post_lineage(request: Request) -> Response:
     if result.failed:
         return _partial(result)
     if result.is_array:
-        return FastJSONResponse({"status": "success", "summary": result.summary()}, 200)
-    return FastJSONResponse({"status": "created", "summary": result.summary()}, 201)
+        return _success({"status": "success", "summary": result.summary()}, 200, result)
+    return _success({"status": "created", "summary": result.summary()}, 201, result)
 
 
 @router.post(
@@ -100,4 +109,4 @@ async def post_batch(request: Request) -> Response:
         return _failure(result)
     if result.failed:
         return _partial(result)
-    return Response(status_code=204)
+    return Response(status_code=204, headers=warning_header(result.warnings))

@@ -21,6 +21,7 @@ from feast_lineage.consumer.ingest.derive import Derived, FacetMemo
 from feast_lineage.consumer.ingest.errors import InvalidEvent
 from feast_lineage.consumer.ingest.pipeline import Outcome, StoreUnavailable
 from feast_lineage.consumer.ingest.threads import run_in_thread
+from feast_lineage.consumer.ingest.validation import NaiveEventTime
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.event_time import now_us
 
@@ -37,6 +38,7 @@ class IngestResult:
     successful: int
     errors: list[dict[str, Any]] = field(default_factory=list)
     unavailable: bool = False
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def failed(self) -> int:
@@ -95,9 +97,17 @@ def _check(
     max_events: int,
     batch: bool,
     memo: FacetMemo,
+    naive_event_time: NaiveEventTime = "utc",
 ) -> tuple[_Checked, list[Derived]]:
     data = decompress(raw, encoding, limit)
-    parsed = parse_events(data, now_us(), max_events=max_events, require_array=batch, memo=memo)
+    parsed = parse_events(
+        data,
+        now_us(),
+        max_events=max_events,
+        require_array=batch,
+        memo=memo,
+        naive_event_time=naive_event_time,
+    )
     checked = _Checked(parsed)
     for index, item in enumerate(parsed.results):
         if isinstance(item, InvalidEvent):
@@ -120,6 +130,7 @@ async def _check_and_store(
         settings.max_batch_events,
         batch,
         state.facet_memo,
+        settings.naive_event_time,
     )
     pipeline = state.pipeline
     if len(raw) <= _INLINE_BYTES and not encoding:
@@ -200,4 +211,5 @@ async def _ingest(request: Request, state: ConsumerState, batch: bool, limit: in
         successful=successful,
         errors=errors,
         unavailable=unavailable,
+        warnings=parsed.warnings,
     )
