@@ -278,6 +278,11 @@ class PruneResult(BaseModel):
     removed: dict[str, int] = Field(description="Rows removed, by table")
     finished_at: str
     duration_ms: int
+    prunes: int = Field(
+        default=1,
+        description="How many prunes this reports: prunes that ran at the same time "
+        "(in several processes) are reported together, their removals summed",
+    )
 
 
 class RetentionInfo(BaseModel):
