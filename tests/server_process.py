@@ -73,6 +73,22 @@ def lineage_server(
     env: dict[str, str] | None = None,
     extra_args: list[str] | None = None,
 ) -> Iterator[ServerProcess]:
+    server = start_server(repo, port=port, env=env, extra_args=extra_args)
+    try:
+        wait_ready(server)
+        yield server
+    finally:
+        server.stop()
+
+
+def start_server(
+    repo: Path,
+    *,
+    port: int | None = None,
+    env: dict[str, str] | None = None,
+    extra_args: list[str] | None = None,
+) -> ServerProcess:
+    """Start a server and return at once (see :func:`wait_ready`); the caller stops it."""
     port = port or free_port()
     log_path = repo / f"server-{port}.log"
     cmd = [
@@ -90,12 +106,7 @@ def lineage_server(
         process = subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
         )
-    server = ServerProcess(process, f"http://127.0.0.1:{port}", log_path)
-    try:
-        wait_ready(server)
-        yield server
-    finally:
-        server.stop()
+    return ServerProcess(process, f"http://127.0.0.1:{port}", log_path)
 
 
 def wait_ready(server: ServerProcess, timeout: float = 60) -> None:

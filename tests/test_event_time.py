@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feast_lineage.event_time import EventTimeError, now_us, parse_us, to_iso
+from feast_lineage.event_time import (
+    EventTimeError,
+    now_us,
+    parse_event_time,
+    parse_us,
+    to_iso,
+)
 
 NOON = 1_714_564_800_000_000  # 2024-05-01T12:00:00Z
 
@@ -32,6 +38,15 @@ NOON = 1_714_564_800_000_000  # 2024-05-01T12:00:00Z
         ("2024-05-01T12:00:00.123456789", NOON + 123_456),
         ("2024-05-01T12:00:00,25Z", NOON + 250_000),
         (" 2024-05-01T12:00:00Z ", NOON),
+        ("2024-05-01 12:00:00Z", NOON),
+        ("2024-05-01t12:00:00Z", NOON),
+        # Seconds left out (Java's LocalDateTime prints a whole minute so).
+        ("2024-05-01T12:00Z", NOON),
+        ("2024-05-01T14:00+02:00", NOON),
+        # Offsets without a colon, or hours alone.
+        ("2024-05-01T14:00:00.000+0200", NOON),
+        ("2024-05-01T14:00:00+02", NOON),
+        ("2024-05-01T11:30:00-00:30", NOON),
         ("1970-01-01T00:00:00Z", 0),
         ("1969-12-31T23:59:59.999999Z", -1),
     ],
@@ -54,8 +69,102 @@ def test_parse_us(text: str, expected: int) -> None:
     ],
 )
 def test_invalid_times_raise_a_clear_error(text: str) -> None:
-    with pytest.raises(EventTimeError, match="ISO 8601"):
+    with pytest.raises(EventTimeError, match="send an RFC 3339 date-time such as"):
         parse_us(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("2026-01-01", "is a date without a time"),
+        ("20260101", "is a date without a time"),
+        ("2026-001", "is a date without a time"),  # an ordinal date
+        ("2026-W01-1T00:00:00Z", "is an ISO week date"),
+        ("2026-W01-1", "is an ISO week date"),
+        ("2026W011T000000Z", "is an ISO week date"),
+        ("2026-W01", "is an ISO week date"),
+        # ISO 8601's basic form and an hour alone are not RFC 3339 either.
+        ("20260101T120000Z", "is not a date-time of the accepted form"),
+        ("2026-01-01T12Z", "is not a date-time of the accepted form"),
+        ("2026-01-01X12:00:00Z", "is not a date-time of the accepted form"),
+        ("2026-01-01T12:00:00+05:30:15", "is not a date-time of the accepted form"),
+        ("2024-02-30T00:00:00Z", "day is out of range for month"),
+        ("2024-05-01T12:00:00+24:00", "has an offset out of range"),
+    ],
+)
+def test_what_is_not_a_date_time_is_named(text: str, problem: str) -> None:
+    with pytest.raises(EventTimeError) as raised:
+        parse_us(text)
+    message = str(raised.value)
+    assert problem in message
+    assert message.startswith(repr(text))
+    assert message.endswith(
+        "send an RFC 3339 date-time such as 2024-05-01T12:00:00Z "
+        "(YYYY-MM-DDThh:mm:ss, an optional fraction, then Z or an offset like +02:00)"
+    )
+
+
+LAST_US_OF_2016 = 1_483_228_799_999_999  # 2016-12-31T23:59:59.999999Z
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2016-12-31T23:59:60Z",
+        "2016-12-31T23:59:60.5Z",
+        "2016-12-31T23:59:60.999999999Z",
+        "2017-01-01T00:59:60+01:00",  # the same leap second, in Paris
+        "2016-12-31T18:59:60-05:00",
+        "2016-12-31T23:59:60",  # no offset: UTC
+    ],
+)
+def test_a_leap_second_is_the_last_microsecond_of_its_minute(text: str) -> None:
+    assert parse_us(text) == LAST_US_OF_2016
+    assert to_iso(parse_us(text)) == "2016-12-31T23:59:59.999999Z"
+
+
+@pytest.mark.parametrize("text", ["2016-12-31T12:59:60Z", "2017-01-01T00:59:60Z"])
+def test_second_60_is_refused_where_no_leap_second_can_be(text: str) -> None:
+    with pytest.raises(EventTimeError, match="only 23:59:60 UTC can have"):
+        parse_us(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "has_offset"),
+    [
+        ("2024-05-01T12:00:00Z", True),
+        ("2024-05-01T12:00:00z", True),
+        ("2024-05-01T12:00:00+00:00", True),
+        ("2024-05-01T14:00:00+0200", True),
+        ("2024-05-01T12:00:00", False),
+        ("2024-05-01T12:00:00.123456789", False),
+        ("2024-05-01 12:00", False),
+    ],
+)
+def test_a_time_without_an_offset_is_taken_as_utc_and_said_so(text: str, has_offset: bool) -> None:
+    us, offset = parse_event_time(text)
+    assert us == parse_us(text)
+    assert abs(us - NOON) < 1_000_000
+    assert offset is has_offset
+
+
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [
+        ("1900-01-01T00:00:00Z", True),
+        ("1899-12-31T23:59:59.999999Z", False),
+        ("1900-01-01T00:30:00+01:00", False),  # 1899 in UTC
+        ("9999-12-31T23:59:59.999999Z", True),
+        ("9999-12-31T23:59:59.999999-00:01", False),  # 10000 in UTC
+        ("0001-01-01T00:00:00Z", False),
+    ],
+)
+def test_the_years_1900_to_9999_in_utc(text: str, accepted: bool) -> None:
+    if accepted:
+        assert to_iso(parse_us(text)) is not None
+    else:
+        with pytest.raises(EventTimeError, match="outside the years 1900 to 9999"):
+            parse_us(text)
 
 
 @pytest.mark.parametrize("value", [None, 1714564800, 17.5, ["2024-05-01T12:00:00Z"]])

@@ -30,6 +30,7 @@ class ConsumerSettings(BaseModel):
     standalone_server: bool = False
     max_request_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
     max_batch_events: int = Field(default=10_000, ge=1)
+    naive_event_time: Literal["utc", "refuse"] = "utc"
     authorizer: AuthorizerSettings = Field(default_factory=OpenAuthorizerSettings)
 
     _strip_secrets = field_validator("api_key", "connection_string")(strip_secret)

@@ -48,15 +48,29 @@ class Summary(BaseModel):
     failed: int
 
 
+class IngestWarning(BaseModel):
+    code: str = Field(
+        description="naive_event_time: an eventTime without a UTC offset, taken as UTC"
+    )
+    path: str = Field(description="Where, in the first event concerned: $[3].eventTime")
+    count: int = Field(description="How many events of the body it concerns")
+    message: str = Field(description="What was taken how, and how to send it instead")
+
+
+_WARNINGS_DOC = "Present when a stored event deserves a word; also in the Lineage-Warning header"
+
+
 class IngestAccepted(BaseModel):
     status: str = Field(description="created")
     summary: Summary
+    warnings: list[IngestWarning] = Field(default_factory=list, description=_WARNINGS_DOC)
 
 
 class IngestSummary(BaseModel):
     status: str = Field(description="success or partial")
     summary: Summary
     errors: list[ErrorDetail] = Field(default_factory=list)
+    warnings: list[IngestWarning] = Field(default_factory=list, description=_WARNINGS_DOC)
 
 
 # An OpenLineage event as stored: the core fields the validation at ingest
@@ -321,6 +335,11 @@ class PruneResult(BaseModel):
     removed: dict[str, int] = Field(description="Rows removed, by table")
     finished_at: str
     duration_ms: int
+    prunes: int = Field(
+        default=1,
+        description="How many prunes this reports: prunes that ran at the same time "
+        "(in several processes) are reported together, their removals summed",
+    )
 
 
 class RetentionInfo(BaseModel):
@@ -328,6 +347,11 @@ class RetentionInfo(BaseModel):
     storage: StorageStats
     last_prune: PruneResult | None = Field(
         description="The last prune of this store, by any server or worker process"
+    )
+    counters: dict[str, int] | None = Field(
+        default=None,
+        description="Store-wide counts of every server and process: naive_event_times, "
+        "the events stored whose eventTime had no UTC offset (taken as UTC)",
     )
 
 

@@ -36,4 +36,5 @@ class ConsumerState:
             memo=self.facet_memo,
             max_request_bytes=consumer.max_request_bytes,
             max_batch_events=consumer.max_batch_events,
+            naive_event_time=consumer.naive_event_time,
         )

@@ -300,6 +300,7 @@ def test_an_unusable_lock_file_makes_the_store_unavailable_not_the_writer_dead(
 ) -> None:
     store = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
     blocker = tmp_path / "lineage.db-writer.lock"
+    blocker.unlink()  # the migrations took the writers' lock, so it exists
     blocker.mkdir()  # a directory where the lock file should be: open() fails
     pipeline = IngestPipeline(store.engine)
     pipeline.start()

@@ -111,9 +111,11 @@ def test_event_time_is_normalized(text: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("tomorrow morning", "is not an ISO 8601 date-time"),
-        ("2026-02-30T00:00:00Z", "is not an ISO 8601 date-time"),
-        ("", "expected an ISO 8601 date-time"),
+        ("tomorrow morning", "is not a date-time of the accepted form"),
+        ("2026-02-30T00:00:00Z", "is not a valid date-time"),
+        ("", "send an RFC 3339 date-time such as 2024-05-01T12:00:00Z"),
+        ("2026-01-01", "is a date without a time"),
+        ("2026-W01-1T00:00:00Z", "is an ISO week date"),
         (1767268800, "must be a string"),
         (None, "must be a string"),
     ],

@@ -722,6 +722,11 @@ export interface components {
              */
             status: string;
             summary: components["schemas"]["Summary"];
+            /**
+             * Warnings
+             * @description Present when a stored event deserves a word; also in the Lineage-Warning header
+             */
+            warnings?: components["schemas"]["IngestWarning"][];
         };
         /** IngestSummary */
         IngestSummary: {
@@ -733,6 +738,34 @@ export interface components {
             summary: components["schemas"]["Summary"];
             /** Errors */
             errors?: components["schemas"]["ErrorDetail"][];
+            /**
+             * Warnings
+             * @description Present when a stored event deserves a word; also in the Lineage-Warning header
+             */
+            warnings?: components["schemas"]["IngestWarning"][];
+        };
+        /** IngestWarning */
+        IngestWarning: {
+            /**
+             * Code
+             * @description naive_event_time: an eventTime without a UTC offset, taken as UTC
+             */
+            code: string;
+            /**
+             * Path
+             * @description Where, in the first event concerned: $[3].eventTime
+             */
+            path: string;
+            /**
+             * Count
+             * @description How many events of the body it concerns
+             */
+            count: number;
+            /**
+             * Message
+             * @description What was taken how, and how to send it instead
+             */
+            message: string;
         };
         /** JobItem */
         JobItem: {
@@ -794,6 +827,12 @@ export interface components {
             finished_at: string;
             /** Duration Ms */
             duration_ms: number;
+            /**
+             * Prunes
+             * @description How many prunes this reports: prunes that ran at the same time (in several processes) are reported together, their removals summed
+             * @default 1
+             */
+            prunes: number;
         };
         /** RegistryEdge */
         RegistryEdge: {
@@ -902,6 +941,13 @@ export interface components {
             storage: components["schemas"]["StorageStats"];
             /** @description The last prune of this store, by any server or worker process */
             last_prune: components["schemas"]["PruneResult"] | null;
+            /**
+             * Counters
+             * @description Store-wide counts of every server and process: naive_event_times, the events stored whose eventTime had no UTC offset (taken as UTC)
+             */
+            counters?: {
+                [key: string]: number;
+            } | null;
         };
         /** RunDataset */
         RunDataset: {

@@ -10,15 +10,19 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from feast_lineage.consumer.intake.derive import derive
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
-from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
-from feast_lineage.consumer.intake.validation import json_path, validate_event
+from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent, detached
+from feast_lineage.consumer.intake.validation import (
+    NaiveEventTime,
+    check_event,
+    json_path,
+)
 from feast_lineage.consumer.store.rows import RowBatch
 
 
@@ -36,6 +40,8 @@ class BodyError(Exception):
 class ParsedBody:
     is_array: bool
     results: list[RowBatch | InvalidEvent]
+    # What was stored but deserves a word (an eventTime taken as UTC).
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
 
 def decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
@@ -90,9 +96,12 @@ def parse_json(data: bytes) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as err:
-        raise BodyError(
-            400, "invalid_json", f"the body is not valid JSON: {err}; send UTF-8 encoded JSON"
-        ) from None
+        # Raised outside this block: the decoder's error keeps the whole body
+        # (as text, in ``doc``), and would otherwise be the new one's context.
+        problem = str(err)
+    raise BodyError(
+        400, "invalid_json", f"the body is not valid JSON: {problem}; send UTF-8 encoded JSON"
+    )
 
 
 def _one(
@@ -102,18 +111,24 @@ def _one(
     memo: FacetMemo | None,
     nul: bool = False,
     exact: Any = None,
+    naive_event_time: NaiveEventTime = "utc",
 ) -> RowBatch | InvalidEvent:
     try:
-        kind, time_us = validate_event(event)
+        kind, time_us, naive_time = check_event(event, naive_event_time)
         if nul:
             _reject_nul(event)
         if exact is not None:
             _reject_huge_ints(exact)
-        return derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
+        derived = derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
+        if naive_time:
+            derived.naive_times = 1
+        return derived
     except InvalidEvent as err:
-        return err
+        # A result, not raised again: kept without its frames (see detached).
+        return detached(err)
     except (orjson.JSONEncodeError, RecursionError):
         # orjson parses up to 1024 levels but serializes at most MAX_DEPTH.
+        # (Made here, never raised: it has no traceback to keep.)
         return InvalidEvent(
             [
                 EventProblem(
@@ -217,8 +232,13 @@ def parse_events(
     max_events: int,
     require_array: bool = False,
     memo: FacetMemo | None = None,
+    naive_event_time: NaiveEventTime = "utc",
 ) -> ParsedBody:
-    """Parse, validate and derive every event of a (decompressed) body."""
+    """Parse, validate and derive every event of a (decompressed) body.
+
+    ``naive_event_time``: an eventTime without a UTC offset is taken as UTC
+    (and reported among the warnings), or refused (``"refuse"``).
+    """
     value = parse_json(data)
     # derive() checks each event's canonical bytes (where no JSON escape can
     # hide an "@") and walks only the events that may hold a credential.
@@ -233,28 +253,50 @@ def parse_events(
                 "split it into smaller batches",
             )
         exact = _exact_values(data, value)
-        return ParsedBody(
-            True,
-            [
-                _one(e, received_us, scrub, memo, nul, exact[i] if exact else None)
-                for i, e in enumerate(value)
-            ],
-        )
+        results = [
+            _one(e, received_us, scrub, memo, nul, exact[i] if exact else None, naive_event_time)
+            for i, e in enumerate(value)
+        ]
+        return ParsedBody(True, results, _naive_time_warnings(value, results))
     if require_array:
         raise BodyError(
             400, "expected_array", "the batch endpoint expects a JSON array of OpenLineage events"
         )
     if isinstance(value, dict):
         exact = _exact_values(data, value)
-        return ParsedBody(
-            False, [_one(value, received_us, scrub, memo, nul, exact[0] if exact else None)]
+        one = _one(
+            value, received_us, scrub, memo, nul, exact[0] if exact else None, naive_event_time
         )
+        return ParsedBody(False, [one], _naive_time_warnings(None, [one], value))
     raise BodyError(
         400,
         "unexpected_body",
         "expected an OpenLineage event (a JSON object) or an array of events, "
         f"got a JSON {_JSON_TYPES.get(type(value), type(value).__name__)}",
     )
+
+
+def _naive_time_warnings(
+    events: list[Any] | None, results: list[RowBatch | InvalidEvent], single: Any = None
+) -> list[dict[str, Any]]:
+    """One warning for every eventTime taken as UTC (``events`` None: a single event)."""
+    naive = [i for i, r in enumerate(results) if type(r) is RowBatch and r.naive_times]
+    if not naive:
+        return []
+    first = naive[0]
+    if events is None:
+        path, text = "$.eventTime", single["eventTime"]
+    else:
+        path, text = f"$[{first}].eventTime", events[first]["eventTime"]
+    fix = "send Z or an offset such as +02:00"
+    if len(naive) == 1:
+        message = f"{text[:64]!r} has no UTC offset and was taken as UTC; {fix}"
+    else:
+        message = (
+            f"{len(naive)} events have an eventTime without a UTC offset (the first: "
+            f"{text[:64]!r} at {path}); they were taken as UTC; {fix}"
+        )
+    return [{"code": "naive_event_time", "path": path, "count": len(naive), "message": message}]
 
 
 _JSON_TYPES = {int: "number", float: "number", str: "string", bool: "boolean"}

@@ -27,6 +27,7 @@ import contextlib
 import logging
 import queue
 import threading
+import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
+from feast_lineage.consumer.store import counters
 from feast_lineage.consumer.store.engine import WalCheckpointer
 from feast_lineage.consumer.store.meta import ensure_meta
 from feast_lineage.consumer.store.rows import RowBatch
@@ -209,11 +211,14 @@ class IngestPipeline:
             if sub.prepare is None:
                 continue
             prepare, sub.prepare = sub.prepare, None
-            try:
-                sub.prepared, sub.items = prepare()
-            except BaseException as err:  # the request's to report (a bad body)
+            failure = _prepare(sub, prepare)
+            del prepare  # it holds the request's body
+            if failure is not None:  # the request's to report (a bad body)
                 del backlog[index]
-                sub.future.set_exception(err)
+                # The failure's frames lead back here (f_back): this frame
+                # must not hold it, nor its future, once it returns.
+                _fail(sub, failure)
+                del sub, failure
                 return True
             if not sub.items:
                 del backlog[index]
@@ -247,14 +252,14 @@ class IngestPipeline:
             merged.merge(item)
         if not in_writer:  # write_now, from any thread: a connection of its own
             with write_transaction(self._engine) as conn:
-                links = write_derived(conn, merged, self._cache)
+                links = _write(conn, merged, self._cache)
             remember(merged, self._cache, links)
             return
         for attempt in (1, 2):
             conn = self._connection()
             try:
                 with begin_write(conn):
-                    links = write_derived(conn, merged, self._cache)
+                    links = _write(conn, merged, self._cache)
                 break
             except SQLAlchemyError as err:
                 self._close_connection()  # a fresh one next time, should this one be broken
@@ -303,6 +308,38 @@ class IngestPipeline:
             results.append(outcomes[pos : pos + len(sub.items)])
             pos += len(sub.items)
         return results
+
+
+def _write(conn: Connection, merged: RowBatch, cache: WriteCache) -> list[tuple[int, int]]:
+    links = write_derived(conn, merged, cache)
+    if merged.naive_times:
+        counters.add(conn, counters.NAIVE_EVENT_TIMES, merged.naive_times)
+    return links
+
+
+def _prepare(
+    sub: _Submission, prepare: Callable[[], tuple[Any, list[RowBatch]]]
+) -> BaseException | None:
+    """Run ``prepare`` into ``sub``; None, or what it raised."""
+    try:
+        sub.prepared, sub.items = prepare()
+    except BaseException as err:
+        return err
+    return None
+
+
+def _fail(sub: _Submission, failure: BaseException) -> None:
+    """Answer ``sub`` with ``failure``, its frames' variables cleared first.
+
+    The exception goes to the request's future, and would keep every frame
+    it went through alive, with the body and the parsed events in their
+    variables: a frame that also holds the future (or the exception) makes a
+    reference cycle, freed only by a full garbage collection, so rejected
+    bodies would pile up in memory. The traceback stays (file and line, for
+    the log); the frames it names must all have returned.
+    """
+    traceback.clear_frames(failure.__traceback__)
+    sub.future.set_exception(failure)
 
 
 def _ready_events(backlog: list[_Submission]) -> int:

@@ -14,14 +14,14 @@ Validation runs in pydantic-core (compiled), a few microseconds an event.
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NamedTuple, NotRequired
 
 import orjson
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
-from feast_lineage.event_time import EventTimeError, parse_us
+from feast_lineage.event_time import EXPECTED_FORM, EventTimeError, parse_event_time
 
 EventKind = Literal["run", "dataset", "job"]
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -144,8 +144,27 @@ def event_kind(event: Any) -> EventKind:
     )
 
 
+NaiveEventTime = Literal["utc", "refuse"]
+
+
+class Checked(NamedTuple):
+    kind: EventKind
+    time_us: int
+    naive_time: bool  # eventTime had no UTC offset and was taken as UTC
+
+
 def validate_event(event: Any) -> tuple[EventKind, int]:
     """Check ``event``; return its kind and its event time in microseconds."""
+    checked = check_event(event)
+    return checked.kind, checked.time_us
+
+
+def check_event(event: Any, naive_event_time: NaiveEventTime = "utc") -> Checked:
+    """Check ``event``: its kind, its event time, and whether that had no UTC offset.
+
+    A time without an offset is taken as UTC, or refused with
+    ``naive_event_time="refuse"``.
+    """
     kind = event_kind(event)
     try:
         _ADAPTERS[kind].validate_python(event, strict=False)
@@ -161,7 +180,17 @@ def validate_event(event: Any) -> tuple[EventKind, int]:
             problems.append(EventProblem(json_path(loc), message))
         raise InvalidEvent(problems) from None
     try:
-        time_us = parse_us(event["eventTime"])
+        time_us, has_offset = parse_event_time(event["eventTime"])
     except EventTimeError as err:
         raise InvalidEvent([EventProblem("$.eventTime", str(err))]) from None
-    return kind, time_us
+    if not has_offset and naive_event_time == "refuse":
+        raise InvalidEvent(
+            [
+                EventProblem(
+                    "$.eventTime",
+                    f"{event['eventTime'][:64]!r} has no UTC offset, which this server "
+                    f"refuses (naive_event_time: refuse); send {EXPECTED_FORM}",
+                )
+            ]
+        )
+    return Checked(kind, time_us, not has_offset)

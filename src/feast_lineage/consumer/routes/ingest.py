@@ -12,6 +12,7 @@ from feast_lineage.consumer.intake.body import BodyError
 from feast_lineage.consumer.intake.event_schema import body_schema
 from feast_lineage.consumer.responses import FastJSONResponse, error_responses
 from feast_lineage.consumer.routes.ingest_body import received_body
+from feast_lineage.consumer.routes.ingest_warnings import warning_header
 from feast_lineage.consumer.schemas import IngestAccepted, IngestSummary
 from feast_lineage.consumer.services.ingest import IngestResult, ingest
 
@@ -46,10 +47,18 @@ async def _ingest(request: Request, *, batch: bool) -> Response:
     if result.failed:
         return _partial(result)
     if batch:
-        return Response(status_code=204)
+        return Response(status_code=204, headers=warning_header(result.warnings))
     if result.is_array:
-        return FastJSONResponse({"status": "success", "summary": result.summary()}, 200)
-    return FastJSONResponse({"status": "created", "summary": result.summary()}, 201)
+        return _success({"status": "success", "summary": result.summary()}, 200, result)
+    return _success({"status": "created", "summary": result.summary()}, 201, result)
+
+
+def _success(body: dict[str, Any], status: int, result: IngestResult) -> Response:
+    """A success (or partial) answer, with its warnings in the body and a header."""
+    if not result.warnings:
+        return FastJSONResponse(body, status)
+    body["warnings"] = result.warnings
+    return FastJSONResponse(body, status, headers=warning_header(result.warnings))
 
 
 def _failure(result: IngestResult) -> Response:
@@ -71,7 +80,7 @@ def _failure(result: IngestResult) -> Response:
 
 def _partial(result: IngestResult) -> Response:
     body = {"status": "partial", "summary": result.summary(), "errors": result.errors}
-    return FastJSONResponse(body, 207)
+    return _success(body, 207, result)
 
 
 @router.post(

@@ -13,7 +13,7 @@ from feast_lineage.consumer.schemas import (
 )
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.retention import Retention
-from feast_lineage.consumer.store import maintenance
+from feast_lineage.consumer.store import counters, maintenance
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import namespace_id
 
@@ -24,6 +24,7 @@ def retention_info(
     engine, scope = read.engine, read.scope
     with engine.connect() as conn:
         found = maintenance.stats(conn, scope.ns_ids)
+        counts = counters.read_all(conn) if scope.is_everything else None
     return RetentionInfo(
         config=RetentionConfig(
             retention_days=consumer.retention_days,
@@ -39,6 +40,7 @@ def retention_info(
         ),
         # What the last prune removed is store-wide: only for unlimited callers.
         last_prune=retention.last(engine) if scope.is_everything else None,
+        counters=counts,  # store-wide, like last_prune
     )
 
 

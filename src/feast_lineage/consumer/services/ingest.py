@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from anyio import to_thread
-
 from feast_lineage.consumer.intake.body import ParsedBody, decompress, parse_events, problem_dicts
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome, StoreUnavailable
 from feast_lineage.consumer.intake.problems import InvalidEvent
+from feast_lineage.consumer.intake.threads import run_in_thread
+from feast_lineage.consumer.intake.validation import NaiveEventTime
 from feast_lineage.consumer.store.rows import RowBatch
 from feast_lineage.event_time import now_us
 
@@ -36,6 +36,7 @@ class Intake:
     memo: FacetMemo  # shared by the requests of one process
     max_request_bytes: int
     max_batch_events: int
+    naive_event_time: NaiveEventTime = "utc"  # an eventTime with no offset: as UTC, or refused
 
 
 @dataclass
@@ -46,6 +47,8 @@ class IngestResult:
     errors: list[dict[str, Any]] = field(default_factory=list)
     # Every event that failed, failed because the store was unavailable.
     unavailable: bool = False
+    # What was stored but deserves a word (an eventTime taken as UTC).
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def failed(self) -> int:
@@ -75,6 +78,7 @@ def _check(
         max_events=intake.max_batch_events,
         require_array=batch,
         memo=intake.memo,
+        naive_event_time=intake.naive_event_time,
     )
     checked = _Checked(parsed)
     for index, item in enumerate(parsed.results):
@@ -97,7 +101,7 @@ async def _check_and_store(
         # The writer thread parses it, while another process writes (see pipeline.py).
         return await asyncio.wrap_future(pipeline.submit_deferred(check))
     else:  # PostgreSQL: parsing overlaps the writer's waits for the database
-        checked, valid = await to_thread.run_sync(check)
+        checked, valid = await run_in_thread(check)
     outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
     return checked, outcomes
 
@@ -128,4 +132,5 @@ async def ingest(intake: Intake, raw: bytes, encoding: str | None, *, batch: boo
         successful=successful,
         errors=errors,
         unavailable=down and not refused,
+        warnings=parsed.warnings,
     )

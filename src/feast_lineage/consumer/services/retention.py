@@ -11,7 +11,9 @@ lineage server.
 Every worker process of a server runs the schedule; before each scheduled
 prune it claims the turn in the store (:func:`maintenance.claim_prune`), so
 one process prunes and the others skip. The last prune's result is kept in
-the store too, so whichever process answers ``GET .../retention`` reports it.
+the store too, so whichever process answers ``GET .../retention`` reports it;
+prunes that ran at the same time (a prune on request while the scheduled one
+runs in another process) are reported together, their removals summed.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sqlalchemy import Engine
 from feast_lineage.consumer.schemas import PruneResult
 from feast_lineage.consumer.store import maintenance, meta, reads
 from feast_lineage.consumer.store.transactions import write_transaction
-from feast_lineage.event_time import MIN_US, now_us, to_iso
+from feast_lineage.event_time import MIN_US, now_us, parse_us, to_iso
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,7 @@ class Retention:
         """
         with self._lock:
             started = time.monotonic()
+            started_us = now_us()
             if retention_days <= 0:
                 cutoff, removed = None, {}
             else:
@@ -61,8 +64,11 @@ class Retention:
                 finished_at=to_iso(now_us()) or "",
                 duration_ms=int((time.monotonic() - started) * 1000),
             )
-            with write_transaction(engine) as conn:
-                meta.write_meta(conn, maintenance.LAST_PRUNE_KEY, result.model_dump_json())
+            with write_transaction(engine) as conn:  # holds the write lock: no update lost
+                last = _merged(
+                    _parse(reads.read_meta(conn, maintenance.LAST_PRUNE_KEY)), result, started_us
+                )
+                meta.write_meta(conn, maintenance.LAST_PRUNE_KEY, last.model_dump_json())
         if removed:
             log.info("retention prune before %s removed %s", result.cutoff, removed)
         return result
@@ -71,13 +77,7 @@ class Retention:
     def last(engine: Engine) -> PruneResult | None:
         """The result of the last prune of this store, by any process."""
         with engine.connect() as conn:
-            saved = reads.read_meta(conn, maintenance.LAST_PRUNE_KEY)
-        if saved is None:
-            return None
-        try:
-            return PruneResult.model_validate_json(saved)
-        except ValidationError:  # written by another version: not worth failing over
-            return None
+            return _parse(reads.read_meta(conn, maintenance.LAST_PRUNE_KEY))
 
     def start(self, engine: Engine, retention_days: int, interval_hours: float) -> None:
         """Prune every ``interval_hours``, counted from the store's last scheduled prune.
@@ -114,6 +114,40 @@ class Retention:
         if self._thread is not None:
             self._thread.join(timeout=30)
             self._thread = None
+
+
+def _parse(saved: str | None) -> PruneResult | None:
+    if saved is None:
+        return None
+    try:
+        return PruneResult.model_validate_json(saved)
+    except ValidationError:  # written by another version: not worth failing over
+        return None
+
+
+def _merged(saved: PruneResult | None, result: PruneResult, started_us: int) -> PruneResult:
+    """``result``, together with ``saved`` when that prune was still running as this one began.
+
+    Two prunes at once (in two processes) each delete part of what is due;
+    either alone would under-report. Together: the removals summed, the
+    later cutoff (everything before it is gone), from the earlier start to
+    the later finish.
+    """
+    if saved is None or parse_us(saved.finished_at) < started_us:
+        return result
+    saved_start = parse_us(saved.finished_at) - saved.duration_ms * 1000
+    finished = max(parse_us(saved.finished_at), parse_us(result.finished_at))
+    cutoffs = [parse_us(c) for c in (saved.cutoff, result.cutoff) if c is not None]
+    removed = dict(saved.removed)
+    for table, count in result.removed.items():
+        removed[table] = removed.get(table, 0) + count
+    return PruneResult(
+        cutoff=to_iso(max(cutoffs)) if cutoffs else None,
+        removed=removed,
+        finished_at=to_iso(finished) or "",
+        duration_ms=(finished - min(saved_start, started_us)) // 1000,
+        prunes=saved.prunes + result.prunes,
+    )
 
 
 def _until_due(engine: Engine, interval_us: int) -> float:

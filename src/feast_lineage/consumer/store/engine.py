@@ -6,13 +6,15 @@ several processes can share one file. Checkpoints (copying the log back into
 the database, with fsyncs) are taken off the commit path: the automatic
 checkpoint only fires on a large log, and a server runs
 :class:`WalCheckpointer`, which checkpoints in the background. Alembic migrations run at startup, so
-an older database upgrades in place.
+an older database upgrades in place, one process at a time (:func:`migration_lock`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,10 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
+
+from feast_lineage.consumer.store.transactions import writer_lock
 
 log = logging.getLogger(__name__)
 
@@ -138,10 +143,73 @@ def check_database(connection: Connection) -> None:
         )
 
 
+# Session-level locks, apart from the writers' own ("feastmig" in ASCII).
+PG_MIGRATION_KEY = 0x66656173746D6967
+MYSQL_MIGRATION_LOCK = "feast_lineage_migrations"
+_MYSQL_WAIT_S = 10  # between two "still waiting" lines in the log
+
+
+def _waiting() -> bool:
+    log.warning("another process is migrating the lineage store; waiting for it to finish")
+    return False  # then wait, blocked
+
+
+@contextmanager
+def migration_lock(engine: Engine) -> Iterator[None]:
+    """Hold the store's migration lock: one process migrates, the others wait.
+
+    Replicas started together on an empty database would otherwise all
+    create the same tables, and all but one fail. On PostgreSQL the lock is
+    a session-level advisory lock; on MySQL and MariaDB a named lock
+    (``GET_LOCK``), which DDL's implicit commits leave alone; both are held
+    by a connection of their own and released by the server should the
+    process die. On a SQLite file it is the writers' lock file beside the
+    database (which also keeps other processes' writers out meanwhile).
+    """
+    dialect = engine.dialect.name
+    if dialect == "sqlite":
+        with writer_lock(engine, _waiting):
+            yield
+        return
+    if dialect not in {"postgresql", "mysql", "mariadb"}:
+        yield
+        return
+    with engine.connect() as conn:
+        if dialect == "postgresql":
+            _pg_lock(conn)
+            unlock = f"SELECT pg_advisory_unlock({PG_MIGRATION_KEY})"
+        else:
+            _mysql_lock(conn)
+            unlock = f"SELECT RELEASE_LOCK('{MYSQL_MIGRATION_LOCK}')"
+        conn.commit()
+        try:
+            yield
+        finally:
+            with suppress(SQLAlchemyError):  # a dead session has released it already
+                conn.exec_driver_sql(unlock)
+                conn.commit()
+
+
+def _pg_lock(conn: Connection) -> None:
+    if not conn.exec_driver_sql(f"SELECT pg_try_advisory_lock({PG_MIGRATION_KEY})").scalar():
+        _waiting()
+        conn.exec_driver_sql(f"SELECT pg_advisory_lock({PG_MIGRATION_KEY})")
+
+
+def _mysql_lock(conn: Connection) -> None:
+    sql = f"SELECT GET_LOCK('{MYSQL_MIGRATION_LOCK}', {{}})"
+    got = conn.exec_driver_sql(sql.format(0)).scalar()
+    while got == 0:  # held by another session: wait, saying so now and then
+        _waiting()
+        got = conn.exec_driver_sql(sql.format(_MYSQL_WAIT_S)).scalar()
+    if got != 1:  # NULL: an error (the server is out of memory, or killed the wait)
+        raise OperationalError(sql, None, RuntimeError("GET_LOCK failed"))
+
+
 def upgrade_schema(engine: Engine) -> None:
-    """Check the database, then run every pending migration."""
+    """Check the database, then run every pending migration, holding the migration lock."""
     config = alembic_config(engine)
-    with engine.begin() as connection:
+    with migration_lock(engine), engine.begin() as connection:
         check_database(connection)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")

@@ -158,6 +158,7 @@ class RowBatch:
     blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
+    naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
 
     def merge(self, other: RowBatch) -> None:
         self.events.extend(other.events)
@@ -171,6 +172,7 @@ class RowBatch:
         self.blobs.update(other.blobs)
         _keep_ranked(self.job_facets, other.job_facets)
         _keep_ranked(self.dataset_facets, other.dataset_facets)
+        self.naive_times += other.naive_times
 
 
 K = TypeVar("K")
