@@ -403,3 +403,63 @@ def test_only_the_event_with_a_huge_integer_fails_in_a_batch() -> None:
     results = parse(b"[" + good + b"," + with_number("99999999999999999999") + b"]")
     assert isinstance(results[0], RowBatch)  # 21 digits in a string are fine
     assert isinstance(results[1], InvalidEvent)
+
+
+# --- numbers too small for a double ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["1e-400", "-1E-400", "2e-324", "0.000001e-320", "0." + "0" * 400 + "1", "1e-0400"]
+)
+def test_a_number_a_double_would_hold_as_zero_is_refused_naming_its_path(text: str) -> None:
+    # orjson reads it as 0.0: refused, like 1e400, not stored as 0.
+    for body in (with_number(text), b"[" + with_number(text) + b"]"):
+        (result,) = parse(body)
+        assert isinstance(result, InvalidEvent), text
+        (problem,) = result.problems
+        assert problem.path == "$.run.facets.big.n"
+        assert "too small for a double" in problem.message
+        assert "send 0, or the value as a string" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("0e-400", 0.0),  # zero written small is still zero
+        ("0.0e-999", 0.0),
+        ("-0.0E-500", -0.0),
+        ("1e-300", 1e-300),
+        ("1e-320", 1e-320),  # subnormal, not zero
+        ("5e-324", 5e-324),
+        ("1.5e-99", 1.5e-99),
+    ],
+)
+def test_small_numbers_a_double_holds_are_kept(text: str, stored: float) -> None:
+    (result,) = parse(with_number(text))
+    assert isinstance(result, Derived), text
+    (row,) = result.events
+    assert event_payload(row)["run"]["facets"]["big"]["n"] == stored
+
+
+def test_only_the_event_with_a_tiny_number_fails_and_strings_are_left_alone() -> None:
+    # "e-000" in a string sends the body to the exact parse, which finds nothing.
+    good = orjson.dumps(run_event("START", run_facets={"id": facet(v="file-0001e-0001")}))
+    results = parse(b"[" + good + b"," + with_number("1e-400") + b"," + good + b"]")
+    assert [type(r) for r in results] == [Derived, InvalidEvent, Derived]
+
+
+@pytest.mark.parametrize("number", [b"12345678901234567890", b"1e-400"])
+def test_a_deep_event_with_a_number_to_check_is_refused_as_deep_not_a_crash(number: bytes) -> None:
+    # The exact parse (Python's json) gives up past about 1000 levels, with
+    # a RecursionError that was a 500; orjson's depth check refuses the event.
+    body = _nested_event(1000).replace(b'"_producer"', b'"n":' + number + b',"_producer"', 1)
+    (result,) = parse(body)
+    assert isinstance(result, InvalidEvent)
+    assert "nested too deeply" in result.problems[0].message
+
+
+def test_huge_and_tiny_numbers_of_one_event_are_all_named() -> None:
+    body = with_number("1e-400").replace(b'"_producer"', b'"m":99999999999999999999,"_producer"')
+    (result,) = parse(body)
+    assert isinstance(result, InvalidEvent)
+    assert sorted(p.path for p in result.problems) == ["$.run.facets.big.m", "$.run.facets.big.n"]

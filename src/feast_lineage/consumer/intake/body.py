@@ -11,6 +11,7 @@ import json
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -118,7 +119,7 @@ def _one(
         if nul:
             _reject_nul(event)
         if exact is not None:
-            _reject_huge_ints(exact)
+            _reject_inexact_numbers(exact)
         derived = derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
         if naive_time:
             derived.naive_times = 1
@@ -194,35 +195,76 @@ def _reject_nul(event: Any) -> None:
     )
 
 
-# orjson reads integers beyond 64 bits as floats, silently losing digits. Any
-# such integer has at least 19 digits in a row; a body with such a run
-# anywhere (a long number, or digits in a string) is parsed again exactly,
-# and integers that do not fit are refused. Finding the run: every digit
-# becomes "0", then one search for 19 zeros (about 4 µs for a 4 KB event; a
-# regular expression takes 40 to 65).
+# orjson reads integers beyond 64 bits as floats, silently losing digits, and
+# a number too small for a double (1e-400) as 0. Such an integer has at
+# least 19 digits in a row, and such a number either a run of zeros as long
+# or an exponent of at least three digits below zero; a body with such a
+# run or exponent anywhere (in a number, or in a string) is parsed again
+# exactly, and the numbers the store cannot keep are refused. Finding them:
+# every digit becomes "0", then three searches (about 4 µs for a 4 KB
+# event; a regular expression takes 40 to 65).
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * 19
+_TINY = (b"e-000", b"E-000")
+_AFTER_NUMBER = frozenset(b",}] \t\r\n")
 _INT_RANGE = (-(2**63), 2**64 - 1)
 
 
+def _tiny_exponent(zeros: bytes) -> bool:
+    """Whether ``zeros`` (digits as "0") has a number with a three-digit negative exponent.
+
+    A digit before the "e", a delimiter after the exponent: a UUID's
+    "...ce-1234-..." is not one.
+    """
+    for marker in _TINY:
+        at = zeros.find(marker)
+        while at != -1:
+            end = at + len(marker)
+            while end < len(zeros) and zeros[end] == 0x30:
+                end += 1
+            if at and zeros[at - 1] == 0x30 and (end == len(zeros) or zeros[end] in _AFTER_NUMBER):
+                return True
+            at = zeros.find(marker, end)
+    return False
+
+
 def _exact_values(data: bytes, value: Any) -> list[Any] | None:
-    """The body's events parsed with exact integers, when it may hold huge ones."""
-    if _LONG_RUN not in data.translate(_DIGITS_AS_ZERO):
+    """The body's events parsed with exact numbers, when it may hold inexact ones."""
+    zeros = data.translate(_DIGITS_AS_ZERO)
+    if _LONG_RUN not in zeros and not _tiny_exponent(zeros):
         return None
     try:
-        exact = json.loads(data)
-    except ValueError:  # orjson took it; the standard parser should too
+        exact = json.loads(data, parse_float=Decimal)
+    except (ValueError, RecursionError):
+        # orjson took it, so the standard parser should too, except past its
+        # depth: such an event is refused as nested too deeply anyway.
         return None
     events = exact if isinstance(exact, list) else [exact]
     return events if len(events) == (len(value) if isinstance(value, list) else 1) else None
 
 
-def _reject_huge_ints(event: Any) -> None:
+def _reject_inexact_numbers(event: Any) -> None:
+    """Refuse integers beyond 64 bits, and numbers a double would hold as 0."""
     low, high = _INT_RANGE
-    _refuse(
-        [p for p, v in _paths(event) if type(v) is int and not low <= v <= high],
-        "is an integer beyond 64 bits, which the store cannot keep exactly; send it as a string",
-    )
+    huge: list[str] = []
+    tiny: list[str] = []
+    for path, v in _paths(event):
+        if type(v) is int and not low <= v <= high:
+            huge.append(path)
+        elif type(v) is Decimal and v and float(v) == 0.0:
+            tiny.append(path)
+    problems = [EventProblem(path, _HUGE) for path in sorted(huge)[:20]] + [
+        EventProblem(path, _TINY_MESSAGE) for path in sorted(tiny)[:20]
+    ]
+    if problems:
+        raise InvalidEvent(problems[:20])
+
+
+_HUGE = "is an integer beyond 64 bits, which the store cannot keep exactly; send it as a string"
+_TINY_MESSAGE = (
+    "is a number too small for a double (the least is about 5e-324), which the store "
+    "would keep as 0; send 0, or the value as a string"
+)
 
 
 def parse_events(
