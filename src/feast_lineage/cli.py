@@ -373,6 +373,8 @@ def _serve(
             tls_cert_path=tls_cert_path or "",
             log_level="info",
             root_path=root_path,
+            # Measurement only (issue 16): the lineage server's process manager.
+            runner=os.environ.get("FEAST_LINEAGE_RUNNER", "supervisor"),
         )
     except (ConfigError, WorkerStartupError) as err:
         raise click.ClickException(str(err)) from None

@@ -56,6 +56,7 @@ def serve(
     tls_cert_path: str = "",
     log_level: str = "info",
     root_path: str = "",
+    runner: str = "supervisor",
 ) -> None:
     """Serve the app ``factory`` builds until interrupted.
 
@@ -100,6 +101,19 @@ def serve(
     if workers == 1:
         uvicorn.Server(config).run()
         return
+    if runner.startswith("gunicorn"):
+        _serve_gunicorn(
+            factory,
+            host=host,
+            port=port,
+            workers=workers,
+            tls_key_path=tls_key_path,
+            tls_cert_path=tls_cert_path,
+            log_level=log_level,
+            root_path=root_path,
+            balance=runner == "gunicorn-balanced",
+        )
+        return
     _preload()
     tune_gc()  # frozen objects stay shared with the workers (no copy on write)
     sock = config.bind_socket()
@@ -108,6 +122,41 @@ def serve(
         Supervisor(config, sock, workers, load).run()
     finally:
         sock.close()
+
+
+def _serve_gunicorn(
+    factory: AppFactory,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    tls_key_path: str,
+    tls_cert_path: str,
+    log_level: str,
+    root_path: str,
+    balance: bool,
+) -> None:
+    """Measurement only (issue 16): gunicorn's arbiter, with or without balancing."""
+    from feast_lineage.workers import Workers
+
+    load = WorkerLoad(workers) if balance else None
+    _preload()
+    tune_gc()
+    Workers(
+        partial(_worker_app, factory, load),
+        bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        workers=workers,
+        log_level=log_level,
+        tls_key_path=tls_key_path,
+        tls_cert_path=tls_cert_path,
+        uvicorn_options={
+            "access_log": False,
+            "server_header": False,
+            "timeout_graceful_shutdown": 10,
+            "root_path": root_path,
+        },
+        worker_load=load,
+    ).run()
 
 
 def _preload() -> None:
