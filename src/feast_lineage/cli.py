@@ -360,8 +360,7 @@ def _serve(
     workers: int = 1,
 ) -> None:
     """Serve ``app`` until interrupted; a server-side config problem is one line."""
-    from feast_lineage.server import serve
-    from feast_lineage.supervisor import WorkerStartupError
+    from feast_lineage.server import WorkerStartupError, serve
 
     try:
         serve(
@@ -373,8 +372,6 @@ def _serve(
             tls_cert_path=tls_cert_path or "",
             log_level="info",
             root_path=root_path,
-            # Measurement only (issue 16): the lineage server's process manager.
-            runner=os.environ.get("FEAST_LINEAGE_RUNNER", "supervisor"),
         )
     except (ConfigError, WorkerStartupError) as err:
         raise click.ClickException(str(err)) from None

@@ -1,21 +1,28 @@
 """``serve_lineage --workers N``: gunicorn's arbiter over N forked uvicorn workers.
 
-gunicorn binds the socket, forks the workers (``uvicorn_worker.UvicornWorker``,
-with the lineage server's uvicorn settings), replaces a worker that dies,
+gunicorn binds the socket and forks the workers (``uvicorn_worker.UvicornWorker``
+with the lineage server's uvicorn settings); it replaces a worker that dies,
 stops them all gracefully on SIGTERM or SIGINT (each finishes its requests
-and commits what its writer holds) and halts with an error when a worker
-fails as it starts, instead of restarting it in a loop.
+and commits what its writer holds; after :data:`STOP_TIMEOUT_S` the rest are
+killed) and halts when a worker fails as it starts, instead of restarting it
+in a loop.
 
-Each worker builds its own app (engine, writer thread) from the factory
-after the fork: nothing is loaded in the arbiter but modules, which the
-workers then share (fork, ``gc.freeze()`` first; see :mod:`feast_lineage.server`).
-On top of gunicorn: workers are named ``lineage-worker`` for ps and top, and
-end when the arbiter is killed (it cannot stop them itself then).
+Each worker builds its own app (engine, writer thread) from the factory after
+the fork; the arbiter loads nothing but modules, which the workers share with
+it (see :func:`feast_lineage.server.serve`). On top of gunicorn: a worker
+takes a slot of the shared :class:`~feast_lineage.balance.WorkerLoad`, is
+named ``lineage-worker`` for ps and top, and ends when the arbiter is killed
+(which cannot stop it then). The number of workers stays ``N``: the load has
+N slots, so the signals with which gunicorn changes it (HUP, TTIN, TTOU) are
+ignored.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
+import signal
 import ssl
 from collections.abc import Callable
 from typing import Any
@@ -24,22 +31,16 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
 from uvicorn_worker import UvicornWorker
 
-from feast_lineage.supervisor import (
-    WORKER_NAME,
-    WorkerLoad,
-    WorkerStartupError,
-    _exit_with_parent,
-    _name_process,
-)
+from feast_lineage.balance import WorkerLoad
 
 # How long stopping workers may take before they are killed.
 STOP_TIMEOUT_S = 30
+# What ps and top show for a worker process (at most 15 bytes).
+WORKER_NAME = "lineage-worker"
 
 
 class LineageWorker(UvicornWorker):  # type: ignore[misc]
     """uvicorn in a worker process, with the settings the lineage server runs uvicorn with."""
-
-    app: Workers
 
     def __init__(
         self,
@@ -51,29 +52,41 @@ class LineageWorker(UvicornWorker):  # type: ignore[misc]
         cfg: Any,
         log: Any,
     ) -> None:
-        # UvicornWorker builds uvicorn's Config from these, after gunicorn's settings.
+        # UvicornWorker builds uvicorn's Config from gunicorn's settings, then these.
         self.CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, **app.uvicorn_options}
-        self.slot = 0
+        self.worker_load: WorkerLoad = app.worker_load
+        self.slot = 0  # set by _claim_slot before the fork
         super().__init__(age, ppid, sockets, app, timeout, cfg, log)
 
     def init_process(self) -> None:
-        _exit_with_parent(self.ppid)
+        _exit_with_arbiter(self.ppid)
         _name_process(WORKER_NAME)
-        if self.app.worker_load is not None:
-            self.app.worker_load.become(self.slot)
+        self.worker_load.become(self.slot)
         super().init_process()
-
-
-class _Arbiter(Arbiter):  # type: ignore[misc]
-    def handle_int(self) -> None:
-        """SIGINT (Ctrl-C) stops the workers gracefully, as SIGTERM does; a second one quickly."""
-        raise StopIteration
 
 
 def _claim_slot(arbiter: Arbiter, worker: LineageWorker) -> None:
     """gunicorn's pre_fork hook: the new worker takes a slot no live worker holds."""
     held = {other.slot for other in arbiter.WORKERS.values()}
-    worker.slot = min(set(range(arbiter.num_workers)) - held)
+    worker.slot = min(set(range(worker.worker_load.slots)) - held)
+
+
+class _Arbiter(Arbiter):  # type: ignore[misc]
+    def handle_int(self) -> None:
+        """SIGINT (Ctrl-C) stops the workers gracefully as SIGTERM does; a second one, quickly."""
+        raise StopIteration
+
+    def _fixed(self, signame: str) -> None:
+        self.log.warning("SIG%s ignored: serve_lineage runs exactly --workers workers", signame)
+
+    def handle_hup(self) -> None:
+        self._fixed("HUP")
+
+    def handle_ttin(self) -> None:
+        self._fixed("TTIN")
+
+    def handle_ttou(self) -> None:
+        self._fixed("TTOU")
 
 
 class Workers(BaseApplication):  # type: ignore[misc]
@@ -82,32 +95,31 @@ class Workers(BaseApplication):  # type: ignore[misc]
     def __init__(
         self,
         factory: Callable[[], Any],
+        load: WorkerLoad,
         *,
         bind: str,
-        workers: int,
         log_level: str,
         tls_key_path: str,
         tls_cert_path: str,
         uvicorn_options: dict[str, Any],
-        worker_load: WorkerLoad | None,
     ) -> None:
         self.factory = factory
+        self.worker_load = load
         self.settings: dict[str, Any] = {
             "bind": [bind],
-            "workers": workers,
+            "workers": load.slots,
             "worker_class": LineageWorker,
             "preload_app": False,  # each worker builds its app after the fork
+            "pre_fork": _claim_slot,
             "loglevel": log_level.lower(),
             "graceful_timeout": STOP_TIMEOUT_S,
-            "keepalive": 5,  # seconds, uvicorn's own default
+            "keepalive": 5,  # seconds, as uvicorn alone
             "control_socket_disable": True,  # no gunicornc socket in $XDG_RUNTIME_DIR or ~
             "keyfile": tls_key_path or None,
             "certfile": tls_cert_path or None,
-            "pre_fork": _claim_slot,
         }
-        # gunicorn would pass its own (deprecated) default TLS protocol on.
+        # Else gunicorn's default TLS protocol (deprecated in Python) reaches uvicorn.
         self.uvicorn_options = {**uvicorn_options, "ssl_version": ssl.PROTOCOL_TLS_SERVER}
-        self.worker_load = worker_load
         super().__init__()
 
     def load_config(self) -> None:
@@ -115,20 +127,42 @@ class Workers(BaseApplication):  # type: ignore[misc]
             self.cfg.set(name, value)
 
     def load(self) -> Any:
-        """Called in each worker process after the fork."""
+        """The app, built in each worker process after the fork."""
         return self.factory()
 
-    def run(self) -> None:
-        """Serve until SIGTERM or SIGINT; raise :class:`WorkerStartupError` on a failed start."""
+    def run(self) -> bool:
+        """Serve until SIGTERM or SIGINT; False if it stopped because a worker failed to start."""
         arbiter = os.getpid()
         try:
             _Arbiter(self).run()
-        except SystemExit as stop:
+        except SystemExit as stop:  # how gunicorn's arbiter always ends
             if os.getpid() != arbiter:
-                raise  # a worker process leaving: its status is for the arbiter
+                raise  # a worker process ending: its status is for the arbiter
             if stop.code in (Arbiter.WORKER_BOOT_ERROR, Arbiter.APP_LOAD_ERROR):
-                raise WorkerStartupError(
-                    "a worker process failed to start; its log above says why"
-                ) from None
+                return False
             if stop.code not in (0, None):
                 raise
+        return True
+
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_NAME = 15
+
+
+def _name_process(name: str) -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_NAME, name.encode(), 0, 0, 0)
+
+
+def _exit_with_arbiter(arbiter: int) -> None:
+    """Have the kernel send SIGTERM to this worker when the arbiter dies.
+
+    Without it, the workers of an arbiter killed with SIGKILL would keep the
+    port and the store busy. (Linux; elsewhere workers outlive it.)
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != arbiter:  # it died before prctl took effect
+        os._exit(1)
