@@ -405,13 +405,14 @@ def started(cmd: list[str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]
         server.stop()
 
 
-def test_serve_lineage_serves_https_with_key_and_cert(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_lineage_serves_https_with_key_and_cert(tmp_path: Path, workers: str) -> None:
     key, cert = self_signed(tmp_path)
     repo = write_repo(tmp_path / "repo")
     port = free_port()
     log_path = tmp_path / "server.log"
     cmd = [sys.executable, "-m", "feast_lineage.cli", "-c", str(repo), "serve_lineage"]
-    cmd += ["--port", str(port), "--key", str(key), "--cert", str(cert)]
+    cmd += ["--port", str(port), "--key", str(key), "--cert", str(cert), "--workers", workers]
     url = f"https://127.0.0.1:{port}/healthz"
     trust = ssl.create_default_context(cafile=str(cert))
     with started(cmd, log_path) as process:

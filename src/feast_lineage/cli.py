@@ -360,8 +360,7 @@ def _serve(
     workers: int = 1,
 ) -> None:
     """Serve ``app`` until interrupted; a server-side config problem is one line."""
-    from feast_lineage.server import serve
-    from feast_lineage.supervisor import WorkerStartupError
+    from feast_lineage.server import WorkerStartupError, serve
 
     try:
         serve(

@@ -1,9 +1,10 @@
 """Running the ASGI app with uvicorn: TLS, and one or several worker processes.
 
-With ``workers`` > 1, :class:`~feast_lineage.supervisor.Supervisor` binds the
-socket once and forks that many worker processes, each of which builds its
-own app, engine and writer thread from ``factory``. Several workers parse and
-derive events on several cores; their write transactions take turns
+With ``workers`` > 1, gunicorn's arbiter (:mod:`feast_lineage.workers`) binds
+the socket and forks that many uvicorn worker processes, each of which builds
+its own app, engine and writer thread from ``factory``, and keeps keep-alive
+connections off a busy worker (:mod:`feast_lineage.balance`). Several workers
+parse and derive events on several cores; their write transactions take turns
 (:mod:`feast_lineage.consumer.store.transactions`).
 """
 
@@ -20,10 +21,14 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from feast_lineage.balance import BalanceConnections, WorkerLoad
 from feast_lineage.config import ConfigError
-from feast_lineage.supervisor import BalanceConnections, Supervisor, WorkerLoad
 
 AppFactory = Callable[[], FastAPI]
+
+
+class WorkerStartupError(Exception):
+    """A worker process exited as it started (its log says why)."""
 
 
 def tune_gc() -> None:
@@ -62,7 +67,7 @@ def tune_malloc() -> bool:
 
 
 def _worker_app(factory: AppFactory, load: WorkerLoad | None) -> Any:
-    """Build the app in a worker process (uvicorn calls this there)."""
+    """Build the app in the process that serves it (after the fork, with workers)."""
     app: Any = factory()
     if load is not None:
         app = BalanceConnections(app, load)
@@ -85,8 +90,7 @@ def serve(
     """Serve the app ``factory`` builds until interrupted.
 
     ``root_path`` is the prefix behind a proxy. Raises
-    :class:`~feast_lineage.supervisor.WorkerStartupError` when a worker
-    process fails to start.
+    :class:`WorkerStartupError` when a worker process fails to start.
     """
     if bool(tls_key_path) != bool(tls_cert_path):
         raise ConfigError(
@@ -98,21 +102,12 @@ def serve(
         raise ConfigError(
             "--workers", "several workers need fork(), which this system lacks", "pass --workers 1"
         )
-    load = WorkerLoad(workers) if workers > 1 else None
-    config = uvicorn.Config(
-        partial(_worker_app, factory, load),
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level.lower(),
-        ssl_keyfile=tls_key_path or None,
-        ssl_certfile=tls_cert_path or None,
-        access_log=False,
-        server_header=False,
-        timeout_graceful_shutdown=10,
-        root_path=root_path,
-    )
+    uvicorn_options: dict[str, Any] = {
+        "access_log": False,
+        "server_header": False,
+        "timeout_graceful_shutdown": 10,
+        "root_path": root_path,
+    }
     scheme = "https" if tls_key_path else "http"
     logging.getLogger(__name__).info(
         "lineage server on %s://%s:%d (%d worker process%s)",
@@ -123,16 +118,35 @@ def serve(
         "" if workers == 1 else "es",
     )
     if workers == 1:
+        config = uvicorn.Config(
+            partial(_worker_app, factory, None),
+            factory=True,
+            host=host,
+            port=port,
+            log_level=log_level.lower(),
+            ssl_keyfile=tls_key_path or None,
+            ssl_certfile=tls_cert_path or None,
+            **uvicorn_options,
+        )
         uvicorn.Server(config).run()
         return
+
+    from feast_lineage.workers import Workers  # gunicorn: only where fork() is
+
     _preload()
     tune_gc()  # frozen objects stay shared with the workers (no copy on write)
-    sock = config.bind_socket()
-    try:
-        assert load is not None
-        Supervisor(config, sock, workers, load).run()
-    finally:
-        sock.close()
+    load = WorkerLoad(workers)
+    served = Workers(
+        partial(_worker_app, factory, load),
+        load,
+        bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        log_level=log_level,
+        tls_key_path=tls_key_path,
+        tls_cert_path=tls_cert_path,
+        uvicorn_options=uvicorn_options,
+    ).run()
+    if not served:
+        raise WorkerStartupError("a worker process failed to start; its log above says why")
 
 
 def _preload() -> None:

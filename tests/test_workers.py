@@ -1,6 +1,11 @@
-"""Worker processes: the supervisor, and connection balancing between workers.
+"""Worker processes: ``serve_lineage --workers 2`` under gunicorn's arbiter.
 
-The process tests run the real ``feast-lineage serve_lineage --workers 2``.
+Every test runs the real server; what they check is what users rely on:
+the workers share the load (connection balancing) and store every event
+once, a worker that dies is replaced, SIGTERM and SIGINT stop them all after
+they commit what they hold, the workers end with a killed arbiter, and a
+worker failing as it starts stops the server with an error instead of a
+restart loop.
 """
 
 from __future__ import annotations
@@ -11,13 +16,13 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections import Counter
 from pathlib import Path
 
 import httpx
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
+import pytest
 
-from feast_lineage.supervisor import WORKER_NAME, BalanceConnections, WorkerLoad
+from feast_lineage.workers import WORKER_NAME
 from tests.factories import dataset, run_event
 from tests.postgres import free_port
 from tests.server_process import (
@@ -31,48 +36,6 @@ from tests.server_process import (
 )
 
 WORKERS = ["--workers", "2"]
-
-
-# --- balancing, in one process ---------------------------------------------------
-
-
-def test_worker_load_counts_requests_in_flight_against_the_least_busy_other() -> None:
-    load = WorkerLoad(3)
-    load.become(1)
-    assert load.excess() == 0
-    load.enter()
-    load.enter()
-    assert load.excess() == 2
-    load.leave()
-    assert load.excess() == 1
-    single = WorkerLoad(1)
-    single.enter()
-    assert single.excess() == 0  # nobody to hand connections to
-
-
-def test_a_busy_worker_closes_keep_alive_connections_and_an_even_one_keeps_them() -> None:
-    app = FastAPI()
-
-    @app.get("/ping")
-    async def ping() -> dict[str, str]:
-        return {"ok": "yes"}
-
-    load = WorkerLoad(2)
-    load.become(0)
-    client = TestClient(BalanceConnections(app, load))
-    even = client.get("/ping")
-    assert even.status_code == 200
-    assert even.json() == {"ok": "yes"}
-    assert "close" not in even.headers.get("connection", "")
-    load.enter()  # another request in flight here, none on the other worker
-    busy = client.get("/ping")
-    assert busy.status_code == 200
-    assert busy.headers["connection"] == "close"
-    load.leave()
-    assert "close" not in client.get("/ping").headers.get("connection", "")
-
-
-# --- the real server with two workers ----------------------------------------
 
 
 def _ingest(server: ServerProcess, clients: int, per_client: int) -> list[str]:
@@ -109,6 +72,54 @@ def _stored_runs(server: ServerProcess) -> int:
     return int(body["total"])
 
 
+def _stored_run_ids(server: ServerProcess) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    offset = 0
+    while True:
+        page = httpx.get(
+            server.url + "/api/v1/lineage/openlineage/events",
+            params={"limit": 1000, "offset": offset},
+            timeout=30,
+        )
+        assert page.status_code == 200, page.text
+        items = page.json()["items"]
+        counts.update(item["run_id"] for item in items)
+        offset += len(items)
+        if len(items) < 1000:
+            return counts
+
+
+class Stream(threading.Thread):
+    """Posts events one by one until told to stop or the server goes away."""
+
+    def __init__(self, url: str, number: int) -> None:
+        super().__init__(name=f"stream-{number}", daemon=True)
+        self.url = url
+        self.number = number
+        self.acked: list[str] = []
+        self.unexpected: list[str] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        with httpx.Client(base_url=self.url, timeout=30) as client:
+            i = 0
+            while not self.stop.is_set():
+                event = run_event(
+                    "COMPLETE",
+                    job=("workers", f"stream-{self.number}"),
+                    outputs=[dataset("s3://lake", f"stream/{self.number}/{i}")],
+                )
+                i += 1
+                try:
+                    response = client.post("/api/v1/lineage", json=event)
+                except httpx.HTTPError:
+                    return  # the server stopped: this one was not acknowledged
+                if response.status_code == 201:
+                    self.acked.append(event["run"]["runId"])
+                else:
+                    self.unexpected.append(f"{response.status_code} {response.text[:200]}")
+
+
 def test_two_workers_share_the_load_and_store_every_event_once(
     tmp_path: Path, store_url: str
 ) -> None:
@@ -138,25 +149,43 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
         replaced = children(server.process.pid)
         assert first[1] in replaced
         assert first[0] not in replaced
+        (new,) = set(replaced) - set(first)
         assert wait_for(lambda: len(_ingest(server, clients=2, per_client=20)) == 40)
         assert _stored_runs(server) == 40
-        assert "starting another" in server.log()
+        assert f"Booting worker with pid: {new}" in server.log()
 
 
-def test_sigterm_stops_every_worker_and_exits_cleanly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_stops_every_worker_after_it_commits_what_it_holds(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
     repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
     with lineage_server(repo, extra_args=WORKERS) as server:
         workers = children(server.process.pid)
-        server.process.send_signal(signal.SIGTERM)
-        assert server.process.wait(timeout=30) == 0
+        streams = [Stream(server.url, n) for n in range(4)]
+        for stream in streams:
+            stream.start()
+        assert wait_for(lambda: sum(len(s.acked) for s in streams) > 40)
+        server.process.send_signal(stop)  # mid-stream
+        assert server.process.wait(timeout=60) == 0
         assert wait_for(lambda: not any(alive(pid) for pid in workers))
+        for stream in streams:
+            stream.stop.set()
+            stream.join(timeout=30)
+        # Each worker shut its app down (the writer committed what it held).
+        assert server.log().count("Application shutdown complete") == 2
+    acked = [run_id for s in streams for run_id in s.acked]
+    assert all(not s.unexpected for s in streams), [s.unexpected for s in streams]
+    with lineage_server(repo) as again:
+        stored = _stored_run_ids(again)
+        assert not [run_id for run_id in acked if stored[run_id] != 1]
 
 
-def test_workers_exit_when_the_supervisor_is_killed(tmp_path: Path) -> None:
+def test_workers_exit_when_the_arbiter_is_killed(tmp_path: Path) -> None:
     repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
     with lineage_server(repo, extra_args=WORKERS) as server:
         workers = children(server.process.pid)
-        server.kill()  # SIGKILL: the supervisor cannot stop them itself
+        server.kill()  # SIGKILL: the arbiter cannot stop them itself
         assert wait_for(lambda: not any(alive(pid) for pid in workers))
         # The port is free again.
         with lineage_server(repo, port=int(server.url.rsplit(":", 1)[1])) as again:
@@ -180,6 +209,8 @@ def test_a_worker_failing_at_startup_stops_the_server_with_an_error(tmp_path: Pa
     assert result.returncode != 0
     assert "this app cannot be built" in result.stderr
     assert "a worker process failed to start" in result.stderr
+    # No restart loop: each of the two workers was started once at most.
+    assert result.stderr.count("Booting worker") <= 2
 
 
 def test_workers_must_be_at_least_one(tmp_path: Path) -> None:
