@@ -19,6 +19,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from feast_lineage import metrics_processes
 from feast_lineage.config import ConfigError
 from feast_lineage.supervisor import BalanceConnections, Supervisor, WorkerLoad
 
@@ -100,6 +101,7 @@ def serve(
     if workers == 1:
         uvicorn.Server(config).run()
         return
+    metrics_dir = metrics_processes.prepare()  # before the fork: the workers' metric files
     _preload()
     tune_gc()  # frozen objects stay shared with the workers (no copy on write)
     sock = config.bind_socket()
@@ -108,6 +110,7 @@ def serve(
         Supervisor(config, sock, workers, load).run()
     finally:
         sock.close()
+        metrics_processes.finish(metrics_dir)
 
 
 def _preload() -> None:

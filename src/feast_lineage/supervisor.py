@@ -40,6 +40,8 @@ from typing import Any
 
 import uvicorn
 
+from feast_lineage import metrics_processes
+
 log = logging.getLogger(__name__)
 
 # How long stopping workers may take before they are killed.
@@ -189,6 +191,7 @@ class Supervisor:
             time.sleep(0.1)
             return
         slot = self._children.pop(pid, None)
+        metrics_processes.worker_exited(pid)
         if slot is None or self._stopping_since is not None:
             return
         code = os.waitstatus_to_exitcode(status)
