@@ -117,14 +117,33 @@ _TLS_FILE = click.Path(exists=True, dir_okay=False)
 
 
 @cli.command("serve_lineage")
-@click.option("--host", "-h", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", "-p", type=click.INT, default=6580, show_default=True, help="Port.")
+@click.option(
+    "--host",
+    "-h",
+    default="127.0.0.1",
+    show_default=True,
+    envvar="FEAST_LINEAGE_HOST",
+    show_envvar=True,
+    help="Address to listen on.",
+)
+@click.option(
+    "--port",
+    "-p",
+    type=click.INT,
+    default=6580,
+    show_default=True,
+    envvar="FEAST_LINEAGE_PORT",
+    show_envvar=True,
+    help="Port.",
+)
 @click.option(
     "--workers",
     "-w",
     type=click.IntRange(1, 64),
     default=1,
     show_default=True,
+    envvar="FEAST_LINEAGE_WORKERS",
+    show_envvar=True,
     help="Worker processes; more use more cores for ingest (at most one per core).",
 )
 @click.option("--key", "-k", "tls_key_path", type=_TLS_FILE, help="TLS private key (with --cert).")

@@ -21,6 +21,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from feast_lineage import metrics_processes
 from feast_lineage.balance import BalanceConnections, WorkerLoad
 from feast_lineage.config import ConfigError
 
@@ -133,18 +134,22 @@ def serve(
 
     from feast_lineage.workers import Workers  # gunicorn: only where fork() is
 
+    metrics_dir = metrics_processes.prepare()  # before the fork: the workers' metric files
     _preload()
     tune_gc()  # frozen objects stay shared with the workers (no copy on write)
     load = WorkerLoad(workers)
-    served = Workers(
-        partial(_worker_app, factory, load),
-        load,
-        bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
-        log_level=log_level,
-        tls_key_path=tls_key_path,
-        tls_cert_path=tls_cert_path,
-        uvicorn_options=uvicorn_options,
-    ).run()
+    try:
+        served = Workers(
+            partial(_worker_app, factory, load),
+            load,
+            bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+            log_level=log_level,
+            tls_key_path=tls_key_path,
+            tls_cert_path=tls_cert_path,
+            uvicorn_options=uvicorn_options,
+        ).run()
+    finally:
+        metrics_processes.finish(metrics_dir)
     if not served:
         raise WorkerStartupError("a worker process failed to start; its log above says why")
 

@@ -31,6 +31,7 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
 from uvicorn_worker import UvicornWorker
 
+from feast_lineage import metrics_processes
 from feast_lineage.balance import WorkerLoad
 
 # How long stopping workers may take before they are killed.
@@ -63,6 +64,11 @@ class LineageWorker(UvicornWorker):  # type: ignore[misc]
         _name_process(WORKER_NAME)
         self.worker_load.become(self.slot)
         super().init_process()
+
+
+def _forget_metrics(arbiter: Arbiter, worker: LineageWorker) -> None:
+    """A worker exited: drop its gauges from /metrics (its counters stay)."""
+    metrics_processes.worker_exited(worker.pid)
 
 
 def _claim_slot(arbiter: Arbiter, worker: LineageWorker) -> None:
@@ -111,6 +117,7 @@ class Workers(BaseApplication):  # type: ignore[misc]
             "worker_class": LineageWorker,
             "preload_app": False,  # each worker builds its app after the fork
             "pre_fork": _claim_slot,
+            "child_exit": _forget_metrics,
             "loglevel": log_level.lower(),
             "graceful_timeout": STOP_TIMEOUT_S,
             "keepalive": 5,  # seconds, as uvicorn alone

@@ -26,8 +26,10 @@ from feast_lineage.consumer.access.origin import SameOriginMiddleware
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.head import HeadAsGetMiddleware
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
+from feast_lineage.consumer.metrics import Metrics, QueryTimer
 from feast_lineage.consumer.openapi_document import install_openapi
 from feast_lineage.consumer.routes import include_routes
+from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
@@ -43,6 +45,7 @@ def create_app(settings: AppSettings) -> FastAPI:
         settings.repo_path, fs_yaml_file=settings.fs_yaml_file, project=settings.project
     )
     source = registry if settings.repo_path is not None else None
+    metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -55,7 +58,7 @@ def create_app(settings: AppSettings) -> FastAPI:
             return
         engine = create_store_engine(settings.database_url)
         upgrade_schema(engine)
-        pipeline = IngestPipeline(engine)
+        pipeline = IngestPipeline(engine, observer=metrics)
         pipeline.start()
         authorizer = build_authorizer(settings, source)
         if settings.feast_auth in FEAST_AUTH_TYPES and isinstance(authorizer, OpenAuthorizer):
@@ -74,7 +77,11 @@ def create_app(settings: AppSettings) -> FastAPI:
                 else "prune and reset are refused (the authorizer restricts reads)",
             )
         state = ConsumerState(
-            settings=settings, engine=engine, pipeline=pipeline, authorizer=authorizer
+            settings=settings,
+            engine=engine,
+            pipeline=pipeline,
+            authorizer=authorizer,
+            retention=Retention(on_prune=metrics.prune),
         )
         consumer = settings.consumer
         if settings.run_retention and consumer.retention_days > 0:
@@ -99,9 +106,11 @@ def create_app(settings: AppSettings) -> FastAPI:
     app.state.consumer = None
     app.state.settings = settings
     app.state.registry_source = registry
+    app.state.metrics = metrics
     install_error_handlers(app)
     install_openapi(app)
+    reads = include_routes(app, consumer=settings.serve_consumer, web_ui=settings.serve_ui)
+    app.add_middleware(QueryTimer, metrics=metrics, routes=reads)
     app.add_middleware(SameOriginMiddleware)
     app.add_middleware(HeadAsGetMiddleware)
-    include_routes(app, consumer=settings.serve_consumer, web_ui=settings.serve_ui)
     return app

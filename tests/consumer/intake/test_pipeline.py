@@ -434,3 +434,40 @@ def test_the_writer_prepares_bodies_on_a_sqlite_file(file_store: Store) -> None:
 def test_on_postgresql_a_thread_prepares_bodies(pg_store: Store) -> None:
     # The writer waits inside the database there, with the GIL released.
     assert not IngestPipeline(pg_store.engine).prepares_while_waiting
+
+
+class _Observer:
+    """A WriterObserver that remembers what it heard."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+        self.transactions: list[tuple[float, int]] = []
+
+    def queued(self, requests: int) -> None:
+        self.waiting += requests
+
+    def transaction(self, seconds: float, events: int) -> None:
+        self.transactions.append((seconds, events))
+
+
+def test_the_observer_hears_the_queue_and_each_transaction(file_store: Store) -> None:
+    observer = _Observer()
+    pipeline = IngestPipeline(file_store.engine, observer=observer)
+    fd = _hold_write_lock(file_store)  # another process writes: requests wait
+    try:
+        pipeline.start()
+        plain = [pipeline.submit(derive_all([_event(f"o{i}")])) for i in range(3)]
+        deferred = pipeline.submit_deferred(_deferred("body", "od1", "od2"))
+        assert pipeline.submit([]).result(timeout=0) == []  # nothing to wait for
+        assert observer.waiting == 4
+        assert observer.transactions == []
+    finally:
+        os.close(fd)
+    try:
+        assert [f.result(timeout=30) for f in plain] == [[None]] * 3
+        assert deferred.result(timeout=30) == ("body", [None, None])
+    finally:
+        pipeline.stop()
+    assert observer.waiting == 0
+    assert sum(events for _, events in observer.transactions) == 5
+    assert all(seconds > 0 for seconds, _ in observer.transactions)

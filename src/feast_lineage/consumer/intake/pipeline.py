@@ -19,6 +19,10 @@ the other writes. Parsing in a thread of its own instead would compete for
 the process's GIL with the writer, which then holds the lock (and keeps the
 other workers waiting) for longer. On PostgreSQL the writer waits inside the
 database, with the GIL released, so there a thread parses meanwhile.
+
+A :class:`WriterObserver` handed to the pipeline hears how many requests
+wait for the writer and how long each write transaction takes (the server's
+metrics, :mod:`feast_lineage.consumer.metrics`).
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
@@ -89,12 +94,29 @@ class _Submission:
 _STOP = object()
 
 
+class WriterObserver(Protocol):
+    """What the writer tells about its work (called from any thread; must not block)."""
+
+    def queued(self, requests: int) -> None:
+        """``requests`` more submissions wait for the writer (negative: fewer)."""
+
+    def transaction(self, seconds: float, events: int) -> None:
+        """A group was written in ``seconds`` (its retries included); ``events`` were stored."""
+
+
 class IngestPipeline:
-    def __init__(self, engine: Engine, *, on_commit: Callable[[int], None] | None = None):
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        on_commit: Callable[[int], None] | None = None,
+        observer: WriterObserver | None = None,
+    ):
         self._engine = engine
         self._queue: queue.SimpleQueue[_Submission | object] = queue.SimpleQueue()
         self._cache = WriteCache()
         self._on_commit = on_commit
+        self._observer = observer
         self._thread = threading.Thread(target=self._run, name="lineage-writer", daemon=True)
         self._checkpointer = WalCheckpointer(engine)
         self._started = False
@@ -121,8 +143,16 @@ class IngestPipeline:
         if not items:
             sub.future.set_result([])
         else:
-            self._queue.put(sub)
+            self._enqueue(sub)
         return sub.future
+
+    def _enqueue(self, sub: _Submission) -> None:
+        observer = self._observer
+        if observer is not None:
+            observer.queued(1)
+            # Every way a submission ends completes its future (in the writer thread).
+            sub.future.add_done_callback(lambda _: observer.queued(-1))
+        self._queue.put(sub)
 
     @property
     def prepares_while_waiting(self) -> bool:
@@ -146,7 +176,7 @@ class IngestPipeline:
         unusable body) is the future's.
         """
         sub = _Submission([], prepare=prepare)
-        self._queue.put(sub)
+        self._enqueue(sub)
         return sub.future
 
     def write_now(self, items: list[RowBatch]) -> list[Outcome]:
@@ -285,6 +315,7 @@ class IngestPipeline:
         """Write ``group`` in one transaction (one by one should it fail); outcomes per item."""
         items = [item for sub in group for item in sub.items]
         outcomes: list[Outcome]
+        started = time.perf_counter()
         try:
             self._transaction(items, in_writer=in_writer)
             outcomes = [None] * len(items)
@@ -300,8 +331,11 @@ class IngestPipeline:
                         outcomes.append(None)
                     except SQLAlchemyError as one_err:
                         outcomes.append(_classify(one_err))
+        stored = sum(1 for o in outcomes if o is None)
+        if self._observer is not None:
+            self._observer.transaction(time.perf_counter() - started, stored)
         if self._on_commit is not None:
-            self._on_commit(sum(1 for o in outcomes if o is None))
+            self._on_commit(stored)
         results: list[list[Outcome]] = []
         pos = 0
         for sub in group:

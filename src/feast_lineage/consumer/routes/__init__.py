@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
 
 from feast_lineage.consumer.deps import KnownQueryOnly
 from feast_lineage.consumer.routes import (
@@ -13,25 +16,43 @@ from feast_lineage.consumer.routes import (
     graph,
     health,
     ingest,
+    metrics,
     registry,
     runs,
     ui,
 )
 
+# A read route's handler -> its full path template, e.g. "/api/v1/lineage/openlineage/graph".
+ReadRoutes = dict[Callable[..., Any], str]
 
-def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False) -> None:
-    """Every route; without ``consumer`` only registry lineage (and the UI)."""
+
+def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False) -> ReadRoutes:
+    """Every route; without ``consumer`` only registry lineage (and the UI).
+
+    Returns the read routes of the API by handler, for the query-time metric.
+    """
     # API routes answer a query parameter they do not take with a 400.
     strict = [KnownQueryOnly]
+    reads: ReadRoutes = {}
+
+    def include_reads(router: APIRouter, prefix: str) -> None:
+        app.include_router(router, prefix=prefix, dependencies=strict)
+        for route in router.routes:
+            path, endpoint = getattr(route, "path", None), getattr(route, "endpoint", None)
+            if path is not None and endpoint is not None and "GET" in getattr(route, "methods", ()):
+                reads[endpoint] = prefix + path
+
     if consumer:
         app.include_router(health.router)
         app.include_router(ingest.router, prefix="/api/v1")  # checks its query itself
+        app.include_router(metrics.router, dependencies=strict)
         for router in (events.router, runs.router, graph.router, catalog.router, admin.router):
-            app.include_router(router, prefix="/api/v1/lineage/openlineage", dependencies=strict)
+            include_reads(router, "/api/v1/lineage/openlineage")
     else:
         app.include_router(ui.registry_only_health)
-    app.include_router(registry.router, prefix="/api/v1/lineage", dependencies=strict)
-    app.include_router(facets.router, prefix="/api/v1/lineage", dependencies=strict)
+    include_reads(registry.router, "/api/v1/lineage")
+    include_reads(facets.router, "/api/v1/lineage")
     if web_ui:
-        app.include_router(ui.router, prefix="/api/v1/ui", dependencies=strict)
+        include_reads(ui.router, "/api/v1/ui")
         ui.mount_web_ui(app)
+    return reads

@@ -1,15 +1,22 @@
-"""OpenLineage ingest: ``POST /api/v1/lineage`` and ``POST /api/v1/lineage/batch``."""
+"""OpenLineage ingest: ``POST /api/v1/lineage`` and ``POST /api/v1/lineage/batch``.
+
+Each request is measured (:mod:`feast_lineage.consumer.metrics`): its time,
+its events stored and refused by reason, or, when it is refused before its
+events are read, the error code.
+"""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
 from feast_lineage.consumer.deps import ingest_state
-from feast_lineage.consumer.errors import error_response
+from feast_lineage.consumer.errors import LineageError, error_response
 from feast_lineage.consumer.intake.body import BodyError
 from feast_lineage.consumer.intake.event_schema import body_schema
+from feast_lineage.consumer.metrics import Metrics
 from feast_lineage.consumer.responses import FastJSONResponse, error_responses
 from feast_lineage.consumer.routes.ingest_body import received_body
 from feast_lineage.consumer.routes.ingest_warnings import warning_header
@@ -35,13 +42,27 @@ _ERRORS = error_responses(400, 401, 413, 415, 503, _400="Invalid JSON or an inva
 
 async def _ingest(request: Request, *, batch: bool) -> Response:
     """Read the body, store its events, and answer with the status their fate calls for."""
+    metrics: Metrics = request.app.state.metrics
+    started = time.perf_counter()
+    try:
+        return await _store(request, metrics, batch=batch)
+    except LineageError as err:
+        metrics.request_refused(err.code)
+        raise
+    finally:
+        metrics.ingest_time("batch" if batch else "lineage", time.perf_counter() - started)
+
+
+async def _store(request: Request, metrics: Metrics, *, batch: bool) -> Response:
     state = await ingest_state(request)
     intake = state.intake
     async with received_body(request, state.bodies, intake.max_request_bytes) as body:
         try:
             result = await ingest(intake, body.raw, body.encoding, batch=batch)
         except BodyError as err:
+            metrics.request_refused(err.code)
             return error_response(err.status, err.code, err.message)
+    metrics.ingested(result.successful, result.refused())
     if result.successful == 0 and result.received > 0:
         return _failure(result)
     if result.failed:

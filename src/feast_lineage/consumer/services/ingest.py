@@ -9,6 +9,7 @@ is unusable as a whole raises :class:`~feast_lineage.consumer.intake.body.BodyEr
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -56,6 +57,17 @@ class IngestResult:
 
     def summary(self) -> dict[str, int]:
         return {"received": self.received, "successful": self.successful, "failed": self.failed}
+
+    def refused(self) -> dict[str, int]:
+        """The events not stored, by reason: each once, with the code of its first problem.
+
+        ``invalid_event`` (the event is invalid), ``rejected`` (the database
+        refused it) or ``store_unavailable``.
+        """
+        first: dict[int | None, str] = {}
+        for error in self.errors:
+            first.setdefault(error.get("index"), str(error.get("code", "invalid_event")))
+        return dict(Counter(first.values()))
 
 
 @dataclass

@@ -14,6 +14,9 @@ one process prunes and the others skip. The last prune's result is kept in
 the store too, so whichever process answers ``GET .../retention`` reports it;
 prunes that ran at the same time (a prune on request while the scheduled one
 runs in another process) are reported together, their removals summed.
+
+``on_prune`` (the server's metrics) hears of every prune: its trigger
+(``scheduled`` or ``manual``), whether it succeeded, and its time.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from pydantic import ValidationError
 from sqlalchemy import Engine
@@ -37,19 +41,36 @@ DAY_US = 86_400 * 1_000_000
 _FIRST_CHECK_S = 60.0
 
 
+# Who hears of a prune: its trigger, whether it succeeded, and its time in seconds.
+PruneObserver = Callable[[str, bool, float], None]
+
+
 class Retention:
-    def __init__(self) -> None:
+    def __init__(self, on_prune: PruneObserver | None = None) -> None:
         self._lock = threading.Lock()  # one prune at a time
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._on_prune = on_prune
 
-    def prune(self, engine: Engine, retention_days: int) -> PruneResult:
+    def prune(self, engine: Engine, retention_days: int, *, trigger: str = "manual") -> PruneResult:
         """Remove what is older than ``retention_days`` (0: nothing).
 
         No stored time is before 1900 (ingest refuses them), so a cutoff
         before then is 1900: more days than that (a configured
         ``retention_days`` of a million) remove nothing rather than fail.
+        ``trigger`` says who asked (``manual`` or ``scheduled``), for ``on_prune``.
         """
+        started = time.monotonic()
+        ok = False
+        try:
+            result = self._prune(engine, retention_days)
+            ok = True
+            return result
+        finally:
+            if self._on_prune is not None:
+                self._on_prune(trigger, ok, time.monotonic() - started)
+
+    def _prune(self, engine: Engine, retention_days: int) -> PruneResult:
         with self._lock:
             started = time.monotonic()
             started_us = now_us()
@@ -96,7 +117,7 @@ class Retention:
             while not self._stop.wait(wait):
                 try:
                     if maintenance.claim_prune(engine, now_us(), interval_us):
-                        self.prune(engine, retention_days)
+                        self.prune(engine, retention_days, trigger="scheduled")
                     wait = _until_due(engine, interval_us)
                 except Exception:
                     log.exception("retention prune failed; retrying in %s hours", interval_hours)
