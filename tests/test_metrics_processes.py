@@ -13,11 +13,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from feast_lineage.supervisor import WORKER_NAME
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from feast_lineage import metrics_processes
+from feast_lineage.workers import WORKER_NAME
 from tests.factories import run_event
 from tests.server_process import (
     ServerProcess,
@@ -87,7 +87,7 @@ def test_workers_add_up_their_figures_and_an_exited_workers_counters_stay(tmp_pa
         for _ in range(4):  # whichever worker answers, the figure is the whole server's
             assert scraped_total(server, INGESTED) == sent
 
-        # A worker dies; the supervisor starts another.
+        # A worker dies; the arbiter starts another.
         victim = workers[0]
         assert list(metrics_dir.glob(f"gauge_livesum_{victim}.db"))  # its writer queue gauge
         os.kill(victim, signal.SIGKILL)

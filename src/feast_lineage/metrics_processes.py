@@ -1,6 +1,6 @@
 """Prometheus figures shared by pre-forked worker processes (prometheus-client's multiprocess mode).
 
-Any pre-fork manager (the supervisor of ``serve_lineage --workers N``, or
+Any pre-fork manager (gunicorn's arbiter under ``serve_lineage --workers N``, or
 another) calls :func:`prepare` once in the parent before it forks the
 workers, :func:`worker_exited` with the pid of each worker that exits, and
 :func:`finish` when it stops. Each worker then writes its figures to files
