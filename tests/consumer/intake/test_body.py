@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import zlib
 from typing import Any
 
@@ -463,3 +464,85 @@ def test_huge_and_tiny_numbers_of_one_event_are_all_named() -> None:
     (result,) = parse(body)
     assert isinstance(result, InvalidEvent)
     assert sorted(p.path for p in result.problems) == ["$.run.facets.big.m", "$.run.facets.big.n"]
+
+
+# --- keys given twice ------------------------------------------------------------
+
+
+RUN_ID = "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
+
+
+def _event_bytes(**run_facets: Any) -> bytes:
+    return orjson.dumps(run_event("START", run_facets=run_facets))
+
+
+def _repeat_key(data: bytes, key: bytes, value: bytes) -> bytes:
+    """``data`` with ``"key":value,`` written once more before the first ``"key":``."""
+    return data.replace(b'"' + key + b'":', b'"' + key + b'":' + value + b',"' + key + b'":', 1)
+
+
+def _problems(body: bytes) -> list[tuple[str, str]]:
+    (result,) = parse(body)
+    assert isinstance(result, InvalidEvent), body[:200]
+    return [(p.path, p.message) for p in result.problems]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "path"),
+    [
+        (b"runId", f'"{RUN_ID}"'.encode(), "$.run.runId"),
+        (b"eventType", b'"COMPLETE"', "$.eventType"),
+        (b"namespace", b'"other"', "$.job.namespace"),
+        (b"value", b"1", "$.run.facets.stats.value"),
+        (b"value", b"[1,2]", "$.run.facets.stats.value"),
+    ],
+)
+def test_a_key_given_twice_is_refused_naming_its_path(key: bytes, value: bytes, path: str) -> None:
+    # orjson keeps the last value without a word; another parser may keep the first.
+    body = _repeat_key(_event_bytes(stats=facet(value=0)), key, value)
+    for data in (body, b"[" + body + b"]"):
+        ((where, message),) = _problems(data)
+        assert where == path
+        assert "given more than once" in message
+        assert "send each key once" in message
+
+
+def test_a_repeated_key_is_found_however_the_body_is_spaced() -> None:
+    body = _repeat_key(_event_bytes(), b"runId", f'"{RUN_ID}"'.encode())
+    pretty = json.dumps(json.loads(body), indent=2).encode()  # no repeat left: json kept one
+    spaced = body.replace(b'":', b'" :\n ').replace(b",", b" ,\t")
+    assert [p for p, _ in _problems(spaced)] == ["$.run.runId"]
+    (result,) = parse(pretty.replace(b'": ', b'" : '))
+    assert isinstance(result, RowBatch)
+
+
+def test_an_escaped_colon_does_not_hide_a_repeated_key() -> None:
+    # \u003a is a colon once parsed: it must not make up for the one a
+    # dropped key took away.
+    plain = _event_bytes(note=facet(text="HERE")).replace(b"HERE", b"a\\u003ab")
+    assert orjson.loads(plain)["run"]["facets"]["note"]["text"] == "a:b"
+    body = _repeat_key(plain, b"runId", b'"x"')
+    assert [p for p, _ in _problems(body)] == ["$.run.runId"]
+    (result,) = parse(plain)  # the escape alone is fine
+    assert isinstance(result, RowBatch)
+
+
+def test_keys_repeated_across_objects_and_colons_in_strings_are_fine() -> None:
+    event = run_event(
+        "START",
+        run_facets={
+            "a": facet(name="x", uri="postgres://h:5432/db?x=1:2", text='say "a": 1'),
+            "b": facet(name="x", nested={"name": "y", "a:b": ":"}),
+        },
+        inputs=[dataset("s3://b", "k"), dataset("s3://b", "l")],
+    )
+    for data in (orjson.dumps(event), json.dumps(event, indent=1).encode()):
+        (result,) = parse(data)
+        assert isinstance(result, RowBatch)
+
+
+def test_only_the_event_with_a_repeated_key_fails_in_a_batch() -> None:
+    good = _event_bytes()
+    bad = _repeat_key(_event_bytes(), b"runId", b'"x"')
+    results = parse(b"[" + good + b"," + bad + b"," + good + b"]")
+    assert [type(r) for r in results] == [RowBatch, InvalidEvent, RowBatch]

@@ -119,7 +119,7 @@ def _one(
         if nul:
             _reject_nul(event)
         if exact is not None:
-            _reject_inexact_numbers(exact)
+            _reject_lost_values(exact)
         derived = derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
         if naive_time:
             derived.naive_times = 1
@@ -164,7 +164,7 @@ def _too_deep(event: Any) -> str:
 
 
 def _paths(event: Any) -> Iterator[tuple[str, Any]]:
-    """Every scalar of ``event`` and every object key, with its JSON path.
+    """Every scalar of ``event``, every object and every object key, with its JSON path.
 
     A key comes with the path of the value it names.
     """
@@ -172,6 +172,7 @@ def _paths(event: Any) -> Iterator[tuple[str, Any]]:
     while stack:
         value, path = stack.pop()
         if isinstance(value, dict):
+            yield path, value
             for key, child in value.items():
                 child_path = path + json_path((key,))[1:]
                 yield child_path, key
@@ -228,13 +229,56 @@ def _tiny_exponent(zeros: bytes) -> bool:
     return False
 
 
+def _keys_may_repeat(data: bytes, value: Any) -> bool:
+    """Whether orjson, which keeps the last value of a repeated key, may have dropped one.
+
+    Every key of the text comes with a colon, and a dropped one takes its
+    colon (and its value's) along: the text then has more colons than the
+    value serialized again, whatever its spacing. An escaped colon
+    (``\\u003a``) is a plain one once serialized, so it counts on both
+    sides. Two counts and a serialization: about 1% of the parse's time.
+    """
+    try:
+        again = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # too deep to serialize: let the exact parse tell
+        return True
+    colons = data.count(b":")
+    if b"\\u003" in data:
+        colons += data.count(b"\\u003a") + data.count(b"\\u003A")
+    return colons != again.count(b":")
+
+
+class _Repeated(dict[str, Any]):
+    """A JSON object of the exact parse that had some keys more than once."""
+
+    repeated: list[str]
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    found = _Repeated(obj)
+    seen: set[str] = set()
+    found.repeated = []
+    for key, _ in pairs:
+        if key in seen and key not in found.repeated:
+            found.repeated.append(key)
+        seen.add(key)
+    return found
+
+
 def _exact_values(data: bytes, value: Any) -> list[Any] | None:
-    """The body's events parsed with exact numbers, when it may hold inexact ones."""
+    """The body's events parsed exactly, when orjson may have lost something.
+
+    Exactly: integers whole, other numbers as Decimal, and repeated keys
+    found (orjson keeps the last value without a word).
+    """
     zeros = data.translate(_DIGITS_AS_ZERO)
-    if _LONG_RUN not in zeros and not _tiny_exponent(zeros):
+    if _LONG_RUN not in zeros and not _tiny_exponent(zeros) and not _keys_may_repeat(data, value):
         return None
     try:
-        exact = json.loads(data, parse_float=Decimal)
+        exact = json.loads(data, parse_float=Decimal, object_pairs_hook=_pairs)
     except (ValueError, RecursionError):
         # orjson took it, so the standard parser should too, except past its
         # depth: such an event is refused as nested too deeply anyway.
@@ -243,9 +287,14 @@ def _exact_values(data: bytes, value: Any) -> list[Any] | None:
     return events if len(events) == (len(value) if isinstance(value, list) else 1) else None
 
 
-def _reject_inexact_numbers(event: Any) -> None:
-    """Refuse integers beyond 64 bits, and numbers a double would hold as 0."""
+def _reject_lost_values(event: Any) -> None:
+    """Refuse what orjson would lose: repeated keys, and numbers the store cannot keep.
+
+    ``event`` comes from the exact parse: integers beyond 64 bits, numbers
+    a double would hold as 0, and keys given twice in one object.
+    """
     low, high = _INT_RANGE
+    repeated: list[str] = []
     huge: list[str] = []
     tiny: list[str] = []
     for path, v in _paths(event):
@@ -253,11 +302,21 @@ def _reject_inexact_numbers(event: Any) -> None:
             huge.append(path)
         elif type(v) is Decimal and v and float(v) == 0.0:
             tiny.append(path)
-    problems = [EventProblem(path, _HUGE) for path in sorted(huge)[:20]] + [
-        EventProblem(path, _TINY_MESSAGE) for path in sorted(tiny)[:20]
+        elif type(v) is _Repeated:
+            repeated.extend(path + json_path((key,))[1:] for key in v.repeated)
+    problems = [
+        *(EventProblem(path, _REPEATED) for path in sorted(repeated)[:20]),
+        *(EventProblem(path, _HUGE) for path in sorted(huge)[:20]),
+        *(EventProblem(path, _TINY_MESSAGE) for path in sorted(tiny)[:20]),
     ]
     if problems:
         raise InvalidEvent(problems[:20])
+
+
+_REPEATED = (
+    "is a key given more than once in its object (JSON parsers disagree on which "
+    "value counts); send each key once"
+)
 
 
 _HUGE = "is an integer beyond 64 bits, which the store cannot keep exactly; send it as a string"
