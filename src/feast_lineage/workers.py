@@ -29,6 +29,7 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
+from gunicorn.errors import HaltServer
 from uvicorn_worker import UvicornWorker
 
 from feast_lineage import metrics_processes
@@ -140,8 +141,14 @@ class Workers(BaseApplication):  # type: ignore[misc]
     def run(self) -> bool:
         """Serve until SIGTERM or SIGINT; False if it stopped because a worker failed to start."""
         arbiter = os.getpid()
+        manager = _Arbiter(self)
         try:
-            _Arbiter(self).run()
+            try:
+                manager.run()
+            except HaltServer as halt:
+                # A worker that fails to boot halts the server from the SIGCHLD
+                # handler, which may fire before the arbiter's own loop catches it.
+                manager.halt(reason=halt.reason, exit_status=halt.exit_status)
         except SystemExit as stop:  # how gunicorn's arbiter always ends
             if os.getpid() != arbiter:
                 raise  # a worker process ending: its status is for the arbiter
