@@ -126,3 +126,44 @@ def test_a_config_without_a_section_stays_without_one(tmp_path: Path) -> None:
     assert lineage_section(copy) == {}
     assert getattr(copy, "openlineage", None) is None
     assert copy.model_dump() == config.model_dump()
+
+
+@pytest.mark.skipif(not DECLARED, reason="Feast 0.59 has no openlineage section of its own")
+def test_every_option_of_feasts_own_section_is_one_of_ours(tmp_path: Path) -> None:
+    from feast.repo_config import OpenLineageConfig
+
+    from feast_lineage.config import ConsumerSettings, ProducerSettings
+    from feast_lineage.config.loader import config_from_data
+
+    feasts = set(OpenLineageConfig.model_fields) - {"consumer"}
+    assert feasts <= set(ProducerSettings.model_fields)
+    consumer_model = OpenLineageConfig.model_fields.get("consumer")
+    if consumer_model is not None:  # Feast 0.65+
+        from feast.repo_config import OpenLineageConsumerConfig
+
+        assert set(OpenLineageConsumerConfig.model_fields) <= set(ConsumerSettings.model_fields)
+    # A section as Feast's own model writes it out, defaults and all, loads as ours.
+    section = OpenLineageConfig(
+        enabled=True, consumer={"enabled": True} if consumer_model is not None else None
+    ).model_dump()
+    if section.get("consumer") is None:
+        section.pop("consumer", None)
+    section["transport_type"] = section.get("transport_type") or "console"
+    data = {**BASE, "registry": {"registry_type": "sql", "path": "sqlite:///r.db"}}
+    config = config_from_data({**data, "openlineage": section}, tmp_path, env={})
+    assert config.producer.enabled
+    assert config.consumer.enabled == (consumer_model is not None)
+
+
+def test_a_value_feast_would_take_but_we_cannot_is_one_line_naming_the_option(
+    tmp_path: Path,
+) -> None:
+    from feast_lineage.config import ConfigError
+    from feast_lineage.config.loader import config_from_data
+
+    with pytest.raises(ConfigError) as err:
+        config_from_data({**BASE, "openlineage": {"transport_type": "HTTP"}}, tmp_path, env={})
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("openlineage.transport_type:")
+    assert "use http, console, file or kafka" in message
