@@ -513,7 +513,7 @@ def count_events(repo: Path) -> int:
     db = repo / "data" / "lineage.db"
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return int(conn.execute("SELECT count(*) FROM openlineage_events").fetchone()[0])
+        return int(conn.execute("SELECT count(*) FROM feast_lineage_events").fetchone()[0])
     finally:
         conn.close()
 

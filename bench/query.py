@@ -95,7 +95,7 @@ def stored_events(repo: Path) -> int:
         return 0
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return int(conn.execute("SELECT count(*) FROM openlineage_events").fetchone()[0])
+        return int(conn.execute("SELECT count(*) FROM feast_lineage_events").fetchone()[0])
     except sqlite3.Error:
         return 0
     finally:

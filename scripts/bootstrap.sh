@@ -15,8 +15,13 @@ else
     .tools/bin/pip install --quiet "uv==$UV_VERSION"
   fi
 fi
-export UV_PROJECT_ENVIRONMENT="$PWD/.venv"
-"$UV" sync --locked --extra postgres --extra mysql --extra oidc --quiet
+# Two locked environments, one per end of the supported Feast range (see
+# pyproject.toml's dependency groups): .venv with the newest Feast, where every
+# check runs, and .venv-feast059 with the oldest, where scripts/test.sh runs
+# the tests that touch Feast again.
+SYNC=(sync --locked --extra postgres --extra mysql --extra oidc --quiet)
+UV_PROJECT_ENVIRONMENT="$PWD/.venv" "$UV" "${SYNC[@]}"
+UV_PROJECT_ENVIRONMENT="$PWD/.venv-feast059" "$UV" "${SYNC[@]}" --no-group feast067 --group feast059
 
 # The web UI: Node packages exactly as package-lock.json pins them, built by
 # Vite into src/feast_lineage/webui/, which `feast-lineage ui` serves (no

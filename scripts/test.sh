@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The whole gate: set up, then format check, lint, strict type check, import
-# layers, the UI's generated API types up to date, every test.
+# The whole gate: set up, then format check, lint, strict type check, import layers, the UI's
+# generated API types up to date, the container image, every test (with the newest Feast of the
+# supported range), then the tests that touch Feast again with the oldest (.venv-feast059, see
+# pyproject.toml's dependency groups). Arguments go to the first pytest run; given any, the second
+# run is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,3 +21,22 @@ cd "$(dirname "$0")/.."
 # `scripts/image.sh build|smoke`.
 ./scripts/image.sh build
 .venv/bin/pytest -p no:cacheprovider "$@"
+
+# Everything that reaches Feast: the producer, the registry, the configuration, the CLI, the
+# registry lineage endpoints, the server processes and the UI's Feast-only view. The store
+# tests know nothing of Feast and run once, above.
+FEAST_TESTS=(
+  tests/producer
+  tests/registry
+  tests/config
+  tests/test_cli.py
+  tests/test_cli_docs.py
+  tests/consumer/routes/test_registry.py
+  tests/consumer/test_real_server.py
+  tests/ui/test_lineage_tab.py
+)
+if [ "$#" -eq 0 ]; then
+  echo "==> again with Feast $(.venv-feast059/bin/python -c 'import feast; print(feast.__version__)')"
+  .venv-feast059/bin/pytest -p no:cacheprovider "${FEAST_TESTS[@]}"
+fi
+echo "==> the gate took $((SECONDS / 60)) min $((SECONDS % 60)) s"

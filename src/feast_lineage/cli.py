@@ -147,7 +147,7 @@ _TLS_FILE = click.Path(exists=True, dir_okay=False)
     help="Worker processes; more use more cores for ingest (at most one per core).",
 )
 @click.option("--key", "-k", "tls_key_path", type=_TLS_FILE, help="TLS private key (with --cert).")
-@click.option("--cert", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
+@click.option("--cert", "-c", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
 @click.pass_context
 def serve_lineage(
     ctx: click.Context,
@@ -208,7 +208,7 @@ def serve_lineage(
     help="The path prefix when served behind a proxy, e.g. /lineage.",
 )
 @click.option("--key", "-k", "tls_key_path", type=_TLS_FILE, help="TLS private key (with --cert).")
-@click.option("--cert", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
+@click.option("--cert", "-c", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
 @click.pass_context
 def ui(
     ctx: click.Context,
@@ -287,10 +287,10 @@ def configuration(ctx: click.Context, show_secrets: bool) -> None:
     output can be pasted into an issue or a chat. --show-secrets prints them.
     """
     import yaml
-    from feast.repo_config import load_repo_config
     from feast.repo_operations import cli_check_repo
 
     from feast_lineage.config.masking import mask_secrets
+    from feast_lineage.registry.repo_config import load_repo_config
 
     repo, fs_yaml_file = ctx.obj["CHDIR"], ctx.obj["FS_YAML_FILE"]
     cli_check_repo(repo, fs_yaml_file)

@@ -201,7 +201,9 @@ def write_config(
     openlineage: dict[str, Any] | None = None,
     online_path: str = "data/online.db",
     registry: Any = None,
+    **more: Any,
 ) -> None:
+    """Write feature_store.yaml; ``more``: other top-level options (``batch_engine``)."""
     config: dict[str, Any] = {
         "project": project,
         # Absolute: Feast opens a SQL registry's path from the current directory,
@@ -215,10 +217,20 @@ def write_config(
         "online_store": {"type": "sqlite", "path": online_path},
         "offline_store": {"type": "file"},
         "entity_key_serialization_version": 3,
+        **more,
     }
     if openlineage is not None:
         config["openlineage"] = openlineage
     (root / "feature_store.yaml").write_text(yaml.safe_dump(config))
+
+
+def with_section(repo_config: Any, openlineage: dict[str, Any]) -> Any:
+    """A copy of a Feast RepoConfig with this openlineage section, on every Feast release.
+
+    Set as an unknown key, where Feast 0.59 keeps the section and where
+    feast-lineage's own loader keeps it on later releases.
+    """
+    return repo_config.model_copy(update={"openlineage": openlineage})
 
 
 def write_definitions(root: Path, text: str = BASE, *, streams: bool = False) -> str:

@@ -16,6 +16,7 @@ import pytest
 
 import feast_lineage
 from feast_lineage import FeatureStore
+from feast_lineage.registry.repo_config import lineage_section
 from tests.producer.conftest import by_job, io_of, output
 from tests.producer.feast_repo import (
     NOW,
@@ -23,6 +24,7 @@ from tests.producer.feast_repo import (
     file_transport,
     load_module,
     read_events,
+    with_section,
     write_repo,
 )
 from tests.producer.olschema import problems
@@ -208,8 +210,8 @@ def test_online_retrieval_interval_zero_emits_every_call(repo: Repo) -> None:
     from feast.repo_config import load_repo_config
 
     config = load_repo_config(repo.root, repo.root / "feature_store.yaml")
-    config.openlineage["online_retrieval_interval_seconds"] = 0  # type: ignore[attr-defined]
-    store = FeatureStore(repo_path=str(repo.root), config=config)
+    section = {**lineage_section(config), "online_retrieval_interval_seconds": 0}
+    store = FeatureStore(repo_path=str(repo.root), config=with_section(config, section))
     service = store.get_feature_service("driver_activity")
     before = len(repo.events())
     for _ in range(2):
@@ -224,7 +226,7 @@ def test_online_retrieval_interval_zero_emits_every_call(repo: Repo) -> None:
 def test_async_online_retrieval_is_counted_too(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    async def served(self: Any, **kwargs: Any) -> str:  # SQLite has no async reads
+    async def served(self: Any, *args: Any, **kwargs: Any) -> str:  # SQLite has no async reads
         return "response"
 
     monkeypatch.setattr(feast.FeatureStore, "get_online_features_async", served)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from feast.infra.compute_engines.base import ComputeEngine
 
 from feast_lineage import FeatureStore
 from tests.producer.conftest import by_job, invoke, io_of, output
@@ -207,3 +208,38 @@ def test_python_api_materialize_emits_the_same_runs(repo: Repo) -> None:
     assert events[0]["run"]["facets"]["feast_materialization"]["feature_views"] == [
         "customer_profile"
     ]
+
+
+@pytest.mark.skipif(
+    not hasattr(ComputeEngine, "supports_batch"),
+    reason="compute engines take every view at once from Feast 0.65 on",
+)
+def test_an_engine_that_takes_every_view_at_once_still_gives_each_view_its_run(
+    tmp_path: Path,
+) -> None:
+    from tests.producer.batch_engine import BatchLocalComputeEngine
+    from tests.producer.feast_repo import feast_objects, load_module, write_config
+
+    events = tmp_path / "events.jsonl"
+    root, base = write_repo(tmp_path / "repo", openlineage=file_transport(events))
+    write_config(
+        root,
+        openlineage=file_transport(events),
+        batch_engine="tests.producer.batch_engine.BatchLocalComputeEngine",
+    )
+    store = FeatureStore(repo_path=str(root))
+    store.apply(feast_objects(load_module(root, base)))
+    before = len(read_events(events))
+    BatchLocalComputeEngine.calls.clear()
+    store.materialize(datetime.fromisoformat(START), datetime.fromisoformat(END))
+
+    assert BatchLocalComputeEngine.calls == [VIEWS]  # one call: Feast's batch path
+    runs = by_job(read_events(events)[before:])
+    assert [e["eventType"] for e in runs.pop("feast_materialize")] == ["START", "COMPLETE"]
+    assert sorted(runs) == [f"feast_materialize_feature_view_{view}" for view in VIEWS]
+    for view in VIEWS:
+        start, complete = runs[f"feast_materialize_feature_view_{view}"]
+        assert (start["eventType"], complete["eventType"]) == ("START", "COMPLETE")
+        facet = complete["run"]["facets"]["feast_materialization"]
+        assert facet["rows_written"] == online_entities(root, view) > 0
+        assert io_of(complete)[1] == [f"online_store/{view}"]

@@ -17,7 +17,7 @@ import pytest
 from feast_lineage.config import ConfigError, ProducerSettings
 from feast_lineage.producer.transports import build_client, kafka_config, transport_config
 from tests.postgres import free_port
-from tests.producer.feast_repo import feast_objects, load_module, write_repo
+from tests.producer.feast_repo import feast_objects, load_module, with_section, write_repo
 from tests.server_process import lineage_server
 from tests.server_process import write_repo as write_server_repo
 
@@ -147,8 +147,7 @@ def store_with(root: Path, openlineage: dict[str, Any]) -> Any:
     from feast_lineage import FeatureStore
 
     config = load_repo_config(root, root / "feature_store.yaml")
-    config.openlineage = openlineage  # type: ignore[attr-defined]
-    return FeatureStore(repo_path=str(root), config=config)
+    return FeatureStore(repo_path=str(root), config=with_section(config, openlineage))
 
 
 def test_console_transport_prints_one_json_event_per_line(

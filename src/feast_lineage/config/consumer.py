@@ -35,5 +35,11 @@ class ConsumerSettings(BaseModel):
 
     _strip_secrets = field_validator("api_key", "connection_string")(strip_secret)
 
+    @field_validator("namespace_mapping", mode="before")
+    @classmethod
+    def _no_mapping(cls, value: object) -> object:
+        # ``namespace_mapping:`` left empty (null), which Feast's own section accepts.
+        return {} if value is None else value
+
     def api_key_value(self) -> str | None:
         return self.api_key.get_secret_value() if self.api_key else None

@@ -48,7 +48,20 @@ class ProducerSettings(BaseModel):
     _strip_secrets = field_validator("api_key")(strip_secret)
 
     def namespace_for(self, project: str) -> str:
-        """The OpenLineage namespace of a Feast project's lineage."""
-        if self.namespace == "feast":
-            return project
-        return f"{self.namespace}/{project}"
+        """The OpenLineage namespace of a Feast project's lineage (:func:`project_namespace`)."""
+        return project_namespace(self.namespace, project)
+
+
+def project_namespace(namespace: str, project: str) -> str:
+    """The namespace of ``project``'s lineage, given the ``namespace`` option.
+
+    ``feast`` (the default) is the project itself; a namespace that already
+    names the project (it is the project, or ends in ``/<project>``) stays as
+    it is, Feast's own rule, so lineage keeps its namespace when a team moves
+    from Feast's emitter to ours; any other gets ``/<project>`` appended.
+    """
+    if namespace == "feast":
+        return project
+    if namespace == project or namespace.endswith(f"/{project}"):
+        return namespace
+    return f"{namespace}/{project}"

@@ -21,9 +21,12 @@ logged as warnings, never raised.
 
 from __future__ import annotations
 
+import inspect
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import feast
@@ -32,23 +35,54 @@ from feast_lineage.producer import naming
 from feast_lineage.producer.lineage import StoreLineage, SyncResult, log
 from feast_lineage.producer.materialize import MaterializationRun, TrackedProvider
 from feast_lineage.producer.retrieval import OnlineRetrievals, entity_count, feature_set
+from feast_lineage.registry.repo_config import lineage_section, load_repo_config, without_lineage
 
 __all__ = ["FeatureStore"]
 
+# Feast 0.66+ hands materialization to the feature server when the online
+# store is ``remote`` (its materialize takes ``run_async`` since then).
+_REMOTE_MATERIALIZATION = (
+    "run_async" in inspect.signature(feast.FeatureStore.materialize).parameters
+)
+
 
 class FeatureStore(feast.FeatureStore):
-    """Feast's FeatureStore, emitting OpenLineage events for its operations."""
+    """Feast's FeatureStore, emitting OpenLineage events for its operations.
+
+    Feast itself (the parent class) gets a copy of the configuration without
+    the ``openlineage`` section, and :attr:`openlineage_emitter` is None, so
+    Feast 0.60+'s own emitter and consumer never run beside ours.
+    """
 
     def __init__(
         self,
         repo_path: str | None = None,
         config: Any = None,
         fs_yaml_file: Any = None,
+        **kwargs: Any,
     ) -> None:
-        super().__init__(repo_path=repo_path, config=config, fs_yaml_file=fs_yaml_file)
-        self._lineage: StoreLineage | None = StoreLineage.for_store(self)
+        if config is None:
+            # Loaded here rather than by Feast, which on 0.60+ would validate
+            # the openlineage section with its own model of it.
+            from feast.utils import get_default_yaml_file_path
+
+            repo = Path(repo_path) if repo_path else Path(os.getcwd())
+            if fs_yaml_file is None:
+                fs_yaml_file = get_default_yaml_file_path(repo)
+            config = load_repo_config(repo, Path(fs_yaml_file))
+            fs_yaml_file = None
+        section = lineage_section(config)  # raises when this Feast keeps it out of reach
+        super().__init__(
+            repo_path=repo_path, config=without_lineage(config), fs_yaml_file=fs_yaml_file, **kwargs
+        )
+        self._lineage: StoreLineage | None = StoreLineage.for_store(self, section)
         self._lineage_run: MaterializationRun | None = None
         self._online_retrievals: OnlineRetrievals | None = None
+
+    @property
+    def openlineage_emitter(self) -> Any:
+        """Feast 0.60+'s own emitter: always None here, feast-lineage emits instead."""
+        return None
 
     # Registry changes ---------------------------------------------------------
 
@@ -57,7 +91,7 @@ class FeatureStore(feast.FeatureStore):
         if self._lineage is None:
             yield
             return
-        with self._lineage.applying(self._registry):
+        with self._lineage.applying(self.registry):
             yield
 
     def apply(self, *args: Any, **kwargs: Any) -> Any:
@@ -90,7 +124,7 @@ class FeatureStore(feast.FeatureStore):
         """
         if self._lineage is None or not self._lineage.producing:
             raise RuntimeError("OpenLineage is off: set openlineage.enabled: true to sync lineage")
-        return self._lineage.sync(self._registry)
+        return self._lineage.sync(self.registry)
 
     # Materialization ----------------------------------------------------------
 
@@ -125,15 +159,30 @@ class FeatureStore(feast.FeatureStore):
         run = getattr(self, "_lineage_run", None)
         return provider if run is None else TrackedProvider(provider, run)
 
+    def _materialized_elsewhere(self) -> bool:
+        """Whether Feast hands this materialization to the feature server.
+
+        Then the feature server does the work (``run_async``: after this call
+        returns) and reports its lineage when it runs ``feast-lineage serve``;
+        this process emits nothing, so no run is reported twice and none is
+        reported COMPLETE before its work is done.
+        """
+        online_store = getattr(self.config, "online_store", None)
+        return _REMOTE_MATERIALIZATION and getattr(online_store, "type", None) == "remote"
+
     def materialize(
         self, start_date: datetime, end_date: datetime, *args: Any, **kwargs: Any
     ) -> Any:
+        if self._materialized_elsewhere():
+            return super().materialize(start_date, end_date, *args, **kwargs)
         requested = kwargs.get("feature_views", args[0] if args else None)
         run = self._materialization(naming.MATERIALIZE, start_date, end_date, requested)
         with self._materializing(run):
             return super().materialize(start_date, end_date, *args, **kwargs)
 
     def materialize_incremental(self, end_date: datetime, *args: Any, **kwargs: Any) -> Any:
+        if self._materialized_elsewhere():
+            return super().materialize_incremental(end_date, *args, **kwargs)
         requested = kwargs.get("feature_views", args[0] if args else None)
         run = self._materialization(naming.MATERIALIZE_INCREMENTAL, None, end_date, requested)
         with self._materializing(run):
@@ -161,15 +210,15 @@ class FeatureStore(feast.FeatureStore):
         entity_df: Any = None,
         features: Any = None,
         full_feature_names: bool = False,
-        start_date: datetime | None = None,
-        end_date: datetime | None = None,
+        *args: Any,
+        **kwargs: Any,
     ) -> Any:
         job = super().get_historical_features(
-            entity_df=entity_df,
-            features=features if features is not None else [],
-            full_feature_names=full_feature_names,
-            start_date=start_date,
-            end_date=end_date,
+            entity_df,
+            features if features is not None else [],
+            full_feature_names,
+            *args,
+            **kwargs,
         )
         lineage = self._retrieval_lineage()
         if lineage is not None:
@@ -197,19 +246,29 @@ class FeatureStore(feast.FeatureStore):
             lineage.emitter.emit([event])
 
     def get_online_features(
-        self, features: Any, entity_rows: Any, full_feature_names: bool = False
+        self,
+        features: Any,
+        entity_rows: Any,
+        full_feature_names: bool = False,
+        *args: Any,
+        **kwargs: Any,
     ) -> Any:
         response = super().get_online_features(
-            features=features, entity_rows=entity_rows, full_feature_names=full_feature_names
+            features, entity_rows, full_feature_names, *args, **kwargs
         )
         self._after_online(features, entity_rows, full_feature_names)
         return response
 
     async def get_online_features_async(
-        self, features: Any, entity_rows: Any, full_feature_names: bool = False
+        self,
+        features: Any,
+        entity_rows: Any,
+        full_feature_names: bool = False,
+        *args: Any,
+        **kwargs: Any,
     ) -> Any:
         response = await super().get_online_features_async(
-            features=features, entity_rows=entity_rows, full_feature_names=full_feature_names
+            features, entity_rows, full_feature_names, *args, **kwargs
         )
         self._after_online(features, entity_rows, full_feature_names)
         return response

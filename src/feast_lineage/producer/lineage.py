@@ -1,8 +1,8 @@
 """The lineage of one feature store: its settings, sinks and events.
 
-:meth:`StoreLineage.for_store` reads the ``openlineage`` section Feast has
-already loaded (``RepoConfig``), plus the ``FEAST_OPENLINEAGE_*``
-environment, and returns None when lineage is off. A configuration that
+:meth:`StoreLineage.for_store` reads the ``openlineage`` section of the
+store's configuration (wherever the Feast release keeps it), plus the
+``FEAST_OPENLINEAGE_*`` environment, and returns None when lineage is off. A configuration that
 cannot work is logged once as a warning and lineage is off for that store:
 Feast itself goes on. Every public method here swallows its own errors.
 """
@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +28,7 @@ from feast_lineage.producer.emitter import ClientSink, Emitter, LocalSink, Sink
 from feast_lineage.producer.operation_events import EventFactory
 from feast_lineage.producer.transports import build_client
 from feast_lineage.registry.objects import ProjectObjects, read_project
+from feast_lineage.registry.repo_config import lineage_section
 from feast_lineage.uris import strip_credentials
 
 if TYPE_CHECKING:
@@ -56,9 +57,15 @@ class OnceLog:
 _config_warnings = OnceLog()
 
 
-def lineage_config_of(repo_config: Any, repo_path: Path) -> LineageConfig:
-    """The lineage configuration of a Feast RepoConfig."""
-    extra = getattr(repo_config, "model_extra", None) or {}
+def lineage_config_of(
+    repo_config: Any, repo_path: Path, section: Mapping[str, Any] | None = None
+) -> LineageConfig:
+    """The lineage configuration of a Feast RepoConfig.
+
+    ``section`` is its ``openlineage`` section, read before Feast was handed
+    a copy without it (:mod:`feast_lineage.registry.repo_config`); by
+    default it is read from ``repo_config`` itself.
+    """
     registry = repo_config.registry
     data: dict[str, Any] = {
         "project": repo_config.project,
@@ -66,7 +73,7 @@ def lineage_config_of(repo_config: Any, repo_path: Path) -> LineageConfig:
             "registry_type": getattr(registry, "registry_type", "file"),
             "path": getattr(registry, "path", None),
         },
-        "openlineage": extra.get("openlineage") or {},
+        "openlineage": lineage_section(repo_config) if section is None else dict(section),
     }
     return config_from_data(data, repo_path)
 
@@ -141,13 +148,17 @@ class StoreLineage:
             return None
 
     @classmethod
-    def for_store(cls, store: Any) -> StoreLineage | None:
-        """The lineage of ``store``, or None when neither producer nor consumer is on."""
+    def for_store(cls, store: Any, section: Mapping[str, Any] | None = None) -> StoreLineage | None:
+        """The lineage of ``store``, or None when neither producer nor consumer is on.
+
+        ``section``: the ``openlineage`` section of the store's configuration
+        (by default read from ``store.config``).
+        """
         repo_config = store.config
         raw_path = getattr(repo_config, "repo_path", None) or store.repo_path
         repo_path = Path(raw_path or os.getcwd()).resolve()
         try:
-            config = lineage_config_of(repo_config, repo_path)
+            config = lineage_config_of(repo_config, repo_path, section)
             if not (config.producer.enabled or config.consumer.enabled):
                 return None
             return cls(config, repo_config, repo_path)

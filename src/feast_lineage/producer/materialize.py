@@ -234,7 +234,13 @@ class MaterializationRun:
 
 
 class TrackedProvider:
-    """A provider whose per-view materialization runs inside a child run."""
+    """A provider whose per-view materialization runs inside a child run.
+
+    Feast materializes a view through ``materialize_single_feature_view``,
+    except with a compute engine that ``supports_batch`` (Feast 0.65+), to
+    which it hands every view in one ``batch_engine.materialize`` call:
+    :class:`TrackedEngine` gives each of those views its child run.
+    """
 
     def __init__(self, provider: Any, run: MaterializationRun) -> None:
         self._provider = provider
@@ -242,6 +248,13 @@ class TrackedProvider:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._provider, name)
+
+    @property
+    def batch_engine(self) -> Any:
+        engine = self._provider.batch_engine
+        if getattr(engine, "supports_batch", False):
+            return TrackedEngine(engine, self._run)
+        return engine
 
     def materialize_single_feature_view(
         self,
@@ -256,3 +269,51 @@ class TrackedProvider:
             return self._provider.materialize_single_feature_view(
                 config, feature_view, start_date, end_date, *args, **kwargs
             )
+
+
+class TrackedEngine:
+    """A compute engine that takes every view at once, each view in a child run.
+
+    ``materialize(registry, tasks)`` returns a job per task; a job in the
+    ``ERROR`` state ends its view's run with FAIL and the job's error.
+    """
+
+    def __init__(self, engine: Any, run: MaterializationRun) -> None:
+        self._engine = engine
+        self._run = run
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def materialize(self, registry: Any, tasks: Any, *args: Any, **kwargs: Any) -> Any:
+        listed = tasks if isinstance(tasks, list | tuple) else [tasks]
+        view_runs = [
+            self._run.view(task.feature_view, task.start_time, task.end_time) for task in listed
+        ]
+        for view_run in view_runs:
+            view_run.__enter__()
+        try:
+            jobs = self._engine.materialize(registry, tasks, *args, **kwargs)
+        except BaseException as err:
+            for view_run in view_runs:
+                view_run.__exit__(type(err), err, err.__traceback__)
+            raise
+        outcomes = list(jobs) if isinstance(jobs, list | tuple) else []
+        for index, view_run in enumerate(view_runs):
+            error = _job_error(outcomes[index]) if index < len(outcomes) else _NO_JOB
+            view_run.__exit__(None if error is None else type(error), error, None)
+        return jobs
+
+
+_NO_JOB = RuntimeError("the compute engine returned no job for this feature view")
+
+
+def _job_error(job: Any) -> BaseException | None:
+    """The error of a failed materialization job, None when it did not fail."""
+    status = job.status()
+    if getattr(status, "name", None) != "ERROR":
+        return None
+    error = job.error()
+    if isinstance(error, BaseException):
+        return error
+    return RuntimeError(f"materialization job {job.job_id()} failed")

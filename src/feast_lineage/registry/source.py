@@ -87,12 +87,15 @@ class RegistrySource:
     def _open(self) -> Any:
         try:
             from feast import FeatureStore
-            from feast.repo_config import load_repo_config
+
+            from feast_lineage.registry.repo_config import load_repo_config, without_lineage
 
             repo = self.repo_path
             assert repo is not None
             yaml_file = self.fs_yaml_file or repo / "feature_store.yaml"
-            config = load_repo_config(repo, yaml_file)
+            # Without the openlineage section: Feast 0.60+ would validate it
+            # with its own model, and this store only reads the registry.
+            config = without_lineage(load_repo_config(repo, yaml_file))
             _anchor_sqlite_registry(config, repo)
             return FeatureStore(repo_path=str(repo), config=config)
         except Exception as err:

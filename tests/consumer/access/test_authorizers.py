@@ -47,6 +47,8 @@ def test_project_namespaces_are_the_project_its_prefixed_form_and_mapped_keys() 
         "airflow://prod",
     }
     assert "custom/ml_team" in project_namespaces(["ml_team"], mapping, "custom")
+    # A producer namespace that already names the project is the project's as it is.
+    assert project_namespaces(["ml_team"], {}, "custom/ml_team") == {"ml_team", "custom/ml_team"}
     assert project_namespaces([], mapping, "feast") == frozenset()
 
 

@@ -37,14 +37,14 @@ def poisoned(store: Store) -> Iterator[Store]:
         if store.dialect == "sqlite":
             conn.execute(
                 text(
-                    "CREATE TRIGGER poison BEFORE INSERT ON openlineage_jobs "
+                    "CREATE TRIGGER poison BEFORE INSERT ON feast_lineage_jobs "
                     "WHEN NEW.name = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned job'); END"
                 )
             )
         elif store.dialect == "mysql":
             conn.execute(
                 text(
-                    "CREATE TRIGGER poison BEFORE INSERT ON openlineage_jobs FOR EACH ROW "
+                    "CREATE TRIGGER poison BEFORE INSERT ON feast_lineage_jobs FOR EACH ROW "
                     "BEGIN IF NEW.name = 'poison' THEN "
                     "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'poisoned job'; END IF; END"
                 )
@@ -59,7 +59,7 @@ def poisoned(store: Store) -> Iterator[Store]:
             )
             conn.execute(
                 text(
-                    "CREATE TRIGGER poison BEFORE INSERT ON openlineage_jobs "
+                    "CREATE TRIGGER poison BEFORE INSERT ON feast_lineage_jobs "
                     "FOR EACH ROW EXECUTE FUNCTION poison()"
                 )
             )
@@ -68,7 +68,7 @@ def poisoned(store: Store) -> Iterator[Store]:
         conn.execute(
             text(
                 "DROP TRIGGER poison"
-                + (" ON openlineage_jobs" if store.dialect == "postgresql" else "")
+                + (" ON feast_lineage_jobs" if store.dialect == "postgresql" else "")
             )
         )
         if store.dialect == "postgresql":

@@ -102,7 +102,7 @@ def test_server_engine(request: pytest.FixtureRequest, server: str, dialect: str
         assert engine.pool._pre_ping  # type: ignore[attr-defined]
         upgrade_schema(engine)
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT count(*) FROM openlineage_runs")).scalar() == 0
+            assert conn.execute(text("SELECT count(*) FROM feast_lineage_runs")).scalar() == 0
     finally:
         engine.dispose()
 

@@ -192,7 +192,7 @@ def test_every_prune_statement_uses_an_index(store: Store) -> None:
     )
     seen, scans = store.full_scans(statements)
     assert scans == []
-    assert any(s.lstrip().startswith("DELETE FROM openlineage_runs") for s in seen)
+    assert any(s.lstrip().startswith("DELETE FROM feast_lineage_runs") for s in seen)
     assert removed[0].get("openlineage_runs") == 26  # 30 runs, less each job's latest
 
 
@@ -218,7 +218,7 @@ def test_every_reset_statement_uses_an_index(store: Store) -> None:
     )
     seen, scans = store.full_scans(statements)
     assert scans == []
-    assert any(s.lstrip().startswith("DELETE FROM openlineage_run_io") for s in seen)
+    assert any(s.lstrip().startswith("DELETE FROM feast_lineage_run_io") for s in seen)
     # Every run and JobEvent of b that read a's datasets loses those inputs.
     assert store.count(t.run_io, t.run_io.c.direction == "input") == 0
     assert store.count(t.run_io, t.run_io.c.direction == "output") == 20

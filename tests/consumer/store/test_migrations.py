@@ -10,15 +10,18 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, inspect, select
+from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, inspect, select
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import alembic_config, create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.migrations.naming import (
+    LEGACY_VERSION_TABLE,
+    RENAMED,
+    VERSION_TABLE,
+)
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import dataset, dataset_event, facet, run_event
 from tests.store_helpers import Store
-
-VERSION_TABLE = "openlineage_alembic_version"
 
 
 @pytest.fixture
@@ -47,6 +50,11 @@ def _upgrade_to(engine: Engine, revision: str) -> None:
         command.upgrade(config, revision)
 
 
+def _ours(obj: Any, name: str | None, kind: str, reflected: bool, compare_to: Any) -> bool:
+    """Leave out tables of others in the database (those named like Feast's)."""
+    return not (kind == "table" and reflected and compare_to is None and name in RENAMED)
+
+
 def _differences(engine: Engine) -> list[Any]:
     with engine.connect() as conn:
         context = MigrationContext.configure(
@@ -55,6 +63,7 @@ def _differences(engine: Engine) -> list[Any]:
                 "version_table": VERSION_TABLE,
                 "compare_type": True,
                 "compare_server_default": True,
+                "include_object": _ours,
             },
         )
         return list(compare_metadata(context, t.metadata))
@@ -142,29 +151,29 @@ def test_run_facets_move_to_the_events_without_loss(engine: Engine, store_url: s
     run_id = "3f8e2a1c-5b7d-4c9e-8f6a-2d1b0c9e7a54"
     with engine.begin() as conn:
         conn.exec_driver_sql(
-            "INSERT INTO openlineage_facet_blobs (id, payload) VALUES"
+            "INSERT INTO feast_lineage_facet_blobs (id, payload) VALUES"
             " ('run-only', '{}'), ('job-too', '{}'), ('dataset-too', '{}')"
         )
         conn.exec_driver_sql(
-            "INSERT INTO openlineage_run_facets (owner_id, name, rank, blob_id) VALUES"
+            "INSERT INTO feast_lineage_run_facets (owner_id, name, rank, blob_id) VALUES"
             f" ('{run_id}', 'own', 'r', 'run-only'), ('{run_id}', 'shared', 'r', 'job-too')"
         )
         conn.exec_driver_sql(
-            "INSERT INTO openlineage_job_facets (owner_id, name, rank, blob_id)"
+            "INSERT INTO feast_lineage_job_facets (owner_id, name, rank, blob_id)"
             " VALUES (1, 'shared', 'r', 'job-too')"
         )
         conn.exec_driver_sql(
-            "INSERT INTO openlineage_dataset_facets (owner_id, name, rank, blob_id)"
+            "INSERT INTO feast_lineage_dataset_facets (owner_id, name, rank, blob_id)"
             " VALUES (2, 'schema', 'r', 'dataset-too')"
         )
         conn.exec_driver_sql(
-            "INSERT INTO openlineage_run_io (run_id, dataset_id, direction, rank, facets)"
+            "INSERT INTO feast_lineage_run_io (run_id, dataset_id, direction, rank, facets)"
             f" VALUES ('{run_id}', 2, 'input', 'r', '{{}}')"
         )
     upgrade_schema(engine)
     assert _current(engine) == _head(engine)
     assert _differences(engine) == []
-    assert "openlineage_run_facets" not in inspect(engine).get_table_names()
+    assert "feast_lineage_run_facets" not in inspect(engine).get_table_names()
     with engine.connect() as conn:
         blobs = conn.execute(select(t.facet_blobs.c.id)).scalars().all()
         io = conn.execute(select(t.run_io)).all()
@@ -240,3 +249,129 @@ def test_aliases_stored_before_0005_stay_current_until_the_facet_changes(
         assert store.current_symlinks() == {(me, h2, "symlink")}
     finally:
         store.close()
+
+
+# --- stores made before 0008, and Feast's tables beside ours ------------------
+
+
+def _legacy_store(engine: Engine, revision: str) -> None:
+    """A store as feast-lineage made it before 0008: ``openlineage_*`` tables."""
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            f"CREATE TABLE {LEGACY_VERSION_TABLE} (version_num VARCHAR(32) NOT NULL,"
+            f" CONSTRAINT {LEGACY_VERSION_TABLE}_pkc PRIMARY KEY (version_num))"
+        )
+    _upgrade_to(engine, revision)
+
+
+def _as_named(table: Any, name: str) -> Any:
+    """``table`` under another name (the same columns), to write a legacy store."""
+    return table.to_metadata(MetaData(), name=name)
+
+
+def _relations_named_like_feasts(engine: Engine) -> list[str]:
+    """Tables, and on PostgreSQL every relation (indexes, sequences), named openlineage_*."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            query = "SELECT relname FROM pg_class WHERE relname LIKE 'openlineage%%'"
+            return sorted(conn.exec_driver_sql(query).scalars())
+    return sorted(n for n in inspect(engine).get_table_names() if n.startswith("openlineage"))
+
+
+@pytest.mark.parametrize("revision", ["0002", "0007"])
+def test_a_store_made_before_0008_takes_the_new_names_with_its_rows(
+    engine: Engine, store_url: str, revision: str
+) -> None:
+    _legacy_store(engine, revision)
+    names = set(inspect(engine).get_table_names())
+    assert "openlineage_jobs" in names
+    assert not any(n.startswith("feast_lineage") for n in names)
+    payload = {"eventType": "COMPLETE", "eventTime": "2026-01-01T00:00:00Z"}
+    with engine.begin() as conn:
+        conn.execute(
+            _as_named(t.jobs, "openlineage_jobs")
+            .insert()
+            .values(id=1, ns_id=2, namespace="ns", name="kept", created_us=3, updated_us=4)
+        )
+        conn.execute(
+            _as_named(t.events, "openlineage_events")
+            .insert()
+            .values(
+                event_key="k" * 32,
+                kind="run",
+                event_type="COMPLETE",
+                event_time_us=5,
+                received_us=6,
+                ns_id=2,
+                subject_id=1,
+                run_id=None,
+                payload=payload,
+            )
+        )
+    upgrade_schema(engine)
+
+    assert _current(engine) == _head(engine)
+    assert _differences(engine) == []
+    names = set(inspect(engine).get_table_names())
+    assert {table.name for table in t.metadata.sorted_tables} | {VERSION_TABLE} <= names
+    assert _relations_named_like_feasts(engine) == []
+    with engine.connect() as conn:
+        assert conn.execute(select(t.jobs.c.name)).scalars().all() == ["kept"]
+        assert conn.execute(select(t.events.c.id)).scalars().all() == [1]
+    store = Store(store_url)  # new rows go on where the old ones stopped
+    try:
+        store.ingest(run_event("START", inputs=[dataset("s3://b", "x")]))
+    finally:
+        store.close()
+    with engine.connect() as conn:
+        assert conn.execute(select(t.events.c.id).order_by(t.events.c.id)).scalars().all() == [
+            1,
+            2,
+        ]
+
+
+def test_the_columns_feast_added_to_an_old_store_go(engine: Engine) -> None:
+    """Feast 0.67's consumer, finding our old openlineage_datasets, adds its columns to it."""
+    _legacy_store(engine, "0007")
+    with engine.begin() as conn:
+        for column in ("owner_name VARCHAR(512)", "lifecycle_state VARCHAR(50)"):
+            conn.exec_driver_sql(f"ALTER TABLE openlineage_datasets ADD COLUMN {column}")
+    upgrade_schema(engine)
+    assert _differences(engine) == []
+
+
+def _feast_like_tables() -> MetaData:
+    """Tables named as Feast's consumer names its own: a serial key, a unique column."""
+    feast = MetaData()
+    for name in RENAMED:
+        Table(
+            name,
+            feast,
+            Column("id", Integer, primary_key=True, autoincrement=True),
+            Column("event_id", String(255), unique=True),
+        )
+    return feast
+
+
+def test_our_tables_and_tables_with_feasts_names_share_a_database(engine: Engine) -> None:
+    """A new store, in a database where tables with Feast's names already are."""
+    feast = _feast_like_tables()
+    with engine.begin() as conn:
+        feast.create_all(conn)
+        conn.execute(feast.tables["openlineage_events"].insert().values(event_id="feast's"))
+    upgrade_schema(engine)
+    assert _differences(engine) == []
+    with engine.connect() as conn:
+        rows = conn.execute(select(feast.tables["openlineage_events"].c.event_id)).all()
+    assert [tuple(row) for row in rows] == [("feast's",)]
+
+
+def test_tables_with_feasts_names_can_be_made_after_an_old_store_is_renamed(
+    engine: Engine,
+) -> None:
+    _legacy_store(engine, "0007")
+    upgrade_schema(engine)
+    feast = _feast_like_tables()
+    with engine.begin() as conn:
+        feast.create_all(conn)  # no table, index, constraint or sequence name is taken
+    assert _differences(engine) == []

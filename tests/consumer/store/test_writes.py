@@ -455,11 +455,11 @@ def test_the_same_event_twice_in_one_batch_is_stored_once(store: Store) -> None:
     event = _rich_event(new_run())
     store.ingest(event, event)
     counts = _counts(store)
-    assert counts["openlineage_events"] == 1
-    assert counts["openlineage_runs"] == 1
-    assert counts["openlineage_run_io"] == 2
-    assert counts["openlineage_lineage_edges"] == 3  # input, output, parent
-    assert counts["openlineage_dataset_symlinks"] == 1
+    assert counts["feast_lineage_events"] == 1
+    assert counts["feast_lineage_runs"] == 1
+    assert counts["feast_lineage_run_io"] == 2
+    assert counts["feast_lineage_edges"] == 3  # input, output, parent
+    assert counts["feast_lineage_dataset_symlinks"] == 1
 
 
 def test_the_same_event_in_two_batches_is_stored_once(store: Store) -> None:
@@ -472,11 +472,15 @@ def test_the_same_event_in_two_batches_is_stored_once(store: Store) -> None:
     store.ingest(run_event("START", run_id=new_run()), event)
     assert store.count(t.events, t.events.c.run_id == run_id) == 1
     after = _counts(store)
-    assert after["openlineage_events"] == first["openlineage_events"] + 1
+    assert after["feast_lineage_events"] == first["feast_lineage_events"] + 1
     assert store.rows(t.runs, t.runs.c.run_id == run_id) == [
         r for r in snapshot[0] if r["run_id"] == run_id
     ]
-    for name in ("openlineage_run_io", "openlineage_dataset_symlinks", "openlineage_facet_blobs"):
+    for name in (
+        "feast_lineage_run_io",
+        "feast_lineage_dataset_symlinks",
+        "feast_lineage_facet_blobs",
+    ):
         assert after[name] == first[name]
 
 
@@ -1115,9 +1119,9 @@ def test_every_write_statement_uses_an_index(store: Store) -> None:
     assert scans == []
     checked = len(seen)
     verbs = {st.split(None, 2)[0] + " " + st.split(None, 3)[2] for st in seen}
-    assert "DELETE openlineage_dataset_symlinks" in verbs  # a container URI unlinks
+    assert "DELETE feast_lineage_dataset_symlinks" in verbs  # a container URI unlinks
     for table in ("runs", "datasets", "dataset_facets", "job_facets"):
-        update = f"UPDATE openlineage_{table} "  # small transactions update in place first
+        update = f"UPDATE feast_lineage_{table} "  # small transactions update in place first
         assert any(st.lstrip().startswith(update) for st in seen), update
     assert checked >= 8  # events, blobs, jobs, datasets, runs, run_io, edges, facets, lookups
 

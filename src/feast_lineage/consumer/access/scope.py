@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from feast_lineage.config.producer import project_namespace
 from feast_lineage.identity import namespace_id
 
 
@@ -56,15 +57,15 @@ def project_namespaces(
 ) -> frozenset[str]:
     """The OpenLineage namespaces that belong to ``projects``.
 
-    A project's own namespace is its name (the producer's default namespace
-    ``feast``) or ``{producer_namespace}/{project}``; every
+    A project's own namespaces are its name (the producer's default
+    namespace ``feast``) and the one the producer's namespace gives it
+    (:func:`feast_lineage.config.producer.project_namespace`); every
     ``namespace_mapping`` key whose value is one of the projects is added.
     """
     wanted = set(projects)
     out: set[str] = set()
     for project in wanted:
         out.add(project)
-        if producer_namespace != "feast":
-            out.add(f"{producer_namespace}/{project}")
+        out.add(project_namespace(producer_namespace, project))
     out.update(ns for ns, project in namespace_mapping.items() if project in wanted)
     return frozenset(out)

@@ -19,6 +19,7 @@ from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, sele
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.meta import bump_generation, ensure_meta, write_meta
+from feast_lineage.consumer.store.migrations.naming import RENAMED
 from feast_lineage.consumer.store.reads import NsIds, count, in_ids, read_meta, where_all
 from feast_lineage.consumer.store.run_facets import superseded_events
 from feast_lineage.consumer.store.transactions import write_transaction
@@ -111,9 +112,18 @@ def stats(conn: Connection, ns_ids: NsIds) -> StoreStats:
 # --- deleting -----------------------------------------------------------------
 
 
+# The name of each table's rows in the API: the table's name before 0008.
+API_NAMES = {new: old for old, new in RENAMED.items()}
+
+
 @dataclass
 class Removed:
-    """Rows removed, by table."""
+    """Rows removed, by kind of row.
+
+    The kinds are the API's names (the prune and reset answers), which are
+    the tables' names before migration 0008 renamed the tables: a table is
+    not an API contract.
+    """
 
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -289,7 +299,7 @@ def reset_all(engine: Engine) -> Removed:
     with write_transaction(engine) as conn:
         _bump(conn)
         for table in _EVERYTHING:
-            removed.add(table.name, _delete(conn, table))
+            removed.add(API_NAMES[table.name], _delete(conn, table))
     return removed
 
 

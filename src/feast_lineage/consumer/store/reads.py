@@ -162,7 +162,7 @@ def runs_list(conn: Connection, f: RunFilter) -> OrderedList:
     # Only SQLite has a rowid that grows with each new run; elsewhere runs
     # are paged directly.
     watermark: ColumnElement[Any] | None = (
-        literal_column("openlineage_runs.rowid") if conn.dialect.name == "sqlite" else None
+        literal_column(f"{t.runs.name}.rowid") if conn.dialect.name == "sqlite" else None
     )
     return OrderedList(
         key=("runs", f),

@@ -19,15 +19,15 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   namespace ids on edges and symlinks for access scoping and reset.
 * Migration 0003 drops what a run's events already hold: the run facets
   table and the facets of run inputs/outputs, which are read back from the
-  run's events (:mod:`.run_facets`). ``openlineage_run_io`` keeps which
+  run's events (:mod:`.run_facets`). ``feast_lineage_run_io`` keeps which
   datasets a run read and wrote.
 * Migration 0004 tells a job's current input and output edges from those
   of its earlier runs: a job keeps the run of its latest event that listed
   inputs, and of the latest that listed outputs; an input or output edge is
-  current when that run read (wrote) the dataset, as ``openlineage_run_io``
+  current when that run read (wrote) the dataset, as ``feast_lineage_run_io``
   records (:func:`.traversal.current_edge`). A JobEvent's inputs and outputs
   count as a run of their own, keyed by its ``event_key``.
-* Migration 0005 does the same for aliases: ``openlineage_symlink_listings``
+* Migration 0005 does the same for aliases: ``feast_lineage_symlink_listings``
   records which aliases each symlinks facet payload lists, so a dataset's
   current symlinks are those of its latest symlinks facet; a link between
   equal dataSource URIs is current while the two URIs are still equal
@@ -36,9 +36,13 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   retention read: a run's start is never later than its last event, so the
   prune walks the start-time index instead, and ingest maintains one index
   fewer per event.
-* Migration 0007 drops ``openlineage_run_io``'s dataset index, which only a
+* Migration 0007 drops ``feast_lineage_run_io``'s dataset index, which only a
   namespace reset read: a reset finds other runs' inputs and outputs of its
   datasets through the jobs its datasets have edges with.
+* Migration 0008 gives the tables a prefix of their own, ``feast_lineage_``
+  (they were ``openlineage_*``, the names of Feast 0.65+'s own consumer
+  tables, which live in the same database by default); a new store gets
+  these names from its first migration (:mod:`.migrations.naming`).
 """
 
 from __future__ import annotations
@@ -64,7 +68,7 @@ AutoId = BigInteger().with_variant(Integer(), "sqlite")
 _TEXT_PREFIX = {"namespace": 191, "name": 191}
 
 events = Table(
-    "openlineage_events",
+    "feast_lineage_events",
     metadata,
     Column("id", AutoId, primary_key=True, autoincrement=True),
     Column("event_key", String(32), nullable=False, unique=True),
@@ -84,7 +88,7 @@ events = Table(
 )
 
 jobs = Table(
-    "openlineage_jobs",
+    "feast_lineage_jobs",
     metadata,
     Column("id", BigInteger, primary_key=True, autoincrement=False),
     Column("ns_id", BigInteger, nullable=False),
@@ -106,7 +110,7 @@ jobs = Table(
 )
 
 datasets = Table(
-    "openlineage_datasets",
+    "feast_lineage_datasets",
     metadata,
     Column("id", BigInteger, primary_key=True, autoincrement=False),
     Column("ns_id", BigInteger, nullable=False),
@@ -128,7 +132,7 @@ datasets = Table(
 )
 
 runs = Table(
-    "openlineage_runs",
+    "feast_lineage_runs",
     metadata,
     Column("run_id", String(36), primary_key=True),
     Column("job_id", BigInteger, nullable=False),
@@ -150,7 +154,7 @@ runs = Table(
 )
 
 run_io = Table(
-    "openlineage_run_io",
+    "feast_lineage_run_io",
     metadata,
     Column("run_id", String(36), primary_key=True),  # or a JobEvent's event_key
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
@@ -158,7 +162,7 @@ run_io = Table(
 )
 
 lineage_edges = Table(
-    "openlineage_lineage_edges",
+    "feast_lineage_edges",
     metadata,
     Column("src_id", BigInteger, primary_key=True, autoincrement=False),
     Column("dst_id", BigInteger, primary_key=True, autoincrement=False),
@@ -174,7 +178,7 @@ lineage_edges = Table(
 )
 
 dataset_symlinks = Table(
-    "openlineage_dataset_symlinks",
+    "feast_lineage_dataset_symlinks",
     metadata,
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
     Column("alias_id", BigInteger, primary_key=True, autoincrement=False),
@@ -194,14 +198,14 @@ dataset_symlinks = Table(
 LISTED = 0  # the alias id of a payload's own row (no dataset id is 0)
 
 symlink_listings = Table(
-    "openlineage_symlink_listings",
+    "feast_lineage_symlink_listings",
     metadata,
     Column("blob_id", String(32), primary_key=True),
     Column("alias_id", BigInteger, primary_key=True, autoincrement=False),
 )
 
 facet_blobs = Table(
-    "openlineage_facet_blobs",
+    "feast_lineage_facet_blobs",
     metadata,
     Column("id", String(32), primary_key=True),  # content digest
     Column("payload", Text, nullable=False),
@@ -221,15 +225,16 @@ def _facet_table(name: str, owner_column: Column[object]) -> Table:
 
 
 job_facets = _facet_table(
-    "openlineage_job_facets", Column("owner_id", BigInteger, primary_key=True, autoincrement=False)
+    "feast_lineage_job_facets",
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
 )
 dataset_facets = _facet_table(
-    "openlineage_dataset_facets",
+    "feast_lineage_dataset_facets",
     Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
 )
 
 meta = Table(
-    "openlineage_meta",
+    "feast_lineage_meta",
     metadata,
     Column("key", String(64), primary_key=True),
     Column("value", Text, nullable=False),

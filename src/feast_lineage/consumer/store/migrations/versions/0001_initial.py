@@ -12,6 +12,8 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
+from feast_lineage.consumer.store.migrations.naming import table
+
 revision = "0001"
 down_revision = None
 branch_labels = None
@@ -33,7 +35,7 @@ def _facets(name: str, owner: sa.types.TypeEngine[Any]) -> None:
 
 def upgrade() -> None:
     op.create_table(
-        "openlineage_events",
+        table("openlineage_events"),
         sa.Column("id", _AUTO_ID, primary_key=True, autoincrement=True),
         sa.Column("event_key", sa.String(32), nullable=False, unique=True),
         sa.Column("kind", sa.String(8), nullable=False),
@@ -45,15 +47,19 @@ def upgrade() -> None:
         sa.Column("run_id", sa.String(36), nullable=True),
         sa.Column("payload", sa.LargeBinary, nullable=False),
     )
-    op.create_index("ix_ol_events_time", "openlineage_events", ["event_time_us", "id"])
-    op.create_index("ix_ol_events_ns_time", "openlineage_events", ["ns_id", "event_time_us", "id"])
+    op.create_index("ix_ol_events_time", table("openlineage_events"), ["event_time_us", "id"])
     op.create_index(
-        "ix_ol_events_subject_time", "openlineage_events", ["subject_id", "event_time_us", "id"]
+        "ix_ol_events_ns_time", table("openlineage_events"), ["ns_id", "event_time_us", "id"]
     )
-    op.create_index("ix_ol_events_run", "openlineage_events", ["run_id"])
+    op.create_index(
+        "ix_ol_events_subject_time",
+        table("openlineage_events"),
+        ["subject_id", "event_time_us", "id"],
+    )
+    op.create_index("ix_ol_events_run", table("openlineage_events"), ["run_id"])
 
     op.create_table(
-        "openlineage_jobs",
+        table("openlineage_jobs"),
         sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("ns_id", sa.BigInteger, nullable=False),
         sa.Column("namespace", sa.Text, nullable=False),
@@ -62,10 +68,10 @@ def upgrade() -> None:
         sa.Column("created_us", sa.BigInteger, nullable=False),
         sa.Column("updated_us", sa.BigInteger, nullable=False),
     )
-    op.create_index("ix_ol_jobs_ns", "openlineage_jobs", ["ns_id"])
+    op.create_index("ix_ol_jobs_ns", table("openlineage_jobs"), ["ns_id"])
 
     op.create_table(
-        "openlineage_datasets",
+        table("openlineage_datasets"),
         sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("ns_id", sa.BigInteger, nullable=False),
         sa.Column("namespace", sa.Text, nullable=False),
@@ -80,12 +86,14 @@ def upgrade() -> None:
         sa.Column("created_us", sa.BigInteger, nullable=False),
         sa.Column("updated_us", sa.BigInteger, nullable=False),
     )
-    op.create_index("ix_ol_datasets_ns", "openlineage_datasets", ["ns_id"])
-    op.create_index("ix_ol_datasets_uri", "openlineage_datasets", ["uri_id"])
-    op.create_index("ix_ol_datasets_identity_uri", "openlineage_datasets", ["identity_uri_id"])
+    op.create_index("ix_ol_datasets_ns", table("openlineage_datasets"), ["ns_id"])
+    op.create_index("ix_ol_datasets_uri", table("openlineage_datasets"), ["uri_id"])
+    op.create_index(
+        "ix_ol_datasets_identity_uri", table("openlineage_datasets"), ["identity_uri_id"]
+    )
 
     op.create_table(
-        "openlineage_runs",
+        table("openlineage_runs"),
         sa.Column("run_id", sa.String(36), primary_key=True),
         sa.Column("job_id", sa.BigInteger, nullable=False),
         sa.Column("ns_id", sa.BigInteger, nullable=False),
@@ -100,25 +108,27 @@ def upgrade() -> None:
         sa.Column("root_run_id", sa.String(36), nullable=True),
     )
     op.create_index(
-        "ix_ol_runs_job_started", "openlineage_runs", ["job_id", "started_us", "run_id"]
+        "ix_ol_runs_job_started", table("openlineage_runs"), ["job_id", "started_us", "run_id"]
     )
-    op.create_index("ix_ol_runs_ns_started", "openlineage_runs", ["ns_id", "started_us", "run_id"])
-    op.create_index("ix_ol_runs_started", "openlineage_runs", ["started_us", "run_id"])
-    op.create_index("ix_ol_runs_last_event", "openlineage_runs", ["last_event_us"])
-    op.create_index("ix_ol_runs_parent", "openlineage_runs", ["parent_run_id"])
+    op.create_index(
+        "ix_ol_runs_ns_started", table("openlineage_runs"), ["ns_id", "started_us", "run_id"]
+    )
+    op.create_index("ix_ol_runs_started", table("openlineage_runs"), ["started_us", "run_id"])
+    op.create_index("ix_ol_runs_last_event", table("openlineage_runs"), ["last_event_us"])
+    op.create_index("ix_ol_runs_parent", table("openlineage_runs"), ["parent_run_id"])
 
     op.create_table(
-        "openlineage_run_io",
+        table("openlineage_run_io"),
         sa.Column("run_id", sa.String(36), primary_key=True),
         sa.Column("dataset_id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("direction", sa.String(6), primary_key=True),
         sa.Column("rank", sa.String(64), nullable=False),
         sa.Column("facets", sa.Text, nullable=True),
     )
-    op.create_index("ix_ol_run_io_dataset", "openlineage_run_io", ["dataset_id"])
+    op.create_index("ix_ol_run_io_dataset", table("openlineage_run_io"), ["dataset_id"])
 
     op.create_table(
-        "openlineage_lineage_edges",
+        table("openlineage_lineage_edges"),
         sa.Column("src_id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("dst_id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("edge_type", sa.String(8), primary_key=True),
@@ -128,10 +138,10 @@ def upgrade() -> None:
         sa.Column("dst_ns_id", sa.BigInteger, nullable=False),
         sa.Column("created_us", sa.BigInteger, nullable=False),
     )
-    op.create_index("ix_ol_edges_dst", "openlineage_lineage_edges", ["dst_id", "src_id"])
+    op.create_index("ix_ol_edges_dst", table("openlineage_lineage_edges"), ["dst_id", "src_id"])
 
     op.create_table(
-        "openlineage_dataset_symlinks",
+        table("openlineage_dataset_symlinks"),
         sa.Column("dataset_id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("alias_id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("alias_ns_id", sa.BigInteger, nullable=False),
@@ -141,19 +151,19 @@ def upgrade() -> None:
         sa.Column("source", sa.String(16), nullable=False),
         sa.Column("created_us", sa.BigInteger, nullable=False),
     )
-    op.create_index("ix_ol_symlinks_alias", "openlineage_dataset_symlinks", ["alias_id"])
+    op.create_index("ix_ol_symlinks_alias", table("openlineage_dataset_symlinks"), ["alias_id"])
 
     op.create_table(
-        "openlineage_facet_blobs",
+        table("openlineage_facet_blobs"),
         sa.Column("id", sa.String(32), primary_key=True),
         sa.Column("payload", sa.Text, nullable=False),
     )
-    _facets("openlineage_job_facets", sa.BigInteger())
-    _facets("openlineage_dataset_facets", sa.BigInteger())
-    _facets("openlineage_run_facets", sa.String(36))
+    _facets(table("openlineage_job_facets"), sa.BigInteger())
+    _facets(table("openlineage_dataset_facets"), sa.BigInteger())
+    _facets(table("openlineage_run_facets"), sa.String(36))
 
     op.create_table(
-        "openlineage_meta",
+        table("openlineage_meta"),
         sa.Column("key", sa.String(64), primary_key=True),
         sa.Column("value", sa.Text, nullable=False),
     )
@@ -161,17 +171,17 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     for name in (
-        "openlineage_meta",
-        "openlineage_run_facets",
-        "openlineage_dataset_facets",
-        "openlineage_job_facets",
-        "openlineage_facet_blobs",
-        "openlineage_dataset_symlinks",
-        "openlineage_lineage_edges",
-        "openlineage_run_io",
-        "openlineage_runs",
-        "openlineage_datasets",
-        "openlineage_jobs",
-        "openlineage_events",
+        table("openlineage_meta"),
+        table("openlineage_run_facets"),
+        table("openlineage_dataset_facets"),
+        table("openlineage_job_facets"),
+        table("openlineage_facet_blobs"),
+        table("openlineage_dataset_symlinks"),
+        table("openlineage_lineage_edges"),
+        table("openlineage_run_io"),
+        table("openlineage_runs"),
+        table("openlineage_datasets"),
+        table("openlineage_jobs"),
+        table("openlineage_events"),
     ):
         op.drop_table(name)

@@ -11,6 +11,8 @@ from typing import Any
 
 from alembic import op
 
+from feast_lineage.consumer.store.migrations.naming import table
+
 revision = "0002"
 down_revision = "0001"
 branch_labels = None
@@ -20,6 +22,7 @@ depends_on = None
 _TEXT: dict[str, Any] = {"mysql_length": {"namespace": 191, "name": 191}}
 _NAME: dict[str, Any] = {"mysql_length": {"name": 191}}
 
+# (index, the table by its name before 0008, columns, options)
 _INDEXES: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("ix_ol_jobs_ns_name", "openlineage_jobs", ["namespace", "name"], _TEXT),
     ("ix_ol_jobs_name", "openlineage_jobs", ["name"], _NAME),
@@ -33,10 +36,10 @@ _INDEXES: list[tuple[str, str, list[str], dict[str, Any]]] = [
 
 
 def upgrade() -> None:
-    for name, table, columns, options in _INDEXES:
-        op.create_index(name, table, columns, **options)
+    for name, old_table, columns, options in _INDEXES:
+        op.create_index(name, table(old_table), columns, **options)
 
 
 def downgrade() -> None:
-    for name, table, _columns, _options in reversed(_INDEXES):
-        op.drop_index(name, table_name=table)
+    for name, old_table, _columns, _options in reversed(_INDEXES):
+        op.drop_index(name, table_name=table(old_table))

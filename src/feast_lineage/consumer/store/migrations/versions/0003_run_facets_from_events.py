@@ -16,6 +16,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from feast_lineage.consumer.store.migrations.naming import table
+
 revision = "0003"
 down_revision = "0002"
 branch_labels = None
@@ -23,29 +25,32 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.drop_index("ix_openlineage_run_facets_blob", table_name="openlineage_run_facets")
-    op.drop_table("openlineage_run_facets")
-    with op.batch_alter_table("openlineage_run_io") as batch:
+    run_facets = table("openlineage_run_facets")
+    op.drop_index(f"ix_{run_facets}_blob", table_name=run_facets)
+    op.drop_table(run_facets)
+    with op.batch_alter_table(table("openlineage_run_io")) as batch:
         batch.drop_column("facets")
         batch.drop_column("rank")
+    blobs = table("openlineage_facet_blobs")
     op.execute(
-        "DELETE FROM openlineage_facet_blobs"
-        " WHERE NOT EXISTS (SELECT 1 FROM openlineage_job_facets f"
-        " WHERE f.blob_id = openlineage_facet_blobs.id)"
-        " AND NOT EXISTS (SELECT 1 FROM openlineage_dataset_facets f"
-        " WHERE f.blob_id = openlineage_facet_blobs.id)"
+        f"DELETE FROM {blobs}"
+        f" WHERE NOT EXISTS (SELECT 1 FROM {table('openlineage_job_facets')} f"
+        f" WHERE f.blob_id = {blobs}.id)"
+        f" AND NOT EXISTS (SELECT 1 FROM {table('openlineage_dataset_facets')} f"
+        f" WHERE f.blob_id = {blobs}.id)"
     )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("openlineage_run_io") as batch:
+    with op.batch_alter_table(table("openlineage_run_io")) as batch:
         batch.add_column(sa.Column("rank", sa.String(64), nullable=False, server_default=""))
         batch.add_column(sa.Column("facets", sa.Text, nullable=True))
     op.create_table(
-        "openlineage_run_facets",
+        table("openlineage_run_facets"),
         sa.Column("owner_id", sa.String(36), primary_key=True),
         sa.Column("name", sa.String(255), primary_key=True),
         sa.Column("rank", sa.String(64), nullable=False),
         sa.Column("blob_id", sa.String(32), nullable=False),
     )
-    op.create_index("ix_openlineage_run_facets_blob", "openlineage_run_facets", ["blob_id"])
+    run_facets = table("openlineage_run_facets")
+    op.create_index(f"ix_{run_facets}_blob", run_facets, ["blob_id"])

@@ -17,6 +17,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from feast_lineage.consumer.store.migrations.naming import table
+
 revision = "0004"
 down_revision = "0003"
 branch_labels = None
@@ -27,10 +29,10 @@ _JOB_COLUMNS = (("input_rank", 64), ("input_run", 36), ("output_rank", 64), ("ou
 
 def upgrade() -> None:
     for name, length in _JOB_COLUMNS:
-        op.add_column("openlineage_jobs", sa.Column(name, sa.String(length), nullable=True))
+        op.add_column(table("openlineage_jobs"), sa.Column(name, sa.String(length), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("openlineage_jobs") as batch:
+    with op.batch_alter_table(table("openlineage_jobs")) as batch:
         for name, _length in _JOB_COLUMNS:
             batch.drop_column(name)

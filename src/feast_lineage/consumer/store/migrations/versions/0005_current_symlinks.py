@@ -16,6 +16,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from feast_lineage.consumer.store.migrations.naming import table
+
 revision = "0005"
 down_revision = "0004"
 branch_labels = None
@@ -24,11 +26,11 @@ depends_on = None
 
 def upgrade() -> None:
     op.create_table(
-        "openlineage_symlink_listings",
+        table("openlineage_symlink_listings"),
         sa.Column("blob_id", sa.String(32), primary_key=True),
         sa.Column("alias_id", sa.BigInteger, primary_key=True, autoincrement=False),
     )
 
 
 def downgrade() -> None:
-    op.drop_table("openlineage_symlink_listings")
+    op.drop_table(table("openlineage_symlink_listings"))

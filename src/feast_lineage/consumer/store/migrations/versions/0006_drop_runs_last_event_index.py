@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from alembic import op
 
+from feast_lineage.consumer.store.migrations.naming import table
+
 revision = "0006"
 down_revision = "0005"
 branch_labels = None
@@ -21,8 +23,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.drop_index("ix_ol_runs_last_event", table_name="openlineage_runs")
+    op.drop_index("ix_ol_runs_last_event", table_name=table("openlineage_runs"))
 
 
 def downgrade() -> None:
-    op.create_index("ix_ol_runs_last_event", "openlineage_runs", ["last_event_us"])
+    op.create_index("ix_ol_runs_last_event", table("openlineage_runs"), ["last_event_us"])

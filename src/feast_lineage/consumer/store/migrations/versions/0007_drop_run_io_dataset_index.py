@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from alembic import op
 
+from feast_lineage.consumer.store.migrations.naming import table
+
 revision = "0007"
 down_revision = "0006"
 branch_labels = None
@@ -21,8 +23,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.drop_index("ix_ol_run_io_dataset", table_name="openlineage_run_io")
+    op.drop_index("ix_ol_run_io_dataset", table_name=table("openlineage_run_io"))
 
 
 def downgrade() -> None:
-    op.create_index("ix_ol_run_io_dataset", "openlineage_run_io", ["dataset_id"])
+    op.create_index("ix_ol_run_io_dataset", table("openlineage_run_io"), ["dataset_id"])
