@@ -21,6 +21,7 @@ from feast_lineage.consumer.store.engine import (
     create_store_engine,
     migration_lock,
 )
+from feast_lineage.consumer.store.migrations.naming import VERSION_TABLE
 from tests.factories import run_event
 from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer
@@ -51,9 +52,7 @@ def _revision(url: str) -> str | None:
     engine = create_store_engine(url)
     try:
         with engine.connect() as conn:
-            context = MigrationContext.configure(
-                conn, opts={"version_table": "openlineage_alembic_version"}
-            )
+            context = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
             return context.get_current_revision()
     finally:
         engine.dispose()
