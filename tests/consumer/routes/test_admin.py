@@ -73,12 +73,12 @@ def test_retention_shows_config_and_storage(make_client: AppFactory) -> None:
         "standalone_server": False,
         "runs_background_pruning": True,
     }
-    rows = body["storage"]["rows"]
+    rows = body["storage_stats"]["rows"]
     assert rows["events"] == 3
     assert rows["runs"] == 3
     assert rows["jobs"] == 3
     assert rows["datasets"] == 5
-    assert body["storage"]["oldest_event_time"] == "2026-01-01T12:00:00Z"
+    assert body["storage_stats"]["oldest_event_time"] == "2026-01-01T12:00:00Z"
 
 
 def test_prune_needs_the_key_and_keeps_the_graph(make_client: AppFactory) -> None:
@@ -98,7 +98,7 @@ def test_prune_needs_the_key_and_keeps_the_graph(make_client: AppFactory) -> Non
     assert removed["openlineage_run_io"] == 6
     events = client.get(f"{API}/events").json()
     assert events["total"] == 1
-    assert [r["run_id"] for r in client.get(f"{API}/runs").json()["items"]] == [new_run]
+    assert [r["run_id"] for r in client.get(f"{API}/runs").json()["runs"]] == [new_run]
     assert client.get(f"{API}/runs/{new_run}").json()["facets"]["custom"]["value"] == "new"
     after = client.get(f"{API}/graph").json()
     assert after["nodes"] == before["nodes"]
@@ -143,7 +143,7 @@ def test_reset_everything(make_client: AppFactory) -> None:
     body = client.delete(f"{API}/reset").json()
     assert body["namespace"] is None
     assert body["removed"]["openlineage_events"] == 4
-    rows = client.get(f"{API}/retention").json()["storage"]["rows"]
+    rows = client.get(f"{API}/retention").json()["storage_stats"]["rows"]
     assert set(rows.values()) == {0}
     # The store still works afterwards.
     ingest(client, *cross_producer())

@@ -11,7 +11,8 @@ def test_namespaces_list_every_namespace_with_counts(client: TestClient) -> None
     ingest(client, *cross_producer())
     body = client.get(f"{API}/namespaces").json()
     assert body["total"] == 4
-    assert body["items"] == [
+    assert body["namespaces"] == [n["namespace"] for n in body["counts"]]
+    assert body["counts"] == [
         {"namespace": "ml_team", "jobs": 1, "datasets": 2},
         {"namespace": "postgres://db:5432", "jobs": 0, "datasets": 1},
         {"namespace": "s3://bucket", "jobs": 0, "datasets": 2},
@@ -25,13 +26,13 @@ def test_jobs_and_datasets_are_paged_by_namespace_and_name(client: TestClient) -
     for offset in range(0, 8, 3):
         page = client.get(f"{API}/datasets", params={"limit": 3, "offset": offset}).json()
         assert page["total"] == 8
-        names.extend((d["namespace"], d["name"]) for d in page["items"])
+        names.extend((d["dataset_namespace"], d["dataset_name"]) for d in page["datasets"])
     assert names == sorted(names)
     assert len(names) == 8
     last = client.get(f"{API}/datasets", params={"limit": 3, "offset": 7}).json()
-    assert [(d["namespace"], d["name"]) for d in last["items"]] == [("b", "d3")]
+    assert [(d["dataset_namespace"], d["dataset_name"]) for d in last["datasets"]] == [("b", "d3")]
     jobs = client.get(f"{API}/jobs", params={"namespace": "a"}).json()
-    assert [j["id"] for j in jobs["items"]] == ["job:a:j1", "job:a:j2", "job:a:j3"]
+    assert [j["id"] for j in jobs["jobs"]] == ["job:a:j1", "job:a:j2", "job:a:j3"]
     assert jobs["total"] == 3
 
 
@@ -49,7 +50,7 @@ def test_search_is_a_case_insensitive_substring_and_literal(client: TestClient) 
         ),
     )
     found = client.get(f"{API}/datasets", params={"search": "S_ORD"}).json()
-    assert [d["name"] for d in found["items"]] == ["Sales_Orders"]
+    assert [d["dataset_name"] for d in found["datasets"]] == ["Sales_Orders"]
     assert found["total"] == 1
     assert client.get(f"{API}/datasets", params={"search": "%"}).json()["total"] == 1
     assert client.get(f"{API}/jobs", params={"search": "load"}).json()["total"] == 1
@@ -57,7 +58,7 @@ def test_search_is_a_case_insensitive_substring_and_literal(client: TestClient) 
 
 def test_datasets_carry_their_feast_object(client: TestClient) -> None:
     ingest(client, *cross_producer())
-    items = client.get(f"{API}/datasets", params={"namespace": "ml_team"}).json()["items"]
+    items = client.get(f"{API}/datasets", params={"namespace": "ml_team"}).json()["datasets"]
     assert [d["feast"] for d in items] == [
         {"project": "ml_team", "type": "feature_view", "name": "driver_fv"},
         {"project": "ml_team", "type": "data_source", "name": "driver_source"},
@@ -76,8 +77,8 @@ def test_namespace_mapping_names_the_feast_project_of_external_datasets(
             outputs=[dataset("spark://ml-team", "t"), dataset("s3://bucket", "u")],
         ),
     )
-    items = client.get(f"{API}/datasets").json()["items"]
-    assert {d["name"]: d["feast"] for d in items} == {
+    items = client.get(f"{API}/datasets").json()["datasets"]
+    assert {d["dataset_name"]: d["feast"] for d in items} == {
         "u": {"project": "lake", "type": None, "name": "u"},
         "t": {"project": "ml_team", "type": None, "name": "t"},
     }

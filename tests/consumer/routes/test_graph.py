@@ -20,7 +20,7 @@ def test_graph_page_has_nodes_facets_edges_symlinks_and_totals(client: TestClien
     nodes = {n["id"]: n for n in body["nodes"]}
     fv = nodes["dataset:ml_team:driver_fv"]
     assert fv["feast"] == {"project": "ml_team", "type": "feature_view", "name": "driver_fv"}
-    assert fv["schema"] == [{"name": "trips", "type": "INT64", "description": "the trips"}]
+    assert fv["schema_fields"] == [{"name": "trips", "type": "INT64", "description": "the trips"}]
     assert "feast_feature_view" in fv["facets"]
     assert fv["producer"].startswith("https://")
     assert nodes["job:spark://ml-team:build"]["kind"] == "job"
