@@ -33,6 +33,12 @@ def test_graph_page_has_nodes_facets_edges_symlinks_and_totals(client: TestClien
     assert body["total_edges"] == len(edges) == 7  # 6 input/output + 1 symlink
     assert body["symlinks"] == [
         {
+            "dataset_namespace": "ml_team",
+            "dataset_name": "driver_source",
+            "linked_namespace": "s3://bucket",
+            "linked_name": "features/driver",
+            "link_type": "FILE",
+            "updated_at": body["symlinks"][0]["updated_at"],
             "dataset": "dataset:ml_team:driver_source",
             "alias": "dataset:s3://bucket:features/driver",
             "alias_namespace": "s3://bucket",
