@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -242,6 +243,7 @@ def test_no_endpoint_shows_team_b_to_team_a(make_client: AppFactory) -> None:
     events = clean(get(client, f"{API}/events"))
     assert events["total"] == 1
     event = events["events"][0]["event"]
+    assert json.loads(events["events"][0]["event_json"]) == event  # redacted the same way
     assert [d["name"] for d in event["inputs"]] == ["raw"]
     assert "parent" not in event["run"]["facets"]
     assert event["run"]["facets"]["upstream"]["n"] == 1
@@ -262,6 +264,8 @@ def test_no_endpoint_shows_team_b_to_team_a(make_client: AppFactory) -> None:
     assert [r["run_id"] for r in run_list["runs"]] == [runs["a"]]
     assert run_list["total"] == 1
     assert run_list["runs"][0]["parent_run_id"] is None
+    assert run_list["runs"][0]["root_run_id"] is None
+    assert "parent" not in json.loads(run_list["runs"][0]["facets_json"])
     assert clean(get(client, f"{API}/runs", job_namespace=SECRET))["total"] == 0
     detail = clean(get(client, f"{API}/runs/{runs['a']}"))
     assert detail["parent_run_id"] is None
