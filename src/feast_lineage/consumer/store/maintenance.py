@@ -108,9 +108,12 @@ def stats(conn: Connection, ns_ids: NsIds) -> StoreStats:
     oldest_run = conn.execute(
         select(func.min(r.started_us)).where(*where_all(in_ids(r.ns_id, ns_ids)))
     ).scalar()
+    # A job only named by a parent facet has no update time (0).
     oldest_job, oldest_dataset = (
         conn.execute(
-            select(func.min(table.c.updated_us)).where(*where_all(in_ids(table.c.ns_id, ns_ids)))
+            select(func.min(table.c.updated_us)).where(
+                table.c.updated_us > 0, *where_all(in_ids(table.c.ns_id, ns_ids))
+            )
         ).scalar()
         for table in (t.jobs, t.datasets)
     )
