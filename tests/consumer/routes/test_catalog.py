@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import json
+import uuid
+
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.consumer.lineage import API, chain, cross_producer, ingest
-from tests.factories import dataset, run_event
+from tests.factories import at, dataset, facet, run_event, schema_facet
 
 
 def test_namespaces_list_every_namespace_with_counts(client: TestClient) -> None:
@@ -97,3 +100,42 @@ def test_bad_catalog_parameters_are_400(client: TestClient, path: str, needle: s
     response = client.get(API + path)
     assert response.status_code == 400
     assert needle in response.json()["error"]["message"]
+
+
+def test_jobs_and_datasets_carry_feasts_fields(client: TestClient) -> None:
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    job_facets = {
+        "jobType": facet(processingType="BATCH", integration="SPARK", jobType="JOB"),
+        "documentation": facet(description="builds orders"),
+    }
+    orders = dataset(
+        "s3://lake",
+        "orders",
+        dataSource=facet(name="s3", uri="s3://lake"),
+        ownership=facet(owners=[{"name": "team:data", "type": "TEAM"}]),
+        schema=schema_facet("id"),
+    )
+    ingest(
+        client,
+        run_event(
+            "COMPLETE", run_id=first, time=at(0), job=("spark", "build"), job_facets=job_facets
+        ),
+        run_event("START", run_id=second, time=at(60), job=("spark", "build"), outputs=[orders]),
+    )
+    (job,) = client.get(f"{API}/jobs").json()["jobs"]
+    assert (job["job_namespace"], job["job_name"]) == ("spark", "build")
+    assert (job["job_type"], job["description"]) == ("BATCH", "builds orders")
+    assert json.loads(job["facets_json"])["jobType"]["integration"] == "SPARK"
+    assert job["latest_run_id"] == second
+    assert job["updated_at"] == 1_767_268_860_000
+    assert job["updated_at_iso"] == at(60)
+    (ds,) = client.get(f"{API}/datasets").json()["datasets"]
+    assert (ds["dataset_namespace"], ds["dataset_name"], ds["source_type"]) == (
+        "s3://lake",
+        "orders",
+        "s3",
+    )
+    assert (ds["owner_name"], ds["owner_type"]) == ("team:data", "TEAM")
+    assert [f["name"] for f in json.loads(ds["schema_json"])["fields"]] == ["id"]
+    assert set(json.loads(ds["facets_json"])) == {"dataSource", "ownership", "schema"}
+    assert ds["current_version"] is None
