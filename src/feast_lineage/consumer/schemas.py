@@ -214,6 +214,9 @@ class GraphNode(_EveryFieldSent):
     schema_: dict[str, Any] | None = Field(
         alias="schema", description="The schema facet (a dataset's), if any"
     )
+    job_type: str | None = Field(
+        description="A job's feast_jobKind kind, else its jobType's processingType or integration"
+    )
     description: str | None = Field(description="The documentation facet's description")
     source_type: str | None = Field(description="The dataSource facet's name (datasets)")
     owner: str | None = Field(description="The first owner of the ownership facet (datasets)")

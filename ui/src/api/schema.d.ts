@@ -772,6 +772,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Job Type
+             * @description A job's feast_jobKind kind, else its jobType's processingType or integration
+             */
+            job_type: string | null;
+            /**
              * Description
              * @description The documentation facet's description
              */

@@ -116,6 +116,7 @@ def _node(
     """A node: Feast's fields, then ours (:mod:`..feast_shape`)."""
     feast = feast_object(r.kind, r.namespace, r.name, r.feast_type, parsed, mapping)
     dataset = dataset_fields(parsed) if r.kind == "dataset" else None
+    job = job_fields(parsed) if r.kind == "job" else None
     schema = parsed.get("schema") if r.kind == "dataset" else None
     return {
         "type": r.kind,
@@ -126,7 +127,8 @@ def _node(
         "feast_object_name": feast["name"] if feast else None,
         "feast_project": feast["project"] if feast else None,
         "schema": schema if isinstance(schema, dict) else None,
-        "description": dataset.description if dataset else job_fields(parsed).description,
+        "job_type": job.job_type if job else None,
+        "description": dataset.description if dataset else job.description if job else None,
         "source_type": dataset.source_type if dataset else None,
         "owner": dataset.owner_name if dataset else None,
         "owner_type": dataset.owner_type if dataset else None,

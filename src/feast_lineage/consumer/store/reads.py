@@ -137,6 +137,18 @@ def events_list(conn: Connection, f: EventFilter) -> OrderedList:
     )
 
 
+def stored_event_keys(conn: Connection, keys: Collection[str]) -> set[str]:
+    """Those of ``keys`` (dedup keys) whose event is stored."""
+    found: set[str] = set()
+    wanted = sorted(keys)
+    for start in range(0, len(wanted), 2000):
+        stmt = select(t.events.c.event_key).where(
+            t.events.c.event_key.in_(wanted[start : start + 2000])
+        )
+        found.update(conn.execute(stmt).scalars().all())
+    return found
+
+
 def event_columns() -> Select[Any]:
     e = t.events.c
     return select(
