@@ -68,6 +68,10 @@ class Both:
         self.ours = httpx.Client(base_url=ours.url, timeout=60)
         self.events = events
 
+    def close(self) -> None:
+        self.feast.close()
+        self.ours.close()
+
     def get(self, path: str, **params: Any) -> tuple[Json, Json]:
         feast = self.feast.get(READS + path, params=params)
         ours = self.ours.get(READS + path, params=params)
@@ -95,7 +99,10 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Both]:
         with httpx.Client(timeout=60) as client:
             assert set(post_each(client, feast.url, events)) == {201}
             assert set(post_each(client, ours.url, events)) == {201}
-        yield pair
+        try:
+            yield pair
+        finally:
+            pair.close()
 
 
 def json_type(value: Any) -> str:
