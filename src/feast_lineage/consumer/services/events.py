@@ -14,6 +14,7 @@ import orjson
 from feast_lineage.canonical_json import dumps_str
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.feast_shape import ms
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.event_time import to_iso
@@ -69,13 +70,13 @@ def event_page(
             {
                 "event_id": row.event_key,
                 "event_type": row.event_type,
-                "event_time": row.event_time_us // 1000,
+                "event_time": ms(row.event_time_us),
                 "producer": job.producer,
                 "job_namespace": job.namespace,
                 "job_name": job.name,
                 "run_id": row.run_id,
                 "event_json": shown,
-                "created_at": row.received_us // 1000,
+                "created_at": ms(row.received_us),
                 "id": row.id,
                 "event_time_iso": to_iso(row.event_time_us) or "",
                 "created_at_iso": to_iso(row.received_us) or "",
