@@ -131,8 +131,9 @@ def every(client: httpx.Client, path: str) -> list[dict[str, str]]:
     items: list[dict[str, str]] = []
     while True:
         page = client.get(f"{API}{path}", params={"limit": 1000, "offset": len(items)}).json()
-        items.extend(page["items"])
-        if not page["items"] or len(items) >= page["total"]:
+        found = page[path.strip("/").split("?")[0]]  # /datasets -> "datasets"
+        items.extend(found)
+        if not found or len(items) >= page["total"]:
             return items
 
 
@@ -149,8 +150,8 @@ def run_size(
             jobs = every(client, "/jobs")
             datasets = every(client, "/datasets")
             counts = {"jobs": len(jobs), "datasets": len(datasets)}
-            centers = [("job", j["namespace"], j["name"]) for j in jobs] + [
-                ("dataset", d["namespace"], d["name"]) for d in datasets
+            centers = [("job", j["job_namespace"], j["job_name"]) for j in jobs] + [
+                ("dataset", d["dataset_namespace"], d["dataset_name"]) for d in datasets
             ]
 
             def sub(depth: int) -> list[str]:
@@ -193,11 +194,11 @@ def run_size(
                     run_ids = [
                         item["run_id"]
                         for o in rng.sample(offsets, min(len(offsets), 10))
-                        for item in client.get(f"{API}/runs?limit=50&offset={o}").json()["items"]
+                        for item in client.get(f"{API}/runs?limit=50&offset={o}").json()["runs"]
                     ]
                     detail = [f"{API}/runs/{rng.choice(run_ids)}" for _ in range(requests)]
                     results.append(measure(client, detail, "run detail"))
-            words = [d["name"].split("/")[-1].split(".")[-1][:6] for d in datasets]
+            words = [d["dataset_name"].split("/")[-1].split(".")[-1][:6] for d in datasets]
             results.append(
                 measure(
                     client,

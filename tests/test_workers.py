@@ -82,7 +82,7 @@ def _stored_run_ids(server: ServerProcess) -> Counter[str]:
             timeout=30,
         )
         assert page.status_code == 200, page.text
-        items = page.json()["items"]
+        items = page.json()["events"]
         counts.update(item["run_id"] for item in items)
         offset += len(items)
         if len(items) < 1000:

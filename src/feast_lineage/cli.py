@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -342,6 +343,68 @@ def lineage_sync(ctx: click.Context) -> None:
         + " and ".join(delivered)
         + "."
     )
+
+
+@cli.command("import-feast-lineage")
+@click.option(
+    "--source",
+    metavar="URL",
+    help="The database where Feast's lineage consumer stored its events (a SQLAlchemy URL); "
+    "default: the one feature_store.yaml names for the consumer (consumer.connection_string, "
+    "else the SQL registry's database), as Feast's consumer used it.",
+)
+@click.option(
+    "--show-refused/--no-show-refused",
+    default=True,
+    show_default=True,
+    help="List each refused event (Feast's event_id) and the reason.",
+)
+@click.pass_context
+def import_feast_lineage(ctx: click.Context, source: str | None, show_refused: bool) -> None:
+    """Import the events Feast's built-in lineage consumer stored (Feast 0.65 to 0.67).
+
+    Reads Feast's openlineage_events table, read-only (Feast's server may keep
+    running), and ingests each event as if it were posted now: the same
+    validation, credential removal, deduplication and ordering. Prints how
+    many rows were read, imported, duplicates (one event Feast received more
+    than once, or already imported) and refused, with the reason for each.
+    Running it again imports nothing new.
+    """
+    config = _load(ctx)
+    target_url = config.database_url()
+    source_url = source or target_url
+    _check_database(target_url, config.database_option(), migrate=True)
+
+    from feast_lineage.consumer.embedded import LocalStore
+    from feast_lineage.consumer.feast_import import (
+        FeastTableMissing,
+        count_rows,
+        import_feast_events,
+        read_only_engine,
+    )
+
+    try:
+        reader = read_only_engine(source_url)
+        total = count_rows(reader)
+    except (FeastTableMissing, ValueError) as err:
+        raise click.ClickException(f"{err}; give the right database with --source") from None
+    store = LocalStore(target_url)
+    try:
+        with click.progressbar(
+            length=total, label="Importing Feast's lineage events", file=sys.stderr
+        ) as bar:
+            summary = import_feast_events(reader, store.engine, progress=bar.update)
+    finally:
+        store.close()
+        reader.dispose()
+    click.echo(
+        f"Read {summary.read} events from Feast's openlineage_events: "
+        f"{summary.imported} imported, {summary.duplicates} duplicates, "
+        f"{len(summary.refused)} refused."
+    )
+    if show_refused:
+        for refusal in summary.refused:
+            click.echo(f"refused {refusal.event_id}: {refusal.reason}")
 
 
 def _load(ctx: click.Context) -> Any:

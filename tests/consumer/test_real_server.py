@@ -159,15 +159,15 @@ def test_the_python_client_sends_and_the_events_are_stored(server: ServerProcess
 
     page = read(server, "/events", job_name=job.name)
     assert page["total"] == 2
-    assert sorted(item["event_type"] for item in page["items"]) == ["COMPLETE", "START"]
-    assert {item["run_id"] for item in page["items"]} == {run_id}
-    sent_facets = page["items"][0]["event"]["job"]["facets"]
+    assert sorted(item["event_type"] for item in page["events"]) == ["COMPLETE", "START"]
+    assert {item["run_id"] for item in page["events"]} == {run_id}
+    sent_facets = page["events"][0]["event"]["job"]["facets"]
     assert sent_facets["sql"]["query"] == "select sum(amount) from orders"
     assert sent_facets["jobType"]["integration"] == "AIRFLOW"
     assert DB_PASSWORD not in str(page)  # credentials are removed before storing
     assert "etl_user" not in str(page)
-    assert [i["kind"] for i in read(server, "/events", job_name=run_id)["items"]] == ["job"]
-    datasets = read(server, "/events", namespace="s3://lake", limit=1000)["items"]
+    assert [i["kind"] for i in read(server, "/events", job_name=run_id)["events"]] == ["job"]
+    datasets = read(server, "/events", namespace="s3://lake", limit=1000)["events"]
     assert "dataset" in {item["kind"] for item in datasets}
 
     run = read(server, f"/runs/{run_id}")

@@ -280,9 +280,12 @@ def test_events_of_the_python_client_come_back_as_a_graph(container: Container) 
     assert (ids["revenue.daily"], ids["marts/daily_revenue"]) in edges
     assert (ids["marts/daily_revenue"], ids["revenue.report"]) in edges
     orders = next(node for node in sub["nodes"] if node["name"] == "shop.public.orders")
-    assert [field["name"] for field in orders["schema"]] == ["amount"]
+    assert [field["name"] for field in orders["schema_fields"]] == ["amount"]
     datasets = read(container, "/datasets", namespace="s3://lake")
-    assert {d["name"] for d in datasets["items"]} >= {"reference/calendar", "reports/revenue"}
+    assert {d["dataset_name"] for d in datasets["datasets"]} >= {
+        "reference/calendar",
+        "reports/revenue",
+    }
     run = read(container, f"/runs/{run_id}")
     assert run["state"] == "COMPLETE"
 

@@ -54,7 +54,7 @@ def test_apply_and_materialize_in_real_processes(tmp_path: Path) -> None:
             jobs = api.get(
                 "/api/v1/lineage/openlineage/jobs", params={"namespace": "demo", "limit": 100}
             ).json()
-            names = {job["name"] for job in jobs["items"]}
+            names = {job["job_name"] for job in jobs["jobs"]}
             assert {
                 "feast_apply_entities",
                 "feast_apply_feature_view_driver_hourly_stats",
@@ -67,10 +67,10 @@ def test_apply_and_materialize_in_real_processes(tmp_path: Path) -> None:
                 "/api/v1/lineage/openlineage/runs",
                 params={"job_namespace": "demo", "job_name": "feast_materialize"},
             ).json()
-            assert [run["state"] for run in runs["items"]] == ["COMPLETE"]
+            assert [run["state"] for run in runs["runs"]] == ["COMPLETE"]
             events = api.get(
                 "/api/v1/lineage/openlineage/events", params={"namespace": "demo", "limit": 100}
             ).json()
             assert events["total"] == 8 + 2 + 2 * 3
-            for item in events["items"]:
+            for item in events["events"]:
                 assert problems(item["event"], server.url) == []

@@ -101,7 +101,7 @@ def test_materialize_runs_land_in_the_local_store(repo: Repo, api: TestClient) -
         "/api/v1/lineage/openlineage/runs",
         params={"job_namespace": "demo", "job_name": "feast_materialize"},
     ).json()
-    assert [run["state"] for run in runs["items"]] == ["COMPLETE"]
+    assert [run["state"] for run in runs["runs"]] == ["COMPLETE"]
     children = api.get(
         "/api/v1/lineage/openlineage/runs",
         params={
@@ -109,7 +109,7 @@ def test_materialize_runs_land_in_the_local_store(repo: Repo, api: TestClient) -
             "job_name": "feast_materialize_feature_view_driver_hourly_stats",
         },
     ).json()
-    assert [run["state"] for run in children["items"]] == ["COMPLETE"]
+    assert [run["state"] for run in children["runs"]] == ["COMPLETE"]
     names = {n["name"] for n in graph(api)["nodes"]}
     assert "online_store/driver_hourly_stats" in names
 

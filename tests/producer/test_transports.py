@@ -202,7 +202,7 @@ def test_http_transport_reaches_the_lineage_server_with_the_api_key(
         headers={"X-API-Key": KEY},
     ).json()
     assert page["total"] == 8
-    event = page["items"][0]["event"]
+    event = page["events"][0]["event"]
     facet = event["job"]["facets"]["feast_project"]
     # _schemaURL points at the schema this server serves.
     assert facet["_schemaURL"].startswith(f"{server.url}/api/v1/lineage/facets/")

@@ -70,7 +70,7 @@ def test_the_quickstart_sets_up_runs_and_serves_one_connected_graph(tmp_path: Pa
             "models/driver_ranking",
         } <= reached
         runs = httpx.get(url + "/api/v1/lineage/openlineage/runs", timeout=30).json()
-        assert {run["job_name"] for run in runs["items"]} >= {
+        assert {run["job_name"] for run in runs["runs"]} >= {
             "feast_materialize",
             "train_driver_ranking",
         }

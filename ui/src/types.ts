@@ -28,8 +28,34 @@ export type JobPage = Schemas["JobPage"];
 export type DatasetItem = Schemas["DatasetItem"];
 export type DatasetPage = Schemas["DatasetPage"];
 /** A row of the Jobs or Datasets tab: a job, or a dataset (with its data source and Feast object). */
-export type CatalogItem = JobItem & Partial<Pick<DatasetItem, "datasource_uri" | "feast">>;
-export type CatalogPage = Omit<JobPage, "items"> & { items: CatalogItem[] };
+export interface CatalogItem extends Partial<Pick<DatasetItem, "datasource_uri" | "feast">> {
+  id: string;
+  namespace: string;
+  name: string;
+  producer: string | null;
+  updated_at_iso: string | null;
+}
+export type CatalogPage = Omit<JobPage, "jobs"> & { items: CatalogItem[] };
+
+/** A job of the catalog as a row of the Jobs tab. */
+export const jobRow = (job: JobItem): CatalogItem => ({
+  id: job.id,
+  namespace: job.job_namespace,
+  name: job.job_name,
+  producer: job.producer,
+  updated_at_iso: job.updated_at_iso,
+});
+
+/** A dataset of the catalog as a row of the Datasets tab. */
+export const datasetRow = (dataset: DatasetItem): CatalogItem => ({
+  id: dataset.id,
+  namespace: dataset.dataset_namespace,
+  name: dataset.dataset_name,
+  producer: dataset.producer,
+  updated_at_iso: dataset.updated_at_iso,
+  datasource_uri: dataset.datasource_uri,
+  feast: dataset.feast,
+});
 
 export type RunItem = Schemas["RunItem"];
 export type RunPage = Schemas["RunPage"];

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypedDict
 
 # Facet name -> payload. Ingest takes only JSON objects as facets, whatever is in them.
 Facets = dict[str, dict[str, Any]]
+
+
+# Feast's times are integer milliseconds since the epoch (feast_shape.py); ours
+# are beside them as ISO 8601 strings under "<key>_iso".
+_MS = "Milliseconds since the epoch (as Feast sends it)"
+_ISO = "The same time in ISO 8601 (UTC)"
 
 
 class _EveryFieldSent(BaseModel):
@@ -61,6 +67,7 @@ _WARNINGS_DOC = "Present when a stored event deserves a word; also in the Lineag
 
 
 class IngestAccepted(BaseModel):
+    event_id: str = Field(description="The stored event's id (its dedup key), as Feast answers")
     status: str = Field(description="created")
     summary: Summary
     warnings: list[IngestWarning] = Field(default_factory=list, description=_WARNINGS_DOC)
@@ -116,18 +123,27 @@ class StoredEvent(TypedDict):
 
 
 class EventItem(BaseModel):
-    id: int
+    # Feast's fields
+    event_id: str = Field(description="The event's dedup key (equal events share it)")
     event_type: str | None
-    event_time: str
-    received_at: str
-    kind: str = Field(description="run, dataset or job")
+    event_time: int = Field(description=_MS)
+    producer: str | None
+    job_namespace: str | None = Field(description="The job's (null for a DatasetEvent)")
+    job_name: str | None
     run_id: str | None
+    event_json: str = Field(description="The event as stored (credentials removed), JSON text")
+    created_at: int = Field(description="When it was received; " + _MS)
+    # ours
+    id: int = Field(description="The row's id (newer rows have larger ids)")
+    event_time_iso: str = Field(description=_ISO)
+    created_at_iso: str = Field(description=_ISO)
+    kind: str = Field(description="run, dataset or job")
     event: StoredEvent = Field(description="The event as stored (credentials removed)")
 
 
 class EventPage(BaseModel):
-    items: list[EventItem]
-    total: int
+    events: list[EventItem]
+    total: int = Field(description="Events that match, on every page")
     limit: int
     offset: int
 
@@ -143,14 +159,19 @@ class RunDetail(BaseModel):
     job_namespace: str
     job_name: str
     state: str
-    started_at: str | None
-    ended_at: str | None
-    duration_ms: int | None
+    started_at: int | None = Field(description=_MS)
+    ended_at: int | None = Field(description=_MS)
     parent_run_id: str | None
     root_run_id: str | None
-    facets: Facets
+    updated_at: int = Field(description="Time of its latest event; " + _MS)
     inputs: list[RunDataset]
     outputs: list[RunDataset]
+    facets: Facets
+    # ours
+    started_at_iso: str | None = Field(description=_ISO)
+    ended_at_iso: str | None = Field(description=_ISO)
+    updated_at_iso: str = Field(description=_ISO)
+    duration_ms: int | None
     child_run_ids: list[str]
 
 
@@ -182,25 +203,55 @@ class SchemaField(_EveryFieldSent):
 
 
 class GraphNode(_EveryFieldSent):
-    model_config = ConfigDict(populate_by_name=True)
-
-    id: str = Field(description='"job:{namespace}:{name}" or "dataset:{namespace}:{name}"')
-    kind: Literal["job", "dataset"]
+    # Feast's fields
+    type: Literal["job", "dataset"]
     namespace: str
     name: str
     producer: str | None = Field(description="The producer of the latest event about it")
-    created_at: str | None
-    updated_at: str | None = Field(description="null for a job only named by a parent facet")
-    datasource_uri: str | None = None
+    feast_object_type: str | None = Field(description="The Feast object's type, if it is one")
+    feast_object_name: str | None
+    feast_project: str | None
+    schema_: dict[str, Any] | None = Field(
+        alias="schema", description="The schema facet (a dataset's), if any"
+    )
+    job_type: str | None = Field(
+        description="A job's feast_jobKind kind, else its jobType's processingType or integration"
+    )
+    description: str | None = Field(description="The documentation facet's description")
+    source_type: str | None = Field(description="The dataSource facet's name (datasets)")
+    owner: str | None = Field(description="The first owner of the ownership facet (datasets)")
+    owner_type: str | None
+    lifecycle_state: str | None = Field(description="The lifecycleStateChange facet's state")
+    current_version: int | None = Field(description="Always null: versions are not kept yet")
     facets: Facets = Field(description="Facet name -> the latest payload")
+    # ours
+    id: str = Field(description='"job:{namespace}:{name}" or "dataset:{namespace}:{name}"')
+    kind: Literal["job", "dataset"] = Field(description="The same as type")
+    created_at: int = Field(description=_MS)
+    created_at_iso: str = Field(description=_ISO)
+    updated_at: int | None = Field(description="null for a job only named by a parent facet")
+    updated_at_iso: str | None = Field(description=_ISO)
+    datasource_uri: str | None = None
     schema_fields: list[SchemaField] | None = Field(
-        default=None, alias="schema", description="Fields of the schema facet, if any"
+        default=None, description="Fields of the schema facet, if any"
     )
     feast: FeastObject | None = None
     depth: int | None = Field(default=None, description="Steps from the center (subgraphs)")
 
 
 class GraphEdge(BaseModel):
+    # Feast's fields
+    source_type: Literal["job", "dataset"]
+    source_namespace: str
+    source_name: str
+    target_type: Literal["job", "dataset"]
+    target_namespace: str
+    target_name: str
+    edge_type: Literal["input", "output", "parent", "root", "symlink"] = Field(
+        description="The same as type"
+    )
+    updated_at: int = Field(description="When it was first seen; " + _MS)
+    # ours
     source: str = Field(description="Node id")
     target: str = Field(description="Node id")
     type: Literal["input", "output", "parent", "root", "symlink"] = Field(
@@ -218,6 +269,14 @@ class DerivedEdge(BaseModel):
 
 
 class GraphSymlink(BaseModel):
+    # Feast's fields
+    dataset_namespace: str
+    dataset_name: str
+    linked_namespace: str = Field(description="The alias's namespace")
+    linked_name: str
+    link_type: str = Field(description="The symlink's type (TABLE, LOCATION...) or dataSource_uri")
+    updated_at: int = Field(description="When it was first seen; " + _MS)
+    # ours
     dataset: str = Field(description="The dataset's node id")
     alias: str = Field(description="The alias as a dataset node id (it may not be stored)")
     alias_namespace: str
@@ -260,58 +319,96 @@ class NamespaceItem(BaseModel):
 
 
 class NamespaceList(BaseModel):
-    items: list[NamespaceItem]
+    namespaces: list[str] = Field(description="Every visible namespace, by name")
+    counts: list[NamespaceItem] = Field(description="Jobs and datasets of each, in the same order")
     total: int
 
 
 class JobItem(BaseModel):
-    id: str
-    namespace: str
-    name: str
+    # Feast's fields
+    job_namespace: str
+    job_name: str
+    job_type: str | None = Field(
+        description="feast_jobKind's kind, else jobType's processingType or integration"
+    )
     producer: str | None
-    created_at: str | None
-    updated_at: str | None
+    description: str | None = Field(description="The documentation facet's description")
+    facets_json: str | None = Field(description="The latest facets as JSON text")
+    latest_run_id: str | None = Field(description="Its most recently started run")
+    updated_at: int = Field(description=_MS + "; 0 for a job only named by a parent facet")
+    # ours
+    id: str
+    created_at: int = Field(description=_MS)
+    created_at_iso: str = Field(description=_ISO)
+    updated_at_iso: str | None = Field(description=_ISO + "; null for a job only named")
 
 
 class JobPage(BaseModel):
-    items: list[JobItem]
+    jobs: list[JobItem]
     total: int
     limit: int
     offset: int
 
 
 class DatasetItem(BaseModel):
-    id: str
-    namespace: str
-    name: str
+    model_config = ConfigDict(populate_by_name=True)
+
+    # Feast's fields
+    dataset_namespace: str
+    dataset_name: str
+    source_type: str | None = Field(description="The dataSource facet's name")
     producer: str | None
-    created_at: str | None
-    updated_at: str | None
+    description: str | None = Field(description="The documentation facet's description")
+    schema_text: str | None = Field(
+        alias="schema_json", description="The schema facet as JSON text"
+    )
+    facets_json: str | None = Field(description="The latest facets as JSON text")
+    feast_object_type: str | None
+    feast_object_name: str | None
+    feast_project: str | None
+    owner_name: str | None = Field(description="The ownership facet's first owner")
+    owner_type: str | None
+    lifecycle_state: str | None = Field(description="The lifecycleStateChange facet's state")
+    current_version: int | None = Field(description="Always null: versions are not kept yet")
+    updated_at: int = Field(description=_MS)
+    # ours
+    id: str
+    created_at: int = Field(description=_MS)
+    created_at_iso: str = Field(description=_ISO)
+    updated_at_iso: str = Field(description=_ISO)
     datasource_uri: str | None
     feast: FeastObject | None
 
 
 class DatasetPage(BaseModel):
-    items: list[DatasetItem]
+    datasets: list[DatasetItem]
     total: int
     limit: int
     offset: int
 
 
 class RunItem(BaseModel):
+    # Feast's fields
     run_id: str
     job_namespace: str
     job_name: str
     state: str = Field(description="RUNNING, COMPLETE, FAIL, ABORT or OTHER")
-    started_at: str | None
-    ended_at: str | None
-    duration_ms: int | None
+    started_at: int | None = Field(description=_MS)
+    ended_at: int | None = Field(description=_MS)
+    facets_json: str | None = Field(description="The run's facets as JSON text")
     parent_run_id: str | None
+    root_run_id: str | None
+    updated_at: int = Field(description="Time of its latest event; " + _MS)
+    # ours
+    started_at_iso: str | None = Field(description=_ISO)
+    ended_at_iso: str | None = Field(description=_ISO)
+    updated_at_iso: str = Field(description=_ISO)
+    duration_ms: int | None
 
 
 class RunPage(BaseModel):
-    items: list[RunItem]
-    total: int
+    runs: list[RunItem]
+    total: int = Field(description="Runs that match, on every page")
     limit: int
     offset: int
 
@@ -331,6 +428,10 @@ class StorageStats(BaseModel):
 
 
 class PruneResult(BaseModel):
+    # Feast's fields (filled from removed when not given)
+    message: str
+    deleted: dict[str, int] = Field(description="The same as removed")
+    # ours
     cutoff: str | None = Field(description="Events and runs before this time were removed")
     removed: dict[str, int] = Field(description="Rows removed, by table")
     finished_at: str
@@ -341,10 +442,37 @@ class PruneResult(BaseModel):
         "(in several processes) are reported together, their removals summed",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _feast_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "removed" in data:
+            data = {"message": "Pruning completed", "deleted": data["removed"], **data}
+        return data
+
+
+class StoredCount(BaseModel):
+    count: int
+    oldest_ms: int | None = Field(description=_MS)
+
+
+class RetentionStorage(BaseModel):
+    """Feast's storage figures: rows and the oldest time of each kind (what the caller may see)."""
+
+    events: StoredCount = Field(description="oldest_ms: the oldest event time")
+    runs: StoredCount = Field(description="oldest_ms: the oldest run start")
+    jobs: StoredCount = Field(description="oldest_ms: the least recently updated job")
+    datasets: StoredCount = Field(description="oldest_ms: the least recently updated dataset")
+
 
 class RetentionInfo(BaseModel):
+    # Feast's fields
+    retention_days: int = Field(description="0: pruning is off")
+    retention_enabled: bool = Field(description="retention_days is not 0")
+    check_interval_hours: int | float
+    storage: RetentionStorage
+    # ours
     config: RetentionConfig
-    storage: StorageStats
+    storage_stats: StorageStats
     last_prune: PruneResult | None = Field(
         description="The last prune of this store, by any server or worker process"
     )
@@ -356,6 +484,10 @@ class RetentionInfo(BaseModel):
 
 
 class ResetResult(BaseModel):
+    # Feast's fields
+    status: str = Field(description="success")
+    message: str
+    # ours
     namespace: str | None = Field(description="The namespace reset, or null for everything")
     removed: dict[str, int]
 

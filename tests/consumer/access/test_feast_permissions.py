@@ -110,7 +110,7 @@ def client(tmp_path: Path, issuer: Issuer) -> Iterator[TestClient]:
 def job_names(client: TestClient, token: str) -> list[str]:
     response = client.get(f"{API}/jobs", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 200, response.text
-    return sorted(job["name"] for job in response.json()["items"])
+    return sorted(job["job_name"] for job in response.json()["jobs"])
 
 
 def test_a_caller_sees_the_projects_feast_lets_it_describe(

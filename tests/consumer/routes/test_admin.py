@@ -73,12 +73,23 @@ def test_retention_shows_config_and_storage(make_client: AppFactory) -> None:
         "standalone_server": False,
         "runs_background_pruning": True,
     }
-    rows = body["storage"]["rows"]
+    rows = body["storage_stats"]["rows"]
     assert rows["events"] == 3
     assert rows["runs"] == 3
     assert rows["jobs"] == 3
     assert rows["datasets"] == 5
-    assert body["storage"]["oldest_event_time"] == "2026-01-01T12:00:00Z"
+    assert body["storage_stats"]["oldest_event_time"] == "2026-01-01T12:00:00Z"
+    # Feast's shape beside ours.
+    assert (body["retention_days"], body["retention_enabled"]) == (7, True)
+    assert body["check_interval_hours"] == 2
+    assert isinstance(body["check_interval_hours"], int)
+    assert {kind: counted["count"] for kind, counted in body["storage"].items()} == {
+        "events": 3,
+        "runs": 3,
+        "jobs": 3,
+        "datasets": 5,
+    }
+    assert body["storage"]["events"]["oldest_ms"] == 1_767_268_800_000
 
 
 def test_prune_needs_the_key_and_keeps_the_graph(make_client: AppFactory) -> None:
@@ -93,12 +104,14 @@ def test_prune_needs_the_key_and_keeps_the_graph(make_client: AppFactory) -> Non
     response = client.post(f"{API}/retention/prune", headers=KEY)
     assert response.status_code == 200, response.text
     removed = response.json()["removed"]
+    assert response.json()["deleted"] == removed
+    assert response.json()["message"] == "Pruning completed"
     assert removed["openlineage_events"] == 3
     assert removed["openlineage_runs"] == 3
     assert removed["openlineage_run_io"] == 6
     events = client.get(f"{API}/events").json()
     assert events["total"] == 1
-    assert [r["run_id"] for r in client.get(f"{API}/runs").json()["items"]] == [new_run]
+    assert [r["run_id"] for r in client.get(f"{API}/runs").json()["runs"]] == [new_run]
     assert client.get(f"{API}/runs/{new_run}").json()["facets"]["custom"]["value"] == "new"
     after = client.get(f"{API}/graph").json()
     assert after["nodes"] == before["nodes"]
@@ -126,6 +139,7 @@ def test_reset_one_namespace_removes_only_what_belongs_to_it(make_client: AppFac
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["namespace"] == "spark://ml-team"
+    assert (body["status"], body["message"]) == ("success", "Purged namespace: spark://ml-team")
     assert body["removed"]["openlineage_jobs"] == 2
     assert body["removed"]["openlineage_events"] == 2
     assert body["removed"]["openlineage_runs"] == 2
@@ -142,8 +156,9 @@ def test_reset_everything(make_client: AppFactory) -> None:
     seed_old_and_new(client)
     body = client.delete(f"{API}/reset").json()
     assert body["namespace"] is None
+    assert (body["status"], body["message"]) == ("success", "Purged all lineage data")
     assert body["removed"]["openlineage_events"] == 4
-    rows = client.get(f"{API}/retention").json()["storage"]["rows"]
+    rows = client.get(f"{API}/retention").json()["storage_stats"]["rows"]
     assert set(rows.values()) == {0}
     # The store still works afterwards.
     ingest(client, *cross_producer())

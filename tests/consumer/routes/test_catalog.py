@@ -1,17 +1,21 @@
 from __future__ import annotations
 
+import json
+import uuid
+
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.consumer.lineage import API, chain, cross_producer, ingest
-from tests.factories import dataset, run_event
+from tests.factories import at, dataset, facet, run_event, schema_facet
 
 
 def test_namespaces_list_every_namespace_with_counts(client: TestClient) -> None:
     ingest(client, *cross_producer())
     body = client.get(f"{API}/namespaces").json()
     assert body["total"] == 4
-    assert body["items"] == [
+    assert body["namespaces"] == [n["namespace"] for n in body["counts"]]
+    assert body["counts"] == [
         {"namespace": "ml_team", "jobs": 1, "datasets": 2},
         {"namespace": "postgres://db:5432", "jobs": 0, "datasets": 1},
         {"namespace": "s3://bucket", "jobs": 0, "datasets": 2},
@@ -25,13 +29,13 @@ def test_jobs_and_datasets_are_paged_by_namespace_and_name(client: TestClient) -
     for offset in range(0, 8, 3):
         page = client.get(f"{API}/datasets", params={"limit": 3, "offset": offset}).json()
         assert page["total"] == 8
-        names.extend((d["namespace"], d["name"]) for d in page["items"])
+        names.extend((d["dataset_namespace"], d["dataset_name"]) for d in page["datasets"])
     assert names == sorted(names)
     assert len(names) == 8
     last = client.get(f"{API}/datasets", params={"limit": 3, "offset": 7}).json()
-    assert [(d["namespace"], d["name"]) for d in last["items"]] == [("b", "d3")]
+    assert [(d["dataset_namespace"], d["dataset_name"]) for d in last["datasets"]] == [("b", "d3")]
     jobs = client.get(f"{API}/jobs", params={"namespace": "a"}).json()
-    assert [j["id"] for j in jobs["items"]] == ["job:a:j1", "job:a:j2", "job:a:j3"]
+    assert [j["id"] for j in jobs["jobs"]] == ["job:a:j1", "job:a:j2", "job:a:j3"]
     assert jobs["total"] == 3
 
 
@@ -49,7 +53,7 @@ def test_search_is_a_case_insensitive_substring_and_literal(client: TestClient) 
         ),
     )
     found = client.get(f"{API}/datasets", params={"search": "S_ORD"}).json()
-    assert [d["name"] for d in found["items"]] == ["Sales_Orders"]
+    assert [d["dataset_name"] for d in found["datasets"]] == ["Sales_Orders"]
     assert found["total"] == 1
     assert client.get(f"{API}/datasets", params={"search": "%"}).json()["total"] == 1
     assert client.get(f"{API}/jobs", params={"search": "load"}).json()["total"] == 1
@@ -57,7 +61,7 @@ def test_search_is_a_case_insensitive_substring_and_literal(client: TestClient) 
 
 def test_datasets_carry_their_feast_object(client: TestClient) -> None:
     ingest(client, *cross_producer())
-    items = client.get(f"{API}/datasets", params={"namespace": "ml_team"}).json()["items"]
+    items = client.get(f"{API}/datasets", params={"namespace": "ml_team"}).json()["datasets"]
     assert [d["feast"] for d in items] == [
         {"project": "ml_team", "type": "feature_view", "name": "driver_fv"},
         {"project": "ml_team", "type": "data_source", "name": "driver_source"},
@@ -76,8 +80,8 @@ def test_namespace_mapping_names_the_feast_project_of_external_datasets(
             outputs=[dataset("spark://ml-team", "t"), dataset("s3://bucket", "u")],
         ),
     )
-    items = client.get(f"{API}/datasets").json()["items"]
-    assert {d["name"]: d["feast"] for d in items} == {
+    items = client.get(f"{API}/datasets").json()["datasets"]
+    assert {d["dataset_name"]: d["feast"] for d in items} == {
         "u": {"project": "lake", "type": None, "name": "u"},
         "t": {"project": "ml_team", "type": None, "name": "t"},
     }
@@ -96,3 +100,42 @@ def test_bad_catalog_parameters_are_400(client: TestClient, path: str, needle: s
     response = client.get(API + path)
     assert response.status_code == 400
     assert needle in response.json()["error"]["message"]
+
+
+def test_jobs_and_datasets_carry_feasts_fields(client: TestClient) -> None:
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    job_facets = {
+        "jobType": facet(processingType="BATCH", integration="SPARK", jobType="JOB"),
+        "documentation": facet(description="builds orders"),
+    }
+    orders = dataset(
+        "s3://lake",
+        "orders",
+        dataSource=facet(name="s3", uri="s3://lake"),
+        ownership=facet(owners=[{"name": "team:data", "type": "TEAM"}]),
+        schema=schema_facet("id"),
+    )
+    ingest(
+        client,
+        run_event(
+            "COMPLETE", run_id=first, time=at(0), job=("spark", "build"), job_facets=job_facets
+        ),
+        run_event("START", run_id=second, time=at(60), job=("spark", "build"), outputs=[orders]),
+    )
+    (job,) = client.get(f"{API}/jobs").json()["jobs"]
+    assert (job["job_namespace"], job["job_name"]) == ("spark", "build")
+    assert (job["job_type"], job["description"]) == ("BATCH", "builds orders")
+    assert json.loads(job["facets_json"])["jobType"]["integration"] == "SPARK"
+    assert job["latest_run_id"] == second
+    assert job["updated_at"] == 1_767_268_860_000
+    assert job["updated_at_iso"] == at(60)
+    (ds,) = client.get(f"{API}/datasets").json()["datasets"]
+    assert (ds["dataset_namespace"], ds["dataset_name"], ds["source_type"]) == (
+        "s3://lake",
+        "orders",
+        "s3",
+    )
+    assert (ds["owner_name"], ds["owner_type"]) == ("team:data", "TEAM")
+    assert [f["name"] for f in json.loads(ds["schema_json"])["fields"]] == ["id"]
+    assert set(json.loads(ds["facets_json"])) == {"dataSource", "ownership", "schema"}
+    assert ds["current_version"] is None

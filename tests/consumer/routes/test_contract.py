@@ -40,7 +40,7 @@ def test_responses_match_their_models(
 
 def test_run_detail_matches_its_model(client: TestClient) -> None:
     ingest(client, *cross_producer())
-    run_id = client.get(f"{API}/runs").json()["items"][0]["run_id"]
+    run_id = client.get(f"{API}/runs").json()["runs"][0]["run_id"]
     body = client.get(f"{API}/runs/{run_id}").json()
     assert schemas.RunDetail.model_validate(body).model_dump(mode="json") == body
 

@@ -26,14 +26,14 @@ def test_events_are_newest_first_with_a_true_total(client: TestClient) -> None:
     seed(client)
     body = client.get(f"{API}/events").json()
     assert body["total"] == 7
-    times = [e["event_time"] for e in body["items"]]
+    times = [e["event_time_iso"] for e in body["events"]]
     assert times == sorted(times, reverse=True)
-    assert body["items"][0]["kind"] == "dataset"
+    assert body["events"][0]["kind"] == "dataset"
     pages = [
-        client.get(f"{API}/events", params={"limit": 2, "offset": o}).json()["items"]
+        client.get(f"{API}/events", params={"limit": 2, "offset": o}).json()["events"]
         for o in range(0, 8, 2)
     ]
-    assert [e["id"] for p in pages for e in p] == [e["id"] for e in body["items"]]
+    assert [e["id"] for p in pages for e in p] == [e["id"] for e in body["events"]]
 
 
 def test_event_filters(client: TestClient) -> None:
@@ -54,7 +54,7 @@ def test_event_filters(client: TestClient) -> None:
     assert total(event_type="complete") == 3
     assert total(since=at(100), until=at(200)) == 2
     assert total(since=at(150)) == 4
-    items = client.get(f"{API}/events", params={"run_id": runs[2]}).json()["items"]
+    items = client.get(f"{API}/events", params={"run_id": runs[2]}).json()["events"]
     assert [e["event_type"] for e in items] == ["COMPLETE", "START"]
 
 

@@ -105,10 +105,13 @@ def test_one_event_is_201_and_stored_as_sent(client: TestClient) -> None:
     response = post(client, LINEAGE, event)
     assert response.status_code == 201, response.text
     assert response.json() == {
+        "event_id": response.json()["event_id"],
         "status": "created",
         "summary": {"received": 1, "successful": 1, "failed": 0},
     }
     assert stored_events(client) == [event]
+    page = client.get("/api/v1/lineage/openlineage/events").json()
+    assert [e["event_id"] for e in page["events"]] == [response.json()["event_id"]]
 
 
 def test_an_array_on_the_lineage_endpoint_is_200_with_a_summary(client: TestClient) -> None:

@@ -20,8 +20,8 @@ FORM = "send an RFC 3339 date-time such as 2024-05-01T12:00:00Z"
 
 
 def event_times(client: TestClient) -> list[str]:
-    items = client.get(EVENTS, params={"limit": 1000}).json()["items"]
-    return sorted(item["event_time"] for item in items)
+    items = client.get(EVENTS, params={"limit": 1000}).json()["events"]
+    return sorted(item["event_time_iso"] for item in items)
 
 
 def naive_count(client: TestClient) -> int:

@@ -20,17 +20,17 @@ def test_runs_are_listed_newest_first_and_filtered(client: TestClient) -> None:
         run_event("START", run_id=ids[3], job=("a", "other"), time=at(30)),
     )
     body = client.get(f"{API}/runs").json()
-    assert [r["run_id"] for r in body["items"]] == [ids[3], ids[2], ids[1], ids[0]]
+    assert [r["run_id"] for r in body["runs"]] == [ids[3], ids[2], ids[1], ids[0]]
     assert body["total"] == 4
-    first = body["items"][3]
+    first = body["runs"][3]
     assert first["state"] == "COMPLETE"
     assert first["duration_ms"] == 5000
-    assert first["started_at"] == "2026-01-01T12:00:00Z"
+    assert first["started_at_iso"] == "2026-01-01T12:00:00Z"
 
     def run_ids(**params: str) -> list[str]:
         response = client.get(f"{API}/runs", params=params)
         assert response.status_code == 200, response.text
-        return [r["run_id"] for r in response.json()["items"]]
+        return [r["run_id"] for r in response.json()["runs"]]
 
     assert run_ids(job_namespace="a", job_name="load") == [ids[1], ids[0]]
     assert run_ids(job_name="load") == [ids[2], ids[1], ids[0]]
@@ -67,8 +67,8 @@ def test_run_detail_has_times_io_facets_parent_and_children(client: TestClient) 
     )
     detail = client.get(f"{API}/runs/{child}").json()
     assert detail["state"] == "COMPLETE"
-    assert detail["started_at"] == "2026-01-01T12:00:01Z"
-    assert detail["ended_at"] == "2026-01-01T12:00:03Z"
+    assert detail["started_at_iso"] == "2026-01-01T12:00:01Z"
+    assert detail["ended_at_iso"] == "2026-01-01T12:00:03Z"
     assert detail["duration_ms"] == 2000
     assert detail["parent_run_id"] == parent
     assert [d["name"] for d in detail["inputs"]] == ["in"]

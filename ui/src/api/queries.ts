@@ -8,6 +8,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { CatalogPage, Direction, JobPage, NodeKind, RunDetail, RunPage } from "../types";
+import { datasetRow, jobRow } from "../types";
 import {
   api,
   isRegistryObjectType,
@@ -79,13 +80,19 @@ export function useNamespaces(enabled = true) {
 export function useCatalog(kind: NodeKind, query: JobsQuery & DatasetsQuery) {
   return useQuery({
     queryKey: [kind === "job" ? "jobs" : "datasets", query],
-    queryFn: ({ signal }): Promise<CatalogPage> =>
-      kind === "job" ? api.jobs(query, signal) : api.datasets(query, signal),
+    queryFn: async ({ signal }): Promise<CatalogPage> => {
+      if (kind === "job") {
+        const { jobs, ...page } = await api.jobs(query, signal);
+        return { ...page, items: jobs.map(jobRow) };
+      }
+      const { datasets, ...page } = await api.datasets(query, signal);
+      return { ...page, items: datasets.map(datasetRow) };
+    },
     placeholderData: keepPreviousData,
   });
 }
 
-const jobNamesOf = (page: JobPage) => [...new Set(page.items.map((job) => job.name))];
+const jobNamesOf = (page: JobPage) => [...new Set(page.jobs.map((job) => job.job_name))];
 
 /** The names of a namespace's jobs (the first 1000), for the Events tab's job filter. */
 export function useJobNames(namespace: string | null) {
@@ -117,7 +124,7 @@ export function useRuns(namespace: string, name: string, limit: number, offset: 
     queryKey: ["runs", namespace, name, limit, offset],
     queryFn: async ({ signal }): Promise<RunsWithDetail> => {
       const page = await api.runs({ job_namespace: namespace, job_name: name, limit, offset }, signal);
-      const details = await Promise.all(page.items.map((run) => api.run(run.run_id, signal).catch(() => null)));
+      const details = await Promise.all(page.runs.map((run) => api.run(run.run_id, signal).catch(() => null)));
       const byId: Record<string, RunDetail> = {};
       for (const detail of details) if (detail) byId[detail.run_id] = detail;
       return { page, details: byId };
@@ -136,8 +143,8 @@ export function useNodeSearch(text: string, enabled: boolean) {
         api.jobs({ search: text, limit: 4 }, signal),
       ]);
       return [
-        ...datasets.items.map((d) => ({ type: "dataset" as const, namespace: d.namespace, name: d.name })),
-        ...jobs.items.map((j) => ({ type: "job" as const, namespace: j.namespace, name: j.name })),
+        ...datasets.datasets.map((d) => ({ type: "dataset" as const, namespace: d.dataset_namespace, name: d.dataset_name })),
+        ...jobs.jobs.map((j) => ({ type: "job" as const, namespace: j.job_namespace, name: j.job_name })),
       ];
     },
     enabled,

@@ -404,26 +404,85 @@ export interface components {
     schemas: {
         /** DatasetItem */
         DatasetItem: {
-            /** Id */
-            id: string;
-            /** Namespace */
-            namespace: string;
-            /** Name */
-            name: string;
+            /** Dataset Namespace */
+            dataset_namespace: string;
+            /** Dataset Name */
+            dataset_name: string;
+            /**
+             * Source Type
+             * @description The dataSource facet's name
+             */
+            source_type: string | null;
             /** Producer */
             producer: string | null;
-            /** Created At */
-            created_at: string | null;
-            /** Updated At */
-            updated_at: string | null;
+            /**
+             * Description
+             * @description The documentation facet's description
+             */
+            description: string | null;
+            /**
+             * Schema Json
+             * @description The schema facet as JSON text
+             */
+            schema_json: string | null;
+            /**
+             * Facets Json
+             * @description The latest facets as JSON text
+             */
+            facets_json: string | null;
+            /** Feast Object Type */
+            feast_object_type: string | null;
+            /** Feast Object Name */
+            feast_object_name: string | null;
+            /** Feast Project */
+            feast_project: string | null;
+            /**
+             * Owner Name
+             * @description The ownership facet's first owner
+             */
+            owner_name: string | null;
+            /** Owner Type */
+            owner_type: string | null;
+            /**
+             * Lifecycle State
+             * @description The lifecycleStateChange facet's state
+             */
+            lifecycle_state: string | null;
+            /**
+             * Current Version
+             * @description Always null: versions are not kept yet
+             */
+            current_version: number | null;
+            /**
+             * Updated At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            updated_at: number;
+            /** Id */
+            id: string;
+            /**
+             * Created At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            created_at: number;
+            /**
+             * Created At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            created_at_iso: string;
+            /**
+             * Updated At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            updated_at_iso: string;
             /** Datasource Uri */
             datasource_uri: string | null;
             feast: components["schemas"]["FeastObject"] | null;
         };
         /** DatasetPage */
         DatasetPage: {
-            /** Items */
-            items: components["schemas"]["DatasetItem"][];
+            /** Datasets */
+            datasets: components["schemas"]["DatasetItem"][];
             /** Total */
             total: number;
             /** Limit */
@@ -516,21 +575,59 @@ export interface components {
         };
         /** EventItem */
         EventItem: {
-            /** Id */
-            id: number;
+            /**
+             * Event Id
+             * @description The event's dedup key (equal events share it)
+             */
+            event_id: string;
             /** Event Type */
             event_type: string | null;
-            /** Event Time */
-            event_time: string;
-            /** Received At */
-            received_at: string;
+            /**
+             * Event Time
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            event_time: number;
+            /** Producer */
+            producer: string | null;
+            /**
+             * Job Namespace
+             * @description The job's (null for a DatasetEvent)
+             */
+            job_namespace: string | null;
+            /** Job Name */
+            job_name: string | null;
+            /** Run Id */
+            run_id: string | null;
+            /**
+             * Event Json
+             * @description The event as stored (credentials removed), JSON text
+             */
+            event_json: string;
+            /**
+             * Created At
+             * @description When it was received; Milliseconds since the epoch (as Feast sends it)
+             */
+            created_at: number;
+            /**
+             * Id
+             * @description The row's id (newer rows have larger ids)
+             */
+            id: number;
+            /**
+             * Event Time Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            event_time_iso: string;
+            /**
+             * Created At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            created_at_iso: string;
             /**
              * Kind
              * @description run, dataset or job
              */
             kind: string;
-            /** Run Id */
-            run_id: string | null;
             /** @description The event as stored (credentials removed) */
             event: components["schemas"]["StoredEvent"];
         };
@@ -551,9 +648,12 @@ export interface components {
         };
         /** EventPage */
         EventPage: {
-            /** Items */
-            items: components["schemas"]["EventItem"][];
-            /** Total */
+            /** Events */
+            events: components["schemas"]["EventItem"][];
+            /**
+             * Total
+             * @description Events that match, on every page
+             */
             total: number;
             /** Limit */
             limit: number;
@@ -594,6 +694,35 @@ export interface components {
         /** GraphEdge */
         GraphEdge: {
             /**
+             * Source Type
+             * @enum {string}
+             */
+            source_type: "job" | "dataset";
+            /** Source Namespace */
+            source_namespace: string;
+            /** Source Name */
+            source_name: string;
+            /**
+             * Target Type
+             * @enum {string}
+             */
+            target_type: "job" | "dataset";
+            /** Target Namespace */
+            target_namespace: string;
+            /** Target Name */
+            target_name: string;
+            /**
+             * Edge Type
+             * @description The same as type
+             * @enum {string}
+             */
+            edge_type: "input" | "output" | "parent" | "root" | "symlink";
+            /**
+             * Updated At
+             * @description When it was first seen; Milliseconds since the epoch (as Feast sends it)
+             */
+            updated_at: number;
+            /**
              * Source
              * @description Node id
              */
@@ -613,15 +742,10 @@ export interface components {
         /** GraphNode */
         GraphNode: {
             /**
-             * Id
-             * @description "job:{namespace}:{name}" or "dataset:{namespace}:{name}"
-             */
-            id: string;
-            /**
-             * Kind
+             * Type
              * @enum {string}
              */
-            kind: "job" | "dataset";
+            type: "job" | "dataset";
             /** Namespace */
             namespace: string;
             /** Name */
@@ -631,15 +755,54 @@ export interface components {
              * @description The producer of the latest event about it
              */
             producer: string | null;
-            /** Created At */
-            created_at: string | null;
             /**
-             * Updated At
-             * @description null for a job only named by a parent facet
+             * Feast Object Type
+             * @description The Feast object's type, if it is one
              */
-            updated_at: string | null;
-            /** Datasource Uri */
-            datasource_uri: string | null;
+            feast_object_type: string | null;
+            /** Feast Object Name */
+            feast_object_name: string | null;
+            /** Feast Project */
+            feast_project: string | null;
+            /**
+             * Schema
+             * @description The schema facet (a dataset's), if any
+             */
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Job Type
+             * @description A job's feast_jobKind kind, else its jobType's processingType or integration
+             */
+            job_type: string | null;
+            /**
+             * Description
+             * @description The documentation facet's description
+             */
+            description: string | null;
+            /**
+             * Source Type
+             * @description The dataSource facet's name (datasets)
+             */
+            source_type: string | null;
+            /**
+             * Owner
+             * @description The first owner of the ownership facet (datasets)
+             */
+            owner: string | null;
+            /** Owner Type */
+            owner_type: string | null;
+            /**
+             * Lifecycle State
+             * @description The lifecycleStateChange facet's state
+             */
+            lifecycle_state: string | null;
+            /**
+             * Current Version
+             * @description Always null: versions are not kept yet
+             */
+            current_version: number | null;
             /**
              * Facets
              * @description Facet name -> the latest payload
@@ -650,10 +813,43 @@ export interface components {
                 };
             };
             /**
-             * Schema
+             * Id
+             * @description "job:{namespace}:{name}" or "dataset:{namespace}:{name}"
+             */
+            id: string;
+            /**
+             * Kind
+             * @description The same as type
+             * @enum {string}
+             */
+            kind: "job" | "dataset";
+            /**
+             * Created At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            created_at: number;
+            /**
+             * Created At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            created_at_iso: string;
+            /**
+             * Updated At
+             * @description null for a job only named by a parent facet
+             */
+            updated_at: number | null;
+            /**
+             * Updated At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            updated_at_iso: string | null;
+            /** Datasource Uri */
+            datasource_uri: string | null;
+            /**
+             * Schema Fields
              * @description Fields of the schema facet, if any
              */
-            schema: components["schemas"]["SchemaField"][] | null;
+            schema_fields: components["schemas"]["SchemaField"][] | null;
             feast: components["schemas"]["FeastObject"] | null;
             /**
              * Depth
@@ -694,6 +890,27 @@ export interface components {
         };
         /** GraphSymlink */
         GraphSymlink: {
+            /** Dataset Namespace */
+            dataset_namespace: string;
+            /** Dataset Name */
+            dataset_name: string;
+            /**
+             * Linked Namespace
+             * @description The alias's namespace
+             */
+            linked_namespace: string;
+            /** Linked Name */
+            linked_name: string;
+            /**
+             * Link Type
+             * @description The symlink's type (TABLE, LOCATION...) or dataSource_uri
+             */
+            link_type: string;
+            /**
+             * Updated At
+             * @description When it was first seen; Milliseconds since the epoch (as Feast sends it)
+             */
+            updated_at: number;
             /**
              * Dataset
              * @description The dataset's node id
@@ -733,6 +950,11 @@ export interface components {
         };
         /** IngestAccepted */
         IngestAccepted: {
+            /**
+             * Event Id
+             * @description The stored event's id (its dedup key), as Feast answers
+             */
+            event_id: string;
             /**
              * Status
              * @description created
@@ -786,23 +1008,59 @@ export interface components {
         };
         /** JobItem */
         JobItem: {
-            /** Id */
-            id: string;
-            /** Namespace */
-            namespace: string;
-            /** Name */
-            name: string;
+            /** Job Namespace */
+            job_namespace: string;
+            /** Job Name */
+            job_name: string;
+            /**
+             * Job Type
+             * @description feast_jobKind's kind, else jobType's processingType or integration
+             */
+            job_type: string | null;
             /** Producer */
             producer: string | null;
-            /** Created At */
-            created_at: string | null;
-            /** Updated At */
-            updated_at: string | null;
+            /**
+             * Description
+             * @description The documentation facet's description
+             */
+            description: string | null;
+            /**
+             * Facets Json
+             * @description The latest facets as JSON text
+             */
+            facets_json: string | null;
+            /**
+             * Latest Run Id
+             * @description Its most recently started run
+             */
+            latest_run_id: string | null;
+            /**
+             * Updated At
+             * @description Milliseconds since the epoch (as Feast sends it); 0 for a job only named by a parent facet
+             */
+            updated_at: number;
+            /** Id */
+            id: string;
+            /**
+             * Created At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            created_at: number;
+            /**
+             * Created At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            created_at_iso: string;
+            /**
+             * Updated At Iso
+             * @description The same time in ISO 8601 (UTC); null for a job only named
+             */
+            updated_at_iso: string | null;
         };
         /** JobPage */
         JobPage: {
-            /** Items */
-            items: components["schemas"]["JobItem"][];
+            /** Jobs */
+            jobs: components["schemas"]["JobItem"][];
             /** Total */
             total: number;
             /** Limit */
@@ -821,13 +1079,30 @@ export interface components {
         };
         /** NamespaceList */
         NamespaceList: {
-            /** Items */
-            items: components["schemas"]["NamespaceItem"][];
+            /**
+             * Namespaces
+             * @description Every visible namespace, by name
+             */
+            namespaces: string[];
+            /**
+             * Counts
+             * @description Jobs and datasets of each, in the same order
+             */
+            counts: components["schemas"]["NamespaceItem"][];
             /** Total */
             total: number;
         };
         /** PruneResult */
         PruneResult: {
+            /** Message */
+            message: string;
+            /**
+             * Deleted
+             * @description The same as removed
+             */
+            deleted: {
+                [key: string]: number;
+            };
             /**
              * Cutoff
              * @description Events and runs before this time were removed
@@ -926,6 +1201,13 @@ export interface components {
         /** ResetResult */
         ResetResult: {
             /**
+             * Status
+             * @description success
+             */
+            status: string;
+            /** Message */
+            message: string;
+            /**
              * Namespace
              * @description The namespace reset, or null for everything
              */
@@ -954,8 +1236,21 @@ export interface components {
         };
         /** RetentionInfo */
         RetentionInfo: {
+            /**
+             * Retention Days
+             * @description 0: pruning is off
+             */
+            retention_days: number;
+            /**
+             * Retention Enabled
+             * @description retention_days is not 0
+             */
+            retention_enabled: boolean;
+            /** Check Interval Hours */
+            check_interval_hours: number;
+            storage: components["schemas"]["RetentionStorage"];
             config: components["schemas"]["RetentionConfig"];
-            storage: components["schemas"]["StorageStats"];
+            storage_stats: components["schemas"]["StorageStats"];
             /** @description The last prune of this store, by any server or worker process */
             last_prune: components["schemas"]["PruneResult"] | null;
             /**
@@ -965,6 +1260,20 @@ export interface components {
             counters?: {
                 [key: string]: number;
             } | null;
+        };
+        /**
+         * RetentionStorage
+         * @description Feast's storage figures: rows and the oldest time of each kind (what the caller may see).
+         */
+        RetentionStorage: {
+            /** @description oldest_ms: the oldest event time */
+            events: components["schemas"]["StoredCount"];
+            /** @description oldest_ms: the oldest run start */
+            runs: components["schemas"]["StoredCount"];
+            /** @description oldest_ms: the least recently updated job */
+            jobs: components["schemas"]["StoredCount"];
+            /** @description oldest_ms: the least recently updated dataset */
+            datasets: components["schemas"]["StoredCount"];
         };
         /** RunDataset */
         RunDataset: {
@@ -989,26 +1298,52 @@ export interface components {
             job_name: string;
             /** State */
             state: string;
-            /** Started At */
-            started_at: string | null;
-            /** Ended At */
-            ended_at: string | null;
-            /** Duration Ms */
-            duration_ms: number | null;
+            /**
+             * Started At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            started_at: number | null;
+            /**
+             * Ended At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            ended_at: number | null;
             /** Parent Run Id */
             parent_run_id: string | null;
             /** Root Run Id */
             root_run_id: string | null;
+            /**
+             * Updated At
+             * @description Time of its latest event; Milliseconds since the epoch (as Feast sends it)
+             */
+            updated_at: number;
+            /** Inputs */
+            inputs: components["schemas"]["RunDataset"][];
+            /** Outputs */
+            outputs: components["schemas"]["RunDataset"][];
             /** Facets */
             facets: {
                 [key: string]: {
                     [key: string]: unknown;
                 };
             };
-            /** Inputs */
-            inputs: components["schemas"]["RunDataset"][];
-            /** Outputs */
-            outputs: components["schemas"]["RunDataset"][];
+            /**
+             * Started At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            started_at_iso: string | null;
+            /**
+             * Ended At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            ended_at_iso: string | null;
+            /**
+             * Updated At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            updated_at_iso: string;
+            /** Duration Ms */
+            duration_ms: number | null;
             /** Child Run Ids */
             child_run_ids: string[];
         };
@@ -1025,20 +1360,56 @@ export interface components {
              * @description RUNNING, COMPLETE, FAIL, ABORT or OTHER
              */
             state: string;
-            /** Started At */
-            started_at: string | null;
-            /** Ended At */
-            ended_at: string | null;
-            /** Duration Ms */
-            duration_ms: number | null;
+            /**
+             * Started At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            started_at: number | null;
+            /**
+             * Ended At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            ended_at: number | null;
+            /**
+             * Facets Json
+             * @description The run's facets as JSON text
+             */
+            facets_json: string | null;
             /** Parent Run Id */
             parent_run_id: string | null;
+            /** Root Run Id */
+            root_run_id: string | null;
+            /**
+             * Updated At
+             * @description Time of its latest event; Milliseconds since the epoch (as Feast sends it)
+             */
+            updated_at: number;
+            /**
+             * Started At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            started_at_iso: string | null;
+            /**
+             * Ended At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            ended_at_iso: string | null;
+            /**
+             * Updated At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            updated_at_iso: string;
+            /** Duration Ms */
+            duration_ms: number | null;
         };
         /** RunPage */
         RunPage: {
-            /** Items */
-            items: components["schemas"]["RunItem"][];
-            /** Total */
+            /** Runs */
+            runs: components["schemas"]["RunItem"][];
+            /**
+             * Total
+             * @description Runs that match, on every page
+             */
             total: number;
             /** Limit */
             limit: number;
@@ -1069,6 +1440,16 @@ export interface components {
             newest_event_time: string | null;
             /** Oldest Run Start */
             oldest_run_start: string | null;
+        };
+        /** StoredCount */
+        StoredCount: {
+            /** Count */
+            count: number;
+            /**
+             * Oldest Ms
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            oldest_ms: number | null;
         };
         /**
          * StoredEvent

@@ -113,7 +113,7 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
 
   const nsOptions = registryView
     ? (registry.data?.projects ?? [])
-    : (namespaces.data?.items.map((item) => item.namespace) ?? []);
+    : (namespaces.data?.namespaces ?? []);
   // The whole graph is larger than the part loaded.
   const truncated = !registryView && !focus && !!olGraph.data && olGraph.data.total_nodes > olGraph.data.nodes.length;
 

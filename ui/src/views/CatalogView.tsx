@@ -88,7 +88,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
                     </td>
                   )}
                   <td className="small">{producerLabel(item.producer)}</td>
-                  <td className="small nowrap">{formatTime(item.updated_at)}</td>
+                  <td className="small nowrap">{formatTime(item.updated_at_iso)}</td>
                 </tr>
               );
             })}
@@ -121,7 +121,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
               aria-label="Namespace filter"
             >
               <option value="">All namespaces</option>
-              {(namespaces.data?.items ?? []).map((item) => (
+              {(namespaces.data?.counts ?? []).map((item) => (
                 <option key={item.namespace} value={item.namespace}>
                   {item.namespace} ({kind === "job" ? item.jobs : item.datasets})
                 </option>

@@ -71,7 +71,8 @@ async def _store(request: Request, metrics: Metrics, *, batch: bool) -> Response
         return Response(status_code=204, headers=warning_header(result.warnings))
     if result.is_array:
         return _success({"status": "success", "summary": result.summary()}, 200, result)
-    return _success({"status": "created", "summary": result.summary()}, 201, result)
+    created = {"event_id": result.event_ids[0], "status": "created", "summary": result.summary()}
+    return _success(created, 201, result)
 
 
 def _success(body: dict[str, Any], status: int, result: IngestResult) -> Response:

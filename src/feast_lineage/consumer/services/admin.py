@@ -5,11 +5,14 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from feast_lineage.config.consumer import ConsumerSettings
+from feast_lineage.consumer.feast_shape import ms
 from feast_lineage.consumer.schemas import (
     ResetResult,
     RetentionConfig,
     RetentionInfo,
+    RetentionStorage,
     StorageStats,
+    StoredCount,
 )
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.retention import Retention
@@ -25,15 +28,26 @@ def retention_info(
     with engine.connect() as conn:
         found = maintenance.stats(conn, scope.ns_ids)
         counts = counters.read_all(conn) if scope.is_everything else None
+    rows = found.rows
+    interval = consumer.retention_check_interval_hours
     return RetentionInfo(
+        retention_days=consumer.retention_days,
+        retention_enabled=consumer.retention_days > 0,
+        check_interval_hours=int(interval) if float(interval).is_integer() else interval,
+        storage=RetentionStorage(
+            events=StoredCount(count=rows["events"], oldest_ms=ms(found.oldest_event_us)),
+            runs=StoredCount(count=rows["runs"], oldest_ms=ms(found.oldest_run_us)),
+            jobs=StoredCount(count=rows["jobs"], oldest_ms=ms(found.oldest_job_us)),
+            datasets=StoredCount(count=rows["datasets"], oldest_ms=ms(found.oldest_dataset_us)),
+        ),
         config=RetentionConfig(
             retention_days=consumer.retention_days,
             retention_check_interval_hours=consumer.retention_check_interval_hours,
             standalone_server=consumer.standalone_server,
             runs_background_pruning=retention.running,
         ),
-        storage=StorageStats(
-            rows=found.rows,
+        storage_stats=StorageStats(
+            rows=rows,
             oldest_event_time=to_iso(found.oldest_event_us),
             newest_event_time=to_iso(found.newest_event_us),
             oldest_run_start=to_iso(found.oldest_run_us),
@@ -49,4 +63,7 @@ def reset(engine: Engine, namespace: str | None) -> ResetResult:
         removed = maintenance.reset_all(engine)
     else:
         removed = maintenance.reset_namespace(engine, namespace_id(namespace))
-    return ResetResult(namespace=namespace, removed=removed.counts)
+    what = f"namespace: {namespace}" if namespace is not None else "all lineage data"
+    return ResetResult(
+        status="success", message=f"Purged {what}", namespace=namespace, removed=removed.counts
+    )

@@ -1,8 +1,14 @@
-"""The catalog: namespaces, jobs and datasets."""
+"""The catalog: namespaces, jobs and datasets, in Feast's shapes (:mod:`..feast_shape`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from sqlalchemy import Connection
+
+from feast_lineage.consumer import redaction
 from feast_lineage.consumer.feast_objects import feast_object
+from feast_lineage.consumer.feast_shape import dataset_fields, facets_json, job_fields, ms
 from feast_lineage.consumer.schemas import (
     DatasetItem,
     DatasetPage,
@@ -22,8 +28,18 @@ from feast_lineage.event_time import to_iso
 def namespace_list(read: StoreReader) -> NamespaceList:
     with read.engine.connect() as conn:
         found = reads.namespaces(conn, read.scope.ns_ids)
-    items = [NamespaceItem(namespace=ns, jobs=j, datasets=d) for ns, j, d in found]
-    return NamespaceList(items=items, total=len(items))
+    counts = [NamespaceItem(namespace=ns, jobs=j, datasets=d) for ns, j, d in found]
+    return NamespaceList(
+        namespaces=[item.namespace for item in counts], counts=counts, total=len(counts)
+    )
+
+
+def _facets(conn: Connection, table: Any, rows: list[Any], read: StoreReader) -> dict[int, Any]:
+    """Each row's latest facets, as the caller may see them."""
+    stored = reads.facets_of(conn, table, [r.id for r in rows])
+    if read.scope.is_everything:
+        return stored
+    return {owner: redaction.facets(facets, read.scope) for owner, facets in stored.items()}
 
 
 def job_page(
@@ -38,18 +54,29 @@ def job_page(
         total, rows = reads.catalog_rows(
             conn, t.jobs, read.scope.narrow(namespace).ns_ids, search, offset, limit
         )
-    items = [
-        JobItem(
-            id=node_key("job", r.namespace, r.name),
-            namespace=r.namespace,
-            name=r.name,
-            producer=r.producer,
-            created_at=to_iso(r.created_us),
-            updated_at=to_iso(r.updated_us) if r.updated_us else None,
+        facets = _facets(conn, t.job_facets, rows, read)
+        latest = reads.latest_runs(conn, [r.id for r in rows])
+    items = []
+    for r in rows:
+        own = facets.get(r.id, {})
+        kind, description = job_fields(own)
+        items.append(
+            JobItem(
+                job_namespace=r.namespace,
+                job_name=r.name,
+                job_type=kind,
+                producer=r.producer,
+                description=description,
+                facets_json=facets_json(own),
+                latest_run_id=latest.get(r.id),
+                updated_at=ms(r.updated_us) or 0,
+                id=node_key("job", r.namespace, r.name),
+                created_at=ms(r.created_us) or 0,
+                created_at_iso=to_iso(r.created_us) or "",
+                updated_at_iso=to_iso(r.updated_us) if r.updated_us else None,
+            )
         )
-        for r in rows
-    ]
-    return JobPage(items=items, total=total, limit=limit, offset=offset)
+    return JobPage(jobs=items, total=total, limit=limit, offset=offset)
 
 
 def dataset_page(
@@ -64,21 +91,38 @@ def dataset_page(
         total, rows = reads.catalog_rows(
             conn, t.datasets, read.scope.narrow(namespace).ns_ids, search, offset, limit
         )
+        facets = _facets(conn, t.dataset_facets, rows, read)
     items = []
     for r in rows:
-        feast = feast_object(
-            "dataset", r.namespace, r.name, r.feast_type, {}, read.namespace_mapping
+        own = facets.get(r.id, {})
+        found = feast_object(
+            "dataset", r.namespace, r.name, r.feast_type, own, read.namespace_mapping
         )
+        feast = FeastObject(**found) if found else None
+        fields = dataset_fields(own)
         items.append(
             DatasetItem(
-                id=node_key("dataset", r.namespace, r.name),
-                namespace=r.namespace,
-                name=r.name,
+                dataset_namespace=r.namespace,
+                dataset_name=r.name,
+                source_type=fields.source_type,
                 producer=r.producer,
-                created_at=to_iso(r.created_us),
-                updated_at=to_iso(r.updated_us),
+                description=fields.description,
+                schema_text=fields.schema_json,
+                facets_json=facets_json(own),
+                feast_object_type=feast.type if feast else None,
+                feast_object_name=feast.name if feast else None,
+                feast_project=feast.project if feast else None,
+                owner_name=fields.owner_name,
+                owner_type=fields.owner_type,
+                lifecycle_state=fields.lifecycle_state,
+                current_version=None,
+                updated_at=ms(r.updated_us) or 0,
+                id=node_key("dataset", r.namespace, r.name),
+                created_at=ms(r.created_us) or 0,
+                created_at_iso=to_iso(r.created_us) or "",
+                updated_at_iso=to_iso(r.updated_us) or "",
                 datasource_uri=r.datasource_uri,
-                feast=FeastObject(**feast) if feast else None,
+                feast=feast,
             )
         )
-    return DatasetPage(items=items, total=total, limit=limit, offset=offset)
+    return DatasetPage(datasets=items, total=total, limit=limit, offset=offset)

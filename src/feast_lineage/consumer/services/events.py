@@ -1,17 +1,20 @@
 """Event browsing: filtered pages of stored events, newest first.
 
-A page is a plain dict in the shape of :class:`~feast_lineage.consumer.schemas.EventPage`;
+A page is a plain dict in the shape of :class:`~feast_lineage.consumer.schemas.EventPage` (Feast's
+fields first, :mod:`..feast_shape`);
 stored events are embedded as stored (``orjson.Fragment``) unless they must be redacted.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
+from feast_lineage.canonical_json import dumps_str
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.feast_shape import ms
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.event_time import to_iso
@@ -58,19 +61,51 @@ def event_page(
             offset=offset,
             limit=limit,
         )
-    items = [
-        {
-            "id": row.id,
-            "event_type": row.event_type,
-            "event_time": to_iso(row.event_time_us) or "",
-            "received_at": to_iso(row.received_us) or "",
-            "kind": row.kind,
-            "run_id": row.run_id,
-            "event": _payload(row.payload, scope),
-        }
-        for row in page.rows
-    ]
-    return {"items": items, "total": page.total, "limit": limit, "offset": offset}
+    items = []
+    for row in page.rows:
+        event = _payload(row.payload, scope)
+        shown = row.payload if isinstance(event, orjson.Fragment) else dumps_str(event)
+        job = _job_of(row.payload if isinstance(event, orjson.Fragment) else event)
+        items.append(
+            {
+                "event_id": row.event_key,
+                "event_type": row.event_type,
+                "event_time": ms(row.event_time_us),
+                "producer": job.producer,
+                "job_namespace": job.namespace,
+                "job_name": job.name,
+                "run_id": row.run_id,
+                "event_json": shown,
+                "created_at": ms(row.received_us),
+                "id": row.id,
+                "event_time_iso": to_iso(row.event_time_us) or "",
+                "created_at_iso": to_iso(row.received_us) or "",
+                "kind": row.kind,
+                "event": event,
+            }
+        )
+    return {"events": items, "total": page.total, "limit": limit, "offset": offset}
+
+
+class _JobOf(NamedTuple):
+    producer: str | None
+    namespace: str | None
+    name: str | None
+
+
+def _job_of(event: str | dict[str, Any]) -> _JobOf:
+    """The producer and the job of an event (stored text, or decoded)."""
+    value = orjson.loads(event) if isinstance(event, str) else event
+    job = value.get("job") if isinstance(value, dict) else None
+    producer = value.get("producer") if isinstance(value, dict) else None
+    if not isinstance(job, dict):
+        return _JobOf(producer if isinstance(producer, str) else None, None, None)
+    namespace, name = job.get("namespace"), job.get("name")
+    return _JobOf(
+        producer if isinstance(producer, str) else None,
+        namespace if isinstance(namespace, str) else None,
+        name if isinstance(name, str) else None,
+    )
 
 
 def _payload(stored: str, scope: Scope) -> Any:

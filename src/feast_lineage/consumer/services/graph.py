@@ -21,6 +21,14 @@ from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_objects import feast_object
+from feast_lineage.consumer.feast_shape import (
+    NodeRef,
+    dataset_fields,
+    job_fields,
+    link_type,
+    ms,
+    node_fields,
+)
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
@@ -72,7 +80,16 @@ def _schema(facet: Any) -> list[Json] | None:
 _iso = lru_cache(maxsize=1 << 16)(to_iso)
 
 # Facets a node's summary reads; the others are passed through untouched.
-_READ_FACETS = ("schema", "feast_job_kind")
+_READ_FACETS = (
+    "schema",
+    "feast_job_kind",
+    "feast_jobKind",
+    "jobType",
+    "documentation",
+    "dataSource",
+    "ownership",
+    "lifecycleStateChange",
+)
 
 
 def _facets(stored: Mapping[str, str], scope: Scope) -> tuple[Json, Json]:
@@ -88,6 +105,62 @@ def _facets(stored: Mapping[str, str], scope: Scope) -> tuple[Json, Json]:
     return visible, visible
 
 
+def _node(
+    r: Any,
+    key: str,
+    shown: Json,
+    parsed: Json,
+    mapping: Mapping[str, str],
+    depths: Mapping[int, int] | None,
+) -> Json:
+    """A node: Feast's fields, then ours (:mod:`..feast_shape`)."""
+    feast = feast_object(r.kind, r.namespace, r.name, r.feast_type, parsed, mapping)
+    dataset = dataset_fields(parsed) if r.kind == "dataset" else None
+    job = job_fields(parsed) if r.kind == "job" else None
+    schema = parsed.get("schema") if r.kind == "dataset" else None
+    return {
+        "type": r.kind,
+        "namespace": r.namespace,
+        "name": r.name,
+        "producer": r.producer,
+        "feast_object_type": feast["type"] if feast else None,
+        "feast_object_name": feast["name"] if feast else None,
+        "feast_project": feast["project"] if feast else None,
+        "schema": schema if isinstance(schema, dict) else None,
+        "job_type": job.job_type if job else None,
+        "description": dataset.description if dataset else job.description if job else None,
+        "source_type": dataset.source_type if dataset else None,
+        "owner": dataset.owner_name if dataset else None,
+        "owner_type": dataset.owner_type if dataset else None,
+        "lifecycle_state": dataset.lifecycle_state if dataset else None,
+        "current_version": None,
+        "facets": shown,
+        "id": key,
+        "kind": r.kind,
+        "created_at": ms(r.created_us),
+        "created_at_iso": _iso(r.created_us),
+        "updated_at": ms(r.updated_us) if r.updated_us else None,
+        "updated_at_iso": _iso(r.updated_us) if r.updated_us else None,
+        "datasource_uri": r.datasource_uri,
+        "schema_fields": _schema(schema),
+        "feast": feast,
+        "depth": depths.get(r.id) if depths is not None else None,
+    }
+
+
+def _edge(source: NodeRef, target: NodeRef, kind: str, created_us: int) -> Json:
+    """An edge: Feast's fields, then ours."""
+    return {
+        **node_fields("source", source),
+        **node_fields("target", target),
+        "edge_type": kind,
+        "updated_at": ms(created_us),
+        "source": node_key(*source),
+        "target": node_key(*target),
+        "type": kind,
+    }
+
+
 def _build(
     conn: Connection,
     rows: Iterable[Any],
@@ -101,34 +174,21 @@ def _build(
     job_facets = reads.facets_of(conn, t.job_facets, job_ids, raw=True)
     dataset_facets = reads.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
     keys: dict[int, str] = {}
+    refs: dict[int, NodeRef] = {}
     nodes: list[Json] = []
     for r in rows:
         stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
         shown, parsed = _facets(stored, scope)
         key = node_key(r.kind, r.namespace, r.name)
         keys[r.id] = key
-        nodes.append(
-            {
-                "id": key,
-                "kind": r.kind,
-                "namespace": r.namespace,
-                "name": r.name,
-                "producer": r.producer,
-                "created_at": _iso(r.created_us),
-                "updated_at": _iso(r.updated_us) if r.updated_us else None,
-                "datasource_uri": r.datasource_uri,
-                "facets": shown,
-                "schema": _schema(parsed.get("schema")),
-                "feast": feast_object(r.kind, r.namespace, r.name, r.feast_type, parsed, mapping),
-                "depth": depths.get(r.id) if depths is not None else None,
-            }
-        )
+        refs[r.id] = NodeRef(r.kind, r.namespace, r.name)
+        nodes.append(_node(r, key, shown, parsed, mapping, depths))
     ids = set(keys)
     edges: list[Json] = []
     inputs: dict[int, list[int]] = {}
     outputs: dict[int, list[int]] = {}
     for e in g.edges_among(conn, ids):
-        edges.append({"source": keys[e.src_id], "target": keys[e.dst_id], "type": e.edge_type})
+        edges.append(_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us))
         if e.edge_type == "input":
             inputs.setdefault(e.dst_id, []).append(e.src_id)
         elif e.edge_type == "output":
@@ -145,6 +205,12 @@ def _build(
         owner_key = node_key("dataset", s.namespace, s.name)
         symlinks.append(
             {
+                "dataset_namespace": s.namespace,
+                "dataset_name": s.name,
+                "linked_namespace": s.alias_namespace,
+                "linked_name": s.alias_name,
+                "link_type": link_type(s.source, s.alias_type),
+                "updated_at": ms(s.created_us),
                 "dataset": owner_key,
                 "alias": alias_key,
                 "alias_namespace": s.alias_namespace,
@@ -154,7 +220,7 @@ def _build(
             }
         )
         if s.dataset_id in ids and s.alias_id in ids:
-            edges.append({"source": owner_key, "target": alias_key, "type": "symlink"})
+            edges.append(_edge(refs[s.dataset_id], refs[s.alias_id], "symlink", s.created_us))
     edges.sort(key=lambda e: (e["source"], e["target"], e["type"]))
     return _Built(nodes, edges, derived, symlinks)
 

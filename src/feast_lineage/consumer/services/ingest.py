@@ -50,6 +50,8 @@ class IngestResult:
     unavailable: bool = False
     # What was stored but deserves a word (an eventTime taken as UTC).
     warnings: list[dict[str, Any]] = field(default_factory=list)
+    # The dedup keys of the events stored, in the body's order.
+    event_ids: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> int:
@@ -125,9 +127,11 @@ async def ingest(intake: Intake, raw: bytes, encoding: str | None, *, batch: boo
     successful = 0
     refused = bool(errors)  # some event was refused for what it holds
     down = False
-    for index, outcome in zip(checked.positions, outcomes, strict=True):
+    stored: list[str] = []
+    for index, outcome, rows in zip(checked.positions, outcomes, checked.valid, strict=True):
         if outcome is None:
             successful += 1
+            stored.extend(event["event_key"] for event in rows.events)
             continue
         unavailable = isinstance(outcome, StoreUnavailable)
         down = down or unavailable
@@ -145,4 +149,5 @@ async def ingest(intake: Intake, raw: bytes, encoding: str | None, *, batch: boo
         errors=errors,
         unavailable=down and not refused,
         warnings=parsed.warnings,
+        event_ids=stored,
     )

@@ -80,6 +80,8 @@ class Retention:
                 cutoff = max(now_us() - retention_days * DAY_US, MIN_US)
                 removed = maintenance.prune(engine, cutoff).counts
             result = PruneResult(
+                message="Pruning completed",
+                deleted=removed,
                 cutoff=to_iso(cutoff),
                 removed=removed,
                 finished_at=to_iso(now_us()) or "",
@@ -163,6 +165,8 @@ def _merged(saved: PruneResult | None, result: PruneResult, started_us: int) -> 
     for table, count in result.removed.items():
         removed[table] = removed.get(table, 0) + count
     return PruneResult(
+        message="Pruning completed",
+        deleted=removed,
         cutoff=to_iso(max(cutoffs)) if cutoffs else None,
         removed=removed,
         finished_at=to_iso(finished) or "",

@@ -7,6 +7,7 @@ from typing import Any
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
+from feast_lineage.consumer.feast_shape import facets_json, ms
 from feast_lineage.consumer.schemas import RunDataset, RunDetail, RunItem, RunPage
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
@@ -43,21 +44,30 @@ def run_page(
         page = read.positions.page(
             conn, spec, reads.generation(conn), reads.run_columns(), offset=offset, limit=limit
         )
-        parents = _visible_parents(conn, page.rows, scope)
-    items = [
-        RunItem(
-            run_id=r.run_id,
-            job_namespace=r.job_namespace,
-            job_name=r.job_name,
-            state=r.state,
-            started_at=to_iso(r.started_us),
-            ended_at=to_iso(r.ended_us),
-            duration_ms=_duration(r.started_us, r.ended_us),
-            parent_run_id=r.parent_run_id if r.parent_run_id in parents else None,
+        merged = run_facets(conn, [r.run_id for r in page.rows])
+        refs = _visible_refs(conn, page.rows, merged, scope)
+    items = []
+    for r in page.rows:
+        facets = redaction.facets(merged[r.run_id].facets, scope) if r.run_id in merged else {}
+        items.append(
+            RunItem(
+                run_id=r.run_id,
+                job_namespace=r.job_namespace,
+                job_name=r.job_name,
+                state=r.state,
+                started_at=ms(r.started_us),
+                ended_at=ms(r.ended_us),
+                facets_json=facets_json(facets),
+                parent_run_id=r.parent_run_id if r.parent_run_id in refs else None,
+                root_run_id=r.root_run_id if r.root_run_id in refs else None,
+                updated_at=ms(r.last_event_us) or 0,
+                started_at_iso=to_iso(r.started_us),
+                ended_at_iso=to_iso(r.ended_us),
+                updated_at_iso=to_iso(r.last_event_us) or "",
+                duration_ms=_duration(r.started_us, r.ended_us),
+            )
         )
-        for r in page.rows
-    ]
-    return RunPage(items=items, total=page.total, limit=limit, offset=offset)
+    return RunPage(runs=items, total=page.total, limit=limit, offset=offset)
 
 
 def _visible_ref(conn: Any, ref: str | None, facet_visible: bool, scope: Scope) -> str | None:
@@ -74,17 +84,21 @@ def _visible_ref(conn: Any, ref: str | None, facet_visible: bool, scope: Scope) 
     return ref if stored else None
 
 
-def _visible_parents(conn: Any, rows: list[Any], scope: Scope) -> set[str]:
-    """The parent run ids among ``rows`` that the caller may see."""
+def _visible_refs(conn: Any, rows: list[Any], merged: Any, scope: Scope) -> set[str]:
+    """The parent and root run ids among ``rows`` that the caller may see."""
     if scope.is_everything:
-        return {r.parent_run_id for r in rows if r.parent_run_id}
+        return {ref for r in rows for ref in (r.parent_run_id, r.root_run_id) if ref}
     visible: set[str] = set()
-    with_parent = [run for run in rows if run.parent_run_id]
-    merged = run_facets(conn, [run.run_id for run in with_parent])
-    for run in with_parent:
-        facets = redaction.facets(merged[run.run_id].facets, scope)
-        if _visible_ref(conn, run.parent_run_id, "parent" in facets, scope):
+    for run in rows:
+        if not (run.parent_run_id or run.root_run_id):
+            continue
+        facets = redaction.facets(merged[run.run_id].facets, scope) if run.run_id in merged else {}
+        parent = facets.get("parent")
+        if _visible_ref(conn, run.parent_run_id, parent is not None, scope):
             visible.add(run.parent_run_id)
+        root_named = isinstance(parent, dict) and "root" in parent
+        if _visible_ref(conn, run.root_run_id, root_named, scope):
+            visible.add(run.root_run_id)
     return visible
 
 
@@ -118,13 +132,17 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
         job_namespace=row.job_namespace,
         job_name=row.job_name,
         state=row.state,
-        started_at=to_iso(row.started_us),
-        ended_at=to_iso(row.ended_us),
-        duration_ms=_duration(row.started_us, row.ended_us),
+        started_at=ms(row.started_us),
+        ended_at=ms(row.ended_us),
         parent_run_id=parent,
         root_run_id=root,
-        facets=facets,
+        updated_at=ms(row.last_event_us) or 0,
         inputs=inputs,
         outputs=outputs,
+        facets=facets,
+        started_at_iso=to_iso(row.started_us),
+        ended_at_iso=to_iso(row.ended_us),
+        updated_at_iso=to_iso(row.last_event_us) or "",
+        duration_ms=_duration(row.started_us, row.ended_us),
         child_run_ids=children,
     )

@@ -68,6 +68,8 @@ class StoreStats:
     oldest_event_us: int | None
     newest_event_us: int | None
     oldest_run_us: int | None
+    oldest_job_us: int | None = None  # the least recently updated job
+    oldest_dataset_us: int | None = None
 
 
 def stats(conn: Connection, ns_ids: NsIds) -> StoreStats:
@@ -106,7 +108,16 @@ def stats(conn: Connection, ns_ids: NsIds) -> StoreStats:
     oldest_run = conn.execute(
         select(func.min(r.started_us)).where(*where_all(in_ids(r.ns_id, ns_ids)))
     ).scalar()
-    return StoreStats(rows, bounds[0], bounds[1], oldest_run)
+    # A job only named by a parent facet has no update time (0).
+    oldest_job, oldest_dataset = (
+        conn.execute(
+            select(func.min(table.c.updated_us)).where(
+                table.c.updated_us > 0, *where_all(in_ids(table.c.ns_id, ns_ids))
+            )
+        ).scalar()
+        for table in (t.jobs, t.datasets)
+    )
+    return StoreStats(rows, bounds[0], bounds[1], oldest_run, oldest_job, oldest_dataset)
 
 
 # --- deleting -----------------------------------------------------------------

@@ -137,9 +137,23 @@ def events_list(conn: Connection, f: EventFilter) -> OrderedList:
     )
 
 
+def stored_event_keys(conn: Connection, keys: Collection[str]) -> set[str]:
+    """Those of ``keys`` (dedup keys) whose event is stored."""
+    found: set[str] = set()
+    wanted = sorted(keys)
+    for start in range(0, len(wanted), 2000):
+        stmt = select(t.events.c.event_key).where(
+            t.events.c.event_key.in_(wanted[start : start + 2000])
+        )
+        found.update(conn.execute(stmt).scalars().all())
+    return found
+
+
 def event_columns() -> Select[Any]:
     e = t.events.c
-    return select(e.id, e.kind, e.event_type, e.event_time_us, e.received_us, e.run_id, e.payload)
+    return select(
+        e.id, e.event_key, e.kind, e.event_type, e.event_time_us, e.received_us, e.run_id, e.payload
+    )
 
 
 # --- runs ----------------------------------------------------------------------
@@ -180,6 +194,7 @@ def run_columns() -> Select[Any]:
         r.state,
         r.started_us,
         r.ended_us,
+        r.last_event_us,
         r.parent_run_id,
         r.root_run_id,
         r.ns_id,
@@ -217,6 +232,27 @@ def child_runs(conn: Connection, run_id: str, ns_ids: NsIds) -> list[str]:
         .order_by(r.started_us, r.run_id)
     )
     return [row[0] for row in conn.execute(stmt).all()]
+
+
+def latest_runs(conn: Connection, job_ids: Collection[int]) -> dict[int, str]:
+    """Job id -> the run of it that started last (the run id breaks ties)."""
+    r = t.runs.c
+    out: dict[int, tuple[int, str]] = {}
+    for start in range(0, len(job_ids), 2000):
+        chunk = sorted(job_ids)[start : start + 2000]
+        latest = (
+            select(r.job_id, func.max(r.started_us).label("started"))
+            .where(r.job_id.in_(chunk))
+            .group_by(r.job_id)
+            .subquery()
+        )
+        stmt = select(r.job_id, r.started_us, r.run_id).join(
+            latest, (latest.c.job_id == r.job_id) & (latest.c.started == r.started_us)
+        )
+        for job, started, run in conn.execute(stmt).all():
+            if job not in out or (started, run) > out[job]:
+                out[job] = (started, run)
+    return {job: run for job, (_, run) in out.items()}
 
 
 def run_visible(conn: Connection, run_id: str, ns_ids: NsIds) -> bool | None:

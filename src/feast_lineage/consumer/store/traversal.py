@@ -238,7 +238,7 @@ def find_node(conn: Connection, kind: str, node_id: int, ns_ids: NsIds) -> Any:
 @lru_cache(maxsize=1)
 def _edges_from_statement() -> Any:
     e = t.lineage_edges.c
-    return select(e.src_id, e.dst_id, e.edge_type, e.src_kind, e.dst_kind).where(
+    return select(e.src_id, e.dst_id, e.edge_type, e.src_kind, e.dst_kind, e.created_us).where(
         e.src_id.in_(_ids_param()), current_edge(t.lineage_edges)
     )
 
@@ -290,6 +290,7 @@ def _symlinks_statement(side: str, scoped: bool) -> Any:
             s.alias_name,
             s.alias_type,
             s.source,
+            s.created_us,
             owner.c.namespace,
             owner.c.name,
         )

@@ -28,8 +28,8 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
   const feast = feastRows(facets);
   const aliases = drawn?.ol?.id === node.id ? drawn.aliases : [];
   // A Feast source may carry no schema while the file it reads does.
-  const schemaFrom = node.schema?.length ? null : (aliases.find((a) => a.node?.schema?.length) ?? null);
-  const schema = node.schema?.length ? node.schema : (schemaFrom?.node?.schema ?? null);
+  const schemaFrom = node.schema_fields?.length ? null : (aliases.find((a) => a.node?.schema_fields?.length) ?? null);
+  const schema = node.schema_fields?.length ? node.schema_fields : (schemaFrom?.node?.schema_fields ?? null);
   const shownFacets = new Set(SHOWN_FACETS);
   if (feast) shownFacets.add(feast.name);
   const otherFacets = Object.fromEntries(Object.entries(facets).filter(([k]) => !shownFacets.has(k)));

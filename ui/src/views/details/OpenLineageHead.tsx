@@ -22,7 +22,7 @@ export function OpenLineageHead({ node, navigate }: { node: GraphNode; navigate:
       </div>
       <div className="panel-meta">
         {node.producer && <span title={node.producer}>Producer: {producerLabel(node.producer)}</span>}
-        {node.updated_at && <span>Updated {formatTime(node.updated_at)}</span>}
+        {node.updated_at_iso && <span>Updated {formatTime(node.updated_at_iso)}</span>}
       </div>
       <div className="panel-actions">
         <button

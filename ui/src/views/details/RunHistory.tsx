@@ -61,7 +61,7 @@ export function RunHistory({
           </tr>
         </thead>
         <tbody>
-          {data.page.items.map((run) => {
+          {data.page.runs.map((run) => {
             const detail = data.details[run.run_id];
             const isOpen = open === run.run_id;
             return (
@@ -130,7 +130,7 @@ function RunRows({
         <td>
           <StateBadge state={run.state} />
         </td>
-        <td>{formatTime(run.started_at)}</td>
+        <td>{formatTime(run.started_at_iso)}</td>
         <td className="nowrap">{formatDuration(run.duration_ms)}</td>
         <td className="num">{formatCount(rows)}</td>
       </tr>

@@ -29,7 +29,7 @@ export function EventFilters({ route, limit, filtered, navigate, setFilter }: Pr
         <span>Namespace</span>
         <select value={route.ns ?? ""} onChange={(e) => setFilter({ ns: e.target.value || null })} aria-label="Namespace filter">
           <option value="">All namespaces</option>
-          {(namespaces.data?.items ?? []).map((item) => (
+          {(namespaces.data?.counts ?? []).map((item) => (
             <option key={item.namespace} value={item.namespace}>
               {item.namespace}
             </option>

@@ -30,7 +30,7 @@ export function EventRow({ item, open, navigate, setFilter }: Props) {
         data-event-id={item.id}
         onClick={() => navigate({ ev: open ? null : item.id })}
       >
-        <td className="nowrap">{formatTime(item.event_time)}</td>
+        <td className="nowrap">{formatTime(item.event_time_iso)}</td>
         <td>
           {item.event_type ? <StateBadge state={item.event_type} /> : <span className="muted">{item.kind} event</span>}
         </td>
@@ -57,7 +57,7 @@ export function EventRow({ item, open, navigate, setFilter }: Props) {
         <tr className="event-json">
           <td colSpan={6} onClick={(e) => e.stopPropagation()}>
             <div className="event-json-head">
-              Received {formatTime(item.received_at)}
+              Received {formatTime(item.created_at_iso)}
               {item.run_id && (
                 <button type="button" className="link" onClick={() => setFilter({ run_id: item.run_id })}>
                   Only this run's events

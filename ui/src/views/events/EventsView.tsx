@@ -71,7 +71,7 @@ export function EventsView({ route, navigate }: Props) {
             </tr>
           </thead>
           <tbody>
-            {page.items.map((item) => (
+            {page.events.map((item) => (
               <EventRow key={item.id} item={item} open={open === item.id} navigate={navigate} setFilter={setFilter} />
             ))}
           </tbody>
