@@ -77,7 +77,7 @@ def derive(
     if kind == "run":
         run_id = normalize_run_id(event["run"]["runId"])
     # A JobEvent's inputs and outputs stand alone, like a run of their own.
-    b = RowBuilder(out, time_us, received_us, rank, producer, memo, run_id or event_key)
+    b = RowBuilder(out, time_us, received_us, rank, producer, memo, run_id or event_key, run_id)
     event_type = event.get("eventType") if kind == "run" else None
 
     if kind == "dataset":

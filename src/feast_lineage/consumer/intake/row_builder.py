@@ -53,6 +53,7 @@ class RowBuilder:
         producer: str,
         memo: FacetMemo | None,
         io_run: str,
+        run_id: str | None = None,
     ):
         self.out = out
         self.time_us = time_us
@@ -61,6 +62,7 @@ class RowBuilder:
         self.producer = producer
         self.memo = memo
         self.io_run = io_run  # the run (or JobEvent) the event's inputs and outputs belong to
+        self.run_id = run_id  # a RunEvent's run
 
     def blob(self, value: Any, memo_key: tuple[Any, str] | None = None) -> str:
         memo = self.memo
@@ -203,6 +205,7 @@ class RowBuilder:
             job=jid,
             origin=OBSERVED,
             digest=self.out.dataset_facets[(did, "columnLineage")]["blob_id"],
+            run_id=self.run_id,
             rank=self.rank,
             facet=facet,
             time_us=self.time_us,

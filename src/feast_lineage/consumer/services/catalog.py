@@ -12,6 +12,7 @@ from feast_lineage.consumer.schemas import (
     NamespaceItem,
     NamespaceList,
 )
+from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.graph import node_key
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
@@ -64,6 +65,7 @@ def dataset_page(
         total, rows = reads.catalog_rows(
             conn, t.datasets, read.scope.narrow(namespace).ns_ids, search, offset, limit
         )
+        with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope)
     items = []
     for r in rows:
         feast = feast_object(
@@ -79,6 +81,7 @@ def dataset_page(
                 updated_at=to_iso(r.updated_us),
                 datasource_uri=r.datasource_uri,
                 feast=FeastObject(**feast) if feast else None,
+                has_column_lineage=r.id in with_columns,
             )
         )
     return DatasetPage(items=items, total=total, limit=limit, offset=offset)

@@ -21,6 +21,7 @@ from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_objects import feast_object
+from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
@@ -98,6 +99,7 @@ def _build(
     rows = list(rows)
     job_ids = {r.id for r in rows if r.kind == "job"}
     dataset_ids = {r.id for r in rows if r.kind == "dataset"}
+    with_columns = has_column_lineage(conn, dataset_ids, scope)
     job_facets = reads.facets_of(conn, t.job_facets, job_ids, raw=True)
     dataset_facets = reads.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
     keys: dict[int, str] = {}
@@ -121,6 +123,7 @@ def _build(
                 "schema": _schema(parsed.get("schema")),
                 "feast": feast_object(r.kind, r.namespace, r.name, r.feast_type, parsed, mapping),
                 "depth": depths.get(r.id) if depths is not None else None,
+                "has_column_lineage": r.id in with_columns,
             }
         )
     ids = set(keys)

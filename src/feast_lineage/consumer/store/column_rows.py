@@ -27,6 +27,7 @@ def column_rows(
     job: int,
     origin: str,
     digest: str,
+    run_id: str | None,
     rank: str,
     facet: Any,
     time_us: int,
@@ -39,6 +40,7 @@ def column_rows(
         "origin": origin,
         "rank": rank,
         "digest": digest,
+        "run_id": run_id,
         "ns_id": ns_id,
     }
     edges: dict[ColumnEdgeKey, ColumnEdgeRow] = {}

@@ -133,6 +133,7 @@ class ColumnLineageRow(TypedDict):
     origin: str  # observed (a columnLineage facet) or declared
     rank: str
     digest: str  # of the facet payload: its edges are the current ones
+    run_id: str | None  # the run that reported it (None for a JobEvent or DatasetEvent)
     ns_id: int
 
 

@@ -226,6 +226,7 @@ column_lineage = Table(
     Column("origin", String(16), primary_key=True),  # observed | declared
     Column("rank", String(64), nullable=False),
     Column("digest", String(32), nullable=False),  # of the latest facet payload
+    Column("run_id", String(36), nullable=True),  # the run that reported it
     Column("ns_id", BigInteger, nullable=False),  # the dataset's namespace
 )
 

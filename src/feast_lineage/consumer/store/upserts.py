@@ -168,4 +168,5 @@ def column_set(c: Any, x: Any) -> dict[str, Any]:
     return {
         "rank": case((later, x.rank), else_=c.rank),
         "digest": case((later, x.digest), else_=c.digest),
+        "run_id": case((later, x.run_id), else_=c.run_id),
     }

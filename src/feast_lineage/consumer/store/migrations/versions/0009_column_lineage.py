@@ -45,6 +45,7 @@ def upgrade() -> None:
         sa.Column("origin", sa.String(16), primary_key=True),
         sa.Column("rank", sa.String(64), nullable=False),
         sa.Column("digest", sa.String(32), nullable=False),
+        sa.Column("run_id", sa.String(36), nullable=True),
         sa.Column("ns_id", sa.BigInteger, nullable=False),
     )
     edges = op.create_table(
@@ -99,6 +100,7 @@ def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
         sa.column("id", sa.BigInteger),
         sa.column("event_key", sa.String),
         sa.column("event_time_us", sa.BigInteger),
+        sa.column("run_id", sa.String),
         sa.column("payload", sa.LargeBinary),
     )
     latest: dict[tuple[int, int, str], ColumnLineageRow] = {}
@@ -106,7 +108,13 @@ def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
     after = -1
     while True:
         rows = conn.execute(
-            sa.select(events.c.id, events.c.event_key, events.c.event_time_us, events.c.payload)
+            sa.select(
+                events.c.id,
+                events.c.event_key,
+                events.c.event_time_us,
+                events.c.run_id,
+                events.c.payload,
+            )
             .where(events.c.id > after)
             .order_by(events.c.id)
             .limit(_CHUNK)
@@ -131,6 +139,7 @@ def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
                     job=jid,
                     origin=OBSERVED,
                     digest=digest,
+                    run_id=row.run_id,
                     rank=_rank(row.event_key),
                     facet=facet,
                     time_us=row.event_time_us,
