@@ -368,20 +368,18 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
             "openlineage_lineage_edges",
             _delete(conn, t.lineage_edges, or_(e.src_ns_id == ns_id, e.dst_ns_id == ns_id)),
         )
-        # Column edges into or out of its datasets, or stated by its jobs.
+        # Column edges into or out of its datasets, or stated by its jobs
+        # (found through their pointers), then those pointers.
         ce, cl = t.column_edges.c, t.column_lineage.c
-        removed.add(
-            "column_edges",
-            _delete(
-                conn,
-                t.column_edges,
-                or_(ce.dst_ns_id == ns_id, ce.src_ns_id == ns_id, ce.job_id.in_(its_jobs)),
-            ),
-        )
-        removed.add(
-            "column_lineage",
-            _delete(conn, t.column_lineage, or_(cl.ns_id == ns_id, cl.job_id.in_(its_jobs))),
-        )
+        written_by_its_jobs = select(cl.dataset_id).where(cl.job_id.in_(its_jobs))
+        for where in (
+            ce.dst_dataset_id.in_(its_datasets),
+            ce.src_ns_id == ns_id,
+            and_(ce.dst_dataset_id.in_(written_by_its_jobs), ce.job_id.in_(its_jobs)),
+        ):
+            removed.add("column_edges", _delete(conn, t.column_edges, where))
+        for where in (cl.dataset_id.in_(its_datasets), cl.job_id.in_(its_jobs)):
+            removed.add("column_lineage", _delete(conn, t.column_lineage, where))
         s = t.dataset_symlinks.c
         removed.add(
             "openlineage_dataset_symlinks",

@@ -228,6 +228,7 @@ column_lineage = Table(
     Column("digest", String(32), nullable=False),  # of the latest facet payload
     Column("run_id", String(36), nullable=True),  # the run that reported it
     Column("ns_id", BigInteger, nullable=False),  # the dataset's namespace
+    Index("ix_ol_column_lineage_job", "job_id"),
 )
 
 column_edges = Table(

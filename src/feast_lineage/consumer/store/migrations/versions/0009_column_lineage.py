@@ -67,6 +67,7 @@ def upgrade() -> None:
         sa.Column("transformations", sa.Text, nullable=False),
         sa.Column("created_us", sa.BigInteger, nullable=False),
     )
+    op.create_index("ix_ol_column_lineage_job", pointers.name, ["job_id"], unique=False)
     op.create_index(
         "ix_ol_column_edges_src", edges.name, ["src_dataset_id", "src_field_id"], unique=False
     )
