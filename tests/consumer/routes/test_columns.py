@@ -174,7 +174,8 @@ def test_all_fields_downstream_and_both(client: TestClient) -> None:
     assert len(both["edges"]) == 3 + 3
     assert both["truncated"] is False
     few = columns(client, "mid", depth=1, limit=2)
-    assert few["truncated"] is True and len(few["nodes"]) == 2
+    assert few["truncated"] is True
+    assert len(few["nodes"]) == 2
 
 
 def test_path_form_and_feast_rows(client: TestClient) -> None:
@@ -201,9 +202,11 @@ def test_path_form_and_feast_rows(client: TestClient) -> None:
         "transformations_json": '[{"type":"DIRECT","subtype":"IDENTITY","description":"a as is"}]',
         "direction": "upstream",
     }
-    assert isinstance(row["updated_at"], int) and row["run_id"]
+    assert isinstance(row["updated_at"], int)
+    assert row["run_id"]
     bad = client.get(f"{API}/datasets/{ns}/out/y/columns")
-    assert bad.status_code == 400 and "%2F" in bad.json()["error"]["message"]
+    assert bad.status_code == 400
+    assert "%2F" in bad.json()["error"]["message"]
 
 
 def test_missing_dataset_is_404_and_bad_parameters_are_400(client: TestClient) -> None:
@@ -247,7 +250,8 @@ def test_start_running_complete_repeat_do_not_multiply_edges(client: TestClient)
     ]
     ingest(client, *events)
     body = columns(client, "t", direction="upstream")
-    assert len(body["edges"]) == 1 and len(body["column_lineage"]) == 1
+    assert len(body["edges"]) == 1
+    assert len(body["column_lineage"]) == 1
 
 
 RUN = "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
@@ -336,7 +340,8 @@ def test_a_hidden_namespace_field_never_appears_and_descriptions_hide(scoped: Te
     by_pair = {(e["source"], e["target"]): e for e in body["edges"]}
     # x has an input the caller may not see: its descriptions are withheld ...
     (into_x,) = by_pair[(f("a", "y", "seen"), f("t", "x", "seen"))]["transformations"]
-    assert into_x["description"] is None and into_x["type"] == "DIRECT"
+    assert into_x["description"] is None
+    assert into_x["type"] == "DIRECT"
     # ... z's inputs are all visible: shown.
     (into_z,) = by_pair[(f("t", "x", "seen"), f("u", "z", "seen"))]["transformations"]
     assert into_z["description"] == "x as is"
