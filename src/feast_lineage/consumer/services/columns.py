@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import orjson
 from sqlalchemy import Connection
@@ -27,15 +27,6 @@ from sqlalchemy import Connection
 from feast_lineage.column_lineage import WHOLE_DATASET, field_hash
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
-from feast_lineage.consumer.schemas import (
-    ColumnEdge,
-    ColumnLineage,
-    ColumnNode,
-    ColumnTransformation,
-    DatasetRef,
-    FeastColumnLineageRow,
-    JobRef,
-)
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import columns as c
 from feast_lineage.consumer.store import traversal as g
@@ -173,16 +164,28 @@ def _types(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
     return out
 
 
-def _transformations(rows: list[c.ColumnEdgeRead], shown: bool) -> list[ColumnTransformation]:
-    out: list[ColumnTransformation] = []
+Json = dict[str, Any]
+
+
+def _transformations(
+    rows: list[c.ColumnEdgeRead], shown: bool, parsed: dict[str, list[Json]]
+) -> list[Json]:
+    """The transformations of an edge's rows (its aliases' rows too), each once."""
+    out: list[Json] = []
     for r in rows:
-        for item in orjson.loads(r.transformations):
-            x = ColumnTransformation(
-                type=item["type"],
-                subtype=item.get("subtype"),
-                description=item.get("description") if shown else None,
-                masking=item.get("masking"),
-            )
+        items = parsed.get(r.transformations)
+        if items is None:
+            items = parsed[r.transformations] = [
+                {
+                    "type": x["type"],
+                    "subtype": x.get("subtype"),
+                    "description": x.get("description"),
+                    "masking": x.get("masking"),
+                }
+                for x in orjson.loads(r.transformations)
+            ]
+        for item in items:
+            x = item if shown or item["description"] is None else {**item, "description": None}
             if x not in out:
                 out.append(x)
     return out
@@ -198,7 +201,14 @@ def column_lineage(
     depth: int,
     indirect: bool,
     limit: int,
-) -> ColumnLineage:
+) -> Json:
+    """The answer in the shape of :class:`~feast_lineage.consumer.schemas.ColumnLineage`.
+
+    Built as plain JSON-ready dicts, as the graph's answers are (tests
+    validate them against the model): a wide dataset's answer holds
+    thousands of objects, and pydantic models of them cost more than the
+    queries.
+    """
     scope = read.scope
     start = dataset_id(namespace, name)
     with read.engine.connect() as conn:
@@ -223,103 +233,104 @@ def column_lineage(
         for ds in c.dataset_names(conn, members - set(aliases.names)).values():
             aliases.names[ds.id] = (ds.namespace, ds.name)
         named = {grp: _representative(aliases, grp, start) for grp in groups}
+        others = {grp: _aliases_of(aliases, grp, named[grp]) for grp in groups}
+        # Where a field's type is looked up: the asked dataset first, then the other members.
+        lookup = {grp: sorted(aliases.members[grp], key=lambda m: m != start) for grp in groups}
         types = _types(conn, members)
-        nearest = sorted(
-            found.depths,
-            key=lambda n: (found.depths[n], *named[n[0]], found.fields.get(n) or ""),
-        )
+        depths, fields = found.depths, found.fields
+        nearest = sorted(depths, key=lambda n: (depths[n], *named[n[0]], fields.get(n) or ""))
         kept = set(nearest[:limit])
         truncated = len(nearest) > limit
-        nodes: list[ColumnNode] = []
+        nodes: list[Json] = []
         ids: dict[Node, str] = {}
         for node in nearest[:limit]:
-            grp, _fid = node
+            grp = node[0]
             ns, nm = named[grp]
-            fname = found.fields.get(node)
+            fname = fields.get(node)
             ids[node] = _node_id(ns, nm, fname)
             kind = None
             if fname is not None:
-                for member in sorted(aliases.members[grp], key=lambda m: m != start):
+                for member in lookup[grp]:
                     kind = types.get(member, {}).get(fname)
                     if kind is not None:
                         break
             nodes.append(
-                ColumnNode(
-                    id=ids[node],
-                    namespace=ns,
-                    name=nm,
-                    field=fname,
-                    type=kind,
-                    depth=found.depths[node],
-                    aliases=sorted(
-                        (
-                            DatasetRef(namespace=a[0], name=a[1])
-                            for m in aliases.members[grp]
-                            if (a := aliases.names.get(m)) is not None and a != (ns, nm)
-                        ),
-                        key=lambda r: (r.namespace, r.name),
-                    ),
-                )
+                {
+                    "id": ids[node],
+                    "namespace": ns,
+                    "name": nm,
+                    "field": fname,
+                    "type": kind,
+                    "depth": depths[node],
+                    "aliases": others[grp],
+                }
             )
         kept_edges = {k: v for k, v in found.edges.items() if k[0] in kept and k[1] in kept}
         hidden = _with_hidden_inputs(conn, aliases, {k[1] for k in kept_edges}, scope)
         jobs = c.job_names(conn, {k[2] for k in kept_edges})
-    edges: list[ColumnEdge] = []
-    feast: list[FeastColumnLineageRow] = []
+    edges: list[Json] = []
+    feast: list[Json] = []
+    parsed: dict[str, list[Json]] = {}
     for (src, dst, job, origin), rows in sorted(
         kept_edges.items(), key=lambda kv: (ids[kv[0][0]], ids[kv[0][1]], kv[0][2], kv[0][3])
     ):
-        transformations = _transformations(rows, dst not in hidden)
+        transformations = _transformations(rows, dst not in hidden, parsed)
         job_name = jobs.get(job)
         run_id = max((r.run_id for r in rows if r.run_id is not None), default=None)
         edges.append(
-            ColumnEdge(
-                source=ids[src],
-                target=ids[dst],
-                job=JobRef(namespace=job_name[0], name=job_name[1]) if job_name else None,
-                run_id=run_id,
-                origin="declared" if origin == "declared" else "observed",
-                indirect=all(r.indirect for r in rows),
-                transformations=transformations,
-            )
+            {
+                "source": ids[src],
+                "target": ids[dst],
+                "job": {"namespace": job_name[0], "name": job_name[1]} if job_name else None,
+                "run_id": run_id,
+                "origin": "declared" if origin == "declared" else "observed",
+                "indirect": all(r.indirect for r in rows),
+                "transformations": transformations,
+            }
         )
         row_dir: Way | None = (
             "upstream" if dst[0] == group else "downstream" if src[0] == group else None
         )
-        dst_field = found.fields.get(dst)
+        dst_field = fields.get(dst)
         if row_dir is None or dst_field is None:
             continue
         first = transformations[0] if transformations else None
         feast.append(
-            FeastColumnLineageRow(
-                dataset_namespace=named[dst[0]][0],
-                dataset_name=named[dst[0]][1],
-                output_field=dst_field,
-                input_namespace=named[src[0]][0],
-                input_name=named[src[0]][1],
-                input_field=found.fields.get(src) or "",
-                transformation_type=first.type if first else None,
-                transformation_description=first.description if first else None,
-                transformations_json=orjson.dumps(
-                    [x.model_dump(exclude_none=True) for x in transformations]
+            {
+                "dataset_namespace": named[dst[0]][0],
+                "dataset_name": named[dst[0]][1],
+                "output_field": dst_field,
+                "input_namespace": named[src[0]][0],
+                "input_name": named[src[0]][1],
+                "input_field": fields.get(src) or "",
+                "transformation_type": first["type"] if first else None,
+                "transformation_description": first["description"] if first else None,
+                "transformations_json": orjson.dumps(
+                    [{k: v for k, v in x.items() if v is not None} for x in transformations]
                 ).decode(),
-                run_id=run_id,
-                updated_at=max(r.created_us for r in rows) // 1000,
-                direction=row_dir,
-            )
+                "run_id": run_id,
+                "updated_at": max(r.created_us for r in rows) // 1000,
+                "direction": row_dir,
+            }
         )
-    return ColumnLineage(
-        dataset=DatasetRef(namespace=namespace, name=name),
-        field=field_name,
-        depth=depth,
-        direction=direction,
-        indirect=indirect,
-        nodes=nodes,
-        edges=edges,
-        truncated=truncated,
-        limit=limit,
-        column_lineage=feast,
-    )
+    return {
+        "dataset": {"namespace": namespace, "name": name},
+        "field": field_name,
+        "depth": depth,
+        "direction": direction,
+        "indirect": indirect,
+        "nodes": nodes,
+        "edges": edges,
+        "truncated": truncated,
+        "limit": limit,
+        "column_lineage": feast,
+    }
+
+
+def _aliases_of(aliases: _Aliases, group: int, named: tuple[str, str]) -> list[Json]:
+    """The group's other members by name: what a node of it lists as ``aliases``."""
+    known = {aliases.names[m] for m in aliases.members[group] if m in aliases.names}
+    return [{"namespace": ns, "name": nm} for ns, nm in sorted(known - {named})]
 
 
 def _representative(aliases: _Aliases, group: int, start: int) -> tuple[str, str]:
