@@ -24,7 +24,7 @@ from typing import Any, Literal, NamedTuple
 from sqlalchemy import Connection, and_, bindparam, exists, select
 
 from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store.reads import NsIds, count, in_ids, where_all
+from feast_lineage.consumer.store.reads import NsIds
 
 Side = Literal["into", "from"]
 _CHUNK = 2000
@@ -214,11 +214,3 @@ def schema_payloads(conn: Connection, ids: Iterable[int]) -> dict[int, str]:
         )
         out.update({int(owner): payload for owner, payload in conn.execute(stmt)})
     return out
-
-
-def count_column_edges(conn: Connection, ns_ids: NsIds) -> int:
-    """Stored column edges (current or not) whose two ends the caller may see."""
-    e = t.column_edges.c
-    return count(
-        conn, t.column_edges, *where_all(in_ids(e.src_ns_id, ns_ids), in_ids(e.dst_ns_id, ns_ids))
-    )
