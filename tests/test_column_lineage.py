@@ -128,3 +128,16 @@ def test_field_hashes_leave_zero_to_the_whole_dataset() -> None:
     assert field_hash(None) == WHOLE_DATASET == 0
     assert field_hash("a") != field_hash("b")
     assert field_hash("a") != WHOLE_DATASET
+
+
+def test_empty_deprecated_fields_are_absent() -> None:
+    facet = {
+        "fields": {
+            "x": {
+                "inputFields": [{"namespace": "db", "name": "t", "field": "a"}],
+                "transformationType": "",
+                "transformationDescription": "",
+            }
+        }
+    }
+    assert field_edges(facet) == [FieldEdge("x", "db", "t", "a", ())]

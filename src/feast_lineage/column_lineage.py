@@ -75,10 +75,9 @@ def _transformations(value: Any) -> tuple[Transformation, ...]:
 
 
 def _legacy(spec: dict[str, Any]) -> tuple[Transformation, ...]:
-    kind, description = (
-        _text(spec.get("transformationType")),
-        _text(spec.get("transformationDescription")),
-    )
+    # Clients that model the deprecated fields as required may send them empty.
+    kind = _text(spec.get("transformationType")) or None
+    description = _text(spec.get("transformationDescription")) or None
     if kind is None and description is None:
         return ()
     return (Transformation("DIRECT", kind, description, True if kind == "MASKED" else None),)
