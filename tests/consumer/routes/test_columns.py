@@ -258,10 +258,16 @@ RUN = "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
 
 
 def test_a_field_of_an_alias_is_the_same_node(client: TestClient) -> None:
-    link = facet(identifiers=[{"namespace": "hive", "name": "db.t", "type": "TABLE"}])
+    link = facet(
+        identifiers=[
+            {"namespace": "hive", "name": "db.t", "type": "TABLE"},
+            {"namespace": "warehouse", "name": "t", "type": "TABLE"},
+        ]
+    )
     ingest(
         client,
         run_event("COMPLETE", job=("spark", "cat"), outputs=[dataset("lake", "t", symlinks=link)]),
+        run_event("COMPLETE", job=("spark", "reader"), inputs=[dataset("warehouse", "t")]),
         write("j", ["a"], "t", cll({"x": [("lake", "a", "y", "DIRECT")]}), t=1),
         # downstream of the alias: written from hive's name of the same table
         write("k", [], "u", cll({"z": [("hive", "db.t", "x", "DIRECT")]}), t=2),
@@ -269,7 +275,13 @@ def test_a_field_of_an_alias_is_the_same_node(client: TestClient) -> None:
     body = columns(client, "t", field="x", depth=2)
     assert edge_set(body) == {(f("a", "y"), f("t", "x")), (f("t", "x"), f("u", "z"))}
     node = next(n for n in body["nodes"] if n["id"] == f("t", "x"))
-    assert node["aliases"] == [{"namespace": "hive", "name": "db.t"}]
+    assert node["aliases"] == [
+        {"namespace": "hive", "name": "db.t"},
+        {"namespace": "warehouse", "name": "t"},
+    ]
+    # An alias with no column edges of its own offers the column view too.
+    (item,) = client.get(f"{API}/datasets", params={"namespace": "warehouse"}).json()["items"]
+    assert item["has_column_lineage"] is True
     via_alias = columns(client, "db.t", ns="hive", field="x", depth=1)
     assert edge_set(via_alias) == {
         (f("a", "y"), "field:hive:db.t:x"),
