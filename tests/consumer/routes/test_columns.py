@@ -162,6 +162,21 @@ def test_indirect_false_leaves_out_indirect_and_dataset_level_edges(client: Test
     }
 
 
+def test_untyped_dataset_level_inputs_are_indirect_too(client: TestClient) -> None:
+    untyped = facet(
+        fields={"a": {"inputFields": [{"namespace": "lake", "name": "s", "field": "x"}]}},
+        dataset=[{"namespace": "lake", "name": "s", "field": "k"}],
+    )
+    ingest(client, write("j", ["s"], "t", untyped))
+    assert edge_set(columns(client, "s", direction="downstream")) == {
+        (f("s", "x"), f("t", "a")),
+        (f("s", "k"), f("t", None)),
+    }
+    assert edge_set(columns(client, "s", direction="downstream", indirect="false")) == {
+        (f("s", "x"), f("t", "a"))
+    }
+
+
 def test_all_fields_downstream_and_both(client: TestClient) -> None:
     ingest(client, *chain())
     down = columns(client, "raw", direction="downstream", depth=1)

@@ -123,8 +123,8 @@ def _walk(
             whole_of_field = way == "upstream" and near_field == WHOLE_DATASET and indirect
             if wanted is not None and near_field not in wanted and not whole_of_field:
                 continue
-            if r.indirect and not indirect:
-                continue
+            if not indirect and (r.indirect or r.dst_field_id == WHOLE_DATASET):
+                continue  # dataset-level inputs count as indirect, typed or not
             far_ns = r.src_ns_id if way == "upstream" else r.dst_ns_id
             if not scope.allows_id(far_ns):
                 continue
