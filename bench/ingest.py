@@ -61,7 +61,7 @@ import orjson
 import yaml
 
 from bench.profile_top import summarize
-from bench.workload import Workload, WorkloadConfig
+from bench.workload import WORKLOADS, Workload, WorkloadConfig
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
@@ -712,7 +712,9 @@ def measure_size(
     repo = write_repo(run_dir / f"store-{size}")
     log_path = repo / "server.log"
     env = {"PYTHONUNBUFFERED": "1"}
-    workload = Workload(WorkloadConfig(seed=args.seed, start=start))
+    workload = Workload(
+        WorkloadConfig(seed=args.seed, start=start, column_chains=WORKLOADS[args.workload])
+    )
 
     log(f"size {size:,}: starting the lineage server and filling the store")
     res.code["prefill"] = src_fingerprint()
@@ -1079,7 +1081,9 @@ def targets(results: list[SizeResult]) -> list[str]:
 
 def describe_workload(args: argparse.Namespace, start: datetime, sizes: list[int]) -> list[str]:
     """Statistics of the stream's first events (a separate replay, not timed)."""
-    w = Workload(WorkloadConfig(seed=args.seed, start=start))
+    w = Workload(
+        WorkloadConfig(seed=args.seed, start=start, column_chains=WORKLOADS[args.workload])
+    )
     sample = min(20_000, max(sizes))
     n_bytes = sum(len(orjson.dumps(e)) for e in w.take(sample))
     st = w.stats
@@ -1090,6 +1094,8 @@ def describe_workload(args: argparse.Namespace, start: datetime, sizes: list[int
         f"{st.dataset_refs / st.events:.2f} datasets per event, "
         f"{st.symlinked_refs / st.dataset_refs:.0%} of dataset references with symlinks, "
         f"{st.child_runs / st.runs:.0%} of runs with a parent; a START and a COMPLETE per run",
+        f"- workload `{args.workload}`: {st.column_edges:,} column edges stated by the "
+        f"first {sample:,} events' distinct columnLineage facets",
         "- jobs and datasets grow with the square root of the events sent "
         "(see the per-store table)",
         f"- servers: {args.workers} worker process{'es' if args.workers > 1 else ''} each "
@@ -1148,6 +1154,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=BENCH_DIR / "data")
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR / "results")
     parser.add_argument("--keep", action="store_true", help="keep the stores under --data-dir")
+    parser.add_argument(
+        "--workload",
+        choices=sorted(WORKLOADS),
+        default="standard",
+        help="standard, or columns: with column-heavy Spark chains (bench/workload.py)",
+    )
     parser.add_argument(
         "--profile",
         nargs="?",

@@ -15,6 +15,11 @@ connection:
 * the detail of a random run (its facets and its datasets' facets are merged
   from the run's events when it is read);
 
+with ``--workload columns`` (the stream with column-heavy Spark chains, see
+:mod:`bench.workload`) also column lineage: one field of a chain's dataset at
+depth 5, and every column of its widest datasets (45 to 50 columns) at
+depth 3, both directions;
+
 each also as a ratio to ``GET /healthz`` measured in the same run. The first
 event and run page of a list builds its position index; that one-off time is
 reported as "cold". The report is written to ``bench/results/query-<time>.md``
@@ -41,7 +46,7 @@ import httpx
 import orjson
 
 from bench.ingest import free_port, lineage_cmd, machine_details, start_server, write_repo
-from bench.workload import Workload, WorkloadConfig
+from bench.workload import WORKLOADS, Workload, WorkloadConfig
 
 BENCH_DIR = Path(__file__).resolve().parent
 API = "/api/v1/lineage/openlineage"
@@ -51,6 +56,8 @@ TARGETS_MS = {
     "graph page (500 nodes)": 100,
     "events page": 20,
     "runs page": 20,
+    "column lineage, one field, depth 5": 30,
+    "column lineage, all columns of a wide dataset, depth 3": 100,
 }
 
 
@@ -58,7 +65,7 @@ def log(msg: str) -> None:
     print(f"[{datetime.now().strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def fill(repo: Path, n: int, seed: int) -> float:
+def fill(repo: Path, n: int, seed: int, workload_name: str = "standard") -> float:
     """Write ``n`` workload events into the repo's store; returns seconds taken."""
     from feast_lineage.consumer.intake.body import parse_events
     from feast_lineage.consumer.intake.pipeline import IngestPipeline
@@ -72,7 +79,7 @@ def fill(repo: Path, n: int, seed: int) -> float:
         from feast_lineage.consumer.store.meta import ensure_meta
 
         ensure_meta(conn)
-    workload = Workload(WorkloadConfig(seed=seed))
+    workload = Workload(WorkloadConfig(seed=seed, column_chains=WORKLOADS[workload_name]))
     started = time.monotonic()
     done = 0
     while done < n:
@@ -100,6 +107,37 @@ def stored_events(repo: Path) -> int:
         return 0
     finally:
         conn.close()
+
+
+def column_targets(
+    repo: Path,
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]], dict[str, int]]:
+    """(dataset, field) pairs with column lineage, the widest datasets, and what the store holds."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{repo / 'data' / 'lineage.db'}?mode=ro", uri=True)
+    try:
+        fields = conn.execute(
+            "SELECT d.namespace, d.name, e.dst_field FROM feast_lineage_column_edges e"
+            " JOIN feast_lineage_datasets d ON d.id = e.dst_dataset_id"
+            " WHERE e.dst_field IS NOT NULL GROUP BY d.namespace, d.name, e.dst_field"
+        ).fetchall()
+        wide = conn.execute(
+            "SELECT d.namespace, d.name FROM feast_lineage_column_edges e"
+            " JOIN feast_lineage_datasets d ON d.id = e.dst_dataset_id"
+            " GROUP BY d.namespace, d.name HAVING count(DISTINCT e.dst_field) >= 45"
+        ).fetchall()
+        counts = {
+            "column edges": int(
+                conn.execute("SELECT count(*) FROM feast_lineage_column_edges").fetchone()[0]
+            ),
+            "column lineage pointers": int(
+                conn.execute("SELECT count(*) FROM feast_lineage_column_lineage").fetchone()[0]
+            ),
+        }
+    finally:
+        conn.close()
+    return fields, wide, counts
 
 
 @dataclass
@@ -138,7 +176,7 @@ def every(client: httpx.Client, path: str) -> list[dict[str, str]]:
 
 
 def run_size(
-    repo: Path, size: int, requests: int, seed: int
+    repo: Path, size: int, requests: int, seed: int, columns: bool = False
 ) -> tuple[list[Result], dict[str, int]]:
     rng = random.Random(seed)
     port = free_port()
@@ -165,6 +203,35 @@ def run_size(
                 return out
 
             results = [measure(client, ["/healthz"] * requests, "baseline GET /healthz")]
+            if columns:
+                fields, wide, held = column_targets(repo)
+                counts.update(held)
+
+                def col_url(ns: str, name: str, query: str) -> str:
+                    path = f"{quote(ns, safe='')}/{quote(name, safe='')}"
+                    return f"{API}/datasets/{path}/columns?{query}"
+
+                one = [rng.choice(fields) for _ in range(requests)]
+                results.append(
+                    measure(
+                        client,
+                        [col_url(ns, n, f"field={quote(f)}&depth=5") for ns, n, f in one],
+                        "column lineage, one field, depth 5",
+                    )
+                )
+                whole = [rng.choice(wide) for _ in range(requests)]
+                results.append(
+                    measure(
+                        client,
+                        [col_url(ns, n, "depth=3") for ns, n in whole],
+                        "column lineage, all columns of a wide dataset, depth 3",
+                    )
+                )
+                sizes = [
+                    len(timed(client, col_url(ns, n, "depth=3"))[1].json()["edges"])
+                    for ns, n in whole[:10]
+                ]
+                counts["edges per wide answer (median of 10)"] = int(statistics.median(sizes))
             results.append(measure(client, sub(3), "subgraph depth 3"))
             results.append(measure(client, sub(10), "subgraph depth 10"))
             nodes = client.get(f"{API}/graph", params={"limit": 1}).json()["total_nodes"]
@@ -268,20 +335,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=BENCH_DIR / "data")
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR / "results")
     parser.add_argument("--keep", action="store_true", help="keep the stores for the next run")
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), default="standard")
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
     by_size: dict[int, tuple[list[Result], dict[str, int], float | None]] = {}
     for size in sizes:
-        repo = write_repo(args.data_dir / f"query-{size}")
+        suffix = "" if args.workload == "standard" else f"-{args.workload}"
+        repo = write_repo(args.data_dir / f"query{suffix}-{size}")
         (repo / "data").mkdir(exist_ok=True)
         fill_s: float | None = None
         if stored_events(repo) != size:
             for p in (repo / "data").glob("lineage.db*"):
                 p.unlink()
             log(f"filling a store of {size:,} events")
-            fill_s = fill(repo, size, args.seed)
+            fill_s = fill(repo, size, args.seed, args.workload)
         log(f"measuring {size:,} events")
-        results, counts = run_size(repo, size, args.requests, args.seed)
+        results, counts = run_size(
+            repo, size, args.requests, args.seed, columns=args.workload == "columns"
+        )
         by_size[size] = (results, counts, fill_s)
         for r in results:
             log(f"  {r.name}: p50 {r.pct(0.5):.2f} ms, p95 {r.pct(0.95):.2f} ms")

@@ -26,6 +26,12 @@ The same config always gives the same events, byte for byte. A later
 benchmark can replay the stream to know which jobs, datasets and runs a store
 filled by :mod:`bench.ingest` holds (see :meth:`Workload.jobs` and friends).
 
+With ``column_chains`` above 0 (``--workload columns`` of the benchmarks)
+that share of new flows are column-heavy Spark applications: chains of 2 to
+8 jobs, each writing a dataset of 30 to 50 columns whose every column comes
+from 1 to 3 fields of the job's inputs (20% of them INDIRECT), stated by a
+1-2-0 ``columnLineage`` facet on the START and the COMPLETE, as Spark does.
+
 Run ``python -m bench.workload --events 100000`` for statistics.
 """
 
@@ -66,6 +72,9 @@ NS_HIVE = "hive://metastore:9083"
 NS_TRINO = "trino://trino:8080"
 NS_SCHEMA_REGISTRY = "confluent://schema-registry:8081"
 FEAST_PROJECTS = ("feast_ml", "feast_risk")
+
+# The share of new flows that are column-heavy Spark chains, by workload name.
+WORKLOADS = {"standard": 0.0, "columns": 0.3}
 
 # Layers of the data platform: a pipeline reads a lower layer and writes a higher one.
 RAW, STAGED, MART, FEATURE = 0, 1, 2, 3
@@ -198,6 +207,8 @@ class Job:
     run_facets: dict[str, Any]
     children: list[Job] = field(default_factory=list)
     nominal: bool = False  # scheduled: runs carry a NominalTimeRunFacet
+    # output (namespace, name) -> its columnLineage facet, sent on every event
+    column_lineage: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -208,6 +219,7 @@ class WorkloadConfig:
     base_jobs: int = 30
     jobs_per_sqrt_event: float = 3.0
     uuid7_run_ids: bool = True  # what current OpenLineage clients generate
+    column_chains: float = 0.0  # share of new flows that are column-heavy Spark chains
 
 
 @dataclass
@@ -218,6 +230,7 @@ class Stats:
     dataset_refs: int = 0
     symlinked_refs: int = 0
     child_runs: int = 0
+    column_edges: int = 0  # field edges stated by distinct columnLineage facets
 
 
 class Workload:
@@ -294,6 +307,8 @@ class Workload:
         return self._rng.choice(self._flows)
 
     def _new_flow(self) -> Job:
+        if self.config.column_chains and self._rng.random() < self.config.column_chains:
+            return self._column_chain()
         kind = self._rng.choices(
             ("airflow", "spark", "dbt", "flink", "feast"), weights=(30, 15, 20, 10, 25)
         )[0]
@@ -555,6 +570,76 @@ class Workload:
         )
         return self._register(root)
 
+    def _wide_schema(self, prod: str, n: int) -> tuple[list[str], dict[str, Any]]:
+        types = _TYPES["spark"]
+        names = [f"{_COLUMNS[i % len(_COLUMNS)]}_{i}" for i in range(n)]
+        fields = [{"name": c, "type": types[i % len(types)]} for i, c in enumerate(names)]
+        return names, _facet(prod, "SchemaDatasetFacet", "1-2-0", fields=fields)
+
+    def _column_facet(
+        self, prod: str, outputs: list[str], inputs: list[tuple[Dataset, list[str]]]
+    ) -> dict[str, Any]:
+        fields: dict[str, Any] = {}
+        for out in outputs:
+            picked = []
+            for _ in range(self._rng.choice((1, 1, 2, 3))):
+                ds, columns = self._rng.choice(inputs)
+                indirect = self._rng.random() < 0.2
+                picked.append(
+                    {
+                        "namespace": ds.namespace,
+                        "name": ds.name,
+                        "field": self._rng.choice(columns),
+                        "transformations": [
+                            {
+                                "type": "INDIRECT" if indirect else "DIRECT",
+                                "subtype": self._rng.choice(("FILTER", "JOIN", "GROUP_BY"))
+                                if indirect
+                                else self._rng.choice(
+                                    ("IDENTITY", "TRANSFORMATION", "AGGREGATION")
+                                ),
+                                "masking": False,
+                            }
+                        ],
+                    }
+                )
+            unique = {(p["name"], p["field"]): p for p in picked}
+            self.stats.column_edges += len(unique)
+            fields[out] = {"inputFields": list(unique.values())}
+        return _facet(prod, "ColumnLineageDatasetFacet", "1-2-0", fields=fields)
+
+    def _column_chain(self) -> Job:
+        """A Spark application: a chain of 2 to 8 jobs, each stating its column lineage."""
+        prod = PRODUCERS["spark"]
+        app = self._next_name(f"{self._domain()}_wide")
+        raw = self._pick((RAW, STAGED), "s3")
+        raw_columns = [f["name"] for f in raw.facets["schema"]["fields"]]
+        previous: list[tuple[Dataset, list[str]]] = [(raw, raw_columns)]
+        jobs: list[Job] = []
+        for step in range(self._rng.randint(2, 8)):
+            name = f"lake/wide/{app}_s{step}"
+            columns, schema = self._wide_schema(prod, self._rng.randint(30, 50))
+            out = Dataset(NS_S3, name, MART, {"schema": schema})
+            self._datasets[(out.namespace, out.name)] = out
+            inputs = previous[-2:]
+            job = self._spark_job(f"{app}_s{step}", [ds for ds, _ in inputs], [out])
+            job.column_lineage[(out.namespace, out.name)] = self._column_facet(
+                prod, columns, inputs
+            )
+            jobs.append(job)
+            previous.append((out, columns))
+        root = Job(
+            NS_SPARK,
+            app,
+            "spark",
+            [raw],
+            [previous[-1][0]],
+            {"jobType": self._job_type(prod, "SPARK", "APPLICATION", "BATCH")},
+            {},
+            jobs,
+        )
+        return self._register(root)
+
     def _dbt_project(self) -> Job:
         prod = PRODUCERS["dbt"]
         dom = self._domain()
@@ -770,6 +855,9 @@ class Workload:
         outputs: list[dict[str, Any]] = []
         for ds in job.outputs:
             ref = ds.ref(prod, output=True)
+            lineage = job.column_lineage.get((ds.namespace, ds.name))
+            if lineage is not None:
+                ref["facets"] = {**ref["facets"], "columnLineage": lineage}
             if ds.versioned:
                 ref["facets"] = {
                     **ref["facets"],
@@ -811,8 +899,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Statistics of the benchmark workload")
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=WorkloadConfig.seed)
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), default="standard")
     args = parser.parse_args(argv)
-    workload = Workload(WorkloadConfig(seed=args.seed))
+    workload = Workload(WorkloadConfig(seed=args.seed, column_chains=WORKLOADS[args.workload]))
     started = time.perf_counter()
     checkpoints = {10**k for k in range(3, 8)} | {args.events}
     size = 0
@@ -836,6 +925,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"datasets per event: {dict(enumerate(counts))}")
     print(f"symlinked dataset references: {stats.symlinked_refs / stats.dataset_refs:.1%}")
     print(f"child runs (with a parent facet): {stats.child_runs / stats.runs:.1%}")
+    print(f"column edges stated: {stats.column_edges:,}")
     print(f"events by job namespace: {dict(sorted(namespaces.items()))}")
 
 

@@ -202,3 +202,53 @@ def test_a_client_with_the_wrong_key_gets_401(server: ServerProcess) -> None:
     assert read(server, "/events", job_name=name)["total"] == 0
     ol_client(server, KEY).emit(event)
     assert read(server, "/events", job_name=name)["total"] == 1
+
+
+def test_column_lineage_from_the_python_client(server: ServerProcess) -> None:
+    """The client's own ColumnLineageDatasetFacet (1-2-0), sent START and COMPLETE."""
+    from openlineage.client.facet_v2 import column_lineage_dataset as cl
+
+    client = ol_client(server, KEY)
+    run_id = str(uuid.uuid4())
+    start = datetime.now(tz=UTC).replace(microsecond=0)
+    source = ("postgres://db.internal:5432", f"shop.public.orders_{run_id[:8]}")
+
+    def field(name: str, kind: str, subtype: str) -> cl.InputField:
+        return cl.InputField(
+            namespace=source[0],
+            name=source[1],
+            field=name,
+            transformations=[cl.Transformation(type=kind, subtype=subtype, description=name)],
+        )
+
+    lineage = cl.ColumnLineageDatasetFacet(
+        fields={"total": cl.Fields(inputFields=[field("amount", "DIRECT", "AGGREGATION")])},
+        dataset=[field("status", "INDIRECT", "FILTER")],
+    )
+    out = OutputDataset(
+        namespace="s3://lake", name=f"totals_{run_id[:8]}", facets={"columnLineage": lineage}
+    )
+    for state, at in ((RunState.START, start), (RunState.COMPLETE, start + timedelta(seconds=5))):
+        client.emit(
+            RunEvent(
+                eventType=state,
+                eventTime=iso(at),
+                run=Run(runId=run_id),
+                job=Job(namespace="spark", name=f"totals_{run_id[:8]}"),
+                producer=PRODUCER,
+                inputs=[InputDataset(namespace=source[0], name=source[1])],
+                outputs=[out],
+            )
+        )
+    body = read(server, "/columns", namespace="s3://lake", name=out.name, direction="upstream")
+    edges = {(e["source"], e["target"]): e for e in body["edges"]}
+    total = f"field:s3://lake:{out.name}:total"
+    assert set(edges) == {
+        (f"field:{source[0]}:{source[1]}:amount", total),
+        (f"field:{source[0]}:{source[1]}:status", f"dataset:s3://lake:{out.name}"),
+    }
+    direct = edges[(f"field:{source[0]}:{source[1]}:amount", total)]
+    assert direct["run_id"] == run_id
+    assert [(x["type"], x["subtype"]) for x in direct["transformations"]] == [
+        ("DIRECT", "AGGREGATION")
+    ]

@@ -237,6 +237,9 @@ class GraphNode(_EveryFieldSent):
     )
     feast: FeastObject | None = None
     depth: int | None = Field(default=None, description="Steps from the center (subgraphs)")
+    has_column_lineage: bool = Field(
+        default=False, description="A dataset with current column edges (in or out)"
+    )
 
 
 class GraphEdge(BaseModel):
@@ -312,6 +315,94 @@ class Subgraph(BaseModel):
     limit: int
 
 
+# --- column lineage -------------------------------------------------------------
+
+
+class DatasetRef(BaseModel):
+    namespace: str
+    name: str
+
+
+class JobRef(BaseModel):
+    namespace: str
+    name: str
+
+
+class ColumnNode(_EveryFieldSent):
+    id: str = Field(
+        description='"field:{namespace}:{name}:{field}", or "dataset:{namespace}:{name}" for a '
+        "whole dataset (the output of dataset-level inputs)"
+    )
+    namespace: str
+    name: str
+    field: str | None = Field(description="null: the whole dataset")
+    type: str | None = Field(default=None, description="The field's type, where a schema gives one")
+    depth: int = Field(description="Steps from the asked dataset's fields")
+    aliases: list[DatasetRef] = Field(
+        default_factory=list,
+        description="Symlinked aliases of the dataset: the same field of each is this node",
+    )
+
+
+class ColumnTransformation(_EveryFieldSent):
+    type: str = Field(description="DIRECT or INDIRECT")
+    subtype: str | None = Field(
+        default=None,
+        description="IDENTITY, TRANSFORMATION, AGGREGATION, FILTER, JOIN, GROUP_BY, SORT, "
+        "WINDOW, CONDITIONAL, ...; a 1-0 facet's transformationType (IDENTITY, MASKED)",
+    )
+    description: str | None = Field(
+        default=None,
+        description="Shown only when every input of the target field is visible to the caller",
+    )
+    masking: bool | None = None
+
+
+class ColumnEdge(_EveryFieldSent):
+    source: str = Field(description="An input field's node id")
+    target: str = Field(description="The output field's (or whole dataset's) node id")
+    job: JobRef | None = Field(description="The job that reported it (null: a DatasetEvent)")
+    run_id: str | None = Field(description="The run whose event reported it, if a run did")
+    origin: Literal["observed", "declared"] = Field(
+        description="observed: a columnLineage facet of an event"
+    )
+    indirect: bool = Field(description="Every transformation is INDIRECT")
+    transformations: list[ColumnTransformation]
+
+
+class FeastColumnLineageRow(BaseModel):
+    """One row of Feast 0.67's ``column_lineage`` answer: a direct edge touching the dataset."""
+
+    dataset_namespace: str = Field(description="The output dataset")
+    dataset_name: str
+    output_field: str
+    input_namespace: str
+    input_name: str
+    input_field: str
+    transformation_type: str | None = Field(description="The first transformation's type")
+    transformation_description: str | None
+    transformations_json: str | None = Field(description="Every transformation, as JSON text")
+    run_id: str | None
+    updated_at: int = Field(description="Milliseconds since the epoch")
+    direction: Literal["upstream", "downstream"]
+
+
+class ColumnLineage(BaseModel):
+    dataset: DatasetRef
+    field: str | None = Field(description="The field asked for; null: every field")
+    depth: int
+    direction: Literal["upstream", "downstream", "both"]
+    indirect: bool = Field(description="Whether INDIRECT-only edges were followed")
+    nodes: list[ColumnNode] = Field(description="Field nodes, the nearest first")
+    edges: list[ColumnEdge] = Field(description="Every edge between two nodes of the answer")
+    truncated: bool = Field(description="More nodes were in reach than limit; the nearest kept")
+    limit: int
+    column_lineage: list[FeastColumnLineageRow] = Field(
+        description="Feast 0.67's shape: the direct field edges into (upstream) and out of "
+        "(downstream) the dataset"
+    )
+
+
 class NamespaceItem(BaseModel):
     namespace: str
     jobs: int
@@ -378,6 +469,7 @@ class DatasetItem(BaseModel):
     updated_at_iso: str = Field(description=_ISO)
     datasource_uri: str | None
     feast: FeastObject | None
+    has_column_lineage: bool = Field(description="It has current column edges (in or out)")
 
 
 class DatasetPage(BaseModel):

@@ -375,3 +375,70 @@ def test_tables_with_feasts_names_can_be_made_after_an_old_store_is_renamed(
     with engine.begin() as conn:
         feast.create_all(conn)  # no table, index, constraint or sequence name is taken
     assert _differences(engine) == []
+
+
+def test_column_lineage_is_derived_from_the_events_already_stored(
+    engine: Engine, store_url: str
+) -> None:
+    """0009 writes the rows ingest writes: a store migrated from 0008 equals one fed live."""
+
+    def lineage(src: str) -> dict[str, Any]:
+        return facet(
+            fields={
+                "a": {
+                    "inputFields": [
+                        {
+                            "namespace": "lake",
+                            "name": "src",
+                            "field": src,
+                            "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}],
+                        }
+                    ]
+                }
+            },
+            dataset=[{"namespace": "lake", "name": "src", "field": "k"}],
+        )
+
+    run = "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
+    events = [
+        run_event(
+            kind,
+            run_id=run,
+            job=("spark", "j"),
+            time=f"2026-01-01T00:00:0{i}Z",
+            outputs=[dataset("lake", "t", columnLineage=lineage("x"))],
+        )
+        for i, kind in enumerate(("START", "RUNNING", "COMPLETE"))
+    ]
+    events.append(
+        run_event(
+            "COMPLETE",
+            job=("spark", "j"),
+            time="2026-01-01T00:00:05Z",
+            outputs=[dataset("lake", "t", columnLineage=lineage("y"))],
+        )
+    )
+    events.append(dataset_event("lake", "u", columnLineage=lineage("z")))
+    store = Store(store_url)
+    try:
+        store.ingest_each(events)
+        live = {
+            table.name: sorted(store.rows(table), key=repr)
+            for table in (t.column_edges, t.column_lineage)
+        }
+        assert len(live["feast_lineage_column_edges"]) == 6
+        assert len(live["feast_lineage_column_lineage"]) == 2
+        config = alembic_config(engine)
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0008")
+        assert t.column_edges.name not in inspect(engine).get_table_names()
+        upgrade_schema(engine)
+        assert _differences(engine) == []
+        migrated = {
+            table.name: sorted(store.rows(table), key=repr)
+            for table in (t.column_edges, t.column_lineage)
+        }
+        assert migrated == live
+    finally:
+        store.close()

@@ -228,6 +228,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lineage/openlineage/columns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Column lineage of a dataset (or one of its fields), named by query parameters */
+        get: operations["get_columns_by_query_api_v1_lineage_openlineage_columns_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lineage/openlineage/datasets/{namespace}/{name}/columns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Column lineage of a dataset (or one of its fields)
+         * @description The namespace and the name are each one percent-encoded path segment (postgres://db:5432 as postgres%3A%2F%2Fdb%3A5432, a/b as a%2Fb). The answer holds Feast 0.67's column_lineage rows beside the field graph.
+         */
+        get: operations["get_columns_api_v1_lineage_openlineage_datasets__namespace___name__columns_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage/openlineage/retention": {
         parameters: {
             query?: never;
@@ -402,6 +439,134 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** ColumnEdge */
+        ColumnEdge: {
+            /**
+             * Source
+             * @description An input field's node id
+             */
+            source: string;
+            /**
+             * Target
+             * @description The output field's (or whole dataset's) node id
+             */
+            target: string;
+            /** @description The job that reported it (null: a DatasetEvent) */
+            job: components["schemas"]["JobRef"] | null;
+            /**
+             * Run Id
+             * @description The run whose event reported it, if a run did
+             */
+            run_id: string | null;
+            /**
+             * Origin
+             * @description observed: a columnLineage facet of an event
+             * @enum {string}
+             */
+            origin: "observed" | "declared";
+            /**
+             * Indirect
+             * @description Every transformation is INDIRECT
+             */
+            indirect: boolean;
+            /** Transformations */
+            transformations: components["schemas"]["ColumnTransformation"][];
+        };
+        /** ColumnLineage */
+        ColumnLineage: {
+            dataset: components["schemas"]["DatasetRef"];
+            /**
+             * Field
+             * @description The field asked for; null: every field
+             */
+            field: string | null;
+            /** Depth */
+            depth: number;
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "upstream" | "downstream" | "both";
+            /**
+             * Indirect
+             * @description Whether INDIRECT-only edges were followed
+             */
+            indirect: boolean;
+            /**
+             * Nodes
+             * @description Field nodes, the nearest first
+             */
+            nodes: components["schemas"]["ColumnNode"][];
+            /**
+             * Edges
+             * @description Every edge between two nodes of the answer
+             */
+            edges: components["schemas"]["ColumnEdge"][];
+            /**
+             * Truncated
+             * @description More nodes were in reach than limit; the nearest kept
+             */
+            truncated: boolean;
+            /** Limit */
+            limit: number;
+            /**
+             * Column Lineage
+             * @description Feast 0.67's shape: the direct field edges into (upstream) and out of (downstream) the dataset
+             */
+            column_lineage: components["schemas"]["FeastColumnLineageRow"][];
+        };
+        /** ColumnNode */
+        ColumnNode: {
+            /**
+             * Id
+             * @description "field:{namespace}:{name}:{field}", or "dataset:{namespace}:{name}" for a whole dataset (the output of dataset-level inputs)
+             */
+            id: string;
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
+            /**
+             * Field
+             * @description null: the whole dataset
+             */
+            field: string | null;
+            /**
+             * Type
+             * @description The field's type, where a schema gives one
+             */
+            type: string | null;
+            /**
+             * Depth
+             * @description Steps from the asked dataset's fields
+             */
+            depth: number;
+            /**
+             * Aliases
+             * @description Symlinked aliases of the dataset: the same field of each is this node
+             */
+            aliases: components["schemas"]["DatasetRef"][];
+        };
+        /** ColumnTransformation */
+        ColumnTransformation: {
+            /**
+             * Type
+             * @description DIRECT or INDIRECT
+             */
+            type: string;
+            /**
+             * Subtype
+             * @description IDENTITY, TRANSFORMATION, AGGREGATION, FILTER, JOIN, GROUP_BY, SORT, WINDOW, CONDITIONAL, ...; a 1-0 facet's transformationType (IDENTITY, MASKED)
+             */
+            subtype: string | null;
+            /**
+             * Description
+             * @description Shown only when every input of the target field is visible to the caller
+             */
+            description: string | null;
+            /** Masking */
+            masking: boolean | null;
+        };
         /** DatasetItem */
         DatasetItem: {
             /** Dataset Namespace */
@@ -478,6 +643,11 @@ export interface components {
             /** Datasource Uri */
             datasource_uri: string | null;
             feast: components["schemas"]["FeastObject"] | null;
+            /**
+             * Has Column Lineage
+             * @description It has current column edges (in or out)
+             */
+            has_column_lineage: boolean;
         };
         /** DatasetPage */
         DatasetPage: {
@@ -489,6 +659,13 @@ export interface components {
             limit: number;
             /** Offset */
             offset: number;
+        };
+        /** DatasetRef */
+        DatasetRef: {
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
         };
         /**
          * DerivedEdge
@@ -674,6 +851,51 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * FeastColumnLineageRow
+         * @description One row of Feast 0.67's ``column_lineage`` answer: a direct edge touching the dataset.
+         */
+        FeastColumnLineageRow: {
+            /**
+             * Dataset Namespace
+             * @description The output dataset
+             */
+            dataset_namespace: string;
+            /** Dataset Name */
+            dataset_name: string;
+            /** Output Field */
+            output_field: string;
+            /** Input Namespace */
+            input_namespace: string;
+            /** Input Name */
+            input_name: string;
+            /** Input Field */
+            input_field: string;
+            /**
+             * Transformation Type
+             * @description The first transformation's type
+             */
+            transformation_type: string | null;
+            /** Transformation Description */
+            transformation_description: string | null;
+            /**
+             * Transformations Json
+             * @description Every transformation, as JSON text
+             */
+            transformations_json: string | null;
+            /** Run Id */
+            run_id: string | null;
+            /**
+             * Updated At
+             * @description Milliseconds since the epoch
+             */
+            updated_at: number;
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "upstream" | "downstream";
+        };
+        /**
          * FeastObject
          * @description The Feast object a node stands for (from feast_* facets or namespace_mapping).
          */
@@ -856,6 +1078,12 @@ export interface components {
              * @description Steps from the center (subgraphs)
              */
             depth: number | null;
+            /**
+             * Has Column Lineage
+             * @description A dataset with current column edges (in or out)
+             * @default false
+             */
+            has_column_lineage: boolean;
         };
         /** GraphPage */
         GraphPage: {
@@ -1067,6 +1295,13 @@ export interface components {
             limit: number;
             /** Offset */
             offset: number;
+        };
+        /** JobRef */
+        JobRef: {
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
         };
         /** NamespaceItem */
         NamespaceItem: {
@@ -2941,6 +3176,167 @@ export interface operations {
             };
             /** @description Access refused */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_columns_by_query_api_v1_lineage_openlineage_columns_get: {
+        parameters: {
+            query: {
+                /** @description The dataset's namespace */
+                namespace: string;
+                /** @description The dataset's name */
+                name: string;
+                /** @description One field (column) of the dataset; every field when absent */
+                field?: string | null;
+                /** @description upstream, downstream or both */
+                direction?: "upstream" | "downstream" | "both";
+                /** @description Steps from the field; 1: direct edges */
+                depth?: number;
+                /** @description Follow INDIRECT edges (filters, joins, grouping) too */
+                indirect?: boolean;
+                /** @description At most this many field nodes, the nearest first */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnLineage"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such dataset (or it is not visible) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_columns_api_v1_lineage_openlineage_datasets__namespace___name__columns_get: {
+        parameters: {
+            query?: {
+                /** @description One field (column) of the dataset; every field when absent */
+                field?: string | null;
+                /** @description upstream, downstream or both */
+                direction?: "upstream" | "downstream" | "both";
+                /** @description Steps from the field; 1: direct edges */
+                depth?: number;
+                /** @description Follow INDIRECT edges (filters, joins, grouping) too */
+                indirect?: boolean;
+                /** @description At most this many field nodes, the nearest first */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The namespace, percent-encoded */
+                namespace: string;
+                /** @description The name, percent-encoded */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnLineage"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such dataset (or it is not visible) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

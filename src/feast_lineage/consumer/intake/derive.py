@@ -19,6 +19,7 @@ from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.row_builder import RowBuilder, ref
 from feast_lineage.consumer.intake.validation import EventKind
 from feast_lineage.consumer.store import codec
+from feast_lineage.consumer.store.column_rows import NO_JOB
 from feast_lineage.consumer.store.rows import RowBatch, RunRow
 from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import namespace_id
@@ -76,12 +77,13 @@ def derive(
     if kind == "run":
         run_id = normalize_run_id(event["run"]["runId"])
     # A JobEvent's inputs and outputs stand alone, like a run of their own.
-    b = RowBuilder(out, time_us, received_us, rank, producer, memo, run_id or event_key)
+    b = RowBuilder(out, time_us, received_us, rank, producer, memo, run_id or event_key, run_id)
     event_type = event.get("eventType") if kind == "run" else None
 
     if kind == "dataset":
         ds = event["dataset"]
         subject = b.dataset(ds)
+        b.column_lineage(subject, ds, NO_JOB)
         ns = ds["namespace"]
     else:
         job = event["job"]

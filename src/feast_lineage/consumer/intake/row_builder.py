@@ -14,6 +14,7 @@ from typing import Any
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
+from feast_lineage.consumer.store.column_rows import OBSERVED, column_rows
 from feast_lineage.consumer.store.rows import (
     LISTED,
     DatasetRow,
@@ -21,6 +22,7 @@ from feast_lineage.consumer.store.rows import (
     JobRow,
     PendingBlob,
     RowBatch,
+    keep_latest_column_lineage,
     merge_dataset,
     merge_job,
 )
@@ -51,6 +53,7 @@ class RowBuilder:
         producer: str,
         memo: FacetMemo | None,
         io_run: str,
+        run_id: str | None = None,
     ):
         self.out = out
         self.time_us = time_us
@@ -59,6 +62,7 @@ class RowBuilder:
         self.producer = producer
         self.memo = memo
         self.io_run = io_run  # the run (or JobEvent) the event's inputs and outputs belong to
+        self.run_id = run_id  # a RunEvent's run
 
     def blob(self, value: Any, memo_key: tuple[Any, str] | None = None) -> str:
         memo = self.memo
@@ -189,6 +193,28 @@ class RowBuilder:
                 },
             )
 
+    def column_lineage(self, did: int, ds: dict[str, Any], jid: int) -> None:
+        """The column edges of a written dataset's columnLineage facet, reported by ``jid``."""
+        facets = ds.get("facets")
+        facet = facets.get("columnLineage") if isinstance(facets, dict) else None
+        if not isinstance(facet, dict):
+            return
+        pointer, edges = column_rows(
+            dataset=did,
+            namespace=ds["namespace"],
+            job=jid,
+            origin=OBSERVED,
+            digest=self.out.dataset_facets[(did, "columnLineage")]["blob_id"],
+            run_id=self.run_id,
+            rank=self.rank,
+            facet=facet,
+            time_us=self.time_us,
+        )
+        key = (did, jid, OBSERVED)
+        keep_latest_column_lineage(self.out.column_lineage, {key: pointer})
+        for edge_key, row in edges.items():
+            self.out.column_edges.setdefault(edge_key, row)
+
     def edge(
         self,
         src: int,
@@ -229,6 +255,7 @@ class RowBuilder:
                     self.edge(did, "dataset", ds["namespace"], jid, "job", job_ns, "input")
                 else:
                     self.edge(jid, "job", job_ns, did, "dataset", ds["namespace"], "output")
+                    self.column_lineage(did, ds, jid)
                 self.out.run_io.setdefault(
                     (self.io_run, did, direction),
                     {"run_id": self.io_run, "dataset_id": did, "direction": direction},

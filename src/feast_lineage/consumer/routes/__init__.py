@@ -11,6 +11,7 @@ from feast_lineage.consumer.deps import KnownQueryOnly
 from feast_lineage.consumer.routes import (
     admin,
     catalog,
+    columns,
     events,
     facets,
     graph,
@@ -46,7 +47,14 @@ def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False)
         app.include_router(health.router)
         app.include_router(ingest.router, prefix="/api/v1")  # checks its query itself
         app.include_router(metrics.router, dependencies=strict)
-        for router in (events.router, runs.router, graph.router, catalog.router, admin.router):
+        for router in (
+            events.router,
+            runs.router,
+            graph.router,
+            catalog.router,
+            columns.router,
+            admin.router,
+        ):
             include_reads(router, "/api/v1/lineage/openlineage")
     else:
         app.include_router(ui.registry_only_health)

@@ -18,6 +18,7 @@ from feast_lineage.consumer.schemas import (
     NamespaceItem,
     NamespaceList,
 )
+from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.graph import node_key
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
@@ -92,6 +93,7 @@ def dataset_page(
             conn, t.datasets, read.scope.narrow(namespace).ns_ids, search, offset, limit
         )
         facets = _facets(conn, t.dataset_facets, rows, read)
+        with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope)
     items = []
     for r in rows:
         own = facets.get(r.id, {})
@@ -123,6 +125,7 @@ def dataset_page(
                 updated_at_iso=to_iso(r.updated_us) or "",
                 datasource_uri=r.datasource_uri,
                 feast=feast,
+                has_column_lineage=r.id in with_columns,
             )
         )
     return DatasetPage(datasets=items, total=total, limit=limit, offset=offset)

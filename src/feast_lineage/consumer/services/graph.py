@@ -29,6 +29,7 @@ from feast_lineage.consumer.feast_shape import (
     ms,
     node_fields,
 )
+from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
@@ -112,6 +113,7 @@ def _node(
     parsed: Json,
     mapping: Mapping[str, str],
     depths: Mapping[int, int] | None,
+    with_columns: bool,
 ) -> Json:
     """A node: Feast's fields, then ours (:mod:`..feast_shape`)."""
     feast = feast_object(r.kind, r.namespace, r.name, r.feast_type, parsed, mapping)
@@ -145,6 +147,7 @@ def _node(
         "schema_fields": _schema(schema),
         "feast": feast,
         "depth": depths.get(r.id) if depths is not None else None,
+        "has_column_lineage": with_columns,
     }
 
 
@@ -171,6 +174,7 @@ def _build(
     rows = list(rows)
     job_ids = {r.id for r in rows if r.kind == "job"}
     dataset_ids = {r.id for r in rows if r.kind == "dataset"}
+    with_columns = has_column_lineage(conn, dataset_ids, scope)
     job_facets = reads.facets_of(conn, t.job_facets, job_ids, raw=True)
     dataset_facets = reads.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
     keys: dict[int, str] = {}
@@ -182,7 +186,7 @@ def _build(
         key = node_key(r.kind, r.namespace, r.name)
         keys[r.id] = key
         refs[r.id] = NodeRef(r.kind, r.namespace, r.name)
-        nodes.append(_node(r, key, shown, parsed, mapping, depths))
+        nodes.append(_node(r, key, shown, parsed, mapping, depths, r.id in with_columns))
     ids = set(keys)
     edges: list[Json] = []
     inputs: dict[int, list[int]] = {}

@@ -125,6 +125,13 @@ def stats(conn: Connection, ns_ids: NsIds) -> StoreStats:
 
 # The name of each table's rows in the API: the table's name before 0008.
 API_NAMES = {new: old for old, new in RENAMED.items()}
+# Tables added after 0008 are named in the API without the prefix.
+API_NAMES.update(
+    {
+        t.column_lineage.name: "column_lineage",
+        t.column_edges.name: "column_edges",
+    }
+)
 
 
 @dataclass
@@ -290,6 +297,8 @@ def _thin_kept_runs(engine: Engine, cutoff_us: int, chunk: int, removed: Removed
 
 
 _EVERYTHING = (
+    t.column_edges,
+    t.column_lineage,
     t.events,
     t.run_io,
     t.runs,
@@ -318,7 +327,7 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
     """Delete a namespace and all that belongs only to it.
 
     Its events and its jobs' runs (in chunks), then in one transaction its
-    jobs and datasets with their facets, every edge touching them, symlinks
+    jobs and datasets with their facets, every edge (and column edge) touching them, symlinks
     from its datasets or to its namespace, and other runs' inputs/outputs
     that name its datasets.
     """
@@ -370,6 +379,18 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
             "openlineage_lineage_edges",
             _delete(conn, t.lineage_edges, or_(e.src_ns_id == ns_id, e.dst_ns_id == ns_id)),
         )
+        # Column edges into or out of its datasets, or stated by its jobs
+        # (found through their pointers), then those pointers.
+        ce, cl = t.column_edges.c, t.column_lineage.c
+        written_by_its_jobs = select(cl.dataset_id).where(cl.job_id.in_(its_jobs))
+        for where in (
+            ce.dst_dataset_id.in_(its_datasets),
+            ce.src_ns_id == ns_id,
+            and_(ce.dst_dataset_id.in_(written_by_its_jobs), ce.job_id.in_(its_jobs)),
+        ):
+            removed.add("column_edges", _delete(conn, t.column_edges, where))
+        for where in (cl.dataset_id.in_(its_datasets), cl.job_id.in_(its_jobs)):
+            removed.add("column_lineage", _delete(conn, t.column_lineage, where))
         s = t.dataset_symlinks.c
         removed.add(
             "openlineage_dataset_symlinks",

@@ -11,7 +11,8 @@ once leaves the same rows as its events written one by one, in any order:
 a job's or dataset's latest event wins (``updated_us``), ``created_us`` is
 the earliest, facets and a job's latest inputs and outputs keep the highest
 ``rank`` (event time, then a content hash), and rows that are written once
-(edges, symlinks, run inputs/outputs) keep the first seen.
+(edges, symlinks, run inputs/outputs, column edges) keep the first seen.
+A (dataset, job, origin)'s column lineage pointer keeps the highest rank.
 """
 
 from __future__ import annotations
@@ -124,6 +125,45 @@ class FacetRow(TypedDict):
     blob_id: str
 
 
+class ColumnLineageRow(TypedDict):
+    """Which columnLineage payload is current for an output dataset and the job that wrote it."""
+
+    dataset_id: int
+    job_id: int  # 0 for a DatasetEvent
+    origin: str  # observed (a columnLineage facet) or declared
+    rank: str
+    digest: str  # of the facet payload: its edges are the current ones
+    run_id: str | None  # the run that reported it (None for a JobEvent or DatasetEvent)
+    ns_id: int
+
+
+class ColumnEdgeRow(TypedDict):
+    """One input field -> output field edge of one columnLineage payload."""
+
+    dst_dataset_id: int
+    dst_field_id: int  # field_hash(dst_field); 0 for the whole output dataset
+    job_id: int
+    origin: str
+    digest: str
+    src_dataset_id: int
+    src_field_id: int
+    dst_ns_id: int
+    dst_field: str | None
+    src_ns_id: int
+    src_namespace: str
+    src_name: str
+    src_field: str
+    indirect: int  # 1 when every transformation is INDIRECT
+    transformations: str  # canonical JSON: [{type, subtype, description, masking}]
+    created_us: int
+
+
+# A column pointer's key, and a column edge's: (dataset, job, origin) and
+# (dst dataset, dst field, job, origin, digest, src dataset, src field).
+ColumnKey = tuple[int, int, str]
+ColumnEdgeKey = tuple[int, int, int, str, str, int, int]
+
+
 class PendingBlob:
     """A facet payload whose blob id is known but not yet its canonical text.
 
@@ -158,6 +198,8 @@ class RowBatch:
     blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
+    column_lineage: dict[ColumnKey, ColumnLineageRow] = field(default_factory=dict)
+    column_edges: dict[ColumnEdgeKey, ColumnEdgeRow] = field(default_factory=dict)
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
 
     def merge(self, other: RowBatch) -> None:
@@ -172,6 +214,8 @@ class RowBatch:
         self.blobs.update(other.blobs)
         _keep_ranked(self.job_facets, other.job_facets)
         _keep_ranked(self.dataset_facets, other.dataset_facets)
+        keep_latest_column_lineage(self.column_lineage, other.column_lineage)
+        _keep_first(self.column_edges, other.column_edges)
         self.naive_times += other.naive_times
 
 
@@ -186,6 +230,15 @@ def _keep_first(into: dict[K, R], new: dict[K, R]) -> None:
 
 
 def _keep_ranked(into: dict[K, FacetRow], new: dict[K, FacetRow]) -> None:
+    for key, row in new.items():
+        old = into.get(key)
+        if old is None or row["rank"] > old["rank"]:
+            into[key] = row
+
+
+def keep_latest_column_lineage(
+    into: dict[ColumnKey, ColumnLineageRow], new: dict[ColumnKey, ColumnLineageRow]
+) -> None:
     for key, row in new.items():
         old = into.get(key)
         if old is None or row["rank"] > old["rank"]:

@@ -43,6 +43,19 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   (they were ``openlineage_*``, the names of Feast 0.65+'s own consumer
   tables, which live in the same database by default); a new store gets
   these names from its first migration (:mod:`.migrations.naming`).
+* Migration 0009 adds column lineage, derived from the stored events too.
+  ``feast_lineage_column_edges`` keeps every (input field -> output field)
+  edge a ``columnLineage`` facet ever stated, keyed by the output dataset,
+  the job (0 for a DatasetEvent), the origin (``observed``; ``declared``
+  is kept for explicit lineage) and the digest of the facet payload that
+  stated it; fields are indexed by :func:`~feast_lineage.column_lineage.field_hash`
+  (0: the whole output dataset). ``feast_lineage_column_lineage`` is the
+  current-edges pointer: per (output dataset, job, origin), the digest of
+  the latest facet (highest rank), so an edge is current when its digest is
+  that pointer's and the job still writes the dataset
+  (:func:`.columns.current_column_edge`). Earlier payloads' edges stay as
+  history. Edges of one payload are written once, whatever the number of
+  events repeating it (Spark's START, RUNNING and COMPLETE).
 """
 
 from __future__ import annotations
@@ -202,6 +215,43 @@ symlink_listings = Table(
     metadata,
     Column("blob_id", String(32), primary_key=True),
     Column("alias_id", BigInteger, primary_key=True, autoincrement=False),
+)
+
+# Column lineage (migration 0009).
+column_lineage = Table(
+    "feast_lineage_column_lineage",
+    metadata,
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("job_id", BigInteger, primary_key=True, autoincrement=False),  # 0: no job
+    Column("origin", String(16), primary_key=True),  # observed | declared
+    Column("rank", String(64), nullable=False),
+    Column("digest", String(32), nullable=False),  # of the latest facet payload
+    Column("run_id", String(36), nullable=True),  # the run that reported it
+    Column("ns_id", BigInteger, nullable=False),  # the dataset's namespace
+    Index("ix_ol_column_lineage_job", "job_id"),
+)
+
+column_edges = Table(
+    "feast_lineage_column_edges",
+    metadata,
+    Column("dst_dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dst_field_id", BigInteger, primary_key=True, autoincrement=False),  # 0: whole
+    Column("job_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("origin", String(16), primary_key=True),
+    Column("digest", String(32), primary_key=True),
+    Column("src_dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("src_field_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dst_ns_id", BigInteger, nullable=False),
+    Column("dst_field", Text, nullable=True),  # None: the whole output dataset
+    Column("src_ns_id", BigInteger, nullable=False),
+    Column("src_namespace", Text, nullable=False),
+    Column("src_name", Text, nullable=False),
+    Column("src_field", Text, nullable=False),
+    Column("indirect", Integer, nullable=False),  # 1: every transformation is INDIRECT
+    Column("transformations", Text, nullable=False),  # canonical JSON list
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_ol_column_edges_src", "src_dataset_id", "src_field_id"),
+    Index("ix_ol_column_edges_src_ns", "src_ns_id"),
 )
 
 facet_blobs = Table(

@@ -160,3 +160,13 @@ def ranked_set(c: Any, x: Any) -> dict[str, Any]:
 
 def ranked_where(c: Any, x: Any) -> Any:
     return x.rank > c.rank
+
+
+def column_set(c: Any, x: Any) -> dict[str, Any]:
+    """A column lineage pointer: the payload of the highest rank."""
+    later = x.rank > c.rank
+    return {
+        "rank": case((later, x.rank), else_=c.rank),
+        "digest": case((later, x.digest), else_=c.digest),
+        "run_id": case((later, x.run_id), else_=c.run_id),
+    }

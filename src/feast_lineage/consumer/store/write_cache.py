@@ -1,7 +1,8 @@
 """Rows this process knows are stored, so a steady stream of events does not rewrite them.
 
 :class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
-list, run inputs/outputs and dataSource links. It is dropped whenever the
+list, run inputs/outputs, dataSource links and the columnLineage payloads
+whose column edges are stored. It is dropped whenever the
 store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
 the same transaction as their deletes, also across processes.
 """
@@ -46,6 +47,8 @@ class WriteCache:
         self.listings = _BoundedSet(limit)
         self.run_io = _BoundedSet(limit)
         self.uri_links = _BoundedSet(limit)
+        # (dataset, job, origin, digest): a columnLineage payload whose edges are stored
+        self.column_reports = _BoundedSet(limit)
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def sync(self, generation: str) -> None:
@@ -56,4 +59,5 @@ class WriteCache:
             self.listings.clear()
             self.run_io.clear()
             self.uri_links.clear()
+            self.column_reports.clear()
             self.generation = generation

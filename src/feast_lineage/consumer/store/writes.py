@@ -22,7 +22,7 @@ from feast_lineage.consumer.store import sqlite_touch
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.dialect import insert_ignore, upsert
 from feast_lineage.consumer.store.meta import read_generation
-from feast_lineage.consumer.store.rows import RowBatch, blob_text
+from feast_lineage.consumer.store.rows import ColumnEdgeKey, RowBatch, blob_text
 from feast_lineage.consumer.store.sqlite_touch import (
     TOUCH_DATASET,
     TOUCH_FACET,
@@ -31,6 +31,7 @@ from feast_lineage.consumer.store.sqlite_touch import (
     no_touch,
 )
 from feast_lineage.consumer.store.upserts import (
+    column_set,
     dataset_set,
     dataset_where,
     job_set,
@@ -140,7 +141,34 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
                 partial(upsert, conn, table, ["owner_id", "name"], ranked_set, ranked_where),
                 rows,
             )
+    ex(
+        "column_lineage",
+        lambda: upsert(
+            conn, t.column_lineage, ["dataset_id", "job_id", "origin"], column_set, ranked_where
+        ),
+        list(d.column_lineage.values()),
+    )
+    column_edges = [
+        row for key, row in d.column_edges.items() if _report(key) not in cache.column_reports
+    ]
+    ex("column_edges", lambda: insert_ignore(conn, t.column_edges, _COLUMN_EDGE_KEY), column_edges)
     return link_uris(conn, d, cache)
+
+
+_COLUMN_EDGE_KEY = [
+    "dst_dataset_id",
+    "dst_field_id",
+    "job_id",
+    "origin",
+    "digest",
+    "src_dataset_id",
+    "src_field_id",
+]
+
+
+def _report(key: ColumnEdgeKey) -> tuple[int, int, str, str]:
+    """The payload a column edge belongs to: (dataset, job, origin, digest)."""
+    return key[0], key[2], key[3], key[4]
 
 
 def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -> None:
@@ -157,3 +185,5 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.listings.add(listing)
     for io in d.run_io:
         cache.run_io.add(io)
+    for key in d.column_edges:
+        cache.column_reports.add(_report(key))

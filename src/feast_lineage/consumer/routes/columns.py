@@ -1,0 +1,130 @@
+"""Column lineage: ``/datasets/{namespace}/{name}/columns`` (Feast 0.67's path) and ``/columns``.
+
+The path form takes the namespace and the name as single percent-encoded
+segments (``postgres%3A%2F%2Fdb%3A5432``), as the subgraph route does:
+servers decode ``%2F`` before routing, so they come from the raw path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import unquote
+
+from fastapi import APIRouter, Path, Query, Request, Response
+
+from feast_lineage.consumer.deps import ReaderDep
+from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.schemas import ColumnLineage
+from feast_lineage.consumer.services.columns import Direction, column_lineage
+from feast_lineage.consumer.services.reader import StoreReader
+
+router = APIRouter(tags=["columns"], responses=READ_ERRORS)
+_NOT_FOUND = error_responses(404, _404="No such dataset (or it is not visible)")
+_MARK = "/openlineage/datasets/"
+
+Field = Annotated[
+    str | None,
+    Query(min_length=1, description="One field (column) of the dataset; every field when absent"),
+]
+DirectionParam = Annotated[Direction, Query(description="upstream, downstream or both")]
+Depth = Annotated[int, Query(ge=0, le=20, description="Steps from the field; 1: direct edges")]
+Indirect = Annotated[
+    bool, Query(description="Follow INDIRECT edges (filters, joins, grouping) too")
+]
+Limit = Annotated[
+    int, Query(ge=1, le=10_000, description="At most this many field nodes, the nearest first")
+]
+
+
+async def _columns(
+    read: StoreReader,
+    namespace: str,
+    name: str,
+    field: str | None,
+    direction: Direction,
+    depth: int,
+    indirect: bool,
+    limit: int,
+) -> Response:
+    if not namespace or not name:
+        raise LineageError("the namespace and the name must not be empty", code="invalid_parameter")
+    return await answer(
+        column_lineage,
+        read,
+        namespace=namespace,
+        name=name,
+        field_name=field,
+        direction=direction,
+        depth=depth,
+        indirect=indirect,
+        limit=limit,
+    )
+
+
+@router.get(
+    "/columns",
+    response_model=ColumnLineage,
+    responses=_NOT_FOUND,
+    summary="Column lineage of a dataset (or one of its fields), named by query parameters",
+)
+async def get_columns_by_query(
+    read: ReaderDep,
+    namespace: Annotated[str, Query(min_length=1, description="The dataset's namespace")],
+    name: Annotated[str, Query(min_length=1, description="The dataset's name")],
+    field: Field = None,
+    direction: DirectionParam = "both",
+    depth: Depth = 3,
+    indirect: Indirect = True,
+    limit: Limit = 2000,
+) -> Response:
+    return await _columns(read, namespace, name, field, direction, depth, indirect, limit)
+
+
+def _segments(request: Request, decoded: str) -> tuple[str, str]:
+    raw = request.scope.get("raw_path")
+    if isinstance(raw, bytes | bytearray):
+        text = bytes(raw).decode("latin-1").split("?", 1)[0]
+        at = text.find(_MARK)
+        parts = text[at + len(_MARK) :].split("/") if at >= 0 else []
+    else:
+        parts = decoded.split("/")
+    if len(parts) != 3 or parts[2] != "columns":
+        raise LineageError(
+            "expected /datasets/{namespace}/{name}/columns with the namespace and the name "
+            "percent-encoded as one path segment each (a '/' as %2F), e.g. "
+            "/datasets/s3%3A%2F%2Fbucket/path%2Fto%2Ftable/columns; or use "
+            "/columns?namespace=...&name=...",
+            code="invalid_parameter",
+        )
+    try:
+        namespace, name = (unquote(p, errors="strict") for p in parts[:2])
+    except UnicodeDecodeError:
+        raise LineageError(
+            "the path is not valid percent-encoded UTF-8", code="invalid_parameter"
+        ) from None
+    return namespace, name
+
+
+@router.get(
+    "/datasets/{namespace}/{name:path}/columns",
+    response_model=ColumnLineage,
+    responses=_NOT_FOUND,
+    summary="Column lineage of a dataset (or one of its fields)",
+    description="The namespace and the name are each one percent-encoded path segment "
+    "(postgres://db:5432 as postgres%3A%2F%2Fdb%3A5432, a/b as a%2Fb). The answer holds "
+    "Feast 0.67's column_lineage rows beside the field graph.",
+)
+async def get_columns(
+    request: Request,
+    read: ReaderDep,
+    namespace: Annotated[str, Path(description="The namespace, percent-encoded")],
+    name: Annotated[str, Path(description="The name, percent-encoded")],
+    field: Field = None,
+    direction: DirectionParam = "both",
+    depth: Depth = 3,
+    indirect: Indirect = True,
+    limit: Limit = 2000,
+) -> Response:
+    ns, dataset_name = _segments(request, f"{namespace}/{name}/columns")
+    return await _columns(read, ns, dataset_name, field, direction, depth, indirect, limit)

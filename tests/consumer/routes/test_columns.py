@@ -1,0 +1,395 @@
+"""Column lineage over HTTP: the field walk, current edges, aliases, Feast's rows, access."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+
+from feast_lineage.consumer.schemas import ColumnLineage, DatasetPage, GraphPage
+from tests.conftest import AppFactory
+from tests.consumer.lineage import API, ingest
+from tests.factories import at, dataset, facet, run_event, schema_facet
+
+
+def cll(fields: dict[str, list[tuple[str, str, str, str]]], **extra: Any) -> dict[str, Any]:
+    """A 1-2-0 columnLineage facet: output field -> [(ns, name, field, type)]."""
+    return facet(
+        fields={
+            out: {
+                "inputFields": [
+                    {
+                        "namespace": ns,
+                        "name": name,
+                        "field": f,
+                        "transformations": [
+                            {"type": kind, "subtype": "IDENTITY", "description": f"{f} as is"}
+                        ],
+                    }
+                    for ns, name, f, kind in inputs
+                ]
+            }
+            for out, inputs in fields.items()
+        },
+        **extra,
+    )
+
+
+def write(
+    job: str,
+    inputs: list[str],
+    output: str,
+    lineage: dict[str, Any],
+    t: float = 0,
+    ns: str = "lake",
+) -> dict[str, Any]:
+    return run_event(
+        "COMPLETE",
+        job=("spark", job),
+        time=at(t),
+        inputs=[dataset(ns, name) for name in inputs],
+        outputs=[dataset(ns, output, columnLineage=lineage)],
+    )
+
+
+def chain() -> list[dict[str, Any]]:
+    """raw(id, amount, country) -> j1 -> mid(id, total) -> j2 -> out(id, score)."""
+    return [
+        run_event(
+            "COMPLETE",
+            job=("spark", "j0"),
+            outputs=[dataset("lake", "raw", schema=schema_facet("id", "amount", "country"))],
+        ),
+        write(
+            "j1",
+            ["raw"],
+            "mid",
+            cll(
+                {
+                    "id": [("lake", "raw", "id", "DIRECT")],
+                    "total": [("lake", "raw", "amount", "DIRECT")],
+                },
+                dataset=[
+                    {
+                        "namespace": "lake",
+                        "name": "raw",
+                        "field": "country",
+                        "transformations": [{"type": "INDIRECT", "subtype": "FILTER"}],
+                    }
+                ],
+            ),
+        ),
+        write(
+            "j2",
+            ["mid"],
+            "out",
+            cll(
+                {
+                    "id": [("lake", "mid", "id", "DIRECT")],
+                    "score": [
+                        ("lake", "mid", "total", "DIRECT"),
+                        ("lake", "mid", "id", "INDIRECT"),
+                    ],
+                }
+            ),
+        ),
+    ]
+
+
+def columns(client: TestClient, name: str, ns: str = "lake", **params: Any) -> dict[str, Any]:
+    response = client.get(f"{API}/columns", params={"namespace": ns, "name": name, **params})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    ColumnLineage.model_validate(body)
+    return body
+
+
+def edge_set(body: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(e["source"], e["target"]) for e in body["edges"]}
+
+
+def f(name: str, field: str | None, ns: str = "lake") -> str:
+    return f"field:{ns}:{name}:{field}" if field is not None else f"dataset:{ns}:{name}"
+
+
+def test_one_field_upstream_walks_exact_depth_with_transformations(client: TestClient) -> None:
+    ingest(client, *chain())
+    body = columns(client, "out", field="score", direction="upstream", depth=1)
+    assert edge_set(body) == {
+        (f("mid", "total"), f("out", "score")),
+        (f("mid", "id"), f("out", "score")),
+    }
+    assert {n["id"]: n["depth"] for n in body["nodes"]} == {
+        f("out", "score"): 0,
+        f("mid", "total"): 1,
+        f("mid", "id"): 1,
+    }
+    deeper = columns(client, "out", field="score", direction="upstream", depth=2)
+    assert edge_set(deeper) - edge_set(body) == {
+        (f("raw", "amount"), f("mid", "total")),
+        (f("raw", "id"), f("mid", "id")),
+        (f("raw", "country"), f("mid", None)),  # a dataset-level input: to the whole dataset
+    }
+    raw_amount = next(n for n in deeper["nodes"] if n["id"] == f("raw", "amount"))
+    assert raw_amount == {
+        "id": f("raw", "amount"),
+        "namespace": "lake",
+        "name": "raw",
+        "field": "amount",
+        "type": "INT64",  # from raw's schema facet
+        "depth": 2,
+        "aliases": [],
+    }
+    score = {(e["source"], e["target"]): e for e in body["edges"]}
+    direct = score[(f("mid", "total"), f("out", "score"))]
+    assert direct["job"] == {"namespace": "spark", "name": "j2"}
+    assert direct["origin"] == "observed"
+    assert direct["indirect"] is False
+    assert direct["transformations"] == [
+        {"type": "DIRECT", "subtype": "IDENTITY", "description": "total as is", "masking": None}
+    ]
+    assert direct["run_id"]
+
+
+def test_indirect_false_leaves_out_indirect_and_dataset_level_edges(client: TestClient) -> None:
+    ingest(client, *chain())
+    body = columns(client, "out", field="score", direction="upstream", depth=2, indirect="false")
+    assert edge_set(body) == {
+        (f("mid", "total"), f("out", "score")),
+        (f("raw", "amount"), f("mid", "total")),
+    }
+
+
+def test_untyped_dataset_level_inputs_are_indirect_too(client: TestClient) -> None:
+    untyped = facet(
+        fields={"a": {"inputFields": [{"namespace": "lake", "name": "s", "field": "x"}]}},
+        dataset=[{"namespace": "lake", "name": "s", "field": "k"}],
+    )
+    ingest(client, write("j", ["s"], "t", untyped))
+    assert edge_set(columns(client, "s", direction="downstream")) == {
+        (f("s", "x"), f("t", "a")),
+        (f("s", "k"), f("t", None)),
+    }
+    assert edge_set(columns(client, "s", direction="downstream", indirect="false")) == {
+        (f("s", "x"), f("t", "a"))
+    }
+
+
+def test_all_fields_downstream_and_both(client: TestClient) -> None:
+    ingest(client, *chain())
+    down = columns(client, "raw", direction="downstream", depth=1)
+    assert edge_set(down) == {
+        (f("raw", "id"), f("mid", "id")),
+        (f("raw", "amount"), f("mid", "total")),
+        (f("raw", "country"), f("mid", None)),
+    }
+    both = columns(client, "mid", depth=1)
+    assert len(both["edges"]) == 3 + 3
+    assert both["truncated"] is False
+    few = columns(client, "mid", depth=1, limit=2)
+    assert few["truncated"] is True
+    assert len(few["nodes"]) == 2
+
+
+def test_path_form_and_feast_rows(client: TestClient) -> None:
+    ns = "s3://bucket/a"
+    ingest(
+        client,
+        write("j", ["in/x"], "out/y", cll({"b": [(ns, "in/x", "a", "DIRECT")]}), ns=ns),
+    )
+    path = f"{API}/datasets/{quote(ns, safe='')}/{quote('out/y', safe='')}/columns"
+    response = client.get(path, params={"direction": "upstream"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert edge_set(body) == {(f("in/x", "a", ns), f("out/y", "b", ns))}
+    (row,) = body["column_lineage"]
+    assert {k: v for k, v in row.items() if k not in ("run_id", "updated_at")} == {
+        "dataset_namespace": ns,
+        "dataset_name": "out/y",
+        "output_field": "b",
+        "input_namespace": ns,
+        "input_name": "in/x",
+        "input_field": "a",
+        "transformation_type": "DIRECT",
+        "transformation_description": "a as is",
+        "transformations_json": '[{"type":"DIRECT","subtype":"IDENTITY","description":"a as is"}]',
+        "direction": "upstream",
+    }
+    assert isinstance(row["updated_at"], int)
+    assert row["run_id"]
+    bad = client.get(f"{API}/datasets/{ns}/out/y/columns")
+    assert bad.status_code == 400
+    assert "%2F" in bad.json()["error"]["message"]
+
+
+def test_missing_dataset_is_404_and_bad_parameters_are_400(client: TestClient) -> None:
+    ingest(client, *chain())
+    missing = client.get(f"{API}/columns", params={"namespace": "lake", "name": "nope"})
+    assert missing.status_code == 404
+    for params in ({"direction": "sideways"}, {"depth": -1}, {"limit": 0}, {"indirect": "maybe"}):
+        response = client.get(
+            f"{API}/columns", params={"namespace": "lake", "name": "out", **params}
+        )
+        assert response.status_code == 400, (params, response.text)
+        assert next(iter(params)) in response.text
+
+
+def test_current_edges_follow_the_latest_facet_of_each_writer(client: TestClient) -> None:
+    first = cll({"x": [("lake", "a", "old", "DIRECT")]})
+    second = cll({"x": [("lake", "a", "new", "DIRECT")]})
+    ingest(
+        client,
+        write("w1", ["a"], "t", second, t=2),  # arrives first, is the latest
+        write("w1", ["a"], "t", first, t=1),
+        write("w2", ["b"], "t", cll({"x": [("lake", "b", "y", "DIRECT")]}), t=1),
+    )
+    body = columns(client, "t", direction="upstream", depth=1)
+    assert edge_set(body) == {(f("a", "new"), f("t", "x")), (f("b", "y"), f("t", "x"))}
+    # w2 stops writing t: its edges leave, w1's stay.
+    ingest(
+        client,
+        run_event("COMPLETE", job=("spark", "w2"), time=at(5), outputs=[dataset("lake", "u")]),
+    )
+    assert edge_set(columns(client, "t", direction="upstream", depth=1)) == {
+        (f("a", "new"), f("t", "x"))
+    }
+
+
+def test_start_running_complete_repeat_do_not_multiply_edges(client: TestClient) -> None:
+    lineage = cll({"x": [("lake", "a", "y", "DIRECT")]})
+    events = [
+        {**write("j", ["a"], "t", lineage, t=i), "eventType": kind, "run": {"runId": RUN}}
+        for i, kind in enumerate(("START", "RUNNING", "COMPLETE"))
+    ]
+    ingest(client, *events)
+    body = columns(client, "t", direction="upstream")
+    assert len(body["edges"]) == 1
+    assert len(body["column_lineage"]) == 1
+
+
+RUN = "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
+
+
+def test_a_field_of_an_alias_is_the_same_node(client: TestClient) -> None:
+    link = facet(
+        identifiers=[
+            {"namespace": "hive", "name": "db.t", "type": "TABLE"},
+            {"namespace": "warehouse", "name": "t", "type": "TABLE"},
+        ]
+    )
+    ingest(
+        client,
+        run_event("COMPLETE", job=("spark", "cat"), outputs=[dataset("lake", "t", symlinks=link)]),
+        run_event("COMPLETE", job=("spark", "reader"), inputs=[dataset("warehouse", "t")]),
+        write("j", ["a"], "t", cll({"x": [("lake", "a", "y", "DIRECT")]}), t=1),
+        # downstream of the alias: written from hive's name of the same table
+        write("k", [], "u", cll({"z": [("hive", "db.t", "x", "DIRECT")]}), t=2),
+    )
+    body = columns(client, "t", field="x", depth=2)
+    assert edge_set(body) == {(f("a", "y"), f("t", "x")), (f("t", "x"), f("u", "z"))}
+    node = next(n for n in body["nodes"] if n["id"] == f("t", "x"))
+    assert node["aliases"] == [
+        {"namespace": "hive", "name": "db.t"},
+        {"namespace": "warehouse", "name": "t"},
+    ]
+    # An alias with no column edges of its own offers the column view too.
+    (item,) = client.get(f"{API}/datasets", params={"namespace": "warehouse"}).json()["items"]
+    assert item["has_column_lineage"] is True
+    via_alias = columns(client, "db.t", ns="hive", field="x", depth=1)
+    assert edge_set(via_alias) == {
+        (f("a", "y"), "field:hive:db.t:x"),
+        ("field:hive:db.t:x", f("u", "z")),
+    }
+
+
+def test_has_column_lineage_on_graph_nodes_and_datasets(client: TestClient) -> None:
+    ingest(
+        client,
+        *chain(),
+        run_event("COMPLETE", job=("spark", "z"), outputs=[dataset("lake", "plain")]),
+    )
+    graph = client.get(f"{API}/graph").json()
+    GraphPage.model_validate(graph)
+    flags = {n["id"]: n.get("has_column_lineage") for n in graph["nodes"] if n["kind"] == "dataset"}
+    assert flags == {
+        "dataset:lake:raw": True,
+        "dataset:lake:mid": True,
+        "dataset:lake:out": True,
+        "dataset:lake:plain": False,
+    }
+    page = client.get(f"{API}/datasets").json()
+    DatasetPage.model_validate(page)
+    assert {i["name"]: i["has_column_lineage"] for i in page["items"]} == {
+        "raw": True,
+        "mid": True,
+        "out": True,
+        "plain": False,
+    }
+
+
+# --- access ---------------------------------------------------------------------
+
+KEY = "key-seen"
+AUTHORIZER = {"type": "api_keys", "keys": [{"key": KEY, "projects": ["seen"]}]}
+
+
+@pytest.fixture
+def scoped(make_client: AppFactory) -> TestClient:
+    client = make_client(api_key="admin-key", authorizer=AUTHORIZER)
+    events = [
+        write(
+            "j",
+            ["a"],
+            "t",
+            cll({"x": [("seen", "a", "y", "DIRECT"), ("hidden", "h", "secret", "DIRECT")]}),
+            ns="seen",
+        ),
+        write("k", ["t"], "u", cll({"z": [("seen", "t", "x", "DIRECT")]}), ns="seen", t=1),
+        write("m", [], "v", cll({"w": [("seen", "u", "z", "DIRECT")]}), ns="hidden", t=2),
+    ]
+    ingest(client, *events, headers={"X-API-Key": "admin-key"})
+    return client
+
+
+def test_a_hidden_namespace_field_never_appears_and_descriptions_hide(scoped: TestClient) -> None:
+    headers = {"X-API-Key": KEY}
+    body = scoped.get(
+        f"{API}/columns", params={"namespace": "seen", "name": "t"}, headers=headers
+    ).json()
+    ColumnLineage.model_validate(body)
+    assert "hidden" not in str(body)
+    assert edge_set(body) == {
+        (f("a", "y", "seen"), f("t", "x", "seen")),
+        (f("t", "x", "seen"), f("u", "z", "seen")),
+    }
+    by_pair = {(e["source"], e["target"]): e for e in body["edges"]}
+    # x has an input the caller may not see: its descriptions are withheld ...
+    (into_x,) = by_pair[(f("a", "y", "seen"), f("t", "x", "seen"))]["transformations"]
+    assert into_x["description"] is None
+    assert into_x["type"] == "DIRECT"
+    # ... z's inputs are all visible: shown.
+    (into_z,) = by_pair[(f("t", "x", "seen"), f("u", "z", "seen"))]["transformations"]
+    assert into_z["description"] == "x as is"
+    assert all(
+        r["transformation_description"] is None
+        for r in body["column_lineage"]
+        if r["output_field"] == "x"
+    )
+    everything = scoped.get(
+        f"{API}/columns",
+        params={"namespace": "seen", "name": "t"},
+        headers={"X-API-Key": "admin-key"},
+    ).json()
+    assert "hidden" in str(everything)
+
+
+def test_a_hidden_dataset_is_answered_like_a_missing_one(scoped: TestClient) -> None:
+    response = scoped.get(
+        f"{API}/columns", params={"namespace": "hidden", "name": "v"}, headers={"X-API-Key": KEY}
+    )
+    assert response.status_code == 404
+    assert "hidden" in response.json()["error"]["message"]  # it names what was asked, only
+    flags = scoped.get(f"{API}/datasets", headers={"X-API-Key": KEY}).json()["items"]
+    assert {i["name"]: i["has_column_lineage"] for i in flags} == {"a": True, "t": True, "u": True}
