@@ -17,9 +17,12 @@ feast_apply_saved_dataset_<name>       its service (or views) and      the saved
                                        data sources stored alike
 =====================================  ==============================  =================
 
-Inputs are named only; outputs carry the object's facets and, for apply, a
+Inputs are named only; outputs carry the object's facets, its
+``columnLineage`` (:mod:`feast_lineage.producer.columns`) and, for apply, a
 ``lifecycleStateChange`` facet (CREATE, ALTER, or DROP for deleted objects).
-Materialization and retrieval events are built by :class:`EventFactory` too.
+Materialization and retrieval events are built by :class:`EventFactory` too;
+a historical retrieval reads its entity frame (with its columns) and writes
+its training frame.
 """
 
 from __future__ import annotations
