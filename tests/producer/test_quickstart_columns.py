@@ -28,7 +28,7 @@ import pytest
 
 from tests.producer.conftest import by_job, output
 from tests.producer.feast_repo import read_events
-from tests.producer.olschema import column_lineage_problems
+from tests.producer.olschema import column_lineage_problems, problems
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart" / "quickstart.py"
@@ -226,7 +226,9 @@ def upstream_fields(events: list[dict[str, Any]], start: Field) -> set[Field]:
     return seen
 
 
-def test_other_producers_column_lineage_validates(quickstart: Quickstart) -> None:
+def test_the_other_producers_events_validate_with_their_column_lineage(
+    quickstart: Quickstart,
+) -> None:
     facets = [
         dataset["facets"]["columnLineage"]
         for event in quickstart.others
@@ -236,6 +238,8 @@ def test_other_producers_column_lineage_validates(quickstart: Quickstart) -> Non
     assert len(facets) >= 4
     for facet in facets:
         assert column_lineage_problems(facet) == []
+    for event in quickstart.others:
+        assert problems(event, "http://localhost:6580") == [], event["job"]["name"]
 
 
 def test_one_column_path_runs_from_the_raw_table_to_the_model(quickstart: Quickstart) -> None:
