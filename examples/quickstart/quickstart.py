@@ -15,7 +15,11 @@ and exports the daily trip file one Feast source reads, a dbt model that
 builds the hourly stats file the other source reads, and a Spark job that
 trains the ranking model on the saved dataset. Their datasets meet Feast's
 through dataSource URIs and a symlink, so the graph is one piece from the raw
-table to the model.
+table to the model. Their outputs carry column lineage (``columnLineage``
+1-2-0), as Feast's do, so one column path runs from ``raw.public.trips``'s
+``accepted`` through Airflow's staging copy and dbt's ``conv_rate`` into the
+feature ``driver_hourly_stats:conv_rate``, the saved training set and the
+model's ``score``.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import sys
 import urllib.request
 import uuid
 import warnings
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -187,6 +192,10 @@ AIRFLOW = "https://github.com/apache/airflow/tree/providers-openlineage/2.3.0"
 DBT = "https://github.com/OpenLineage/OpenLineage/tree/1.34.0/integration/dbt"
 SPARK = "https://github.com/OpenLineage/OpenLineage/tree/1.34.0/integration/spark"
 FACET = "https://openlineage.io/spec/facets/1-0-0/Facet.json"
+COLUMN_LINEAGE = (
+    "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json"
+    "#/$defs/ColumnLineageDatasetFacet"
+)
 WAREHOUSE = "postgres://warehouse:5432"
 
 
@@ -207,6 +216,43 @@ def schema(producer: str, *fields: tuple[str, str, str]) -> dict[str, Any]:
         producer,
         fields=[{"name": n, "type": t, "description": d} for n, t, d in fields],
     )
+
+
+Column = tuple[str, str, str]  # an input field: (namespace, dataset name, field)
+
+
+def column_input(
+    column: Column, kind: str, subtype: str, description: str | None = None
+) -> dict[str, Any]:
+    transformation = {"type": kind, "subtype": subtype}
+    if description:
+        transformation["description"] = description
+    namespace, name, field = column
+    return {
+        "namespace": namespace,
+        "name": name,
+        "field": field,
+        "transformations": [transformation],
+    }
+
+
+# An input of a field: (input, DIRECT or INDIRECT, subtype[, description]).
+Spec = tuple[Column, str, str] | tuple[Column, str, str, str]
+
+
+def column_lineage(
+    producer: str, fields: dict[str, list[Spec]], dataset_inputs: Sequence[Spec] = ()
+) -> dict[str, Any]:
+    """A columnLineage facet (1-2-0): output field -> (input, type, subtype[, description])."""
+    return {
+        "_producer": producer,
+        "_schemaURL": COLUMN_LINEAGE,
+        "fields": {
+            out: {"inputFields": [column_input(*spec) for spec in inputs]}
+            for out, inputs in fields.items()
+        },
+        "dataset": [column_input(*spec) for spec in dataset_inputs],
+    }
 
 
 def dataset(namespace: str, name: str, **facets: Any) -> dict[str, Any]:
@@ -272,21 +318,74 @@ def file_dataset(
 def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
     """Three days of Airflow and dbt runs (one failed), then two Spark trainings."""
     data = (repo / "data").resolve()
+    raw_fields = [
+        ("trip_id", "BIGINT", "Trip identifier"),
+        ("driver_id", "BIGINT", "Driver identifier"),
+        ("started_at", "TIMESTAMP", "When the trip started"),
+        ("ended_at", "TIMESTAMP", "When the trip ended"),
+        ("accepted", "BOOLEAN", "Whether the driver accepted the trip's offer"),
+        ("acknowledged", "BOOLEAN", "Whether the driver acknowledged the offer in time"),
+        ("fare", "NUMERIC", "Fare paid"),
+        ("rating", "REAL", "Rider's rating"),
+    ]
     raw_trips = dataset(
         WAREHOUSE,
         "raw.public.trips",
-        schema=schema(
-            AIRFLOW,
-            ("trip_id", "BIGINT", "Trip identifier"),
-            ("driver_id", "BIGINT", "Driver identifier"),
-            ("started_at", "TIMESTAMP", "When the trip started"),
-            ("ended_at", "TIMESTAMP", "When the trip ended"),
-            ("fare", "NUMERIC", "Fare paid"),
-            ("rating", "REAL", "Rider's rating"),
-        ),
+        schema=schema(AIRFLOW, *raw_fields),
         documentation=facet(AIRFLOW, description="Every completed trip, from the ride service"),
     )
     staging = dataset("s3://ml-lake", "staging/trips")
+    training_file_path = str(data / "driver_training_set.parquet")
+
+    def raw(field: str) -> Column:
+        return (WAREHOUSE, "raw.public.trips", field)
+
+    def stage(field: str) -> Column:
+        return ("s3://ml-lake", "staging/trips", field)
+
+    # Column lineage: extract copies every column; export and dbt aggregate per driver.
+    staging_columns = column_lineage(
+        AIRFLOW, {name: [(raw(name), "DIRECT", "IDENTITY")] for name, _, _ in raw_fields}
+    )
+    per_day = [
+        (stage("driver_id"), "INDIRECT", "GROUP_BY"),
+        (stage("ended_at"), "INDIRECT", "GROUP_BY"),
+    ]
+    trips_columns = column_lineage(
+        AIRFLOW,
+        {
+            "driver_id": [(stage("driver_id"), "DIRECT", "IDENTITY")],
+            "event_timestamp": [
+                (stage("ended_at"), "DIRECT", "TRANSFORMATION", "date_trunc('day', ended_at)")
+            ],
+            "trips_today": [(stage("trip_id"), "DIRECT", "AGGREGATION", "count(trip_id)")],
+            "rating": [(stage("rating"), "DIRECT", "AGGREGATION", "avg(rating)")],
+        },
+        per_day,
+    )
+    exported = (WAREHOUSE, "exports.public.driver_trips")
+    stats_columns = column_lineage(
+        DBT,
+        {
+            "driver_id": [(stage("driver_id"), "DIRECT", "IDENTITY")],
+            "event_timestamp": [
+                (stage("ended_at"), "DIRECT", "TRANSFORMATION", "date_trunc('hour', t.ended_at)")
+            ],
+            "conv_rate": [(stage("accepted"), "DIRECT", "AGGREGATION", "avg(t.accepted::int)")],
+            "acc_rate": [
+                (stage("acknowledged"), "DIRECT", "AGGREGATION", "avg(t.acknowledged::int)")
+            ],
+            "avg_daily_trips": [
+                ((*exported, "trips_today"), "DIRECT", "AGGREGATION", "avg(d.trips_today)")
+            ],
+        },
+        [
+            (stage("driver_id"), "INDIRECT", "JOIN", "using (driver_id)"),
+            ((*exported, "driver_id"), "INDIRECT", "JOIN", "using (driver_id)"),
+            (stage("driver_id"), "INDIRECT", "GROUP_BY"),
+            (stage("ended_at"), "INDIRECT", "GROUP_BY"),
+        ],
+    )
     trips_fields = [
         ("driver_id", "INT64", "Driver identifier"),
         ("event_timestamp", "TIMESTAMP", "The day"),
@@ -387,6 +486,10 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
             continue
         staged = {
             **staging,
+            "facets": {
+                "schema": schema(AIRFLOW, *raw_fields),
+                "columnLineage": staging_columns,
+            },
             "outputFacets": {
                 "outputStatistics": facet(AIRFLOW, rowCount=48_000 + days_ago * 731, size=9_800_000)
             },
@@ -417,6 +520,7 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
                     {"namespace": WAREHOUSE, "name": "exports.public.driver_trips", "type": "TABLE"}
                 ],
             ),
+            columnLineage=trips_columns,
         )
         trips_file["outputFacets"] = {
             "outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)
@@ -434,7 +538,9 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
         )
         # dbt: staging + the trips table -> the parquet file driver_hourly_stats_source reads
         dbt_run = run_id("dbt", days_ago)
-        stats_file = file_dataset(DBT, data / "driver_stats.parquet", stats_fields)
+        stats_file = file_dataset(
+            DBT, data / "driver_stats.parquet", stats_fields, columnLineage=stats_columns
+        )
         stats_file["outputFacets"] = {
             "outputStatistics": facet(DBT, rowCount=len(DRIVERS) * DAYS * 24)
         }
@@ -468,15 +574,33 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
         data / "driver_training_set.parquet",
         [
             ("driver_id", "long", ""),
+            ("event_timestamp", "timestamp", ""),
             ("conv_rate", "float", ""),
+            ("acc_rate", "float", ""),
+            ("avg_daily_trips", "long", ""),
             ("conv_rate_plus_val1", "double", ""),
         ],
     )
+
+    def training(field: str) -> Column:
+        return ("file", training_file_path, field)
+
+    model_inputs = ["conv_rate", "acc_rate", "avg_daily_trips", "conv_rate_plus_val1"]
     model_out = dataset(
         "mlflow://tracking:5000",
         "models/driver_ranking",
         documentation=facet(SPARK, description="The driver ranking model (gradient-boosted trees)"),
         version=facet(SPARK, datasetVersion="2"),
+        schema=schema(SPARK, ("score", "double", "The driver's ranking score")),
+        columnLineage=column_lineage(
+            SPARK,
+            {
+                "score": [
+                    (training(name), "DIRECT", "TRANSFORMATION", "gradient-boosted trees")
+                    for name in model_inputs
+                ]
+            },
+        ),
     )
     spark_facets = {
         "jobType": facet(SPARK, processingType="BATCH", integration="SPARK", jobType="JOB"),

@@ -96,3 +96,21 @@ def problems(event: dict[str, Any], server: str) -> list[str]:
             io_key = "inputFacets" if key == "inputs" else "outputFacets"
             check("input" if key == "inputs" else "output", ds.get(io_key), f"{key}[{i}]")
     return found
+
+
+COLUMN_LINEAGE = "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json"
+
+
+def column_lineage_problems(facet: dict[str, Any], server: str = "") -> list[str]:
+    """How a ``columnLineage`` facet strays from ColumnLineageDatasetFacet 1-2-0."""
+    found = _validate(facet, f"{COLUMN_LINEAGE}#/$defs/ColumnLineageDatasetFacet", server)
+    if not str(facet.get("_schemaURL", "")).startswith(COLUMN_LINEAGE):
+        found.append(f"_schemaURL {facet.get('_schemaURL')} is not {COLUMN_LINEAGE}")
+    for output, spec in facet.get("fields", {}).items():
+        for key in ("transformationType", "transformationDescription"):
+            if key in spec:
+                found.append(f"fields.{output}: deprecated {key} (1-2-0 uses transformations)")
+        for item in [*spec.get("inputFields", [])]:
+            if not item.get("transformations"):
+                found.append(f"fields.{output}: input {item.get('field')} has no transformations")
+    return found

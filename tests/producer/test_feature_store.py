@@ -143,11 +143,12 @@ def test_historical_retrieval_and_saved_dataset(repo: Repo) -> None:
     retrieval = jobs["feast_get_historical_features_driver_activity"][0]
     assert io_of(retrieval) == (
         [
+            "entity_frame/feature_service/driver_activity",
             "feature_service/driver_activity",
             "feature_view/driver_hourly_stats",
             "feature_view/expected_trips",
         ],
-        [],
+        ["training_frame/feature_service/driver_activity"],
     )
     facet = {k: v for k, v in retrieval["run"]["facets"]["feast_retrieval"].items() if k[0] != "_"}
     assert facet == {

@@ -153,6 +153,10 @@ class Describer:
             producer=self.producer,
         )
 
+    def schema_facet(self, fields: Sequence[tuple[str, str | None]]) -> Any:
+        """A ``schema`` facet of (name, type) pairs, without descriptions."""
+        return self._schema([(name, type_name, None) for name, type_name in fields])
+
     def _entity(self, entity: Any) -> dict[str, Any]:
         value_type = str(entity.value_type.name)
         return {

@@ -32,6 +32,7 @@ from typing import Any
 import feast
 
 from feast_lineage.producer import naming
+from feast_lineage.producer.columns import EntityFrame, TrainingFrame
 from feast_lineage.producer.lineage import StoreLineage, SyncResult, log
 from feast_lineage.producer.materialize import MaterializationRun, TrackedProvider
 from feast_lineage.producer.retrieval import OnlineRetrievals, entity_count, feature_set
@@ -241,6 +242,7 @@ class FeatureStore(feast.FeatureStore):
             features=list(wanted.features),
             entity_count=entity_count(entity_df),
             full_feature_names=wanted.full_feature_names,
+            frame=TrainingFrame(wanted.columns, EntityFrame.of(entity_df)),
         )
         with lineage.emitter.operation():
             lineage.emitter.emit([event])

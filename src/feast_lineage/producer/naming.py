@@ -4,7 +4,10 @@ Datasets live in the project's namespace (``ProducerSettings.namespace_for``)
 and are named ``<group>/<object name>``: ``entity/driver``,
 ``data_source/driver_stats``, ``feature_view/driver_hourly_stats`` (every
 kind of view), ``feature_service/...``, ``saved_dataset/...``, and
-``online_store/<view>`` for a view's online store table. The group prefix
+``online_store/<view>`` for a view's online store table, and
+``training_frame/...`` and ``entity_frame/...`` for what a historical
+retrieval returns and is given (``feature_service/<name>`` or
+``feature_list``). The group prefix
 keeps a data source and a view of the same name apart. Names depend on
 nothing but the objects, so every process gives the same identities.
 """
@@ -44,6 +47,20 @@ def dataset_name(ref: Ref) -> str:
 
 def online_store_dataset_name(view_name: str) -> str:
     return f"online_store/{view_name}"
+
+
+def _retrieved(feature_service: str | None) -> str:
+    return f"feature_service/{feature_service}" if feature_service else "feature_list"
+
+
+def training_frame_dataset_name(feature_service: str | None) -> str:
+    """What a historical retrieval of a service (or of a feature list) returns."""
+    return f"training_frame/{_retrieved(feature_service)}"
+
+
+def entity_frame_dataset_name(feature_service: str | None) -> str:
+    """The entity frame a historical retrieval of a service (or a feature list) is given."""
+    return f"entity_frame/{_retrieved(feature_service)}"
 
 
 def apply_job_name(kind: str, name: str) -> str:

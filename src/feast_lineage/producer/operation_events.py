@@ -17,9 +17,12 @@ feast_apply_saved_dataset_<name>       its service (or views) and      the saved
                                        data sources stored alike
 =====================================  ==============================  =================
 
-Inputs are named only; outputs carry the object's facets and, for apply, a
+Inputs are named only; outputs carry the object's facets, its
+``columnLineage`` (:mod:`feast_lineage.producer.columns`) and, for apply, a
 ``lifecycleStateChange`` facet (CREATE, ALTER, or DROP for deleted objects).
-Materialization and retrieval events are built by :class:`EventFactory` too.
+Materialization and retrieval events are built by :class:`EventFactory` too;
+a historical retrieval reads its entity frame (with its columns) and writes
+its training frame.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from openlineage.client.generated.base import EventType
 from openlineage.client.uuid import generate_new_uuid
 
 from feast_lineage import facets as feast_facets
-from feast_lineage.producer import naming
+from feast_lineage.producer import columns, naming
 from feast_lineage.producer.changes import Changes
 from feast_lineage.producer.describe import Describer
 from feast_lineage.registry.objects import GROUPS, ProjectObjects, Ref, kind_of
@@ -111,6 +114,14 @@ class EventFactory:
     def output(self, name: str, facets: dict[str, Any]) -> OutputDataset:
         return OutputDataset(namespace=self.namespace, name=name, facets=facets)
 
+    def column_facet(self, lineage: columns.ColumnLineage) -> dict[str, Any]:
+        """``{"columnLineage": facet}``, or nothing when no column is known."""
+        if not lineage:
+            return {}
+        return {
+            "columnLineage": columns.column_lineage_facet(lineage, self.namespace, self.producer)
+        }
+
     def _lifecycle(self, change: Any) -> Any:
         return lifecycle_state_change_dataset.LifecycleStateChangeDatasetFacet(
             lifecycleStateChange=change, producer=self.producer
@@ -147,6 +158,10 @@ class EventFactory:
                     facets = self._described(
                         ref, {}, self.describer.dataset_facets, present[ref], objects
                     )
+                    lineage = self._described(
+                        ref, columns.ColumnLineage(), columns.of_object, present[ref], objects
+                    )
+                    facets.update(self.column_facet(lineage))
                 change = lifecycle.get(ref)
                 if change is not None:
                     facets["lifecycleStateChange"] = self._lifecycle(change)
@@ -230,7 +245,10 @@ class EventFactory:
             batch = getattr(view, "batch_source", None)
             sources = [naming.dataset_name(Ref("data_source", batch.name))] if batch else []
         names = [*sources, naming.dataset_name(Ref("feature_view", view.name))]
-        facets = self.describer.online_store_facets(view) if with_facets else {}
+        facets: dict[str, Any] = {}
+        if with_facets:
+            facets = self.describer.online_store_facets(view)
+            facets.update(self.column_facet(columns.of_online_store(view)))
         return (
             [self.input(name) for name in names],
             [self.output(naming.online_store_dataset_name(view.name), facets)],
@@ -248,7 +266,9 @@ class EventFactory:
         entity_count: int | None,
         full_feature_names: bool,
         window: tuple[datetime, datetime] | None = None,
+        frame: columns.TrainingFrame | None = None,
     ) -> RunEvent:
+        """A retrieval's run; with ``frame`` (historical), it writes the training frame."""
         run_facets: dict[str, Any] = {
             "feast_retrieval": self.describer.custom(
                 feast_facets.FeastRetrievalFacet,
@@ -269,6 +289,34 @@ class EventFactory:
         inputs = [self.input(naming.dataset_name(Ref("feature_view", v))) for v in views]
         if feature_service:
             inputs.append(self.input(naming.dataset_name(Ref("feature_service", feature_service))))
+        outputs = []
+        if frame is not None:
+            entity_frame = None
+            if frame.entities is not None:
+                entity_frame = naming.entity_frame_dataset_name(feature_service)
+                inputs.append(
+                    InputDataset(
+                        namespace=self.namespace,
+                        name=entity_frame,
+                        facets={"schema": self.describer.schema_facet(frame.entities.columns)},
+                    )
+                )
+            types = dict(frame.entities.columns) if frame.entities else {}
+            entity_columns = list(types)
+            lineage = columns.of_training_frame(
+                frame.features, full_feature_names, entity_frame, entity_columns
+            )
+            outputs.append(
+                self.output(
+                    naming.training_frame_dataset_name(feature_service),
+                    {
+                        "schema": self.describer.schema_facet(
+                            [(name, types.get(name)) for name in lineage.fields]
+                        ),
+                        **self.column_facet(lineage),
+                    },
+                )
+            )
         return self.run_event(
             EventType.COMPLETE,
             naming.retrieval_job_name(retrieval_type, feature_service),
@@ -276,6 +324,7 @@ class EventFactory:
             job_facets=self.describer.job_facets("transform", "RETRIEVAL"),
             run_facets=run_facets,
             inputs=inputs,
+            outputs=outputs,
         )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from feast_lineage.producer.columns import FeatureColumn, features_of_refs, features_of_service
 from feast_lineage.producer.lineage import StoreLineage
 
 
@@ -32,6 +33,8 @@ class FeatureSet:
     views: tuple[str, ...]
     features: tuple[str, ...]
     full_feature_names: bool
+    # Each feature: the view it is read from, the name it goes by.
+    columns: tuple[FeatureColumn, ...] = ()
 
 
 @dataclass
@@ -48,15 +51,18 @@ def feature_set(features: Any, full_feature_names: bool) -> FeatureSet:
         refs = [f"{p.name_to_use()}:{f.name}" for p in projections for f in p.features]
         views = [p.name for p in projections]
         service = str(features.name)
+        columns = features_of_service(features)
     else:
         refs = [str(ref) for ref in features]
-        views = [ref.split(":", 1)[0] for ref in refs if ":" in ref]
         service = None
+        columns = features_of_refs(refs)
+        views = [column.view for column in columns]  # ``fv@v2:f`` reads view fv
     return FeatureSet(
         feature_service=service,
         views=tuple(dict.fromkeys(views)),
         features=tuple(refs),
         full_feature_names=bool(full_feature_names),
+        columns=tuple(columns),
     )
 
 
