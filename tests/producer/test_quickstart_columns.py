@@ -23,9 +23,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 import pytest
+from fastapi.testclient import TestClient
 
+from feast_lineage.config import ConsumerSettings
+from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.settings import AppSettings
+from tests.consumer.lineage import API
 from tests.producer.conftest import by_job, output
 from tests.producer.feast_repo import read_events
 from tests.producer.olschema import column_lineage_problems, problems
@@ -264,3 +270,50 @@ def test_one_column_path_runs_from_the_raw_table_to_the_model(quickstart: Quicks
     assert (WAREHOUSE, "raw.public.trips", "accepted") in from_service
     # and not what it does not come from
     assert (WAREHOUSE, "raw.public.trips", "fare") not in from_service
+
+
+# The same path answered by the consumer ----------------------------------------
+
+
+def test_the_consumer_traces_a_feature_to_the_raw_column_and_on_to_the_model(
+    quickstart: Quickstart,
+) -> None:
+    """The store the quickstart's Feast wrote (self-reporting), plus the other producers'
+    events posted over HTTP, answers the column walk through every hop and alias."""
+    settings = AppSettings(
+        consumer=ConsumerSettings(enabled=True),
+        database_url=f"sqlite:///{quickstart.repo / 'data' / 'lineage.db'}",
+    )
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        sent = client.post("/api/v1/lineage/batch", json=quickstart.others)
+        assert sent.status_code == 200, sent.text
+
+        def walk(ns: str, name: str, field: str, direction: str) -> set[Field]:
+            answer = client.get(
+                f"{API}/datasets/{quote(ns, safe='')}/{quote(name, safe='')}/columns",
+                params={"field": field, "direction": direction, "depth": 10},
+            )
+            assert answer.status_code == 200, answer.text
+            found: set[Field] = set()
+            for node in answer.json()["nodes"]:
+                names = [(node["namespace"], node["name"])]
+                names += [(a["namespace"], a["name"]) for a in node["aliases"]]
+                found.update((n, d, node["field"]) for n, d in names if node["field"])
+            return found
+
+        data = (quickstart.repo / "data").resolve()
+        upstream = walk(
+            NS, "feature_service/driver_activity_v1", "driver_hourly_stats:conv_rate", "upstream"
+        )
+        for step in [
+            (NS, "feature_view/driver_hourly_stats", "conv_rate"),
+            (NS, "data_source/driver_hourly_stats_source", "conv_rate"),
+            ("file", str(data / "driver_stats.parquet"), "conv_rate"),  # the parquet source
+            ("s3://ml-lake", "staging/trips", "accepted"),  # dbt: avg(accepted)
+            (WAREHOUSE, "raw.public.trips", "accepted"),  # Airflow copied it
+        ]:
+            assert step in upstream, step
+        assert (WAREHOUSE, "raw.public.trips", "fare") not in upstream
+        downstream = walk(WAREHOUSE, "raw.public.trips", "accepted", "downstream")
+        assert ("mlflow://tracking:5000", "models/driver_ranking", "score") in downstream
+        assert (NS, "feature_view/driver_hourly_stats", "conv_rate") in downstream
