@@ -5,6 +5,7 @@ import "@xyflow/react/dist/style.css";
 import "./styles.css";
 import { App } from "./App";
 import { createQueryClient } from "./api/queryClient";
+import { prepareLayout } from "./graph/layout";
 
 createRoot(document.getElementById("root") as HTMLElement).render(
   <StrictMode>
@@ -13,3 +14,6 @@ createRoot(document.getElementById("root") as HTMLElement).render(
     </QueryClientProvider>
   </StrictMode>,
 );
+
+// The layout engine loads in its worker while the page fetches its first graph.
+prepareLayout();

@@ -17,6 +17,7 @@ export interface LayoutNode {
 }
 
 export interface LayoutEdge {
+  id?: string;
   source: string;
   target: string;
 }
@@ -33,7 +34,8 @@ export interface LayoutOptions {
   sweeps: number;
 }
 
-const DEFAULTS: LayoutOptions = { rankGap: 60, nodeGap: 20, componentGap: 70, sweeps: 8 };
+// Components (separate pipelines) are further apart than any two nodes of one.
+const DEFAULTS: LayoutOptions = { rankGap: 60, nodeGap: 20, componentGap: 160, sweeps: 8 };
 
 interface Component {
   nodes: number[];

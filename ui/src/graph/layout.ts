@@ -1,10 +1,12 @@
 // Laying out a graph in the layout worker (or, where workers fail, inline).
 
 import { layeredLayout, type LayoutEdge, type LayoutNode, type Point } from "./layered";
-import type { LayoutRequest, LayoutResponse } from "./layout.worker";
+import type { LayoutRequest, LayoutResponse, WarmRequest } from "./layout.worker";
 
 export interface LayoutResult {
   positions: Map<string, Point>;
+  /** Edge paths around the nodes, by edge id, when the engine routes them (ELK). */
+  routes: Map<string, Point[]>;
   engine: "elk" | "layered";
   ms: number;
 }
@@ -26,7 +28,7 @@ function getWorker(): Worker | null {
     });
     worker.addEventListener("error", () => {
       for (const [id, resolve] of pending) {
-        resolve({ requestId: id, positions: {}, engine: "layered", ms: 0, error: "worker failed" });
+        resolve({ requestId: id, positions: {}, routes: {}, engine: "layered", ms: 0, error: "worker failed" });
       }
       pending.clear();
       worker = null;
@@ -39,7 +41,22 @@ function getWorker(): Worker | null {
 
 function inline(nodes: LayoutNode[], edges: LayoutEdge[]): LayoutResult {
   const started = performance.now();
-  return { positions: layeredLayout(nodes, edges), engine: "layered", ms: performance.now() - started };
+  return {
+    positions: layeredLayout(nodes, edges),
+    routes: new Map(),
+    engine: "layered",
+    ms: performance.now() - started,
+  };
+}
+
+/**
+ * Starts the layout worker and has it load ELK (1.4 MB) while the page
+ * fetches its first graph, so a small graph does not wait for it; the page
+ * draws before, as the worker loads apart from it.
+ */
+export function prepareLayout(): void {
+  const warm: WarmRequest = { warm: true };
+  getWorker()?.postMessage(warm);
 }
 
 export function layout(
@@ -56,6 +73,7 @@ export function layout(
       else
         resolve({
           positions: new Map(Object.entries(response.positions)),
+          routes: new Map(Object.entries(response.routes)),
           engine: response.engine,
           ms: response.ms,
         });
