@@ -142,7 +142,6 @@ def load_once(page: Page, url: str) -> dict[str, Any]:
         "graph_ready_ms": round(timings["readyAt"]),
         "graph_request_ms": graph_fetch,
         "layout_ms": timings["layoutMs"],
-        "layout_engine": timings["engine"],
         "nodes": timings["nodes"],
         "edges": timings["edges"],
         "nodes_drawn": int(page.get_attribute("canvas.overview", "data-drawn") or 0),

@@ -17,6 +17,7 @@ import { useAnyLit } from "./highlight";
 import type { LGraph } from "./model";
 import { NavMap } from "./NavMap";
 import { Overview } from "./Overview";
+import { useCulled } from "./useCulled";
 import { EMPTY_EDGES, EMPTY_NODES, useLaidOut } from "./useLaidOut";
 import { usePathLight } from "./usePathLight";
 import { usePointer } from "./usePointer";
@@ -40,6 +41,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
   const fit = useFit(wrapper, center ?? selected);
   const { layout, nodes, edges, ready } = useLaidOut(graph, center, (positions) => fit(positions));
   const positions = layout?.positions ?? null;
+  const shown = useCulled(nodes, edges, big && !overview);
   const groups = useMemo(() => (positions ? groupBoxes(graph, positions) : []), [graph, positions]);
   const hover = usePathLight(graph, selected);
   useKeepInView(wrapper, positions, ready, selected);
@@ -63,8 +65,8 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
         </div>
       )}
       <ReactFlow
-        nodes={overview ? EMPTY_NODES : nodes}
-        edges={overview ? EMPTY_EDGES : edges}
+        nodes={overview ? EMPTY_NODES : shown.nodes}
+        edges={overview ? EMPTY_EDGES : shown.edges}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         {...pointer}
@@ -76,7 +78,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
       >
-        {big && positions && overview && <Overview graph={graph} positions={positions} />}
+        {big && layout && overview && <Overview graph={graph} positions={layout.positions} routes={layout.routes} />}
         {positions && <Groups boxes={groups} />}
         <Background gap={24} size={1} color="#e2e8f0" />
         <CanvasControls big={big} onFit={() => positions && fit(positions, 250, true)} />

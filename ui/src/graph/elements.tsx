@@ -86,22 +86,22 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
 
 export const LineageNode = memo(LineageNodeView);
 
-/** The edge's route (from the layout, around the nodes) as a path with rounded corners. */
-function routePath(points: Point[], radius = 8): string {
+/**
+ * An edge's route (layered.ts: through the lanes of the layers it crosses)
+ * as a path: straight through each layer, a curve across each gap.
+ */
+function routePath(points: Point[]): string {
   let path = `M ${points[0].x} ${points[0].y}`;
-  for (let i = 1; i < points.length - 1; i++) {
-    const [a, b, c] = [points[i - 1], points[i], points[i + 1]];
-    const r = Math.min(radius, Math.hypot(b.x - a.x, b.y - a.y) / 2, Math.hypot(c.x - b.x, c.y - b.y) / 2);
-    const towards = (from: Point, to: Point) => {
-      const length = Math.hypot(to.x - from.x, to.y - from.y) || 1;
-      return { x: from.x + ((to.x - from.x) * r) / length, y: from.y + ((to.y - from.y) * r) / length };
-    };
-    const before = towards(b, a);
-    const after = towards(b, c);
-    path += ` L ${before.x} ${before.y} Q ${b.x} ${b.y} ${after.x} ${after.y}`;
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1];
+    const b = points[i];
+    if (a.y === b.y) path += ` L ${b.x} ${b.y}`;
+    else {
+      const mid = (a.x + b.x) / 2;
+      path += ` C ${mid} ${a.y} ${mid} ${b.y} ${b.x} ${b.y}`;
+    }
   }
-  const last = points[points.length - 1];
-  return `${path} L ${last.x} ${last.y}`;
+  return path;
 }
 
 export type LineageEdgeData = { kind: EdgeKind; route?: Point[] };

@@ -1,13 +1,12 @@
 // Laying out a graph in the layout worker (or, where workers fail, inline).
 
 import { layeredLayout, type LayoutEdge, type LayoutNode, type Point } from "./layered";
-import type { LayoutRequest, LayoutResponse, WarmRequest } from "./layout.worker";
+import type { LayoutRequest, LayoutResponse } from "./layout.worker";
 
 export interface LayoutResult {
   positions: Map<string, Point>;
-  /** Edge paths around the nodes, by edge id, when the engine routes them (ELK). */
+  /** Paths of the edges that cross layers, by edge id, around the nodes. */
   routes: Map<string, Point[]>;
-  engine: "elk" | "layered";
   ms: number;
 }
 
@@ -28,7 +27,7 @@ function getWorker(): Worker | null {
     });
     worker.addEventListener("error", () => {
       for (const [id, resolve] of pending) {
-        resolve({ requestId: id, positions: {}, routes: {}, engine: "layered", ms: 0, error: "worker failed" });
+        resolve({ requestId: id, positions: {}, routes: {}, ms: 0, error: "worker failed" });
       }
       pending.clear();
       worker = null;
@@ -41,29 +40,16 @@ function getWorker(): Worker | null {
 
 function inline(nodes: LayoutNode[], edges: LayoutEdge[]): LayoutResult {
   const started = performance.now();
-  return {
-    positions: layeredLayout(nodes, edges),
-    routes: new Map(),
-    engine: "layered",
-    ms: performance.now() - started,
-  };
+  const laid = layeredLayout(nodes, edges);
+  return { ...laid, ms: performance.now() - started };
 }
 
-/**
- * Starts the layout worker and has it load ELK (1.4 MB) while the page
- * fetches its first graph, so a small graph does not wait for it; the page
- * draws before, as the worker loads apart from it.
- */
+/** Starts the layout worker while the page fetches its first graph. */
 export function prepareLayout(): void {
-  const warm: WarmRequest = { warm: true };
-  getWorker()?.postMessage(warm);
+  getWorker();
 }
 
-export function layout(
-  nodes: LayoutNode[],
-  edges: LayoutEdge[],
-  engine: LayoutRequest["engine"] = "auto",
-): Promise<LayoutResult> {
+export function layout(nodes: LayoutNode[], edges: LayoutEdge[]): Promise<LayoutResult> {
   const w = getWorker();
   if (!w) return Promise.resolve(inline(nodes, edges));
   const requestId = nextId++;
@@ -74,11 +60,10 @@ export function layout(
         resolve({
           positions: new Map(Object.entries(response.positions)),
           routes: new Map(Object.entries(response.routes)),
-          engine: response.engine,
           ms: response.ms,
         });
     });
-    const request: LayoutRequest = { requestId, nodes, edges, engine };
+    const request: LayoutRequest = { requestId, nodes, edges };
     w.postMessage(request);
   });
 }

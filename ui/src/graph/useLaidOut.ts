@@ -11,7 +11,7 @@ import type { LGraph } from "./model";
 
 declare global {
   interface Window {
-    __lineageTimings?: { nodes: number; edges: number; layoutMs: number; engine: string; readyAt: number };
+    __lineageTimings?: { nodes: number; edges: number; layoutMs: number; readyAt: number };
   }
 }
 
@@ -84,7 +84,6 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
           nodes: graph.nodes.length,
           edges: graph.edges.length,
           layoutMs: Math.round(current.ms),
-          engine: current.engine,
           readyAt: performance.now(),
         };
       });
