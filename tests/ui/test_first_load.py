@@ -54,12 +54,20 @@ def test_answers_are_compressed_and_assets_cached(page: Page, server: ServerProc
     assert all(size == 0 for size in transferred), transferred
 
 
-def test_the_layout_engine_starts_alongside_the_graph(page: Page, server: ServerProcess) -> None:
+def test_the_graph_waits_for_no_large_download_nor_for_the_settings(
+    page: Page, server: ServerProcess
+) -> None:
+    responses: list[Response] = []  # the page's and its workers'
+    page.on("response", lambda response: responses.append(response))
     page.goto(server.url)
-    wait_graph(page)
+    page.wait_for_selector(".canvas[data-state=ready]", timeout=30_000)
+    page.wait_for_load_state("networkidle")
     timings = page.evaluate(TIMINGS)
     graph = next(t for t in timings if "/openlineage/graph" in t["name"])
-    # The layout worker is requested before the graph has arrived: the graph
-    # does not wait for the layout engine to download and start.
-    worker = next(t for t in timings if "layout.worker" in t["name"])
-    assert worker["start"] < graph["end"], (worker, graph)
+    settings = next(t for t in timings if t["name"].endswith("/ui/settings"))
+    # The graph is asked for beside the settings, not after them.
+    assert graph["start"] < settings["end"], (graph, settings)
+    # No layout engine of a megabyte or more to fetch first: every script is small.
+    scripts = {r.url: len(r.body()) for r in responses if r.url.endswith(".js")}
+    assert any("layout.worker" in url for url in scripts)
+    assert all(size < 1_000_000 for size in scripts.values()), scripts

@@ -142,6 +142,19 @@ def visible_in_canvas(page: Page, label: str) -> bool:
     )
 
 
+def drag_view(page: Page, dx: float) -> None:
+    """Pan the view by ``dx`` pixels, dragging the empty top of the canvas."""
+    canvas = page.locator(".canvas").bounding_box()
+    assert canvas is not None
+    x, y = canvas["x"] + canvas["width"] / 2, canvas["y"] + 20
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for step in range(1, 11):
+        page.mouse.move(x + dx * step / 10, y)
+    page.mouse.up()
+    page.wait_for_timeout(200)
+
+
 def test_the_details_panel_never_hides_the_selected_node(
     page: Page, server: ServerProcess, shoot: Shoot
 ) -> None:
@@ -156,14 +169,30 @@ def test_the_details_panel_never_hides_the_selected_node(
         "  .sort((a, b) => b.getBoundingClientRect().right - a.getBoundingClientRect().right)[0]"
         "  .dataset.label; }"
     )
-    page.locator(f'.lnode[data-label="{rightmost}"]').first.click()
+    target = page.locator(f'.lnode[data-label="{rightmost}"]').first
+    target.click()
     expect(page.get_by_test_id("details-panel")).to_be_visible()
     page.wait_for_timeout(600)  # the view pans (300 ms)
     assert visible_in_canvas(page, rightmost), f"{rightmost} is under the details panel"
 
-    # Opening a run's output selects it: it comes into view, without zooming in.
+    # Closed, the node moved back to the right edge, and opened again.
+    page.get_by_role("button", name="Close details").click()
+    canvas = page.locator(".canvas").bounding_box()
+    box = target.bounding_box()
+    assert canvas is not None
+    assert box is not None
+    drag_view(page, canvas["x"] + canvas["width"] - 60 - (box["x"] + box["width"]))
+    target.click()
+    expect(page.get_by_test_id("details-panel")).to_be_visible()
+    page.wait_for_timeout(600)
+    assert visible_in_canvas(page, rightmost), f"{rightmost} is under the details panel"
+
+    # Opening a run's output off screen brings it into view, without zooming in.
     page.get_by_role("button", name="Close details").click()
     node(page, "train_driver_ranking").click()
+    page.wait_for_timeout(600)
+    drag_view(page, 900)  # the model, right of the job, is now far off screen
+    assert not visible_in_canvas(page, "models/driver_ranking")
     before = zoom(page)
     runs = page.get_by_test_id("runs-table")
     runs.locator("tr.run-row").first.get_by_role("button", name="inputs & outputs").click()
