@@ -258,7 +258,7 @@ def large(browser: Browser, rounds: int, work: Path) -> dict[str, list[float]]:
     return figures
 
 
-def med(values: list[float]) -> float:
+def med(values: list[float] | None) -> float:
     return statistics.median(values) if values else float("nan")
 
 
@@ -284,6 +284,8 @@ def report(
     ]
 
     def row(name: str, value: float, base: float, unit: str, target: str) -> None:
+        if value != value:  # not measured (--only)
+            return
         lines.append(
             f"| {name} | {value:,.0f} {unit} | {base:,.0f} {unit} | {value / base:.1f} | {target} |"
         )
@@ -355,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR / "results")
     parser.add_argument("--keep", action="store_true", help="keep bench/data/ui-<time>/")
+    parser.add_argument(
+        "--only", choices=("quickstart", "large"), help="measure one of the two graphs only"
+    )
     args = parser.parse_args(argv)
     work = BENCH_DIR / "data" / f"ui-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     work.mkdir(parents=True)
@@ -363,8 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
-                quick = quickstart(browser, args.rounds, work)
-                big = large(browser, args.rounds, work)
+                quick = quickstart(browser, args.rounds, work) if args.only != "large" else {}
+                big = large(browser, args.rounds, work) if args.only != "quickstart" else {}
             finally:
                 browser.close()
     finally:

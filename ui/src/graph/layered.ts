@@ -1,7 +1,6 @@
-// A fast layered (Sugiyama-style) layout, left to right, for large graphs.
-//
-// ELK gives the nicest drawings but takes seconds on thousands of nodes, so
-// graphs above a size use this one, which is linear per sweep:
+// A fast layered (Sugiyama-style) layout, left to right, for every graph: a
+// few milliseconds for tens of nodes, under a second for thousands, as each
+// sweep is linear:
 //   1. cycles are broken by reversing the back edges of a depth-first search;
 //   2. each node gets the layer after its furthest predecessor, and a source
 //      is then moved right, next to the first layer that reads it;
@@ -57,6 +56,8 @@ export interface Layered {
 
 /** The height of a long edge's lane in a layer it crosses. */
 const DUMMY_HEIGHT = 10;
+/** The most lanes a component gets: beyond, a huge graph grows far taller than it is wide. */
+const MAX_LANES = 1000;
 
 export function layeredLayout(
   nodes: LayoutNode[],
@@ -139,7 +140,7 @@ function layoutComponent(
   const long: [number, number][] = [];
   dag.forEach((targets, s) => targets.forEach((t) => layer[t] - layer[s] > 1 && long.push([s, t])));
   long.sort((a, b) => layer[a[1]] - layer[a[0]] - (layer[b[1]] - layer[b[0]]));
-  let budget = 2 * k + 200;
+  let budget = Math.min(2 * k + 200, MAX_LANES);
   for (const [s, t] of long) {
     const span = layer[t] - layer[s] - 1;
     if (span > budget) break;

@@ -9,7 +9,7 @@ import type { Point } from "./layered";
 export const BIG_GRAPH = 400;
 /** Below this zoom a big graph is the overview. */
 export const OVERVIEW_ZOOM = 0.3;
-export const MIN_ZOOM = 0.02;
+export const MIN_ZOOM = 0.01;
 /**
  * A graph opens no further out than this: names (22 px zoomed out, see
  * elements.tsx) are then at least 11 px on screen. When the whole graph does
