@@ -170,9 +170,9 @@ def wait_graph(target: Page, **expect: Any) -> None:
 
 
 def node_labels(target: Page) -> list[str]:
-    """The names drawn on the graph's nodes."""
+    """The names of the graph's nodes (in full: a long one is drawn shortened)."""
     labels: list[str] = target.eval_on_selector_all(
-        ".react-flow__node .lnode-label", "els => els.map(e => e.textContent)"
+        ".react-flow__node .lnode", "els => els.map(e => e.dataset.label)"
     )
     return labels
 

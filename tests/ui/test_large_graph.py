@@ -2,8 +2,8 @@
 
 A benchmark, not a pass/fail timing: the figures are printed and written to
 test-artifacts/ui/benchmark-2000-nodes.json (the target is under 2 s from
-navigation to the whole graph drawn). The test fails only when the graph is
-not drawn whole.
+navigation to the graph drawn; bench/ui.py measures it at 5,000 nodes). The
+test fails only when the graph is not drawn, or not whole after Fit.
 """
 
 from __future__ import annotations
@@ -128,9 +128,13 @@ def frame_stats(frames: list[float]) -> dict[str, float]:
 def load_once(page: Page, url: str) -> dict[str, Any]:
     page.goto(url)
     page.wait_for_selector(f".canvas[data-state=ready][data-nodes='{NODES}']", timeout=120_000)
-    # Zoomed out to the whole graph, it is drawn as one overview canvas.
-    page.wait_for_selector(f"canvas.overview[data-drawn='{NODES}']")
+    # It opens readable, on its busiest part, with a map of the whole.
+    page.wait_for_selector(".react-flow__node .lnode")
+    page.wait_for_selector("[data-testid=navmap]")
     drawn_at = page.evaluate("performance.now()")
+    # Fit: the whole graph, drawn as one overview canvas.
+    page.locator(".react-flow__controls-fitview").click()
+    page.wait_for_selector(f"canvas.overview[data-drawn='{NODES}']")
     timings: dict[str, Any] = page.evaluate("window.__lineageTimings")
     graph_fetch = page.evaluate(GRAPH_REQUEST_MS)
     return {
@@ -138,7 +142,6 @@ def load_once(page: Page, url: str) -> dict[str, Any]:
         "graph_ready_ms": round(timings["readyAt"]),
         "graph_request_ms": graph_fetch,
         "layout_ms": timings["layoutMs"],
-        "layout_engine": timings["engine"],
         "nodes": timings["nodes"],
         "edges": timings["edges"],
         "nodes_drawn": int(page.get_attribute("canvas.overview", "data-drawn") or 0),
@@ -203,7 +206,7 @@ def test_a_2000_node_graph_loads_lays_out_and_pans(
     (ARTIFACTS / "benchmark-2000-nodes.json").write_text(json.dumps(result, indent=2) + "\n")
     print("\n2,000-node graph:", json.dumps(result, indent=2))
     assert cold["nodes"] == NODES
-    assert cold["nodes_drawn"] == NODES  # the whole graph is drawn at first
+    assert cold["nodes_drawn"] == NODES  # Fit draws the whole graph
     assert warm["nodes_drawn"] == NODES
     assert 0 < in_dom < NODES  # zoomed in: the nodes on screen, as DOM nodes
     assert found["path"] > 1  # hovering a node in the overview lights its path

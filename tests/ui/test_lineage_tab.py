@@ -43,8 +43,7 @@ def query(page: Page) -> dict[str, list[str]]:
 def kind_of(page: Page, label: str) -> list[str]:
     kinds: list[str] = page.eval_on_selector_all(
         ".lnode",
-        "(els, label) => els.filter(e => e.querySelector('.lnode-label').textContent === label)"
-        ".map(e => e.dataset.kind)",
+        "(els, label) => els.filter(e => e.dataset.label === label).map(e => e.dataset.kind)",
         label,
     )
     return kinds

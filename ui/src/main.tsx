@@ -4,11 +4,19 @@ import { createRoot } from "react-dom/client";
 import "@xyflow/react/dist/style.css";
 import "./styles.css";
 import { App } from "./App";
+import { prefetchGraph } from "./api/queries";
 import { createQueryClient } from "./api/queryClient";
+import { prepareLayout } from "./graph/layout";
+
+const queryClient = createQueryClient();
+// The first graph is asked for at once, and the layout worker started, while
+// the page renders and reads its settings.
+prefetchGraph(queryClient, window.location.search);
+prepareLayout();
 
 createRoot(document.getElementById("root") as HTMLElement).render(
   <StrictMode>
-    <QueryClientProvider client={createQueryClient()}>
+    <QueryClientProvider client={queryClient}>
       <App />
     </QueryClientProvider>
   </StrictMode>,

@@ -23,6 +23,7 @@ from feast_lineage import __version__
 from feast_lineage.config.authorizer import FEAST_AUTH_TYPES
 from feast_lineage.consumer.access.authorizers import OpenAuthorizer, build_authorizer
 from feast_lineage.consumer.access.origin import SameOriginMiddleware
+from feast_lineage.consumer.compression import CompressionMiddleware
 from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.head import HeadAsGetMiddleware
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
@@ -113,4 +114,5 @@ def create_app(settings: AppSettings) -> FastAPI:
     app.add_middleware(QueryTimer, metrics=metrics, routes=reads)
     app.add_middleware(SameOriginMiddleware)
     app.add_middleware(HeadAsGetMiddleware)
+    app.add_middleware(CompressionMiddleware)
     return app

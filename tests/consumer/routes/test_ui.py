@@ -76,7 +76,11 @@ def test_the_page_and_its_assets_are_served_from_the_build(tmp_path: Path) -> No
     script = client.get("/assets/app-1.js")
     assert script.status_code == 200
     assert script.text == "console.log('ui')"
-    assert client.get("/assets/missing.js").status_code == 404
+    # Hashed names change with their content: the browser keeps them for good.
+    assert script.headers["cache-control"] == "public, max-age=31536000, immutable"
+    missing = client.get("/assets/missing.js")
+    assert missing.status_code == 404
+    assert "immutable" not in missing.headers.get("cache-control", "")
 
 
 def test_a_missing_build_says_how_to_build_it(tmp_path: Path) -> None:

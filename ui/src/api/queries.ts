@@ -6,7 +6,7 @@
 // (`keepPreviousData`, with aria-busy on the table); a view that changes
 // subject (another node, another namespace) shows "Loading" instead.
 
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, type QueryClient } from "@tanstack/react-query";
 import type { CatalogPage, Direction, JobPage, NodeKind, RunDetail, RunPage } from "../types";
 import { datasetRow, jobRow } from "../types";
 import {
@@ -29,12 +29,34 @@ export function useSettings() {
   return useQuery({ queryKey: ["settings"], queryFn: ({ signal }) => api.settings(signal) });
 }
 
+/** The graph the Lineage tab loads: one page of the API's largest size. */
+export const GRAPH_LIMIT = 5000;
+const GRAPH_FRESH_MS = 10_000;
+
+/**
+ * Asks for the Lineage tab's graph as the page starts, beside the settings
+ * (which only tell whether the server has it), so the two do not wait for
+ * each other. The Lineage tab's useGraph then finds it asked for or there.
+ */
+export function prefetchGraph(client: QueryClient, search: string): void {
+  const params = new URLSearchParams(search);
+  if ((params.get("tab") ?? "lineage") !== "lineage" || params.get("view") === "feast") return;
+  const namespace = params.get("ns");
+  void client.prefetchQuery({
+    queryKey: ["graph", namespace, GRAPH_LIMIT],
+    queryFn: ({ signal }) => api.graph(namespace, GRAPH_LIMIT, signal),
+  });
+}
+
 /** The OpenLineage graph (its first `limit` nodes); `enabled` false: not asked for. */
 export function useGraph(namespace: string | null, limit: number, enabled: boolean) {
   return useQuery({
     queryKey: ["graph", namespace, limit],
     queryFn: ({ signal }) => api.graph(namespace, limit, signal),
     enabled,
+    // The graph prefetchGraph asked for as the page started is not asked for
+    // again when the tab opens a moment later.
+    staleTime: GRAPH_FRESH_MS,
   });
 }
 

@@ -1,5 +1,6 @@
 // The canvas's controls: zoom buttons, "fit the whole graph", and (for graphs
-// small enough to draw as DOM nodes) the minimap.
+// small enough to draw as DOM nodes) React Flow's minimap; large graphs have
+// a NavMap instead.
 
 import { ControlButton, Controls, MiniMap } from "@xyflow/react";
 import type { LineageNodeData } from "./elements";

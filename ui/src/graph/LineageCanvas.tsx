@@ -3,19 +3,25 @@
 //
 // Large graphs (more than BIG_GRAPH nodes) zoomed out are drawn on one
 // <canvas> (Overview): thousands of DOM nodes would make every pan frame
-// slow. Zoomed in, React Flow draws the nodes on screen, with their text.
+// slow. Zoomed in, React Flow draws the nodes on screen, with their text, and
+// a navigation map (NavMap) shows where in the whole graph the view is.
+// Separate pipelines are framed apart (Groups).
 
 import { Background, ReactFlow, ReactFlowProvider, useStore } from "@xyflow/react";
-import { useRef } from "react";
+import { useMemo, useRef } from "react";
 import { CanvasControls } from "./CanvasControls";
 import { edgeTypes, nodeTypes } from "./elements";
+import { Groups } from "./Groups";
+import { groupBoxes } from "./groups";
 import { useAnyLit } from "./highlight";
 import type { LGraph } from "./model";
+import { NavMap } from "./NavMap";
 import { Overview } from "./Overview";
+import { useCulled } from "./useCulled";
 import { EMPTY_EDGES, EMPTY_NODES, useLaidOut } from "./useLaidOut";
 import { usePathLight } from "./usePathLight";
 import { usePointer } from "./usePointer";
-import { useBringIntoView, useFit } from "./useViewport";
+import { useFit, useKeepInView } from "./useViewport";
 import { BIG_GRAPH, MIN_ZOOM, OVERVIEW_ZOOM, zoomLevel } from "./viewport";
 
 export interface CanvasProps {
@@ -32,11 +38,13 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
   const overview = useStore((s) => big && s.transform[2] < OVERVIEW_ZOOM);
   const anyLit = useAnyLit();
 
-  const fit = useFit(wrapper, big, center ?? selected);
+  const fit = useFit(wrapper, center ?? selected);
   const { layout, nodes, edges, ready } = useLaidOut(graph, center, (positions) => fit(positions));
   const positions = layout?.positions ?? null;
+  const shown = useCulled(nodes, edges, big && !overview);
+  const groups = useMemo(() => (positions ? groupBoxes(graph, positions) : []), [graph, positions]);
   const hover = usePathLight(graph, selected);
-  useBringIntoView(wrapper, positions, ready, selected);
+  useKeepInView(wrapper, positions, ready, selected);
   const pointer = usePointer({ graph, positions, overview, hover, onSelect, wrapper });
 
   return (
@@ -57,8 +65,8 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
         </div>
       )}
       <ReactFlow
-        nodes={overview ? EMPTY_NODES : nodes}
-        edges={overview ? EMPTY_EDGES : edges}
+        nodes={overview ? EMPTY_NODES : shown.nodes}
+        edges={overview ? EMPTY_EDGES : shown.edges}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         {...pointer}
@@ -70,9 +78,11 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
       >
-        {big && positions && overview && <Overview graph={graph} positions={positions} />}
+        {big && layout && overview && <Overview graph={graph} positions={layout.positions} routes={layout.routes} />}
+        {positions && <Groups boxes={groups} />}
         <Background gap={24} size={1} color="#e2e8f0" />
         <CanvasControls big={big} onFit={() => positions && fit(positions, 250, true)} />
+        {big && positions && <NavMap graph={graph} positions={positions} groups={groups} />}
       </ReactFlow>
     </div>
   );

@@ -17,6 +17,8 @@ import type { LGraph } from "./model";
 interface Props {
   graph: LGraph;
   positions: Map<string, Point>;
+  /** Paths of edges that cross layers, around the nodes (layered.ts). */
+  routes: Map<string, Point[]>;
 }
 
 interface Box {
@@ -47,6 +49,7 @@ function paint(
   ctx: CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D,
   graph: LGraph,
   positions: Map<string, Point>,
+  routes: Map<string, Point[]>,
   lit: Lit,
   zoom: number,
   view: Box,
@@ -54,12 +57,25 @@ function paint(
   const inView = (p: Point) =>
     p.x + NODE_WIDTH > view.left && p.x < view.right && p.y + NODE_HEIGHT > view.top && p.y < view.bottom;
   const dimmed = lit.nodes !== null;
-  const edgePath = (edges: Iterable<{ source: string; target: string }>) => {
+  const edgePath = (edges: Iterable<{ id: string; source: string; target: string }>) => {
     ctx.beginPath();
     for (const edge of edges) {
       const s = positions.get(edge.source);
       const t = positions.get(edge.target);
-      if (!s || !t || (!inView(s) && !inView(t))) continue;
+      if (!s || !t) continue;
+      const route = routes.get(edge.id);
+      if (route) {
+        ctx.moveTo(route[0].x, route[0].y);
+        for (let i = 1; i < route.length; i++) {
+          const a = route[i - 1];
+          const b = route[i];
+          const mid = (a.x + b.x) / 2;
+          if (a.y === b.y) ctx.lineTo(b.x, b.y);
+          else ctx.bezierCurveTo(mid, a.y, mid, b.y, b.x, b.y);
+        }
+        continue;
+      }
+      if (!inView(s) && !inView(t)) continue;
       const sx = s.x + NODE_WIDTH;
       const sy = s.y + NODE_HEIGHT / 2;
       const tx = t.x;
@@ -124,7 +140,7 @@ interface Cached {
   count: number;
 }
 
-export function Overview({ graph, positions }: Props) {
+export function Overview({ graph, positions, routes }: Props) {
   const ref = useRef<HTMLCanvasElement>(null);
   const cache = useRef<Cached | null>(null);
   const [x, y, zoom] = useStore((s) => s.transform);
@@ -158,17 +174,17 @@ export function Overview({ graph, positions }: Props) {
     if (!canCache) {
       cache.current = null;
       ctx.setTransform(scale, 0, 0, scale, x * dpr, y * dpr);
-      setDrawn(paint(ctx, graph, positions, lit, zoom, view));
+      setDrawn(paint(ctx, graph, positions, routes, lit, zoom, view));
       return;
     }
-    const key = [graph, positions, lit, zoom, dpr];
+    const key = [graph, positions, routes, lit, zoom, dpr];
     let cached = cache.current;
     if (!cached || cached.key.some((part, i) => part !== key[i])) {
       const bitmap = new OffscreenCanvas(bitmapWidth, bitmapHeight);
       const off = bitmap.getContext("2d");
       if (!off) return;
       off.setTransform(scale, 0, 0, scale, -whole.left * scale + 1, -whole.top * scale + 1);
-      const count = paint(off, graph, positions, lit, zoom, whole);
+      const count = paint(off, graph, positions, routes, lit, zoom, whole);
       cached = { key, bitmap, box: whole, count };
       cache.current = cached;
     }
@@ -176,7 +192,7 @@ export function Overview({ graph, positions }: Props) {
     // Nodes on screen (for tests and the curious): the cached count when all fit.
     const all = view.left <= whole.left && view.top <= whole.top && view.right >= whole.right && view.bottom >= whole.bottom;
     setDrawn(all ? cached.count : countInView(graph, positions, view));
-  }, [graph, positions, whole, x, y, zoom, width, height, lit]);
+  }, [graph, positions, routes, whole, x, y, zoom, width, height, lit]);
 
   return (
     <canvas

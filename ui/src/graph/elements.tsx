@@ -1,28 +1,32 @@
 // The node and edge components React Flow draws.
 
 import { BaseEdge, Handle, Position, getBezierPath, type EdgeProps, type NodeProps } from "@xyflow/react";
-import { Fragment, memo } from "react";
+import { memo, useMemo } from "react";
 import { useEdgeLit, useIsSelected, useNodeLit } from "./highlight";
 import { KIND_STYLES } from "./kinds";
+import type { Point } from "./layered";
+import { measure, middleEllipsis, twoLines } from "./labels";
 import type { EdgeKind, LNode } from "./model";
 
 export const NODE_WIDTH = 220;
-export const NODE_HEIGHT = 60;
+export const NODE_HEIGHT = 64;
 
-/** A name with line-break chances after "_", ".", "/", ":" and "-" (text unchanged). */
-function Breakable({ text }: { text: string }) {
-  const parts = text.split(/(?<=[_./:-])/);
-  return (
-    <>
-      {parts.map((part, i) => (
-        <Fragment key={i}>
-          {part}
-          {i < parts.length - 1 && <wbr />}
-        </Fragment>
-      ))}
-    </>
-  );
+/** The width of a node's text: the node less its borders and padding (pills pad more). */
+function textWidth(shape: string): number {
+  return NODE_WIDTH - 4 - (shape === "pill" ? 40 : 20);
 }
+
+let family: string | null = null;
+/** The font a node's text is drawn in (as the stylesheet sets it), for measuring. */
+function font(weight: number, size: number): string {
+  family ??= getComputedStyle(document.documentElement).fontFamily || "sans-serif";
+  return `${weight} ${size}px ${family}`;
+}
+
+/** Sizes of the stylesheet's node text (styles.css, "graph nodes"). */
+const LABEL_PX = 13;
+const NAME_PX = 22; // zoomed out: the name alone, on up to two lines
+const SUB_PX = 10;
 
 export type LineageNodeData = { node: LNode; center: boolean };
 
@@ -31,6 +35,18 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
   const selected = useIsSelected(id);
   const { node, center } = data;
   const style = KIND_STYLES[node.kind];
+  const text = useMemo(() => {
+    const width = textWidth(style.shape);
+    const aliases = node.aliases.length
+      ? ` · ${node.aliases.length} alias${node.aliases.length === 1 ? "" : "es"}`
+      : "";
+    return {
+      label: middleEllipsis(node.label, width, font(600, LABEL_PX)),
+      name: twoLines(node.label, width, font(600, NAME_PX)),
+      sub: middleEllipsis(node.sublabel, width - (aliases ? 4 + measure(aliases, font(600, SUB_PX)) : 0), font(400, SUB_PX)),
+      aliases,
+    };
+  }, [node, style.shape]);
   const classes = [
     "lnode",
     `shape-${style.shape}`,
@@ -54,17 +70,14 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
         </span>
         {node.producer && <span className="lnode-producer">{node.producer}</span>}
       </div>
-      <div className="lnode-label">
-        <Breakable text={node.label} />
+      <div className="lnode-label">{text.label}</div>
+      <div className="lnode-name" aria-hidden>
+        <span>{text.name[0]}</span>
+        {text.name[1] && <span>{text.name[1]}</span>}
       </div>
       <div className="lnode-sub">
-        {node.sublabel}
-        {node.aliases.length > 0 && (
-          <span className="lnode-aliases">
-            {" "}
-            · {node.aliases.length} alias{node.aliases.length === 1 ? "" : "es"}
-          </span>
-        )}
+        <span className="lnode-ns">{text.sub}</span>
+        {text.aliases && <span className="lnode-aliases">{text.aliases}</span>}
       </div>
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </div>
@@ -73,18 +86,40 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
 
 export const LineageNode = memo(LineageNodeView);
 
-export type LineageEdgeData = { kind: EdgeKind };
+/**
+ * An edge's route (layered.ts: through the lanes of the layers it crosses)
+ * as a path: straight through each layer, a curve across each gap.
+ */
+function routePath(points: Point[]): string {
+  let path = `M ${points[0].x} ${points[0].y}`;
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1];
+    const b = points[i];
+    if (a.y === b.y) path += ` L ${b.x} ${b.y}`;
+    else {
+      const mid = (a.x + b.x) / 2;
+      path += ` C ${mid} ${a.y} ${mid} ${b.y} ${b.x} ${b.y}`;
+    }
+  }
+  return path;
+}
+
+export type LineageEdgeData = { kind: EdgeKind; route?: Point[] };
 
 function LineageEdgeView(props: EdgeProps & { data?: LineageEdgeData }) {
   const lit = useEdgeLit(props.id);
-  const [path] = getBezierPath({
-    sourceX: props.sourceX,
-    sourceY: props.sourceY,
-    sourcePosition: props.sourcePosition,
-    targetX: props.targetX,
-    targetY: props.targetY,
-    targetPosition: props.targetPosition,
-  });
+  const route = props.data?.route;
+  const path =
+    route && route.length >= 2
+      ? routePath(route)
+      : getBezierPath({
+          sourceX: props.sourceX,
+          sourceY: props.sourceY,
+          sourcePosition: props.sourcePosition,
+          targetX: props.targetX,
+          targetY: props.targetY,
+          targetPosition: props.targetPosition,
+        })[0];
   const kind = props.data?.kind ?? "io";
   return (
     <BaseEdge

@@ -5,7 +5,8 @@ import type { LayoutRequest, LayoutResponse } from "./layout.worker";
 
 export interface LayoutResult {
   positions: Map<string, Point>;
-  engine: "elk" | "layered";
+  /** Paths of the edges that cross layers, by edge id, around the nodes. */
+  routes: Map<string, Point[]>;
   ms: number;
 }
 
@@ -26,7 +27,7 @@ function getWorker(): Worker | null {
     });
     worker.addEventListener("error", () => {
       for (const [id, resolve] of pending) {
-        resolve({ requestId: id, positions: {}, engine: "layered", ms: 0, error: "worker failed" });
+        resolve({ requestId: id, positions: {}, routes: {}, ms: 0, error: "worker failed" });
       }
       pending.clear();
       worker = null;
@@ -39,14 +40,16 @@ function getWorker(): Worker | null {
 
 function inline(nodes: LayoutNode[], edges: LayoutEdge[]): LayoutResult {
   const started = performance.now();
-  return { positions: layeredLayout(nodes, edges), engine: "layered", ms: performance.now() - started };
+  const laid = layeredLayout(nodes, edges);
+  return { ...laid, ms: performance.now() - started };
 }
 
-export function layout(
-  nodes: LayoutNode[],
-  edges: LayoutEdge[],
-  engine: LayoutRequest["engine"] = "auto",
-): Promise<LayoutResult> {
+/** Starts the layout worker while the page fetches its first graph. */
+export function prepareLayout(): void {
+  getWorker();
+}
+
+export function layout(nodes: LayoutNode[], edges: LayoutEdge[]): Promise<LayoutResult> {
   const w = getWorker();
   if (!w) return Promise.resolve(inline(nodes, edges));
   const requestId = nextId++;
@@ -56,11 +59,11 @@ export function layout(
       else
         resolve({
           positions: new Map(Object.entries(response.positions)),
-          engine: response.engine,
+          routes: new Map(Object.entries(response.routes)),
           ms: response.ms,
         });
     });
-    const request: LayoutRequest = { requestId, nodes, edges, engine };
+    const request: LayoutRequest = { requestId, nodes, edges };
     w.postMessage(request);
   });
 }

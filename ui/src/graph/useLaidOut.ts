@@ -11,7 +11,7 @@ import type { LGraph } from "./model";
 
 declare global {
   interface Window {
-    __lineageTimings?: { nodes: number; edges: number; layoutMs: number; engine: string; readyAt: number };
+    __lineageTimings?: { nodes: number; edges: number; layoutMs: number; readyAt: number };
   }
 }
 
@@ -32,7 +32,7 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
     let cancelled = false;
     setReady(false);
     const sized = graph.nodes.map((n) => ({ id: n.id, width: NODE_WIDTH, height: NODE_HEIGHT }));
-    const links = graph.edges.map((e) => ({ source: e.source, target: e.target }));
+    const links = graph.edges.map((e) => ({ id: e.id, source: e.source, target: e.target }));
     layout(sized, links).then((result) => {
       if (cancelled) return;
       onLaidRef.current(result.positions);
@@ -67,7 +67,7 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
       source: edge.source,
       target: edge.target,
       type: "lineage",
-      data: { kind: edge.kind },
+      data: { kind: edge.kind, route: current.routes.get(edge.id) },
       markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: "#94a3b8" },
       focusable: false,
       selectable: false,
@@ -84,7 +84,6 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
           nodes: graph.nodes.length,
           edges: graph.edges.length,
           layoutMs: Math.round(current.ms),
-          engine: current.engine,
           readyAt: performance.now(),
         };
       });

@@ -1,8 +1,8 @@
 // Moving the viewport: fitting the graph (once laid out, and the Fit button),
 // and bringing a node selected elsewhere (search, a link) into view.
 
-import { useReactFlow } from "@xyflow/react";
-import { useCallback, useEffect, useRef, type RefObject } from "react";
+import { useReactFlow, useStore } from "@xyflow/react";
+import { useCallback, useEffect, type RefObject } from "react";
 import { NODE_HEIGHT, NODE_WIDTH } from "./elements";
 import type { Point } from "./layered";
 import { fitViewport, MIN_ZOOM, READABLE_ZOOM } from "./viewport";
@@ -10,13 +10,13 @@ import { fitViewport, MIN_ZOOM, READABLE_ZOOM } from "./viewport";
 type Wrapper = RefObject<HTMLDivElement | null>;
 
 /**
- * Fits `positions` into the canvas: a small graph stays readable (centred on
- * `focusId` when it does not fit), a big one shows whole; `whole` always
- * shows all of it.
+ * Fits `positions` into the canvas, readable (centred on `focusId`, else on
+ * the busiest part, when the whole graph cannot be read at once); `whole`
+ * shows all of it, however small.
  */
-export function useFit(wrapper: Wrapper, big: boolean, focusId: string | null) {
+export function useFit(wrapper: Wrapper, focusId: string | null) {
   const flow = useReactFlow();
-  const readable = big ? MIN_ZOOM : READABLE_ZOOM;
+  const readable = READABLE_ZOOM;
   return useCallback(
     (positions: Map<string, Point>, duration = 0, whole = false) => {
       const box = wrapper.current?.getBoundingClientRect();
@@ -29,27 +29,45 @@ export function useFit(wrapper: Wrapper, big: boolean, focusId: string | null) {
   );
 }
 
-/** Centres on `selected` when it becomes selected off screen (once drawn). */
-export function useBringIntoView(
+/** Space kept between a node brought into view and the canvas's edge (px). */
+const MARGIN = 40;
+
+/**
+ * Keeps `selected` on screen: when it becomes selected off screen (search, a
+ * link, a run's dataset in the details panel) or the canvas shrinks under it
+ * (the details panel opens), the view pans just enough to show it, keeping
+ * its zoom (zooming in only to a readable level).
+ */
+export function useKeepInView(
   wrapper: Wrapper,
   positions: Map<string, Point> | null,
   ready: boolean,
   selected: string | null,
 ) {
   const flow = useReactFlow();
-  const lastCentered = useRef<string | null>(null);
+  const width = useStore((s) => s.width);
+  const height = useStore((s) => s.height);
   useEffect(() => {
-    if (!ready || !positions || !selected || lastCentered.current === selected) return;
-    lastCentered.current = selected;
+    if (!ready || !positions || !selected) return;
     const p = positions.get(selected);
     const box = wrapper.current?.getBoundingClientRect();
-    if (!p || !box) return;
-    const { x, y, zoom: z } = flow.getViewport();
-    const sx = p.x * z + x;
-    const sy = p.y * z + y;
-    const visible = sx > 0 && sy > 0 && sx + NODE_WIDTH * z < box.width && sy + NODE_HEIGHT * z < box.height;
-    if (!visible) {
-      flow.setCenter(p.x + NODE_WIDTH / 2, p.y + NODE_HEIGHT / 2, { zoom: Math.max(z, 0.8), duration: 300 });
+    if (!p || !box || box.width === 0) return;
+    const viewport = flow.getViewport();
+    const z = viewport.zoom;
+    const margin = z < READABLE_ZOOM ? 0 : MARGIN; // zoomed far out, a node at the edge is seen
+    const shift = (start: number, size: number, room: number) => {
+      if (size + 2 * margin > room) return room / 2 - (start + size / 2); // centre it
+      if (start < margin) return margin - start;
+      if (start + size > room - margin) return room - margin - (start + size);
+      return 0;
+    };
+    const dx = shift(p.x * z + viewport.x, NODE_WIDTH * z, box.width);
+    const dy = shift(p.y * z + viewport.y, NODE_HEIGHT * z, box.height);
+    if (dx === 0 && dy === 0) return;
+    if (z < READABLE_ZOOM) {
+      flow.setCenter(p.x + NODE_WIDTH / 2, p.y + NODE_HEIGHT / 2, { zoom: READABLE_ZOOM, duration: 300 });
+    } else {
+      flow.setViewport({ x: viewport.x + dx, y: viewport.y + dy, zoom: z }, { duration: 300 });
     }
-  }, [ready, positions, selected, flow, wrapper]);
+  }, [ready, positions, selected, flow, wrapper, width, height]);
 }

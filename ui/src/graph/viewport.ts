@@ -9,20 +9,52 @@ import type { Point } from "./layered";
 export const BIG_GRAPH = 400;
 /** Below this zoom a big graph is the overview. */
 export const OVERVIEW_ZOOM = 0.3;
-export const MIN_ZOOM = 0.02;
-/** A small graph is not zoomed out further than this when it opens (names at least ~7 px). */
-export const READABLE_ZOOM = 0.35;
+export const MIN_ZOOM = 0.01;
+/**
+ * A graph opens no further out than this: names (22 px zoomed out, see
+ * elements.tsx) are then at least 11 px on screen. When the whole graph does
+ * not fit at this zoom, the view centres on the selection or the busiest part.
+ */
+export const READABLE_ZOOM = 0.5;
+/** From this zoom nodes show their kind, producer and namespace too (13 px names: 11 px on screen). */
+export const NEAR_ZOOM = 0.85;
 
 /** Zoomed out, nodes show only their name, larger; far out, only their colour. */
 export function zoomLevel(zoom: number): "near" | "mid" | "far" {
-  if (zoom >= 0.6) return "near";
-  return zoom >= 0.16 ? "mid" : "far";
+  if (zoom >= NEAR_ZOOM) return "near";
+  return zoom >= 0.2 ? "mid" : "far";
+}
+
+/**
+ * The centre of the busiest part of the graph: of windows the size of the
+ * screen (in graph units) centred on nodes, the one holding the most nodes
+ * (the first, in the order given, of equals). Large graphs try a sample of
+ * centres.
+ */
+export function busiestPoint(positions: Map<string, Point>, viewWidth: number, viewHeight: number): Point | null {
+  const points = [...positions.values()].map((p) => ({ x: p.x + NODE_WIDTH / 2, y: p.y + NODE_HEIGHT / 2 }));
+  if (points.length === 0) return null;
+  const step = Math.max(1, Math.floor(points.length / 300));
+  const halfW = viewWidth / 2 - NODE_WIDTH / 2;
+  const halfH = viewHeight / 2 - NODE_HEIGHT / 2;
+  let best = points[0];
+  let bestCount = -1;
+  for (let i = 0; i < points.length; i += step) {
+    const c = points[i];
+    let count = 0;
+    for (const p of points) if (Math.abs(p.x - c.x) <= halfW && Math.abs(p.y - c.y) <= halfH) count++;
+    if (count > bestCount) {
+      best = c;
+      bestCount = count;
+    }
+  }
+  return best;
 }
 
 /**
  * The viewport that shows every position, with some padding; but not so far
  * out that names cannot be read (`readable`): then it centres on `focus`, or
- * on the start of the flow (the left).
+ * on the busiest part of the graph.
  */
 export function fitViewport(
   positions: Map<string, Point>,
@@ -46,8 +78,11 @@ export function fitViewport(
   const fits = padding * Math.min(width / (maxX - minX), height / (maxY - minY));
   if (fits < readable) {
     const zoom = readable;
-    const cx = focus ? focus.x + NODE_WIDTH / 2 : minX + (width * 0.46) / zoom;
-    const cy = focus ? focus.y + NODE_HEIGHT / 2 : (minY + maxY) / 2;
+    const centre = focus
+      ? { x: focus.x + NODE_WIDTH / 2, y: focus.y + NODE_HEIGHT / 2 }
+      : (busiestPoint(positions, width / zoom, height / zoom) ?? { x: minX, y: minY });
+    const cx = centre.x;
+    const cy = centre.y;
     // Centred, but with no empty margin where the graph goes on.
     const clamp = (value: number, lowest: number, highest: number) =>
       lowest > highest ? (lowest + highest) / 2 : Math.min(highest, Math.max(lowest, value));

@@ -4,7 +4,7 @@
 // focused; the node open in the details panel.
 
 import { useEffect, useMemo } from "react";
-import { useGraph, useNamespaces, useRegistry, useSubgraph } from "../api/queries";
+import { GRAPH_LIMIT, useGraph, useNamespaces, useRegistry, useSubgraph } from "../api/queries";
 import {
   feastObjectName,
   fromOpenLineage,
@@ -17,8 +17,6 @@ import {
 import type { Navigate, Route } from "../route";
 import { isFeastKind, refPatch, selectionId, selectionOf } from "../selection";
 import type { Direction, UiSettings } from "../types";
-
-const GRAPH_LIMIT = 5000;
 
 /** The tab's settings, as the URL gives them. */
 export interface LineageParams {

@@ -15,6 +15,7 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.types import Scope
 
 from feast_lineage import __version__
 from feast_lineage.consumer.deps import SettingsDep
@@ -37,6 +38,21 @@ web UI's files are missing from <code>{directory}</code>.</p>
 (or <code>cd ui &amp;&amp; npm ci &amp;&amp; npm run build</code>), then reload this page.</p>
 </body></html>
 """
+
+
+# The build names every file under assets/ after a hash of its content, so a
+# browser may keep one for good; index.html (which names them) is revalidated.
+HASHED_ASSET_CACHE = "public, max-age=31536000, immutable"
+
+
+class HashedAssets(StaticFiles):
+    """The UI's built assets, each cacheable for a year (their names change with their content)."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        if response.status_code == 200:
+            response.headers["Cache-Control"] = HASHED_ASSET_CACHE
+        return response
 
 
 def web_ui_built(directory: Path = WEB_UI_DIR) -> bool:
@@ -69,5 +85,5 @@ def mount_web_ui(app: FastAPI, directory: Path = WEB_UI_DIR) -> None:
         return FileResponse(page, headers={"Cache-Control": "no-cache"})
 
     app.mount(
-        "/assets", StaticFiles(directory=directory / "assets", check_dir=False), name="ui-assets"
+        "/assets", HashedAssets(directory=directory / "assets", check_dir=False), name="ui-assets"
     )
