@@ -51,8 +51,16 @@ _PRUNE_BUCKETS = (0.1, 1, 10, 60, 300, 1800)
 
 
 def multiprocess() -> bool:
-    """Whether this process writes its figures to a directory shared with other workers."""
-    return bool(os.environ.get(MULTIPROC_ENV))
+    """Whether this process writes its figures to a directory shared with other workers.
+
+    The variable alone proves nothing: Feast 0.67 sets ``PROMETHEUS_MULTIPROC_DIR``
+    when it is imported, after prometheus-client chose to keep values in memory,
+    and reading the directory then would answer zeros. Figures live in files
+    only when prometheus-client's value class is its multiprocess one.
+    """
+    from prometheus_client import values
+
+    return bool(os.environ.get(MULTIPROC_ENV)) and values.ValueClass is not values.MutexValue
 
 
 class Metrics:

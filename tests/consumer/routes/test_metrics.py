@@ -17,6 +17,7 @@ from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.settings import AppSettings
+from feast_lineage.metrics_processes import MULTIPROC_ENV
 from tests.consumer.lineage import API, subgraph_path
 from tests.factories import dataset, run_event
 from tests.server_process import wait_for
@@ -112,6 +113,18 @@ def test_the_figures_follow_ingest_writes_reads_and_prunes(
     assert not [key for key in after if "s3:" in str(key) or "daily" in str(key)]
     assert moved("feast_lineage_prunes_total", trigger="manual", outcome="ok") == 1
     assert moved("feast_lineage_prune_duration_seconds_count") == 1
+
+
+def test_a_multiprocess_variable_set_after_start_does_not_hide_the_figures(
+    make_app: Callable[..., TestClient], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Feast 0.67 sets PROMETHEUS_MULTIPROC_DIR when imported, after prometheus-client
+    chose in-memory values: this process's figures are still the ones served."""
+    client = make_app()
+    monkeypatch.setenv(MULTIPROC_ENV, str(tmp_path))
+    good = [run_event("COMPLETE", job=("airflow://prod", f"j{i}")) for i in range(2)]
+    assert client.post("/api/v1/lineage/batch", json=good).status_code == 204
+    assert value(scrape(client), "feast_lineage_events_ingested_total") == 2
 
 
 def test_prunes_are_counted_by_trigger_and_outcome(make_app: Callable[..., TestClient]) -> None:
