@@ -295,7 +295,7 @@ def test_a_field_of_an_alias_is_the_same_node(client: TestClient) -> None:
         {"namespace": "warehouse", "name": "t"},
     ]
     # An alias with no column edges of its own offers the column view too.
-    (item,) = client.get(f"{API}/datasets", params={"namespace": "warehouse"}).json()["items"]
+    (item,) = client.get(f"{API}/datasets", params={"namespace": "warehouse"}).json()["datasets"]
     assert item["has_column_lineage"] is True
     via_alias = columns(client, "db.t", ns="hive", field="x", depth=1)
     assert edge_set(via_alias) == {
@@ -321,7 +321,7 @@ def test_has_column_lineage_on_graph_nodes_and_datasets(client: TestClient) -> N
     }
     page = client.get(f"{API}/datasets").json()
     DatasetPage.model_validate(page)
-    assert {i["name"]: i["has_column_lineage"] for i in page["items"]} == {
+    assert {i["dataset_name"]: i["has_column_lineage"] for i in page["datasets"]} == {
         "raw": True,
         "mid": True,
         "out": True,
@@ -391,5 +391,5 @@ def test_a_hidden_dataset_is_answered_like_a_missing_one(scoped: TestClient) -> 
     )
     assert response.status_code == 404
     assert "hidden" in response.json()["error"]["message"]  # it names what was asked, only
-    flags = scoped.get(f"{API}/datasets", headers={"X-API-Key": KEY}).json()["items"]
-    assert {i["name"]: i["has_column_lineage"] for i in flags} == {"a": True, "t": True, "u": True}
+    flags = scoped.get(f"{API}/datasets", headers={"X-API-Key": KEY}).json()["datasets"]
+    assert {i["dataset_name"]: i["has_column_lineage"] for i in flags} == {"a": True, "t": True, "u": True}
