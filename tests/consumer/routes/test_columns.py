@@ -392,4 +392,8 @@ def test_a_hidden_dataset_is_answered_like_a_missing_one(scoped: TestClient) -> 
     assert response.status_code == 404
     assert "hidden" in response.json()["error"]["message"]  # it names what was asked, only
     flags = scoped.get(f"{API}/datasets", headers={"X-API-Key": KEY}).json()["datasets"]
-    assert {i["dataset_name"]: i["has_column_lineage"] for i in flags} == {"a": True, "t": True, "u": True}
+    assert {i["dataset_name"]: i["has_column_lineage"] for i in flags} == {
+        "a": True,
+        "t": True,
+        "u": True,
+    }
