@@ -8,13 +8,13 @@ servers decode ``%2F`` before routing, so they come from the raw path.
 from __future__ import annotations
 
 from typing import Annotated
-from urllib.parse import unquote
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import ReaderDep
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.routes.params import decode_segments, encoded_segments
 from feast_lineage.consumer.schemas import ColumnLineage
 from feast_lineage.consumer.services.columns import Direction, column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
@@ -82,13 +82,7 @@ async def get_columns_by_query(
 
 
 def _segments(request: Request, decoded: str) -> tuple[str, str]:
-    raw = request.scope.get("raw_path")
-    if isinstance(raw, bytes | bytearray):
-        text = bytes(raw).decode("latin-1").split("?", 1)[0]
-        at = text.find(_MARK)
-        parts = text[at + len(_MARK) :].split("/") if at >= 0 else []
-    else:
-        parts = decoded.split("/")
+    parts = encoded_segments(request, _MARK, decoded)
     if len(parts) != 3 or parts[2] != "columns":
         raise LineageError(
             "expected /datasets/{namespace}/{name}/columns with the namespace and the name "
@@ -97,12 +91,7 @@ def _segments(request: Request, decoded: str) -> tuple[str, str]:
             "/columns?namespace=...&name=...",
             code="invalid_parameter",
         )
-    try:
-        namespace, name = (unquote(p, errors="strict") for p in parts[:2])
-    except UnicodeDecodeError:
-        raise LineageError(
-            "the path is not valid percent-encoded UTF-8", code="invalid_parameter"
-        ) from None
+    namespace, name = decode_segments(parts[:2])
     return namespace, name
 
 

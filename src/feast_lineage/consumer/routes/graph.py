@@ -10,14 +10,18 @@ routing, so the path form takes its segments from the raw request path.
 from __future__ import annotations
 
 from typing import Annotated
-from urllib.parse import unquote
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
-from feast_lineage.consumer.routes.params import NODE_TYPES, enum_schema
+from feast_lineage.consumer.routes.params import (
+    NODE_TYPES,
+    decode_segments,
+    encoded_segments,
+    enum_schema,
+)
 from feast_lineage.consumer.schemas import GraphPage, Subgraph
 from feast_lineage.consumer.services.graph import DirectionParam, NodeKind, graph_page, subgraph
 from feast_lineage.consumer.services.reader import StoreReader
@@ -100,13 +104,7 @@ async def get_subgraph_by_query(
 
 
 def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
-    raw = request.scope.get("raw_path")
-    if isinstance(raw, bytes | bytearray):
-        text = bytes(raw).decode("latin-1").split("?", 1)[0]
-        at = text.find(_MARK)
-        parts = text[at + len(_MARK) :].split("/") if at >= 0 else []
-    else:
-        parts = decoded.split("/")
+    parts = encoded_segments(request, _MARK, decoded)
     if len(parts) != 3:
         raise LineageError(
             "expected /graph/{node_type}/{namespace}/{name} with the namespace and the name "
@@ -115,12 +113,7 @@ def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
             "/graph/node?type=dataset&namespace=...&name=...",
             code="invalid_parameter",
         )
-    try:
-        kind, namespace, name = (unquote(p, errors="strict") for p in parts)
-    except UnicodeDecodeError:
-        raise LineageError(
-            "the path is not valid percent-encoded UTF-8", code="invalid_parameter"
-        ) from None
+    kind, namespace, name = decode_segments(parts)
     return kind, namespace, name
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import unquote
+
+from fastapi import Request
 
 from feast_lineage.consumer.errors import LineageError
 
@@ -55,3 +58,27 @@ def run_id(where: str, value: str | None) -> str | None:
     if not _UUID.fullmatch(value):
         raise invalid(f"{where}: {value!r} is not a UUID; pass one such as {EXAMPLE_RUN_ID}")
     return value.lower()
+
+
+def encoded_segments(request: Request, mark: str, decoded: str) -> list[str]:
+    """The path's segments after ``mark``, still percent-encoded (so ``%2F`` stays in one).
+
+    ``decoded`` (the route's own parameters joined by ``/``) serves where the
+    server gives no raw path.
+    """
+    raw = request.scope.get("raw_path")
+    if isinstance(raw, bytes | bytearray):
+        text = bytes(raw).decode("latin-1").split("?", 1)[0]
+        at = text.find(mark)
+        return text[at + len(mark) :].split("/") if at >= 0 else []
+    return decoded.split("/")
+
+
+def decode_segments(parts: list[str]) -> list[str]:
+    """Each percent-encoded segment as text; a 400 when one is not valid UTF-8."""
+    try:
+        return [unquote(p, errors="strict") for p in parts]
+    except UnicodeDecodeError:
+        raise LineageError(
+            "the path is not valid percent-encoded UTF-8", code="invalid_parameter"
+        ) from None
