@@ -173,6 +173,7 @@ def run_feast(repo: Path) -> None:
         storage=SavedDatasetFileStorage(path=str(repo / "data" / "driver_training_set.parquet")),
         allow_overwrite=True,
         tags={"model": "driver_ranking"},
+        feature_service=service,
     )
     log("ran a historical retrieval and saved it as the dataset driver_training_set")
 

@@ -286,11 +286,18 @@ def test_a_saved_dataset_takes_its_feature_columns_from_the_views(repo: Repo) ->
     )
     event = repo.job("feast_apply_saved_dataset_aliased_training")
     facet = column_facet(event, "saved_dataset/aliased_training")
+    # Feast keeps the entity frame's key columns (0.67: the views' join keys;
+    # 0.59: every entity column but the timestamp) beside the features.
+    keys = repo.store.get_saved_dataset("aliased_training").join_keys
+    assert "driver_id" in keys
+    frame = "entity_frame/feature_service/driver_aliased"
     # The alias names the column; the view it stands for is the input.
     assert fields_of(facet) == {
-        "drivers__conv_rate": [identity("feature_view/driver_hourly_stats", "conv_rate")]
+        **{key: [identity(frame, key)] for key in keys},
+        "drivers__conv_rate": [identity("feature_view/driver_hourly_stats", "conv_rate")],
     }
-    assert "drivers__conv_rate" in job.to_df().columns
+    assert frame in [d["name"] for d in event["inputs"]]
+    assert {"drivers__conv_rate", *keys} <= set(job.to_df().columns)
 
 
 def test_lineage_sync_re_emits_the_column_lineage(repo: Repo) -> None:

@@ -166,7 +166,11 @@ def test_historical_retrieval_and_saved_dataset(repo: Repo) -> None:
     }
     saved = jobs["feast_apply_saved_dataset_dispatch_training"][0]
     assert io_of(saved) == (
-        ["data_source/training_source", "feature_service/driver_activity"],
+        [
+            "data_source/training_source",
+            "entity_frame/feature_service/driver_activity",
+            "feature_service/driver_activity",
+        ],
         ["saved_dataset/dispatch_training"],
     )
     facets = output(saved, "saved_dataset/dispatch_training")

@@ -174,8 +174,18 @@ def test_feast_s_facets_state_driver_repo_s_definitions(quickstart: Quickstart) 
         },
         **features,
     }
+    # The saved dataset names its service, so its entity keys come from that
+    # retrieval's entity frame (0.67 keeps the views' join keys; 0.59 every
+    # entity column but the timestamp).
     (event,) = jobs["feast_apply_saved_dataset_driver_training_set"]
-    assert fields_of(event, "saved_dataset/driver_training_set") == features
+    saved = output(event, "saved_dataset/driver_training_set")
+    keys = saved["feast_saved_dataset"]["join_keys"]
+    assert "driver_id" in keys and "event_timestamp" not in keys
+    assert fields_of(event, "saved_dataset/driver_training_set") == {
+        **{key: [identity(frame, key)] for key in keys},
+        **features,
+    }
+    assert frame in [d["name"] for d in event["inputs"]]
 
 
 # Following column lineage upstream, as a consumer joins aliases ---------------

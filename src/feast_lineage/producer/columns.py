@@ -25,7 +25,8 @@ turns it into OpenLineage's ``columnLineage`` facet (1-2-0, with
 * a view's online store table: each feature from the view's feature.
 * training frame (historical retrieval) and saved dataset: each feature
   column (``<view>__<feature>`` with ``full_feature_names``) from the
-  view's feature, and the entity frame's columns passed through.
+  view's feature, and the entity frame's columns passed through (a saved
+  dataset keeps the columns Feast records as its join keys).
 """
 
 from __future__ import annotations
@@ -350,7 +351,7 @@ def of_training_frame(
 
 
 def of_saved_dataset(dataset: Any, objects: ProjectObjects | None) -> ColumnLineage:
-    """A saved dataset: its feature columns from the views' features."""
+    """A saved dataset: its entity key columns from the entity frame, then its features."""
     service = None
     if dataset.feature_service_name and objects is not None:
         service = objects.get(Ref("feature_service", dataset.feature_service_name))
@@ -362,4 +363,20 @@ def of_saved_dataset(dataset: Any, objects: ProjectObjects | None) -> ColumnLine
         f._replace(view=aliases.get(f.used_name, f.view))
         for f in features_of_refs(dataset.features)
     ]
-    return of_training_frame(features, bool(dataset.full_feature_names))
+    # The stored rows are a retrieval's: its entity frame's key columns pass through.
+    keys = saved_dataset_keys(dataset)
+    frame = naming.entity_frame_dataset_name(dataset.feature_service_name) if keys else None
+    return of_training_frame(features, bool(dataset.full_feature_names), frame, keys)
+
+
+def saved_dataset_keys(dataset: Any) -> list[str]:
+    """The entity frame's columns a saved dataset keeps (Feast records them as join keys).
+
+    Only for a saved dataset that names its feature service: the retrieval's
+    entity frame is then ``entity_frame/feature_service/<service>``. Without
+    one, the rows may come from a retrieval of a feature list or of a service
+    the dataset does not name, so which entity frame they came from is unknown.
+    """
+    if not getattr(dataset, "feature_service_name", None):
+        return []
+    return [str(key) for key in getattr(dataset, "join_keys", None) or []]

@@ -13,8 +13,9 @@ feast_apply_feature_view_<name>        its sources (or source views)   the view
 feast_apply_odfv_<name>                its source views and request    the view
                                        sources
 feast_apply_feature_service_<name>     its views                       the service
-feast_apply_saved_dataset_<name>       its service (or views) and      the saved dataset
-                                       data sources stored alike
+feast_apply_saved_dataset_<name>       its service (or views), data    the saved dataset
+                                       sources stored alike and the
+                                       entity frame it keeps keys of
 =====================================  ==============================  =================
 
 Inputs are named only; outputs carry the object's facets, its
@@ -189,6 +190,10 @@ class EventFactory:
             if ref not in deleted:
                 refs = self._described(ref, [], upstream, obj, objects, self.describer.repo_path)
                 inputs = [self.input(naming.dataset_name(up)) for up in refs]
+                if kind_of(obj) == "saved_dataset" and columns.saved_dataset_keys(obj):
+                    # Its entity key columns come from the retrieval's entity frame.
+                    frame = naming.entity_frame_dataset_name(obj.feature_service_name)
+                    inputs.append(self.input(frame))
             yield self.run_event(
                 EventType.COMPLETE,
                 naming.apply_job_name(kind_of(obj), ref.name),
