@@ -2,22 +2,31 @@
 
 It generates a feature repository of ``--views`` feature views (200 by
 default) over ``--sources`` parquet files, with a SQL registry on SQLite, the
-SQLite online store, the file offline store and the producer on with the
-file transport. Then, ``--reps`` times, alternating which goes first:
+SQLite online store and the file offline store. Three arms, each run
+``--reps`` times, rotating which goes first:
 
-* **CLI**: the real processes ``feast apply`` and ``feast-lineage apply`` on an
-  empty registry (every object is new, so lineage reports all of them), then
-  ``feast materialize`` and ``feast-lineage materialize`` of every view over
-  the data's window. Wall time of each process, as a user sees it, and its
-  CPU time (user + system), which other load on the machine disturbs less.
-* **in-process**: ``feast.FeatureStore.apply`` against
-  ``feast_lineage.FeatureStore.apply`` of the same objects on an empty
-  registry, and ``materialize`` of every view, timed inside one Python
-  process (no interpreter start or imports: the lineage work alone).
+* **plain**: Feast with lineage off (``openlineage.enabled: false``): the
+  baseline.
+* **lineage**: feast-lineage with lineage on and the file transport.
+* **feast's lineage** (Feast 0.60 and later): Feast's own emitter on, the
+  same configuration read by plain ``feast``: the bar to beat.
 
-It reports medians, the ratios lineage / plain (target: at most 1.10) and the
-events written, and writes the report to ``bench/results/producer-<time>.md``
-(a reference run's table then goes into ``bench/RESULTS.md`` by hand).
+Each arm is timed two ways:
+
+* **CLI**: the real processes (``feast apply`` or ``feast-lineage apply``)
+  on an empty registry (every object is new, so lineage reports all of
+  them), then ``materialize`` of every view over the data's window. Wall
+  time of each process, as a user sees it, and its CPU time (user +
+  system), which other load on the machine disturbs less.
+* **in-process**: ``feast.FeatureStore`` or ``feast_lineage.FeatureStore``
+  ``apply`` of the same objects on an empty registry, and ``materialize`` of
+  every view, timed inside one Python process (no interpreter start or
+  imports: the lineage work alone).
+
+It reports medians, the ratio lineage / plain (target: at most 1.10), the
+ratio lineage / feast's lineage, and the events written, and writes the
+report to ``bench/results/producer-<time>.md`` (a reference run's table then
+goes into ``bench/RESULTS.md`` by hand).
 
     .venv/bin/python -m bench.producer --views 200 --reps 5
 """
@@ -108,14 +117,42 @@ def write_repo(root: Path, views: int, sources: int) -> Path:
         "online_store": {"type": "sqlite", "path": str(data / "online.db")},
         "offline_store": {"type": "file"},
         "entity_key_serialization_version": 3,
-        "openlineage": {
-            "enabled": True,
-            "transport_type": "file",
-            "additional_config": {"log_file_path": str(root / "events.jsonl")},
-        },
+    }
+    (root / "feature_store.yaml.in").write_text(yaml.safe_dump(config))
+    configure(root, lineage=True)
+    return root
+
+
+def configure(root: Path, lineage: bool) -> None:
+    """The repository's feature_store.yaml with lineage on (file transport) or off."""
+    config = yaml.safe_load((root / "feature_store.yaml.in").read_text())
+    config["openlineage"] = {
+        "enabled": lineage,
+        "transport_type": "file",
+        "additional_config": {"log_file_path": str(root / "events.jsonl")},
     }
     (root / "feature_store.yaml").write_text(yaml.safe_dump(config))
-    return root
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One way of running Feast: which tool, with lineage on or off."""
+
+    name: str
+    tool: str  # the command: feast or feast-lineage
+    lineage: bool  # openlineage.enabled in feature_store.yaml
+
+
+PLAIN = Arm("plain", "feast", lineage=False)
+OURS = Arm("lineage", "feast-lineage", lineage=True)
+FEASTS = Arm("feast's lineage", "feast", lineage=True)
+
+
+def feast_has_lineage() -> bool:
+    """Whether this Feast ships its own emitter (0.60 and later)."""
+    from importlib.util import find_spec
+
+    return find_spec("feast.openlineage") is not None
 
 
 def reset(root: Path) -> None:
@@ -157,41 +194,43 @@ def run(tool: str, root: Path, *args: str) -> Took:
 
 @dataclass
 class Timings:
-    plain: list[Took] = field(default_factory=list)
-    lineage: list[Took] = field(default_factory=list)
+    runs: dict[str, list[Took]] = field(default_factory=dict)
     events: list[int] = field(default_factory=list)
 
-    def add(self, lineage: bool, took: Took) -> None:
-        (self.lineage if lineage else self.plain).append(took)
+    def add(self, arm: Arm, took: Took) -> None:
+        self.runs.setdefault(arm.name, []).append(took)
 
-    def median(self, lineage: bool, measure: str) -> float:
-        runs = self.lineage if lineage else self.plain
-        return float(statistics.median(getattr(t, measure) for t in runs))
+    def median(self, arm: Arm, measure: str) -> float:
+        return float(statistics.median(getattr(t, measure) for t in self.runs[arm.name]))
 
-    def ratio(self, measure: str) -> float:
-        return self.median(True, measure) / self.median(False, measure)
+    def ratio(self, arm: Arm, base: Arm, measure: str) -> float:
+        return self.median(arm, measure) / self.median(base, measure)
 
 
-def cli_round(root: Path, rep: int, apply: Timings, materialize: Timings) -> None:
-    order = ["feast", "feast-lineage"] if rep % 2 == 0 else ["feast-lineage", "feast"]
-    for tool in order:
+def rotated(arms: list[Arm], rep: int) -> list[Arm]:
+    k = rep % len(arms)
+    return arms[k:] + arms[:k]
+
+
+def cli_round(root: Path, arms: list[Arm], rep: int, apply: Timings, materialize: Timings) -> None:
+    for arm in rotated(arms, rep):
         reset(root)
-        lineage = tool == "feast-lineage"
-        took_apply = run(tool, root, "apply")
+        configure(root, arm.lineage)
+        took_apply = run(arm.tool, root, "apply")
         after_apply = events(root)
-        took_mat = run(tool, root, "materialize", *WINDOW)
-        apply.add(lineage, took_apply)
-        materialize.add(lineage, took_mat)
-        if lineage:
+        took_mat = run(arm.tool, root, "materialize", *WINDOW)
+        apply.add(arm, took_apply)
+        materialize.add(arm, took_mat)
+        if arm is OURS:
             apply.events.append(after_apply)
             materialize.events.append(events(root) - after_apply)
         log(
-            f"  {tool}: apply {took_apply.wall:.2f}s (cpu {took_apply.cpu:.2f}s), "
+            f"  {arm.name}: apply {took_apply.wall:.2f}s (cpu {took_apply.cpu:.2f}s), "
             f"materialize {took_mat.wall:.2f}s (cpu {took_mat.cpu:.2f}s)"
         )
 
 
-def in_process(root: Path, reps: int, apply: Timings, materialize: Timings) -> None:
+def in_process(root: Path, arms: list[Arm], reps: int, apply: Timings, mat: Timings) -> None:
     import feast
 
     import feast_lineage
@@ -201,40 +240,54 @@ def in_process(root: Path, reps: int, apply: Timings, materialize: Timings) -> N
 
     objects = [bench_features.driver, *bench_features.SOURCES, *bench_features.VIEWS]
     start, end = (datetime.fromisoformat(t).replace(tzinfo=UTC) for t in WINDOW)
-    kinds: list[tuple[bool, Callable[..., Any]]] = [
-        (False, feast.FeatureStore),
-        (True, feast_lineage.FeatureStore),
-    ]
+    classes: dict[str, Callable[..., Any]] = {
+        "feast": feast.FeatureStore,
+        "feast-lineage": feast_lineage.FeatureStore,
+    }
     for rep in range(reps):
-        for lineage, cls in kinds if rep % 2 == 0 else kinds[::-1]:
+        for arm in rotated(arms, rep):
             reset(root)
-            store = cls(repo_path=str(root))
+            configure(root, arm.lineage)
+            store = classes[arm.tool](repo_path=str(root))
             with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
                 t0, c0 = time.perf_counter(), time.process_time()
                 store.apply(objects)
                 t1, c1 = time.perf_counter(), time.process_time()
+                applied = Took(t1 - t0, c1 - c0)
+                after_apply = events(root)
+                t1, c1 = time.perf_counter(), time.process_time()
                 store.materialize(start, end)
                 t2, c2 = time.perf_counter(), time.process_time()
-            apply.add(lineage, Took(t1 - t0, c1 - c0))
-            materialize.add(lineage, Took(t2 - t1, c2 - c1))
-            if lineage:
-                apply.events.append(events(root))
+            apply.add(arm, applied)
+            mat.add(arm, Took(t2 - t1, c2 - c1))
+            if arm is OURS:
+                apply.events.append(after_apply)
+                mat.events.append(events(root) - after_apply)
             log(
-                f"  in-process {'lineage' if lineage else 'plain'}: apply {t1 - t0:.2f}s "
-                f"(cpu {c1 - c0:.2f}s), materialize {t2 - t1:.2f}s (cpu {c2 - c1:.2f}s)"
+                f"  in-process {arm.name}: apply {applied.wall:.2f}s "
+                f"(cpu {applied.cpu:.2f}s), materialize {t2 - t1:.2f}s (cpu {c2 - c1:.2f}s)"
             )
 
 
-def row(label: str, t: Timings) -> str:
-    cells = []
-    for measure in ("wall", "cpu"):
-        plain, lineage = t.median(False, measure), t.median(True, measure)
-        cells.append(f"{plain:.2f} s | {lineage:.2f} s | {t.ratio(measure):.3f}")
-    verdict = "ok" if min(t.ratio("wall"), t.ratio("cpu")) <= TARGET_RATIO else "OVER TARGET"
-    return f"| {label} | {' | '.join(cells)} | {verdict} |"
+def row(label: str, t: Timings, arms: list[Arm]) -> str:
+    cells = [f"{t.median(arm, measure):.2f} s" for measure in ("wall", "cpu") for arm in arms]
+    ratios = [f"{t.ratio(OURS, PLAIN, m):.3f}" for m in ("wall", "cpu")]
+    if FEASTS in arms:
+        ratios += [f"{t.ratio(OURS, FEASTS, m):.3f}" for m in ("wall", "cpu")]
+    best = min(t.ratio(OURS, PLAIN, "wall"), t.ratio(OURS, PLAIN, "cpu"))
+    verdict = "ok" if best <= TARGET_RATIO else "OVER TARGET"
+    return f"| {label} | {' | '.join(cells)} | {' | '.join(ratios)} | {verdict} |"
 
 
-def report(args: argparse.Namespace, results: dict[str, Timings], started: datetime) -> str:
+def feast_version() -> str:
+    from importlib.metadata import version
+
+    return version("feast")
+
+
+def report(
+    args: argparse.Namespace, arms: list[Arm], results: dict[str, Timings], started: datetime
+) -> str:
     lines = [
         f"### Producer run {started.strftime('%Y-%m-%d %H:%M UTC')}",
         "",
@@ -242,19 +295,26 @@ def report(args: argparse.Namespace, results: dict[str, Timings], started: datet
         f"--reps {args.reps}`: {args.views} feature views over {args.sources} parquet files "
         f"({DRIVERS} drivers x {HOURS} hours, {FEATURES} features), SQL registry on SQLite, "
         "SQLite online store, file offline store; lineage with the file transport. Medians "
-        f"of {args.reps} runs each, alternating which goes first, of the wall time and of "
+        f"of {args.reps} runs each, rotating which arm goes first, of the wall time and of "
         "the CPU time (user + system of the process, less disturbed by other load). "
+        f"Arms: {', '.join(arm.name for arm in arms)} (Feast {feast_version()}). "
         f"Target: lineage / plain <= {TARGET_RATIO:.2f}.",
         "",
-        "| Operation | wall, plain | wall, lineage | ratio | CPU, plain | CPU, lineage | ratio | |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| Operation | "
+        + " | ".join(f"{m}, {arm.name}" for m in ("wall", "CPU") for arm in arms)
+        + " | wall / plain | CPU / plain"
+        + (" | wall / feast's | CPU / feast's" if FEASTS in arms else "")
+        + " | |",
+        "| --- " * (2 * len(arms) + (6 if FEASTS in arms else 4)) + "|",
     ]
-    lines += [row(label, timings) for label, timings in results.items()]
+    lines += [row(label, timings, arms) for label, timings in results.items() if timings.runs]
     cli_apply, cli_mat = results["CLI apply"], results["CLI materialize"]
+    if not cli_apply.events:  # in-process only
+        cli_apply, cli_mat = results["in-process apply"], results["in-process materialize"]
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines += [
         "",
-        f"Events per CLI run: apply {sorted(set(cli_apply.events))}, "
+        f"Events per lineage run: apply {sorted(set(cli_apply.events))}, "
         f"materialize {sorted(set(cli_mat.events))}.",
         "",
         "Machine: " + "; ".join(f"{k}: {v}" for k, v in machine_details()),
@@ -270,12 +330,17 @@ def main() -> None:
     parser.add_argument("--sources", type=int, default=20)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--keep", action="store_true", help="keep the generated repository")
+    parser.add_argument("--only", choices=["cli", "in-process"], help="time one way only")
+    parser.add_argument(
+        "--no-feasts", action="store_true", help="leave out the arm of Feast's own emitter"
+    )
     args = parser.parse_args()
 
     started = datetime.now(tz=UTC)
     root = BENCH_DIR / "data" / f"producer-{started.strftime('%Y%m%d-%H%M%S')}"
     write_repo(root, args.views, args.sources)
     log(f"repository with {args.views} views in {root}")
+    arms = [PLAIN, OURS] + ([FEASTS] if feast_has_lineage() and not args.no_feasts else [])
     results = {
         "CLI apply": Timings(),
         "CLI materialize": Timings(),
@@ -283,15 +348,23 @@ def main() -> None:
         "in-process materialize": Timings(),
     }
     try:
-        for rep in range(args.reps):
-            log(f"CLI round {rep + 1}/{args.reps}")
-            cli_round(root, rep, results["CLI apply"], results["CLI materialize"])
-        log("in-process rounds")
-        in_process(root, args.reps, results["in-process apply"], results["in-process materialize"])
+        if args.only != "in-process":
+            for rep in range(args.reps):
+                log(f"CLI round {rep + 1}/{args.reps}")
+                cli_round(root, arms, rep, results["CLI apply"], results["CLI materialize"])
+        if args.only != "cli":
+            log("in-process rounds")
+            in_process(
+                root,
+                arms,
+                args.reps,
+                results["in-process apply"],
+                results["in-process materialize"],
+            )
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
-    text = report(args, results, started)
+    text = report(args, arms, results, started)
     print(text)
     out = BENCH_DIR / "results" / f"producer-{started.strftime('%Y%m%d-%H%M%S')}.md"
     out.parent.mkdir(exist_ok=True)
