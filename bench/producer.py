@@ -249,7 +249,12 @@ def in_process(root: Path, arms: list[Arm], reps: int, apply: Timings, mat: Timi
             reset(root)
             configure(root, arm.lineage)
             store = classes[arm.tool](repo_path=str(root))
-            with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+            # Feast's emitter writes its files to the working directory.
+            with (
+                open(os.devnull, "w") as quiet,
+                contextlib.redirect_stdout(quiet),
+                contextlib.chdir(root),
+            ):
                 t0, c0 = time.perf_counter(), time.process_time()
                 store.apply(objects)
                 t1, c1 = time.perf_counter(), time.process_time()
