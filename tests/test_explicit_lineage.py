@@ -110,7 +110,8 @@ def test_field_entries_become_column_lineage_of_dataset_targets_only() -> None:
     # A field of a job target's input, and a field fed only by a job, name no source field.
     for name in ("dataset-to-job", "generator", "job-to-job"):
         statement = job_facet(example(name), OWN, OBSERVED)
-        assert statement is not None and statement.columns == (), name
+        assert statement is not None, name
+        assert statement.columns == (), name
 
 
 def test_malformed_entries_and_self_loops_state_nothing() -> None:
@@ -126,7 +127,8 @@ def test_malformed_entries_and_self_loops_state_nothing() -> None:
         OWN,
         DECLARED,
     )
-    assert statement is not None and statement.edges == ()
+    assert statement is not None
+    assert statement.edges == ()
     assert job_facet({"no": "entries"}, OWN, DECLARED) is None
 
 

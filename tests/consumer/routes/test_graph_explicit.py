@@ -120,7 +120,9 @@ def test_field_entries_are_column_edges_with_their_origin(client: TestClient) ->
     ingest(
         client,
         dataset_event(wh, "public.customer_summary", lineage=example("dataset-to-dataset")),
-        run_event("COMPLETE", job=(AF, "own.job"), job_facets={"lineage": example("mixed-sources")}),
+        run_event(
+            "COMPLETE", job=(AF, "own.job"), job_facets={"lineage": example("mixed-sources")}
+        ),
     )
     summary = client.get(
         f"{API}/columns", params={"namespace": wh, "name": "public.customer_summary"}

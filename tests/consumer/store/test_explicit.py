@@ -63,11 +63,14 @@ def test_each_spec_example_yields_exactly_its_edges_declared_and_observed(
     assert stored(store, current=True) == expected(name, "declared") | expected(name, "observed")
     # Every node the edges name is stored (a job only named is a stub).
     for edge in stored(store, current=True):
-        assert edge[0] in _names(store).values() and edge[1] in _names(store).values()
+        assert edge[0] in _names(store).values()
+        assert edge[1] in _names(store).values()
 
 
 def test_the_dataset_to_dataset_example_links_two_datasets_and_their_columns(store: Store) -> None:
-    store.ingest(dataset_event(WH, "public.customer_summary", lineage=example("dataset-to-dataset")))
+    store.ingest(
+        dataset_event(WH, "public.customer_summary", lineage=example("dataset-to-dataset"))
+    )
     target = f"dataset:{WH}:public.customer_summary"
     assert stored(store, current=True) == {
         (f"dataset:{WH}:public.customers", target, "dataset_to_dataset", "declared")
@@ -78,7 +81,8 @@ def test_the_dataset_to_dataset_example_links_two_datasets_and_their_columns(sto
         "public.customers",
         "id",
     )
-    assert column["origin"] == "declared" and column["job_id"] == 0
+    assert column["origin"] == "declared"
+    assert column["job_id"] == 0
 
 
 def test_the_latest_declaration_wins_whatever_the_order(store: Store) -> None:
