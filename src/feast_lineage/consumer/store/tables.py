@@ -274,6 +274,7 @@ explicit_lineage = Table(
     Column("rank", String(64), nullable=False),
     Column("digest", String(32), nullable=False),  # of the latest facet payload
     Column("ns_id", BigInteger, nullable=False),  # the owner's namespace
+    Index("ix_ol_explicit_lineage_ns", "ns_id"),
 )
 
 explicit_edges = Table(
@@ -294,6 +295,8 @@ explicit_edges = Table(
     Column("created_us", BigInteger, nullable=False),
     Index("ix_ol_explicit_edges_src", "src_id"),
     Index("ix_ol_explicit_edges_dst", "dst_id"),
+    Index("ix_ol_explicit_edges_src_ns", "src_ns_id"),
+    Index("ix_ol_explicit_edges_dst_ns", "dst_ns_id"),
 )
 
 facet_blobs = Table(

@@ -82,6 +82,9 @@ def upgrade() -> None:
     )
     op.create_index("ix_ol_explicit_edges_src", edges.name, ["src_id"], unique=False)
     op.create_index("ix_ol_explicit_edges_dst", edges.name, ["dst_id"], unique=False)
+    op.create_index("ix_ol_explicit_edges_src_ns", edges.name, ["src_ns_id"], unique=False)
+    op.create_index("ix_ol_explicit_edges_dst_ns", edges.name, ["dst_ns_id"], unique=False)
+    op.create_index("ix_ol_explicit_lineage_ns", pointers.name, ["ns_id"], unique=False)
     _derive(op.get_bind(), pointers, edges)
 
 
