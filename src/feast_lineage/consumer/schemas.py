@@ -242,6 +242,11 @@ class GraphNode(_EveryFieldSent):
     )
 
 
+EdgeType = Literal[
+    "input", "output", "parent", "root", "symlink", "job_to_job", "dataset_to_dataset"
+]
+
+
 class GraphEdge(BaseModel):
     # Feast's fields
     source_type: Literal["job", "dataset"]
@@ -250,16 +255,21 @@ class GraphEdge(BaseModel):
     target_type: Literal["job", "dataset"]
     target_namespace: str
     target_name: str
-    edge_type: Literal["input", "output", "parent", "root", "symlink"] = Field(
-        description="The same as type"
-    )
+    edge_type: EdgeType = Field(description="The same as type")
     updated_at: int = Field(description="When it was first seen; " + _MS)
     # ours
     source: str = Field(description="Node id")
     target: str = Field(description="Node id")
-    type: Literal["input", "output", "parent", "root", "symlink"] = Field(
+    type: EdgeType = Field(
         description="input: dataset->job; output: job->dataset; parent/root: job->job; "
-        "symlink: dataset->its alias"
+        "symlink: dataset->its alias; job_to_job: a job feeds another (explicit lineage); "
+        "dataset_to_dataset: a dataset feeds another with no job between (explicit lineage)"
+    )
+    origin: Literal["declared", "observed"] | None = Field(
+        default=None,
+        description="Explicit lineage (a lineage or jobDependencies facet): declared (a JobEvent "
+        "or DatasetEvent) or observed (a RunEvent); null for edges of inputs, outputs, "
+        "parents and symlinks",
     )
 
 
@@ -364,7 +374,9 @@ class ColumnEdge(_EveryFieldSent):
     job: JobRef | None = Field(description="The job that reported it (null: a DatasetEvent)")
     run_id: str | None = Field(description="The run whose event reported it, if a run did")
     origin: Literal["observed", "declared"] = Field(
-        description="observed: a columnLineage facet of an event"
+        description="observed: a columnLineage facet, or the field entries of a lineage facet "
+        "of a RunEvent; declared: the field entries of a lineage facet of a JobEvent or "
+        "DatasetEvent"
     )
     indirect: bool = Field(description="Every transformation is INDIRECT")
     transformations: list[ColumnTransformation]

@@ -20,8 +20,9 @@ from feast_lineage.consumer.store.migrations.naming import (
     VERSION_TABLE,
 )
 from feast_lineage.identity import dataset_id, job_id
-from tests.factories import dataset, dataset_event, facet, run_event
+from tests.factories import dataset, dataset_event, facet, job_event, run_event
 from tests.store_helpers import Store
+from tests.test_explicit_lineage import example
 
 
 @pytest.fixture
@@ -440,5 +441,59 @@ def test_column_lineage_is_derived_from_the_events_already_stored(
             for table in (t.column_edges, t.column_lineage)
         }
         assert migrated == live
+    finally:
+        store.close()
+
+
+def test_explicit_lineage_is_derived_from_the_events_already_stored(
+    engine: Engine, store_url: str
+) -> None:
+    """0010 writes the rows ingest writes: a store migrated from 0008 equals one fed live."""
+    own = ("airflow://production", "own.job")
+    deps = facet(upstream=[{"job": {"namespace": "airflow://production", "name": "extract"}}])
+    wh = "postgresql://warehouse:5432"
+    column_lineage = facet(
+        fields={"a": {"inputFields": [{"namespace": "lake", "name": "src", "field": "b"}]}}
+    )
+    events = [
+        job_event(*own, time="2026-01-01T00:00:01Z", lineage=example("mixed-sources")),
+        job_event(*own, time="2026-01-01T00:00:02Z", lineage=example("job-to-job")),
+        run_event(
+            "COMPLETE",
+            job=own,
+            time="2026-01-01T00:00:03Z",
+            job_facets={"lineage": example("mixed-sources")},
+            run_facets={"jobDependencies": deps},
+            outputs=[
+                dataset(wh, "t", lineage=example("dataset-to-dataset")),
+                dataset(
+                    wh, "u", lineage=example("dataset-to-dataset"), columnLineage=column_lineage
+                ),
+            ],
+        ),
+        dataset_event(wh, "public.customer_summary", lineage=example("dataset-to-dataset")),
+    ]
+    tables = (t.explicit_edges, t.explicit_lineage, t.column_edges, t.column_lineage)
+    store = Store(store_url)
+    try:
+        store.ingest_each(events)
+        live = {table.name: sorted(store.rows(table), key=repr) for table in tables}
+        nodes = {r["id"] for table in (t.jobs, t.datasets) for r in store.rows(table)}
+        assert len(live["feast_lineage_explicit_lineage"]) == 6
+        assert len(live["feast_lineage_column_lineage"]) == 5
+        config = alembic_config(engine)
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0008")
+        assert t.explicit_edges.name not in inspect(engine).get_table_names()
+        with engine.begin() as conn:  # the nodes only the facets name
+            for table in (t.jobs, t.datasets):
+                conn.execute(table.delete().where(table.c.producer.is_(None)))
+                conn.execute(table.delete().where(table.c.name.in_(["daily.enrichment"])))
+        upgrade_schema(engine)
+        assert _differences(engine) == []
+        migrated = {table.name: sorted(store.rows(table), key=repr) for table in tables}
+        assert migrated == live
+        assert {r["id"] for table in (t.jobs, t.datasets) for r in store.rows(table)} == nodes
     finally:
         store.close()

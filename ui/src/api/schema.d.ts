@@ -460,7 +460,7 @@ export interface components {
             run_id: string | null;
             /**
              * Origin
-             * @description observed: a columnLineage facet of an event
+             * @description observed: a columnLineage facet, or the field entries of a lineage facet of a RunEvent; declared: the field entries of a lineage facet of a JobEvent or DatasetEvent
              * @enum {string}
              */
             origin: "observed" | "declared";
@@ -938,7 +938,7 @@ export interface components {
              * @description The same as type
              * @enum {string}
              */
-            edge_type: "input" | "output" | "parent" | "root" | "symlink";
+            edge_type: "input" | "output" | "parent" | "root" | "symlink" | "job_to_job" | "dataset_to_dataset";
             /**
              * Updated At
              * @description When it was first seen; Milliseconds since the epoch (as Feast sends it)
@@ -956,10 +956,15 @@ export interface components {
             target: string;
             /**
              * Type
-             * @description input: dataset->job; output: job->dataset; parent/root: job->job; symlink: dataset->its alias
+             * @description input: dataset->job; output: job->dataset; parent/root: job->job; symlink: dataset->its alias; job_to_job: a job feeds another (explicit lineage); dataset_to_dataset: a dataset feeds another with no job between (explicit lineage)
              * @enum {string}
              */
-            type: "input" | "output" | "parent" | "root" | "symlink";
+            type: "input" | "output" | "parent" | "root" | "symlink" | "job_to_job" | "dataset_to_dataset";
+            /**
+             * Origin
+             * @description Explicit lineage (a lineage or jobDependencies facet): declared (a JobEvent or DatasetEvent) or observed (a RunEvent); null for edges of inputs, outputs, parents and symlinks
+             */
+            origin?: ("declared" | "observed") | null;
         };
         /** GraphNode */
         GraphNode: {

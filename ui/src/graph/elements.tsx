@@ -104,7 +104,7 @@ function routePath(points: Point[]): string {
   return path;
 }
 
-export type LineageEdgeData = { kind: EdgeKind; route?: Point[] };
+export type LineageEdgeData = { kind: EdgeKind; route?: Point[]; origin?: string };
 
 function LineageEdgeView(props: EdgeProps & { data?: LineageEdgeData }) {
   const lit = useEdgeLit(props.id);
@@ -121,13 +121,22 @@ function LineageEdgeView(props: EdgeProps & { data?: LineageEdgeData }) {
           targetPosition: props.targetPosition,
         })[0];
   const kind = props.data?.kind ?? "io";
-  return (
+  const origin = props.data?.origin;
+  const edge = (
     <BaseEdge
       id={props.id}
       path={path}
       markerEnd={props.markerEnd}
       className={`ledge ledge-${kind}${lit ? " lit-on" : ""}`}
     />
+  );
+  if (!origin) return edge;
+  // Explicit lineage: its origin shows on hover (the browser's tooltip of the edge).
+  return (
+    <g className="ledge-explicit" data-origin={origin}>
+      <title>{`${kind === "jobjob" ? "job → job" : "explicit lineage"}: ${origin}`}</title>
+      {edge}
+    </g>
   );
 }
 

@@ -42,13 +42,16 @@ export interface LNode {
   reg?: RegistryNode;
 }
 
-export type EdgeKind = "io" | "parent" | "same" | "registry" | "derived";
+// jobjob: a job feeds another (explicit lineage: a lineage facet or jobDependencies).
+export type EdgeKind = "io" | "parent" | "same" | "registry" | "derived" | "jobjob";
 
 export interface LEdge {
   id: string;
   source: string;
   target: string;
   kind: EdgeKind;
+  /** Explicit lineage: "declared", "observed" or both, as the API's edges between the two say. */
+  origin?: string;
 }
 
 export interface LGraph {
@@ -142,13 +145,21 @@ function index(nodes: LNode[], edges: LEdge[], drawnAs: Map<string, string>): LG
 
 class EdgeSet {
   readonly edges: LEdge[] = [];
-  private keys = new Set<string>();
-  add(source: string, target: string, kind: EdgeKind): void {
+  private byKey = new Map<string, LEdge>();
+  add(source: string, target: string, kind: EdgeKind, origin?: string | null): void {
     if (source === target) return;
     const key = `${source}\u0000${target}`;
-    if (this.keys.has(key)) return;
-    this.keys.add(key);
-    this.edges.push({ id: `${kind}:${key}`, source, target, kind });
+    const known = this.byKey.get(key);
+    if (known) {
+      if (origin && !(known.origin ?? "").split(", ").includes(origin)) {
+        known.origin = [known.origin, origin].filter(Boolean).sort().join(", ");
+      }
+      return;
+    }
+    const edge: LEdge = { id: `${kind}:${key}`, source, target, kind };
+    if (origin) edge.origin = origin;
+    this.byKey.set(key, edge);
+    this.edges.push(edge);
   }
 }
 
@@ -254,7 +265,8 @@ export function fromOpenLineage(
     if (edge.type === "symlink" || edge.type === "root") continue;
     const s = drawn(edge.source);
     const t = drawn(edge.target);
-    if (s && t) edges.add(s, t, edge.type === "parent" ? "parent" : "io");
+    const kind = edge.type === "parent" ? "parent" : edge.type === "job_to_job" ? "jobjob" : "io";
+    if (s && t) edges.add(s, t, kind, edge.origin);
   }
   if (hidden.size) {
     for (const edge of input.derived_edges) {

@@ -67,7 +67,7 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
       source: edge.source,
       target: edge.target,
       type: "lineage",
-      data: { kind: edge.kind, route: current.routes.get(edge.id) },
+      data: { kind: edge.kind, route: current.routes.get(edge.id), origin: edge.origin },
       markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: "#94a3b8" },
       focusable: false,
       selectable: false,

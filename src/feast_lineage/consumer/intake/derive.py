@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from feast_lineage import canonical_json
+from feast_lineage.consumer.intake.explicit import add_explicit_lineage
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.row_builder import RowBuilder, ref
 from feast_lineage.consumer.intake.validation import EventKind
@@ -93,6 +94,7 @@ def derive(
             facets = event["run"].get("facets")
             out.runs.append(_run_row(b, run_id, subject, ns, event_type, facets))
         b.io(event, subject, ns)
+    add_explicit_lineage(b, event)
 
     out.events.append(
         {

@@ -34,6 +34,7 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store import traversal as g
+from feast_lineage.consumer.store.explicit import count_explicit_edges, explicit_edges_among
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id, job_id
 
@@ -151,7 +152,9 @@ def _node(
     }
 
 
-def _edge(source: NodeRef, target: NodeRef, kind: str, created_us: int) -> Json:
+def _edge(
+    source: NodeRef, target: NodeRef, kind: str, created_us: int, origin: str | None = None
+) -> Json:
     """An edge: Feast's fields, then ours."""
     return {
         **node_fields("source", source),
@@ -161,6 +164,7 @@ def _edge(source: NodeRef, target: NodeRef, kind: str, created_us: int) -> Json:
         "source": node_key(*source),
         "target": node_key(*target),
         "type": kind,
+        "origin": origin,
     }
 
 
@@ -197,10 +201,16 @@ def _build(
             inputs.setdefault(e.dst_id, []).append(e.src_id)
         elif e.edge_type == "output":
             outputs.setdefault(e.src_id, []).append(e.dst_id)
+    for x in explicit_edges_among(conn, ids):
+        edges.append(_edge(refs[x.src_id], refs[x.dst_id], x.edge_type, x.created_us, x.origin))
+        if x.edge_type == "input":
+            inputs.setdefault(x.dst_id, []).append(x.src_id)
+        elif x.edge_type == "output":
+            outputs.setdefault(x.src_id, []).append(x.dst_id)
     derived: list[Json] = []
     for job, sources in sorted(inputs.items()):
-        for src in sorted(sources):
-            for dst in sorted(outputs.get(job, ())):
+        for src in sorted(set(sources)):
+            for dst in sorted(set(outputs.get(job, ()))):
                 if src != dst and len(derived) < _MAX_DERIVED:
                     derived.append({"source": keys[src], "target": keys[dst], "via": keys[job]})
     symlinks: list[Json] = []
@@ -225,7 +235,7 @@ def _build(
         )
         if s.dataset_id in ids and s.alias_id in ids:
             edges.append(_edge(refs[s.dataset_id], refs[s.alias_id], "symlink", s.created_us))
-    edges.sort(key=lambda e: (e["source"], e["target"], e["type"]))
+    edges.sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
     return _Built(nodes, edges, derived, symlinks)
 
 
@@ -236,7 +246,7 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
         total = g.count_nodes(conn, ns_ids)
         rows = g.node_page(conn, ns_ids, total, offset, limit)
         built = _build(conn, rows, scope, mapping)
-        total_edges = g.count_edges(conn, ns_ids)
+        total_edges = g.count_edges(conn, ns_ids) + count_explicit_edges(conn, ns_ids)
     return {
         "nodes": built.nodes,
         "edges": built.edges,

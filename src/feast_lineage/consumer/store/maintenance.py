@@ -130,6 +130,8 @@ API_NAMES.update(
     {
         t.column_lineage.name: "column_lineage",
         t.column_edges.name: "column_edges",
+        t.explicit_lineage.name: "explicit_lineage",
+        t.explicit_edges.name: "explicit_edges",
     }
 )
 
@@ -297,6 +299,8 @@ def _thin_kept_runs(engine: Engine, cutoff_us: int, chunk: int, removed: Removed
 
 
 _EVERYTHING = (
+    t.explicit_edges,
+    t.explicit_lineage,
     t.column_edges,
     t.column_lineage,
     t.events,
@@ -327,7 +331,8 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
     """Delete a namespace and all that belongs only to it.
 
     Its events and its jobs' runs (in chunks), then in one transaction its
-    jobs and datasets with their facets, every edge (and column edge) touching them, symlinks
+    jobs and datasets with their facets, every edge (column edge, explicit edge) touching
+    them or stated by them, symlinks
     from its datasets or to its namespace, and other runs' inputs/outputs
     that name its datasets.
     """
@@ -391,6 +396,15 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
             removed.add("column_edges", _delete(conn, t.column_edges, where))
         for where in (cl.dataset_id.in_(its_datasets), cl.job_id.in_(its_jobs)):
             removed.add("column_lineage", _delete(conn, t.column_lineage, where))
+        # Explicit edges touching it or stated by its jobs and datasets, then their pointers.
+        xe, xl = t.explicit_edges.c, t.explicit_lineage.c
+        its_owners = select(xl.owner_id).where(xl.ns_id == ns_id)
+        for where in (
+            or_(xe.src_ns_id == ns_id, xe.dst_ns_id == ns_id),
+            xe.owner_id.in_(its_owners),
+        ):
+            removed.add("explicit_edges", _delete(conn, t.explicit_edges, where))
+        removed.add("explicit_lineage", _delete(conn, t.explicit_lineage, xl.ns_id == ns_id))
         s = t.dataset_symlinks.c
         removed.add(
             "openlineage_dataset_symlinks",

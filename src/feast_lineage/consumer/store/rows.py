@@ -12,7 +12,8 @@ a job's or dataset's latest event wins (``updated_us``), ``created_us`` is
 the earliest, facets and a job's latest inputs and outputs keep the highest
 ``rank`` (event time, then a content hash), and rows that are written once
 (edges, symlinks, run inputs/outputs, column edges) keep the first seen.
-A (dataset, job, origin)'s column lineage pointer keeps the highest rank.
+A (dataset, job, origin)'s column lineage pointer keeps the highest rank, and
+so does an (owner, facet, origin)'s explicit lineage pointer.
 """
 
 from __future__ import annotations
@@ -158,6 +159,38 @@ class ColumnEdgeRow(TypedDict):
     created_us: int
 
 
+class ExplicitLineageRow(TypedDict):
+    """Which payload of an explicit lineage facet is current for its owner and origin."""
+
+    owner_id: int  # the job or dataset carrying the facet
+    facet: str  # job_lineage, dataset_lineage or job_dependencies
+    origin: str  # declared (JobEvent, DatasetEvent) or observed (RunEvent)
+    rank: str
+    digest: str  # of the facet payload: its edges are the current ones
+    ns_id: int  # the owner's namespace
+
+
+class ExplicitEdgeRow(TypedDict):
+    """One entity edge an explicit lineage facet payload states."""
+
+    owner_id: int
+    facet: str
+    origin: str
+    digest: str
+    src_id: int
+    dst_id: int
+    edge_type: str  # input, output, job_to_job or dataset_to_dataset
+    src_kind: str
+    dst_kind: str
+    src_ns_id: int
+    dst_ns_id: int
+    created_us: int
+
+
+# (owner, facet, origin) and (owner, facet, origin, digest, src, dst, edge type)
+ExplicitKey = tuple[int, str, str]
+ExplicitEdgeKey = tuple[int, str, str, str, int, int, str]
+
 # A column pointer's key, and a column edge's: (dataset, job, origin) and
 # (dst dataset, dst field, job, origin, digest, src dataset, src field).
 ColumnKey = tuple[int, int, str]
@@ -200,6 +233,8 @@ class RowBatch:
     dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     column_lineage: dict[ColumnKey, ColumnLineageRow] = field(default_factory=dict)
     column_edges: dict[ColumnEdgeKey, ColumnEdgeRow] = field(default_factory=dict)
+    explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
+    explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
 
     def merge(self, other: RowBatch) -> None:
@@ -216,6 +251,8 @@ class RowBatch:
         _keep_ranked(self.dataset_facets, other.dataset_facets)
         keep_latest_column_lineage(self.column_lineage, other.column_lineage)
         _keep_first(self.column_edges, other.column_edges)
+        keep_latest_explicit(self.explicit_lineage, other.explicit_lineage)
+        _keep_first(self.explicit_edges, other.explicit_edges)
         self.naive_times += other.naive_times
 
 
@@ -238,6 +275,15 @@ def _keep_ranked(into: dict[K, FacetRow], new: dict[K, FacetRow]) -> None:
 
 def keep_latest_column_lineage(
     into: dict[ColumnKey, ColumnLineageRow], new: dict[ColumnKey, ColumnLineageRow]
+) -> None:
+    for key, row in new.items():
+        old = into.get(key)
+        if old is None or row["rank"] > old["rank"]:
+            into[key] = row
+
+
+def keep_latest_explicit(
+    into: dict[ExplicitKey, ExplicitLineageRow], new: dict[ExplicitKey, ExplicitLineageRow]
 ) -> None:
     for key, row in new.items():
         old = into.get(key)

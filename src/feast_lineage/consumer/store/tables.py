@@ -56,6 +56,17 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   (:func:`.columns.current_column_edge`). Earlier payloads' edges stay as
   history. Edges of one payload are written once, whatever the number of
   events repeating it (Spark's START, RUNNING and COMPLETE).
+* Migration 0010 adds explicit lineage (:mod:`feast_lineage.explicit_lineage`:
+  the ``lineage`` job and dataset facets and ``jobDependencies``), derived
+  from the stored events too. ``feast_lineage_explicit_edges`` keeps every
+  entity edge a facet payload stated (input, output, ``job_to_job``,
+  ``dataset_to_dataset``), keyed by the owner (the job or dataset carrying
+  the facet), the facet, the origin (``declared``: a JobEvent or DatasetEvent;
+  ``observed``: a RunEvent) and the payload's digest;
+  ``feast_lineage_explicit_lineage`` points, per (owner, facet, origin), at
+  the latest payload: its edges are the current ones
+  (:func:`.explicit.current_explicit_edge`). Field-level entries go to the
+  column lineage tables with the same origin.
 """
 
 from __future__ import annotations
@@ -252,6 +263,40 @@ column_edges = Table(
     Column("created_us", BigInteger, nullable=False),
     Index("ix_ol_column_edges_src", "src_dataset_id", "src_field_id"),
     Index("ix_ol_column_edges_src_ns", "src_ns_id"),
+)
+
+explicit_lineage = Table(
+    "feast_lineage_explicit_lineage",
+    metadata,
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),  # job or dataset
+    Column("facet", String(32), primary_key=True),  # job_lineage | dataset_lineage | ...
+    Column("origin", String(16), primary_key=True),  # observed | declared
+    Column("rank", String(64), nullable=False),
+    Column("digest", String(32), nullable=False),  # of the latest facet payload
+    Column("ns_id", BigInteger, nullable=False),  # the owner's namespace
+    Index("ix_ol_explicit_lineage_ns", "ns_id"),
+)
+
+explicit_edges = Table(
+    "feast_lineage_explicit_edges",
+    metadata,
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("facet", String(32), primary_key=True),
+    Column("origin", String(16), primary_key=True),
+    Column("digest", String(32), primary_key=True),
+    Column("src_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dst_id", BigInteger, primary_key=True, autoincrement=False),
+    # input, output, job_to_job or dataset_to_dataset
+    Column("edge_type", String(32), primary_key=True),
+    Column("src_kind", String(16), nullable=False),
+    Column("dst_kind", String(16), nullable=False),
+    Column("src_ns_id", BigInteger, nullable=False),
+    Column("dst_ns_id", BigInteger, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_ol_explicit_edges_src", "src_id"),
+    Index("ix_ol_explicit_edges_dst", "dst_id"),
+    Index("ix_ol_explicit_edges_src_ns", "src_ns_id"),
+    Index("ix_ol_explicit_edges_dst_ns", "dst_ns_id"),
 )
 
 facet_blobs = Table(

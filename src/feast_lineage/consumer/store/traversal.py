@@ -6,7 +6,8 @@ level deeper) or across a symlink to an alias of the same dataset (same
 level: aliases are one dataset). Only edges in the walk's direction are
 followed, so going upstream through an alias never turns downstream. The
 walk follows ``input``, ``output`` and ``parent`` edges; ``root`` edges
-repeat what parent edges already say and would shorten depths. It never
+repeat what parent edges already say and would shorten depths. It also
+follows current explicit lineage edges (:mod:`.explicit`). It never
 steps onto a node outside ``ns_ids``, so nothing hidden connects what it
 returns. Every step is an index lookup (edges by ``src_id``/``dst_id``,
 symlinks by ``dataset_id``/``alias_id``, the job of an edge by its id).
@@ -44,6 +45,7 @@ from sqlalchemy import (
 )
 
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.explicit import current_explicit_edge
 from feast_lineage.consumer.store.reads import NsIds, count, in_ids, where_all
 
 Direction = Literal["upstream", "downstream"]
@@ -326,10 +328,12 @@ def _walk_statement(direction: Direction, scoped: bool) -> Any:
     s2 = t.dataset_symlinks.alias("s2")
     d2 = t.datasets.alias("d2")
     ns_ids: Any = _ids_param("ns_ids") if scoped else None
+    x = t.explicit_edges.alias("x")
     hops = union_all(
         select(literal(0, Integer).label("k")),
         select(literal(1, Integer)),
         select(literal(2, Integer)),
+        select(literal(3, Integer)),
     ).subquery("hops")
     seed = select(
         cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),
@@ -339,8 +343,10 @@ def _walk_statement(direction: Direction, scoped: bool) -> Any:
     w = walked.alias("w")
     if direction == "upstream":
         near, far, far_ns = e.c.dst_id, e.c.src_id, e.c.src_ns_id
+        x_near, x_far, x_far_ns = x.c.dst_id, x.c.src_id, x.c.src_ns_id
     else:
         near, far, far_ns = e.c.src_id, e.c.dst_id, e.c.dst_ns_id
+        x_near, x_far, x_far_ns = x.c.src_id, x.c.dst_id, x.c.dst_ns_id
     edge_on = and_(
         hops.c.k == 0,
         near == w.c.node_id,
@@ -350,24 +356,44 @@ def _walk_statement(direction: Direction, scoped: bool) -> Any:
     )
     alias_on = and_(hops.c.k == 1, s1.c.dataset_id == w.c.node_id, current_symlink(s1))
     owner_on = and_(hops.c.k == 2, s2.c.alias_id == w.c.node_id, current_symlink(s2))
+    explicit_on = and_(
+        hops.c.k == 3,
+        x_near == w.c.node_id,
+        w.c.depth < bindparam("depth", type_=Integer),
+        current_explicit_edge(x),
+    )
     if ns_ids is not None:
         edge_on = and_(edge_on, far_ns.in_(ns_ids))
         alias_on = and_(alias_on, s1.c.alias_ns_id.in_(ns_ids))
         owner_on = and_(
             owner_on, exists().where(d2.c.id == s2.c.dataset_id, d2.c.ns_id.in_(ns_ids))
         )
+        explicit_on = and_(explicit_on, x_far_ns.in_(ns_ids))
     step = (
         select(
-            case((hops.c.k == 0, far), (hops.c.k == 1, s1.c.alias_id), else_=s2.c.dataset_id),
-            case((hops.c.k == 0, w.c.depth + 1), else_=w.c.depth),
+            case(
+                (hops.c.k == 0, far),
+                (hops.c.k == 1, s1.c.alias_id),
+                (hops.c.k == 2, s2.c.dataset_id),
+                else_=x_far,
+            ),
+            case((hops.c.k == 0, w.c.depth + 1), (hops.c.k == 3, w.c.depth + 1), else_=w.c.depth),
         )
         .select_from(
             w.join(hops, true())
             .outerjoin(e, edge_on)
             .outerjoin(s1, alias_on)
             .outerjoin(s2, owner_on)
+            .outerjoin(x, explicit_on)
         )
-        .where(or_(far.is_not(None), s1.c.alias_id.is_not(None), s2.c.dataset_id.is_not(None)))
+        .where(
+            or_(
+                far.is_not(None),
+                s1.c.alias_id.is_not(None),
+                s2.c.dataset_id.is_not(None),
+                x_far.is_not(None),
+            )
+        )
     )
     walked = walked.union(step)
     return select(walked.c.node_id, func.min(walked.c.depth)).group_by(walked.c.node_id)

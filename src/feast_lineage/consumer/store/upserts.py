@@ -170,3 +170,12 @@ def column_set(c: Any, x: Any) -> dict[str, Any]:
         "digest": case((later, x.digest), else_=c.digest),
         "run_id": case((later, x.run_id), else_=c.run_id),
     }
+
+
+def digest_set(c: Any, x: Any) -> dict[str, Any]:
+    """An explicit lineage pointer: the payload of the highest rank."""
+    later = x.rank > c.rank
+    return {
+        "rank": case((later, x.rank), else_=c.rank),
+        "digest": case((later, x.digest), else_=c.digest),
+    }

@@ -49,6 +49,8 @@ class WriteCache:
         self.uri_links = _BoundedSet(limit)
         # (dataset, job, origin, digest): a columnLineage payload whose edges are stored
         self.column_reports = _BoundedSet(limit)
+        # (owner, facet, origin, digest): an explicit lineage payload whose edges are stored
+        self.explicit_reports = _BoundedSet(limit)
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def sync(self, generation: str) -> None:
@@ -60,4 +62,5 @@ class WriteCache:
             self.run_io.clear()
             self.uri_links.clear()
             self.column_reports.clear()
+            self.explicit_reports.clear()
             self.generation = generation

@@ -34,6 +34,7 @@ from feast_lineage.consumer.store.upserts import (
     column_set,
     dataset_set,
     dataset_where,
+    digest_set,
     job_set,
     job_where,
     ranked_set,
@@ -152,6 +153,21 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
         row for key, row in d.column_edges.items() if _report(key) not in cache.column_reports
     ]
     ex("column_edges", lambda: insert_ignore(conn, t.column_edges, _COLUMN_EDGE_KEY), column_edges)
+    ex(
+        "explicit_lineage",
+        lambda: upsert(
+            conn, t.explicit_lineage, ["owner_id", "facet", "origin"], digest_set, ranked_where
+        ),
+        list(d.explicit_lineage.values()),
+    )
+    explicit_edges = [
+        row for key, row in d.explicit_edges.items() if key[:4] not in cache.explicit_reports
+    ]
+    ex(
+        "explicit_edges",
+        lambda: insert_ignore(conn, t.explicit_edges, _EXPLICIT_EDGE_KEY),
+        explicit_edges,
+    )
     return link_uris(conn, d, cache)
 
 
@@ -163,6 +179,17 @@ _COLUMN_EDGE_KEY = [
     "digest",
     "src_dataset_id",
     "src_field_id",
+]
+
+
+_EXPLICIT_EDGE_KEY = [
+    "owner_id",
+    "facet",
+    "origin",
+    "digest",
+    "src_id",
+    "dst_id",
+    "edge_type",
 ]
 
 
@@ -187,3 +214,5 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.run_io.add(io)
     for key in d.column_edges:
         cache.column_reports.add(_report(key))
+    for explicit in d.explicit_edges:
+        cache.explicit_reports.add(explicit[:4])
