@@ -8,10 +8,11 @@ import {
   ReactFlow,
   ReactFlowProvider,
   useNodesInitialized,
+  useReactFlow,
   type Edge,
   type Node,
 } from "@xyflow/react";
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { VisualKind } from "../../graph/kinds";
 import { ColumnBox, type ColumnBoxData } from "./ColumnBox";
 import { ColumnEdgeView, type ColumnEdgeData } from "./ColumnEdgeView";
@@ -123,8 +124,6 @@ function Canvas({ picture, look, selectedBox, selectedJob, onTrace, onOpenDatase
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}
-        fitView
-        fitViewOptions={{ padding: 0.08, maxZoom: 1 }}
         minZoom={0.05}
         maxZoom={2}
         onEdgeMouseEnter={(event, edge) => edge.data && tipAt(event, (edge.data as ColumnEdgeData).edge)}
@@ -136,7 +135,7 @@ function Canvas({ picture, look, selectedBox, selectedJob, onTrace, onOpenDatase
         }}
         proOptions={{ hideAttribution: true }}
       >
-        <Ready />
+        <Ready picture={picture} />
         <Background gap={24} size={1} color="#e2e8f0" />
         <Controls showInteractive={false} />
       </ReactFlow>
@@ -145,10 +144,19 @@ function Canvas({ picture, look, selectedBox, selectedJob, onTrace, onOpenDatase
   );
 }
 
-/** Marks the canvas drawn once React Flow has measured the boxes (what tests and the bench wait for). */
-function Ready() {
+/**
+ * Fits each new picture into view once React Flow has measured its boxes,
+ * then marks the canvas drawn (what tests and the bench wait for).
+ */
+function Ready({ picture }: { picture: ColumnPicture }) {
   const ready = useNodesInitialized({ includeHiddenNodes: true });
-  return ready ? <span className="column-ready" data-testid="column-ready" hidden /> : null;
+  const { fitView } = useReactFlow();
+  const [fitted, setFitted] = useState<ColumnPicture | null>(null);
+  useEffect(() => {
+    if (!ready) return;
+    void fitView({ padding: 0.08, maxZoom: 1 }).then(() => setFitted(picture));
+  }, [ready, picture, fitView]);
+  return ready && fitted === picture ? <span className="column-ready" data-testid="column-ready" hidden /> : null;
 }
 
 export function ColumnCanvas(props: ColumnCanvasProps) {
