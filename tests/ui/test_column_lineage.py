@@ -194,6 +194,15 @@ def test_the_raw_column_traces_forward_to_the_model(page: Page, server: ServerPr
     page.locator('.cbox[data-box="staging/trips"] .crow[data-field="accepted"] .crow-name').click()
     expect(page.get_by_test_id("column-traced")).to_contain_text("staging/trips")
     assert query(page)["col_ds"] == ["staging/trips"]
+    # A box unfolds its other columns, and its head opens the dataset's panel.
+    staging = page.locator('.cbox[data-box="staging/trips"]')
+    expect(staging.locator(".crow")).to_have_count(1)
+    staging.locator(".cbox-fold").click()
+    expect(staging.locator(".crow")).to_have_count(8)
+    staging.locator(".cbox-head").click()
+    expect(page.get_by_test_id("details-panel").locator(".panel-title")).to_have_text(
+        "staging/trips"
+    )
 
 
 def test_an_indirect_edge_is_drawn_dashed(page: Page, server: ServerProcess) -> None:
