@@ -31,7 +31,7 @@ def query(page: Page) -> dict[str, list[str]]:
 
 def wait_columns(page: Page) -> None:
     page.wait_for_selector("[data-testid=column-ready]", state="attached", timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('.react-flow__edge').length > 0")
+    page.wait_for_function("() => document.querySelectorAll('.column-edge').length > 0")
 
 
 def path_rows(page: Page) -> list[str]:
@@ -46,14 +46,14 @@ def path_rows(page: Page) -> list[str]:
 POINT_ON_EDGE = """(sel) => {
   // A point of the edge's path that no other element covers (edges cross).
   const p = document.querySelector(sel);
-  const edge = p.closest(".react-flow__edge");
+  const edge = p.closest(".column-edge");
   const m = p.getScreenCTM();
   const length = p.getTotalLength();
   for (const t of [0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9, 0.05, 0.95]) {
     const q = p.getPointAtLength(length * t);
     const x = q.x * m.a + m.e, y = q.y * m.d + m.f;
     const hit = document.elementFromPoint(x, y);
-    if (hit && hit.closest(".react-flow__edge") === edge) return [x, y];
+    if (hit && hit.closest(".column-edge") === edge) return [x, y];
   }
   return null;
 }"""

@@ -1,7 +1,7 @@
 // Column lineage: the field-level walk of one dataset (or one of its fields),
 // from GET /api/v1/lineage/openlineage/columns.
 
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, type QueryClient } from "@tanstack/react-query";
 import type { components } from "./schema";
 import { get } from "./http";
 
@@ -11,6 +11,8 @@ export type ColumnNode = Schemas["ColumnNode"];
 export type ColumnEdge = Schemas["ColumnEdge"];
 export type ColumnTransformation = Schemas["ColumnTransformation"];
 export type ColumnDirection = ColumnLineage["direction"];
+
+const FRESH_MS = 10_000;
 
 export interface ColumnQuery {
   namespace: string;
@@ -46,5 +48,13 @@ export function useColumns(query: ColumnQuery | null) {
     queryFn: ({ signal }) => fetchColumns(query!, signal),
     enabled: query !== null,
     placeholderData: keepPreviousData,
+    // The trace prefetchColumns asked for as the page started is not asked for again.
+    staleTime: FRESH_MS,
   });
+}
+
+/** Asks for a column trace as the page starts (a link to the column view), beside the settings. */
+export function prefetchColumns(client: QueryClient, query: ColumnQuery | null): void {
+  if (query === null) return;
+  void client.prefetchQuery({ queryKey: ["columns", query], queryFn: ({ signal }) => fetchColumns(query, signal) });
 }

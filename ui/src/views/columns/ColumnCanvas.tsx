@@ -4,23 +4,20 @@
 import {
   Background,
   Controls,
-  MarkerType,
   ReactFlow,
   ReactFlowProvider,
   useNodesInitialized,
   useReactFlow,
-  type Edge,
   type Node,
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { VisualKind } from "../../graph/kinds";
 import { ColumnBox, type ColumnBoxData } from "./ColumnBox";
-import { ColumnEdgeView, type ColumnEdgeData } from "./ColumnEdgeView";
+import { EdgeLayer, type DrawnEdge } from "./EdgeLayer";
 import { EdgeTip } from "./EdgeTip";
 import { boxHeight, layoutBoxes, rowAnchor, type ColumnPicture, type DatasetBox, type FieldEdge } from "./model";
 
 const nodeTypes = { columnBox: ColumnBox };
-const edgeTypes = { columnEdge: ColumnEdgeView };
 
 export interface ColumnCanvasProps {
   picture: ColumnPicture;
@@ -80,8 +77,8 @@ function Canvas({ picture, look, selectedBox, selectedJob, onTrace, onOpenDatase
     [picture, positions, open, look, selectedBox, toggle, onTrace, onOpenDataset],
   );
 
-  const edges: Edge<ColumnEdgeData>[] = useMemo(() => {
-    const out: Edge<ColumnEdgeData>[] = [];
+  const edges: DrawnEdge[] = useMemo(() => {
+    const out: DrawnEdge[] = [];
     for (const edge of picture.edges) {
       const sourceBox = picture.byId.get(edge.sourceBox);
       const targetBox = picture.byId.get(edge.targetBox);
@@ -92,22 +89,20 @@ function Canvas({ picture, look, selectedBox, selectedJob, onTrace, onOpenDatase
       const to = rowAnchor(targetBox, b, edge.target, "in");
       if (!from || !to) continue;
       const lit = selectedJob !== null && edge.job !== null && `${edge.job.namespace}\u0000${edge.job.name}` === selectedJob;
-      out.push({
-        id: edge.id,
-        source: edge.sourceBox,
-        target: edge.targetBox,
-        type: "columnEdge",
-        markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14, color: edge.indirect ? "#a16207" : "#2563eb" },
-        data: { edge, from, to, lit },
-      });
+      out.push({ edge, from, to, lit });
     }
     return out;
   }, [picture, positions, selectedJob]);
 
-  const tipAt = (event: React.MouseEvent, edge: FieldEdge) => {
+  const onHover = useCallback((edge: FieldEdge | null, event: React.MouseEvent) => {
+    if (!edge) {
+      setTip(null);
+      return;
+    }
     const rect = wrapper.current?.getBoundingClientRect();
     setTip({ edge, x: event.clientX - (rect?.left ?? 0) + 12, y: event.clientY - (rect?.top ?? 0) + 12 });
-  };
+  }, []);
+  const onOpen = useCallback((edge: FieldEdge) => edge.job && onOpenJob(edge.job), [onOpenJob]);
 
   return (
     <div
@@ -118,23 +113,15 @@ function Canvas({ picture, look, selectedBox, selectedJob, onTrace, onOpenDatase
     >
       <ReactFlow
         nodes={nodes}
-        edges={edges}
         nodeTypes={nodeTypes}
-        edgeTypes={edgeTypes}
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}
         minZoom={0.05}
         maxZoom={2}
-        onEdgeMouseEnter={(event, edge) => edge.data && tipAt(event, (edge.data as ColumnEdgeData).edge)}
-        onEdgeMouseMove={(event, edge) => edge.data && tipAt(event, (edge.data as ColumnEdgeData).edge)}
-        onEdgeMouseLeave={() => setTip(null)}
-        onEdgeClick={(_event, edge) => {
-          const job = (edge.data as ColumnEdgeData | undefined)?.edge.job;
-          if (job) onOpenJob(job);
-        }}
         proOptions={{ hideAttribution: true }}
       >
+        <EdgeLayer edges={edges} onHover={onHover} onOpen={onOpen} />
         <Ready picture={picture} />
         <Background gap={24} size={1} color="#e2e8f0" />
         <Controls showInteractive={false} />

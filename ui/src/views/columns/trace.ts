@@ -47,3 +47,14 @@ export function tracePatch(target: { namespace: string; name: string; field: str
 export function traceQuery(trace: Trace): ColumnQuery {
   return { ...trace };
 }
+
+/** The trace a page's query string names (for prefetching it), or null. */
+export function traceOfSearch(search: string): Trace | null {
+  const params = new URLSearchParams(search);
+  if ((params.get("tab") ?? "lineage") !== "lineage" || params.get("view") === "feast") return null;
+  const route: Record<string, string> = {};
+  params.forEach((value, key) => {
+    if (value !== "") route[key] = value;
+  });
+  return traceOf(route);
+}
