@@ -15,7 +15,7 @@ import type { VisualKind } from "../../graph/kinds";
 import { ColumnBox, type ColumnBoxData } from "./ColumnBox";
 import { EdgeLayer, type DrawnEdge } from "./EdgeLayer";
 import { EdgeTip } from "./EdgeTip";
-import { boxHeight, layoutBoxes, rowAnchor, type ColumnPicture, type DatasetBox, type FieldEdge } from "./model";
+import { BOX_WIDTH, boxHeight, layoutBoxes, rowAnchor, type ColumnPicture, type DatasetBox, type FieldEdge } from "./model";
 
 const nodeTypes = { columnBox: ColumnBox };
 
@@ -61,7 +61,7 @@ function Canvas({ picture, look, selectedBox, selectedJob, onTrace, onOpenDatase
           id: box.id,
           type: "columnBox",
           position: at,
-          width: 280,
+          width: BOX_WIDTH,
           height: boxHeight(box, isOpen),
           data: {
             box,
