@@ -7,6 +7,7 @@
 //   depth     focus depth (default 2); dir: both | upstream | downstream
 //   jobs      lineage tab: "all" jobs, "none" (datasets only); default: all but Feast apply jobs
 //   sel       the node open in the details panel
+//   col_ns, col_ds, col, col_indirect   the column view (views/columns/trace.ts)
 //   run       the run expanded in the details panel
 //   q         search text (jobs, datasets)
 //   job, type, since, until, run_id   events filters

@@ -5,6 +5,7 @@
 import { useNode } from "../../api/queries";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
+import { ColumnCounts } from "../columns/ColumnCounts";
 import { AliasList } from "./AliasList";
 import type { PanelProps } from "./DetailsPanel";
 import { facetString, feastRows, SHOWN_FACETS } from "./facets";
@@ -63,6 +64,11 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
         <Section title={`Schema (${schema.length} fields)`}>
           {schemaFrom && <p className="muted small">As reported for the alias {schemaFrom.name}.</p>}
           <SchemaTable fields={schema} />
+        </Section>
+      )}
+      {node.kind === "dataset" && node.has_column_lineage && (
+        <Section title="Column lineage" testid="column-lineage-section">
+          <ColumnCounts namespace={node.namespace} name={node.name} schema={schema ?? []} navigate={navigate} />
         </Section>
       )}
       {node.kind === "job" && <JobSections node={node} route={route} navigate={navigate} />}

@@ -10,6 +10,8 @@ import { useLineage } from "../../hooks/useLineage";
 import type { Navigate, Patch, Route } from "../../route";
 import { isFeastKind, refPatch } from "../../selection";
 import type { UiSettings } from "../../types";
+import { ColumnView } from "../columns/ColumnView";
+import { traceOf } from "../columns/trace";
 import { DetailsPanel } from "../details/DetailsPanel";
 import { Banners } from "./Banners";
 import { GraphArea } from "./GraphArea";
@@ -57,6 +59,30 @@ export function LineageView({ settings, route, navigate }: Props) {
     navigate(patch, { push: true });
   };
 
+  const panel = selection && (
+    <DetailsPanel
+      selection={selection}
+      drawn={drawnSelected}
+      route={route}
+      navigate={navigate}
+      onClose={() => navigate(refPatch(null))}
+      consumerEnabled={lineage.consumer}
+    />
+  );
+  // A traced column (issue 25): the column view instead of the dataset graph.
+  const trace = lineage.registryView ? null : traceOf(route);
+  if (trace) {
+    return (
+      <ColumnView
+        trace={trace}
+        graphNodes={lineage.olGraph.data?.nodes ?? null}
+        route={route}
+        navigate={navigate}
+        panel={panel}
+      />
+    );
+  }
+
   return (
     <div className="lineage">
       <LineageToolbar lineage={lineage} navigate={navigate} onFocus={focusOn} onToggleFeast={toggleFeast} />
@@ -71,16 +97,7 @@ export function LineageView({ settings, route, navigate }: Props) {
           />
           <Legend graph={graph} />
         </div>
-        {selection && (
-          <DetailsPanel
-            selection={selection}
-            drawn={drawnSelected}
-            route={route}
-            navigate={navigate}
-            onClose={() => navigate(refPatch(null))}
-            consumerEnabled={lineage.consumer}
-          />
-        )}
+        {panel}
       </div>
     </div>
   );

@@ -1,0 +1,136 @@
+// The Lineage tab's column view: one column's lineage through every hop
+// (across producers and symlinked aliases), each dataset a box of columns.
+// Its state is in the URL (trace.ts); the details panel stays beside it.
+
+import { useCallback, useMemo, type ReactNode } from "react";
+import { useColumns } from "../../api/columns";
+import { Failure, Loading } from "../../components/Status";
+import { feastObjectName, olKind } from "../../graph/model";
+import type { Navigate, Route } from "../../route";
+import { refPatch, selectionOf } from "../../selection";
+import type { GraphNode } from "../../types";
+import { ColumnCanvas } from "./ColumnCanvas";
+import { ColumnToolbar } from "./ColumnToolbar";
+import { boxId, buildPicture, type DatasetBox } from "./model";
+import { tracePatch, traceQuery, type Trace } from "./trace";
+import "./columns.css";
+
+interface Props {
+  trace: Trace;
+  /** The lineage graph's nodes (for each dataset's kind, label and schema), if loaded. */
+  graphNodes: GraphNode[] | null;
+  route: Route;
+  navigate: Navigate;
+  /** The details panel, when a node is open. */
+  panel: ReactNode;
+}
+
+export function ColumnView({ trace, graphNodes, route, navigate, panel }: Props) {
+  const fetched = useColumns(traceQuery(trace));
+  const index = useMemo(() => {
+    const out = new Map<string, GraphNode>();
+    for (const node of graphNodes ?? []) if (node.kind === "dataset") out.set(boxId(node.namespace, node.name), node);
+    return out;
+  }, [graphNodes]);
+  const schemaOf = useCallback(
+    (namespace: string, name: string) => index.get(boxId(namespace, name))?.schema_fields,
+    [index],
+  );
+  const picture = useMemo(() => (fetched.data ? buildPicture(fetched.data, schemaOf) : null), [fetched.data, schemaOf]);
+  const look = useCallback(
+    (box: Pick<DatasetBox, "id" | "name">) => {
+      const node = index.get(box.id);
+      return node ? { kind: olKind(node), label: feastObjectName(node) ?? node.name } : { kind: "dataset" as const, label: box.name };
+    },
+    [index],
+  );
+  const selected = selectionOf(route, false, "node");
+  const selectedBox = selected?.type === "dataset" ? boxId(selected.namespace, selected.name) : null;
+  const selectedJob = selected?.type === "job" ? `${selected.namespace}\u0000${selected.name}` : null;
+  const onTrace = useCallback(
+    (box: DatasetBox, field: string) => navigate(tracePatch({ namespace: box.namespace, name: box.name, field }), { push: true }),
+    [navigate],
+  );
+  const onOpenDataset = useCallback(
+    (box: DatasetBox) => navigate(refPatch({ type: "dataset", namespace: box.namespace, name: box.name }), { push: true }),
+    [navigate],
+  );
+  const onOpenJob = useCallback(
+    (job: { namespace: string; name: string }) => navigate(refPatch({ type: "job", ...job }), { push: true }),
+    [navigate],
+  );
+  const data = fetched.data;
+  const counts = picture
+    ? {
+        boxes: picture.boxes.length,
+        fields: picture.boxes.reduce((sum, b) => sum + b.path.filter((r) => r.field !== null).length, 0),
+        edges: picture.edges.length,
+      }
+    : null;
+
+  let body: ReactNode;
+  if (fetched.error) {
+    body = (
+      <Failure error={fetched.error} what="the column lineage" onRetry={fetched.refetch}>
+        <button type="button" className="btn" onClick={() => navigate(tracePatch(null), { push: true })}>
+          Back to the dataset graph
+        </button>
+      </Failure>
+    );
+  } else if (!picture || !data) {
+    body = <Loading what="the column lineage" />;
+  } else {
+    body = (
+      <>
+        {data.edges.length === 0 && (
+          <div className="banner banner-info column-none">
+            No column lineage reaches {trace.field} within {trace.depth} steps this way: pick another direction or a
+            larger depth, or include INDIRECT edges.
+          </div>
+        )}
+        <ColumnCanvas
+          key={`${trace.namespace}\u0000${trace.name}\u0000${trace.field}`}
+          picture={picture}
+          look={look}
+          selectedBox={selectedBox}
+          selectedJob={selectedJob}
+          onTrace={onTrace}
+          onOpenDataset={onOpenDataset}
+          onOpenJob={onOpenJob}
+        />
+        <div className="legend column-legend" aria-label="Legend">
+          <span className="legend-item">
+            <span className="legend-line" /> DIRECT (the value comes from it)
+          </span>
+          <span className="legend-item">
+            <span className="legend-line is-dashed" /> INDIRECT (filter, join, grouping, …)
+          </span>
+          <span className="legend-item">
+            <span className="legend-swatch traced-swatch" /> the traced column
+          </span>
+        </div>
+      </>
+    );
+  }
+
+  return (
+    <div className="lineage column-view" data-testid="column-view">
+      <ColumnToolbar
+        trace={trace}
+        label={look({ id: boxId(trace.namespace, trace.name), name: trace.name }).label}
+        jobs={picture?.jobs ?? []}
+        counts={counts}
+        navigate={navigate}
+      />
+      {data?.truncated && (
+        <div className="banner banner-warn">
+          Showing the nearest {data.limit.toLocaleString("en-US")} columns of more in reach; lower the depth.
+        </div>
+      )}
+      <div className="lineage-main">
+        <div className="lineage-canvas">{body}</div>
+        {panel}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+// The column view's state in the URL, beside the lineage tab's keys:
+//   col_ns, col_ds   the traced column's dataset (namespace, name)
+//   col              the traced column (field)
+//   depth, dir       as in the focus view (default depth here: 3)
+//   col_indirect     "0": leave INDIRECT edges (filters, joins, grouping) out
+// Clearing col_ns, col_ds and col goes back to the dataset graph (and its
+// focus, which the column view keeps).
+
+import type { ColumnQuery } from "../../api/columns";
+import type { Patch, Route } from "../../route";
+
+export const COLUMN_DEPTHS = [1, 2, 3, 4, 5, 10, 20];
+const DEFAULT_DEPTH = 3;
+
+export interface Trace {
+  namespace: string;
+  name: string;
+  field: string;
+  direction: ColumnQuery["direction"];
+  depth: number;
+  indirect: boolean;
+}
+
+/** The traced column the URL names, or null (the dataset graph). */
+export function traceOf(route: Route): Trace | null {
+  const namespace = route.col_ns;
+  const name = route.col_ds;
+  const field = route.col;
+  if (namespace === undefined || !name || !field) return null;
+  const depth = Number(route.depth ?? DEFAULT_DEPTH);
+  return {
+    namespace,
+    name,
+    field,
+    direction: route.dir === "upstream" || route.dir === "downstream" ? route.dir : "both",
+    depth: Number.isFinite(depth) ? Math.min(20, Math.max(1, Math.round(depth))) : DEFAULT_DEPTH,
+    indirect: route.col_indirect !== "0",
+  };
+}
+
+/** The route change that traces `field` of a dataset (null: back to the dataset graph). */
+export function tracePatch(target: { namespace: string; name: string; field: string } | null): Patch {
+  if (target === null) return { col_ns: null, col_ds: null, col: null, col_indirect: null };
+  return { col_ns: target.namespace, col_ds: target.name, col: target.field };
+}
+
+export function traceQuery(trace: Trace): ColumnQuery {
+  return { ...trace };
+}
+
+/** The trace a page's query string names (for prefetching it), or null. */
+export function traceOfSearch(search: string): Trace | null {
+  const params = new URLSearchParams(search);
+  if ((params.get("tab") ?? "lineage") !== "lineage" || params.get("view") === "feast") return null;
+  const route: Record<string, string> = {};
+  params.forEach((value, key) => {
+    if (value !== "") route[key] = value;
+  });
+  return traceOf(route);
+}
