@@ -197,8 +197,10 @@ def _edges_from(
     elif kind == "every":
         on = and_(near == r.c.ds, r.c.fld == EVERY_FIELD)
     else:
+        # ``+ 0``: no index on the reached nodes, so SQLite looks the edges up
+        # by the reached nodes rather than scanning every edge for them.
         on = and_(
-            e.c.dst_dataset_id == r.c.ds,
+            e.c.dst_dataset_id == r.c.ds + 0,
             e.c.dst_field_id == WHOLE_DATASET,
             r.c.fld != EVERY_FIELD,
         )
