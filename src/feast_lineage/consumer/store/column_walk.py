@@ -260,8 +260,14 @@ def walk_columns(
     for row in conn.execute(stmt, params):
         edge = ColumnEdgeRead(*row[:-1])
         # The primary key less the digest: one payload of an (output, job, origin) is current.
-        key = (edge.dst_dataset_id, edge.dst_field_id, edge.job_id, edge.origin)
-        key += (edge.src_dataset_id, edge.src_field_id)
+        key = (
+            edge.dst_dataset_id,
+            edge.dst_field_id,
+            edge.job_id,
+            edge.origin,
+            edge.src_dataset_id,
+            edge.src_field_id,
+        )
         level = int(row[-1])
         old = best.get(key)
         if old is None or old.depth > level:
