@@ -195,7 +195,12 @@ def run_size(
 ) -> tuple[list[Result], dict[str, int]]:
     rng = random.Random(seed)
     port = free_port()
-    server = start_server("lineage", lineage_cmd(repo, 1, port), repo / f"server-{port}.log", {})
+    # Retention off: the workload's events are dated 2026-01-01 on, and the
+    # default 30 days would have the server prune the store it is measured on.
+    keep_all = {"FEAST_OPENLINEAGE_CONSUMER_RETENTION_DAYS": "0"}
+    server = start_server(
+        "lineage", lineage_cmd(repo, 1, port), repo / f"server-{port}.log", keep_all
+    )
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
             for _ in range(20):
