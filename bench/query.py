@@ -65,9 +65,18 @@ def log(msg: str) -> None:
     print(f"[{datetime.now().strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def fill(repo: Path, n: int, seed: int, workload_name: str = "standard") -> float:
-    """Write ``n`` workload events into the repo's store; returns seconds taken."""
+def fill(
+    repo: Path, n: int, seed: int, workload_name: str = "standard", resume_from: int = 0
+) -> float:
+    """Write ``n`` workload events into the repo's store; returns seconds taken.
+
+    Each chunk of 2,000 events is one transaction of the writer (``write_now``),
+    in this process, not over HTTP. With ``resume_from`` the store already holds
+    that many events of the same (seeded) stream: they are generated again and
+    skipped, so a fill stopped between chunks goes on where it stopped.
+    """
     from feast_lineage.consumer.intake.body import parse_events
+    from feast_lineage.consumer.intake.facet_memo import FacetMemo
     from feast_lineage.consumer.intake.pipeline import IngestPipeline
     from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
     from feast_lineage.event_time import now_us
@@ -75,6 +84,7 @@ def fill(repo: Path, n: int, seed: int, workload_name: str = "standard") -> floa
     engine = create_store_engine(f"sqlite:///{repo / 'data' / 'lineage.db'}")
     upgrade_schema(engine)
     pipeline = IngestPipeline(engine)
+    memo = FacetMemo()  # as the server keeps one
     with engine.begin() as conn:
         from feast_lineage.consumer.store.meta import ensure_meta
 
@@ -82,14 +92,19 @@ def fill(repo: Path, n: int, seed: int, workload_name: str = "standard") -> floa
     workload = Workload(WorkloadConfig(seed=seed, column_chains=WORKLOADS[workload_name]))
     started = time.monotonic()
     done = 0
+    while done < resume_from:
+        done += len(workload.take(min(2000, resume_from - done)))
+    if resume_from:
+        log(f"  skipped the {resume_from:,} events stored ({time.monotonic() - started:.0f} s)")
     while done < n:
         chunk = workload.take(min(2000, n - done))
-        parsed = parse_events(orjson.dumps(chunk), now_us(), max_events=10_000)
+        parsed = parse_events(orjson.dumps(chunk), now_us(), max_events=10_000, memo=memo)
         items = [r for r in parsed.results if not isinstance(r, Exception)]
         pipeline.write_now(items)
         done += len(chunk)
-        if done % 100_000 == 0:
-            log(f"  filled {done:,} events")
+        if done % 20_000 == 0:
+            rate = (done - resume_from) / (time.monotonic() - started)
+            log(f"  filled {done:,} events ({rate:.0f} events/s)")
     engine.dispose()
     return time.monotonic() - started
 
@@ -180,7 +195,12 @@ def run_size(
 ) -> tuple[list[Result], dict[str, int]]:
     rng = random.Random(seed)
     port = free_port()
-    server = start_server("lineage", lineage_cmd(repo, 1, port), repo / f"server-{port}.log", {})
+    # Retention off: the workload's events are dated 2026-01-01 on, and the
+    # default 30 days would have the server prune the store it is measured on.
+    keep_all = {"FEAST_OPENLINEAGE_CONSUMER_RETENTION_DAYS": "0"}
+    server = start_server(
+        "lineage", lineage_cmd(repo, 1, port), repo / f"server-{port}.log", keep_all
+    )
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
             for _ in range(20):
@@ -336,6 +356,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR / "results")
     parser.add_argument("--keep", action="store_true", help="keep the stores for the next run")
     parser.add_argument("--workload", choices=sorted(WORKLOADS), default="standard")
+    parser.add_argument(
+        "--fill-only",
+        action="store_true",
+        help="fill (or go on filling) the stores and keep them; measure nothing",
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="measure a kept store as it is, even if a stopped fill left it short of the size",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
     by_size: dict[int, tuple[list[Result], dict[str, int], float | None]] = {}
@@ -344,7 +374,15 @@ def main(argv: list[str] | None = None) -> int:
         repo = write_repo(args.data_dir / f"query{suffix}-{size}")
         (repo / "data").mkdir(exist_ok=True)
         fill_s: float | None = None
-        if stored_events(repo) != size:
+        stored = stored_events(repo)
+        if args.fill_only:
+            log(f"filling a store of {size:,} events from {stored:,}")
+            fill_s = fill(repo, size, args.seed, args.workload, resume_from=stored)
+            log(f"filled {size:,} events in {fill_s:.0f} s")
+            continue
+        if args.reuse and stored:
+            size = stored
+        elif stored != size:
             for p in (repo / "data").glob("lineage.db*"):
                 p.unlink()
             log(f"filling a store of {size:,} events")
@@ -356,10 +394,12 @@ def main(argv: list[str] | None = None) -> int:
         by_size[size] = (results, counts, fill_s)
         for r in results:
             log(f"  {r.name}: p50 {r.pct(0.5):.2f} ms, p95 {r.pct(0.95):.2f} ms")
-        if not args.keep:
+        if not (args.keep or args.reuse):
             shutil.rmtree(repo, ignore_errors=True)
+    if args.fill_only:
+        return 0
     command = "python -m bench.query " + " ".join(argv if argv is not None else sys.argv[1:])
-    report = render(sizes, by_size, command.strip(), args.requests)
+    report = render(list(by_size), by_size, command.strip(), args.requests)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     (args.out_dir / f"query-{stamp}.md").write_text(report + "\n")

@@ -6,9 +6,11 @@ field *f* of A and field *f* of its alias B are one node, named after the
 asked dataset when it is one of them, else after the first of them by
 (namespace, name), with the others listed as ``aliases``.
 
-The walk goes one level per step: the current edges into (upstream) or out
-of (downstream) the fields reached so far, one indexed query per level.
-Going upstream from a field also takes the edges into the whole dataset
+The walk is one recursive query per direction
+(:mod:`feast_lineage.consumer.store.column_walk`): the current edges into
+(upstream) or out of (downstream) the fields reached so far, level by
+level, in the database; the service groups the datasets met by alias and
+builds the answer. Going upstream from a field also takes the edges into the whole dataset
 (its dataset-level inputs: filters, joins, grouping) unless INDIRECT edges
 are left out. The walk never steps onto a field of a namespace the caller
 may not see; a transformation description (free text, which may name
@@ -24,12 +26,13 @@ from typing import Any, Literal
 import orjson
 from sqlalchemy import Connection
 
-from feast_lineage.column_lineage import WHOLE_DATASET, field_hash
+from feast_lineage.column_lineage import field_hash
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import columns as c
 from feast_lineage.consumer.store import traversal as g
+from feast_lineage.consumer.store.column_walk import walk_columns
 from feast_lineage.identity import dataset_id
 
 Direction = Literal["upstream", "downstream", "both"]
@@ -47,25 +50,42 @@ class _Aliases:
     names: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     def add(self, conn: Connection, ids: Iterable[int]) -> None:
-        """Put every dataset of ``ids`` (and its visible aliases, transitively) in a group."""
+        """Put every dataset of ``ids`` (and its visible aliases, transitively) in a group.
+
+        One round of symlink lookups per step of the links, for all the new datasets together.
+        """
         todo = {i for i in ids if i not in self.group}
-        while todo:
-            component: set[int] = set()
-            frontier = {todo.pop()}
-            while frontier:
-                component |= frontier
-                links = g.symlinks_touching(conn, frontier, self.scope.ns_ids)
-                found: set[int] = set()
-                for s in links:
-                    self.names.setdefault(s.dataset_id, (s.namespace, s.name))
-                    self.names.setdefault(s.alias_id, (s.alias_namespace, s.alias_name))
-                    found.update((s.dataset_id, s.alias_id))
-                frontier = found - component
-            root = min(component)
+        links: list[tuple[int, int]] = []
+        seen, frontier = set(todo), set(todo)
+        while frontier:
+            found: set[int] = set()
+            for s in g.symlinks_touching(conn, frontier, self.scope.ns_ids):
+                self.names.setdefault(s.dataset_id, (s.namespace, s.name))
+                self.names.setdefault(s.alias_id, (s.alias_namespace, s.alias_name))
+                links.append((s.dataset_id, s.alias_id))
+                found.update((s.dataset_id, s.alias_id))
+            frontier = found - seen
+            seen |= found
+        parent = {i: i for i in seen}
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for a, b in links:
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+        components: dict[int, set[int]] = {}
+        for i in seen:
+            components.setdefault(root(i), set()).add(i)
+        for component in components.values():
+            first = min(component)
             for member in component:
-                self.group[member] = root
-            self.members[root] = component
-            todo -= component
+                self.group[member] = first
+            self.members[first] = component
 
     def datasets(self, groups: Iterable[int]) -> set[int]:
         out: set[int] = set()
@@ -91,56 +111,21 @@ def _walk(
     indirect: bool,
     found: _Found,
 ) -> None:
-    scope = aliases.scope
-    side: c.Side = "into" if way == "upstream" else "from"
-    # A frontier: group -> field hashes (None: every field of the asked dataset)
-    frontier: dict[int, set[int] | None] = {start: None if field_id is None else {field_id}}
+    """The walk from ``start`` (one recursive query), its datasets grouped by alias."""
+    walked = walk_columns(conn, start, field_id, way, depth, indirect, aliases.scope.ns_ids)
+    aliases.add(conn, {i for w in walked for i in (w.edge.src_dataset_id, w.edge.dst_dataset_id)})
     if field_id is not None:
-        found.depths.setdefault((start, field_id), 0)
-    for level in range(depth):
-        if not frontier:
-            break
-        fields: set[int] | None = set()
-        for wanted in frontier.values():
-            if wanted is None or fields is None:
-                fields = None
-            else:
-                fields |= wanted
-        if fields is not None and way == "upstream" and indirect:
-            fields.add(WHOLE_DATASET)
-        rows = c.column_edges(conn, side, aliases.datasets(frontier), fields)
-        far_ids = [r.src_dataset_id if way == "upstream" else r.dst_dataset_id for r in rows]
-        aliases.add(conn, far_ids)
-        following: dict[int, set[int]] = {}
-        for r in rows:
-            near_ds, near_field = (
-                (r.dst_dataset_id, r.dst_field_id)
-                if way == "upstream"
-                else (r.src_dataset_id, r.src_field_id)
-            )
-            near_group = aliases.group[near_ds]
-            wanted = frontier.get(near_group, set())
-            whole_of_field = way == "upstream" and near_field == WHOLE_DATASET and indirect
-            if wanted is not None and near_field not in wanted and not whole_of_field:
-                continue
-            if not indirect and (r.indirect or r.dst_field_id == WHOLE_DATASET):
-                continue  # dataset-level inputs count as indirect, typed or not
-            far_ns = r.src_ns_id if way == "upstream" else r.dst_ns_id
-            if not scope.allows_id(far_ns):
-                continue
-            src = (aliases.group[r.src_dataset_id], r.src_field_id)
-            dst = (aliases.group[r.dst_dataset_id], r.dst_field_id)
-            near, far = (dst, src) if way == "upstream" else (src, dst)
-            found.fields.setdefault(src, r.src_field)
-            found.fields.setdefault(dst, r.dst_field)
-            aliases.names.setdefault(r.src_dataset_id, (r.src_namespace, r.src_name))
-            found.depths[near] = min(found.depths.get(near, level), level)
-            found.edges.setdefault((src, dst, r.job_id, r.origin), []).append(r)
-            if far not in found.depths or found.depths[far] > level + 1:
-                found.depths[far] = level + 1
-                if far[1] != WHOLE_DATASET:
-                    following.setdefault(far[0], set()).add(far[1])
-        frontier = {**following}
+        found.depths.setdefault((aliases.group[start], field_id), 0)
+    for r, level in walked:
+        src = (aliases.group[r.src_dataset_id], r.src_field_id)
+        dst = (aliases.group[r.dst_dataset_id], r.dst_field_id)
+        near, far = (dst, src) if way == "upstream" else (src, dst)
+        found.fields.setdefault(src, r.src_field)
+        found.fields.setdefault(dst, r.dst_field)
+        aliases.names.setdefault(r.src_dataset_id, (r.src_namespace, r.src_name))
+        found.depths[near] = min(found.depths.get(near, level), level)
+        found.depths[far] = min(found.depths.get(far, level + 1), level + 1)
+        found.edges.setdefault((src, dst, r.job_id, r.origin), []).append(r)
 
 
 def _node_id(namespace: str, name: str, field_name: str | None) -> str:
@@ -226,7 +211,7 @@ def column_lineage(
         found = _Found()
         field_id = field_hash(field_name) if field_name is not None else None
         for way in ("upstream", "downstream") if direction == "both" else (direction,):
-            _walk(conn, aliases, group, field_id, way, depth, indirect, found)
+            _walk(conn, aliases, start, field_id, way, depth, indirect, found)
         # Names of the datasets in reach: the stored ones, and every member of their groups.
         groups = {node[0] for node in found.depths}
         members = aliases.datasets(groups)
