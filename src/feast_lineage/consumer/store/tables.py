@@ -56,6 +56,10 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   (:func:`.columns.current_column_edge`). Earlier payloads' edges stay as
   history. Edges of one payload are written once, whatever the number of
   events repeating it (Spark's START, RUNNING and COMPLETE).
+* Migration 0011 adds ``producer_rank`` to datasets: a dataset's producer is
+  whoever last wrote or declared it, a read never changes it, and a dataset
+  only ever read keeps whoever first mentioned it (:mod:`.producer_rank`);
+  the migration recomputes it from the stored events.
 """
 
 from __future__ import annotations
@@ -130,6 +134,7 @@ datasets = Table(
     Column("namespace", Text, nullable=False),
     Column("name", Text, nullable=False),
     Column("producer", Text, nullable=True),
+    Column("producer_rank", String(64), nullable=True),  # migration 0011
     Column("datasource_uri", Text, nullable=True),
     Column("uri_id", BigInteger, nullable=True),  # text_id(datasource_uri)
     Column("uri_rank", String(64), nullable=True),  # rank of the dataSource facet it came from
