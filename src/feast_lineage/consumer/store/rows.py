@@ -260,11 +260,11 @@ def _later(rank: str | None, than: str | None, *, ties: bool = False) -> bool:
 
 def merge_job(old: JobRow, new: JobRow) -> JobRow:
     """One job row from two, as the store's upsert would combine them."""
-    later = new if new["updated_us"] > old["updated_us"] else old
+    later, earlier = (new, old) if new["updated_us"] > old["updated_us"] else (old, new)
     merged = later.copy()
     merged["created_us"] = min(old["created_us"], new["created_us"])
-    who = new if outranks(new["producer_rank"], old["producer_rank"]) else old
-    merged["producer"], merged["producer_rank"] = who["producer"], who["producer_rank"]
+    if merged["producer"] is None:
+        merged["producer"] = earlier["producer"]
     inputs = new if _later(new["input_rank"], old["input_rank"], ties=True) else old
     merged["input_rank"], merged["input_run"] = inputs["input_rank"], inputs["input_run"]
     outputs = new if _later(new["output_rank"], old["output_rank"], ties=True) else old
