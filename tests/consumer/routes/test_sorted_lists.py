@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.consumer.lineage import API, ingest
-from tests.factories import at, run_event
+from tests.factories import at, dataset, run_event
 
 
 def _fill(client: TestClient) -> list[str]:
@@ -90,6 +90,25 @@ def test_ties_are_broken_by_namespace_and_name_on_every_page(client: TestClient)
         names.extend((j["job_namespace"], j["job_name"]) for j in page["jobs"])
     assert names == sorted(names, reverse=True)
     assert len(set(names)) == 7
+
+
+def test_datasets_sort_on_the_server(client: TestClient) -> None:
+    ingest(
+        client,
+        run_event("COMPLETE", job=("j", "w"), time=at(3), outputs=[dataset("b", "x")]),
+        run_event("COMPLETE", job=("j", "w2"), time=at(1), outputs=[dataset("a", "y")]),
+        run_event("COMPLETE", job=("j", "w3"), time=at(2), outputs=[dataset("c", "a")]),
+    )
+
+    def names(sort: str) -> list[str]:
+        return [d["dataset_name"] for d in _get(client, "datasets", sort=sort)["datasets"]]
+
+    assert names("name") == ["a", "x", "y"]
+    assert names("-updated") == ["x", "a", "y"]
+    assert names("namespace") == ["y", "x", "a"]
+    bad = client.get(f"{API}/datasets", params={"sort": "rows"})
+    assert bad.status_code == 400
+    assert "'sort'" in bad.json()["error"]["message"]
 
 
 def test_runs_filter_by_job_substring_and_time_range(client: TestClient) -> None:

@@ -16,7 +16,7 @@ from feast_lineage.consumer.services.catalog import (
     job_page,
     namespace_list,
 )
-from feast_lineage.consumer.store.sorting import JOB_SORT_KEYS
+from feast_lineage.consumer.store.sorting import DATASET_SORT_KEYS, JOB_SORT_KEYS
 
 router = APIRouter(
     tags=["catalog"],
@@ -71,15 +71,30 @@ async def get_jobs(
 @router.get(
     "/datasets",
     response_model=DatasetPage,
-    summary="Datasets of every producer, by namespace and name",
+    summary="Datasets of every producer, by namespace and name or sorted",
 )
 async def get_datasets(
     read: ReaderDep,
     namespace: Namespace = None,
     search: Search = None,
+    sort: Annotated[
+        str | None,
+        Query(
+            description="The order: a key, '-' before it for descending "
+            "(default namespace, then name); ties go by namespace and name",
+            json_schema_extra=sort_schema(DATASET_SORT_KEYS),
+        ),
+    ] = None,
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> Response:
+    order = parse_sort(sort, DATASET_SORT_KEYS, BY_NAMESPACE)
     return await answer(
-        dataset_page, read, namespace=namespace, search=search, limit=limit, offset=offset
+        dataset_page,
+        read,
+        namespace=namespace,
+        search=search,
+        limit=limit,
+        offset=offset,
+        sort=order,
     )

@@ -24,6 +24,7 @@ from feast_lineage.consumer.services.graph import node_key
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.dataset_list import dataset_rows
 from feast_lineage.consumer.store.job_list import job_rows
 from feast_lineage.consumer.store.sorting import Sort
 from feast_lineage.event_time import to_iso
@@ -109,10 +110,12 @@ def dataset_page(
     search: str | None,
     limit: int,
     offset: int,
+    sort: Sort = BY_NAMESPACE,
 ) -> DatasetPage:
+    """A page of datasets in ``sort`` order."""
     with read.engine.connect() as conn:
-        total, rows = reads.catalog_rows(
-            conn, t.datasets, read.scope.narrow(namespace).ns_ids, search, offset, limit
+        total, rows = dataset_rows(
+            conn, read.scope.narrow(namespace).ns_ids, search, sort, offset, limit
         )
         facets = _facets(conn, t.dataset_facets, rows, read)
         with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope)

@@ -276,30 +276,3 @@ def namespaces(conn: Connection, ns_ids: NsIds) -> list[tuple[str, int, int]]:
         for namespace, n in conn.execute(stmt).all():
             counts.setdefault(namespace, [0, 0])[slot] += int(n)
     return sorted((ns, n[0], n[1]) for ns, n in counts.items())
-
-
-def _catalog_where(table: Any, ns_ids: NsIds, search: str | None) -> tuple[Any, ...]:
-    c = table.c
-    return where_all(
-        in_ids(c.ns_id, ns_ids),
-        c.name.icontains(search, autoescape=True) if search else None,
-    )
-
-
-def catalog_rows(
-    conn: Connection, table: Any, ns_ids: NsIds, search: str | None, offset: int, limit: int
-) -> tuple[int, list[Any]]:
-    """A page of jobs or datasets sorted by (namespace, name), and their total."""
-    where = _catalog_where(table, ns_ids, search)
-    total = count(conn, table, *where)
-    if offset >= total:
-        return total, []
-    c = table.c
-    query = select(table).where(*where)
-    tail = total - offset - limit
-    if tail < offset:  # nearer the end: read backwards
-        take = min(limit, total - offset)
-        stmt = query.order_by(c.namespace.desc(), c.name.desc()).limit(take).offset(max(tail, 0))
-        return total, list(reversed(conn.execute(stmt).all()))
-    stmt = query.order_by(c.namespace, c.name).limit(limit).offset(offset)
-    return total, list(conn.execute(stmt).all())

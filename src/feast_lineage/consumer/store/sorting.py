@@ -22,6 +22,7 @@ JOB_SORT_KEYS = (
     "latest_started",
     "latest_duration",
 )
+DATASET_SORT_KEYS = ("name", "namespace", "kind", "producer", "updated")
 RUN_SORT_KEYS = ("started", "ended", "duration", "state", "job", "updated")
 
 
