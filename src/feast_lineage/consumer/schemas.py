@@ -240,6 +240,11 @@ class GraphNode(_EveryFieldSent):
     has_column_lineage: bool = Field(
         default=False, description="A dataset with current column edges (in or out)"
     )
+    latest_run_state: str | None = Field(
+        default=None,
+        description="A job's latest run's state (RUNNING, COMPLETE, FAIL, ABORT or OTHER); "
+        "null for a dataset or a job that never ran",
+    )
 
 
 class GraphEdge(BaseModel):

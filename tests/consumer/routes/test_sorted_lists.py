@@ -192,3 +192,19 @@ def test_bad_sort_and_times_are_a_400_naming_the_parameter(
     message = response.json()["error"]["message"]
     for name in names:
         assert name in message
+
+
+def test_graph_job_nodes_carry_their_latest_run_state(client: TestClient) -> None:
+    run = str(uuid.uuid4())
+    ingest(
+        client,
+        run_event("START", run_id=run, job=("a", "w"), time=at(0), outputs=[dataset("a", "t")]),
+        run_event("FAIL", run_id=run, job=("a", "w"), time=at(1), outputs=[dataset("a", "t")]),
+        run_event("START", job=("a", "r"), time=at(2), inputs=[dataset("a", "t")]),
+    )
+    nodes = {n["id"]: n for n in _get(client, "graph")["nodes"]}
+    assert nodes["job:a:w"]["latest_run_state"] == "FAIL"
+    assert nodes["job:a:r"]["latest_run_state"] == "RUNNING"
+    assert nodes["dataset:a:t"]["latest_run_state"] is None
+    sub = _get(client, "graph/node", type="job", namespace="a", name="w", depth=1)
+    assert {n["id"]: n["latest_run_state"] for n in sub["nodes"]}["job:a:w"] == "FAIL"

@@ -1084,6 +1084,11 @@ export interface components {
              * @default false
              */
             has_column_lineage: boolean;
+            /**
+             * Latest Run State
+             * @description A job's latest run's state (RUNNING, COMPLETE, FAIL, ABORT or OTHER); null for a dataset or a job that never ran
+             */
+            latest_run_state: string | null;
         };
         /** GraphPage */
         GraphPage: {

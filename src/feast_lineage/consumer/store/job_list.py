@@ -6,6 +6,7 @@ found per job through the runs' (job, start) index.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, func, select
@@ -72,3 +73,17 @@ def job_rows(
         .offset(offset)
     )
     return total, list(conn.execute(stmt).all())
+
+
+def latest_run_states(conn: Connection, job_ids: Collection[int]) -> dict[int, str]:
+    """Job id -> the state of its latest run (jobs that never ran are left out)."""
+    wanted = sorted(job_ids)
+    out: dict[int, str] = {}
+    for start in range(0, len(wanted), 2000):
+        stmt = (
+            select(t.jobs.c.id, t.runs.c.state)
+            .select_from(t.jobs.join(t.runs, t.runs.c.run_id == _latest_run_id()))
+            .where(t.jobs.c.id.in_(wanted[start : start + 2000]))
+        )
+        out.update((job, state) for job, state in conn.execute(stmt).all())
+    return out
