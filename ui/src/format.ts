@@ -53,6 +53,19 @@ export function formatCount(n: number | null | undefined): string {
   return n.toLocaleString("en-US");
 }
 
+/** 9800000 -> "9.3 MiB". */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return "—";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
 const KNOWN_PRODUCERS = [
   "feast",
   "airflow",

@@ -6,6 +6,7 @@ import { useNode } from "../../api/queries";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { AliasList } from "./AliasList";
+import { DatasetSections } from "./DatasetSections";
 import type { PanelProps } from "./DetailsPanel";
 import { facetString, feastRows, SHOWN_FACETS } from "./facets";
 import { JobSections } from "./JobSections";
@@ -65,6 +66,7 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
           <SchemaTable fields={schema} />
         </Section>
       )}
+      {node.kind === "dataset" && <DatasetSections key={node.id} namespace={node.namespace} name={node.name} navigate={navigate} />}
       {node.kind === "job" && <JobSections node={node} route={route} navigate={navigate} />}
       {Object.keys(otherFacets).length > 0 && (
         <Section title="Other facets">
