@@ -44,7 +44,7 @@ def test_a_failed_run_shows_its_error_and_its_stack_trace_folded(
     expect(stack.locator("pre")).not_to_be_visible()  # folded
     stack.locator("summary").click()
     expect(stack.locator("pre")).to_be_visible()
-    expect(stack.locator("pre")).to_contain_text("RandomForest.findBestSplits")
+    expect(stack.locator("pre")).to_contain_text("RandomForest$.findBestSplits")
     shoot(page, "failed-run-error")
 
 

@@ -23,6 +23,15 @@ export function sortOf(sorting: SortingState): string | null {
   return first ? `${first.desc ? "-" : ""}${first.id}` : null;
 }
 
+/**
+ * TanStack Table sorts only columns with an accessor: each column the server
+ * sorts by gets one (its value is never read: the rows come sorted).
+ */
+function sortable<T>(column: ColumnDef<T, unknown>): ColumnDef<T, unknown> {
+  if (column.enableSorting === false || "accessorFn" in column) return column;
+  return { ...column, accessorFn: () => null } as ColumnDef<T, unknown>;
+}
+
 interface Props<T> {
   rows: T[];
   columns: ColumnDef<T, unknown>[];
@@ -42,7 +51,7 @@ export function SortableTable<T>({ rows, columns, sort, onSort, rowId, rowProps,
   const sorting = sortingOf(sort);
   const table = useReactTable({
     data: rows,
-    columns,
+    columns: columns.map(sortable),
     getCoreRowModel: getCoreRowModel(),
     getRowId: rowId,
     manualSorting: true,
