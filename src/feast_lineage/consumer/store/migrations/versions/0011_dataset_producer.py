@@ -51,10 +51,12 @@ def _rank(event_key: str) -> str:
 def _mentions(event: dict[str, Any]) -> Iterator[tuple[dict[str, Any], bool]]:
     """(dataset, whether the event wrote or declared it) for each dataset it names."""
     if "dataset" in event and "job" not in event:
-        yield event["dataset"], True
+        if isinstance(event["dataset"], dict):
+            yield event["dataset"], True
         return
     for key, writes in (("inputs", False), ("outputs", True)):
-        for ds in event.get(key) or []:
+        listed = event.get(key)
+        for ds in listed if isinstance(listed, list) else []:
             if isinstance(ds, dict):
                 yield ds, writes
 
@@ -79,11 +81,19 @@ def _recompute(conn: sa.Connection) -> None:
             break
         after = rows[-1].id
         for row in rows:
-            event = orjson.loads(codec.decompress(bytes(row.payload)))
+            try:
+                event = orjson.loads(codec.decompress(bytes(row.payload)))
+            except orjson.JSONDecodeError:  # not an event ingest stored: it names nothing
+                continue
+            if not isinstance(event, dict):
+                continue
             producer = event.get("producer")
             rank = _rank(row.event_key)
             for ds, writes in _mentions(event):
-                did = dataset_id(ds["namespace"], ds["name"])
+                namespace, name = ds.get("namespace"), ds.get("name")
+                if not (isinstance(namespace, str) and isinstance(name, str)):
+                    continue
+                did = dataset_id(namespace, name)
                 key = producer_rank(rank, writes=writes)
                 if outranks(key, best.get(did, (None, None))[0]):
                     best[did] = (key, str(producer))
