@@ -193,6 +193,13 @@ AIRFLOW = "https://github.com/apache/airflow/tree/providers-openlineage/2.3.0"
 DBT = "https://github.com/OpenLineage/OpenLineage/tree/1.34.0/integration/dbt"
 SPARK = "https://github.com/OpenLineage/OpenLineage/tree/1.34.0/integration/spark"
 FACET = "https://openlineage.io/spec/facets/1-0-0/Facet.json"
+# The stack trace of the Spark training run that fails (errorMessage's stackTrace).
+OOM_STACK = """java.lang.OutOfMemoryError: Java heap space
+\tat java.base/java.util.Arrays.copyOf(Arrays.java:3537)
+\tat org.apache.spark.ml.tree.impl.RandomForest$.findBestSplits(RandomForest.scala:663)
+\tat org.apache.spark.ml.tree.impl.RandomForest$.run(RandomForest.scala:208)
+\tat org.apache.spark.ml.regression.GBTRegressor.train(GBTRegressor.scala:192)
+\tat org.apache.spark.ml.Predictor.fit(Predictor.scala:114)"""
 COLUMN_LINEAGE = (
     "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json"
     "#/$defs/ColumnLineageDatasetFacet"
@@ -631,6 +638,7 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
                     SPARK,
                     message="java.lang.OutOfMemoryError: Java heap space",
                     programmingLanguage="JAVA",
+                    stackTrace=OOM_STACK,
                 )
             },
         )

@@ -211,7 +211,7 @@ def test_datasets(both: Both) -> None:
     mine = {key(ds): ds for ds in ours["datasets"]}
     for ds in feast["datasets"]:
         if key(ds) in mine:
-            # (Feast's producer is the last received event's; ours the latest event's.)
+            # (Feast's producer is the last received event's; ours the last writer's.)
             for field in ("source_type", "feast_object_type", "feast_project"):
                 assert mine[key(ds)][field] == ds[field], (key(ds), field)
 

@@ -138,7 +138,7 @@ def test_jobs_and_datasets_are_searchable_lists_that_open_the_details(
     page.get_by_label("Search jobs").fill("train_driver")
     expect(jobs.locator("tbody tr")).to_have_count(1)
     jobs.locator("tbody tr").first.click()
-    expect(page.get_by_test_id("runs-table").locator("tbody tr")).to_have_count(2)
+    expect(page.get_by_test_id("runs-table").locator("tr.run-row")).to_have_count(2)
     shoot(page, "jobs")
 
     # From the list to the job's place in the graph.
@@ -178,7 +178,7 @@ def test_a_shared_link_opens_the_same_view(
         expect(shared.get_by_test_id("details-panel").locator(".panel-title")).to_have_text(
             "analytics.driver_hourly_stats"
         )
-        expect(shared.get_by_test_id("runs-table").locator("tbody tr")).to_have_count(2)
+        expect(shared.get_by_test_id("runs-table").locator("tr.run-row")).to_have_count(2)
 
         # The events tab's filters and page too.
         params = {"tab": "events", "type": "COMPLETE", "limit": "25", "offset": "25"}

@@ -81,4 +81,4 @@ def test_a_server_that_wants_a_read_key_gets_it_from_the_page(
         # ...but not the warehouse's tables, which no mapping gives it.
         assert "raw.public.trips" not in labels
         node(page, "train_driver_ranking").click()
-        expect(page.get_by_test_id("runs-table").locator("tbody tr")).to_have_count(2)
+        expect(page.get_by_test_id("runs-table").locator("tr.run-row")).to_have_count(2)

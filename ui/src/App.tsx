@@ -6,10 +6,12 @@ import { useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
 import { EventsView } from "./views/events/EventsView";
 import { LineageView } from "./views/lineage/LineageView";
+import { RunsView } from "./views/runs/RunsView";
 
 const TABS = [
   { id: "lineage", label: "Lineage", consumer: false },
   { id: "events", label: "Events", consumer: true },
+  { id: "runs", label: "Runs", consumer: true },
   { id: "jobs", label: "Jobs", consumer: true },
   { id: "datasets", label: "Datasets", consumer: true },
 ] as const;
@@ -46,6 +48,7 @@ export function App() {
     const needsConsumer = TABS.find((t) => t.id === tab)?.consumer ?? false;
     if (needsConsumer && !s.consumer_enabled) body = <ConsumerOff tab={tab} />;
     else if (tab === "events") body = <EventsView route={route} navigate={go} />;
+    else if (tab === "runs") body = <RunsView route={route} navigate={go} />;
     else if (tab === "jobs") body = <CatalogView key="jobs" kind="job" route={route} navigate={go} />;
     else if (tab === "datasets") body = <CatalogView key="datasets" kind="dataset" route={route} navigate={go} />;
     else body = <LineageView settings={s} route={route} navigate={go} />;

@@ -53,6 +53,19 @@ export function formatCount(n: number | null | undefined): string {
   return n.toLocaleString("en-US");
 }
 
+/** 9800000 -> "9.3 MiB". */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return "—";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
 const KNOWN_PRODUCERS = [
   "feast",
   "airflow",
@@ -68,7 +81,7 @@ const KNOWN_PRODUCERS = [
   "marquez",
 ];
 
-/** A short name for a producer URI: "airflow", "dbt", "feast", or its last path part. */
+/** A short name for a producer URI: "airflow", "dbt", "feast", or its host and path. */
 export function producerLabel(producer: string | null | undefined): string {
   if (!producer) return "";
   const lower = producer.toLowerCase();
@@ -92,7 +105,18 @@ export function producerLabel(producer: string | null | undefined): string {
     const known = KNOWN_PRODUCERS.find((name) => part.includes(name));
     if (known) return known.replace("_", " ");
   }
-  return parts[parts.length - 1] ?? host;
+  return hostAndPath(producer) ?? host;
+}
+
+/** An unknown producer as a person recognises it: "example.com/synthetic-stress/1.0". */
+function hostAndPath(producer: string): string | null {
+  try {
+    const url = new URL(producer);
+    const path = url.pathname.replace(/\/+$/, "");
+    return `${url.host}${path}` || null;
+  } catch {
+    return null;
+  }
 }
 
 /** The end of an id: time-ordered UUIDs (v7) share their first digits. */

@@ -1,6 +1,6 @@
 // The view lives in the URL's query string, so a copied link opens the same
 // tab, node, filters and page. Keys (all optional):
-//   tab       lineage (default) | events | jobs | datasets
+//   tab       lineage (default) | events | runs | jobs | datasets
 //   view      lineage tab: "feast" for the Feast-only (registry) graph
 //   ns        namespace filter (lineage, events, jobs, datasets)
 //   focus     lineage tab: the node whose upstream/downstream is shown
@@ -11,7 +11,9 @@
 //   run       the run expanded in the details panel
 //   q         search text (jobs, datasets)
 //   job, type, since, until, run_id   events filters
-//   offset    the first row of the page (events, jobs, datasets)
+//   job, state, since, until          runs filters (job: name contains)
+//   sort      runs, jobs, datasets: the server's sort key, "-" before it for descending
+//   offset    the first row of the page (events, runs, jobs, datasets)
 //   ev        the event whose JSON is open
 
 import { useCallback, useEffect, useState } from "react";

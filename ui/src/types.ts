@@ -24,6 +24,7 @@ export type Direction = Subgraph["direction"];
 export type NamespaceItem = Schemas["NamespaceItem"];
 export type NamespaceList = Schemas["NamespaceList"];
 export type JobItem = Schemas["JobItem"];
+export type LatestRun = Schemas["LatestRun"];
 export type JobPage = Schemas["JobPage"];
 export type DatasetItem = Schemas["DatasetItem"];
 export type DatasetPage = Schemas["DatasetPage"];
@@ -34,6 +35,8 @@ export interface CatalogItem extends Partial<Pick<DatasetItem, "datasource_uri" 
   name: string;
   producer: string | null;
   updated_at_iso: string | null;
+  /** A job's latest run (null: it never ran; absent for a dataset). */
+  latest_run?: LatestRun | null;
 }
 export type CatalogPage = Omit<JobPage, "jobs"> & { items: CatalogItem[] };
 
@@ -44,6 +47,7 @@ export const jobRow = (job: JobItem): CatalogItem => ({
   name: job.job_name,
   producer: job.producer,
   updated_at_iso: job.updated_at_iso,
+  latest_run: job.latest_run ?? null,
 });
 
 /** A dataset of the catalog as a row of the Datasets tab. */

@@ -240,6 +240,11 @@ class GraphNode(_EveryFieldSent):
     has_column_lineage: bool = Field(
         default=False, description="A dataset with current column edges (in or out)"
     )
+    latest_run_state: str | None = Field(
+        default=None,
+        description="A job's latest run's state (RUNNING, COMPLETE, FAIL, ABORT or OTHER); "
+        "null for a dataset or a job that never ran",
+    )
 
 
 EdgeType = Literal[
@@ -427,6 +432,18 @@ class NamespaceList(BaseModel):
     total: int
 
 
+class LatestRun(BaseModel):
+    """A job's most recently started run, as the Jobs list shows it."""
+
+    run_id: str
+    state: str = Field(description="RUNNING, COMPLETE, FAIL, ABORT or OTHER")
+    started_at: int = Field(description=_MS)
+    ended_at: int | None = Field(description=_MS + "; null while it runs")
+    duration_ms: int | None = Field(description="null while it runs")
+    started_at_iso: str = Field(description=_ISO)
+    ended_at_iso: str | None = Field(description=_ISO)
+
+
 class JobItem(BaseModel):
     # Feast's fields
     job_namespace: str
@@ -444,6 +461,9 @@ class JobItem(BaseModel):
     created_at: int = Field(description=_MS)
     created_at_iso: str = Field(description=_ISO)
     updated_at_iso: str | None = Field(description=_ISO + "; null for a job only named")
+    latest_run: LatestRun | None = Field(
+        default=None, description="Its most recently started run; null if it never ran"
+    )
 
 
 class JobPage(BaseModel):

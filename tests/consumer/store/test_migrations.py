@@ -497,3 +497,42 @@ def test_explicit_lineage_is_derived_from_the_events_already_stored(
         assert {r["id"] for table in (t.jobs, t.datasets) for r in store.rows(table)} == nodes
     finally:
         store.close()
+
+
+def test_the_dataset_producer_is_recomputed_from_the_events_already_stored(
+    engine: Engine, store_url: str
+) -> None:
+    """0011: a dataset a later job only read goes back to whoever wrote it."""
+    trips = dataset("postgres://db", "raw.public.trips")
+    events = [
+        {**run_event("COMPLETE", time="2026-01-01T00:00:01Z", outputs=[trips]), "producer": "a"},
+        {
+            **run_event(
+                "COMPLETE", job=("spark", "t"), time="2026-01-01T00:00:02Z", inputs=[trips]
+            ),
+            "producer": "b",
+        },
+    ]
+    store = Store(store_url)
+    try:
+        store.ingest_each(events)
+        config = alembic_config(engine)
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0010")
+            # What the store held before 0011: the last event's producer.
+            conn.exec_driver_sql(f"UPDATE {t.datasets.name} SET producer = 'b'")
+        assert "producer_rank" not in {
+            c["name"] for c in inspect(engine).get_columns(t.datasets.name)
+        }
+        upgrade_schema(engine)
+        assert _differences(engine) == []
+        row = store.dataset("postgres://db", "raw.public.trips")
+        assert row is not None
+        assert row["producer"] == "a"
+        store.ingest(events[1])  # and the rule holds for what arrives next
+        row = store.dataset("postgres://db", "raw.public.trips")
+        assert row is not None
+        assert row["producer"] == "a"
+    finally:
+        store.close()

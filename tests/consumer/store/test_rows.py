@@ -37,6 +37,7 @@ def dataset(updated: int, *, uri_rank: str | None = None, feast: str | None = No
         "namespace": "ns",
         "name": "table",
         "producer": f"producer-{updated}",
+        "producer_rank": f"1{updated:020d}",  # a write
         "datasource_uri": None if uri_rank is None else f"s3://b/{uri_rank}",
         "uri_id": None if uri_rank is None else int(uri_rank),
         "uri_rank": uri_rank,

@@ -16,6 +16,7 @@ import {
   type EventsQuery,
   type JobsQuery,
   type RegistryObjectType,
+  type RunsQuery,
 } from "./endpoints";
 
 /** A job or dataset, by namespace and name. */
@@ -98,16 +99,21 @@ export function useNamespaces(enabled = true) {
   return useQuery({ queryKey: ["namespaces"], queryFn: ({ signal }) => api.namespaces(signal), enabled });
 }
 
+/** What the Jobs and Datasets tabs ask for: filters, a page, and the order. */
+export type CatalogQuery = Omit<JobsQuery & DatasetsQuery, "sort"> & { sort?: string | null };
+
 /** A page of the Jobs or Datasets tab. */
-export function useCatalog(kind: NodeKind, query: JobsQuery & DatasetsQuery) {
+export function useCatalog(kind: NodeKind, query: CatalogQuery) {
   return useQuery({
     queryKey: [kind === "job" ? "jobs" : "datasets", query],
     queryFn: async ({ signal }): Promise<CatalogPage> => {
+      // The sort is a column id of the table; the server names the one it does not know.
+      const { sort, ...rest } = query;
       if (kind === "job") {
-        const { jobs, ...page } = await api.jobs(query, signal);
+        const { jobs, ...page } = await api.jobs({ ...rest, sort: (sort ?? undefined) as JobsQuery["sort"] }, signal);
         return { ...page, items: jobs.map(jobRow) };
       }
-      const { datasets, ...page } = await api.datasets(query, signal);
+      const { datasets, ...page } = await api.datasets({ ...rest, sort: (sort ?? undefined) as DatasetsQuery["sort"] }, signal);
       return { ...page, items: datasets.map(datasetRow) };
     },
     placeholderData: keepPreviousData,
@@ -150,6 +156,65 @@ export function useRuns(namespace: string, name: string, limit: number, offset: 
       const byId: Record<string, RunDetail> = {};
       for (const detail of details) if (detail) byId[detail.run_id] = detail;
       return { page, details: byId };
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** The jobs that write and read a dataset (its current edges), and its latest write. */
+export interface DatasetUse {
+  writers: NodeRef[];
+  readers: NodeRef[];
+  /** The newest run of a writer that wrote it, with what its outputStatistics say. */
+  latestWrite: { run: RunDetail; rows: number | null; bytes: number | null } | null;
+}
+
+const WRITERS_LOOKED_AT = 5;
+const RUNS_LOOKED_AT = 5;
+
+export function useDatasetUse(namespace: string, name: string) {
+  return useQuery({
+    queryKey: ["dataset-use", namespace, name],
+    queryFn: async ({ signal }): Promise<DatasetUse> => {
+      const sub = await api.subgraph("dataset", namespace, name, 1, "both", signal);
+      const byId = new Map(sub.nodes.map((n) => [n.id, n]));
+      const ref = (id: string): NodeRef[] => {
+        const node = byId.get(id);
+        return node && node.kind === "job" ? [{ type: "job", namespace: node.namespace, name: node.name }] : [];
+      };
+      const writers = sub.edges.filter((e) => e.type === "output" && e.target === sub.center).flatMap((e) => ref(e.source));
+      const readers = sub.edges.filter((e) => e.type === "input" && e.source === sub.center).flatMap((e) => ref(e.target));
+      const pages = await Promise.all(
+        writers
+          .slice(0, WRITERS_LOOKED_AT)
+          .map((job) => api.runs({ job_namespace: job.namespace, job_name: job.name, limit: RUNS_LOOKED_AT }, signal)),
+      );
+      const runs = pages.flatMap((p) => p.runs).sort((a, b) => (b.started_at ?? 0) - (a.started_at ?? 0));
+      let latestWrite: DatasetUse["latestWrite"] = null;
+      for (const run of runs) {
+        const detail = await api.run(run.run_id, signal);
+        const output = detail.outputs.find((o) => o.namespace === namespace && o.name === name);
+        if (!output) continue;
+        const stats = output.facets?.outputStatistics as { rowCount?: unknown; size?: unknown } | undefined;
+        latestWrite = {
+          run: detail,
+          rows: typeof stats?.rowCount === "number" ? stats.rowCount : null,
+          bytes: typeof stats?.size === "number" ? stats.size : null,
+        };
+        break;
+      }
+      return { writers, readers, latestWrite };
+    },
+  });
+}
+
+/** A page of the Runs tab: runs across jobs, filtered and sorted on the server. */
+export function useRunList(query: Omit<RunsQuery, "sort"> & { sort?: string | null }) {
+  return useQuery({
+    queryKey: ["run-list", query],
+    queryFn: ({ signal }) => {
+      const { sort, ...rest } = query;
+      return api.runs({ ...rest, sort: (sort ?? undefined) as RunsQuery["sort"] }, signal);
     },
     placeholderData: keepPreviousData,
   });

@@ -96,7 +96,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs, newest first */
+        /** Runs, newest first or sorted */
         get: operations["get_runs_api_v1_lineage_openlineage_runs_get"];
         put?: never;
         post?: never;
@@ -201,7 +201,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Jobs of every producer, by namespace and name */
+        /** Jobs of every producer with their latest run, by namespace and name or sorted */
         get: operations["get_jobs_api_v1_lineage_openlineage_jobs_get"];
         put?: never;
         post?: never;
@@ -218,7 +218,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Datasets of every producer, by namespace and name */
+        /** Datasets of every producer, by namespace and name or sorted */
         get: operations["get_datasets_api_v1_lineage_openlineage_datasets_get"];
         put?: never;
         post?: never;
@@ -1089,6 +1089,11 @@ export interface components {
              * @default false
              */
             has_column_lineage: boolean;
+            /**
+             * Latest Run State
+             * @description A job's latest run's state (RUNNING, COMPLETE, FAIL, ABORT or OTHER); null for a dataset or a job that never ran
+             */
+            latest_run_state: string | null;
         };
         /** GraphPage */
         GraphPage: {
@@ -1289,6 +1294,8 @@ export interface components {
              * @description The same time in ISO 8601 (UTC); null for a job only named
              */
             updated_at_iso: string | null;
+            /** @description Its most recently started run; null if it never ran */
+            latest_run?: components["schemas"]["LatestRun"] | null;
         };
         /** JobPage */
         JobPage: {
@@ -1307,6 +1314,44 @@ export interface components {
             namespace: string;
             /** Name */
             name: string;
+        };
+        /**
+         * LatestRun
+         * @description A job's most recently started run, as the Jobs list shows it.
+         */
+        LatestRun: {
+            /** Run Id */
+            run_id: string;
+            /**
+             * State
+             * @description RUNNING, COMPLETE, FAIL, ABORT or OTHER
+             */
+            state: string;
+            /**
+             * Started At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            started_at: number;
+            /**
+             * Ended At
+             * @description Milliseconds since the epoch (as Feast sends it); null while it runs
+             */
+            ended_at: number | null;
+            /**
+             * Duration Ms
+             * @description null while it runs
+             */
+            duration_ms: number | null;
+            /**
+             * Started At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            started_at_iso: string;
+            /**
+             * Ended At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            ended_at_iso: string | null;
         };
         /** NamespaceItem */
         NamespaceItem: {
@@ -2605,6 +2650,8 @@ export interface operations {
                 namespace?: string | null;
                 /** @description Events of jobs with this name */
                 job_name?: string | null;
+                /** @description Events of jobs whose name contains this (any case) */
+                job_search?: string | null;
                 /** @description Events of this run */
                 run_id?: string | null;
                 /** @description START, RUNNING, COMPLETE, ABORT, FAIL or OTHER (or lower case) */
@@ -2677,8 +2724,16 @@ export interface operations {
                 job_namespace?: string | null;
                 /** @description Runs of jobs with this name */
                 job_name?: string | null;
+                /** @description Runs of jobs whose name contains this (any case) */
+                job_search?: string | null;
                 /** @description RUNNING, COMPLETE, FAIL, ABORT or OTHER (or lower case) */
                 state?: "RUNNING" | "COMPLETE" | "FAIL" | "ABORT" | "OTHER" | "running" | "complete" | "fail" | "abort" | "other";
+                /** @description Runs started at or after this time (before until) */
+                since?: string | null;
+                /** @description Runs started before this time (after since) */
+                until?: string | null;
+                /** @description The order: a key, '-' before it for descending (default -started: newest first); ties go by run id */
+                sort?: "started" | "ended" | "duration" | "state" | "job" | "updated" | "-started" | "-ended" | "-duration" | "-state" | "-job" | "-updated";
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
@@ -3078,6 +3133,8 @@ export interface operations {
                 namespace?: string | null;
                 /** @description Names containing this (any case) */
                 search?: string | null;
+                /** @description The order: a key, '-' before it for descending (default namespace, then name); ties go by namespace and name */
+                sort?: "name" | "namespace" | "producer" | "updated" | "latest_state" | "latest_started" | "latest_duration" | "-name" | "-namespace" | "-producer" | "-updated" | "-latest_state" | "-latest_started" | "-latest_duration";
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
@@ -3142,6 +3199,8 @@ export interface operations {
                 namespace?: string | null;
                 /** @description Names containing this (any case) */
                 search?: string | null;
+                /** @description The order: a key, '-' before it for descending (default namespace, then name); ties go by namespace and name */
+                sort?: "name" | "namespace" | "kind" | "producer" | "updated" | "-name" | "-namespace" | "-kind" | "-producer" | "-updated";
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;

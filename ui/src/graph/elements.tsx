@@ -62,6 +62,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
       data-kind={node.kind}
       data-node-id={node.id}
       data-label={node.label}
+      data-state={node.state ?? undefined}
     >
       <Handle type="target" position={Position.Left} isConnectable={false} />
       <div className="lnode-top">
@@ -69,6 +70,11 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
           {style.label}
         </span>
         {node.producer && <span className="lnode-producer">{node.producer}</span>}
+        {node.state && (
+          <span className={`lnode-state run-${node.state}`} data-state={node.state} title={`Latest run: ${node.state}`}>
+            {node.state}
+          </span>
+        )}
       </div>
       <div className="lnode-label">{text.label}</div>
       <div className="lnode-name" aria-hidden>

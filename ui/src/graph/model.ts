@@ -35,11 +35,27 @@ export interface LNode {
   title: string; // the full name, for tooltips
   sublabel: string;
   producer: string;
+  /** A job's latest run's state (running, completed, failed, aborted), else null. */
+  state: RunState | null;
   aliases: Alias[];
   members: string[]; // every API node id this node stands for
   source: "openlineage" | "registry";
   ol?: GraphNode;
   reg?: RegistryNode;
+}
+
+/** What a job node shows of its latest run. */
+export type RunState = "running" | "completed" | "failed" | "aborted";
+
+const RUN_STATES: Record<string, RunState> = {
+  RUNNING: "running",
+  COMPLETE: "completed",
+  FAIL: "failed",
+  ABORT: "aborted",
+};
+
+export function runState(state: string | null | undefined): RunState | null {
+  return (state && RUN_STATES[state]) || null;
 }
 
 // jobjob: a job feeds another (explicit lineage: a lineage facet or jobDependencies).
@@ -249,6 +265,7 @@ export function fromOpenLineage(
       title: `${node.name}\n${node.namespace}`,
       sublabel: node.namespace,
       producer: producerLabel(node.producer),
+      state: runState(node.latest_run_state),
       aliases: aliasesOf.get(node.id) ?? [],
       members: groupMembers.get(node.id) ?? [node.id],
       source: "openlineage",
@@ -298,6 +315,7 @@ export function fromRegistry(lineage: RegistryLineage): LGraph {
     title: `${node.name}\n${node.type} in project ${node.project}`,
     sublabel: node.project,
     producer: "feast registry",
+    state: null,
     aliases: [],
     members: [node.id],
     source: "registry",

@@ -1,18 +1,85 @@
 // The Jobs and Datasets tabs: searchable, paged lists; a row opens the
 // details panel.
 
+import type { ColumnDef } from "@tanstack/react-table";
 import { useCatalog, useNamespaces } from "../api/queries";
-import { KindBadge } from "../components/Badges";
+import { KindBadge, StateBadge } from "../components/Badges";
 import { Pager } from "../components/Pager";
+import { SortableTable } from "../components/SortableTable";
 import { Empty, Failure, Loading } from "../components/Status";
 import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
-import { formatTime, producerLabel } from "../format";
+import { formatDuration, formatTime, producerLabel } from "../format";
 import { useDraft } from "../hooks/useDraft";
 import type { Navigate, Route } from "../route";
 import { refPatch, selectionOf } from "../selection";
+import type { CatalogItem } from "../types";
 import { DetailsPanel } from "./details/DetailsPanel";
 
 const LIMIT = 50;
+
+// Column ids are the server's sort keys (GET /jobs and /datasets ?sort=).
+const NAME: ColumnDef<CatalogItem, unknown> = {
+  id: "name",
+  header: "Name",
+  cell: ({ row: { original: item } }) => (
+    <>
+      <div className="strong">{item.name}</div>
+      {item.datasource_uri && <div className="mono small muted break">{item.datasource_uri}</div>}
+    </>
+  ),
+};
+const NAMESPACE: ColumnDef<CatalogItem, unknown> = {
+  id: "namespace",
+  header: "Namespace",
+  cell: ({ row }) => <span className="mono small">{row.original.namespace}</span>,
+};
+const PRODUCER: ColumnDef<CatalogItem, unknown> = {
+  id: "producer",
+  header: "Producer",
+  cell: ({ row }) => <span className="small" title={row.original.producer ?? ""}>{producerLabel(row.original.producer)}</span>,
+};
+const UPDATED: ColumnDef<CatalogItem, unknown> = {
+  id: "updated",
+  header: "Updated",
+  cell: ({ row }) => <span className="small nowrap">{formatTime(row.original.updated_at_iso)}</span>,
+};
+
+const JOB_COLUMNS: ColumnDef<CatalogItem, unknown>[] = [
+  NAME,
+  NAMESPACE,
+  {
+    id: "latest_state",
+    header: "Latest run",
+    cell: ({ row }) => (row.original.latest_run ? <StateBadge state={row.original.latest_run.state} /> : <span className="muted small">never ran</span>),
+  },
+  {
+    id: "latest_duration",
+    header: "Duration",
+    cell: ({ row }) => <span className="small nowrap">{formatDuration(row.original.latest_run?.duration_ms)}</span>,
+  },
+  {
+    id: "latest_started",
+    header: "Started",
+    cell: ({ row }) => <span className="small nowrap">{formatTime(row.original.latest_run?.started_at_iso)}</span>,
+  },
+  PRODUCER,
+  UPDATED,
+];
+
+const DATASET_COLUMNS: ColumnDef<CatalogItem, unknown>[] = [
+  NAME,
+  NAMESPACE,
+  {
+    id: "kind",
+    header: "Kind",
+    cell: ({ row }) => {
+      const feastType = row.original.feast?.type;
+      return <KindBadge kind={feastType && FEAST_DATASET_KINDS.has(feastType) && isVisualKind(feastType) ? feastType : "dataset"} />;
+    },
+  },
+  PRODUCER,
+  UPDATED,
+];
 
 interface Props {
   kind: "job" | "dataset";
@@ -25,7 +92,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
   const q = route.q ?? "";
   const [draft, setDraft] = useDraft(q, (v) => navigate({ q: v.trim() || null, offset: null }), 300);
 
-  const query = { search: q.trim() || null, namespace: route.ns ?? null, limit: LIMIT, offset };
+  const query = { search: q.trim() || null, namespace: route.ns ?? null, limit: LIMIT, offset, sort: route.sort ?? null };
   const list = useCatalog(kind, query);
   const namespaces = useNamespaces();
   const selection = selectionOf(route, false, "node");
@@ -53,47 +120,21 @@ export function CatalogView({ kind, route, navigate }: Props) {
     const page = list.data;
     body = (
       <>
-        <table className="table catalog-table" data-testid={`${kind}-table`} aria-busy={list.isFetching}>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Namespace</th>
-              {kind === "dataset" && <th>Kind</th>}
-              <th>Producer</th>
-              <th>Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.items.map((item) => {
-              const feastType = item.feast?.type;
-              const isSelected = selection?.namespace === item.namespace && selection?.name === item.name;
-              return (
-                <tr
-                  key={item.id}
-                  className={`catalog-row ${isSelected ? "is-selected" : ""}`}
-                  onClick={() => navigate(refPatch({ type: kind, namespace: item.namespace, name: item.name }), { push: true })}
-                >
-                  <td>
-                    <div className="strong">{item.name}</div>
-                    {item.datasource_uri && (
-                      <div className="mono small muted break">{item.datasource_uri}</div>
-                    )}
-                  </td>
-                  <td className="mono small">{item.namespace}</td>
-                  {kind === "dataset" && (
-                    <td>
-                      <KindBadge
-                        kind={feastType && FEAST_DATASET_KINDS.has(feastType) && isVisualKind(feastType) ? feastType : "dataset"}
-                      />
-                    </td>
-                  )}
-                  <td className="small">{producerLabel(item.producer)}</td>
-                  <td className="small nowrap">{formatTime(item.updated_at_iso)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <SortableTable
+          rows={page.items}
+          columns={kind === "job" ? JOB_COLUMNS : DATASET_COLUMNS}
+          sort={route.sort ?? null}
+          onSort={(sort) => navigate({ sort, offset: null }, { push: true })}
+          rowId={(item) => item.id}
+          rowProps={(item) => ({
+            className: `catalog-row ${selection?.namespace === item.namespace && selection?.name === item.name ? "is-selected" : ""}`,
+            onClick: () => navigate(refPatch({ type: kind, namespace: item.namespace, name: item.name }), { push: true }),
+            "data-node-id": item.id,
+          })}
+          className="catalog-table"
+          testid={`${kind}-table`}
+          busy={list.isFetching}
+        />
         <Pager offset={page.offset} limit={page.limit} total={page.total} noun={noun} onOffset={(next) => navigate({ offset: next || null }, { push: true })} />
       </>
     );

@@ -83,7 +83,7 @@ def derive(
 
     if kind == "dataset":
         ds = event["dataset"]
-        subject = b.dataset(ds)
+        subject = b.dataset(ds, writes=True)
         b.column_lineage(subject, ds, NO_JOB)
         ns = ds["namespace"]
     else:

@@ -15,6 +15,7 @@ from typing import Any
 from feast_lineage import canonical_json
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.store.column_rows import OBSERVED, column_rows
+from feast_lineage.consumer.store.producer_rank import producer_rank
 from feast_lineage.consumer.store.rows import (
     LISTED,
     DatasetRow,
@@ -114,7 +115,8 @@ class RowBuilder:
         self.facets(self.out.job_facets, jid, facets, "job")
         return jid
 
-    def dataset(self, ds: dict[str, Any]) -> int:
+    def dataset(self, ds: dict[str, Any], *, writes: bool) -> int:
+        """The row of a dataset the event wrote or declared (``writes``), or read."""
         namespace, name = ds["namespace"], ds["name"]
         did = dataset_id(namespace, name)
         facets = ds.get("facets") or {}
@@ -124,6 +126,7 @@ class RowBuilder:
             "namespace": namespace,
             "name": name,
             "producer": self.producer,
+            "producer_rank": producer_rank(self.rank, writes=writes),
             "datasource_uri": None,
             "uri_id": None,
             "uri_rank": None,
@@ -250,7 +253,7 @@ class RowBuilder:
             else:
                 job["output_rank"], job["output_run"] = self.rank, self.io_run
             for ds in datasets:
-                did = self.dataset(ds)
+                did = self.dataset(ds, writes=direction == "output")
                 if direction == "input":
                     self.edge(did, "dataset", ds["namespace"], jid, "job", job_ns, "input")
                 else:

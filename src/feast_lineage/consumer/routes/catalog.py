@@ -8,8 +8,15 @@ from fastapi import APIRouter, Query, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.responses import READ_ERRORS, answer
+from feast_lineage.consumer.routes.sort_param import parse_sort, sort_schema
 from feast_lineage.consumer.schemas import DatasetPage, JobPage, NamespaceList
-from feast_lineage.consumer.services.catalog import dataset_page, job_page, namespace_list
+from feast_lineage.consumer.services.catalog import (
+    BY_NAMESPACE,
+    dataset_page,
+    job_page,
+    namespace_list,
+)
+from feast_lineage.consumer.store.sorting import DATASET_SORT_KEYS, JOB_SORT_KEYS
 
 router = APIRouter(
     tags=["catalog"],
@@ -30,32 +37,64 @@ async def get_namespaces(read: ReaderDep) -> Response:
 
 
 @router.get(
-    "/jobs", response_model=JobPage, summary="Jobs of every producer, by namespace and name"
+    "/jobs",
+    response_model=JobPage,
+    summary="Jobs of every producer with their latest run, by namespace and name or sorted",
 )
 async def get_jobs(
     read: ReaderDep,
     namespace: Namespace = None,
     search: Search = None,
+    sort: Annotated[
+        str | None,
+        Query(
+            description="The order: a key, '-' before it for descending "
+            "(default namespace, then name); ties go by namespace and name",
+            json_schema_extra=sort_schema(JOB_SORT_KEYS),
+        ),
+    ] = None,
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> Response:
+    order = parse_sort(sort, JOB_SORT_KEYS, BY_NAMESPACE)
     return await answer(
-        job_page, read, namespace=namespace, search=search, limit=limit, offset=offset
+        job_page,
+        read,
+        namespace=namespace,
+        search=search,
+        limit=limit,
+        offset=offset,
+        sort=order,
     )
 
 
 @router.get(
     "/datasets",
     response_model=DatasetPage,
-    summary="Datasets of every producer, by namespace and name",
+    summary="Datasets of every producer, by namespace and name or sorted",
 )
 async def get_datasets(
     read: ReaderDep,
     namespace: Namespace = None,
     search: Search = None,
+    sort: Annotated[
+        str | None,
+        Query(
+            description="The order: a key, '-' before it for descending "
+            "(default namespace, then name); ties go by namespace and name",
+            json_schema_extra=sort_schema(DATASET_SORT_KEYS),
+        ),
+    ] = None,
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> Response:
+    order = parse_sort(sort, DATASET_SORT_KEYS, BY_NAMESPACE)
     return await answer(
-        dataset_page, read, namespace=namespace, search=search, limit=limit, offset=offset
+        dataset_page,
+        read,
+        namespace=namespace,
+        search=search,
+        limit=limit,
+        offset=offset,
+        sort=order,
     )

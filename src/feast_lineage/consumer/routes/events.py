@@ -14,27 +14,17 @@ from feast_lineage.consumer.routes.params import (
     RUN_ID_SCHEMA,
     either_case,
     enum_schema,
-    invalid,
     one_of,
+    time_range,
 )
 from feast_lineage.consumer.routes.params import run_id as parse_run_id
 from feast_lineage.consumer.schemas import EventPage
 from feast_lineage.consumer.services.events import event_page
-from feast_lineage.event_time import EventTimeError, parse_us
 
 router = APIRouter(
     tags=["events"],
     responses=READ_ERRORS,
 )
-
-
-def parse_time(name: str, value: str | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return parse_us(value, bounded=False)
-    except EventTimeError as err:
-        raise invalid(f"query parameter {name!r}: {err}") from None
 
 
 @router.get("/events", response_model=EventPage, summary="Browse events, newest first")
@@ -44,6 +34,14 @@ async def get_events(
         str | None, Query(description="Events of this namespace (the job's, or the dataset's)")
     ] = None,
     job_name: Annotated[str | None, Query(description="Events of jobs with this name")] = None,
+    job_search: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=200,
+            description="Events of jobs whose name contains this (any case)",
+        ),
+    ] = None,
     run_id: Annotated[
         str | None, Query(description="Events of this run", json_schema_extra=RUN_ID_SCHEMA)
     ] = None,
@@ -69,18 +67,14 @@ async def get_events(
     offset: Offset = 0,
 ) -> Response:
     kind = one_of("query parameter 'event_type'", event_type, EVENT_TYPES)
-    since_us, until_us = parse_time("since", since), parse_time("until", until)
-    if since_us is not None and until_us is not None and since_us >= until_us:
-        raise invalid(
-            f"query parameter 'since' ({since}) is not before 'until' ({until}), so no event "
-            "can match; swap them"
-        )
+    since_us, until_us = time_range(since, until)
     run = parse_run_id("query parameter 'run_id'", run_id)
     return await answer(
         event_page,
         read,
         namespace=namespace,
         job_name=job_name,
+        job_search=job_search,
         run_id=run,
         event_type=kind,
         since_us=since_us,

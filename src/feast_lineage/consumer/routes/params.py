@@ -15,6 +15,7 @@ from urllib.parse import unquote
 from fastapi import Request
 
 from feast_lineage.consumer.errors import LineageError
+from feast_lineage.event_time import EventTimeError, parse_us
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
 RUN_STATES = ("RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER")
@@ -49,6 +50,27 @@ def one_of(where: str, value: str | None, values: tuple[str, ...]) -> str | None
     if value not in either_case(values):
         raise invalid(f"{where}: {value!r} is not one of {', '.join(values)} (or lower case)")
     return value.upper()
+
+
+def parse_time(name: str, value: str | None) -> int | None:
+    """A time query parameter in microseconds; a 400 naming it when it is not a date-time."""
+    if value is None:
+        return None
+    try:
+        return parse_us(value, bounded=False)
+    except EventTimeError as err:
+        raise invalid(f"query parameter {name!r}: {err}") from None
+
+
+def time_range(since: str | None, until: str | None) -> tuple[int | None, int | None]:
+    """``since`` and ``until`` in microseconds; a 400 when no time can lie between them."""
+    since_us, until_us = parse_time("since", since), parse_time("until", until)
+    if since_us is not None and until_us is not None and since_us >= until_us:
+        raise invalid(
+            f"query parameter 'since' ({since}) is not before 'until' ({until}), so nothing "
+            "can match; swap them"
+        )
+    return since_us, until_us
 
 
 def run_id(where: str, value: str | None) -> str | None:

@@ -9,15 +9,19 @@ from fastapi import APIRouter, Path, Query, Response
 from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import (
+    DATE_TIME,
     RUN_ID_SCHEMA,
     RUN_STATES,
     either_case,
     enum_schema,
     one_of,
+    time_range,
 )
 from feast_lineage.consumer.routes.params import run_id as parse_run_id
+from feast_lineage.consumer.routes.sort_param import parse_sort, sort_schema
 from feast_lineage.consumer.schemas import RunDetail, RunPage
-from feast_lineage.consumer.services.runs import run_detail, run_page
+from feast_lineage.consumer.services.runs import NEWEST_FIRST, run_detail, run_page
+from feast_lineage.consumer.store.sorting import RUN_SORT_KEYS
 
 router = APIRouter(
     tags=["runs"],
@@ -25,13 +29,21 @@ router = APIRouter(
 )
 
 
-@router.get("/runs", response_model=RunPage, summary="Runs, newest first")
+@router.get("/runs", response_model=RunPage, summary="Runs, newest first or sorted")
 async def get_runs(
     read: ReaderDep,
     job_namespace: Annotated[
         str | None, Query(description="Runs of jobs of this namespace")
     ] = None,
     job_name: Annotated[str | None, Query(description="Runs of jobs with this name")] = None,
+    job_search: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=200,
+            description="Runs of jobs whose name contains this (any case)",
+        ),
+    ] = None,
     run_state: Annotated[
         str | None,
         Query(
@@ -40,16 +52,43 @@ async def get_runs(
             json_schema_extra=enum_schema(either_case(RUN_STATES)),
         ),
     ] = None,
+    since: Annotated[
+        str | None,
+        Query(
+            description="Runs started at or after this time (before until)",
+            json_schema_extra=DATE_TIME,
+        ),
+    ] = None,
+    until: Annotated[
+        str | None,
+        Query(
+            description="Runs started before this time (after since)", json_schema_extra=DATE_TIME
+        ),
+    ] = None,
+    sort: Annotated[
+        str | None,
+        Query(
+            description="The order: a key, '-' before it for descending "
+            "(default -started: newest first); ties go by run id",
+            json_schema_extra=sort_schema(RUN_SORT_KEYS),
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Offset = 0,
 ) -> Response:
     wanted = one_of("query parameter 'state'", run_state, RUN_STATES)
+    since_us, until_us = time_range(since, until)
+    order = parse_sort(sort, RUN_SORT_KEYS, NEWEST_FIRST)
     return await answer(
         run_page,
         read,
         job_namespace=job_namespace,
         job_name=job_name,
+        job_search=job_search,
         state=wanted,
+        since_us=since_us,
+        until_us=until_us,
+        sort=order,
         limit=limit,
         offset=offset,
     )

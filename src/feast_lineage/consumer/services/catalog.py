@@ -15,6 +15,7 @@ from feast_lineage.consumer.schemas import (
     FeastObject,
     JobItem,
     JobPage,
+    LatestRun,
     NamespaceItem,
     NamespaceList,
 )
@@ -23,7 +24,12 @@ from feast_lineage.consumer.services.graph import node_key
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.dataset_list import dataset_rows
+from feast_lineage.consumer.store.job_list import job_rows
+from feast_lineage.consumer.store.sorting import Sort
 from feast_lineage.event_time import to_iso
+
+BY_NAMESPACE = Sort("namespace")
 
 
 def namespace_list(read: StoreReader) -> NamespaceList:
@@ -50,13 +56,14 @@ def job_page(
     search: str | None,
     limit: int,
     offset: int,
+    sort: Sort = BY_NAMESPACE,
 ) -> JobPage:
+    """A page of jobs, each with its latest run, in ``sort`` order."""
     with read.engine.connect() as conn:
-        total, rows = reads.catalog_rows(
-            conn, t.jobs, read.scope.narrow(namespace).ns_ids, search, offset, limit
+        total, rows = job_rows(
+            conn, read.scope.narrow(namespace).ns_ids, search, sort, offset, limit
         )
         facets = _facets(conn, t.job_facets, rows, read)
-        latest = reads.latest_runs(conn, [r.id for r in rows])
     items = []
     for r in rows:
         own = facets.get(r.id, {})
@@ -69,15 +76,31 @@ def job_page(
                 producer=r.producer,
                 description=description,
                 facets_json=facets_json(own),
-                latest_run_id=latest.get(r.id),
+                latest_run_id=r.run_id,
                 updated_at=ms(r.updated_us) or 0,
                 id=node_key("job", r.namespace, r.name),
                 created_at=ms(r.created_us) or 0,
                 created_at_iso=to_iso(r.created_us) or "",
                 updated_at_iso=to_iso(r.updated_us) if r.updated_us else None,
+                latest_run=_latest_run(r),
             )
         )
     return JobPage(jobs=items, total=total, limit=limit, offset=offset)
+
+
+def _latest_run(row: Any) -> LatestRun | None:
+    if row.run_id is None:
+        return None
+    started, ended = row.run_started_us, row.run_ended_us
+    return LatestRun(
+        run_id=row.run_id,
+        state=row.run_state,
+        started_at=ms(started) or 0,
+        ended_at=ms(ended),
+        duration_ms=None if ended is None else max(0, (ended - started) // 1000),
+        started_at_iso=to_iso(started) or "",
+        ended_at_iso=to_iso(ended),
+    )
 
 
 def dataset_page(
@@ -87,10 +110,12 @@ def dataset_page(
     search: str | None,
     limit: int,
     offset: int,
+    sort: Sort = BY_NAMESPACE,
 ) -> DatasetPage:
+    """A page of datasets in ``sort`` order."""
     with read.engine.connect() as conn:
-        total, rows = reads.catalog_rows(
-            conn, t.datasets, read.scope.narrow(namespace).ns_ids, search, offset, limit
+        total, rows = dataset_rows(
+            conn, read.scope.narrow(namespace).ns_ids, search, sort, offset, limit
         )
         facets = _facets(conn, t.dataset_facets, rows, read)
         with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope)

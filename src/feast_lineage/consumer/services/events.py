@@ -26,6 +26,7 @@ def event_page(
     *,
     namespace: str | None = None,
     job_name: str | None = None,
+    job_search: str | None = None,
     run_id: str | None = None,
     event_type: str | None = None,
     since_us: int | None = None,
@@ -42,6 +43,9 @@ def event_page(
                 subjects = frozenset({job_id(namespace, job_name)})
             else:
                 subjects = reads.job_ids_named(conn, job_name, narrowed.ns_ids)
+        if job_search is not None:
+            found = reads.job_ids_containing(conn, job_search, narrowed.ns_ids)
+            subjects = found if subjects is None else subjects & found
         spec = reads.events_list(
             conn,
             reads.EventFilter(

@@ -35,6 +35,7 @@ from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store import traversal as g
 from feast_lineage.consumer.store.explicit import count_explicit_edges, explicit_edges_among
+from feast_lineage.consumer.store.job_list import latest_run_states
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id, job_id
 
@@ -179,6 +180,7 @@ def _build(
     job_ids = {r.id for r in rows if r.kind == "job"}
     dataset_ids = {r.id for r in rows if r.kind == "dataset"}
     with_columns = has_column_lineage(conn, dataset_ids, scope)
+    states = latest_run_states(conn, job_ids)
     job_facets = reads.facets_of(conn, t.job_facets, job_ids, raw=True)
     dataset_facets = reads.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
     keys: dict[int, str] = {}
@@ -190,7 +192,9 @@ def _build(
         key = node_key(r.kind, r.namespace, r.name)
         keys[r.id] = key
         refs[r.id] = NodeRef(r.kind, r.namespace, r.name)
-        nodes.append(_node(r, key, shown, parsed, mapping, depths, r.id in with_columns))
+        node = _node(r, key, shown, parsed, mapping, depths, r.id in with_columns)
+        node["latest_run_state"] = states.get(r.id)
+        nodes.append(node)
     ids = set(keys)
     edges: list[Json] = []
     inputs: dict[int, list[int]] = {}

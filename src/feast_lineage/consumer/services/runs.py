@@ -12,12 +12,17 @@ from feast_lineage.consumer.schemas import RunDataset, RunDetail, RunItem, RunPa
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
 from feast_lineage.consumer.store.run_facets import one_run_facets, run_facets
+from feast_lineage.consumer.store.run_list import sorted_runs
+from feast_lineage.consumer.store.sorting import Sort
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import job_id
 
 
 def _duration(started_us: int, ended_us: int | None) -> int | None:
     return None if ended_us is None else max(0, (ended_us - started_us) // 1000)
+
+
+NEWEST_FIRST = Sort("started", descending=True)
 
 
 def run_page(
@@ -28,7 +33,12 @@ def run_page(
     state: str | None,
     limit: int,
     offset: int,
+    job_search: str | None = None,
+    since_us: int | None = None,
+    until_us: int | None = None,
+    sort: Sort = NEWEST_FIRST,
 ) -> RunPage:
+    """Runs matching every filter given, newest first or in ``sort`` order."""
     scope = read.scope
     narrowed = scope.narrow(job_namespace)
     with read.engine.connect() as conn:
@@ -38,12 +48,27 @@ def run_page(
                 jobs = frozenset({job_id(job_namespace, job_name)})
             else:
                 jobs = reads.job_ids_named(conn, job_name, narrowed.ns_ids)
-        spec = reads.runs_list(
-            conn, reads.RunFilter(ns_ids=narrowed.ns_ids, job_ids=jobs, state=state)
+        if job_search is not None:
+            found = reads.job_ids_containing(conn, job_search, narrowed.ns_ids)
+            jobs = found if jobs is None else jobs & found
+        wanted = reads.RunFilter(
+            ns_ids=narrowed.ns_ids,
+            job_ids=jobs,
+            state=state,
+            since_us=since_us,
+            until_us=until_us,
         )
-        page = read.positions.page(
-            conn, spec, reads.generation(conn), reads.run_columns(), offset=offset, limit=limit
-        )
+        if sort == NEWEST_FIRST:
+            page = read.positions.page(
+                conn,
+                reads.runs_list(conn, wanted),
+                reads.generation(conn),
+                reads.run_columns(),
+                offset=offset,
+                limit=limit,
+            )
+        else:
+            page = sorted_runs(conn, wanted, sort, offset, limit)
         merged = run_facets(conn, [r.run_id for r in page.rows])
         refs = _visible_refs(conn, page.rows, merged, scope)
     items = []

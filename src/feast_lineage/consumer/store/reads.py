@@ -164,15 +164,33 @@ class RunFilter:
     ns_ids: NsIds = None
     job_ids: frozenset[int] | None = None
     state: str | None = None
+    since_us: int | None = None  # started at or after
+    until_us: int | None = None  # started before
+
+
+def run_where(f: RunFilter) -> tuple[ColumnElement[bool], ...]:
+    r = t.runs.c
+    return where_all(
+        in_ids(r.ns_id, f.ns_ids),
+        in_ids(r.job_id, f.job_ids),
+        r.state == f.state if f.state is not None else None,
+        r.started_us >= f.since_us if f.since_us is not None else None,
+        r.started_us < f.until_us if f.until_us is not None else None,
+    )
+
+
+def job_ids_containing(conn: Connection, text: str, ns_ids: NsIds) -> frozenset[int]:
+    """Ids of the jobs whose name contains ``text`` (any case)."""
+    j = t.jobs.c
+    stmt = select(j.id).where(
+        j.name.icontains(text, autoescape=True), *where_all(in_ids(j.ns_id, ns_ids))
+    )
+    return frozenset(conn.execute(stmt).scalars().all())
 
 
 def runs_list(conn: Connection, f: RunFilter) -> OrderedList:
     r = t.runs.c
-    where = where_all(
-        in_ids(r.ns_id, f.ns_ids),
-        in_ids(r.job_id, f.job_ids),
-        r.state == f.state if f.state is not None else None,
-    )
+    where = run_where(f)
     # Only SQLite has a rowid that grows with each new run; elsewhere runs
     # are paged directly.
     watermark: ColumnElement[Any] | None = (
@@ -234,27 +252,6 @@ def child_runs(conn: Connection, run_id: str, ns_ids: NsIds) -> list[str]:
     return [row[0] for row in conn.execute(stmt).all()]
 
 
-def latest_runs(conn: Connection, job_ids: Collection[int]) -> dict[int, str]:
-    """Job id -> the run of it that started last (the run id breaks ties)."""
-    r = t.runs.c
-    out: dict[int, tuple[int, str]] = {}
-    for start in range(0, len(job_ids), 2000):
-        chunk = sorted(job_ids)[start : start + 2000]
-        latest = (
-            select(r.job_id, func.max(r.started_us).label("started"))
-            .where(r.job_id.in_(chunk))
-            .group_by(r.job_id)
-            .subquery()
-        )
-        stmt = select(r.job_id, r.started_us, r.run_id).join(
-            latest, (latest.c.job_id == r.job_id) & (latest.c.started == r.started_us)
-        )
-        for job, started, run in conn.execute(stmt).all():
-            if job not in out or (started, run) > out[job]:
-                out[job] = (started, run)
-    return {job: run for job, (_, run) in out.items()}
-
-
 def run_visible(conn: Connection, run_id: str, ns_ids: NsIds) -> bool | None:
     """Whether a stored run is visible; None when it is not stored."""
     found = conn.execute(select(t.runs.c.ns_id).where(t.runs.c.run_id == run_id)).first()
@@ -279,30 +276,3 @@ def namespaces(conn: Connection, ns_ids: NsIds) -> list[tuple[str, int, int]]:
         for namespace, n in conn.execute(stmt).all():
             counts.setdefault(namespace, [0, 0])[slot] += int(n)
     return sorted((ns, n[0], n[1]) for ns, n in counts.items())
-
-
-def _catalog_where(table: Any, ns_ids: NsIds, search: str | None) -> tuple[Any, ...]:
-    c = table.c
-    return where_all(
-        in_ids(c.ns_id, ns_ids),
-        c.name.icontains(search, autoescape=True) if search else None,
-    )
-
-
-def catalog_rows(
-    conn: Connection, table: Any, ns_ids: NsIds, search: str | None, offset: int, limit: int
-) -> tuple[int, list[Any]]:
-    """A page of jobs or datasets sorted by (namespace, name), and their total."""
-    where = _catalog_where(table, ns_ids, search)
-    total = count(conn, table, *where)
-    if offset >= total:
-        return total, []
-    c = table.c
-    query = select(table).where(*where)
-    tail = total - offset - limit
-    if tail < offset:  # nearer the end: read backwards
-        take = min(limit, total - offset)
-        stmt = query.order_by(c.namespace.desc(), c.name.desc()).limit(take).offset(max(tail, 0))
-        return total, list(reversed(conn.execute(stmt).all()))
-    stmt = query.order_by(c.namespace, c.name).limit(limit).offset(offset)
-    return total, list(conn.execute(stmt).all())

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict, TypeVar
 
 from feast_lineage import canonical_json
+from feast_lineage.consumer.store.producer_rank import outranks
 
 # The alias id of a symlinks facet payload's own listing row (no dataset id is 0).
 LISTED = 0
@@ -61,6 +62,7 @@ class DatasetRow(TypedDict):
     namespace: str
     name: str
     producer: str | None
+    producer_rank: str | None  # picks the producer (:mod:`.producer_rank`)
     datasource_uri: str | None  # credentials removed
     uri_id: int | None
     uri_rank: str | None
@@ -318,11 +320,11 @@ def merge_job(old: JobRow, new: JobRow) -> JobRow:
 
 def merge_dataset(old: DatasetRow, new: DatasetRow) -> DatasetRow:
     """One dataset row from two, as the store's upsert would combine them."""
-    later, earlier = (new, old) if new["updated_us"] > old["updated_us"] else (old, new)
+    later = new if new["updated_us"] > old["updated_us"] else old
     merged = later.copy()
     merged["created_us"] = min(old["created_us"], new["created_us"])
-    if merged["producer"] is None:
-        merged["producer"] = earlier["producer"]
+    who = new if outranks(new["producer_rank"], old["producer_rank"]) else old
+    merged["producer"], merged["producer_rank"] = who["producer"], who["producer_rank"]
     uri = new if _later(new["uri_rank"], old["uri_rank"]) else old
     merged["datasource_uri"] = uri["datasource_uri"]
     merged["uri_id"] = uri["uri_id"]

@@ -67,6 +67,10 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   the latest payload: its edges are the current ones
   (:func:`.explicit.current_explicit_edge`). Field-level entries go to the
   column lineage tables with the same origin.
+* Migration 0011 adds ``producer_rank`` to datasets: a dataset's producer is
+  whoever last wrote or declared it, a read never changes it, and a dataset
+  only ever read keeps whoever first mentioned it (:mod:`.producer_rank`);
+  the migration recomputes it from the stored events.
 """
 
 from __future__ import annotations
@@ -141,6 +145,7 @@ datasets = Table(
     Column("namespace", Text, nullable=False),
     Column("name", Text, nullable=False),
     Column("producer", Text, nullable=True),
+    Column("producer_rank", String(64), nullable=True),  # migration 0011
     Column("datasource_uri", Text, nullable=True),
     Column("uri_id", BigInteger, nullable=True),  # text_id(datasource_uri)
     Column("uri_rank", String(64), nullable=True),  # rank of the dataSource facet it came from

@@ -63,6 +63,11 @@ def _node_set(c: Any, x: Any) -> dict[str, Any]:
     }
 
 
+def _producer_wins(c: Any, x: Any) -> Any:
+    """The incoming dataset row names its producer (:mod:`.producer_rank`)."""
+    return _later(c, x, "producer_rank")
+
+
 def _node_where(c: Any, x: Any) -> Any:
     return or_(x.updated_us > c.updated_us, x.created_us < c.created_us)
 
@@ -88,7 +93,10 @@ def job_where(c: Any, x: Any) -> Any:
 def dataset_set(c: Any, x: Any) -> dict[str, Any]:
     better_uri = and_(x.uri_rank.is_not(None), or_(c.uri_rank.is_(None), x.uri_rank > c.uri_rank))
     values = _node_set(c, x)
+    wins = _producer_wins(c, x)
     values.update(
+        producer=case((wins, x.producer), else_=c.producer),
+        producer_rank=case((wins, x.producer_rank), else_=c.producer_rank),
         datasource_uri=case((better_uri, x.datasource_uri), else_=c.datasource_uri),
         uri_id=case((better_uri, x.uri_id), else_=c.uri_id),
         uri_rank=case((better_uri, x.uri_rank), else_=c.uri_rank),
@@ -101,6 +109,7 @@ def dataset_set(c: Any, x: Any) -> dict[str, Any]:
 def dataset_where(c: Any, x: Any) -> Any:
     return or_(
         _node_where(c, x),
+        _producer_wins(c, x),
         and_(x.uri_rank.is_not(None), or_(c.uri_rank.is_(None), x.uri_rank > c.uri_rank)),
         and_(c.feast_type.is_(None), x.feast_type.is_not(None)),
     )

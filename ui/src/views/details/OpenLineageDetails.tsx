@@ -7,6 +7,7 @@ import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { ColumnCounts } from "../columns/ColumnCounts";
 import { AliasList } from "./AliasList";
+import { DatasetSections } from "./DatasetSections";
 import type { PanelProps } from "./DetailsPanel";
 import { facetString, feastRows, SHOWN_FACETS } from "./facets";
 import { JobSections } from "./JobSections";
@@ -66,6 +67,7 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
           <SchemaTable fields={schema} />
         </Section>
       )}
+      {node.kind === "dataset" && <DatasetSections key={node.id} namespace={node.namespace} name={node.name} navigate={navigate} />}
       {node.kind === "dataset" && node.has_column_lineage && (
         <Section title="Column lineage" testid="column-lineage-section">
           <ColumnCounts namespace={node.namespace} name={node.name} schema={schema ?? []} navigate={navigate} />

@@ -8,6 +8,7 @@ import { Empty, Failure, Loading } from "../../components/Status";
 import { formatCount, formatDuration, formatTime } from "../../format";
 import type { Navigate, Route } from "../../route";
 import type { RunDataset, RunDetail, RunItem } from "../../types";
+import { RunError, runFailure } from "./RunError";
 
 const PAGE = 10;
 
@@ -104,6 +105,7 @@ function RunRows({
   navigate: Navigate;
 }) {
   const rows = detail ? rowsWritten(detail) : null;
+  const failure = runFailure(detail ? detail.facets : run.facets_json);
   const goTo = (ds: RunDataset) =>
     navigate(
       { tab: "lineage", node_type: "dataset", node_ns: ds.namespace, node: ds.name, run: null, runs_offset: null },
@@ -134,6 +136,14 @@ function RunRows({
         <td className="nowrap">{formatDuration(run.duration_ms)}</td>
         <td className="num">{formatCount(rows)}</td>
       </tr>
+      {failure && (
+        <tr className="run-failure">
+          <td />
+          <td colSpan={4}>
+            <RunError failure={failure} />
+          </td>
+        </tr>
+      )}
       {open && (
         <tr className="run-io">
           <td colSpan={5}>

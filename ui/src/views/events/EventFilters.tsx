@@ -41,7 +41,7 @@ export function EventFilters({ route, limit, filtered, navigate, setFilter }: Pr
         <input
           type="search"
           value={job}
-          placeholder="exact job name"
+          placeholder="job name contains…"
           list="event-job-names"
           onChange={(e) => setJob(e.target.value)}
           aria-label="Job filter"

@@ -26,7 +26,7 @@ export function EventsView({ route, navigate }: Props) {
   const offset = Math.max(0, Number(route.offset ?? 0) || 0);
   const events = useEvents({
     namespace: route.ns,
-    job_name: route.job,
+    job_search: route.job,
     event_type: asEventType(route.type),
     run_id: route.run_id,
     since: toIso(route.since),

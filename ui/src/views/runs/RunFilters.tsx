@@ -1,0 +1,58 @@
+// The Runs tab's filters: state, job (name contains), and start time range.
+
+import { useDraft } from "../../hooks/useDraft";
+import type { Navigate, Patch, Route } from "../../route";
+
+export const RUN_STATES = ["RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER"] as const;
+/** Every filter, cleared. */
+export const NO_RUN_FILTERS: Patch = { job: null, state: null, since: null, until: null };
+
+/** A datetime-local value ("2026-11-28T02:00") as an ISO time the API takes. */
+export function toIso(local: string | undefined): string | null {
+  if (!local) return null;
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+interface Props {
+  route: Route;
+  filtered: boolean;
+  navigate: Navigate;
+  setFilter: (patch: Patch) => void;
+}
+
+export function RunFilters({ route, filtered, navigate, setFilter }: Props) {
+  const [job, setJob] = useDraft(route.job ?? "", (v) => navigate({ job: v.trim() || null, offset: null }), 300);
+  return (
+    <div className="toolbar filters" role="search" aria-label="Run filters">
+      <label className="field grow">
+        <span>Job</span>
+        <input type="search" value={job} placeholder="job name contains…" onChange={(e) => setJob(e.target.value)} aria-label="Run job filter" />
+      </label>
+      <label className="field">
+        <span>State</span>
+        <select value={route.state ?? ""} onChange={(e) => setFilter({ state: e.target.value || null })} aria-label="Run state filter">
+          <option value="">Any state</option>
+          {RUN_STATES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Started from</span>
+        <input type="datetime-local" value={route.since ?? ""} onChange={(e) => setFilter({ since: e.target.value || null })} aria-label="Runs from time" />
+      </label>
+      <label className="field">
+        <span>Started before</span>
+        <input type="datetime-local" value={route.until ?? ""} onChange={(e) => setFilter({ until: e.target.value || null })} aria-label="Runs until time" />
+      </label>
+      {filtered && (
+        <button type="button" className="btn" onClick={() => setFilter(NO_RUN_FILTERS)}>
+          Clear filters
+        </button>
+      )}
+    </div>
+  );
+}

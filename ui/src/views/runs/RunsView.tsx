@@ -1,0 +1,124 @@
+// The Runs tab: runs across every job, filtered by state, job (name
+// contains) and start time, paged and sorted on the server. A failed run
+// shows its error; a job name opens the job.
+
+import type { ColumnDef } from "@tanstack/react-table";
+import { useRunList } from "../../api/queries";
+import { StateBadge } from "../../components/Badges";
+import { Pager } from "../../components/Pager";
+import { SortableTable } from "../../components/SortableTable";
+import { Empty, Failure, Loading } from "../../components/Status";
+import { formatDuration, formatTime, shortId } from "../../format";
+import type { Navigate, Patch, Route } from "../../route";
+import { refPatch } from "../../selection";
+import type { RunItem } from "../../types";
+import { RunError, runFailure } from "../details/RunError";
+import { NO_RUN_FILTERS, RunFilters, RUN_STATES, toIso } from "./RunFilters";
+
+const LIMIT = 50;
+
+function columns(navigate: Navigate): ColumnDef<RunItem, unknown>[] {
+  // Column ids are the server's sort keys (GET /runs ?sort=).
+  return [
+    {
+      id: "job",
+      header: "Job",
+      cell: ({ row: { original: run } }) => (
+        <>
+          <button
+            type="button"
+            className="link strong"
+            onClick={() =>
+              navigate({ tab: "jobs", ...clearRunsPatch, ...refPatch({ type: "job", namespace: run.job_namespace, name: run.job_name }) }, { push: true })
+            }
+          >
+            {run.job_name}
+          </button>
+          <div className="mono small muted">{run.job_namespace}</div>
+        </>
+      ),
+    },
+    { id: "state", header: "State", cell: ({ row }) => <StateBadge state={row.original.state} /> },
+    { id: "started", header: "Started", cell: ({ row }) => <span className="small nowrap">{formatTime(row.original.started_at_iso)}</span> },
+    { id: "ended", header: "Ended", cell: ({ row }) => <span className="small nowrap">{formatTime(row.original.ended_at_iso)}</span> },
+    { id: "duration", header: "Duration", cell: ({ row }) => <span className="small nowrap">{formatDuration(row.original.duration_ms)}</span> },
+    {
+      id: "run",
+      header: "Run",
+      enableSorting: false,
+      cell: ({ row }) => (
+        <button
+          type="button"
+          className="link mono small"
+          title={row.original.run_id}
+          onClick={() => navigate({ tab: "events", ...clearRunsPatch, run_id: row.original.run_id }, { push: true })}
+        >
+          {shortId(row.original.run_id)}
+        </button>
+      ),
+    },
+  ];
+}
+
+// What the Runs tab keeps in the URL, cleared when another tab opens.
+const clearRunsPatch: Patch = { ...NO_RUN_FILTERS, sort: null, offset: null };
+
+export function RunsView({ route, navigate }: { route: Route; navigate: Navigate }) {
+  const offset = Math.max(0, Number(route.offset ?? 0) || 0);
+  const state = RUN_STATES.find((s) => s === route.state?.toUpperCase());
+  const runs = useRunList({
+    job_search: route.job || null,
+    state,
+    since: toIso(route.since),
+    until: toIso(route.until),
+    sort: route.sort ?? null,
+    limit: LIMIT,
+    offset,
+  });
+  const filtered = Boolean(route.job || route.state || route.since || route.until);
+  const setFilter = (patch: Patch) => navigate({ ...patch, offset: null }, { push: true });
+
+  let body: React.ReactNode;
+  if (runs.error) body = <Failure error={runs.error} what="runs" onRetry={runs.refetch} />;
+  else if (!runs.data) body = <Loading what="runs" />;
+  else if (runs.data.total === 0) {
+    body = filtered ? (
+      <Empty title="No run matches these filters">
+        <button type="button" className="link" onClick={() => setFilter(NO_RUN_FILTERS)}>
+          Clear all filters
+        </button>{" "}
+        or widen the time range.
+      </Empty>
+    ) : (
+      <Empty title="No runs yet">Runs appear when producers send OpenLineage run events.</Empty>
+    );
+  } else {
+    const page = runs.data;
+    body = (
+      <>
+        <SortableTable
+          rows={page.runs}
+          columns={columns(navigate)}
+          sort={route.sort ?? null}
+          onSort={(sort) => navigate({ sort, offset: null }, { push: true })}
+          rowId={(run) => run.run_id}
+          rowProps={(run) => ({ className: "runs-row", "data-run-id": run.run_id, "data-state": run.state })}
+          below={(run) => {
+            const failure = run.state === "FAIL" ? runFailure(run.facets_json) : null;
+            return failure ? <RunError failure={failure} /> : null;
+          }}
+          className="runs-list"
+          testid="run-list"
+          busy={runs.isFetching}
+        />
+        <Pager offset={page.offset} limit={page.limit} total={page.total} noun="runs" onOffset={(next) => navigate({ offset: next || null }, { push: true })} />
+      </>
+    );
+  }
+  return (
+    <div className="listview">
+      <RunFilters route={route} filtered={filtered} navigate={navigate} setFilter={setFilter} />
+      <div className="listview-body">{body}</div>
+    </div>
+  );
+}
