@@ -180,7 +180,8 @@ def test_feast_s_facets_state_driver_repo_s_definitions(quickstart: Quickstart) 
     (event,) = jobs["feast_apply_saved_dataset_driver_training_set"]
     saved = output(event, "saved_dataset/driver_training_set")
     keys = saved["feast_saved_dataset"]["join_keys"]
-    assert "driver_id" in keys and "event_timestamp" not in keys
+    assert "driver_id" in keys
+    assert "event_timestamp" not in keys
     assert fields_of(event, "saved_dataset/driver_training_set") == {
         **{key: [identity(frame, key)] for key in keys},
         **features,

@@ -40,4 +40,5 @@ def _named(b: RowBuilder, node: Node) -> None:
         if job_id(node.namespace, node.name) not in b.out.jobs:
             b.job(node.namespace, node.name, stub=True)
     elif dataset_id(node.namespace, node.name) not in b.out.datasets:
-        b.dataset({"namespace": node.namespace, "name": node.name})
+        # Named by a facet, not written: it does not make the event's producer its producer.
+        b.dataset({"namespace": node.namespace, "name": node.name}, writes=False)
