@@ -53,6 +53,7 @@ export function Overview({ scene, center }: Props) {
   const lit = useLitState();
   const [drawn, setDrawn] = useState(0);
   const [selectedDrawn, setSelectedDrawn] = useState(false);
+  const [centerDrawn, setCenterDrawn] = useState(false);
 
   useLayoutEffect(() => {
     const canvas = ref.current;
@@ -97,9 +98,10 @@ export function Overview({ scene, center }: Props) {
         Math.round((y + cached.box.top * zoom) * dpr) - 1,
       );
     }
-    // Nodes on screen, and whether the selection is among them (for tests and the curious).
+    // Nodes on screen, and whether the selection and the focus centre are among them (for tests and the curious).
     setDrawn(countInView(scene, view));
     setSelectedDrawn(lit.selected !== null && isInView(scene, lit.selected, view));
+    setCenterDrawn(center !== null && isInView(scene, center, view));
   }, [scene, center, x, y, zoom, width, height, lit]);
 
   return (
@@ -109,7 +111,8 @@ export function Overview({ scene, center }: Props) {
       style={{ width, height }}
       data-drawn={drawn}
       data-lit-nodes={lit.nodes?.size ?? 0}
-      data-selected-drawn={selectedDrawn ? lit.selected ?? "" : undefined}
+      data-selected-drawn={selectedDrawn ? (lit.selected ?? "") : undefined}
+      data-center-drawn={centerDrawn ? (center ?? "") : undefined}
       aria-hidden
     />
   );
