@@ -83,7 +83,8 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
       >
         {scene && <Overview scene={scene} center={center} />}
         {positions && <Groups boxes={groups} />}
-        <Background gap={24} size={1} color="#e2e8f0" />
+        {/* A dotted background repaints the whole screen at each pan frame: not under a painted graph. */}
+        {!big && <Background gap={24} size={1} color="#e2e8f0" />}
         <CanvasControls big={big} onFit={() => positions && fit(positions, 250, true)} />
         {big && positions && <NavMap graph={graph} positions={positions} groups={groups} />}
       </ReactFlow>
