@@ -100,7 +100,7 @@ def ui_server(repo: Path, exe: Path | None = None) -> Iterator[str]:
                 raise RuntimeError(f"the server did not start: see {log_path}")
             time.sleep(0.3)
         # The registry opens in the background: let it finish before measuring.
-        httpx.get(f"{url}/api/v1/lineage/registry/all", timeout=120)
+        httpx.get(f"{url}/api/v1/lineage/registry/all", timeout=600)
         yield url
     finally:
         process.terminate()
