@@ -60,6 +60,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
       data-edges={graph.edges.length}
       data-zoom={level}
       data-overview={overview ? "" : undefined}
+      data-painted={big ? "" : undefined}
       data-lit={anyLit ? "" : undefined}
     >
       {!layout && (
