@@ -4,7 +4,7 @@ It starts the real ``feast-lineage ui`` server twice and drives Debian's
 Chromium through Playwright (as tests/ui does):
 
 * **quickstart**: the quickstart's repository (``examples/quickstart``, the
-  25-node graph ``scripts/demo.sh`` shows). *Cold* is a fresh browser context
+  graph of about 25 nodes ``scripts/demo.sh`` shows). *Cold* is a fresh browser context
   (empty cache), *warm* the same page loaded again. The figure is the time
   from navigation to the graph laid out and drawn (``window.__lineageTimings
   .readyAt``), with its ratio to an empty page load in the same context
@@ -21,6 +21,11 @@ report goes to ``bench/results/ui-<time>.md``; a reference run's table goes
 into ``bench/RESULTS.md`` by hand.
 
     .venv/bin/python -m bench.ui --rounds 5
+    .venv/bin/python -m bench.ui --rounds 3 --baseline ../main/.venv/bin/feast-lineage
+
+With ``--baseline`` another build (another checkout's installed
+``feast-lineage``, serving its own web UI) is measured in the same run on the
+same store, rounds interleaved, and the report compares the two.
 """
 
 from __future__ import annotations
@@ -34,8 +39,9 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,6 +61,8 @@ TEAMS = 25
 JOBS_PER_TEAM = 95
 RAW_PER_TEAM = 10
 LARGE_NODES = TEAMS * (2 * JOBS_PER_TEAM + RAW_PER_TEAM)  # 5,000
+# Graphs of more nodes are painted on a <canvas> (BIG_GRAPH in ui/src/graph/viewport.ts).
+PAINTED_ABOVE = 400
 TARGETS = {
     "quickstart warm": "≤ 1,000 ms",
     "quickstart cold": "≤ 1,500 ms",
@@ -68,9 +76,10 @@ def log(msg: str) -> None:
 
 
 @contextmanager
-def ui_server(repo: Path) -> Iterator[str]:
+def ui_server(repo: Path, exe: Path | None = None) -> Iterator[str]:
+    """``feast-lineage ui`` on ``repo``: this checkout's, or ``exe`` (another build's)."""
     port = free_port()
-    exe = Path(sys.executable).parent / "feast-lineage"
+    exe = exe or Path(sys.executable).parent / "feast-lineage"
     log_path = repo / f"ui-{port}.log"
     with open(log_path, "ab") as out:
         process = subprocess.Popen(
@@ -91,7 +100,7 @@ def ui_server(repo: Path) -> Iterator[str]:
                 raise RuntimeError(f"the server did not start: see {log_path}")
             time.sleep(0.3)
         # The registry opens in the background: let it finish before measuring.
-        httpx.get(f"{url}/api/v1/lineage/registry/all", timeout=120)
+        httpx.get(f"{url}/api/v1/lineage/registry/all", timeout=600)
         yield url
     finally:
         process.terminate()
@@ -141,10 +150,19 @@ def empty_page_ms(page: Page, url: str) -> float:
     return value
 
 
-def graph_ready_ms(page: Page, url: str, nodes: int) -> float:
+def graph_ready_ms(page: Page, url: str, nodes: int | None, painted: bool = True) -> float:
+    """Navigation to the graph drawn; ``nodes``: how many it has (None: any).
+
+    ``painted``: the build paints large graphs on a canvas (a baseline from
+    before that draws DOM nodes).
+    """
     page.goto(url)
-    page.wait_for_selector(f".canvas[data-state=ready][data-nodes='{nodes}']", timeout=120_000)
-    page.wait_for_selector(".react-flow__node .lnode")
+    count = f"[data-nodes='{nodes}']" if nodes is not None else ""
+    page.wait_for_selector(f".canvas[data-state=ready]{count}", timeout=120_000)
+    if painted and nodes is not None and nodes > PAINTED_ABOVE:  # on a canvas, text included
+        page.wait_for_selector("canvas.overview:not([data-drawn='0'])")
+    else:  # DOM nodes
+        page.wait_for_selector(".react-flow__node .lnode")
     value: float = page.evaluate("window.__lineageTimings.readyAt")
     return value
 
@@ -188,44 +206,58 @@ def idle(page: Page) -> None:
     page.wait_for_timeout(1500)
 
 
-def quickstart(browser: Browser, rounds: int, work: Path) -> dict[str, list[float]]:
+def builds(baseline: Path | None) -> list[tuple[str, Path | None]]:
+    """(figure prefix, executable): this checkout's build, and the baseline's if given."""
+    return [("", None), *([("base ", baseline)] if baseline else [])]
+
+
+def quickstart(
+    browser: Browser, rounds: int, work: Path, baseline: Path | None
+) -> dict[str, list[float]]:
     repo = work / "quickstart"
     log("setting up the quickstart repository")
     subprocess.run(
         [sys.executable, str(QUICKSTART), "setup", str(repo)], check=True, capture_output=True
     )
-    figures: dict[str, list[float]] = {"empty": [], "cold": [], "warm": [], "empty warm": []}
-    with ui_server(repo) as url:
+    figures: dict[str, list[float]] = defaultdict(list)
+    with ExitStack() as stack:
+        urls = [
+            (prefix, stack.enter_context(ui_server(repo, exe))) for prefix, exe in builds(baseline)
+        ]
         subprocess.run(
-            [sys.executable, str(QUICKSTART), "post-events", str(repo), url],
+            [sys.executable, str(QUICKSTART), "post-events", str(repo), urls[0][1]],
             check=True,
             capture_output=True,
         )
         for round_ in range(rounds):
-            context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
-            page = context.new_page()
-            figures["empty"].append(empty_page_ms(page, url))
-            figures["cold"].append(graph_ready_ms(page, url, 25))
-            figures["empty warm"].append(empty_page_ms(page, url))
-            figures["warm"].append(graph_ready_ms(page, url, 25))
-            context.close()
-            cold, warm = figures["cold"][-1], figures["warm"][-1]
-            log(f"  quickstart round {round_ + 1}: cold {cold:.0f} ms, warm {warm:.0f} ms")
-    return figures
+            # Builds take turns going first.
+            for prefix, url in urls[round_ % len(urls) :] + urls[: round_ % len(urls)]:
+                context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+                page = context.new_page()
+                figures[prefix + "empty"].append(empty_page_ms(page, url))
+                # The quickstart's node count changes with it (25, then 27 with training frames).
+                figures[prefix + "cold"].append(graph_ready_ms(page, url, None))
+                figures[prefix + "empty warm"].append(empty_page_ms(page, url))
+                figures[prefix + "warm"].append(graph_ready_ms(page, url, None))
+                context.close()
+                cold, warm = figures[prefix + "cold"][-1], figures[prefix + "warm"][-1]
+                log(
+                    f"  {prefix}quickstart round {round_ + 1}: "
+                    f"cold {cold:.0f} ms, warm {warm:.0f} ms"
+                )
+    return dict(figures)
 
 
-def large(browser: Browser, rounds: int, work: Path) -> dict[str, list[float]]:
+def large(
+    browser: Browser, rounds: int, work: Path, baseline: Path | None
+) -> dict[str, list[float]]:
     repo = write_repo(work / "large")
-    figures: dict[str, list[float]] = {
-        "empty": [],
-        "cold": [],
-        "warm": [],
-        "fit": [],
-        "idle fps": [],
-        "pan near fps": [],
-        "pan overview fps": [],
-    }
-    with ui_server(repo) as url:
+    figures: dict[str, list[float]] = defaultdict(list)
+    with ExitStack() as stack:
+        urls = [
+            (prefix, stack.enter_context(ui_server(repo, exe))) for prefix, exe in builds(baseline)
+        ]
+        url = urls[0][1]
         events = large_events()
         log(f"filling the store: {len(events):,} events, {LARGE_NODES:,} nodes")
         for start in range(0, len(events), 500):
@@ -238,24 +270,28 @@ def large(browser: Browser, rounds: int, work: Path) -> dict[str, list[float]]:
         ]
         assert total == LARGE_NODES, total
         for round_ in range(rounds):
-            context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
-            page = context.new_page()
-            figures["empty"].append(empty_page_ms(page, url))
-            figures["cold"].append(graph_ready_ms(page, url, LARGE_NODES))
-            figures["warm"].append(graph_ready_ms(page, url, LARGE_NODES))
-            figures["idle fps"].append(fps(page, idle))
-            figures["pan near fps"].append(fps(page, pan))
-            started = page.evaluate("performance.now()")
-            page.locator(".react-flow__controls-fitview").click()
-            page.wait_for_selector(f"canvas.overview[data-drawn='{LARGE_NODES}']")
-            figures["fit"].append(page.evaluate("performance.now()") - started)
-            figures["pan overview fps"].append(fps(page, pan))
-            context.close()
-            log(
-                f"  5,000 nodes round {round_ + 1}: cold {figures['cold'][-1]:.0f} ms, "
-                f"pan {figures['pan near fps'][-1]:.0f} / {figures['pan overview fps'][-1]:.0f} fps"
-            )
-    return figures
+            for prefix, url in urls[round_ % len(urls) :] + urls[: round_ % len(urls)]:
+                painted = prefix == ""
+                context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+                page = context.new_page()
+                figures[prefix + "empty"].append(empty_page_ms(page, url))
+                figures[prefix + "cold"].append(graph_ready_ms(page, url, LARGE_NODES, painted))
+                figures[prefix + "warm"].append(graph_ready_ms(page, url, LARGE_NODES, painted))
+                figures[prefix + "idle fps"].append(fps(page, idle))
+                figures[prefix + "pan near fps"].append(fps(page, pan))
+                started = page.evaluate("performance.now()")
+                page.locator(".react-flow__controls-fitview").click()
+                page.wait_for_selector(f"canvas.overview[data-drawn='{LARGE_NODES}']")
+                figures[prefix + "fit"].append(page.evaluate("performance.now()") - started)
+                figures[prefix + "pan overview fps"].append(fps(page, pan))
+                context.close()
+                log(
+                    f"  {prefix}5,000 nodes round {round_ + 1}: "
+                    f"cold {figures[prefix + 'cold'][-1]:.0f} ms, "
+                    f"pan {figures[prefix + 'pan near fps'][-1]:.0f} / "
+                    f"{figures[prefix + 'pan overview fps'][-1]:.0f} fps"
+                )
+    return dict(figures)
 
 
 def med(values: list[float] | None) -> float:
@@ -263,7 +299,11 @@ def med(values: list[float] | None) -> float:
 
 
 def report(
-    quick: dict[str, list[float]], big: dict[str, list[float]], rounds: int, load: str
+    quick: dict[str, list[float]],
+    big: dict[str, list[float]],
+    rounds: int,
+    load: str,
+    baseline: Path | None = None,
 ) -> str:
     now = datetime.now(UTC)
     commit = subprocess.run(
@@ -292,47 +332,72 @@ def report(
 
     row(
         "quickstart graph, cold",
-        med(quick["cold"]),
-        med(quick["empty"]),
+        med(quick.get("cold")),
+        med(quick.get("empty")),
         "ms",
         TARGETS["quickstart cold"],
     )
     row(
         "quickstart graph, warm",
-        med(quick["warm"]),
-        med(quick["empty warm"]),
+        med(quick.get("warm")),
+        med(quick.get("empty warm")),
         "ms",
         TARGETS["quickstart warm"],
     )
     row(
         "5,000 nodes drawn, cold",
-        med(big["cold"]),
-        med(big["empty"]),
+        med(big.get("cold")),
+        med(big.get("empty")),
         "ms",
         TARGETS["5,000 nodes drawn"],
     )
     row(
         "5,000 nodes drawn, warm",
-        med(big["warm"]),
-        med(big["empty"]),
+        med(big.get("warm")),
+        med(big.get("empty")),
         "ms",
         TARGETS["5,000 nodes drawn"],
     )
-    lines.append(f"| 5,000 nodes: Fit draws the whole overview | {med(big['fit']):,.0f} ms | | | |")
+    lines.append(
+        f"| 5,000 nodes: Fit draws the whole overview | {med(big.get('fit')):,.0f} ms | | | |"
+    )
     row(
         "5,000 nodes: panning zoomed in",
-        med(big["pan near fps"]),
-        med(big["idle fps"]),
+        med(big.get("pan near fps")),
+        med(big.get("idle fps")),
         "fps",
         TARGETS["panning"],
     )
     row(
         "5,000 nodes: panning the overview",
-        med(big["pan overview fps"]),
-        med(big["idle fps"]),
+        med(big.get("pan overview fps")),
+        med(big.get("idle fps")),
         "fps",
         TARGETS["panning"],
     )
+    if baseline:
+        lines += [
+            "",
+            f"This build against the baseline build (`{baseline}`), on the same store, "
+            "rounds interleaved (builds take turns going first); ratio: this / baseline.",
+            "",
+            "| figure | this build | baseline build | ratio |",
+            "|---|---:|---:|---:|",
+        ]
+        for name, figures, key, unit in [
+            ("quickstart graph, cold", quick, "cold", "ms"),
+            ("quickstart graph, warm", quick, "warm", "ms"),
+            ("5,000 nodes drawn, cold", big, "cold", "ms"),
+            ("5,000 nodes drawn, warm", big, "warm", "ms"),
+            ("5,000 nodes: Fit draws the whole overview", big, "fit", "ms"),
+            ("5,000 nodes: panning zoomed in", big, "pan near fps", "fps"),
+            ("5,000 nodes: panning the overview", big, "pan overview fps", "fps"),
+        ]:
+            ours, theirs = med(figures.get(key)), med(figures.get("base " + key))
+            if ours == ours and theirs == theirs:
+                lines.append(
+                    f"| {name} | {ours:,.0f} {unit} | {theirs:,.0f} {unit} | {ours / theirs:.2f} |"
+                )
     lines += [
         "",
         "Baselines: an empty page load is `/healthz` in the same browser context "
@@ -360,6 +425,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", choices=("quickstart", "large"), help="measure one of the two graphs only"
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another build's feast-lineage executable (e.g. a main checkout's"
+        " .venv/bin/feast-lineage), measured in the same run, rounds interleaved",
+    )
     args = parser.parse_args(argv)
     work = BENCH_DIR / "data" / f"ui-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     work.mkdir(parents=True)
@@ -368,14 +439,22 @@ def main(argv: list[str] | None = None) -> int:
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
-                quick = quickstart(browser, args.rounds, work) if args.only != "large" else {}
-                big = large(browser, args.rounds, work) if args.only != "quickstart" else {}
+                quick = (
+                    quickstart(browser, args.rounds, work, args.baseline)
+                    if args.only != "large"
+                    else {}
+                )
+                big = (
+                    large(browser, args.rounds, work, args.baseline)
+                    if args.only != "quickstart"
+                    else {}
+                )
             finally:
                 browser.close()
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    text = report(quick, big, args.rounds, load)
+    text = report(quick, big, args.rounds, load, args.baseline)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     out = args.out_dir / f"ui-{datetime.now(UTC):%Y%m%d-%H%M%S}.md"
     out.write_text(text)

@@ -1,28 +1,15 @@
-import { QueryClientProvider } from "@tanstack/react-query";
-import { StrictMode } from "react";
-import { createRoot } from "react-dom/client";
+// The page's entry, kept small: it asks for the settings and the graph the
+// page opens on, and starts the layout worker, at once, then loads the app (start.tsx, half a
+// megabyte of code), so neither waits for that code to load and run.
+
 import "@xyflow/react/dist/style.css";
 import "./styles.css";
-import { App } from "./App";
-import { prefetchColumns } from "./api/columns";
-import { prefetchGraph } from "./api/queries";
-import { createQueryClient } from "./api/queryClient";
+import { startGraph, startSettings } from "./api/endpoints";
+import { firstGraphNamespace, GRAPH_LIMIT } from "./api/firstGraph";
 import { prepareLayout } from "./graph/layout";
-import { traceOfSearch, traceQuery } from "./views/columns/trace";
 
-const queryClient = createQueryClient();
-// The first graph is asked for at once, and the layout worker started, while
-// the page renders and reads its settings.
-prefetchGraph(queryClient, window.location.search);
+startSettings();
+const namespace = firstGraphNamespace(window.location.search);
+if (namespace !== undefined) startGraph(namespace, GRAPH_LIMIT);
 prepareLayout();
-// A link to the column view: its trace too.
-const trace = traceOfSearch(window.location.search);
-prefetchColumns(queryClient, trace && traceQuery(trace));
-
-createRoot(document.getElementById("root") as HTMLElement).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <App />
-    </QueryClientProvider>
-  </StrictMode>,
-);
+void import("./start");

@@ -2,7 +2,7 @@
 // cancels it (TanStack Query passes its own: see queries.ts).
 
 import type { Direction, GraphNode, NodeKind } from "../types";
-import { ApiError, get, type PathParams, type QueryOf } from "./http";
+import { ApiError, get, startGet, type PathParams, type QueryOf } from "./http";
 
 const OL = "/api/v1/lineage/openlineage";
 
@@ -35,6 +35,16 @@ export function isRegistryObjectType(value: string): value is RegistryObjectType
 export function asEventType(value: string | null | undefined): EventType | undefined {
   const upper = value?.toUpperCase();
   return EVENT_TYPES.find((type) => type === upper);
+}
+
+/** Sends the graph's GET now (main.tsx), for api.graph with the same arguments to take up. */
+export function startGraph(namespace: string | null, limit: number): void {
+  startGet(`${OL}/graph`, { query: { namespace, limit } });
+}
+
+/** Sends the settings' GET now (main.tsx), for api.settings to take up. */
+export function startSettings(): void {
+  startGet("/api/v1/ui/settings", {});
 }
 
 export const api = {

@@ -67,13 +67,26 @@ function url(path: string, params: { path?: object; query?: object }): string {
   return text ? `${relative}?${text}` : relative;
 }
 
+/** GETs started before the app ran (early.ts), by URL: each taken by the first get() of its URL. */
+const started = new Map<string, Promise<Response>>();
+
+function send(relative: string, signal?: AbortSignal): Promise<Response> {
+  return fetch(relative, { signal, headers: { Accept: "application/json", ...authHeaders() } });
+}
+
+/** Sends a GET now, for a get() of the same path and parameters to take up later. */
+export function startGet<P extends GetPath>(path: P, params: Params<P>): void {
+  const relative = url(path, params);
+  if (!started.has(relative)) started.set(relative, send(relative));
+}
+
 export async function get<P extends GetPath>(path: P, params: Params<P>, signal?: AbortSignal): Promise<Ok<P>> {
+  const relative = url(path, params);
+  const early = started.get(relative);
+  started.delete(relative);
   let response: Response;
   try {
-    response = await fetch(url(path, params), {
-      signal,
-      headers: { Accept: "application/json", ...authHeaders() },
-    });
+    response = await (early ?? send(relative, signal));
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;
     throw new ApiError(

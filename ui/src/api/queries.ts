@@ -18,6 +18,7 @@ import {
   type RegistryObjectType,
   type RunsQuery,
 } from "./endpoints";
+import { firstGraphNamespace, GRAPH_LIMIT } from "./firstGraph";
 
 /** A job or dataset, by namespace and name. */
 export interface NodeRef {
@@ -26,12 +27,19 @@ export interface NodeRef {
   name: string;
 }
 
+/** The settings change only with the server's configuration: not asked for again on each mount. */
+const SETTINGS_FRESH_MS = 60_000;
+
 export function useSettings() {
-  return useQuery({ queryKey: ["settings"], queryFn: ({ signal }) => api.settings(signal) });
+  return useQuery({ queryKey: ["settings"], queryFn: ({ signal }) => api.settings(signal), staleTime: SETTINGS_FRESH_MS });
 }
 
-/** The graph the Lineage tab loads: one page of the API's largest size. */
-export const GRAPH_LIMIT = 5000;
+/** Takes up the settings main.tsx asked for as the page started. */
+export function prefetchSettings(client: QueryClient): void {
+  void client.prefetchQuery({ queryKey: ["settings"], queryFn: ({ signal }) => api.settings(signal), staleTime: SETTINGS_FRESH_MS });
+}
+
+export { GRAPH_LIMIT } from "./firstGraph";
 const GRAPH_FRESH_MS = 10_000;
 
 /**
@@ -40,9 +48,8 @@ const GRAPH_FRESH_MS = 10_000;
  * each other. The Lineage tab's useGraph then finds it asked for or there.
  */
 export function prefetchGraph(client: QueryClient, search: string): void {
-  const params = new URLSearchParams(search);
-  if ((params.get("tab") ?? "lineage") !== "lineage" || params.get("view") === "feast") return;
-  const namespace = params.get("ns");
+  const namespace = firstGraphNamespace(search);
+  if (namespace === undefined) return;
   void client.prefetchQuery({
     queryKey: ["graph", namespace, GRAPH_LIMIT],
     queryFn: ({ signal }) => api.graph(namespace, GRAPH_LIMIT, signal),

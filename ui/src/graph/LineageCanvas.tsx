@@ -1,10 +1,11 @@
 // The graph canvas: lays the graph out, draws it with React Flow, lights the
 // hovered (or selected) node's upstream and downstream path.
 //
-// Large graphs (more than BIG_GRAPH nodes) zoomed out are drawn on one
-// <canvas> (Overview): thousands of DOM nodes would make every pan frame
-// slow. Zoomed in, React Flow draws the nodes on screen, with their text, and
-// a navigation map (NavMap) shows where in the whole graph the view is.
+// Small graphs are drawn by React Flow, a DOM element per node and edge.
+// Large graphs (more than BIG_GRAPH nodes) are painted on one <canvas>
+// (Overview, paint.ts) at every zoom, text included: thousands of DOM nodes
+// would make every pan frame slow; React Flow then only holds the viewport,
+// and a navigation map (NavMap) shows where in the whole graph the view is.
 // Separate pipelines are framed apart (Groups).
 
 import { Background, ReactFlow, ReactFlowProvider, useStore } from "@xyflow/react";
@@ -17,7 +18,7 @@ import { useAnyLit } from "./highlight";
 import type { LGraph } from "./model";
 import { NavMap } from "./NavMap";
 import { Overview } from "./Overview";
-import { useCulled } from "./useCulled";
+import { buildScene } from "./paint";
 import { EMPTY_EDGES, EMPTY_NODES, useLaidOut } from "./useLaidOut";
 import { usePathLight } from "./usePathLight";
 import { usePointer } from "./usePointer";
@@ -41,11 +42,14 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
   const fit = useFit(wrapper, center ?? selected);
   const { layout, nodes, edges, ready } = useLaidOut(graph, center, (positions) => fit(positions));
   const positions = layout?.positions ?? null;
-  const shown = useCulled(nodes, edges, big && !overview);
+  const scene = useMemo(
+    () => (big && layout ? buildScene(graph, layout.positions, layout.routes) : null),
+    [big, graph, layout],
+  );
   const groups = useMemo(() => (positions ? groupBoxes(graph, positions) : []), [graph, positions]);
   const hover = usePathLight(graph, selected);
   useKeepInView(wrapper, positions, ready, selected);
-  const pointer = usePointer({ graph, positions, overview, hover, onSelect, wrapper });
+  const pointer = usePointer({ scene, hover, onSelect, wrapper });
 
   return (
     <div
@@ -56,6 +60,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
       data-edges={graph.edges.length}
       data-zoom={level}
       data-overview={overview ? "" : undefined}
+      data-painted={big ? "" : undefined}
       data-lit={anyLit ? "" : undefined}
     >
       {!layout && (
@@ -65,22 +70,22 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
         </div>
       )}
       <ReactFlow
-        nodes={overview ? EMPTY_NODES : shown.nodes}
-        edges={overview ? EMPTY_EDGES : shown.edges}
+        nodes={big ? EMPTY_NODES : nodes}
+        edges={big ? EMPTY_EDGES : edges}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         {...pointer}
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}
-        onlyRenderVisibleElements={big}
         minZoom={MIN_ZOOM}
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
       >
-        {big && layout && overview && <Overview graph={graph} positions={layout.positions} routes={layout.routes} />}
+        {scene && <Overview scene={scene} center={center} />}
         {positions && <Groups boxes={groups} />}
-        <Background gap={24} size={1} color="#e2e8f0" />
+        {/* A dotted background repaints the whole screen at each pan frame: not under a painted graph. */}
+        {!big && <Background gap={24} size={1} color="#e2e8f0" />}
         <CanvasControls big={big} onFit={() => positions && fit(positions, 250, true)} />
         {big && positions && <NavMap graph={graph} positions={positions} groups={groups} />}
       </ReactFlow>

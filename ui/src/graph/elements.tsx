@@ -12,21 +12,42 @@ export const NODE_WIDTH = 220;
 export const NODE_HEIGHT = 64;
 
 /** The width of a node's text: the node less its borders and padding (pills pad more). */
-function textWidth(shape: string): number {
+export function textWidth(shape: string): number {
   return NODE_WIDTH - 4 - (shape === "pill" ? 40 : 20);
 }
 
 let family: string | null = null;
 /** The font a node's text is drawn in (as the stylesheet sets it), for measuring. */
-function font(weight: number, size: number): string {
+export function font(weight: number, size: number): string {
   family ??= getComputedStyle(document.documentElement).fontFamily || "sans-serif";
   return `${weight} ${size}px ${family}`;
 }
 
 /** Sizes of the stylesheet's node text (styles.css, "graph nodes"). */
-const LABEL_PX = 13;
-const NAME_PX = 22; // zoomed out: the name alone, on up to two lines
-const SUB_PX = 10;
+export const LABEL_PX = 13;
+export const NAME_PX = 22; // zoomed out: the name alone, on up to two lines
+export const SUB_PX = 10;
+
+export interface NodeText {
+  /** The name on one line (near), shortened in the middle to fit. */
+  label: string;
+  /** The name on up to two lines, larger (zoomed out). */
+  name: [string, string];
+  sub: string;
+  aliases: string;
+}
+
+/** A node's text, shortened to fit the node (the DOM node and the canvas draw the same). */
+export function nodeText(node: LNode): NodeText {
+  const width = textWidth(KIND_STYLES[node.kind].shape);
+  const aliases = node.aliases.length ? ` · ${node.aliases.length} alias${node.aliases.length === 1 ? "" : "es"}` : "";
+  return {
+    label: middleEllipsis(node.label, width, font(600, LABEL_PX)),
+    name: twoLines(node.label, width, font(600, NAME_PX)),
+    sub: middleEllipsis(node.sublabel, width - (aliases ? 4 + measure(aliases, font(600, SUB_PX)) : 0), font(400, SUB_PX)),
+    aliases,
+  };
+}
 
 export type LineageNodeData = { node: LNode; center: boolean };
 
@@ -35,18 +56,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
   const selected = useIsSelected(id);
   const { node, center } = data;
   const style = KIND_STYLES[node.kind];
-  const text = useMemo(() => {
-    const width = textWidth(style.shape);
-    const aliases = node.aliases.length
-      ? ` · ${node.aliases.length} alias${node.aliases.length === 1 ? "" : "es"}`
-      : "";
-    return {
-      label: middleEllipsis(node.label, width, font(600, LABEL_PX)),
-      name: twoLines(node.label, width, font(600, NAME_PX)),
-      sub: middleEllipsis(node.sublabel, width - (aliases ? 4 + measure(aliases, font(600, SUB_PX)) : 0), font(400, SUB_PX)),
-      aliases,
-    };
-  }, [node, style.shape]);
+  const text = useMemo(() => nodeText(node), [node]);
   const classes = [
     "lnode",
     `shape-${style.shape}`,

@@ -253,6 +253,16 @@ export function fromOpenLineage(
     if (options.jobs === "none" || (options.jobs === "runtime" && isDefinitionJob(node))) hidden.add(node.id);
   }
 
+  // Thousands of nodes share a few producers: each one's label is made once.
+  const producers = new Map<string | null | undefined, string>();
+  const producerOf = (producer: string | null | undefined) => {
+    let label = producers.get(producer);
+    if (label === undefined) {
+      label = producerLabel(producer);
+      producers.set(producer, label);
+    }
+    return label;
+  };
   const nodes: LNode[] = [];
   for (const node of input.nodes) {
     const rep = drawnAs.get(node.id) ?? node.id;
@@ -264,7 +274,7 @@ export function fromOpenLineage(
       label: olLabel(node),
       title: `${node.name}\n${node.namespace}`,
       sublabel: node.namespace,
-      producer: producerLabel(node.producer),
+      producer: producerOf(node.producer),
       state: runState(node.latest_run_state),
       aliases: aliasesOf.get(node.id) ?? [],
       members: groupMembers.get(node.id) ?? [node.id],

@@ -8,6 +8,7 @@ import { NODE_HEIGHT, NODE_WIDTH, type LineageNodeData } from "./elements";
 import type { Point } from "./layered";
 import { layout, type LayoutResult } from "./layout";
 import type { LGraph } from "./model";
+import { BIG_GRAPH } from "./viewport";
 
 declare global {
   interface Window {
@@ -45,9 +46,11 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
 
   /** The layout of this graph (not of the one before, while this one is laid out). */
   const current = laid && laid.graph === graph ? laid.result : null;
+  /** A large graph is painted on a canvas (Overview): React Flow gets no nodes to build. */
+  const painted = graph.nodes.length > BIG_GRAPH;
 
   const nodes = useMemo<Node<LineageNodeData>[]>(() => {
-    if (!current) return EMPTY_NODES;
+    if (!current || painted) return EMPTY_NODES;
     return graph.nodes.map((node) => ({
       id: node.id,
       type: "lineage",
@@ -58,10 +61,10 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
       draggable: false,
       connectable: false,
     }));
-  }, [current, graph, center]);
+  }, [current, graph, center, painted]);
 
   const edges = useMemo<Edge[]>(() => {
-    if (!current) return EMPTY_EDGES;
+    if (!current || painted) return EMPTY_EDGES;
     return graph.edges.map((edge) => ({
       id: edge.id,
       source: edge.source,
@@ -72,7 +75,7 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
       focusable: false,
       selectable: false,
     }));
-  }, [current, graph]);
+  }, [current, graph, painted]);
 
   // Once laid out and drawn, tell the page (and its tests).
   useEffect(() => {

@@ -5,9 +5,9 @@ import type { Viewport } from "@xyflow/react";
 import { NODE_HEIGHT, NODE_WIDTH } from "./elements";
 import type { Point } from "./layered";
 
-/** Graphs of more nodes are drawn on one <canvas> (Overview) when zoomed out. */
+/** Graphs of more nodes are painted on one <canvas> (Overview, paint.ts), at every zoom. */
 export const BIG_GRAPH = 400;
-/** Below this zoom a big graph is the overview. */
+/** Below this zoom a big graph is the overview (only colours, no text). */
 export const OVERVIEW_ZOOM = 0.3;
 export const MIN_ZOOM = 0.01;
 /**

@@ -1,0 +1,110 @@
+"""A large graph painted on a <canvas> (ui/src/graph/paint.ts, Overview.tsx),
+in Chromium against a real server (issue 27): readable text at the opening
+zoom, no DOM node per graph node, and every interaction of the DOM graph:
+hover lights the path, a click opens the details, search focuses a node."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from tests.server_process import write_repo
+from tests.ui.conftest import ui_server
+
+Shoot = Callable[[Page, str], Path]
+PRODUCER = "https://scheduler.example.com/openlineage-plugin/2.1"
+OUTPUTS = 420
+NODES = OUTPUTS + 2  # the source, the job, its outputs: above the 400 the canvas paints
+JOB = "job:scheduler:hub.fan_out"
+CANVAS = "canvas.overview"
+
+# Pixels of the canvas in the node text's colour (#0f172a, dark): text was painted.
+TEXT_PIXELS = """(selector) => {
+  const canvas = document.querySelector(selector);
+  const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  let count = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (data[i + 3] > 200 && data[i] < 40 && data[i + 1] < 50 && data[i + 2] < 80) count++;
+  }
+  return count;
+}"""
+
+
+def fan_out() -> list[dict[str, Any]]:
+    """One job reading one table and writing OUTPUTS tables."""
+    return [
+        {
+            "eventType": "COMPLETE",
+            "eventTime": "2026-11-01T00:00:00Z",
+            "producer": PRODUCER,
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json",
+            "job": {"namespace": "scheduler", "name": "hub.fan_out"},
+            "run": {"runId": str(uuid.uuid4())},
+            "inputs": [{"namespace": "warehouse", "name": "hub.source"}],
+            "outputs": [
+                {"namespace": "warehouse", "name": f"analytics.hub.out_{i:03d}"}
+                for i in range(OUTPUTS)
+            ],
+        }
+    ]
+
+
+def hover_until_lit(page: Page) -> dict[str, float]:
+    """Moves over the canvas until a node lights its path; where, and how many lit."""
+    box = page.locator(".canvas").bounding_box()
+    assert box is not None
+    for fy in (0.5, 0.45, 0.55, 0.4, 0.6, 0.3, 0.7):
+        for fx in (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9):
+            x, y = box["x"] + box["width"] * fx, box["y"] + box["height"] * fy
+            page.mouse.move(x, y)
+            lit = int(page.get_attribute(CANVAS, "data-lit-nodes") or 0)
+            if lit:
+                return {"x": x, "y": y, "lit": lit}
+    raise AssertionError("no node lit up under the mouse anywhere on the canvas")
+
+
+def test_a_large_graph_is_painted_readable_and_can_be_explored(
+    page: Page, tmp_path: Path, shoot: Shoot
+) -> None:
+    with ui_server(write_repo(tmp_path / "hub", project="hub")) as server:
+        answer = httpx.post(f"{server.url}/api/v1/lineage/batch", json=fan_out(), timeout=60)
+        assert answer.status_code in (200, 204), answer.text
+        page.goto(server.url)
+        page.wait_for_selector(f".canvas[data-state=ready][data-nodes='{NODES}']", timeout=60_000)
+
+        # Painted, readable (names, not the overview's colours), with no DOM node per node.
+        expect(page.locator(f"{CANVAS}:not([data-drawn='0'])")).to_have_count(1)
+        expect(page.locator(".canvas[data-overview]")).to_have_count(0)
+        expect(page.locator(".react-flow__node")).to_have_count(0)
+        assert page.evaluate(TEXT_PIXELS, CANVAS) > 500
+        shoot(page, "painted-graph")
+
+        # Hovering an output lights its path: itself, the job, the source.
+        spot = hover_until_lit(page)
+        assert spot["lit"] == 3
+
+        # A click opens it in the details panel, and it stays on screen beside the panel.
+        page.mouse.click(spot["x"], spot["y"])
+        panel = page.get_by_test_id("details-panel")
+        expect(panel).to_be_visible()
+        expect(panel).to_contain_text("analytics.hub.out_")
+        expect(page.locator(CANVAS)).to_have_attribute(
+            "data-selected-drawn", re.compile(r"^dataset:warehouse:analytics\.hub\.out_")
+        )
+        shoot(page, "painted-graph-selected")
+
+        # Search focuses the job: its neighbourhood, still painted, centred on it.
+        search = page.get_by_label("Search nodes")
+        search.fill("fan_out")
+        expect(page.get_by_role("option").first).to_contain_text("hub.fan_out")
+        search.press("Enter")
+        expect(page.get_by_test_id("focus-controls")).to_contain_text("hub.fan_out")
+        page.wait_for_selector(f".canvas[data-state=ready][data-nodes='{NODES}']")
+        expect(page.locator(CANVAS)).to_have_attribute("data-center-drawn", JOB)
+        expect(page.locator(".react-flow__node")).to_have_count(0)
