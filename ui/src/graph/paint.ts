@@ -12,7 +12,7 @@ import { endEllipsis, measure } from "./labels";
 import { font, LABEL_PX, NAME_PX, NODE_HEIGHT, NODE_WIDTH, nodeText, SUB_PX, type NodeText } from "./elements";
 import { KIND_STYLES, type KindStyle, type Shape } from "./kinds";
 import type { Point } from "./layered";
-import type { EdgeKind, LEdge, LGraph, LNode } from "./model";
+import type { EdgeKind, LEdge, LGraph, LNode, RunState } from "./model";
 import { zoomLevel } from "./viewport";
 
 export interface Box {
@@ -41,6 +41,7 @@ export const EDGE_STYLES: Partial<Record<EdgeKind, EdgeStyle>> & { io: EdgeStyle
   parent: { color: "#a78bfa", dash: [6, 4] },
   same: { color: "#0f766e", dash: [2, 4] },
   derived: { color: "#cbd5e1", dash: [] },
+  jobjob: { color: "#d97706", dash: [10, 3, 2, 3] },
 };
 const EDGE_WIDTH = 1.5; // screen pixels, at any zoom (non-scaling, as in the DOM)
 const LIT_COLOR = "#b91c1c";
@@ -286,6 +287,8 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
     paintText(ctx, scene, shown, level, alpha);
   }
 
+  paintRunStates(ctx, shown, alpha, zoom);
+
   // The lit path's ring, the selection and the focus centre, over the nodes.
   ctx.globalAlpha = 1;
   if (dimmed) {
@@ -313,6 +316,35 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
     }
   }
   return shown.length;
+}
+
+/** The colours of a job's latest run state (styles.css's .lnode-state). */
+const RUN_STATE_COLORS: Record<RunState, string> = {
+  completed: "#16a34a",
+  failed: "#ef4444",
+  running: "#2563eb",
+  aborted: "#d97706",
+};
+
+/** A job's latest run state: a dot in its corner, and a failed job ringed in red at every zoom. */
+function paintRunStates(ctx: Ctx, shown: SceneNode[], alpha: (n: SceneNode) => number, zoom: number): void {
+  for (const n of shown) {
+    const state = n.node.state;
+    if (!state) continue;
+    ctx.globalAlpha = alpha(n);
+    ctx.fillStyle = RUN_STATE_COLORS[state];
+    ctx.beginPath();
+    ctx.arc(n.x + NODE_WIDTH - 9, n.y + NODE_HEIGHT - 9, 4.5, 0, 2 * Math.PI);
+    ctx.fill();
+    if (state === "failed") {
+      ctx.strokeStyle = RUN_STATE_COLORS.failed;
+      ctx.lineWidth = Math.max(2, 2 / zoom);
+      ctx.beginPath();
+      shapePath(ctx, n, KIND_STYLES[n.node.kind].shape, -2);
+      ctx.stroke();
+    }
+  }
+  ctx.globalAlpha = 1;
 }
 
 /**
