@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -309,21 +307,6 @@ _SPECS = st.fixed_dictionaries(
         "writes": st.booleans(),  # False: the job's run writes another dataset instead
     }
 )
-
-
-@pytest.fixture
-def two_stores(
-    store_url: str, tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[tuple[Store, Store]]:
-    second = (
-        f"sqlite:///{tmp_path / 'second.db'}"
-        if store_url.startswith("sqlite")
-        else str(request.getfixturevalue("pg").create_database())
-    )
-    a, b = Store(store_url), Store(second)
-    yield a, b
-    a.close()
-    b.close()
 
 
 @pytest.mark.slow

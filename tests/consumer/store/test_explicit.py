@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -152,21 +150,6 @@ _SPECS = st.fixed_dictionaries(
         "type": st.sampled_from(["START", "COMPLETE"]),
     }
 )
-
-
-@pytest.fixture
-def two_stores(
-    store_url: str, tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[tuple[Store, Store]]:
-    if store_url.startswith("sqlite"):
-        second = f"sqlite:///{tmp_path / 'second.db'}"
-    else:
-        server = request.getfixturevalue("my" if store_url.startswith("mysql") else "pg")
-        second = str(server.create_database())
-    a, b = Store(store_url), Store(second)
-    yield a, b
-    a.close()
-    b.close()
 
 
 @pytest.mark.slow

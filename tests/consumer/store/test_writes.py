@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,22 +25,6 @@ from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event, schema_facet
 from tests.store_helpers import RECEIVED_US, Store
-
-
-def _second_url(store_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
-    if store_url.startswith("sqlite"):
-        return f"sqlite:///{tmp_path / 'second.db'}"
-    return str(request.getfixturevalue("pg").create_database())
-
-
-@pytest.fixture
-def two_stores(
-    store_url: str, tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[tuple[Store, Store]]:
-    a, b = Store(store_url), Store(_second_url(store_url, tmp_path, request))
-    yield a, b
-    a.close()
-    b.close()
 
 
 def us(seconds: float) -> int:

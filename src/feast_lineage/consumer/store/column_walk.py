@@ -50,7 +50,7 @@ from sqlalchemy import (
 
 from feast_lineage.column_lineage import WHOLE_DATASET
 from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store.columns import ColumnEdgeRead, current_column_edge
+from feast_lineage.consumer.store.columns import ColumnEdgeRead, current_column_edge, edge_columns
 from feast_lineage.consumer.store.reads import NsIds
 from feast_lineage.consumer.store.traversal import current_symlink
 
@@ -205,25 +205,7 @@ def _edges_from(
             r.c.fld != EVERY_FIELD,
         )
     stmt = (
-        select(
-            e.c.dst_dataset_id,
-            e.c.dst_field_id,
-            e.c.dst_field,
-            e.c.dst_ns_id,
-            e.c.src_dataset_id,
-            e.c.src_field_id,
-            e.c.src_namespace,
-            e.c.src_name,
-            e.c.src_field,
-            e.c.src_ns_id,
-            e.c.job_id,
-            e.c.origin,
-            p.c.run_id,
-            e.c.indirect,
-            e.c.transformations,
-            e.c.created_us,
-            r.c.depth,
-        )
+        select(*edge_columns(e, p), r.c.depth)
         .select_from(r.join(e, on).join(p, current_column_edge(e, p)))
         .where(r.c.depth < bindparam("depth", type_=Integer))
     )

@@ -75,6 +75,28 @@ def current_column_edge(edges: Any, pointers: Any) -> Any:
     )
 
 
+def edge_columns(e: Any, p: Any) -> tuple[Any, ...]:
+    """What a read of column edge ``e`` with its pointer ``p`` selects (:class:`ColumnEdgeRead`)."""
+    return (
+        e.c.dst_dataset_id,
+        e.c.dst_field_id,
+        e.c.dst_field,
+        e.c.dst_ns_id,
+        e.c.src_dataset_id,
+        e.c.src_field_id,
+        e.c.src_namespace,
+        e.c.src_name,
+        e.c.src_field,
+        e.c.src_ns_id,
+        e.c.job_id,
+        e.c.origin,
+        p.c.run_id,
+        e.c.indirect,
+        e.c.transformations,
+        e.c.created_us,
+    )
+
+
 @lru_cache(maxsize=8)
 def _edges_statement(side: Side, by_field: bool) -> Any:
     e = t.column_edges.alias("ce")
@@ -85,24 +107,7 @@ def _edges_statement(side: Side, by_field: bool) -> Any:
         else (e.c.src_dataset_id, e.c.src_field_id)
     )
     stmt = (
-        select(
-            e.c.dst_dataset_id,
-            e.c.dst_field_id,
-            e.c.dst_field,
-            e.c.dst_ns_id,
-            e.c.src_dataset_id,
-            e.c.src_field_id,
-            e.c.src_namespace,
-            e.c.src_name,
-            e.c.src_field,
-            e.c.src_ns_id,
-            e.c.job_id,
-            e.c.origin,
-            p.c.run_id,
-            e.c.indirect,
-            e.c.transformations,
-            e.c.created_us,
-        )
+        select(*edge_columns(e, p))
         .select_from(e.join(p, current_column_edge(e, p)))
         .where(dataset.in_(bindparam("datasets", expanding=True)))
     )
