@@ -842,6 +842,11 @@ def _run(cmd: list[str]) -> str:
     return out.stdout.strip()
 
 
+def short_commit() -> str:
+    """The checkout's commit, short ("" outside git)."""
+    return _run(["git", "rev-parse", "--short", "HEAD"])
+
+
 def machine_details() -> list[tuple[str, str]]:
     cpu: dict[str, str] = {}
     for line in _run(["lscpu"]).splitlines():
@@ -869,7 +874,7 @@ def machine_details() -> list[tuple[str, str]]:
             versions.append(f"{pkg} {importlib.metadata.version(pkg)}")
         except importlib.metadata.PackageNotFoundError:
             versions.append(f"{pkg} (missing)")
-    commit = _run(["git", "rev-parse", "--short", "HEAD"])
+    commit = short_commit()
     dirty = _run(["git", "diff", "--stat", "HEAD", "--", "src"])
     return [
         ("CPU", f"{model}{mhz}, {os.cpu_count()} cores"),

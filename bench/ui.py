@@ -49,7 +49,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from bench.ingest import free_port, machine_details, write_repo
+from bench.ingest import free_port, machine_details, short_commit, write_repo
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
@@ -306,13 +306,7 @@ def report(
     baseline: Path | None = None,
 ) -> str:
     now = datetime.now(UTC)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-    ).stdout.strip()
+    commit = short_commit()
     lines = [
         f"# UI benchmark {now:%Y-%m-%d %H:%M} UTC",
         "",

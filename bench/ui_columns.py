@@ -26,7 +26,6 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,12 +35,11 @@ from urllib.parse import urlencode
 import httpx
 from playwright.sync_api import Page, sync_playwright
 
-from bench.ingest import machine_details, write_repo
+from bench.ingest import machine_details, short_commit, write_repo
 from bench.ui import (
     BENCH_DIR,
     CHROMIUM,
     CHROMIUM_ARGS,
-    ROOT,
     VIEWPORT,
     empty_page_ms,
     log,
@@ -199,13 +197,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(figures: dict[str, list[float]], shape: dict[str, int], rounds: int, load: str) -> str:
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-    ).stdout.strip()
+    commit = short_commit()
     med = statistics.median
     lines = [
         f"# Column view benchmark {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
