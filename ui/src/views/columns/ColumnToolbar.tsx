@@ -2,10 +2,9 @@
 // whether INDIRECT edges count, the way back to the dataset graph, and the
 // jobs on the path (one click opens each).
 
-import { DepthDirection } from "../../components/DepthDirection";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
-import { tracePatch, type Trace } from "./trace";
+import { COLUMN_DEPTHS, tracePatch, type Trace } from "./trace";
 
 interface Props {
   trace: Trace;
@@ -29,7 +28,28 @@ export function ColumnToolbar({ trace, label, jobs, counts, navigate }: Props) {
       <span className="focus-label" data-testid="column-traced">
         Column <strong className="mono">{trace.field}</strong> of <strong>{label}</strong>
       </span>
-      <DepthDirection depth={trace.depth} direction={trace.direction} navigate={navigate} what="Column" />
+      <label className="field">
+        <span>Depth</span>
+        <select value={trace.depth} onChange={(e) => navigate({ depth: e.target.value })} aria-label="Column depth">
+          {COLUMN_DEPTHS.map((d) => (
+            <option key={d} value={d}>
+              {d === 20 ? "all (20)" : d}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Direction</span>
+        <select
+          value={trace.direction}
+          onChange={(e) => navigate({ dir: e.target.value === "both" ? null : e.target.value })}
+          aria-label="Column direction"
+        >
+          <option value="both">upstream and downstream</option>
+          <option value="upstream">upstream</option>
+          <option value="downstream">downstream</option>
+        </select>
+      </label>
       <label className="check" title="INDIRECT edges: columns used by filters, joins, grouping, sorting">
         <input
           type="checkbox"

@@ -1,9 +1,10 @@
 // The toolbar's controls of a focused graph: which node, how many steps, which way.
 
-import { DepthDirection } from "../../components/DepthDirection";
 import type { LineageParams } from "../../hooks/useLineage";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
+
+const DEPTHS = [1, 2, 3, 4, 5, 10, 20];
 
 export function FocusControls({ name, params, navigate }: { name: string; params: LineageParams; navigate: Navigate }) {
   return (
@@ -11,7 +12,28 @@ export function FocusControls({ name, params, navigate }: { name: string; params
       <span className="focus-label">
         Focused on <strong>{name}</strong>
       </span>
-      <DepthDirection depth={params.depth} direction={params.direction} navigate={navigate} />
+      <label className="field">
+        <span>Depth</span>
+        <select value={params.depth} onChange={(e) => navigate({ depth: e.target.value })} aria-label="Depth">
+          {DEPTHS.map((d) => (
+            <option key={d} value={d}>
+              {d === 20 ? "all (20)" : d}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Direction</span>
+        <select
+          value={params.direction}
+          onChange={(e) => navigate({ dir: e.target.value === "both" ? null : e.target.value })}
+          aria-label="Direction"
+        >
+          <option value="both">upstream and downstream</option>
+          <option value="upstream">upstream</option>
+          <option value="downstream">downstream</option>
+        </select>
+      </label>
       <button type="button" className="btn" onClick={() => navigate(refPatch(null, "focus"), { push: true })}>
         Show whole graph
       </button>
