@@ -71,15 +71,19 @@ def fill(
     """Write ``n`` workload events into the repo's store; returns seconds taken.
 
     Each chunk of 2,000 events is one transaction of the writer (``write_now``),
-    in this process, not over HTTP. With ``resume_from`` the store already holds
-    that many events of the same (seeded) stream: they are generated again and
-    skipped, so a fill stopped between chunks goes on where it stopped.
+    in this process, not over HTTP, with the server's collector settings. With
+    ``resume_from`` the store already holds that many events of the same
+    (seeded) stream: they are generated again and skipped, so a fill stopped
+    between chunks goes on where it stopped.
     """
     from feast_lineage.consumer.intake.body import parse_events
     from feast_lineage.consumer.intake.facet_memo import FacetMemo
     from feast_lineage.consumer.intake.pipeline import IngestPipeline
     from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
     from feast_lineage.event_time import now_us
+    from feast_lineage.server import tune_gc
+
+    tune_gc()  # as the server does: ingest allocates many short-lived objects
 
     engine = create_store_engine(f"sqlite:///{repo / 'data' / 'lineage.db'}")
     upgrade_schema(engine)

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 # minutes for the debootstrap base, the wheels and the image), and runs alone as
 # `scripts/image.sh build|smoke`.
 ./scripts/image.sh build
-.venv/bin/pytest -p no:cacheprovider "$@"
+.venv/bin/pytest -p no:cacheprovider --durations=25 "$@"
 
 # Everything that reaches Feast: the producer, the registry, the configuration, the CLI, the
 # registry lineage endpoints, the server processes and the UI's Feast-only view. The store

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import orjson
@@ -10,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from feast_lineage.consumer.store import maintenance
+from feast_lineage.consumer.store import maintenance, writes
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.column_rows import column_edge_rows
 from feast_lineage.consumer.store.columns import current_column_edge
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import namespace_id
@@ -292,6 +294,58 @@ def test_reset_of_a_namespace_removes_its_column_edges(store: Store) -> None:
     assert {e[1] for e in _stored(store, current=False)} == {"u"}
     removed = maintenance.reset_namespace(store.engine, namespace_id("lake"))  # the sources
     assert _stored(store, current=False) == set()
+
+
+def test_a_payload_sent_again_builds_its_edges_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[Any] = []
+
+    def counted(report: Any, pending: Any) -> Any:
+        built.append(report)
+        return column_edge_rows(report, pending)
+
+    monkeypatch.setattr(writes, "column_edge_rows", counted)
+    run_id = str(uuid.uuid4())
+    lineage = cll(("a", "x"), ("b", "y"))
+    for i, kind in enumerate(("START", "RUNNING", "COMPLETE")):  # as Spark sends it
+        store.ingest(
+            run_event(
+                kind,
+                run_id=run_id,
+                job=("spark", "j"),
+                time=at(i),
+                outputs=[dataset("lake", "t", columnLineage=lineage)],
+            )
+        )
+    store.ingest(  # the next run, the same lineage
+        run_event(
+            "COMPLETE",
+            job=("spark", "j"),
+            time=at(5),
+            outputs=[dataset("lake", "t", columnLineage=lineage)],
+        )
+    )
+    assert len(built) == 1
+    assert {(e[2], e[5]) for e in _stored(store, current=True)} == {("a", "x"), ("b", "y")}
+
+
+def test_a_payload_whose_edges_were_removed_writes_them_again(store: Store) -> None:
+    def send(time: str) -> None:
+        store.ingest(
+            run_event(
+                "COMPLETE",
+                job=("spark", "j"),
+                time=time,
+                outputs=[dataset("lake", "t", columnLineage=cll(("a", "x")))],
+            )
+        )
+
+    send(at(1))
+    maintenance.reset_namespace(store.engine, namespace_id("spark"))
+    assert _stored(store, current=False) == set()
+    send(at(2))  # the writer must not take the payload for stored
+    assert {(e[2], e[5]) for e in _stored(store, current=True)} == {("a", "x")}
 
 
 # --- order and duplication ------------------------------------------------------

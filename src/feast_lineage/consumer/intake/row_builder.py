@@ -14,7 +14,7 @@ from typing import Any
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
-from feast_lineage.consumer.store.column_rows import OBSERVED, column_rows
+from feast_lineage.consumer.store.column_rows import OBSERVED, column_pointer
 from feast_lineage.consumer.store.producer_rank import producer_rank
 from feast_lineage.consumer.store.rows import (
     LISTED,
@@ -22,6 +22,7 @@ from feast_lineage.consumer.store.rows import (
     FacetRow,
     JobRow,
     PendingBlob,
+    PendingColumnEdges,
     RowBatch,
     keep_latest_column_lineage,
     merge_dataset,
@@ -202,21 +203,21 @@ class RowBuilder:
         facet = facets.get("columnLineage") if isinstance(facets, dict) else None
         if not isinstance(facet, dict):
             return
-        pointer, edges = column_rows(
+        digest = self.out.dataset_facets[(did, "columnLineage")]["blob_id"]
+        pointer = column_pointer(
             dataset=did,
             namespace=ds["namespace"],
             job=jid,
             origin=OBSERVED,
-            digest=self.out.dataset_facets[(did, "columnLineage")]["blob_id"],
+            digest=digest,
             run_id=self.run_id,
             rank=self.rank,
-            facet=facet,
-            time_us=self.time_us,
         )
-        key = (did, jid, OBSERVED)
-        keep_latest_column_lineage(self.out.column_lineage, {key: pointer})
-        for edge_key, row in edges.items():
-            self.out.column_edges.setdefault(edge_key, row)
+        keep_latest_column_lineage(self.out.column_lineage, {(did, jid, OBSERVED): pointer})
+        self.out.column_reports.setdefault(
+            (did, jid, OBSERVED, digest),
+            PendingColumnEdges(ds["namespace"], facet, self.time_us),
+        )
 
     def edge(
         self,

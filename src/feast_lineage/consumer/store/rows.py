@@ -197,6 +197,9 @@ ExplicitEdgeKey = tuple[int, str, str, str, int, int, str]
 # (dst dataset, dst field, job, origin, digest, src dataset, src field).
 ColumnKey = tuple[int, int, str]
 ColumnEdgeKey = tuple[int, int, int, str, str, int, int]
+# A column lineage payload's key, whose edges are written once:
+# (dataset, job, origin, digest).
+ColumnReportKey = tuple[int, int, str, str]
 
 
 class PendingBlob:
@@ -210,6 +213,23 @@ class PendingBlob:
 
     def __init__(self, payload: Any) -> None:
         self.payload = payload
+
+
+class PendingColumnEdges:
+    """A ``columnLineage`` payload whose edge rows are not built yet.
+
+    Spark repeats one payload on START, RUNNING and COMPLETE, and a job run
+    after run reports the same one: the writer builds the edge rows
+    (:func:`~feast_lineage.consumer.store.column_rows.column_edge_rows`) only
+    for a payload the store may lack, not for every event that carries it.
+    """
+
+    __slots__ = ("facet", "namespace", "time_us")
+
+    def __init__(self, namespace: str, facet: Any, time_us: int) -> None:
+        self.namespace = namespace  # of the output dataset
+        self.facet = facet
+        self.time_us = time_us
 
 
 def blob_text(value: str | PendingBlob) -> str:
@@ -235,6 +255,7 @@ class RowBatch:
     dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     column_lineage: dict[ColumnKey, ColumnLineageRow] = field(default_factory=dict)
     column_edges: dict[ColumnEdgeKey, ColumnEdgeRow] = field(default_factory=dict)
+    column_reports: dict[ColumnReportKey, PendingColumnEdges] = field(default_factory=dict)
     explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
     explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
@@ -253,6 +274,7 @@ class RowBatch:
         _keep_ranked(self.dataset_facets, other.dataset_facets)
         keep_latest_column_lineage(self.column_lineage, other.column_lineage)
         _keep_first(self.column_edges, other.column_edges)
+        _keep_first(self.column_reports, other.column_reports)
         keep_latest_explicit(self.explicit_lineage, other.explicit_lineage)
         _keep_first(self.explicit_edges, other.explicit_edges)
         self.naive_times += other.naive_times

@@ -20,9 +20,10 @@ from sqlalchemy.exc import DBAPIError
 
 from feast_lineage.consumer.store import sqlite_touch
 from feast_lineage.consumer.store import tables as t
+from feast_lineage.consumer.store.column_rows import column_edge_rows
 from feast_lineage.consumer.store.dialect import insert_ignore, upsert
 from feast_lineage.consumer.store.meta import read_generation
-from feast_lineage.consumer.store.rows import ColumnEdgeKey, RowBatch, blob_text
+from feast_lineage.consumer.store.rows import ColumnEdgeKey, ColumnReportKey, RowBatch, blob_text
 from feast_lineage.consumer.store.sqlite_touch import (
     TOUCH_DATASET,
     TOUCH_FACET,
@@ -152,6 +153,9 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     column_edges = [
         row for key, row in d.column_edges.items() if _report(key) not in cache.column_reports
     ]
+    for report, pending in d.column_reports.items():
+        if report not in cache.column_reports:
+            column_edges.extend(column_edge_rows(report, pending).values())
     ex("column_edges", lambda: insert_ignore(conn, t.column_edges, _COLUMN_EDGE_KEY), column_edges)
     ex(
         "explicit_lineage",
@@ -193,7 +197,7 @@ _EXPLICIT_EDGE_KEY = [
 ]
 
 
-def _report(key: ColumnEdgeKey) -> tuple[int, int, str, str]:
+def _report(key: ColumnEdgeKey) -> ColumnReportKey:
     """The payload a column edge belongs to: (dataset, job, origin, digest)."""
     return key[0], key[2], key[3], key[4]
 
@@ -214,5 +218,7 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.run_io.add(io)
     for key in d.column_edges:
         cache.column_reports.add(_report(key))
+    for report in d.column_reports:
+        cache.column_reports.add(report)
     for explicit in d.explicit_edges:
         cache.explicit_reports.add(explicit[:4])
