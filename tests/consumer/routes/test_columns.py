@@ -114,6 +114,19 @@ def f(name: str, field: str | None, ns: str = "lake") -> str:
     return f"field:{ns}:{name}:{field}" if field is not None else f"dataset:{ns}:{name}"
 
 
+def test_a_field_with_no_edges_is_still_a_field_node(client: TestClient) -> None:
+    ingest(client, *chain())
+    for params in (
+        {"direction": "upstream", "depth": 3},  # a source column: nothing upstream
+        {"direction": "both", "depth": 0},
+    ):
+        body = columns(client, "raw", field="amount", **params)
+        assert [(n["id"], n["field"]) for n in body["nodes"]][:1] == [
+            (f("raw", "amount"), "amount")
+        ]
+    assert columns(client, "raw", field="amount", direction="upstream")["edges"] == []
+
+
 def test_one_field_upstream_walks_exact_depth_with_transformations(client: TestClient) -> None:
     ingest(client, *chain())
     body = columns(client, "out", field="score", direction="upstream", depth=1)
@@ -383,6 +396,42 @@ def test_a_hidden_namespace_field_never_appears_and_descriptions_hide(scoped: Te
         headers={"X-API-Key": "admin-key"},
     ).json()
     assert "hidden" in str(everything)
+
+
+def test_a_hidden_dataset_level_input_withholds_every_fields_descriptions(
+    make_client: AppFactory,
+) -> None:
+    client = make_client(api_key="admin-key", authorizer=AUTHORIZER)
+    lineage = cll(
+        {"x": [("seen", "a", "y", "DIRECT")]},
+        dataset=[
+            {
+                "namespace": "hidden",
+                "name": "h",
+                "field": "region",
+                "transformations": [
+                    {"type": "INDIRECT", "subtype": "FILTER", "description": "region = 'EU'"}
+                ],
+            }
+        ],
+    )
+    ingest(client, write("j", ["a"], "t", lineage, ns="seen"), headers={"X-API-Key": "admin-key"})
+    as_seen = client.get(
+        f"{API}/columns", params={"namespace": "seen", "name": "t"}, headers={"X-API-Key": KEY}
+    ).json()
+    assert "hidden" not in str(as_seen)
+    assert "EU" not in str(as_seen)
+    (edge,) = as_seen["edges"]
+    assert edge["transformations"] == [
+        {"type": "DIRECT", "subtype": "IDENTITY", "description": None, "masking": None}
+    ]
+    as_admin = client.get(
+        f"{API}/columns",
+        params={"namespace": "seen", "name": "t"},
+        headers={"X-API-Key": "admin-key"},
+    ).json()
+    assert "y as is" in str(as_admin)
+    assert "EU" in str(as_admin)
 
 
 def test_a_hidden_dataset_is_answered_like_a_missing_one(scoped: TestClient) -> None:

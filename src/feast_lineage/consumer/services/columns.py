@@ -26,7 +26,7 @@ from typing import Any, Literal
 import orjson
 from sqlalchemy import Connection
 
-from feast_lineage.column_lineage import field_hash
+from feast_lineage.column_lineage import WHOLE_DATASET, field_hash
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.services.reader import StoreReader
@@ -105,17 +105,19 @@ def _walk(
     conn: Connection,
     aliases: _Aliases,
     start: int,
-    field_id: int | None,
+    field_name: str | None,
     way: Way,
     depth: int,
     indirect: bool,
     found: _Found,
 ) -> None:
     """The walk from ``start`` (one recursive query), its datasets grouped by alias."""
+    field_id = field_hash(field_name) if field_name is not None else None
     walked = walk_columns(conn, start, field_id, way, depth, indirect, aliases.scope.ns_ids)
     aliases.add(conn, {i for w in walked for i in (w.edge.src_dataset_id, w.edge.dst_dataset_id)})
     if field_id is not None:
         found.depths.setdefault((aliases.group[start], field_id), 0)
+        found.fields.setdefault((aliases.group[start], field_id), field_name)
     for r, level in walked:
         src = (aliases.group[r.src_dataset_id], r.src_field_id)
         dst = (aliases.group[r.dst_dataset_id], r.dst_field_id)
@@ -209,9 +211,8 @@ def column_lineage(
         aliases.add(conn, [start])
         group = aliases.group[start]
         found = _Found()
-        field_id = field_hash(field_name) if field_name is not None else None
         for way in ("upstream", "downstream") if direction == "both" else (direction,):
-            _walk(conn, aliases, start, field_id, way, depth, indirect, found)
+            _walk(conn, aliases, start, field_name, way, depth, indirect, found)
         # Names of the datasets in reach: the stored ones, and every member of their groups.
         groups = {node[0] for node in found.depths}
         members = aliases.datasets(groups)
@@ -329,21 +330,25 @@ def _representative(aliases: _Aliases, group: int, start: int) -> tuple[str, str
 def _with_hidden_inputs(
     conn: Connection, aliases: _Aliases, targets: set[Node], scope: Scope
 ) -> set[Node]:
-    """The target fields among ``targets`` that have an input the caller may not see."""
+    """The target fields among ``targets`` that have an input the caller may not see.
+
+    A dataset-level input (a filter, a join) is an input of every field of
+    its dataset: a hidden one withholds the descriptions of them all.
+    """
     if scope.is_everything or not targets:
         return set()
     rows = c.column_edges(
         conn,
         "into",
         aliases.datasets({grp for grp, _f in targets}),
-        {fid for _g, fid in targets},
+        {fid for _g, fid in targets} | {WHOLE_DATASET},
     )
-    out: set[Node] = set()
+    hidden: set[Node] = set()
     for r in rows:
-        node = (aliases.group.get(r.dst_dataset_id, r.dst_dataset_id), r.dst_field_id)
-        if node in targets and not scope.allows_id(r.src_ns_id):
-            out.add(node)
-    return out
+        if not scope.allows_id(r.src_ns_id):
+            hidden.add((aliases.group.get(r.dst_dataset_id, r.dst_dataset_id), r.dst_field_id))
+    whole = {grp for grp, fid in hidden if fid == WHOLE_DATASET}
+    return {node for node in targets if node in hidden or node[0] in whole}
 
 
 def has_column_lineage(conn: Connection, dataset_ids: Iterable[int], scope: Scope) -> set[int]:
