@@ -434,6 +434,37 @@ def test_a_hidden_dataset_level_input_withholds_every_fields_descriptions(
     assert "EU" in str(as_admin)
 
 
+def test_an_alias_in_a_hidden_namespace_is_never_named_nor_walked(
+    make_client: AppFactory,
+) -> None:
+    client = make_client(api_key="admin-key", authorizer=AUTHORIZER)
+    link = facet(identifiers=[{"namespace": "hidden", "name": "t_copy", "type": "TABLE"}])
+    ingest(
+        client,
+        run_event("COMPLETE", job=("seen", "cat"), outputs=[dataset("seen", "t", symlinks=link)]),
+        write("j", ["a"], "t", cll({"x": [("seen", "a", "y", "DIRECT")]}), ns="seen", t=1),
+        # downstream through the hidden alias's name of the same table
+        write("k", [], "u", cll({"z": [("hidden", "t_copy", "x", "DIRECT")]}), ns="seen", t=2),
+        headers={"X-API-Key": "admin-key"},
+    )
+    as_seen = client.get(
+        f"{API}/columns",
+        params={"namespace": "seen", "name": "t", "field": "x", "depth": 2},
+        headers={"X-API-Key": KEY},
+    ).json()
+    assert "hidden" not in str(as_seen)
+    assert "t_copy" not in str(as_seen)
+    assert edge_set(as_seen) == {(f("a", "y", "seen"), f("t", "x", "seen"))}
+    as_admin = client.get(
+        f"{API}/columns",
+        params={"namespace": "seen", "name": "t", "field": "x", "depth": 2},
+        headers={"X-API-Key": "admin-key"},
+    ).json()
+    assert (f("t", "x", "seen"), f("u", "z", "seen")) in edge_set(as_admin)
+    node = next(n for n in as_admin["nodes"] if n["id"] == f("t", "x", "seen"))
+    assert node["aliases"] == [{"namespace": "hidden", "name": "t_copy"}]
+
+
 def test_a_hidden_dataset_is_answered_like_a_missing_one(scoped: TestClient) -> None:
     response = scoped.get(
         f"{API}/columns", params={"namespace": "hidden", "name": "v"}, headers={"X-API-Key": KEY}
