@@ -317,6 +317,31 @@ def test_a_field_of_an_alias_is_the_same_node(client: TestClient) -> None:
     }
 
 
+def test_an_alias_two_symlinks_away_offers_the_column_view(client: TestClient) -> None:
+    def links(ns: str, name: str) -> dict[str, Any]:
+        return facet(identifiers=[{"namespace": ns, "name": name, "type": "TABLE"}])
+
+    ingest(
+        client,
+        write("j", ["a"], "t", cll({"x": [("lake", "a", "y", "DIRECT")]})),
+        run_event(
+            "COMPLETE",
+            job=("spark", "cat"),
+            outputs=[dataset("lake", "t", symlinks=links("hive", "db.t"))],
+        ),
+        run_event(
+            "COMPLETE",
+            job=("spark", "cat2"),
+            outputs=[dataset("hive", "db.t", symlinks=links("warehouse", "t"))],
+        ),
+        run_event("COMPLETE", job=("spark", "reader"), inputs=[dataset("warehouse", "t")]),
+    )
+    (item,) = client.get(f"{API}/datasets", params={"namespace": "warehouse"}).json()["datasets"]
+    assert item["has_column_lineage"] is True
+    body = columns(client, "t", ns="warehouse", field="x", direction="upstream", depth=1)
+    assert edge_set(body) == {(f("a", "y"), "field:warehouse:t:x")}
+
+
 def test_has_column_lineage_on_graph_nodes_and_datasets(client: TestClient) -> None:
     ingest(
         client,

@@ -355,17 +355,18 @@ def has_column_lineage(conn: Connection, dataset_ids: Iterable[int], scope: Scop
     """The datasets among ``dataset_ids`` with column lineage the caller may see.
 
     A dataset has it when it has current column edges itself, or when one of
-    its direct aliases does: its fields are the alias's fields.
+    its aliases (through any chain of visible symlinks, as the walk goes)
+    does: its fields are the alias's fields.
     """
     ids = set(dataset_ids)
     found = c.with_column_lineage(conn, ids, scope.ns_ids)
     rest = ids - found
     if not rest:
         return found
-    links = g.symlinks_touching(conn, rest, scope.ns_ids)
-    partners = {(s.dataset_id, s.alias_id) for s in links}
-    partners |= {(b, a) for a, b in partners}
-    others = {b for a, b in partners if a in rest}
-    with_edges = c.with_column_lineage(conn, others, scope.ns_ids)
-    found |= {a for a, b in partners if a in rest and b in with_edges}
-    return found
+    aliases = _Aliases(scope)
+    aliases.add(conn, rest)
+    groups = {aliases.group[i] for i in rest}
+    others = aliases.datasets(groups) - ids
+    with_edges = found | c.with_column_lineage(conn, others, scope.ns_ids)
+    lit = {grp for grp in groups if aliases.members[grp] & with_edges}
+    return found | {i for i in rest if aliases.group[i] in lit}
