@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import orjson
+import pytest
+
 from feast_lineage.column_lineage import (
     WHOLE_DATASET,
     FieldEdge,
@@ -141,3 +146,51 @@ def test_empty_deprecated_fields_are_absent() -> None:
         }
     }
     assert field_edges(facet) == [FieldEdge("x", "db", "t", "a", ())]
+
+
+SPEC_EXAMPLES = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "openlineage"
+    / "spec"
+    / "facet_tests"
+    / "ColumnLineageDatasetFacet"
+)
+
+
+@pytest.mark.parametrize("example", sorted(SPEC_EXAMPLES.glob("*.json")), ids=lambda p: p.name)
+def test_the_specs_own_examples_state_one_edge_per_input_entry(example: Path) -> None:
+    """1.json is 1-1-0's shape (field-level type and description beside each input's own
+    transformations), 2.json 1-2-0's: each input entry is one edge with its own
+    transformations, which win over the deprecated field-level ones."""
+    facet = orjson.loads(example.read_bytes())["columnLineage"]
+    expected = set()
+    for out, spec in facet["fields"].items():
+        for item in spec["inputFields"]:
+            own = tuple(
+                (x["type"], x.get("subtype"), x.get("description"))
+                for x in item.get("transformations", [])
+            )
+            expected.add((out, item["namespace"], item["name"], item["field"], own))
+    for item in facet.get("dataset", []):
+        own = tuple(
+            (x["type"], x.get("subtype"), x.get("description"))
+            for x in item.get("transformations", [])
+        )
+        expected.add((None, item["namespace"], item["name"], item["field"], own))
+    edges = field_edges(facet)
+    assert len(edges) == len(expected) > 0
+    assert {
+        (
+            e.output_field,
+            e.namespace,
+            e.name,
+            e.field,
+            tuple((x.type, x.subtype, x.description) for x in e.transformations),
+        )
+        for e in edges
+    } == expected
+
+
+def test_the_spec_examples_are_there() -> None:
+    assert len(list(SPEC_EXAMPLES.glob("*.json"))) >= 2
