@@ -20,7 +20,10 @@ cd "$(dirname "$0")/.."
 # minutes for the debootstrap base, the wheels and the image), and runs alone as
 # `scripts/image.sh build|smoke`.
 ./scripts/image.sh build
-.venv/bin/pytest -p no:cacheprovider --durations=25 "$@"
+# Two workers (pytest-xdist), one test file at a time each: most tests wait on servers,
+# databases and the browser, so two files at once fit a 2-core machine. Each worker starts
+# its own PostgreSQL, MariaDB and quickstart data (session fixtures, on free ports).
+.venv/bin/pytest -p no:cacheprovider -n 2 --dist loadfile --durations=25 "$@"
 
 # Everything that reaches Feast: the producer, the registry, the configuration, the CLI, the
 # registry lineage endpoints, the server processes and the UI's Feast-only view. The store
@@ -37,6 +40,6 @@ FEAST_TESTS=(
 )
 if [ "$#" -eq 0 ]; then
   echo "==> again with Feast $(.venv-feast059/bin/python -c 'import feast; print(feast.__version__)')"
-  .venv-feast059/bin/pytest -p no:cacheprovider "${FEAST_TESTS[@]}"
+  .venv-feast059/bin/pytest -p no:cacheprovider -n 2 --dist loadfile "${FEAST_TESTS[@]}"
 fi
 echo "==> the gate took $((SECONDS / 60)) min $((SECONDS % 60)) s"
