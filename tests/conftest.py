@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,18 @@ from tests.postgres import PostgresServer, postgres_server
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 EVENTS_DIR = SHARED / "openlineage" / "events"
 SPEC_DIR = SHARED / "openlineage" / "spec"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Under pytest-xdist, refuse tests that share a node id: it would run each id once."""
+    twice = sorted(nodeid for nodeid, n in Counter(ids).items() if n > 1)
+    if twice:
+        pytest.exit(
+            "these node ids stand for several tests each, and pytest-xdist would run only one "
+            f"of each: {twice}; run their files without -n (scripts/test.sh does)",
+            returncode=4,
+        )
 
 
 @pytest.fixture(scope="session")
