@@ -20,11 +20,13 @@ cd "$(dirname "$0")/.."
 # minutes for the debootstrap base, the wheels and the image), and runs alone as
 # `scripts/image.sh build|smoke`.
 ./scripts/image.sh build
-# Two workers (pytest-xdist), one test file at a time each: most tests wait on servers,
-# databases and the browser, so two files at once fit a 2-core machine. Each worker starts
-# its own PostgreSQL, MariaDB and quickstart data (session fixtures, on free ports).
-# Schemathesis gives every case of the OpenAPI conformance test one node id, which
-# pytest-xdist would run once: that file runs in a process of its own beside the workers.
+# Two workers (pytest-xdist), one test file at a time each: most tests wait on servers and
+# databases, so two files at once fit a 2-core machine. Each worker starts its own
+# PostgreSQL and MariaDB (session fixtures, on free ports). Two kinds of tests run apart:
+# - schemathesis gives every case of the OpenAPI conformance test one node id, which
+#   pytest-xdist would run once: that file runs in a process of its own beside the workers;
+# - the browser tests (tests/ui) time hovers, animations and the order of requests: they
+#   run after, in one process, on a machine they have to themselves.
 # Given arguments, pytest runs them as it is told, in one process.
 if [ "$#" -eq 0 ]; then
   CONFORMANCE=tests/consumer/test_openapi_conformance.py
@@ -32,7 +34,8 @@ if [ "$#" -eq 0 ]; then
   .venv/bin/pytest -p no:cacheprovider -p no:xdist "$CONFORMANCE" >"$CONFORMANCE_LOG" 2>&1 &
   CONFORMANCE_PID=$!
   trap 'kill "$CONFORMANCE_PID" 2>/dev/null || true' EXIT
-  .venv/bin/pytest -p no:cacheprovider -n 2 --dist loadfile --durations=25 --ignore="$CONFORMANCE"
+  .venv/bin/pytest -p no:cacheprovider -n 2 --dist loadfile --durations=25 \
+    --ignore="$CONFORMANCE" --ignore=tests/ui
   echo "==> $CONFORMANCE"
   if ! wait "$CONFORMANCE_PID"; then
     cat "$CONFORMANCE_LOG"
@@ -40,6 +43,8 @@ if [ "$#" -eq 0 ]; then
   fi
   tail -n 1 "$CONFORMANCE_LOG"
   trap - EXIT
+  echo "==> the browser tests"
+  .venv/bin/pytest -p no:cacheprovider --durations=10 tests/ui
 else
   .venv/bin/pytest -p no:cacheprovider "$@"
 fi
@@ -59,6 +64,6 @@ FEAST_TESTS=(
 )
 if [ "$#" -eq 0 ]; then
   echo "==> again with Feast $(.venv-feast059/bin/python -c 'import feast; print(feast.__version__)')"
-  .venv-feast059/bin/pytest -p no:cacheprovider -n 2 --dist loadfile "${FEAST_TESTS[@]}"
+  .venv-feast059/bin/pytest -p no:cacheprovider "${FEAST_TESTS[@]}"
 fi
 echo "==> the gate took $((SECONDS / 60)) min $((SECONDS % 60)) s"

@@ -25,6 +25,7 @@ from playwright.sync_api import (
     Browser,
     ConsoleMessage,
     Error,
+    Locator,
     Page,
     Playwright,
     expect,
@@ -167,6 +168,18 @@ def wait_graph(target: Page, **expect: Any) -> None:
         target.wait_for_function(
             f"() => document.querySelector('.canvas').dataset.nodes === '{expect['nodes']}'"
         )
+
+
+def steady(target: Locator, *, timeout_s: float = 15) -> Locator:
+    """Wait until ``target`` stops moving (the graph fits and zooms after it draws)."""
+    last = None
+    for _ in range(int(timeout_s * 10)):
+        box = target.bounding_box()
+        if box is not None and box == last:
+            return target
+        last = box
+        target.page.wait_for_timeout(100)
+    raise AssertionError(f"{target} kept moving for {timeout_s} s")
 
 
 def node_labels(target: Page) -> list[str]:

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 from playwright.sync_api import Page, expect
 
 from tests.server_process import ServerProcess
-from tests.ui.conftest import node, node_labels, wait_graph
+from tests.ui.conftest import node, node_labels, steady, wait_graph
 
 Shoot = Callable[[Page, str], Path]
 
@@ -135,7 +135,7 @@ def test_search_focuses_a_node_and_its_upstream_to_a_depth(
 def test_hovering_a_node_lights_its_path(page: Page, server: ServerProcess, shoot: Shoot) -> None:
     page.goto(server.url)
     wait_graph(page)
-    node(page, "train_driver_ranking").hover()
+    steady(node(page, "train_driver_ranking")).hover()  # not while the view still moves
     expect(page.locator(".canvas")).to_have_attribute("data-lit", "")
     expect(node(page, "raw.public.trips").locator(".lnode")).to_have_class(re.compile("lit-on"))
     unrelated = node(page, "driver_activity_v2").locator(".lnode")
