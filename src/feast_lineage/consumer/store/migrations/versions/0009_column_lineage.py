@@ -6,7 +6,8 @@ payload's digest) and ``feast_lineage_column_lineage`` (per output dataset,
 job and origin, the digest of the latest payload: the current edges). Then
 reads every stored event that carries the facet on an output (or on a
 DatasetEvent's dataset) and writes the rows ingest would have written
-(:mod:`...column_rows`), so a store gets column lineage without events
+(frozen in :mod:`..frozen.column_rows_0009`: a later change to ingest does
+not change what this does), so a store gets column lineage without events
 being sent again. Events are read in chunks, in id order.
 
 Revision ID: 0009
@@ -23,18 +24,26 @@ import orjson
 import sqlalchemy as sa
 from alembic import op
 
-from feast_lineage import canonical_json
-from feast_lineage.consumer.store import codec
-from feast_lineage.consumer.store.column_rows import NO_JOB, OBSERVED, column_rows
-from feast_lineage.consumer.store.rows import ColumnEdgeRow, ColumnLineageRow
-from feast_lineage.identity import dataset_id, job_id
+from feast_lineage.consumer.store.migrations.chunks import chunk_size
+from feast_lineage.consumer.store.migrations.frozen.column_rows_0009 import (
+    NO_JOB,
+    OBSERVED,
+    ColumnEdgeRow,
+    ColumnLineageRow,
+    column_rows,
+)
+from feast_lineage.consumer.store.migrations.frozen.ids_0009 import dataset_id, job_id
+from feast_lineage.consumer.store.migrations.frozen.payloads_0009 import (
+    decompress,
+    digest,
+    dumps,
+    rank,
+)
 
 revision = "0009"
 down_revision = "0008"
 branch_labels = None
 depends_on = None
-
-_CHUNK = 1000
 
 
 def upgrade() -> None:
@@ -80,11 +89,6 @@ def downgrade() -> None:
     op.drop_table("feast_lineage_column_lineage")
 
 
-def _rank(event_key: str) -> str:
-    """The rank ingest gave the event, from its key (time in hex, then the content digest)."""
-    return f"{int(event_key[:16], 16):020d}{event_key[16:]}"
-
-
 def _stated(event: dict[str, Any]) -> Iterator[tuple[dict[str, Any], int]]:
     """(dataset, job id) of every written dataset of ``event`` that carries columnLineage."""
     if "dataset" in event and "job" not in event:
@@ -96,6 +100,7 @@ def _stated(event: dict[str, Any]) -> Iterator[tuple[dict[str, Any], int]]:
 
 
 def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
+    chunk = chunk_size()
     events = sa.table(
         "feast_lineage_events",
         sa.column("id", sa.BigInteger),
@@ -118,14 +123,14 @@ def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
             )
             .where(events.c.id > after)
             .order_by(events.c.id)
-            .limit(_CHUNK)
+            .limit(chunk)
         ).all()
         if not rows:
             break
         after = rows[-1].id
         found: list[ColumnEdgeRow] = []
         for row in rows:
-            data = codec.decompress(bytes(row.payload))
+            data = decompress(bytes(row.payload))
             if b"columnLineage" not in data:
                 continue
             for ds, jid in _stated(orjson.loads(data)):
@@ -133,26 +138,26 @@ def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
                 if not isinstance(facet, dict):
                     continue
                 did = dataset_id(ds["namespace"], ds["name"])
-                digest = canonical_json.digest(canonical_json.dumps(facet))
+                payload_digest = digest(dumps(facet))
                 pointer, stated = column_rows(
                     dataset=did,
                     namespace=ds["namespace"],
                     job=jid,
                     origin=OBSERVED,
-                    digest=digest,
+                    digest=payload_digest,
                     run_id=row.run_id,
-                    rank=_rank(row.event_key),
+                    rank=rank(row.event_key),
                     facet=facet,
                     time_us=row.event_time_us,
                 )
                 key = (did, jid, OBSERVED)
                 if key not in latest or pointer["rank"] > latest[key]["rank"]:
                     latest[key] = pointer
-                if (did, jid, OBSERVED, digest) not in done:
-                    done.add((did, jid, OBSERVED, digest))
+                if (did, jid, OBSERVED, payload_digest) not in done:
+                    done.add((did, jid, OBSERVED, payload_digest))
                     found.extend(stated.values())
-        for start in range(0, len(found), _CHUNK):
-            conn.execute(edges.insert(), found[start : start + _CHUNK])
+        for start in range(0, len(found), chunk):
+            conn.execute(edges.insert(), found[start : start + chunk])
     rows_out = list(latest.values())
-    for start in range(0, len(rows_out), _CHUNK):
-        conn.execute(pointers.insert(), rows_out[start : start + _CHUNK])
+    for start in range(0, len(rows_out), chunk):
+        conn.execute(pointers.insert(), rows_out[start : start + chunk])

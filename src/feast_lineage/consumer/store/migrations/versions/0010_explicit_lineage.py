@@ -5,11 +5,18 @@ facet payload stated, keyed by owner, facet, origin and the payload's
 digest) and ``feast_lineage_explicit_lineage`` (per owner, facet and origin,
 the digest of the latest payload: the current edges). Then reads every
 stored event that carries a ``lineage`` or ``jobDependencies`` facet and
-writes the rows ingest would have written
-(:mod:`...explicit_rows`): the explicit edges and pointers, the column
-edges of field-level entries (a pointer replaces a stored one only with a
-higher rank) and the jobs and datasets the facets name that the store
-lacks. Events are read in chunks, in id order.
+writes the rows ingest would have written (frozen in
+:mod:`..frozen.explicit_0010`: a later change to ingest does not change
+what this does): the explicit edges and pointers, the column edges of
+field-level entries (a pointer replaces a stored one only with a higher
+rank) and the jobs and datasets the facets name that the store lacks.
+
+Events are read in chunks, in id order, and each chunk's rows are written
+before the next is read, so memory stays bounded whatever the store's size:
+a row keyed once (an edge, a node) is inserted unless one is stored under
+its key, which keeps the first seen; a pointer is inserted, or replaces the
+stored one when its rank is higher, which keeps the highest rank. Both give
+what deriving the whole store at once would.
 
 Revision ID: 0010
 Revises: 0009
@@ -18,41 +25,56 @@ Create Date: 2026-12-01
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
 
 import orjson
 import sqlalchemy as sa
 from alembic import op
 
-from feast_lineage import canonical_json
-from feast_lineage.consumer.store import codec
-from feast_lineage.consumer.store.column_rows import NO_JOB, OBSERVED, column_rows
-from feast_lineage.consumer.store.dialect import insert_ignore
-from feast_lineage.consumer.store.explicit_rows import (
-    add_explicit_rows,
-    explicit_rows,
-    node_key,
-)
-from feast_lineage.consumer.store.rows import (
+from feast_lineage.consumer.store.migrations.chunks import chunk_size
+from feast_lineage.consumer.store.migrations.frozen.column_rows_0009 import (
+    NO_JOB,
+    OBSERVED,
     ColumnEdgeKey,
     ColumnEdgeRow,
     ColumnKey,
     ColumnLineageRow,
+    column_rows,
+)
+from feast_lineage.consumer.store.migrations.frozen.explicit_0010 import (
+    EventRows,
     ExplicitEdgeKey,
     ExplicitEdgeRow,
     ExplicitKey,
     ExplicitLineageRow,
-    RowBatch,
+    Node,
+    add_explicit_rows,
+    event_statements,
+    explicit_rows,
+    insert_ignore,
+    node_key,
 )
-from feast_lineage.explicit_lineage import Node, event_statements
-from feast_lineage.identity import dataset_id, identity_uri, job_id, namespace_id, text_id
+from feast_lineage.consumer.store.migrations.frozen.ids_0009 import (
+    dataset_id,
+    identity_uri,
+    job_id,
+    namespace_id,
+    text_id,
+)
+from feast_lineage.consumer.store.migrations.frozen.payloads_0009 import (
+    decompress,
+    digest,
+    dumps,
+    rank,
+)
 
 revision = "0010"
 down_revision = "0009"
 branch_labels = None
 depends_on = None
 
-_CHUNK = 1000
+K = TypeVar("K", bound=tuple[Any, ...])
 
 
 def upgrade() -> None:
@@ -93,13 +115,8 @@ def downgrade() -> None:
     op.drop_table("feast_lineage_explicit_lineage")
 
 
-def _rank(event_key: str) -> str:
-    """The rank ingest gave the event, from its key (time in hex, then the content digest)."""
-    return f"{int(event_key[:16], 16):020d}{event_key[16:]}"
-
-
 def _own_column_lineage(
-    event: dict[str, Any], run_id: str | None, rank: str, time_us: int
+    event: dict[str, Any], run_id: str | None, event_rank: str, time_us: int
 ) -> dict[ColumnKey, ColumnLineageRow]:
     """The column pointers the event's own columnLineage facets gave (migration 0009's)."""
     if "dataset" in event and "job" not in event:
@@ -118,9 +135,9 @@ def _own_column_lineage(
             namespace=ds["namespace"],
             job=jid,
             origin=OBSERVED,
-            digest=canonical_json.digest(canonical_json.dumps(facet)),
+            digest=digest(dumps(facet)),
             run_id=run_id,
-            rank=rank,
+            rank=event_rank,
             facet=facet,
             time_us=time_us,
         )
@@ -129,6 +146,8 @@ def _own_column_lineage(
 
 
 class _Found:
+    """The rows of one chunk of events: the first seen of each key, or its highest rank."""
+
     def __init__(self) -> None:
         self.pointers: dict[ExplicitKey, ExplicitLineageRow] = {}
         self.edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = {}
@@ -137,15 +156,15 @@ class _Found:
         self.nodes: dict[int, tuple[Node, str, int]] = {}  # id -> (node, producer, first seen)
 
     def add(self, event: dict[str, Any], row: Any) -> None:
-        rank = _rank(row.event_key)
+        event_rank = rank(row.event_key)
         job = event.get("job")
         own = Node("job", job["namespace"], job["name"]) if isinstance(job, dict) else None
-        batch = RowBatch()
-        own_columns = _own_column_lineage(event, row.run_id, rank, row.event_time_us)
+        batch = EventRows()
+        own_columns = _own_column_lineage(event, row.run_id, event_rank, row.event_time_us)
         batch.column_lineage.update(own_columns)
         for statement in event_statements(event):
             rows = explicit_rows(
-                statement, rank=rank, time_us=row.event_time_us, run_id=row.run_id, job=own
+                statement, rank=event_rank, time_us=row.event_time_us, run_id=row.run_id, job=own
             )
             add_explicit_rows(batch, rows)
             for edge in statement.edges:
@@ -168,7 +187,29 @@ class _Found:
             self.column_edges.setdefault(column_edge_key, column_edge)
 
 
+class _Tables:
+    def __init__(self, conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
+        meta = sa.MetaData()
+        self.pointers, self.edges = pointers, edges
+        self.column_pointers = sa.Table("feast_lineage_column_lineage", meta, autoload_with=conn)
+        self.column_edges = sa.Table("feast_lineage_column_edges", meta, autoload_with=conn)
+        self.jobs = sa.Table("feast_lineage_jobs", meta, autoload_with=conn)
+        self.datasets = sa.Table("feast_lineage_datasets", meta, autoload_with=conn)
+
+
 def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
+    tables = _Tables(conn, pointers, edges)
+    chunk = chunk_size()
+    for rows in _event_chunks(conn, chunk):
+        found = _Found()
+        for row in rows:
+            data = decompress(bytes(row.payload))
+            if b'"lineage"' in data or b'"jobDependencies"' in data:
+                found.add(orjson.loads(data), row)
+        _write(conn, tables, found, chunk)
+
+
+def _event_chunks(conn: sa.Connection, chunk: int) -> Iterator[Sequence[Any]]:
     events = sa.table(
         "feast_lineage_events",
         sa.column("id", sa.BigInteger),
@@ -177,7 +218,6 @@ def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
         sa.column("run_id", sa.String),
         sa.column("payload", sa.LargeBinary),
     )
-    found = _Found()
     after = -1
     while True:
         rows = conn.execute(
@@ -190,51 +230,88 @@ def _derive(conn: sa.Connection, pointers: sa.Table, edges: sa.Table) -> None:
             )
             .where(events.c.id > after)
             .order_by(events.c.id)
-            .limit(_CHUNK)
+            .limit(chunk)
         ).all()
         if not rows:
-            break
+            return
         after = rows[-1].id
-        for row in rows:
-            data = codec.decompress(bytes(row.payload))
-            if b'"lineage"' in data or b'"jobDependencies"' in data:
-                found.add(orjson.loads(data), row)
-    _insert(conn, edges, list(found.edges.values()))
-    _insert(conn, pointers, list(found.pointers.values()))
-    meta = sa.MetaData()
-    column_pointers = sa.Table("feast_lineage_column_lineage", meta, autoload_with=conn)
-    column_edges = sa.Table("feast_lineage_column_edges", meta, autoload_with=conn)
-    jobs = sa.Table("feast_lineage_jobs", meta, autoload_with=conn)
-    datasets = sa.Table("feast_lineage_datasets", meta, autoload_with=conn)
-    _column_pointers(conn, column_pointers, found.column_pointers)
-    edge_key = [c.name for c in column_edges.primary_key.columns]
-    for start in range(0, len(found.column_edges), _CHUNK):
-        part = list(found.column_edges.values())[start : start + _CHUNK]
-        conn.execute(insert_ignore(conn, column_edges, edge_key), part)
-    _nodes(conn, jobs, datasets, found.nodes)
+        yield rows
 
 
-def _insert(conn: sa.Connection, table: sa.Table, rows: list[Any]) -> None:
-    for start in range(0, len(rows), _CHUNK):
-        conn.execute(table.insert(), rows[start : start + _CHUNK])
+def _write(conn: sa.Connection, tables: _Tables, found: _Found, chunk: int) -> None:
+    """One chunk's rows, merged with what earlier chunks (and 0009) wrote."""
+    _insert_new(conn, tables.edges, list(found.edges.values()), chunk)
+    _keep_higher(
+        conn,
+        tables.pointers,
+        found.pointers,
+        ("owner_id", "facet", "origin"),
+        ("rank", "digest"),
+        chunk,
+    )
+    _keep_higher(
+        conn,
+        tables.column_pointers,
+        found.column_pointers,
+        ("dataset_id", "job_id", "origin"),
+        ("rank", "digest", "run_id"),
+        chunk,
+    )
+    _insert_new(conn, tables.column_edges, list(found.column_edges.values()), chunk)
+    _nodes(conn, tables.jobs, tables.datasets, found.nodes, chunk)
 
 
-def _column_pointers(
-    conn: sa.Connection, table: sa.Table, found: dict[ColumnKey, ColumnLineageRow]
+def _insert(conn: sa.Connection, table: sa.Table, rows: Sequence[Any], chunk: int) -> None:
+    for start in range(0, len(rows), chunk):
+        conn.execute(table.insert(), rows[start : start + chunk])
+
+
+def _insert_new(conn: sa.Connection, table: sa.Table, rows: Sequence[Any], chunk: int) -> None:
+    """Insert ``rows``, leaving any stored under the same key as it is (the first seen)."""
+    statement = insert_ignore(conn, table, [c.name for c in table.primary_key.columns])
+    for start in range(0, len(rows), chunk):
+        conn.execute(statement, rows[start : start + chunk])
+
+
+def _keep_higher(
+    conn: sa.Connection,
+    table: sa.Table,
+    found: dict[K, Any],
+    keys: tuple[str, ...],
+    replaced: tuple[str, ...],
+    chunk: int,
 ) -> None:
+    """Insert each pointer, or replace the ``replaced`` columns of a stored one of lower rank.
+
+    ``keys`` are the table's key columns, in the order of ``found``'s keys.
+    """
+    if not found:
+        return
     c = table.c
-    for key, pointer in sorted(found.items()):
-        stored = conn.execute(
-            sa.select(c.rank).where(c.dataset_id == key[0], c.job_id == key[1], c.origin == key[2])
-        ).scalar()
-        if stored is None:
-            conn.execute(table.insert(), [pointer])
-        elif pointer["rank"] > stored:
-            conn.execute(
-                table.update()
-                .where(c.dataset_id == key[0], c.job_id == key[1], c.origin == key[2])
-                .values(rank=pointer["rank"], digest=pointer["digest"], run_id=pointer["run_id"])
-            )
+    stored: dict[tuple[Any, ...], str] = {}
+    firsts = sorted({key[0] for key in found})
+    for start in range(0, len(firsts), chunk):
+        stmt = sa.select(*(c[k] for k in keys), c.rank).where(
+            c[keys[0]].in_(firsts[start : start + chunk])
+        )
+        stored.update((tuple(r[:-1]), r[-1]) for r in conn.execute(stmt))
+    ordered = sorted(found.items())
+    _insert(conn, table, [row for key, row in ordered if key not in stored], chunk)
+    higher = [
+        {
+            **{f"k_{k}": v for k, v in zip(keys, key, strict=True)},
+            **{f"v_{n}": row[n] for n in replaced},
+        }
+        for key, row in ordered
+        if key in stored and row["rank"] > stored[key]
+    ]
+    update = (
+        table.update()
+        .where(*(c[k] == sa.bindparam(f"k_{k}") for k in keys))
+        .values({n: sa.bindparam(f"v_{n}") for n in replaced})
+    )
+    for start in range(0, len(higher), chunk):
+        conn.execute(update, higher[start : start + chunk])
 
 
 def _nodes(
@@ -242,16 +319,17 @@ def _nodes(
     jobs: sa.Table,
     datasets: sa.Table,
     named: dict[int, tuple[Node, str, int]],
+    chunk: int,
 ) -> None:
     """The jobs and datasets the facets name that the store lacks."""
     for table, kind in ((jobs, "job"), (datasets, "dataset")):
         ids = sorted(i for i, (node, _, _) in named.items() if node.kind == kind)
         known: set[int] = set()
-        for start in range(0, len(ids), _CHUNK):
-            part = ids[start : start + _CHUNK]
+        for start in range(0, len(ids), chunk):
+            part = ids[start : start + chunk]
             known.update(conn.execute(sa.select(table.c.id).where(table.c.id.in_(part))).scalars())
         rows = [_node_row(*named[i]) for i in ids if i not in known]
-        _insert(conn, table, rows)
+        _insert(conn, table, rows, chunk)
 
 
 def _node_row(node: Node, producer: str, time_us: int) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Who produced a dataset: the last writer or declarer, never a reader, recomputed.
 
-Adds ``feast_lineage_datasets.producer_rank`` (:mod:`...producer_rank`) and
-recomputes every dataset's ``producer`` from the stored events: the producer
+Adds ``feast_lineage_datasets.producer_rank`` (frozen in
+:mod:`..frozen.producer_rank_0011`: a later change to ingest does not
+change what this does) and recomputes every dataset's ``producer`` from the
+stored events: the producer
 of the latest event that wrote it (an output) or declared it (a
 DatasetEvent), else of the first event that read it. Before this, a read
 made its producer the dataset's. Events are read in chunks, in id order;
@@ -21,16 +23,19 @@ import orjson
 import sqlalchemy as sa
 from alembic import op
 
-from feast_lineage.consumer.store import codec
-from feast_lineage.consumer.store.producer_rank import outranks, producer_rank
-from feast_lineage.identity import dataset_id
+from feast_lineage.consumer.store.migrations.chunks import chunk_size
+from feast_lineage.consumer.store.migrations.frozen.ids_0009 import dataset_id
+from feast_lineage.consumer.store.migrations.frozen.payloads_0009 import decompress, rank
+from feast_lineage.consumer.store.migrations.frozen.producer_rank_0011 import (
+    outranks,
+    producer_rank,
+)
 
 revision = "0011"
 down_revision = "0010"
 branch_labels = None
 depends_on = None
 
-_CHUNK = 1000
 _DATASETS = "feast_lineage_datasets"
 
 
@@ -41,11 +46,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_column(_DATASETS, "producer_rank")
-
-
-def _rank(event_key: str) -> str:
-    """The rank ingest gave the event, from its key (time in hex, then the content digest)."""
-    return f"{int(event_key[:16], 16):020d}{event_key[16:]}"
 
 
 def _mentions(event: dict[str, Any]) -> Iterator[tuple[dict[str, Any], bool]]:
@@ -62,6 +62,7 @@ def _mentions(event: dict[str, Any]) -> Iterator[tuple[dict[str, Any], bool]]:
 
 
 def _recompute(conn: sa.Connection) -> None:
+    chunk = chunk_size()
     events = sa.table(
         "feast_lineage_events",
         sa.column("id", sa.BigInteger),
@@ -75,26 +76,26 @@ def _recompute(conn: sa.Connection) -> None:
             sa.select(events.c.id, events.c.event_key, events.c.payload)
             .where(events.c.id > after)
             .order_by(events.c.id)
-            .limit(_CHUNK)
+            .limit(chunk)
         ).all()
         if not rows:
             break
         after = rows[-1].id
         for row in rows:
             try:
-                event = orjson.loads(codec.decompress(bytes(row.payload)))
+                event = orjson.loads(decompress(bytes(row.payload)))
             except orjson.JSONDecodeError:  # not an event ingest stored: it names nothing
                 continue
             if not isinstance(event, dict):
                 continue
             producer = event.get("producer")
-            rank = _rank(row.event_key)
+            event_rank = rank(row.event_key)
             for ds, writes in _mentions(event):
                 namespace, name = ds.get("namespace"), ds.get("name")
                 if not (isinstance(namespace, str) and isinstance(name, str)):
                     continue
                 did = dataset_id(namespace, name)
-                key = producer_rank(rank, writes=writes)
+                key = producer_rank(event_rank, writes=writes)
                 if outranks(key, best.get(did, (None, None))[0]):
                     best[did] = (key, str(producer))
     datasets = sa.table(
@@ -109,5 +110,5 @@ def _recompute(conn: sa.Connection) -> None:
         .values(producer=sa.bindparam("who"), producer_rank=sa.bindparam("key"))
     )
     values = [{"did": did, "key": key, "who": who} for did, (key, who) in best.items()]
-    for start in range(0, len(values), _CHUNK):
-        conn.execute(update, values[start : start + _CHUNK])
+    for start in range(0, len(values), chunk):
+        conn.execute(update, values[start : start + chunk])
