@@ -14,6 +14,7 @@ from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, inspect
 
 from feast_lineage.consumer.store import tables as t
 from feast_lineage.consumer.store.engine import alembic_config, create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.migrations.chunks import ATTRIBUTE as CHUNK_ATTRIBUTE
 from feast_lineage.consumer.store.migrations.naming import (
     LEGACY_VERSION_TABLE,
     RENAMED,
@@ -44,8 +45,11 @@ def _current(engine: Engine) -> str | None:
         return context.get_current_revision()
 
 
-def _upgrade_to(engine: Engine, revision: str) -> None:
+def _upgrade_to(engine: Engine, revision: str, chunk: int | None = None) -> None:
+    """Upgrade to ``revision``; data migrations read ``chunk`` events at a time if given."""
     config = alembic_config(engine)
+    if chunk is not None:
+        config.attributes[CHUNK_ATTRIBUTE] = chunk
     with engine.begin() as conn:
         config.attributes["connection"] = conn
         command.upgrade(config, revision)
@@ -378,8 +382,13 @@ def test_tables_with_feasts_names_can_be_made_after_an_old_store_is_renamed(
     assert _differences(engine) == []
 
 
+# One event a chunk crosses every chunk edge; None: the migrations' own chunk size.
+CHUNKS = [pytest.param(None, id="chunk-default"), pytest.param(1, id="chunk-1")]
+
+
+@pytest.mark.parametrize("chunk", CHUNKS)
 def test_column_lineage_is_derived_from_the_events_already_stored(
-    engine: Engine, store_url: str
+    engine: Engine, store_url: str, chunk: int | None
 ) -> None:
     """0009 writes the rows ingest writes: a store migrated from 0008 equals one fed live."""
 
@@ -420,6 +429,15 @@ def test_column_lineage_is_derived_from_the_events_already_stored(
         )
     )
     events.append(dataset_event("lake", "u", columnLineage=lineage("z")))
+    # Late: earlier than the last report of its dataset and job, it is not current.
+    events.append(
+        run_event(
+            "COMPLETE",
+            job=("spark", "j"),
+            time="2026-01-01T00:00:04Z",
+            outputs=[dataset("lake", "t", columnLineage=lineage("w"))],
+        )
+    )
     store = Store(store_url)
     try:
         store.ingest_each(events)
@@ -427,14 +445,14 @@ def test_column_lineage_is_derived_from_the_events_already_stored(
             table.name: sorted(store.rows(table), key=repr)
             for table in (t.column_edges, t.column_lineage)
         }
-        assert len(live["feast_lineage_column_edges"]) == 6
+        assert len(live["feast_lineage_column_edges"]) == 8
         assert len(live["feast_lineage_column_lineage"]) == 2
         config = alembic_config(engine)
         with engine.begin() as conn:
             config.attributes["connection"] = conn
             command.downgrade(config, "0008")
         assert t.column_edges.name not in inspect(engine).get_table_names()
-        upgrade_schema(engine)
+        _upgrade_to(engine, "head", chunk)
         assert _differences(engine) == []
         migrated = {
             table.name: sorted(store.rows(table), key=repr)
@@ -445,42 +463,107 @@ def test_column_lineage_is_derived_from_the_events_already_stored(
         store.close()
 
 
-def test_explicit_lineage_is_derived_from_the_events_already_stored(
-    engine: Engine, store_url: str
+@pytest.mark.parametrize("chunk", CHUNKS)
+def test_a_store_at_0008_upgrades_through_0011_to_what_ingest_writes(
+    engine: Engine, store_url: str, chunk: int | None
 ) -> None:
-    """0010 writes the rows ingest writes: a store migrated from 0008 equals one fed live."""
+    """0009 to 0011 write the rows ingest writes: a store migrated from 0008 equals one fed live.
+
+    Explicit lineage (0010) with the column lineage of its field entries beside
+    the events' own (0009), payloads that arrive late (lower rank, higher id)
+    and must not become current, and datasets written by one producer and read
+    by another (0011); with one event a chunk, every rule crosses chunk edges.
+    """
     own = ("airflow://production", "own.job")
     deps = facet(upstream=[{"job": {"namespace": "airflow://production", "name": "extract"}}])
+    late_deps = facet(upstream=[{"job": {"namespace": "airflow://production", "name": "late"}}])
     wh = "postgresql://warehouse:5432"
     column_lineage = facet(
         fields={"a": {"inputFields": [{"namespace": "lake", "name": "src", "field": "b"}]}}
     )
+    late_fields = facet(
+        fields={
+            "a": {
+                "inputs": [
+                    {"namespace": wh, "name": "public.late", "type": "DATASET", "field": "z"}
+                ]
+            }
+        }
+    )
     events = [
         job_event(*own, time="2026-01-01T00:00:01Z", lineage=example("mixed-sources")),
         job_event(*own, time="2026-01-01T00:00:02Z", lineage=example("job-to-job")),
+        {
+            **run_event(
+                "COMPLETE",
+                job=own,
+                time="2026-01-01T00:00:03Z",
+                job_facets={"lineage": example("mixed-sources")},
+                run_facets={"jobDependencies": deps},
+                inputs=[dataset(wh, "public.read")],
+                outputs=[
+                    dataset(wh, "t", lineage=example("dataset-to-dataset")),
+                    dataset(
+                        wh, "u", lineage=example("dataset-to-dataset"), columnLineage=column_lineage
+                    ),
+                ],
+            ),
+            "producer": "writer",
+        },
+        # The same payloads again: their edges keep the first event's time.
+        {
+            **run_event(
+                "RUNNING",
+                job=own,
+                time="2026-01-01T00:00:03.500Z",
+                job_facets={"lineage": example("mixed-sources")},
+                outputs=[dataset(wh, "t", lineage=example("dataset-to-dataset"))],
+            ),
+            "producer": "writer",
+        },
+        dataset_event(wh, "public.customer_summary", lineage=example("dataset-to-dataset")),
+        {
+            **run_event(
+                "COMPLETE",
+                job=("spark", "r"),
+                time="2026-01-01T00:00:04Z",
+                inputs=[dataset(wh, "t")],
+            ),
+            "producer": "reader",
+        },
+        # Late: earlier than what the store holds for the same owner, facet and origin.
+        job_event(*own, time="2026-01-01T00:00:00Z", lineage=example("generator")),
         run_event(
             "COMPLETE",
             job=own,
-            time="2026-01-01T00:00:03Z",
-            job_facets={"lineage": example("mixed-sources")},
-            run_facets={"jobDependencies": deps},
-            outputs=[
-                dataset(wh, "t", lineage=example("dataset-to-dataset")),
-                dataset(
-                    wh, "u", lineage=example("dataset-to-dataset"), columnLineage=column_lineage
-                ),
-            ],
+            time="2026-01-01T00:00:00.500Z",
+            run_facets={"jobDependencies": late_deps},
+            outputs=[dataset(wh, "u", lineage=late_fields)],
         ),
-        dataset_event(wh, "public.customer_summary", lineage=example("dataset-to-dataset")),
     ]
+    mentioned = {
+        dataset_id(ds["namespace"], ds["name"])
+        for event in events
+        for ds in [*event.get("inputs", []), *event.get("outputs", []), event.get("dataset")]
+        if ds is not None
+    }
     tables = (t.explicit_edges, t.explicit_lineage, t.column_edges, t.column_lineage)
+
+    def producers() -> dict[int, tuple[str | None, str | None]]:
+        return {
+            r["id"]: (r["producer"], r["producer_rank"] if r["id"] in mentioned else None)
+            for r in store.rows(t.datasets)
+        }
+
     store = Store(store_url)
     try:
         store.ingest_each(events)
         live = {table.name: sorted(store.rows(table), key=repr) for table in tables}
         nodes = {r["id"] for table in (t.jobs, t.datasets) for r in store.rows(table)}
+        live_producers = producers()
         assert len(live["feast_lineage_explicit_lineage"]) == 6
         assert len(live["feast_lineage_column_lineage"]) == 5
+        assert live_producers[dataset_id(wh, "t")][0] == "writer"
         config = alembic_config(engine)
         with engine.begin() as conn:
             config.attributes["connection"] = conn
@@ -490,11 +573,18 @@ def test_explicit_lineage_is_derived_from_the_events_already_stored(
             for table in (t.jobs, t.datasets):
                 conn.execute(table.delete().where(table.c.producer.is_(None)))
                 conn.execute(table.delete().where(table.c.name.in_(["daily.enrichment"])))
-        upgrade_schema(engine)
+            # What the store held before 0011: the last event's producer.
+            conn.execute(
+                t.datasets.update()
+                .where(t.datasets.c.id.in_(sorted(mentioned)))
+                .values(producer="reader")
+            )
+        _upgrade_to(engine, "head", chunk)
         assert _differences(engine) == []
         migrated = {table.name: sorted(store.rows(table), key=repr) for table in tables}
         assert migrated == live
         assert {r["id"] for table in (t.jobs, t.datasets) for r in store.rows(table)} == nodes
+        assert producers() == live_producers
     finally:
         store.close()
 
