@@ -212,6 +212,7 @@ def child(path: Path) -> None:
         command.upgrade(config, "0010")
     result = {
         "code": str(Path(feast_lineage.__file__).parent),
+        "id_cache": _id_cache_entries(),
         "rss_before": rss_before,
         "peak": _status("VmHWM"),
         "wall": time.perf_counter() - wall,
@@ -219,6 +220,24 @@ def child(path: Path) -> None:
     }
     engine.dispose()
     print(json.dumps(result))
+
+
+def _id_cache_entries() -> int:
+    """Entries of the memoized id hash the migration used (a bounded cache, in both codes)."""
+    import importlib
+
+    for name in (
+        "feast_lineage.consumer.store.migrations.frozen.ids_0009",
+        "feast_lineage.identity",
+    ):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        info = module._h.cache_info()
+        if info.currsize:
+            return int(info.currsize)
+    return 0
 
 
 def measure(snapshot: Path, work: Path, src: Path | None) -> dict[str, Any]:
@@ -281,8 +300,8 @@ def main(argv: list[str] | None = None) -> None:
         f" 1-minute load at the start {os.getloadavg()[0]:.1f}.",
         "",
         "| events | code | round | peak RSS | RSS before | migration's peak (difference)"
-        " | wall s | CPU s | derived rows digest |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---|",
+        " | wall s | CPU s | id cache entries | derived rows digest |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     notes: list[str] = []
     for size in (int(s) for s in args.sizes.split(",")):
@@ -302,6 +321,7 @@ def main(argv: list[str] | None = None) -> None:
                 row = (
                     f"| {size:,} | {name} | {round_} | {_mb(r['peak'])} | {_mb(r['rss_before'])}"
                     f" | {_mb(r['peak'] - r['rss_before'])} | {r['wall']:.1f} | {r['cpu']:.1f}"
+                    f" | {r['id_cache']:,}"
                     f" | `{r['digest']}` |"
                 )
                 lines.append(row)
