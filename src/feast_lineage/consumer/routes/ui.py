@@ -70,10 +70,16 @@ def web_ui_built(directory: Path = WEB_UI_DIR) -> bool:
 API_PATHS = ("/api", "/assets", "/docs", "/redoc", "/openapi.json", "/healthz", "/metrics")
 
 
+def _app_root(request: Request) -> str:
+    """The app's root path (behind a proxy, ``/lineage``), also for a request a mount handled."""
+    root: str = request.scope.get("app_root_path", request.scope.get("root_path", ""))
+    return root.rstrip("/")
+
+
 def _app_path(request: Request) -> str:
     """The request's path below the app's root path (behind a proxy, ``/lineage/x`` -> ``/x``)."""
     path = request.url.path
-    root = request.scope.get("root_path", "").rstrip("/")
+    root = _app_root(request)
     if root and path.startswith(root + "/"):
         return path[len(root) :]
     return path
@@ -135,8 +141,7 @@ def mount_web_ui(app: FastAPI, directory: Path = WEB_UI_DIR) -> None:
         error = exc if isinstance(exc, HTTPException) else HTTPException(404)
         page = directory / "index.html"
         if wants_ui_page(request) and page.is_file():
-            root = request.scope.get("root_path", "")
-            body = not_found_page(page.read_text(encoding="utf-8"), root)
+            body = not_found_page(page.read_text(encoding="utf-8"), _app_root(request))
             return HTMLResponse(body, status_code=404, headers={"Cache-Control": "no-cache"})
         return http_error_response(request, error)
 
