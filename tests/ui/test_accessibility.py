@@ -224,7 +224,11 @@ def test_a_whole_header_cell_sorts_by_click_and_keyboard(page: Page, server: Ser
     header.click(position={"x": box["width"] - 4, "y": box["height"] - 3})
     expect(header).to_have_attribute("aria-sort", "ascending")
     assert query(page)["sort"] == ["namespace"]
+    # Reached with the keyboard (as a key press, so the browser shows it as keyboard focus).
     header.get_by_role("button").focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.closest('th').dataset.column") == "namespace"
     assert_rings_visible([page.evaluate(FOCUS_RING)])
     page.keyboard.press("Enter")
     expect(header).to_have_attribute("aria-sort", "descending")
