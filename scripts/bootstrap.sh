@@ -31,7 +31,7 @@ if ! command -v npm >/dev/null 2>&1; then
   echo "bootstrap: npm is missing; the web UI needs Node.js 20.19+ with npm to build" >&2
   exit 1
 fi
-UI_SUM=$( (cd ui && cat package.json package-lock.json index.html vite.config.ts tsconfig.json \
+UI_SUM=$( (cd ui && cat package.json package-lock.json index.html vite.config.ts tsconfig.json tsconfig.node.json \
   && find src -type f | LC_ALL=C sort | xargs cat) | sha256sum | cut -d' ' -f1)
 if [ ! -f "$WEBUI/index.html" ] || [ "$(cat "$WEBUI/.build-sum" 2>/dev/null)" != "$UI_SUM" ]; then
   echo "==> building the web UI (npm ci, then vite build into $WEBUI/)"

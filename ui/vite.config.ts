@@ -1,11 +1,34 @@
 // Builds the UI into the Python package, where `feast-lineage ui` serves it.
-import { defineConfig } from "vite";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { defineConfig, type Plugin } from "vite";
 
 // Relative to this directory (ui/), where npm runs vite.
 const outDir = "../src/feast_lineage/webui";
 
+// The files of swagger-ui-dist (the Swagger UI project's own prebuilt
+// distribution) that the server's /docs page loads, copied into the build's
+// api-docs/ so that the API reference works with no network
+// (src/feast_lineage/consumer/routes/api_docs.py serves them).
+const SWAGGER_UI_FILES = ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png", "LICENSE", "NOTICE"];
+
+function swaggerUi(): Plugin {
+  const dist = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  return {
+    name: "feast-lineage-swagger-ui",
+    apply: "build",
+    generateBundle() {
+      for (const file of SWAGGER_UI_FILES) {
+        this.emitFile({ type: "asset", fileName: `api-docs/${file}`, source: readFileSync(join(dist, file)) });
+      }
+    },
+  };
+}
+
 export default defineConfig({
   base: "./",
+  plugins: [swaggerUi()],
   build: {
     outDir,
     emptyOutDir: true,

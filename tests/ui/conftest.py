@@ -6,7 +6,9 @@ materializes and retrieves through feast_lineage, then a real
 ``feast-lineage ui`` process receives the Airflow, dbt and Spark events.
 Playwright drives Debian's Chromium (/usr/bin/chromium, installed by
 scripts/system-deps.sh); it never downloads a browser. Screenshots go to
-test-artifacts/ui/.
+test-artifacts/ui/. The accessibility checks run axe-core, which
+``npm ci`` installs into ui/node_modules (a devDependency of the UI), injected
+into the page: no network.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 1600, "height": 900}
+AXE_JS = ROOT / "ui" / "node_modules" / "axe-core" / "axe.min.js"
+# What the accessibility check fails on: axe's two worst impacts.
+AXE_FAILING = ("serious", "critical")
 # Assertions wait this long (ms) for the page: a busy machine runs other tests too.
 expect.set_options(timeout=15_000)
 
@@ -155,6 +160,25 @@ def shoot() -> Callable[[Page, str], Path]:
         return path
 
     return take
+
+
+def axe_violations(target: Page) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations on the page as it is now (WCAG 2.2 AA rules)."""
+    if not AXE_JS.is_file():
+        pytest.fail(f"{AXE_JS} is missing: run ./scripts/bootstrap.sh (npm ci installs axe-core)")
+    target.add_script_tag(path=str(AXE_JS))
+    found: list[dict[str, Any]] = target.evaluate(
+        """async () => {
+            const result = await axe.run(document, { resultTypes: ["violations"] });
+            return result.violations.map((v) => ({
+                id: v.id,
+                impact: v.impact,
+                help: v.help,
+                nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+            }));
+        }"""
+    )
+    return [v for v in found if v["impact"] in AXE_FAILING]
 
 
 def wait_graph(target: Page, **expect: Any) -> None:

@@ -2,10 +2,11 @@
 
 import { useSettings } from "./api/queries";
 import { Failure, Loading } from "./components/Status";
-import { useRoute, type Patch } from "./route";
+import { isUnknownPath, useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
 import { EventsView } from "./views/events/EventsView";
 import { LineageView } from "./views/lineage/LineageView";
+import { NotFound } from "./views/NotFound";
 import { RunsView } from "./views/runs/RunsView";
 
 const TABS = [
@@ -37,11 +38,15 @@ function ConsumerOff({ tab }: { tab: string }) {
 export function App() {
   const [route, navigate] = useRoute();
   const settings = useSettings();
+  const unknownPath = isUnknownPath();
   const tab = TABS.some((t) => t.id === route.tab) ? (route.tab as string) : "lineage";
+  // (On the not-found page, no tab is the page's.)
+  const shown = unknownPath ? null : tab;
   const go = (patch: Patch, options?: { push?: boolean }) => navigate(patch, options);
 
   let body: React.ReactNode;
-  if (settings.error) body = <Failure error={settings.error} what="the server settings" onRetry={settings.refetch} />;
+  if (unknownPath) body = <NotFound onHome={() => navigate({}, { push: true, replace: true })} />;
+  else if (settings.error) body = <Failure error={settings.error} what="the server settings" onRetry={settings.refetch} />;
   else if (!settings.data) body = <Loading what="feast-lineage" />;
   else {
     const s = settings.data;
@@ -66,8 +71,8 @@ export function App() {
               key={t.id}
               type="button"
               role="tab"
-              aria-selected={tab === t.id}
-              className={tab === t.id ? "tab is-active" : "tab"}
+              aria-selected={shown === t.id}
+              className={shown === t.id ? "tab is-active" : "tab"}
               onClick={() => navigate({ tab: t.id === "lineage" ? null : t.id }, { push: true, replace: true })}
             >
               {t.label}

@@ -20,6 +20,20 @@ import { useCallback, useEffect, useState } from "react";
 
 export type Route = Readonly<Record<string, string>>;
 
+/**
+ * The path of the UI's one page: "/" (or the prefix it is served under). A
+ * page at another path is the server's not-found page, which sets <base> to
+ * the UI's path (routes/ui.py).
+ */
+export function appPath(): string {
+  return new URL(".", document.baseURI).pathname;
+}
+
+/** Whether this page is at a path the UI does not have (the server answered 404 with it). */
+export function isUnknownPath(): boolean {
+  return window.location.pathname !== appPath();
+}
+
 function read(): Route {
   const out: Record<string, string> = {};
   new URLSearchParams(window.location.search).forEach((value, key) => {
@@ -35,7 +49,8 @@ function write(route: Route, push: boolean): void {
     if (value !== undefined && value !== "") params.set(key, value);
   }
   const search = params.toString();
-  const url = `${window.location.pathname}${search ? `?${search}` : ""}`;
+  // From the not-found page, to the UI's page.
+  const url = `${appPath()}${search ? `?${search}` : ""}`;
   if (url === `${window.location.pathname}${window.location.search}`) return;
   if (push) window.history.pushState(null, "", url);
   else window.history.replaceState(null, "", url);
@@ -83,9 +98,14 @@ export function useRoute(): [Route, (patch: Patch, options?: { push?: boolean; r
   return [route, update];
 }
 
+/** The first row of a list's page, as the URL's `offset` names it (0 when it names none). */
+export function pageOffset(route: Route): number {
+  return Math.max(0, Math.floor(Number(route.offset ?? 0)) || 0);
+}
+
 export function hrefFor(route: Route): string {
   const params = new URLSearchParams();
   for (const key of Object.keys(route).sort(keyOrder)) params.set(key, route[key]);
   const search = params.toString();
-  return `${window.location.pathname}${search ? `?${search}` : ""}`;
+  return `${appPath()}${search ? `?${search}` : ""}`;
 }

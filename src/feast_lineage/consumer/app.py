@@ -103,6 +103,9 @@ def create_app(settings: AppSettings) -> FastAPI:
         version=__version__,
         summary="OpenLineage consumer for the Feast feature store",
         lifespan=lifespan,
+        # The interactive reference is routes/api_docs.py's: FastAPI's load from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.consumer = None
     app.state.settings = settings

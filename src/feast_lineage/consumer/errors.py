@@ -115,6 +115,19 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return f"{where} parameter {rest!r}" if rest else str(where)
 
 
+def http_error_response(request: Request, exc: StarletteHTTPException) -> FastJSONResponse:
+    """The JSON error of an HTTP error Starlette raises (no route, wrong method, ...)."""
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    message = str(exc.detail) if exc.detail else code.replace("_", " ")
+    if exc.status_code == 404 and message == "Not Found":
+        message = "no such endpoint; see /docs for the API"
+    headers = dict(exc.headers) if exc.headers else None
+    allowed = (headers or {}).get("Allow")
+    if exc.status_code == 405 and allowed:
+        message = f"this endpoint takes {allowed.replace(', ', ' or ')}, not {request.method}"
+    return error_response(exc.status_code, code, message, headers=headers)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LineageError)
     async def _lineage(_: Request, exc: LineageError) -> FastJSONResponse:
@@ -144,15 +157,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> FastJSONResponse:
-        code = _HTTP_CODES.get(exc.status_code, "http_error")
-        message = str(exc.detail) if exc.detail else code.replace("_", " ")
-        if exc.status_code == 404 and message == "Not Found":
-            message = "no such endpoint; see /docs for the API"
-        headers = dict(exc.headers) if exc.headers else None
-        allowed = (headers or {}).get("Allow")
-        if exc.status_code == 405 and allowed:
-            message = f"this endpoint takes {allowed.replace(', ', ' or ')}, not {request.method}"
-        return error_response(exc.status_code, code, message, headers=headers)
+        return http_error_response(request, exc)
 
     @app.exception_handler(OperationalError)
     async def _store_down(request: Request, exc: OperationalError) -> FastJSONResponse:

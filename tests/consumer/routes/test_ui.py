@@ -10,6 +10,13 @@ from fastapi.testclient import TestClient
 from feast_lineage import __version__
 from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.errors import install_error_handlers
+from feast_lineage.consumer.routes.api_docs import (
+    API_DOCS_DIR,
+    SWAGGER_CSS,
+    SWAGGER_JS,
+    install_api_docs,
+)
 from feast_lineage.consumer.routes.ui import mount_web_ui
 from feast_lineage.consumer.settings import AppSettings
 
@@ -90,3 +97,81 @@ def test_a_missing_build_says_how_to_build_it(tmp_path: Path) -> None:
     assert page.status_code == 503
     assert "./scripts/bootstrap.sh" in page.text
     assert "npm ci" in page.text
+
+
+def built_ui(tmp_path: Path) -> Path:
+    build = tmp_path / "webui"
+    (build / "assets").mkdir(parents=True)
+    (build / "index.html").write_text(
+        '<!doctype html><html><head><script src="./assets/app-1.js"></script></head></html>'
+    )
+    return build
+
+
+HTML = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+
+
+def test_a_browser_at_an_unknown_path_gets_the_ui_not_found_page(tmp_path: Path) -> None:
+    app = FastAPI()
+    install_error_handlers(app)
+    mount_web_ui(app, built_ui(tmp_path))
+    client = TestClient(app)
+    page = client.get("/no/such/page", headers=HTML)
+    assert page.status_code == 404
+    assert page.headers["content-type"].startswith("text/html")
+    # The page's relative links resolve from the UI's root, not from /no/such/.
+    assert '<head><base href="/"><script src="./assets/app-1.js">' in page.text
+    # Behind a proxy, from its prefix.
+    behind = TestClient(app, root_path="/lineage").get("/lineage/no/such", headers=HTML)
+    assert behind.status_code == 404
+    assert '<base href="/lineage/">' in behind.text
+
+
+def test_api_paths_and_api_clients_keep_json_errors(tmp_path: Path) -> None:
+    app = FastAPI()
+    install_error_handlers(app)
+    mount_web_ui(app, built_ui(tmp_path))
+    client = TestClient(app)
+    for path, headers in (
+        ("/api/v1/lineage/no-such", HTML),  # an API path, even for a browser
+        ("/assets/missing.js", HTML),
+        ("/docs/nope", HTML),
+        ("/no/such/page", {"Accept": "application/json"}),  # a client that wants JSON
+        ("/no/such/page", {"Accept": "*/*"}),  # curl, httpx
+    ):
+        answer = client.get(path, headers=headers)
+        assert answer.status_code == 404, path
+        assert answer.json()["error"]["code"] == "not_found", (path, headers)
+    posted = client.post("/no/such/page", headers=HTML)
+    assert posted.json()["error"]["code"] in ("not_found", "method_not_allowed")
+
+
+def test_the_api_reference_loads_nothing_from_outside(tmp_path: Path) -> None:
+    docs = tmp_path / "api-docs"
+    docs.mkdir()
+    (docs / "swagger-ui-bundle.js").write_text("window.SwaggerUIBundle = () => {}")
+    (docs / "swagger-ui.css").write_text("body {}")
+    app = FastAPI(docs_url=None, redoc_url=None)
+    install_api_docs(app, docs)
+    client = TestClient(app, root_path="/lineage")
+    page = client.get("/lineage/docs")
+    assert page.status_code == 200
+    assert '"/lineage/docs/assets/swagger-ui-bundle.js"' in page.text
+    assert "'/lineage/openapi.json'" in page.text or '"/lineage/openapi.json"' in page.text
+    assert "http://" not in page.text
+    assert "https://" not in page.text
+    assert client.get("/lineage/docs/assets/swagger-ui-bundle.js").status_code == 200
+    redoc = client.get("/lineage/redoc", follow_redirects=False)
+    assert redoc.status_code == 307
+    assert redoc.headers["location"] == "/lineage/docs"
+    # Without the build, it says how to build it.
+    bare = FastAPI(docs_url=None, redoc_url=None)
+    install_api_docs(bare, tmp_path / "not-built")
+    missing = TestClient(bare).get("/docs")
+    assert missing.status_code == 503
+    assert "./scripts/bootstrap.sh" in missing.text
+
+
+def test_the_built_package_has_the_api_reference_files() -> None:
+    assert (API_DOCS_DIR / SWAGGER_JS).is_file(), "run ./scripts/bootstrap.sh"
+    assert (API_DOCS_DIR / SWAGGER_CSS).is_file()

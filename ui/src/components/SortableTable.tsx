@@ -1,6 +1,7 @@
 // A table of one page of a list the server sorts: TanStack Table draws the
-// rows and headers; a click on a header asks the server for that order
-// (the `sort` key of the URL: a column id, "-" before it for descending).
+// rows and headers; a click anywhere on a header cell (a button that fills
+// it, so Tab and Enter work too) asks the server for that order (the `sort`
+// key of the URL: a column id, "-" before it for descending).
 // Sorting the page in the browser would order 50 of thousands of rows.
 
 import {
@@ -74,6 +75,7 @@ export function SortableTable<T>({ rows, columns, sort, onSort, rowId, rowProps,
                 <th
                   key={header.id}
                   aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
+                  className={canSort ? "sortable" : undefined}
                   data-column={header.column.id}
                 >
                   {canSort ? (

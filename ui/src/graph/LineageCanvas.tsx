@@ -20,6 +20,7 @@ import { NavMap } from "./NavMap";
 import { Overview } from "./Overview";
 import { buildScene } from "./paint";
 import { EMPTY_EDGES, EMPTY_NODES, useLaidOut } from "./useLaidOut";
+import { useNodeKeys } from "./useNodeKeys";
 import { usePathLight } from "./usePathLight";
 import { usePointer } from "./usePointer";
 import { useFit, useKeepInView } from "./useViewport";
@@ -50,6 +51,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
   const hover = usePathLight(graph, selected);
   useKeepInView(wrapper, positions, ready, selected);
   const pointer = usePointer({ scene, hover, onSelect, wrapper });
+  const keys = useNodeKeys(onSelect, hover);
 
   return (
     <div
@@ -62,6 +64,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
       data-overview={overview ? "" : undefined}
       data-painted={big ? "" : undefined}
       data-lit={anyLit ? "" : undefined}
+      {...keys.wrapper}
     >
       {!layout && (
         <div className="canvas-overlay">
@@ -75,6 +78,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         {...pointer}
+        {...keys.flow}
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}

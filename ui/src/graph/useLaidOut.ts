@@ -8,6 +8,7 @@ import { NODE_HEIGHT, NODE_WIDTH, type LineageNodeData } from "./elements";
 import type { Point } from "./layered";
 import { layout, type LayoutResult } from "./layout";
 import type { LGraph } from "./model";
+import { nodeAriaLabel } from "./useNodeKeys";
 import { BIG_GRAPH } from "./viewport";
 
 declare global {
@@ -60,6 +61,7 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
       height: NODE_HEIGHT,
       draggable: false,
       connectable: false,
+      ariaLabel: nodeAriaLabel(node),
     }));
   }, [current, graph, center, painted]);
 

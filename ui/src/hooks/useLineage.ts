@@ -14,6 +14,7 @@ import {
   type LGraph,
   type LNode,
 } from "../graph/model";
+import { parseDepth } from "../depth";
 import type { Navigate, Route } from "../route";
 import { isFeastKind, refPatch, selectionId, selectionOf } from "../selection";
 import type { Direction, UiSettings } from "../types";
@@ -30,7 +31,7 @@ export interface LineageParams {
 export function lineageParams(route: Route): LineageParams {
   return {
     ns: route.ns ?? null,
-    depth: Math.min(20, Math.max(0, Number(route.depth ?? 2) || 2)),
+    depth: parseDepth(route.depth) ?? 2,
     direction: route.dir === "upstream" || route.dir === "downstream" ? route.dir : "both",
     jobs: route.jobs === "all" || route.jobs === "none" ? route.jobs : "runtime",
   };

@@ -4,13 +4,15 @@
 import type { ColumnDef } from "@tanstack/react-table";
 import { useCatalog, useNamespaces } from "../api/queries";
 import { KindBadge, StateBadge } from "../components/Badges";
+import { openableRow } from "../components/openableRow";
 import { Pager } from "../components/Pager";
 import { SortableTable } from "../components/SortableTable";
 import { Empty, Failure, Loading } from "../components/Status";
 import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
 import { formatDuration, formatTime, producerLabel } from "../format";
+import { useCanonicalUrl } from "../hooks/useCanonicalUrl";
 import { useDraft } from "../hooks/useDraft";
-import type { Navigate, Route } from "../route";
+import { pageOffset, type Navigate, type Route } from "../route";
 import { refPatch, selectionOf } from "../selection";
 import type { CatalogItem } from "../types";
 import { DetailsPanel } from "./details/DetailsPanel";
@@ -88,7 +90,8 @@ interface Props {
 }
 
 export function CatalogView({ kind, route, navigate }: Props) {
-  const offset = Math.max(0, Number(route.offset ?? 0) || 0);
+  const offset = pageOffset(route);
+  useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
   const q = route.q ?? "";
   const [draft, setDraft] = useDraft(q, (v) => navigate({ q: v.trim() || null, offset: null }), 300);
 
@@ -126,11 +129,15 @@ export function CatalogView({ kind, route, navigate }: Props) {
           sort={route.sort ?? null}
           onSort={(sort) => navigate({ sort, offset: null }, { push: true })}
           rowId={(item) => item.id}
-          rowProps={(item) => ({
-            className: `catalog-row ${selection?.namespace === item.namespace && selection?.name === item.name ? "is-selected" : ""}`,
-            onClick: () => navigate(refPatch({ type: kind, namespace: item.namespace, name: item.name }), { push: true }),
-            "data-node-id": item.id,
-          })}
+          rowProps={(item) => {
+            const selected = selection?.namespace === item.namespace && selection?.name === item.name;
+            return {
+              className: `catalog-row ${selected ? "is-selected" : ""}`,
+              ...openableRow(() => navigate(refPatch({ type: kind, namespace: item.namespace, name: item.name }), { push: true })),
+              "aria-current": selected ? "true" : undefined,
+              "data-node-id": item.id,
+            };
+          }}
           className="catalog-table"
           testid={`${kind}-table`}
           busy={list.isFetching}

@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI
 from feast_lineage.consumer.deps import KnownQueryOnly
 from feast_lineage.consumer.routes import (
     admin,
+    api_docs,
     catalog,
     columns,
     events,
@@ -58,6 +59,7 @@ def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False)
             include_reads(router, "/api/v1/lineage/openlineage")
     else:
         app.include_router(ui.registry_only_health)
+    api_docs.install_api_docs(app)
     include_reads(registry.router, "/api/v1/lineage")
     include_reads(facets.router, "/api/v1/lineage")
     if web_ui:

@@ -5,20 +5,27 @@ The UI is a static single-page app, built from ``ui/`` by ``npm run build``
 runs with the server. It keeps its state in the query string, so ``/`` is
 its only page. ``/api/v1/ui/settings`` tells it whether this server has the
 consumer (without it, the UI shows registry lineage only).
+
+A browser that asks for a page at any other path (a mistyped or stale link)
+gets the UI's own not-found page with a 404; the API's paths keep their JSON
+errors, and so does every client that does not ask for HTML.
 """
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.types import Scope
 
 from feast_lineage import __version__
 from feast_lineage.consumer.deps import SettingsDep
+from feast_lineage.consumer.errors import http_error_response
 from feast_lineage.consumer.schemas import Health, UiSettings
 
 WEB_UI_DIR = Path(__file__).resolve().parents[2] / "webui"
@@ -59,6 +66,51 @@ def web_ui_built(directory: Path = WEB_UI_DIR) -> bool:
     return (directory / "index.html").is_file()
 
 
+# Paths of the API (and of the UI's files): an unknown one is an API error, in JSON.
+API_PATHS = ("/api", "/assets", "/docs", "/redoc", "/openapi.json", "/healthz", "/metrics")
+
+
+def _app_root(request: Request) -> str:
+    """The app's root path (behind a proxy, ``/lineage``), also for a request a mount handled."""
+    root: str = request.scope.get("app_root_path", request.scope.get("root_path", ""))
+    return root.rstrip("/")
+
+
+def _app_path(request: Request) -> str:
+    """The request's path below the app's root path (behind a proxy, ``/lineage/x`` -> ``/x``)."""
+    path = request.url.path
+    root = _app_root(request)
+    if root and path.startswith(root + "/"):
+        return path[len(root) :]
+    return path
+
+
+def wants_ui_page(request: Request) -> bool:
+    """Whether a 404 for ``request`` is better told by the UI's not-found page than in JSON.
+
+    A browser's page load (GET or HEAD that accepts HTML) at a path outside the API.
+    """
+    if request.method not in ("GET", "HEAD"):
+        return False
+    if "text/html" not in request.headers.get("accept", ""):
+        return False
+    path = _app_path(request)
+    return not any(path == api or path.startswith(api + "/") for api in API_PATHS)
+
+
+def not_found_page(index: str, root_path: str) -> str:
+    """``index.html`` for a page at another path: its relative links resolved from the root.
+
+    The UI reads the ``<base>`` it gets here: a path other than the base's is not one of its pages.
+    """
+    base = f'<base href="{html.escape(root_path.rstrip("/") + "/", quote=True)}">'
+    head = index.find("<head>")
+    if head < 0:
+        return base + index
+    cut = head + len("<head>")
+    return index[:cut] + base + index[cut:]
+
+
 @router.get("/settings", response_model=UiSettings, summary="What the web UI can show here")
 async def get_ui_settings(settings: SettingsDep) -> UiSettings:
     return UiSettings(
@@ -84,6 +136,16 @@ def mount_web_ui(app: FastAPI, directory: Path = WEB_UI_DIR) -> None:
             return HTMLResponse(_NOT_BUILT.format(directory=directory), status_code=503)
         return FileResponse(page, headers={"Cache-Control": "no-cache"})
 
+    async def not_found(request: Request, exc: Exception) -> Response:
+        # Starlette hands a status code's handler the HTTPException that carries it.
+        error = exc if isinstance(exc, HTTPException) else HTTPException(404)
+        page = directory / "index.html"
+        if wants_ui_page(request) and page.is_file():
+            body = not_found_page(page.read_text(encoding="utf-8"), _app_root(request))
+            return HTMLResponse(body, status_code=404, headers={"Cache-Control": "no-cache"})
+        return http_error_response(request, error)
+
+    app.add_exception_handler(404, not_found)
     app.mount(
         "/assets", HashedAssets(directory=directory / "assets", check_dir=False), name="ui-assets"
     )

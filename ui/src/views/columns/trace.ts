@@ -7,6 +7,7 @@
 // focus, which the column view keeps).
 
 import type { ColumnQuery } from "../../api/columns";
+import { parseDepth } from "../../depth";
 import type { Patch, Route } from "../../route";
 
 export const COLUMN_DEPTHS = [1, 2, 3, 4, 5, 10, 20];
@@ -27,13 +28,12 @@ export function traceOf(route: Route): Trace | null {
   const name = route.col_ds;
   const field = route.col;
   if (namespace === undefined || !name || !field) return null;
-  const depth = Number(route.depth ?? DEFAULT_DEPTH);
   return {
     namespace,
     name,
     field,
     direction: route.dir === "upstream" || route.dir === "downstream" ? route.dir : "both",
-    depth: Number.isFinite(depth) ? Math.min(20, Math.max(1, Math.round(depth))) : DEFAULT_DEPTH,
+    depth: parseDepth(route.depth) ?? DEFAULT_DEPTH,
     indirect: route.col_indirect !== "0",
   };
 }

@@ -12,7 +12,7 @@ import type { PanelProps } from "./DetailsPanel";
 import { facetString, feastRows, SHOWN_FACETS } from "./facets";
 import { JobSections } from "./JobSections";
 import { OpenLineageHead } from "./OpenLineageHead";
-import { SchemaTable } from "./SchemaTable";
+import { SchemaSection } from "./SchemaTable";
 import { Rows, Section } from "./Section";
 
 export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelProps) {
@@ -61,11 +61,10 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
           <Rows rows={feast.rows} />
         </Section>
       )}
-      {schema && schema.length > 0 && (
-        <Section title={`Schema (${schema.length} fields)`}>
+      {schema && (
+        <SchemaSection fields={schema}>
           {schemaFrom && <p className="muted small">As reported for the alias {schemaFrom.name}.</p>}
-          <SchemaTable fields={schema} />
-        </Section>
+        </SchemaSection>
       )}
       {node.kind === "dataset" && <DatasetSections key={node.id} namespace={node.namespace} name={node.name} navigate={navigate} />}
       {node.kind === "dataset" && node.has_column_lineage && (

@@ -12,10 +12,11 @@ import { refPatch } from "../../selection";
 import type { RegistryNode } from "../../types";
 import { definitionOf, findUri, registryFields, registryKind, servedFeatures, transformationCode } from "./definition";
 import type { PanelProps } from "./DetailsPanel";
+import { namesWithoutInternals } from "./feastInternals";
 import { RegistryNodeList } from "./RegistryNodeList";
-import { SchemaTable } from "./SchemaTable";
+import { SchemaSection } from "./SchemaTable";
 import { Rows, Section, Tags } from "./Section";
-import { bool, list, text } from "./values";
+import { bool, text } from "./values";
 
 export function RegistryDetails({ selection, drawn, navigate }: PanelProps) {
   const fetched = useRegistryObject(selection.namespace, selection.type, selection.name);
@@ -87,7 +88,7 @@ export function RegistryDetails({ selection, drawn, navigate }: PanelProps) {
         <Rows
           rows={[
             ["TTL", ttl !== undefined ? formatTtl(ttl) : null],
-            ["Entities", list(spec.entities)],
+            ["Entities", namesWithoutInternals(spec.entities)],
             ["Join key", text(spec.join_key)],
             ["Value type", text(spec.value_type)],
             ["Mode", text(spec.mode)],
@@ -96,7 +97,7 @@ export function RegistryDetails({ selection, drawn, navigate }: PanelProps) {
             ["Source type", selection.type === "data_source" ? text(spec.type) : null],
             ["Timestamp field", text(spec.timestamp_field)],
             ["Feature service", text(spec.feature_service_name)],
-            ["Join keys", list(spec.join_keys)],
+            ["Join keys", namesWithoutInternals(spec.join_keys)],
             ["Owner", text(spec.owner)],
             ["Tags", spec.tags ? <Tags tags={spec.tags} /> : null],
             ["Created", text(meta.created_timestamp)],
@@ -104,11 +105,7 @@ export function RegistryDetails({ selection, drawn, navigate }: PanelProps) {
           ]}
         />
       </Section>
-      {fields.length > 0 && (
-        <Section title={`Schema (${fields.length} fields)`}>
-          <SchemaTable fields={fields} />
-        </Section>
-      )}
+      <SchemaSection fields={fields} />
       {services && (
         <Section title="Features served">
           <ul className="plain">

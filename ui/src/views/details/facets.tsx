@@ -4,6 +4,7 @@
 import type { ReactNode } from "react";
 import { formatTtl } from "../../format";
 import type { Facets } from "../../types";
+import { namesWithoutInternals } from "./feastInternals";
 import { Tags } from "./Section";
 import { bool, list, text } from "./values";
 
@@ -20,8 +21,8 @@ export function feastRows(facets: Facets): { name: string; rows: [string, ReactN
   const f = facets[key];
   const rows: [string, ReactNode][] = [
     ["TTL", "ttl_seconds" in f ? formatTtl(f.ttl_seconds) : null],
-    ["Entities", list(f.entities)],
-    ["Join keys", list(f.join_keys)],
+    ["Entities", namesWithoutInternals(f.entities)],
+    ["Join keys", namesWithoutInternals(f.join_keys)],
     ["Value type", text(f.value_type)],
     ["Mode", text(f.mode)],
     ["Online", bool(f.online_enabled)],

@@ -4,6 +4,7 @@
 import { Fragment } from "react";
 import { StateBadge } from "../../components/Badges";
 import { JsonView } from "../../components/JsonView";
+import { openableRow } from "../../components/openableRow";
 import { formatTime, producerLabel, shortId } from "../../format";
 import type { Navigate, Patch } from "../../route";
 import type { EventItem, StoredEvent } from "../../types";
@@ -28,7 +29,7 @@ export function EventRow({ item, open, navigate, setFilter }: Props) {
       <tr
         className={`event-row ${open ? "is-open" : ""}`}
         data-event-id={item.id}
-        onClick={() => navigate({ ev: open ? null : item.id })}
+        {...openableRow(() => navigate({ ev: open ? null : item.id }))}
       >
         <td className="nowrap">{formatTime(item.event_time_iso)}</td>
         <td>

@@ -5,7 +5,8 @@ import { asEventType } from "../../api/endpoints";
 import { useEvents } from "../../api/queries";
 import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
-import type { Navigate, Patch, Route } from "../../route";
+import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
+import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { EventFilters, NO_FILTERS, SIZES } from "./EventFilters";
 import { EventRow } from "./EventRow";
 
@@ -23,7 +24,8 @@ interface Props {
 
 export function EventsView({ route, navigate }: Props) {
   const limit = SIZES.includes(Number(route.limit)) ? Number(route.limit) : 50;
-  const offset = Math.max(0, Number(route.offset ?? 0) || 0);
+  const offset = pageOffset(route);
+  useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
   const events = useEvents({
     namespace: route.ns,
     job_search: route.job,

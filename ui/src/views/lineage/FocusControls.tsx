@@ -1,10 +1,9 @@
 // The toolbar's controls of a focused graph: which node, how many steps, which way.
 
+import { depthChoices, depthLabel } from "../../depth";
 import type { LineageParams } from "../../hooks/useLineage";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
-
-const DEPTHS = [1, 2, 3, 4, 5, 10, 20];
 
 export function FocusControls({ name, params, navigate }: { name: string; params: LineageParams; navigate: Navigate }) {
   return (
@@ -15,9 +14,9 @@ export function FocusControls({ name, params, navigate }: { name: string; params
       <label className="field">
         <span>Depth</span>
         <select value={params.depth} onChange={(e) => navigate({ depth: e.target.value })} aria-label="Depth">
-          {DEPTHS.map((d) => (
+          {depthChoices(params.depth).map((d) => (
             <option key={d} value={d}>
-              {d === 20 ? "all (20)" : d}
+              {depthLabel(d)}
             </option>
           ))}
         </select>

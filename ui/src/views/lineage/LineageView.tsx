@@ -6,6 +6,8 @@
 import { useCallback } from "react";
 import type { LNode } from "../../graph/model";
 import { feastObjectName } from "../../graph/model";
+import { parseDepth } from "../../depth";
+import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { useLineage } from "../../hooks/useLineage";
 import type { Navigate, Patch, Route } from "../../route";
 import { isFeastKind, refPatch } from "../../selection";
@@ -26,6 +28,9 @@ interface Props {
 
 export function LineageView({ settings, route, navigate }: Props) {
   const lineage = useLineage(settings, route, navigate);
+  // depth=-5 is drawn (and asked for) as 1: the URL says so too.
+  const depth = parseDepth(route.depth);
+  useCanonicalUrl(route, navigate, { depth: depth === null ? null : String(depth) });
   const { graph, selection, drawnSelected } = lineage;
 
   const select = useCallback(

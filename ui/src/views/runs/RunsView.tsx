@@ -5,11 +5,13 @@
 import type { ColumnDef } from "@tanstack/react-table";
 import { useRunList } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
+import { openableRow } from "../../components/openableRow";
 import { Pager } from "../../components/Pager";
 import { SortableTable } from "../../components/SortableTable";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { formatDuration, formatTime, shortId } from "../../format";
-import type { Navigate, Patch, Route } from "../../route";
+import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
+import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { refPatch } from "../../selection";
 import type { RunItem } from "../../types";
 import { RunError, runFailure } from "../details/RunError";
@@ -28,9 +30,7 @@ function columns(navigate: Navigate): ColumnDef<RunItem, unknown>[] {
           <button
             type="button"
             className="link strong"
-            onClick={() =>
-              navigate({ tab: "jobs", ...clearRunsPatch, ...refPatch({ type: "job", namespace: run.job_namespace, name: run.job_name }) }, { push: true })
-            }
+            onClick={() => navigate(openJobPatch(run), { push: true })}
           >
             {run.job_name}
           </button>
@@ -63,8 +63,14 @@ function columns(navigate: Navigate): ColumnDef<RunItem, unknown>[] {
 // What the Runs tab keeps in the URL, cleared when another tab opens.
 const clearRunsPatch: Patch = { ...NO_RUN_FILTERS, sort: null, offset: null };
 
+/** To the Jobs tab, with the run's job open. */
+function openJobPatch(run: RunItem): Patch {
+  return { tab: "jobs", ...clearRunsPatch, ...refPatch({ type: "job", namespace: run.job_namespace, name: run.job_name }) };
+}
+
 export function RunsView({ route, navigate }: { route: Route; navigate: Navigate }) {
-  const offset = Math.max(0, Number(route.offset ?? 0) || 0);
+  const offset = pageOffset(route);
+  useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
   const state = RUN_STATES.find((s) => s === route.state?.toUpperCase());
   const runs = useRunList({
     job_search: route.job || null,
@@ -102,7 +108,13 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
           sort={route.sort ?? null}
           onSort={(sort) => navigate({ sort, offset: null }, { push: true })}
           rowId={(run) => run.run_id}
-          rowProps={(run) => ({ className: "runs-row", "data-run-id": run.run_id, "data-state": run.state })}
+          rowProps={(run) => ({
+            className: "runs-row",
+            // A run opens in its job's details, expanded.
+            ...openableRow(() => navigate({ ...openJobPatch(run), run: run.run_id }, { push: true })),
+            "data-run-id": run.run_id,
+            "data-state": run.state,
+          })}
           below={(run) => {
             const failure = run.state === "FAIL" ? runFailure(run.facets_json) : null;
             return failure ? <RunError failure={failure} /> : null;

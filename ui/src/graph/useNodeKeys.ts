@@ -1,0 +1,56 @@
+// The keyboard on the graph. React Flow makes each drawn node a stop of the
+// Tab key (and pans to the one focused); here Enter or Space opens the
+// focused node as a click does, and focusing a node lights its path as
+// hovering does. Nodes say what they are to screen readers (nodeAriaLabel).
+// A painted graph (more than BIG_GRAPH nodes) has no DOM nodes: there the
+// search box is the keyboard's way to a node.
+
+import type { AriaLabelConfig } from "@xyflow/react";
+import { useMemo, type FocusEvent, type KeyboardEvent } from "react";
+import { KIND_STYLES } from "./kinds";
+import type { LNode } from "./model";
+
+const HOW = "Press Enter or Space to open its details; Tab moves to the next node.";
+const ARIA: Partial<AriaLabelConfig> = {
+  "node.a11yDescription.default": HOW,
+  "node.a11yDescription.keyboardDisabled": HOW,
+};
+
+/** What a screen reader says of a node: its kind, name, namespace and latest run. */
+export function nodeAriaLabel(node: LNode): string {
+  const parts = [`${KIND_STYLES[node.kind].label} ${node.label}`];
+  if (node.sublabel) parts.push(node.sublabel);
+  if (node.state) parts.push(`latest run ${node.state}`);
+  return parts.join(", ");
+}
+
+/** The id of the React Flow node an event is on (the node itself, not something inside it). */
+function nodeId(target: EventTarget): string | null {
+  return target instanceof HTMLElement && target.classList.contains("react-flow__node") ? (target.dataset.id ?? null) : null;
+}
+
+/** Props for the canvas's wrapper (`wrapper`) and for <ReactFlow> (`flow`). */
+export function useNodeKeys(onSelect: (id: string) => void, hover: (id: string | null) => void) {
+  return useMemo(
+    () => ({
+      wrapper: {
+        onKeyDown: (event: KeyboardEvent<HTMLDivElement>) => {
+          const id = nodeId(event.target);
+          if (id && (event.key === "Enter" || event.key === " ")) {
+            event.preventDefault();
+            onSelect(id);
+          }
+        },
+        onFocus: (event: FocusEvent<HTMLDivElement>) => {
+          const id = nodeId(event.target);
+          if (id) hover(id);
+        },
+        onBlur: (event: FocusEvent<HTMLDivElement>) => {
+          if (nodeId(event.target)) hover(null);
+        },
+      },
+      flow: { ariaLabelConfig: ARIA },
+    }),
+    [onSelect, hover],
+  );
+}
