@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.access.authorizers import Authorizer, OpenAuthorizer
+from feast_lineage.consumer.intake.body_pace import BodyPace
 from feast_lineage.consumer.intake.budget import BodyBudget
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
+from feast_lineage.consumer.intake.memory import body_budget_bytes, container_memory_limit
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.services.ingest import Intake
 from feast_lineage.consumer.services.retention import Retention
@@ -27,10 +30,21 @@ class ConsumerState:
     retention: Retention = field(default_factory=Retention)
     bodies: BodyBudget = field(init=False)
     intake: Intake = field(init=False)
+    pace: Callable[[], BodyPace] = field(init=False)  # a new request body's time limits
 
     def __post_init__(self) -> None:
         consumer = self.settings.consumer
-        self.bodies = BodyBudget.for_body_limit(consumer.max_request_bytes)
+        self.bodies = BodyBudget(
+            body_budget_bytes(
+                consumer.max_request_bytes,
+                configured=consumer.body_budget_bytes,
+                memory_limit=container_memory_limit(self.settings.cgroup_root),
+                workers=self.settings.workers,
+            )
+        )
+        self.pace = lambda: BodyPace(
+            consumer.body_read_timeout_seconds, consumer.body_min_rate_bytes_per_second
+        )
         self.intake = Intake(
             pipeline=self.pipeline,
             memo=self.facet_memo,

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from feast_lineage.consumer.intake.budget import BodyHold
 from feast_lineage.consumer.intake.derive import derive
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent, detached
@@ -45,8 +46,18 @@ class ParsedBody:
     warnings: list[dict[str, Any]] = field(default_factory=list)
 
 
-def decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
-    """Undo ``Content-Encoding: gzip`` (or deflate), refusing to inflate past ``limit``."""
+# Inflated in pieces of this size, each held in the worker's budget as it comes.
+_INFLATE_PIECE = 1024 * 1024
+
+
+def decompress(
+    data: bytes, encoding: str | None, limit: int, hold: BodyHold | None = None
+) -> bytes:
+    """Undo ``Content-Encoding: gzip`` (or deflate), refusing to inflate past ``limit``.
+
+    With ``hold``, every inflated piece is added to it first; a piece the
+    worker's budget cannot take refuses the body (503 ``ingest_busy``).
+    """
     if not encoding or encoding.strip().lower() in {"identity", ""}:
         return data
     enc = encoding.strip().lower()
@@ -64,20 +75,34 @@ def decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
     # A gzip body may hold several members (RFC 1952); each is inflated in turn.
     while True:
         inflater = zlib.decompressobj(wbits)
-        try:
-            out = inflater.decompress(rest, limit + 1 - size)
-        except zlib.error:
-            raise BodyError(
-                400, "invalid_encoding", f"the body is not valid {enc} data; check Content-Encoding"
-            ) from None
-        size += len(out)
-        parts.append(out)
-        if size > limit or inflater.unconsumed_tail:
-            raise BodyError(
-                413,
-                "body_too_large",
-                f"the decompressed body exceeds {limit} bytes; send smaller batches",
-            )
+        pending = rest
+        while not inflater.eof:
+            try:
+                out = inflater.decompress(pending, min(_INFLATE_PIECE, limit + 1 - size))
+            except zlib.error:
+                raise BodyError(
+                    400,
+                    "invalid_encoding",
+                    f"the body is not valid {enc} data; check Content-Encoding",
+                ) from None
+            size += len(out)
+            if size > limit:
+                raise BodyError(
+                    413,
+                    "body_too_large",
+                    f"the decompressed body exceeds {limit} bytes; send smaller batches",
+                )
+            if out and hold is not None and not hold.grow(len(out)):
+                raise BodyError(
+                    503,
+                    "ingest_busy",
+                    f"this server is busy with {hold.budget.reserved} bytes of request bodies; "
+                    "nothing was stored, retry in a moment",
+                )
+            parts.append(out)
+            pending = inflater.unconsumed_tail
+            if not out and not pending:
+                break
         if not inflater.eof:
             raise BodyError(
                 400, "invalid_encoding", f"the {enc} body is truncated; send the whole body"

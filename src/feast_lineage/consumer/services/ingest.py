@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from feast_lineage.consumer.intake.body import ParsedBody, decompress, parse_events, problem_dicts
+from feast_lineage.consumer.intake.budget import BodyHold
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome, StoreUnavailable
 from feast_lineage.consumer.intake.problems import InvalidEvent
@@ -83,9 +84,9 @@ class _Checked:
 
 
 def _check(
-    raw: bytes, encoding: str | None, intake: Intake, batch: bool
+    raw: bytes, encoding: str | None, intake: Intake, batch: bool, hold: BodyHold | None
 ) -> tuple[_Checked, list[RowBatch]]:
-    data = decompress(raw, encoding, intake.max_request_bytes)
+    data = decompress(raw, encoding, intake.max_request_bytes, hold)
     parsed = parse_events(
         data,
         now_us(),
@@ -105,9 +106,9 @@ def _check(
 
 
 async def _check_and_store(
-    intake: Intake, raw: bytes, encoding: str | None, batch: bool
+    intake: Intake, raw: bytes, encoding: str | None, batch: bool, hold: BodyHold | None
 ) -> tuple[_Checked, list[Outcome]]:
-    check = partial(_check, raw, encoding, intake, batch)
+    check = partial(_check, raw, encoding, intake, batch, hold)
     pipeline = intake.pipeline
     if len(raw) <= _INLINE_BYTES and not encoding:
         checked, valid = check()
@@ -120,9 +121,15 @@ async def _check_and_store(
     return checked, outcomes
 
 
-async def ingest(intake: Intake, raw: bytes, encoding: str | None, *, batch: bool) -> IngestResult:
-    """Store the events of a body (an event or an array; an array only, with ``batch``)."""
-    checked, outcomes = await _check_and_store(intake, raw, encoding, batch)
+async def ingest(
+    intake: Intake, raw: bytes, encoding: str | None, *, batch: bool, hold: BodyHold | None = None
+) -> IngestResult:
+    """Store the events of a body (an event or an array; an array only, with ``batch``).
+
+    ``hold``: the body's share of the worker's budget, which inflating a
+    compressed body grows by the inflated bytes.
+    """
+    checked, outcomes = await _check_and_store(intake, raw, encoding, batch, hold)
     parsed, errors = checked.parsed, checked.errors
     successful = 0
     refused = bool(errors)  # some event was refused for what it holds
