@@ -56,7 +56,9 @@ async def _ingest(request: Request, *, batch: bool) -> Response:
 async def _store(request: Request, metrics: Metrics, *, batch: bool) -> Response:
     state = await ingest_state(request)
     intake = state.intake
-    async with received_body(request, state.bodies, intake.max_request_bytes, state.pace()) as body:
+    async with received_body(
+        request, state.bodies, intake.max_request_bytes, state.pace(), state.return_memory
+    ) as body:
         try:
             result = await ingest(intake, body.raw, body.encoding, batch=batch, hold=body.hold)
         except BodyError as err:

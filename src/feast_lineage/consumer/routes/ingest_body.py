@@ -15,7 +15,7 @@ takes it from there.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -24,7 +24,7 @@ from starlette.requests import Request
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.intake.body_pace import BodyPace
 from feast_lineage.consumer.intake.budget import BodyBudget, BodyHold
-from feast_lineage.consumer.intake.memory import RETURN_AFTER_BYTES, return_memory
+from feast_lineage.consumer.intake.memory import RETURN_AFTER_BYTES
 from feast_lineage.consumer.intake.threads import run_in_thread
 
 
@@ -123,9 +123,17 @@ async def read_body(request: Request, limit: int, hold: BodyHold, pace: BodyPace
 
 @asynccontextmanager
 async def received_body(
-    request: Request, budget: BodyBudget, limit: int, pace: BodyPace
+    request: Request,
+    budget: BodyBudget,
+    limit: int,
+    pace: BodyPace,
+    return_memory: Callable[[], object],
 ) -> AsyncIterator[ReceivedBody]:
-    """The checked body, held within the worker's budget until the block ends."""
+    """The checked body, held within the worker's budget until the block ends.
+
+    When a large body ends and no other is held, ``return_memory`` runs (in a
+    thread) before the answer leaves.
+    """
     require_json(request)
     declared_length(request, limit)
     hold = budget.hold()
@@ -133,7 +141,8 @@ async def received_body(
         raw = await read_body(request, limit, hold, pace)
         yield ReceivedBody(raw, request.headers.get("content-encoding"), hold)
     finally:
-        held = hold.release()
-        if held >= RETURN_AFTER_BYTES and budget.reserved == 0:
-            # The last large body is done: the memory of its parse goes back.
+        hold.release()
+        if budget.reserved == 0 and budget.peak >= RETURN_AFTER_BYTES:
+            # A spike of bodies is over: the memory of their parse goes back.
+            budget.reset_peak()
             await run_in_thread(return_memory)
