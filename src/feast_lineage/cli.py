@@ -182,13 +182,21 @@ def serve_lineage(
         )
     try:
         settings = AppSettings.from_config(
-            config, standalone=True, fs_yaml_file=ctx.obj["FS_YAML_FILE"]
+            config, standalone=True, fs_yaml_file=ctx.obj["FS_YAML_FILE"], workers=workers
         )
         # Workers start together: the schema is brought up to date here, once.
         _check_database(settings.database_url, config.database_option(), migrate=workers > 1)
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
-    _serve(partial(create_app, settings), host, port, tls_key_path, tls_cert_path, workers=workers)
+    _serve(
+        partial(create_app, settings),
+        host,
+        port,
+        tls_key_path,
+        tls_cert_path,
+        workers=workers,
+        header_timeout=config.consumer.header_timeout_seconds,
+    )
 
 
 @cli.command("ui")
@@ -269,7 +277,13 @@ def ui(
         + ")"
     )
     _serve(
-        partial(create_app, settings), host, port, tls_key_path, tls_cert_path, root_path=root_path
+        partial(create_app, settings),
+        host,
+        port,
+        tls_key_path,
+        tls_cert_path,
+        root_path=root_path,
+        header_timeout=config.consumer.header_timeout_seconds,
     )
 
 
@@ -440,6 +454,7 @@ def _serve(
     *,
     root_path: str = "",
     workers: int = 1,
+    header_timeout: float = 30,
 ) -> None:
     """Serve ``app`` until interrupted; a server-side config problem is one line."""
     from feast_lineage.server import WorkerStartupError, serve
@@ -454,6 +469,7 @@ def _serve(
             tls_cert_path=tls_cert_path or "",
             log_level="info",
             root_path=root_path,
+            header_timeout=header_timeout,
         )
     except (ConfigError, WorkerStartupError) as err:
         raise click.ClickException(str(err)) from None

@@ -24,6 +24,11 @@ def _h(*parts: str) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big") & _MASK
 
 
+def forget_ids() -> None:
+    """Empty the memo of ids (after a spike, so its memory can go back to the system)."""
+    _h.cache_clear()
+
+
 def node_id(kind: NodeKind, namespace: str, name: str) -> int:
     return _h(kind, namespace, name)
 

@@ -24,6 +24,7 @@ from fastapi import FastAPI
 from feast_lineage import metrics_processes
 from feast_lineage.balance import BalanceConnections, WorkerLoad
 from feast_lineage.config import ConfigError
+from feast_lineage.header_timeout import with_header_timeout
 
 AppFactory = Callable[[], FastAPI]
 
@@ -87,10 +88,13 @@ def serve(
     tls_cert_path: str = "",
     log_level: str = "info",
     root_path: str = "",
+    header_timeout: float = 30,
 ) -> None:
     """Serve the app ``factory`` builds until interrupted.
 
-    ``root_path`` is the prefix behind a proxy. Raises
+    ``root_path`` is the prefix behind a proxy; a connection whose request
+    headers take more than ``header_timeout`` seconds is closed
+    (:mod:`feast_lineage.header_timeout`). Raises
     :class:`WorkerStartupError` when a worker process fails to start.
     """
     if bool(tls_key_path) != bool(tls_cert_path):
@@ -108,6 +112,7 @@ def serve(
         "server_header": False,
         "timeout_graceful_shutdown": 10,
         "root_path": root_path,
+        "http": with_header_timeout(header_timeout),
     }
     scheme = "https" if tls_key_path else "http"
     logging.getLogger(__name__).info(

@@ -134,7 +134,7 @@ def test_secrets_reach_the_server_as_its_configuration(base: list[dict[str, Any]
     # server accepts: the consumer on, PostgreSQL as the store, API keys for reads.
     mounted = find(base, "ConfigMap", "feast-lineage-config")["data"]["feature_store.yaml"]
     values = {
-        var: secret[env[var]["secretKeyRef"]["key"]]
+        var: secret[env[var]["secretKeyRef"]["key"]] if isinstance(env[var], dict) else env[var]
         for var in env
         if var.startswith("FEAST_OPENLINEAGE")
     }
@@ -201,3 +201,26 @@ def test_the_images_default_configuration_loads(tmp_path: Path) -> None:
     config = load_config(repo, env={})
     assert config.consumer.enabled
     assert config.database_url() == "sqlite:////var/lib/feast-lineage/lineage.db"
+
+
+def _mebibytes(quantity: str) -> int:
+    units = {"Mi": 2**20, "Gi": 2**30}
+    return int(quantity[:-2]) * units[quantity[-2:]]
+
+
+def test_a_worker_s_peak_memory_stays_under_the_pod_limit_with_margin(
+    base: list[dict[str, Any]],
+) -> None:
+    """The memory formula (docs/deployment.md, "Memory") on the manifest's own settings."""
+    from feast_lineage.config.consumer import ConsumerSettings
+    from feast_lineage.consumer.intake.memory import body_budget_bytes, peak_bytes
+
+    server = container(base)
+    env = env_of(server)
+    limit = _mebibytes(server["resources"]["limits"]["memory"])
+    workers = int(env["FEAST_LINEAGE_WORKERS"])
+    default = ConsumerSettings().max_request_bytes
+    largest = int(env.get("FEAST_OPENLINEAGE_CONSUMER_MAX_REQUEST_BYTES", default))
+    budget = body_budget_bytes(largest, memory_limit=limit, workers=workers)
+    peak = workers * peak_bytes(max(budget, largest))
+    assert peak <= 0.85 * limit, (peak / 2**20, limit / 2**20)

@@ -30,6 +30,15 @@ class ConsumerSettings(BaseModel):
     standalone_server: bool = False
     max_request_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
     max_batch_events: int = Field(default=10_000, ge=1)
+    # Bytes of request bodies one worker holds at once; None: sized from the
+    # container's memory limit (intake/memory.py), else 4 x max_request_bytes.
+    body_budget_bytes: int | None = Field(default=None, ge=1024)
+    # A body's next bytes must come within body_read_timeout_seconds, and at
+    # an average of body_min_rate_bytes_per_second after that (0: no least rate).
+    body_read_timeout_seconds: float = Field(default=60, gt=0)
+    body_min_rate_bytes_per_second: int = Field(default=1024, ge=0)
+    # A connection must send a request's headers within this many seconds.
+    header_timeout_seconds: float = Field(default=30, gt=0)
     naive_event_time: Literal["utc", "refuse"] = "utc"
     authorizer: AuthorizerSettings = Field(default_factory=OpenAuthorizerSettings)
 

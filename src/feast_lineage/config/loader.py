@@ -55,6 +55,11 @@ _FIXES: dict[str, str] = {
     "retention_check_interval_hours": "use a number of hours greater than 0",
     "max_request_bytes": "use a whole number of bytes, at least 1024",
     "max_batch_events": "use a whole number, at least 1",
+    "body_budget_bytes": "use a whole number of bytes, at least 1024, or leave it unset "
+    "to size it from the memory limit",
+    "body_read_timeout_seconds": "use a number of seconds greater than 0",
+    "body_min_rate_bytes_per_second": "use a whole number of bytes per second, 0 or more",
+    "header_timeout_seconds": "use a number of seconds greater than 0",
     "transport_type": "use http, console, file or kafka, or leave it unset",
     "api_key": "set a non-empty key or remove it",
     "connection_string": "set a database URL such as sqlite:///data/lineage.db "

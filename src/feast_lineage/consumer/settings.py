@@ -25,6 +25,9 @@ class AppSettings:
     # Serve the web UI (the built files in feast_lineage/webui) at "/".
     serve_ui: bool = False
     feast_auth: str = "no_auth"  # feature_store.yaml auth.type
+    workers: int = 1  # the worker processes sharing the container's memory
+    # Where the container's memory limit is read (cgroup v2 or v1 files under it).
+    cgroup_root: Path = Path("/sys/fs/cgroup")
 
     @classmethod
     def from_config(
@@ -35,6 +38,7 @@ class AppSettings:
         fs_yaml_file: Path | None = None,
         serve_consumer: bool = True,
         serve_ui: bool = False,
+        workers: int = 1,
     ) -> AppSettings:
         consumer = config.consumer
         return cls(
@@ -48,4 +52,5 @@ class AppSettings:
             serve_consumer=serve_consumer,
             serve_ui=serve_ui,
             feast_auth=config.feast_auth,
+            workers=workers,
         )

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.access.authorizers import Authorizer, OpenAuthorizer
+from feast_lineage.consumer.intake.body_pace import BodyPace
 from feast_lineage.consumer.intake.budget import BodyBudget
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
+from feast_lineage.consumer.intake.memory import (
+    body_budget_bytes,
+    container_memory_limit,
+    resident_bytes,
+    return_memory,
+)
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.services.ingest import Intake
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.store.positions import PositionCache
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -27,10 +38,21 @@ class ConsumerState:
     retention: Retention = field(default_factory=Retention)
     bodies: BodyBudget = field(init=False)
     intake: Intake = field(init=False)
+    pace: Callable[[], BodyPace] = field(init=False)  # a new request body's time limits
 
     def __post_init__(self) -> None:
         consumer = self.settings.consumer
-        self.bodies = BodyBudget.for_body_limit(consumer.max_request_bytes)
+        self.bodies = BodyBudget(
+            body_budget_bytes(
+                consumer.max_request_bytes,
+                configured=consumer.body_budget_bytes,
+                memory_limit=container_memory_limit(self.settings.cgroup_root),
+                workers=self.settings.workers,
+            )
+        )
+        self.pace = lambda: BodyPace(
+            consumer.body_read_timeout_seconds, consumer.body_min_rate_bytes_per_second
+        )
         self.intake = Intake(
             pipeline=self.pipeline,
             memo=self.facet_memo,
@@ -38,3 +60,23 @@ class ConsumerState:
             max_batch_events=consumer.max_batch_events,
             naive_event_time=consumer.naive_event_time,
         )
+
+    def return_memory(self) -> None:
+        """After a spike of large bodies: the per-process caches emptied, memory given back."""
+        before = resident_bytes()
+        return_memory(self.facet_memo, _WriteCacheOf(self.pipeline))
+        after = resident_bytes()
+        if before is not None and after is not None:
+            log.info(
+                "memory given back after a spike of request bodies: %d MiB resident, was %d MiB",
+                after // 2**20,
+                before // 2**20,
+            )
+
+
+class _WriteCacheOf:
+    def __init__(self, pipeline: IngestPipeline) -> None:
+        self._pipeline = pipeline
+
+    def clear(self) -> None:
+        self._pipeline.forget_cache()

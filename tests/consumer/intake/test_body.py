@@ -19,6 +19,7 @@ from feast_lineage.consumer.intake.body import (
     parse_events,
     problem_dicts,
 )
+from feast_lineage.consumer.intake.budget import BodyBudget, BodyHold
 from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
 from feast_lineage.consumer.store.rows import RowBatch
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
@@ -75,6 +76,22 @@ def test_limit_counts_every_gzip_member() -> None:
     assert err.status == 413
 
 
+def test_inflated_bytes_are_held_in_the_budget_piece_by_piece() -> None:
+    """A small gzip body inflating to megabytes holds what it inflates to, not what it sent."""
+    text = b" " * (3 * 1024 * 1024 + 10)
+    budget = BodyBudget(10**9)
+    hold = budget.hold()
+    assert decompress(gzip.compress(text), "gzip", len(text), hold) == text
+    assert hold.size == len(text)
+    # A budget that others fill refuses the body once its inflated bytes do not fit.
+    busy = BodyBudget(2 * 1024 * 1024)
+    assert busy.hold().grow(1024 * 1024)
+    mine = busy.hold()
+    err = _decompress_error(gzip.compress(text), "gzip", len(text), mine)
+    assert (err.status, err.code) == (503, "ingest_busy")
+    assert mine.size <= 1024 * 1024  # refused at the first piece past the budget
+
+
 def test_exactly_the_limit_is_fine() -> None:
     assert decompress(gzip.compress(BODY), "gzip", len(BODY)) == BODY
     assert _decompress_error(gzip.compress(BODY), "gzip", len(BODY) - 1).status == 413
@@ -106,9 +123,11 @@ def test_unknown_encoding_is_415(encoding: str) -> None:
     assert "use gzip" in err.message
 
 
-def _decompress_error(data: bytes, encoding: str, limit: int) -> BodyError:
+def _decompress_error(
+    data: bytes, encoding: str, limit: int, hold: BodyHold | None = None
+) -> BodyError:
     with pytest.raises(BodyError) as caught:
-        decompress(data, encoding, limit)
+        decompress(data, encoding, limit, hold)
     return caught.value
 
 

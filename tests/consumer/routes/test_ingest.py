@@ -598,3 +598,30 @@ def test_json_media_types_with_parameters_or_suffixes_are_accepted(
     response = post(client, LINEAGE, event, **{"Content-Type": content_type})
     assert response.status_code == 201, response.text
     assert stored_run_ids(client) == [event["run"]["runId"]]
+
+
+def test_a_large_batch_stored_in_pieces_reports_every_event_at_its_index(
+    client: TestClient,
+) -> None:
+    """A gzip array of 1,200 events is derived and stored 500 at a time (services/ingest.py).
+
+    Problems and warnings keep their indexes in the whole body, across pieces.
+    """
+    events = [
+        run_event("COMPLETE", job=("airflow://prod", f"pieces.{i}"), run_id=str(uuid.uuid4()))
+        for i in range(1200)
+    ]
+    events[3]["run"]["runId"] = "not-a-uuid"
+    events[1100]["run"]["runId"] = "not-a-uuid"
+    events[700]["eventTime"] = "2026-01-01T12:00:00"
+    events[1150]["eventTime"] = "2026-01-01T12:00:01"
+    body = gzip.compress(orjson.dumps(events))
+    answer = post(client, LINEAGE, body, **{"Content-Encoding": "gzip"})
+    assert answer.status_code == 207, answer.text
+    result = answer.json()
+    assert result["summary"] == {"received": 1200, "successful": 1198, "failed": 2}
+    assert [e["index"] for e in result["errors"]] == [3, 1100]
+    assert result["errors"][1]["path"].startswith("$[1100].run.runId")
+    [warning] = result["warnings"]
+    assert (warning["path"], warning["count"]) == ("$[700].eventTime", 2)
+    assert len(stored_events(client)) == 1198

@@ -2296,6 +2296,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The request body stalled (it came too slowly or stopped); send it again */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Body or batch too large */
             413: {
                 headers: {
@@ -2551,6 +2560,15 @@ export interface operations {
             };
             /** @description An API key (or token) is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body stalled (it came too slowly or stopped); send it again */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from feast_lineage.consumer.intake.budget import BodyHold
 from feast_lineage.consumer.intake.derive import derive
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent, detached
@@ -45,8 +46,18 @@ class ParsedBody:
     warnings: list[dict[str, Any]] = field(default_factory=list)
 
 
-def decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
-    """Undo ``Content-Encoding: gzip`` (or deflate), refusing to inflate past ``limit``."""
+# Inflated in pieces of this size, each held in the worker's budget as it comes.
+_INFLATE_PIECE = 1024 * 1024
+
+
+def decompress(
+    data: bytes, encoding: str | None, limit: int, hold: BodyHold | None = None
+) -> bytes:
+    """Undo ``Content-Encoding: gzip`` (or deflate), refusing to inflate past ``limit``.
+
+    With ``hold``, every inflated piece is added to it first; a piece the
+    worker's budget cannot take refuses the body (503 ``ingest_busy``).
+    """
     if not encoding or encoding.strip().lower() in {"identity", ""}:
         return data
     enc = encoding.strip().lower()
@@ -64,20 +75,34 @@ def decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
     # A gzip body may hold several members (RFC 1952); each is inflated in turn.
     while True:
         inflater = zlib.decompressobj(wbits)
-        try:
-            out = inflater.decompress(rest, limit + 1 - size)
-        except zlib.error:
-            raise BodyError(
-                400, "invalid_encoding", f"the body is not valid {enc} data; check Content-Encoding"
-            ) from None
-        size += len(out)
-        parts.append(out)
-        if size > limit or inflater.unconsumed_tail:
-            raise BodyError(
-                413,
-                "body_too_large",
-                f"the decompressed body exceeds {limit} bytes; send smaller batches",
-            )
+        pending = rest
+        while not inflater.eof:
+            try:
+                out = inflater.decompress(pending, min(_INFLATE_PIECE, limit + 1 - size))
+            except zlib.error:
+                raise BodyError(
+                    400,
+                    "invalid_encoding",
+                    f"the body is not valid {enc} data; check Content-Encoding",
+                ) from None
+            size += len(out)
+            if size > limit:
+                raise BodyError(
+                    413,
+                    "body_too_large",
+                    f"the decompressed body exceeds {limit} bytes; send smaller batches",
+                )
+            if out and hold is not None and not hold.grow(len(out)):
+                raise BodyError(
+                    503,
+                    "ingest_busy",
+                    f"this server is busy with {hold.budget.reserved} bytes of request bodies; "
+                    "nothing was stored, retry in a moment",
+                )
+            parts.append(out)
+            pending = inflater.unconsumed_tail
+            if not out and not pending:
+                break
         if not inflater.eof:
             raise BodyError(
                 400, "invalid_encoding", f"the {enc} body is truncated; send the whole body"
@@ -326,6 +351,110 @@ _TINY_MESSAGE = (
 )
 
 
+class OpenBody:
+    """A parsed array of events, derived piece by piece (:meth:`derive`).
+
+    A piece's events are let go as they are derived, and its rows can be
+    stored and let go before the next piece is derived: a large batch never
+    has all its rows in memory at once (the rows of an event take several
+    times its JSON text).
+    """
+
+    def __init__(
+        self,
+        events: list[Any],
+        exact: list[Any] | None,
+        nul: bool,
+        received_us: int,
+        memo: FacetMemo | None,
+        naive_event_time: NaiveEventTime,
+    ) -> None:
+        self._events = events
+        self._exact = exact
+        self._nul = nul
+        self._received_us = received_us
+        self._memo = memo
+        self._naive_event_time = naive_event_time
+        self._naive = 0  # events whose eventTime was taken as UTC, so far
+        self._first_naive: tuple[int, str] | None = None
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def derive(self, start: int, stop: int) -> list[RowBatch | InvalidEvent]:
+        """The results of events ``start`` to ``stop``; each event is let go once derived."""
+        events, exact = self._events, self._exact
+        results: list[RowBatch | InvalidEvent] = []
+        for i in range(start, stop):
+            event, events[i] = events[i], None
+            one = _one(
+                event,
+                self._received_us,
+                True,  # derive() checks each event's canonical bytes for credentials
+                self._memo,
+                self._nul,
+                exact[i] if exact else None,
+                self._naive_event_time,
+            )
+            if type(one) is RowBatch and one.naive_times:
+                self._naive += 1
+                if self._first_naive is None:
+                    self._first_naive = (i, event["eventTime"])
+            results.append(one)
+            del event
+        return results
+
+    def warnings(self) -> list[dict[str, Any]]:
+        """What was stored but deserves a word, over every piece derived so far."""
+        if self._first_naive is None:
+            return []
+        index, text = self._first_naive
+        return _naive_time_warnings(self._naive, f"$[{index}].eventTime", text)
+
+
+def open_events(
+    data: bytes,
+    received_us: int,
+    *,
+    max_events: int,
+    require_array: bool = False,
+    memo: FacetMemo | None = None,
+    naive_event_time: NaiveEventTime = "utc",
+) -> OpenBody | ParsedBody:
+    """Parse a (decompressed) body: an array to derive piece by piece, or one event derived."""
+    value = parse_json(data)
+    nul = b"\\u0000" in data  # the only way JSON text can carry a NUL character
+    if isinstance(value, list):
+        if len(value) > max_events:
+            raise BodyError(
+                413,
+                "too_many_events",
+                f"the batch has {len(value)} events, more than the limit of {max_events}; "
+                "split it into smaller batches",
+            )
+        exact = _exact_values(data, value)
+        return OpenBody(value, exact, nul, received_us, memo, naive_event_time)
+    if require_array:
+        raise BodyError(
+            400, "expected_array", "the batch endpoint expects a JSON array of OpenLineage events"
+        )
+    if isinstance(value, dict):
+        exact = _exact_values(data, value)
+        one = _one(
+            value, received_us, True, memo, nul, exact[0] if exact else None, naive_event_time
+        )
+        warnings = []
+        if type(one) is RowBatch and one.naive_times:
+            warnings = _naive_time_warnings(1, "$.eventTime", value["eventTime"])
+        return ParsedBody(False, [one], warnings)
+    raise BodyError(
+        400,
+        "unexpected_body",
+        "expected an OpenLineage event (a JSON object) or an array of events, "
+        f"got a JSON {_JSON_TYPES.get(type(value), type(value).__name__)}",
+    )
+
+
 def parse_events(
     data: bytes,
     received_us: int,
@@ -340,64 +469,31 @@ def parse_events(
     ``naive_event_time``: an eventTime without a UTC offset is taken as UTC
     (and reported among the warnings), or refused (``"refuse"``).
     """
-    value = parse_json(data)
-    # derive() checks each event's canonical bytes (where no JSON escape can
-    # hide an "@") and walks only the events that may hold a credential.
-    scrub = True
-    nul = b"\\u0000" in data  # the only way JSON text can carry a NUL character
-    if isinstance(value, list):
-        if len(value) > max_events:
-            raise BodyError(
-                413,
-                "too_many_events",
-                f"the batch has {len(value)} events, more than the limit of {max_events}; "
-                "split it into smaller batches",
-            )
-        exact = _exact_values(data, value)
-        results = [
-            _one(e, received_us, scrub, memo, nul, exact[i] if exact else None, naive_event_time)
-            for i, e in enumerate(value)
-        ]
-        return ParsedBody(True, results, _naive_time_warnings(value, results))
-    if require_array:
-        raise BodyError(
-            400, "expected_array", "the batch endpoint expects a JSON array of OpenLineage events"
-        )
-    if isinstance(value, dict):
-        exact = _exact_values(data, value)
-        one = _one(
-            value, received_us, scrub, memo, nul, exact[0] if exact else None, naive_event_time
-        )
-        return ParsedBody(False, [one], _naive_time_warnings(None, [one], value))
-    raise BodyError(
-        400,
-        "unexpected_body",
-        "expected an OpenLineage event (a JSON object) or an array of events, "
-        f"got a JSON {_JSON_TYPES.get(type(value), type(value).__name__)}",
+    opened = open_events(
+        data,
+        received_us,
+        max_events=max_events,
+        require_array=require_array,
+        memo=memo,
+        naive_event_time=naive_event_time,
     )
+    if isinstance(opened, ParsedBody):
+        return opened
+    results = opened.derive(0, len(opened))
+    return ParsedBody(True, results, opened.warnings())
 
 
-def _naive_time_warnings(
-    events: list[Any] | None, results: list[RowBatch | InvalidEvent], single: Any = None
-) -> list[dict[str, Any]]:
-    """One warning for every eventTime taken as UTC (``events`` None: a single event)."""
-    naive = [i for i, r in enumerate(results) if type(r) is RowBatch and r.naive_times]
-    if not naive:
-        return []
-    first = naive[0]
-    if events is None:
-        path, text = "$.eventTime", single["eventTime"]
-    else:
-        path, text = f"$[{first}].eventTime", events[first]["eventTime"]
+def _naive_time_warnings(count: int, path: str, text: str) -> list[dict[str, Any]]:
+    """The warning for ``count`` eventTimes taken as UTC, the first ``text`` at ``path``."""
     fix = "send Z or an offset such as +02:00"
-    if len(naive) == 1:
+    if count == 1:
         message = f"{text[:64]!r} has no UTC offset and was taken as UTC; {fix}"
     else:
         message = (
-            f"{len(naive)} events have an eventTime without a UTC offset (the first: "
+            f"{count} events have an eventTime without a UTC offset (the first: "
             f"{text[:64]!r} at {path}); they were taken as UTC; {fix}"
         )
-    return [{"code": "naive_event_time", "path": path, "count": len(naive), "message": message}]
+    return [{"code": "naive_event_time", "path": path, "count": count, "message": message}]
 
 
 _JSON_TYPES = {int: "number", float: "number", str: "string", bool: "boolean"}
@@ -415,4 +511,12 @@ def problem_dicts(index: int | None, err: InvalidEvent) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["BodyError", "EventProblem", "ParsedBody", "decompress", "parse_events"]
+__all__ = [
+    "BodyError",
+    "EventProblem",
+    "OpenBody",
+    "ParsedBody",
+    "decompress",
+    "open_events",
+    "parse_events",
+]

@@ -31,6 +31,9 @@ class FacetMemo:
         hit = self._items.get(key)
         return hit[1] if hit is not None and hit[0] == fingerprint else None
 
+    def clear(self) -> None:
+        self._items = {}
+
     def put(self, key: tuple[Any, str], fingerprint: int, blob_id: str) -> None:
         if len(self._items) >= self._limit:
             self._items.clear()

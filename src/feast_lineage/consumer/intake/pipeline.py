@@ -137,6 +137,16 @@ class IngestPipeline:
             self._started = False
         self._close_connection()
 
+    def forget_cache(self) -> None:
+        """Drop what the writer remembers of stored rows (it rewrites them when seen again).
+
+        Called after a spike of large bodies, so that the memory the cache
+        took during it can go back to the system. A new WriteCache replaces
+        the old one: the writer thread finishes any transaction with the one
+        it holds (and forgets its rows with it), never a half-cleared one.
+        """
+        self._cache = WriteCache()
+
     def submit(self, items: list[RowBatch]) -> Future[list[Outcome]]:
         """Queue ``items``; the future gives one outcome per item (None when stored)."""
         sub = _Submission(items)

@@ -37,7 +37,7 @@ def _body_doc(*, array_only: bool) -> dict[str, Any]:
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
-_ERRORS = error_responses(400, 401, 413, 415, 503, _400="Invalid JSON or an invalid event")
+_ERRORS = error_responses(400, 401, 408, 413, 415, 503, _400="Invalid JSON or an invalid event")
 
 
 async def _ingest(request: Request, *, batch: bool) -> Response:
@@ -56,12 +56,15 @@ async def _ingest(request: Request, *, batch: bool) -> Response:
 async def _store(request: Request, metrics: Metrics, *, batch: bool) -> Response:
     state = await ingest_state(request)
     intake = state.intake
-    async with received_body(request, state.bodies, intake.max_request_bytes) as body:
+    async with received_body(
+        request, state.bodies, intake.max_request_bytes, state.pace(), state.return_memory
+    ) as body:
         try:
-            result = await ingest(intake, body.raw, body.encoding, batch=batch)
+            result = await ingest(intake, body.raw, body.encoding, batch=batch, hold=body.hold)
         except BodyError as err:
             metrics.request_refused(err.code)
-            return error_response(err.status, err.code, err.message)
+            headers = {"Retry-After": "1"} if err.code == "ingest_busy" else None
+            return error_response(err.status, err.code, err.message, headers=headers)
     metrics.ingested(result.successful, result.refused())
     if result.successful == 0 and result.received > 0:
         return _failure(result)

@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
-from feast_lineage.consumer.intake.body import ParsedBody, decompress, parse_events, problem_dicts
+from feast_lineage.consumer.intake.body import (
+    OpenBody,
+    ParsedBody,
+    decompress,
+    open_events,
+    problem_dicts,
+)
+from feast_lineage.consumer.intake.budget import BodyHold
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome, StoreUnavailable
 from feast_lineage.consumer.intake.problems import InvalidEvent
@@ -23,10 +31,17 @@ from feast_lineage.consumer.intake.validation import NaiveEventTime
 from feast_lineage.consumer.store.rows import RowBatch
 from feast_lineage.event_time import now_us
 
+T = TypeVar("T")
+
 # Bodies up to this size are parsed on the event loop (tens of microseconds);
 # larger ones off it (by the writer thread, or a worker thread), so the loop
 # never stalls.
 _INLINE_BYTES = 32 * 1024
+# Bodies up to this size are derived and stored at once; larger ones (and
+# every compressed one) PIECE_EVENTS events at a time, so that a worker never
+# holds the rows of a whole large batch (docs/deployment.md, "Memory").
+_WHOLE_BYTES = 1024 * 1024
+PIECE_EVENTS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,20 +88,44 @@ class IngestResult:
 
 
 @dataclass
-class _Checked:
-    """A parsed body: the events to store, and the problems of the others."""
+class _Piece:
+    """What became of some events of a body: stored (outcome None), or not, and why."""
 
-    parsed: ParsedBody
-    valid: list[RowBatch] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)  # index of each valid event
+    keys: list[list[str]] = field(default_factory=list)  # each valid event's dedup keys
+    outcomes: list[Outcome] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _check(
-    raw: bytes, encoding: str | None, intake: Intake, batch: bool
-) -> tuple[_Checked, list[RowBatch]]:
-    data = decompress(raw, encoding, intake.max_request_bytes)
-    parsed = parse_events(
+@dataclass
+class _Body:
+    is_array: bool
+    received: int
+    pieces: list[_Piece]
+    warnings: list[dict[str, Any]]
+
+
+def _sort(
+    results: list[RowBatch | InvalidEvent], offset: int, is_array: bool
+) -> tuple[_Piece, list[RowBatch]]:
+    """Valid events apart from invalid ones (``offset``: the first one's index in the body)."""
+    piece = _Piece()
+    valid: list[RowBatch] = []
+    for index, item in enumerate(results, offset):
+        if isinstance(item, InvalidEvent):
+            piece.errors.extend(problem_dicts(index if is_array else None, item))
+        else:
+            valid.append(item)
+            piece.positions.append(index)
+            piece.keys.append([event["event_key"] for event in item.events])
+    return piece, valid
+
+
+def _open(
+    raw: bytes, encoding: str | None, intake: Intake, batch: bool, hold: BodyHold | None
+) -> OpenBody | ParsedBody:
+    data = decompress(raw, encoding, intake.max_request_bytes, hold)
+    return open_events(
         data,
         now_us(),
         max_events=intake.max_batch_events,
@@ -94,60 +133,98 @@ def _check(
         memo=intake.memo,
         naive_event_time=intake.naive_event_time,
     )
-    checked = _Checked(parsed)
-    for index, item in enumerate(parsed.results):
-        if isinstance(item, InvalidEvent):
-            checked.errors.extend(problem_dicts(index if parsed.is_array else None, item))
-        else:
-            checked.valid.append(item)
-            checked.positions.append(index)
-    return checked, checked.valid
+
+
+def _parse(
+    raw: bytes, encoding: str | None, intake: Intake, batch: bool, hold: BodyHold | None
+) -> tuple[tuple[_Piece, ParsedBody], list[RowBatch]]:
+    """A whole body parsed and derived at once (small bodies)."""
+    opened = _open(raw, encoding, intake, batch, hold)
+    if isinstance(opened, OpenBody):
+        opened = ParsedBody(True, opened.derive(0, len(opened)), opened.warnings())
+    piece, valid = _sort(opened.results, 0, opened.is_array)
+    return (piece, opened), valid
+
+
+def _derive(opened: OpenBody, start: int, stop: int) -> tuple[_Piece, list[RowBatch]]:
+    return _sort(opened.derive(start, stop), start, True)
+
+
+async def _store_piece(
+    pipeline: IngestPipeline, prepare: Callable[[], tuple[T, list[RowBatch]]]
+) -> tuple[T, list[Outcome]]:
+    """Prepare rows and store them: by the writer thread on SQLite, else in a thread."""
+    if pipeline.prepares_while_waiting:
+        # The writer thread parses it, while another process writes (see pipeline.py).
+        return await asyncio.wrap_future(pipeline.submit_deferred(prepare))
+    value, valid = await run_in_thread(prepare)  # parsing overlaps the database's waits
+    outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
+    return value, outcomes
 
 
 async def _check_and_store(
-    intake: Intake, raw: bytes, encoding: str | None, batch: bool
-) -> tuple[_Checked, list[Outcome]]:
-    check = partial(_check, raw, encoding, intake, batch)
+    intake: Intake, raw: bytes, encoding: str | None, batch: bool, hold: BodyHold | None
+) -> _Body:
     pipeline = intake.pipeline
+    whole = partial(_parse, raw, encoding, intake, batch, hold)
     if len(raw) <= _INLINE_BYTES and not encoding:
-        checked, valid = check()
-    elif pipeline.prepares_while_waiting:
-        # The writer thread parses it, while another process writes (see pipeline.py).
-        return await asyncio.wrap_future(pipeline.submit_deferred(check))
-    else:  # PostgreSQL: parsing overlaps the writer's waits for the database
-        checked, valid = await run_in_thread(check)
-    outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
-    return checked, outcomes
+        (piece, parsed), valid = whole()
+        piece.outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
+        return _Body(parsed.is_array, len(parsed.results), [piece], parsed.warnings)
+    if len(raw) <= _WHOLE_BYTES and not encoding:
+        (piece, parsed), piece.outcomes = await _store_piece(pipeline, whole)
+        return _Body(parsed.is_array, len(parsed.results), [piece], parsed.warnings)
+    # A large body: parsed once, then derived and stored PIECE_EVENTS at a time.
+    opened = await run_in_thread(partial(_open, raw, encoding, intake, batch, hold))
+    if isinstance(opened, ParsedBody):  # one event
+        piece, valid = _sort(opened.results, 0, False)
+        piece.outcomes = await asyncio.wrap_future(pipeline.submit(valid)) if valid else []
+        return _Body(False, 1, [piece], opened.warnings)
+    pieces = []
+    for start in range(0, len(opened), PIECE_EVENTS):
+        stop = min(start + PIECE_EVENTS, len(opened))
+        piece, piece.outcomes = await _store_piece(pipeline, partial(_derive, opened, start, stop))
+        pieces.append(piece)
+    return _Body(True, len(opened), pieces, opened.warnings())
 
 
-async def ingest(intake: Intake, raw: bytes, encoding: str | None, *, batch: bool) -> IngestResult:
-    """Store the events of a body (an event or an array; an array only, with ``batch``)."""
-    checked, outcomes = await _check_and_store(intake, raw, encoding, batch)
-    parsed, errors = checked.parsed, checked.errors
+async def ingest(
+    intake: Intake, raw: bytes, encoding: str | None, *, batch: bool, hold: BodyHold | None = None
+) -> IngestResult:
+    """Store the events of a body (an event or an array; an array only, with ``batch``).
+
+    ``hold``: the body's share of the worker's budget, which inflating a
+    compressed body grows by the inflated bytes.
+    """
+    body = await _check_and_store(intake, raw, encoding, batch, hold)
+    errors: list[dict[str, Any]] = []
     successful = 0
-    refused = bool(errors)  # some event was refused for what it holds
     down = False
     stored: list[str] = []
-    for index, outcome, rows in zip(checked.positions, outcomes, checked.valid, strict=True):
-        if outcome is None:
-            successful += 1
-            stored.extend(event["event_key"] for event in rows.events)
-            continue
-        unavailable = isinstance(outcome, StoreUnavailable)
-        down = down or unavailable
-        refused = refused or not unavailable
-        item_error: dict[str, Any] = {"path": "$", "message": str(outcome)}
-        if parsed.is_array:
-            item_error = {"index": index, "path": f"$[{index}]", "message": str(outcome)}
-        item_error["code"] = "store_unavailable" if unavailable else "rejected"
-        errors.append(item_error)
+    for piece in body.pieces:
+        errors.extend(piece.errors)
+    refused = bool(errors)  # some event was refused for what it holds
+    for piece in body.pieces:
+        for index, outcome, keys in zip(piece.positions, piece.outcomes, piece.keys, strict=True):
+            if outcome is None:
+                successful += 1
+                stored.extend(keys)
+                continue
+            unavailable = isinstance(outcome, StoreUnavailable)
+            down = down or unavailable
+            refused = refused or not unavailable
+            item_error: dict[str, Any] = {"path": "$", "message": str(outcome)}
+            if body.is_array:
+                item_error = {"index": index, "path": f"$[{index}]", "message": str(outcome)}
+            item_error["code"] = "store_unavailable" if unavailable else "rejected"
+            errors.append(item_error)
     errors.sort(key=lambda e: e.get("index", 0))
     return IngestResult(
-        is_array=parsed.is_array,
-        received=len(parsed.results),
+        is_array=body.is_array,
+        received=body.received,
         successful=successful,
         errors=errors,
         unavailable=down and not refused,
-        warnings=parsed.warnings,
+        warnings=body.warnings,
         event_ids=stored,
     )

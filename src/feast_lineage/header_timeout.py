@@ -1,0 +1,80 @@
+"""Closing connections that stall before their request's headers are complete.
+
+uvicorn closes an idle keep-alive connection after a few seconds, but waits
+for ever on a connection that sends part of a request's headers, or nothing
+at all, so a client can hold any number of sockets open. Production servers
+bound that wait (nginx's ``client_header_timeout``, Apache's
+``RequestReadTimeout header=``); :func:`with_header_timeout` adds the same
+bound to uvicorn's HTTP protocol: from the moment a connection opens, or the
+first byte of its next request arrives, the request's headers must be complete
+within the timeout, else the server answers ``408`` (when some bytes came)
+and closes the connection. The body's own time limits are the ingest
+route's (:mod:`feast_lineage.consumer.intake.body_pace`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+_TIMED_OUT = (
+    b"HTTP/1.1 408 Request Timeout\r\n"
+    b"content-type: application/json\r\n"
+    b"connection: close\r\n"
+    b"content-length: %d\r\n\r\n%s"
+)
+_BODY = (
+    b'{"error":{"status":408,"code":"header_timeout","message":'
+    b'"the request headers did not arrive in time; send the whole request at once"}}'
+)
+
+
+def with_header_timeout(seconds: float, base: Any = AutoHTTPProtocol) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol ``base``, closing connections whose headers stall ``seconds``."""
+
+    class HeaderTimeoutProtocol(base):  # type: ignore[misc]
+        header_timeout = seconds
+
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            self._header_timer: asyncio.TimerHandle | None = None
+            self._header_bytes = False
+            super().connection_made(transport)
+            self._arm_header_timer()
+
+        def data_received(self, data: bytes) -> None:
+            if self._header_timer is None and not self._in_request():
+                self._arm_header_timer()
+            self._header_bytes = True
+            super().data_received(data)
+            if self._in_request():
+                self._cancel_header_timer()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_header_timer()
+            super().connection_lost(exc)
+
+        def _in_request(self) -> bool:
+            """Whether a request's headers are complete and its answer is not."""
+            cycle = self.cycle
+            return cycle is not None and not cycle.response_complete
+
+        def _arm_header_timer(self) -> None:
+            self._header_bytes = False
+            self._header_timer = self.loop.call_later(self.header_timeout, self._headers_stalled)
+
+        def _cancel_header_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_stalled(self) -> None:
+            self._header_timer = None
+            if self._in_request() or self.transport.is_closing():
+                return
+            if self._header_bytes:
+                self.transport.write(_TIMED_OUT % (len(_BODY), _BODY))
+            self.transport.close()
+
+    return HeaderTimeoutProtocol
