@@ -281,6 +281,7 @@ def test_visible_parts_of_the_same_facets_stay(client: TestClient) -> None:
 
     client.headers["X-API-Key"] = "key-all"
     everything = client.get(f"{API}/events").text
-    assert TEXT in everything and FILTER_TEXT in everything and HIDDEN in everything
+    for secret in (TEXT, FILTER_TEXT, HIDDEN):
+        assert secret in everything
     datasets = client.get(f"{API}/datasets", params={"search": "scores"}).json()["datasets"]
     assert any(TEXT in json.dumps(d["facets_json"]) for d in datasets)
