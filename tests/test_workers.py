@@ -180,6 +180,9 @@ def test_a_signal_stops_every_worker_after_it_commits_what_it_holds(
 ) -> None:
     repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
     with lineage_server(repo, extra_args=WORKERS) as server:
+        # Both workers serving (each opens the Feast registry first, which takes seconds).
+        started = "Application startup complete"
+        assert wait_for(lambda: server.log().count(started) == 2, timeout=300), server.log()
         workers = children(server.process.pid)
         streams = [Stream(server.url, n) for n in range(4)]
         for stream in streams:
