@@ -72,8 +72,9 @@ def lineage_server(
     port: int | None = None,
     env: dict[str, str] | None = None,
     extra_args: list[str] | None = None,
+    log_level: str | None = None,
 ) -> Iterator[ServerProcess]:
-    server = start_server(repo, port=port, env=env, extra_args=extra_args)
+    server = start_server(repo, port=port, env=env, extra_args=extra_args, log_level=log_level)
     try:
         wait_ready(server)
         yield server
@@ -87,6 +88,7 @@ def start_server(
     port: int | None = None,
     env: dict[str, str] | None = None,
     extra_args: list[str] | None = None,
+    log_level: str | None = None,
 ) -> ServerProcess:
     """Start a server and return at once (see :func:`wait_ready`); the caller stops it."""
     port = port or free_port()
@@ -97,6 +99,7 @@ def start_server(
         "feast_lineage.cli",
         "-c",
         str(repo),
+        *(["--log-level", log_level] if log_level else []),
         "serve_lineage",
         "--port",
         str(port),
@@ -109,7 +112,9 @@ def start_server(
     return ServerProcess(process, f"http://127.0.0.1:{port}", log_path)
 
 
-def wait_ready(server: ServerProcess, timeout: float = 60) -> None:
+def wait_ready(server: ServerProcess, timeout: float = 180) -> None:
+    # Generous: a server opens the Feast registry before it answers, which takes
+    # seconds, and a minute on a loaded machine.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.process.poll() is not None:

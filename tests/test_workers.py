@@ -155,12 +155,34 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
         assert f"Booting worker with pid: {new}" in server.log()
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_every_worker_opens_the_registry_before_it_serves(tmp_path: Path, workers: int) -> None:
+    """No request pays for loading Feast: each worker opens the registry as it starts.
+
+    One worker is server.py's single process (uvicorn), two are gunicorn's.
+    """
+    repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
+    (repo / "data").mkdir()
+    opened = "the Feast registry is open"
+    args = ["--workers", str(workers)]
+    with lineage_server(repo, extra_args=args, log_level="info") as server:
+        # A worker answers only once its registry is open.
+        assert server.log().count(opened) >= 1
+        assert wait_for(lambda: server.log().count(opened) == workers, timeout=300), server.log()
+        response = httpx.get(server.url + "/api/v1/lineage/registry", timeout=30)
+        assert response.status_code == 200, response.text
+        assert server.log().count(opened) == workers  # once per worker, not per request
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_stops_every_worker_after_it_commits_what_it_holds(
     tmp_path: Path, stop: signal.Signals
 ) -> None:
     repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
     with lineage_server(repo, extra_args=WORKERS) as server:
+        # Both workers serving (each opens the Feast registry first, which takes seconds).
+        started = "Application startup complete"
+        assert wait_for(lambda: server.log().count(started) == 2, timeout=300), server.log()
         workers = children(server.process.pid)
         streams = [Stream(server.url, n) for n in range(4)]
         for stream in streams:

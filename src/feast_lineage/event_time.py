@@ -16,7 +16,9 @@ OpenLineage spec asks, with what real producers send besides:
   that minute (the store counts no leap seconds).
 
 A date alone, a week date (``2026-W01-1``), an ordinal date and ISO 8601's
-basic form (``20260101T120000Z``) are refused. So are times before 1900
+basic form (``20260101T120000Z``) are refused, and so is a time with
+whitespace around it (``" 2026-01-01T12:00:00Z"``: RFC 3339 has none, and a
+producer that pads its times has a bug worth hearing of). So are times before 1900
 and after 9999 (in UTC): no real event has them, and they could not be
 shown back as ISO dates.
 """
@@ -70,10 +72,13 @@ def parse_event_time(text: str, *, bounded: bool = True) -> tuple[int, bool]:
     """
     if not isinstance(text, str):
         raise EventTimeError(f"must be a string: send {EXPECTED_FORM}")
-    value = text.strip()
-    found = _DATE_TIME.fullmatch(value)
+    if text != text.strip():
+        raise EventTimeError(
+            f"{text[:64]!r} has whitespace before or after the date-time; send {EXPECTED_FORM}"
+        )
+    found = _DATE_TIME.fullmatch(text)
     if found is None:
-        raise _refuse(value)
+        raise _refuse(text)
     year, month, day, hour, minute, second, fraction, zulu, sign, off_h, off_m = found.groups()
     seconds = int(second) if second is not None else 0
     micros = int(fraction[:6].ljust(6, "0")) if fraction else 0

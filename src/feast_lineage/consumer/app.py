@@ -1,6 +1,8 @@
 """The consumer's app factory: :func:`create_app` builds a fresh app per call.
 
-Nothing happens at import time. The lifespan builds the engine, brings the
+Nothing happens at import time. The lifespan opens the Feast registry when
+the server has a feature repository (each worker, before it accepts a
+connection: no request waits for Feast to load), builds the engine, brings the
 schema up to date with Alembic, builds the authorizer, and starts the writer
 thread (and the retention thread when this server prunes: ``run_retention``
 and ``retention_days`` > 0); shutdown stops them (the writer after it has
@@ -13,6 +15,7 @@ web UI when ``settings.serve_ui`` is set.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -41,7 +44,7 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: AppSettings) -> FastAPI:
     # One registry source for the registry endpoints, the UI and the authorizer
-    # (it opens nothing until first used).
+    # (opened by the lifespan).
     registry = RegistrySource(
         settings.repo_path, fs_yaml_file=settings.fs_yaml_file, project=settings.project
     )
@@ -50,8 +53,10 @@ def create_app(settings: AppSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if settings.serve_ui and source is not None:
-            source.warm()
+        if source is not None:
+            # Before the worker accepts a connection (readiness waits for it),
+            # so no request pays for importing Feast (seconds).
+            await asyncio.to_thread(source.open_now)
         if not settings.serve_consumer:
             # Registry lineage (and the UI) only: no database, no threads.
             app.state.authorizer = build_authorizer(settings, source)

@@ -13,9 +13,19 @@ from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from feast_lineage.consumer.access.authorizers import OpenAuthorizer, request_scope
-from feast_lineage.consumer.access.keys import check_admin_key, check_api_key
+from feast_lineage.consumer.access.keys import (
+    CHALLENGE,
+    check_admin_key,
+    check_api_key,
+    presented_key,
+)
 from feast_lineage.consumer.access.scope import Scope
-from feast_lineage.consumer.errors import LineageError, ServiceUnavailable
+from feast_lineage.consumer.errors import (
+    Forbidden,
+    LineageError,
+    ServiceUnavailable,
+    Unauthorized,
+)
 from feast_lineage.consumer.services.reader import RegistryReader, StoreReader
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
@@ -76,6 +86,31 @@ async def get_scope(request: Request) -> Scope:
 
 
 ScopeDep = Annotated[Scope, Depends(get_scope)]
+
+
+async def require_whole_scope(request: Request, scope: ScopeDep) -> None:
+    """Refuse a caller who may not see every namespace (store-wide figures).
+
+    Without a key or token that is ``401`` (anonymous callers, under
+    ``anonymous_projects``, see only some namespaces: a credential is what
+    they lack); with one of a narrower scope it is ``403``.
+    """
+    if scope.is_everything:
+        return
+    if presented_key(request) is None:
+        raise Unauthorized(
+            "these figures count every namespace: send a key or token that may see every "
+            "namespace (the consumer's api_key, or a read key granted '*') as X-API-Key or "
+            "Authorization: Bearer <key>",
+            headers=CHALLENGE,
+        )
+    raise Forbidden(
+        "these figures count the events of every namespace; they need a key or token "
+        "that may see every namespace (the consumer's api_key, or a read key granted '*')"
+    )
+
+
+WholeScopeDep = Annotated[None, Depends(require_whole_scope)]
 
 
 async def get_reader(state: StateDep, scope: ScopeDep) -> StoreReader:

@@ -2,25 +2,53 @@
 
 A visible event or node can name datasets and jobs of namespaces the
 caller may not see: an event's inputs and outputs, a ``parent`` run facet,
-a ``symlinks`` dataset facet, a ``columnLineage`` facet's input fields, or
-any custom facet. For a finite scope these references are dropped before
+a ``symlinks`` dataset facet, a ``columnLineage`` facet's input fields, a
+``lineage`` facet's entries and inputs, a ``jobDependencies`` facet's jobs,
+or any custom facet. For a finite scope these references are dropped before
 the JSON leaves the server; with an unlimited scope the JSON is returned as
 stored.
 
+:func:`facets` is the one rule; every stored facet a read returns passes
+through it, and :func:`event`, :func:`stored_facets` and
+:func:`stored_event` are the ways in for whole events and stored text.
+
 Known facets keep their shape: a ``parent`` facet whose job is hidden goes
 whole, one whose root is hidden loses its ``root``, and a ``symlinks`` facet
-loses the hidden identifiers (and goes when none is left). Beyond those,
+loses the hidden identifiers (and goes when none is left), and a
+``jobDependencies`` facet loses the dependencies on a hidden job (their
+run and trigger rules with them). Beyond those,
 the rule fails closed whatever the facet: any object inside a facet with a
 string ``namespace`` the caller may not see is dropped, from its list or
 from the object that holds it (a custom facet that is itself such an
 object goes whole).
+
+Free text goes with the references it may describe, as column lineage
+(``/columns``) withholds it: when an object loses a hidden reference (an
+item of one of its lists, or one of its members), every description inside
+that object (any key ending in ``description``, whatever its case:
+``transformationDescription``, a transformation's ``description``) is
+dropped too. So a ``columnLineage`` field with a hidden input field loses
+its ``transformationDescription`` and the descriptions of its other inputs'
+transformations, and a hidden dataset-level input (the facet's ``dataset``
+list) withholds the descriptions of the whole facet; a ``lineage`` facet's
+field, entry or facet loses them the same way. Dropping a hidden *target*
+from a ``lineage`` job facet's ``entries`` withholds nothing of the other
+entries (they do not read from it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from feast_lineage.consumer.access.scope import Scope
+
+Json = dict[str, Any]
+
+# Lists of targets, not inputs: dropping a hidden item says nothing of the others.
+_TARGET_LISTS = frozenset({"entries"})
 
 
 def _visible_ref(value: Any, scope: Scope) -> bool:
@@ -28,21 +56,57 @@ def _visible_ref(value: Any, scope: Scope) -> bool:
     return isinstance(namespace, str) and scope.allows(namespace)
 
 
+def _hidden_job(dependency: Any, scope: Scope) -> bool:
+    """A ``jobDependencies`` item whose job is of a hidden namespace."""
+    job = dependency.get("job") if isinstance(dependency, dict) else None
+    namespace = job.get("namespace") if isinstance(job, dict) else None
+    return isinstance(namespace, str) and not scope.allows(namespace)
+
+
+def _is_description(key: str) -> bool:
+    return key.lower().endswith("description")
+
+
+def _without_descriptions(value: Any) -> Any:
+    """``value`` without any free-text description, at any depth."""
+    if isinstance(value, dict):
+        return {
+            key: _without_descriptions(item)
+            for key, item in value.items()
+            if not (isinstance(key, str) and _is_description(key))
+        }
+    if isinstance(value, list):
+        return [_without_descriptions(item) for item in value]
+    return value
+
+
 _HIDDEN = object()  # what :func:`_without_hidden` makes of a hidden reference
 
 
 def _without_hidden(value: Any, scope: Scope) -> Any:
-    """``value`` without the objects that name a namespace outside ``scope``."""
+    """``value`` without the objects that name a namespace outside ``scope``.
+
+    An object that loses one (a member, or an item of one of its lists)
+    loses its descriptions too.
+    """
     if isinstance(value, dict):
         namespace = value.get("namespace")
         if isinstance(namespace, str) and not scope.allows(namespace):
             return _HIDDEN
-        out: dict[str, Any] = {}
+        out: Json = {}
+        lost = False
         for key, item in value.items():
-            kept = _without_hidden(item, scope)
-            if kept is not _HIDDEN:
-                out[key] = kept
-        return out
+            if isinstance(item, list):
+                kept_items = [_without_hidden(x, scope) for x in item]
+                kept: Any = [x for x in kept_items if x is not _HIDDEN]
+                lost = lost or (len(kept) < len(item) and key not in _TARGET_LISTS)
+            else:
+                kept = _without_hidden(item, scope)
+                if kept is _HIDDEN:
+                    lost = True
+                    continue
+            out[key] = kept
+        return _without_descriptions(out) if lost else out
     if isinstance(value, list):
         items = [_without_hidden(item, scope) for item in value]
         return [item for item in items if item is not _HIDDEN]
@@ -50,7 +114,7 @@ def _without_hidden(value: Any, scope: Scope) -> Any:
 
 
 def facets(value: Any, scope: Scope) -> Any:
-    """A facets object without the parts that name hidden namespaces."""
+    """A facets object without the parts that name hidden namespaces (nor text about them)."""
     if scope.is_everything or not isinstance(value, dict):
         return value
     out = dict(value)
@@ -70,8 +134,21 @@ def facets(value: Any, scope: Scope) -> Any:
             scope,
         ):
             out["parent"] = {k: v for k, v in parent.items() if k != "root"}
-    kept = _without_hidden(out, scope)
-    return kept if kept is not _HIDDEN else {}
+    dependencies = out.get("jobDependencies")
+    if isinstance(dependencies, dict):
+        out["jobDependencies"] = {
+            key: [d for d in items if not _hidden_job(d, scope)]
+            if key in ("upstream", "downstream") and isinstance(items, list)
+            else items
+            for key, items in dependencies.items()
+        }
+    # Each facet on its own: a facet dropped whole withholds nothing of the others.
+    shown: Json = {}
+    for name, payload in out.items():
+        kept_facet = _without_hidden(payload, scope)
+        if kept_facet is not _HIDDEN:
+            shown[name] = kept_facet
+    return shown
 
 
 def _dataset(value: Any, scope: Scope) -> Any:
@@ -84,7 +161,7 @@ def _dataset(value: Any, scope: Scope) -> Any:
     return out
 
 
-def event(value: dict[str, Any], scope: Scope) -> dict[str, Any]:
+def event(value: Json, scope: Scope) -> Json:
     """An OpenLineage event as a caller limited to ``scope`` may see it."""
     if scope.is_everything:
         return value
@@ -100,3 +177,30 @@ def event(value: dict[str, Any], scope: Scope) -> dict[str, Any]:
     if isinstance(out.get("dataset"), dict):
         out["dataset"] = _dataset(out["dataset"], scope)
     return out
+
+
+def stored_event(stored: str, scope: Scope) -> Any:
+    """A stored event (JSON text) as the caller may see it.
+
+    Embedded as it is (``orjson.Fragment``, no parse) for an unlimited
+    scope; decoded and redacted otherwise.
+    """
+    if scope.is_everything:
+        return orjson.Fragment(stored)
+    return event(orjson.loads(stored), scope)
+
+
+def stored_facets(
+    stored: Mapping[str, str], scope: Scope, needed: tuple[str, ...] = ()
+) -> tuple[Json, Json]:
+    """(facets to return, the parsed facets the caller's summary reads) from stored text.
+
+    With an unlimited scope the stored JSON is embedded as it is (no parse,
+    no re-encode) and only the ``needed`` facets are parsed; otherwise every
+    facet is parsed and redacted, and both are the redacted facets.
+    """
+    if scope.is_everything:
+        parsed = {k: orjson.loads(stored[k]) for k in needed if k in stored}
+        return {k: orjson.Fragment(v) for k, v in stored.items()}, parsed
+    visible = facets({k: orjson.loads(v) for k, v in stored.items()}, scope)
+    return visible, visible

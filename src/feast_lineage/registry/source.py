@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -55,20 +56,29 @@ class RegistrySource:
                 "start it from the repository (or with -c/--chdir pointing at it)"
             )
 
-    def warm(self) -> None:
-        """Open the registry in the background, so the first request is quick.
+    @property
+    def is_open(self) -> bool:
+        """Whether the registry is open (requests read it without waiting)."""
+        return self._store is not None
 
-        Opening it imports Feast, which takes seconds; a request meanwhile
-        waits for it (this source holds a lock) rather than starting anew.
+    def open_now(self) -> bool:
+        """Open the registry, so that no request pays for it; whether it opened.
+
+        Opening it imports Feast, which takes seconds. The server calls this
+        as each worker starts, before it accepts connections (see
+        :mod:`feast_lineage.consumer.app`). A failure is logged and not
+        raised: the server serves lineage without the registry, and the
+        registry endpoints report it (and try again).
         """
-
-        def open_registry() -> None:
-            try:
-                self.registry()
-            except Exception:  # the first request reports it, with the reason
-                log.debug("opening the registry in the background failed", exc_info=True)
-
-        threading.Thread(target=open_registry, name="registry-warmup", daemon=True).start()
+        if self.repo_path is None:
+            return False
+        started = time.monotonic()
+        try:
+            self._feature_store()
+        except RegistryUnavailable:
+            return False  # logged by _open
+        log.info("the Feast registry is open (%.1f s)", time.monotonic() - started)
+        return True
 
     def registry(self) -> Any:
         return self._feature_store().registry

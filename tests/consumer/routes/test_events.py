@@ -54,6 +54,10 @@ def test_event_filters(client: TestClient) -> None:
     assert total(event_type="complete") == 3
     assert total(since=at(100), until=at(200)) == 2
     assert total(since=at(150)) == 4
+    assert total(since=at(100), until=at(100)) == 0  # [since, until): an empty window
+    assert (
+        client.get(f"{API}/runs", params={"since": at(100), "until": at(100)}).json()["total"] == 0
+    )
     items = client.get(f"{API}/events", params={"run_id": runs[2]}).json()["events"]
     assert [e["event_type"] for e in items] == ["COMPLETE", "START"]
 

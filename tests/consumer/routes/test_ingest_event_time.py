@@ -35,6 +35,7 @@ def naive_count(client: TestClient) -> int:
         ("2026-01-01", "is a date without a time"),
         ("2026-W01-1T00:00:00Z", "is an ISO week date"),
         ("2026-W01-1", "is an ISO week date"),
+        (" 2026-01-01T12:00:00Z", "has whitespace before or after the date-time"),
     ],
 )
 def test_a_date_alone_or_a_week_date_is_refused_naming_the_field_and_the_form(

@@ -182,6 +182,23 @@ def test_metrics_need_a_scope_of_every_namespace(
         assert "feast_lineage" not in response.text
 
 
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [({}, 401), ({"X-API-Key": "key-team-a"}, 403), ({"X-API-Key": "key-every-project"}, 200)],
+)
+def test_an_anonymous_caller_of_anonymous_projects_gets_401_as_the_docs_say(
+    make_app: Callable[..., TestClient], headers: dict[str, str], status: int
+) -> None:
+    """Anonymous callers see some namespaces, but the figures need a credential: 401, not 403."""
+    client = make_app(api_key=KEY, authorizer={**AUTHORIZER, "anonymous_projects": ["team_a"]})
+    response = client.get("/metrics", headers=headers)
+    assert response.status_code == status, response.text
+    if status == 401:
+        assert response.headers["WWW-Authenticate"].startswith("Bearer")
+        assert "X-API-Key" in response.json()["error"]["message"]
+    assert client.get("/api/v1/lineage/openlineage/graph").status_code == 200  # reads stay open
+
+
 def test_under_the_open_authorizer_metrics_are_a_read_like_the_others(
     make_app: Callable[..., TestClient],
 ) -> None:

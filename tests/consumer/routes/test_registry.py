@@ -291,3 +291,27 @@ def test_the_server_reads_the_registry_of_its_feature_store_yaml(repo: Path) -> 
     with TestClient(create_app(settings)) as api:
         body = api.get(f"{R}/registry").json()
     assert {n["id"] for n in body["nodes"]} == set(NODES)
+
+
+def test_the_registry_is_open_before_the_first_request(repo: Path, tmp_path: Path) -> None:
+    """The app opens it as it starts (importing Feast takes seconds): no request waits for it."""
+    client = client_for(repo, tmp_path)
+    source = client.app.state.registry_source  # type: ignore[attr-defined]
+    assert not source.is_open
+    with client as api:  # the lifespan has run: what a worker does before it accepts
+        assert source.is_open
+        assert api.get(f"{R}/registry").status_code == 200
+
+
+def test_a_registry_that_cannot_be_opened_does_not_stop_the_server(
+    repo: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "repo"
+    shutil.copytree(repo, copy)
+    write_config(copy)
+    (copy / "data" / "registry.db").write_bytes(b"not a registry " * 1000)
+    (copy / "feature_store.yaml").write_text("project: [unclosed")
+    with client_for(copy, tmp_path) as api:
+        assert not api.app.state.registry_source.is_open  # type: ignore[attr-defined]
+        assert api.get("/healthz").status_code == 200
+        assert api.get(f"{R}/registry").json()["error"]["code"] == "registry_unavailable"

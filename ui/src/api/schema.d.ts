@@ -1837,6 +1837,13 @@ export interface components {
             /** Context */
             ctx?: Record<string, never>;
         };
+        /**
+         * JsonValue
+         * @description Any JSON value, as stored: strings without a NUL character, numbers within 64 bits (-2^63 to 2^64-1; send larger ones as strings)
+         */
+        JsonValue: string | number | boolean | null | components["schemas"]["JsonValue"][] | {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
     };
     responses: never;
     parameters: never;
@@ -1900,11 +1907,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** _Job */
                     job: {
@@ -1915,11 +1922,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** Inputs */
                     inputs?: ({
@@ -1930,17 +1937,17 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Inputfacets */
                         inputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                     /** Outputs */
                     outputs?: ({
@@ -1951,20 +1958,20 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Outputfacets */
                         outputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }) | ({
                     /**
                      * Eventtime
@@ -1984,14 +1991,14 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }) | ({
                     /**
                      * Eventtime
@@ -2011,11 +2018,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** Inputs */
                     inputs?: ({
@@ -2026,17 +2033,17 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Inputfacets */
                         inputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                     /** Outputs */
                     outputs?: ({
@@ -2047,20 +2054,20 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Outputfacets */
                         outputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }) | (({
                     /**
                      * Eventtime
@@ -2086,11 +2093,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** _Job */
                     job: {
@@ -2101,11 +2108,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** Inputs */
                     inputs?: ({
@@ -2116,17 +2123,17 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Inputfacets */
                         inputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                     /** Outputs */
                     outputs?: ({
@@ -2137,20 +2144,20 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Outputfacets */
                         outputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }) | ({
                     /**
                      * Eventtime
@@ -2170,14 +2177,14 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }) | ({
                     /**
                      * Eventtime
@@ -2197,11 +2204,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** Inputs */
                     inputs?: ({
@@ -2212,17 +2219,17 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Inputfacets */
                         inputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                     /** Outputs */
                     outputs?: ({
@@ -2233,20 +2240,20 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Outputfacets */
                         outputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }))[];
             };
         };
@@ -2368,11 +2375,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** _Job */
                     job: {
@@ -2383,11 +2390,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** Inputs */
                     inputs?: ({
@@ -2398,17 +2405,17 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Inputfacets */
                         inputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                     /** Outputs */
                     outputs?: ({
@@ -2419,20 +2426,20 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Outputfacets */
                         outputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }) | ({
                     /**
                      * Eventtime
@@ -2452,14 +2459,14 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }) | ({
                     /**
                      * Eventtime
@@ -2479,11 +2486,11 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     };
                     /** Inputs */
                     inputs?: ({
@@ -2494,17 +2501,17 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Inputfacets */
                         inputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                     /** Outputs */
                     outputs?: ({
@@ -2515,20 +2522,20 @@ export interface operations {
                         /** Facets */
                         facets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                         /** Outputfacets */
                         outputFacets?: {
                             [key: string]: {
-                                [key: string]: unknown;
+                                [key: string]: components["schemas"]["JsonValue"];
                             };
                         };
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["JsonValue"];
                     })[];
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["JsonValue"];
                 }))[];
             };
         };
@@ -2674,9 +2681,9 @@ export interface operations {
                 run_id?: string | null;
                 /** @description START, RUNNING, COMPLETE, ABORT, FAIL or OTHER (or lower case) */
                 event_type?: "START" | "RUNNING" | "COMPLETE" | "ABORT" | "FAIL" | "OTHER" | "start" | "running" | "complete" | "abort" | "fail" | "other";
-                /** @description Event time at or after this time (before until) */
+                /** @description Event time at or after this time (not after until) */
                 since?: string | null;
-                /** @description Event time before this time (after since) */
+                /** @description Event time before this time (not before since; equal to it: none) */
                 until?: string | null;
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
@@ -2746,9 +2753,9 @@ export interface operations {
                 job_search?: string | null;
                 /** @description RUNNING, COMPLETE, FAIL, ABORT or OTHER (or lower case) */
                 state?: "RUNNING" | "COMPLETE" | "FAIL" | "ABORT" | "OTHER" | "running" | "complete" | "fail" | "abort" | "other";
-                /** @description Runs started at or after this time (before until) */
+                /** @description Runs started at or after this time (not after until) */
                 since?: string | null;
-                /** @description Runs started before this time (after since) */
+                /** @description Runs started before this time (not before since; equal to it: none) */
                 until?: string | null;
                 /** @description The order: a key, '-' before it for descending (default -started: newest first); ties go by run id */
                 sort?: "started" | "ended" | "duration" | "state" | "job" | "updated" | "-started" | "-ended" | "-duration" | "-state" | "-job" | "-updated";

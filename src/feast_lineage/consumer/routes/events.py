@@ -55,13 +55,16 @@ async def get_events(
     since: Annotated[
         str | None,
         Query(
-            description="Event time at or after this time (before until)",
+            description="Event time at or after this time (not after until)",
             json_schema_extra=DATE_TIME,
         ),
     ] = None,
     until: Annotated[
         str | None,
-        Query(description="Event time before this time (after since)", json_schema_extra=DATE_TIME),
+        Query(
+            description="Event time before this time (not before since; equal to it: none)",
+            json_schema_extra=DATE_TIME,
+        ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Offset = 0,

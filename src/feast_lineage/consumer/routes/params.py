@@ -63,11 +63,16 @@ def parse_time(name: str, value: str | None) -> int | None:
 
 
 def time_range(since: str | None, until: str | None) -> tuple[int | None, int | None]:
-    """``since`` and ``until`` in microseconds; a 400 when no time can lie between them."""
+    """``since`` and ``until`` in microseconds: the window [since, until).
+
+    Equal bounds are an empty window (nothing matches, as a client paging
+    through time windows expects); ``since`` after ``until`` is a 400, as
+    the two were surely swapped.
+    """
     since_us, until_us = parse_time("since", since), parse_time("until", until)
-    if since_us is not None and until_us is not None and since_us >= until_us:
+    if since_us is not None and until_us is not None and since_us > until_us:
         raise invalid(
-            f"query parameter 'since' ({since}) is not before 'until' ({until}), so nothing "
+            f"query parameter 'since' ({since}) is after 'until' ({until}), so nothing "
             "can match; swap them"
         )
     return since_us, until_us

@@ -55,14 +55,15 @@ async def get_runs(
     since: Annotated[
         str | None,
         Query(
-            description="Runs started at or after this time (before until)",
+            description="Runs started at or after this time (not after until)",
             json_schema_extra=DATE_TIME,
         ),
     ] = None,
     until: Annotated[
         str | None,
         Query(
-            description="Runs started before this time (after since)", json_schema_extra=DATE_TIME
+            description="Runs started before this time (not before since; equal to it: none)",
+            json_schema_extra=DATE_TIME,
         ),
     ] = None,
     sort: Annotated[

@@ -13,7 +13,6 @@ import orjson
 
 from feast_lineage.canonical_json import dumps_str
 from feast_lineage.consumer import redaction
-from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.feast_shape import ms
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
@@ -67,7 +66,7 @@ def event_page(
         )
     items = []
     for row in page.rows:
-        event = _payload(row.payload, scope)
+        event = redaction.stored_event(row.payload, scope)
         shown = row.payload if isinstance(event, orjson.Fragment) else dumps_str(event)
         job = _job_of(row.payload if isinstance(event, orjson.Fragment) else event)
         items.append(
@@ -110,10 +109,3 @@ def _job_of(event: str | dict[str, Any]) -> _JobOf:
         namespace if isinstance(namespace, str) else None,
         name if isinstance(name, str) else None,
     )
-
-
-def _payload(stored: str, scope: Scope) -> Any:
-    """The stored event: embedded as it is, or decoded and redacted for a finite scope."""
-    if scope.is_everything:
-        return orjson.Fragment(stored)
-    return redaction.event(orjson.loads(stored), scope)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-import orjson
 from sqlalchemy import Connection
 
 from feast_lineage.consumer import redaction
@@ -93,19 +92,6 @@ _READ_FACETS = (
     "ownership",
     "lifecycleStateChange",
 )
-
-
-def _facets(stored: Mapping[str, str], scope: Scope) -> tuple[Json, Json]:
-    """(facets to return, the parsed facets the summary needs).
-
-    With an unlimited scope the stored JSON is embedded as it is (no parse,
-    no re-encode); otherwise every facet is parsed and redacted.
-    """
-    if scope.is_everything:
-        parsed = {k: orjson.loads(stored[k]) for k in _READ_FACETS if k in stored}
-        return {k: orjson.Fragment(v) for k, v in stored.items()}, parsed
-    visible = redaction.facets({k: orjson.loads(v) for k, v in stored.items()}, scope)
-    return visible, visible
 
 
 def _node(
@@ -188,7 +174,7 @@ def _build(
     nodes: list[Json] = []
     for r in rows:
         stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
-        shown, parsed = _facets(stored, scope)
+        shown, parsed = redaction.stored_facets(stored, scope, _READ_FACETS)
         key = node_key(r.kind, r.namespace, r.name)
         keys[r.id] = key
         refs[r.id] = NodeRef(r.kind, r.namespace, r.name)
