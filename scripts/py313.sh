@@ -55,8 +55,6 @@ in_root() {
     cp "$HOST_CA" "$root/etc/ssl/host-ca-certificates.crt"
     env+=(SSL_CERT_FILE=/etc/ssl/host-ca-certificates.crt PIP_CERT=/etc/ssl/host-ca-certificates.crt)
   fi
-  # Where an unclosed object was made (PYTHONTRACEMALLOC=20 scripts/py313.sh tests/...).
-  [ -z "${PYTHONTRACEMALLOC:-}" ] || env+=(PYTHONTRACEMALLOC="$PYTHONTRACEMALLOC")
   local tmp shared
   tmp=$(mktemp -d /tmp/feast-lineage-py313.XXXXXX)
   shared=$(cd .. && pwd)/shared
