@@ -22,28 +22,10 @@ WORK=build/image
 # runs with runc and cgroupfs, builds with chroot isolation.
 PODMAN=(podman --runtime runc --cgroup-manager=cgroupfs)
 
-# The URI of the sources.list(.d) entry that serves `suite` (deb822 or one-line form).
-apt_uri() {
-  local suite=$1 uri=""
-  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-    uri=$(awk -v suite="$suite" 'BEGIN { RS = "" } {
-        n = split($0, lines, "\n"); uris = ""; found = 0
-        for (i = 1; i <= n; i++) {
-          split(lines[i], f, /[ \t]+/)
-          if (f[1] == "URIs:") uris = f[2]
-          if (f[1] == "Suites:") for (j = 2; j in f; j++) if (f[j] == suite) found = 1
-        }
-        if (found && uris != "") { print uris; exit }
-      }' /etc/apt/sources.list.d/debian.sources)
-  fi
-  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-    uri=$(awk -v suite="$suite" '$1 == "deb" && $3 == suite { print $2; exit }' /etc/apt/sources.list)
-  fi
-  echo "$uri"
-}
+# shellcheck source=scripts/debian-mirror.sh
+source scripts/debian-mirror.sh
 
-MIRROR=${DEBIAN_MIRROR:-$(apt_uri "$SUITE")}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
+MIRROR=$(debian_mirror "$SUITE")
 SECURITY=${DEBIAN_SECURITY_MIRROR:-$(apt_uri "$SUITE-security")}
 SECURITY=${SECURITY:-http://deb.debian.org/debian-security}
 

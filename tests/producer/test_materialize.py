@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -48,7 +49,7 @@ def materialized(repo: Repo) -> list[dict[str, Any]]:
 
 
 def online_entities(root: Path, view: str) -> int:
-    with sqlite3.connect(root / "data" / "online.db") as conn:
+    with closing(sqlite3.connect(root / "data" / "online.db")) as conn:
         (count,) = conn.execute(f"SELECT COUNT(DISTINCT entity_key) FROM demo_{view}").fetchone()
     return int(count)
 

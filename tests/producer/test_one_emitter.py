@@ -13,6 +13,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
+from contextlib import closing
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -141,7 +142,7 @@ def test_each_operation_sends_our_events_once_and_none_of_feasts(
 
 
 def _lineage_tables(database: Path) -> list[str]:
-    with sqlite3.connect(database) as conn:
+    with closing(sqlite3.connect(database)) as conn:
         rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
     return sorted(name for (name,) in rows if name.startswith("openlineage"))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,7 +155,7 @@ def test_teardown_removes_the_projects_lineage(tmp_path: Path) -> None:
     with repo.client() as api:
         assert graph(api)["nodes"] == []
         assert graph(api, "spark://ml")["nodes"]  # other namespaces stay
-    with sqlite3.connect(root / "data" / "online.db") as conn:
+    with closing(sqlite3.connect(root / "data" / "online.db")) as conn:
         tables = conn.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
     assert tables == []  # Feast's own teardown ran
 

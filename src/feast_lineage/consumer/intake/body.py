@@ -144,6 +144,12 @@ def _one(
         if nul:
             _reject_nul(event)
         if exact is not None:
+            # Past MAX_DEPTH the event is refused as nested too deeply whatever else it
+            # holds: checked first, as the exact parse gets that deep on Python 3.12 and
+            # newer (their json module's recursion limit is higher than 3.11's).
+            deep = _too_deep(event)
+            if deep is not None:
+                return _nested_too_deeply(deep)
             _reject_lost_values(exact)
         derived = derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
         if naive_time:
@@ -154,23 +160,27 @@ def _one(
         return detached(err)
     except (orjson.JSONEncodeError, RecursionError):
         # orjson parses up to 1024 levels but serializes at most MAX_DEPTH.
-        # (Made here, never raised: it has no traceback to keep.)
-        return InvalidEvent(
-            [
-                EventProblem(
-                    _too_deep(event),
-                    f"is nested too deeply: an event may have at most {MAX_DEPTH} levels "
-                    "of JSON objects and arrays; flatten this facet",
-                )
-            ]
-        )
+        return _nested_too_deeply(_too_deep(event) or "$")
 
 
 MAX_DEPTH = 254
 
 
-def _too_deep(event: Any) -> str:
-    """The JSON path of the first container past :data:`MAX_DEPTH` levels."""
+def _nested_too_deeply(path: str) -> InvalidEvent:
+    # Made here, never raised: it has no traceback to keep.
+    return InvalidEvent(
+        [
+            EventProblem(
+                path,
+                f"is nested too deeply: an event may have at most {MAX_DEPTH} levels "
+                "of JSON objects and arrays; flatten this facet",
+            )
+        ]
+    )
+
+
+def _too_deep(event: Any) -> str | None:
+    """The JSON path of the first container past :data:`MAX_DEPTH` levels, if any."""
     stack: list[tuple[Any, str, int]] = [(event, "$", 1)]
     while stack:
         value, path, depth = stack.pop()
@@ -185,7 +195,7 @@ def _too_deep(event: Any) -> str:
         for suffix, child in items:
             if isinstance(child, dict | list):
                 stack.append((child, path + suffix, depth + 1))
-    return "$"
+    return None
 
 
 def _paths(event: Any) -> Iterator[tuple[str, Any]]:
