@@ -35,7 +35,14 @@ from feast_lineage.producer import naming
 from feast_lineage.producer.columns import EntityFrame, TrainingFrame
 from feast_lineage.producer.lineage import StoreLineage, SyncResult, log
 from feast_lineage.producer.materialize import MaterializationRun, TrackedProvider
-from feast_lineage.producer.retrieval import OnlineRetrievals, entity_count, feature_set
+from feast_lineage.producer.describe import value_type_name
+from feast_lineage.producer.retrieval import (
+    OnlineRetrievals,
+    ViewColumns,
+    entity_count,
+    feature_set,
+    returned_columns,
+)
 from feast_lineage.registry.repo_config import lineage_section, load_repo_config, without_lineage
 
 __all__ = ["FeatureStore"]
@@ -226,26 +233,55 @@ class FeatureStore(feast.FeatureStore):
             lineage.guard(
                 "historical retrieval",
                 lambda: self._emit_historical(
-                    lineage, entity_df, features or [], full_feature_names
+                    lineage, entity_df, features or [], full_feature_names, job
                 ),
             )
         return job
 
     def _emit_historical(
-        self, lineage: StoreLineage, entity_df: Any, features: Any, full_feature_names: bool
+        self,
+        lineage: StoreLineage,
+        entity_df: Any,
+        features: Any,
+        full_feature_names: bool,
+        job: Any,
     ) -> None:
         wanted = feature_set(features, full_feature_names)
+        metadata = getattr(job, "metadata", None)
+        returned = getattr(metadata, "features", None)
+        frame = returned_columns(
+            wanted,
+            [str(ref) for ref in returned] if isinstance(returned, list | tuple) else None,
+            self._view_columns(),
+        )
         event = lineage.events.retrieval_event(
             "historical",
             feature_service=wanted.feature_service,
-            views=list(wanted.views),
+            views=list(dict.fromkeys([*wanted.views, *(c.view for c in frame)])),
             features=list(wanted.features),
             entity_count=entity_count(entity_df),
             full_feature_names=wanted.full_feature_names,
-            frame=TrainingFrame(wanted.columns, EntityFrame.of(entity_df)),
+            frame=TrainingFrame(frame, EntityFrame.of(entity_df)),
         )
         with lineage.emitter.operation():
             lineage.emitter.emit([event])
+
+    def _view_columns(self) -> dict[str, ViewColumns]:
+        """Every view a retrieval may read, with its features' types (the registry's cache)."""
+        out: dict[str, ViewColumns] = {}
+        listings = [
+            (False, self.list_feature_views),
+            (False, self.list_stream_feature_views),
+            (True, self.list_on_demand_feature_views),
+        ]
+        label_views = getattr(self, "list_label_views", None)  # Feast 0.67+
+        if label_views is not None:
+            listings.append((False, label_views))
+        for on_demand, listing in listings:
+            for view in listing(allow_cache=True):
+                types = {f.name: value_type_name(f.dtype) for f in view.features}
+                out.setdefault(view.name, ViewColumns(on_demand, types))
+        return out
 
     def get_online_features(
         self,
