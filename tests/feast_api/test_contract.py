@@ -409,9 +409,10 @@ def test_graph_carries_feasts_derived_edges(both: Both) -> None:
 
     theirs, mine = derived(feast), derived(ours)
     assert mine, "no derived edge in edges"
-    # Feast keeps every edge ever seen; ours come from the current edges.
-    assert mine <= theirs
-    assert len(mine) > len(theirs) * 0.8
+    # Feast derives them from one event's inputs and outputs and keeps every
+    # one ever seen; ours come from a job's current inputs and outputs, across
+    # its events (a dbt model that lists inputs on START, outputs on COMPLETE).
+    assert len(mine & theirs) > len(theirs) * 0.8
     # Ours beside them still name the job.
     keys = {(d["source"], d["target"]) for d in ours["derived_edges"]}
     assert {
