@@ -415,9 +415,7 @@ def test_graph_carries_feasts_derived_edges(both: Both) -> None:
     assert len(mine & theirs) > len(theirs) * 0.8
     # Ours beside them still name the job.
     keys = {(d["source"], d["target"]) for d in ours["derived_edges"]}
-    assert {
-        (f"dataset:{sn}:{s}", f"dataset:{tn}:{t}") for _, sn, s, _, tn, t in mine
-    } == keys
+    assert {(f"dataset:{sn}:{s}", f"dataset:{tn}:{t}") for _, sn, s, _, tn, t in mine} == keys
     for edge in ours["edges"]:
         if edge["edge_type"] == "derived":
             assert edge["type"] == "derived"

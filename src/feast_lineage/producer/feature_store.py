@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -33,9 +33,9 @@ import feast
 
 from feast_lineage.producer import naming
 from feast_lineage.producer.columns import EntityFrame, TrainingFrame
+from feast_lineage.producer.describe import value_type_name
 from feast_lineage.producer.lineage import StoreLineage, SyncResult, log
 from feast_lineage.producer.materialize import MaterializationRun, TrackedProvider
-from feast_lineage.producer.describe import value_type_name
 from feast_lineage.producer.retrieval import (
     OnlineRetrievals,
     ViewColumns,
@@ -47,11 +47,26 @@ from feast_lineage.registry.repo_config import lineage_section, load_repo_config
 
 __all__ = ["FeatureStore"]
 
+
+def _feast_release() -> tuple[int, int]:
+    """Feast's (major, minor) release."""
+    parts = str(getattr(feast, "__version__", "0.0")).split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
 # Feast 0.66+ hands materialization to the feature server when the online
 # store is ``remote`` (its materialize takes ``run_async`` since then).
 _REMOTE_MATERIALIZATION = (
     "run_async" in inspect.signature(feast.FeatureStore.materialize).parameters
 )
+
+# Feast before 0.60 returns every feature of an on demand view one of whose
+# features a historical retrieval asks for (seen on 0.59; 0.67 returns the
+# asked-for ones and lists its source views' features in the job's metadata).
+_WHOLE_ON_DEMAND_VIEWS = _feast_release() < (0, 60)
 
 
 class FeatureStore(feast.FeatureStore):
@@ -253,6 +268,7 @@ class FeatureStore(feast.FeatureStore):
             wanted,
             [str(ref) for ref in returned] if isinstance(returned, list | tuple) else None,
             self._view_columns(),
+            whole_on_demand_views=_WHOLE_ON_DEMAND_VIEWS,
         )
         event = lineage.events.retrieval_event(
             "historical",
@@ -269,7 +285,7 @@ class FeatureStore(feast.FeatureStore):
     def _view_columns(self) -> dict[str, ViewColumns]:
         """Every view a retrieval may read, with its features' types (the registry's cache)."""
         out: dict[str, ViewColumns] = {}
-        listings = [
+        listings: list[tuple[bool, Callable[..., Any]]] = [
             (False, self.list_feature_views),
             (False, self.list_stream_feature_views),
             (True, self.list_on_demand_feature_views),

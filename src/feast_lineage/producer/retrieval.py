@@ -74,13 +74,19 @@ class ViewColumns(NamedTuple):
 
 
 def returned_columns(
-    wanted: FeatureSet, returned: Sequence[str] | None, views: Mapping[str, ViewColumns]
+    wanted: FeatureSet,
+    returned: Sequence[str] | None,
+    views: Mapping[str, ViewColumns],
+    *,
+    whole_on_demand_views: bool = False,
 ) -> tuple[FeatureColumn, ...]:
     """The feature columns a historical retrieval returns, typed, in Feast's order.
 
     ``returned`` is the retrieval job's ``metadata.features`` (None when the
     offline store does not say): besides what was asked for, Feast returns
-    the features an on demand view reads from its source views. Feast puts
+    the features an on demand view reads from its source views. Releases
+    before 0.60 (``whole_on_demand_views``) return instead every feature of
+    an on demand view one of whose features was asked for. Feast puts
     the stored features first and the on demand views' outputs last; the
     extra features follow the asked-for ones, in each view's definition order.
     """
@@ -97,9 +103,17 @@ def returned_columns(
 
     asked = [typed(c) for c in wanted.columns]
     seen = {(c.used_name, c.feature) for c in asked} | {(c.view, c.feature) for c in asked}
+    listed = features_of_refs(returned or ())
+    if whole_on_demand_views:
+        listed += [
+            FeatureColumn(c.view, c.used_name, feature)
+            for c in asked
+            if on_demand(c)
+            for feature in views[c.view].types
+        ]
     extra = [
         typed(c)
-        for c in features_of_refs(returned or ())
+        for c in listed
         if (c.used_name, c.feature) not in seen and (c.view, c.feature) not in seen
     ]
 

@@ -3,7 +3,8 @@
 Objects are grouped by :data:`Group`: every kind of feature view (regular,
 batch, on demand, stream, and Feast 0.67's label views) shares the
 ``feature_view`` group, because Feast gives them one name space (a feature
-reference ``name:feature`` finds a feature view, else a label view). :func:`kind_of` tells the kinds apart.
+reference ``name:feature`` finds a feature view, else a label view).
+:func:`kind_of` tells the kinds apart.
 """
 
 from __future__ import annotations
