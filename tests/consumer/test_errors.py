@@ -4,7 +4,8 @@ The endpoints are read from the app's OpenAPI schema, so a new endpoint is
 checked without touching this file: every failing request of every kind
 (unknown method, bad parameter, unknown path, missing or wrong key, store
 not started, unexpected exception) must answer
-``{"error": {"status", "code", "message"[, "details"]}}``.
+``{"error": {"status", "code", "message"[, "details"]}, "detail": message}``
+(``detail`` is where Feast's lineage server puts its message).
 """
 
 from __future__ import annotations
@@ -108,10 +109,11 @@ def assert_error_shape(response: httpx.Response, status: int | None = None) -> d
     assert response.status_code >= 400
     assert response.headers["content-type"].startswith("application/json")
     body = response.json()
-    assert set(body) == {"error"}, body
+    assert set(body) == {"error", "detail"}, body
     error = body["error"]
     assert set(error) in ({"status", "code", "message"}, {"status", "code", "message", "details"})
     assert error["status"] == response.status_code
+    assert body["detail"] == error["message"]
     assert isinstance(error["code"], str)
     assert error["code"]
     assert error["code"] == error["code"].lower()
@@ -339,7 +341,8 @@ def test_an_unexpected_exception_is_a_generic_500(
     with TestClient(failing_app(tmp_path), raise_server_exceptions=False) as client:
         response = client.get(url)
     assert response.json() == {
-        "error": {"status": 500, "code": "internal_error", "message": GENERIC_500}
+        "error": {"status": 500, "code": "internal_error", "message": GENERIC_500},
+        "detail": GENERIC_500,
     }
     assert_error_shape(response, 500)
     assert "internal detail" not in response.text
@@ -354,6 +357,8 @@ def test_the_error_model_in_the_schema_is_the_shape(tmp_path: Path) -> None:
     error = schema["components"]["schemas"]["ErrorInfo"]
     assert set(error["properties"]) == {"status", "code", "message", "details"}
     assert set(error["required"]) == {"status", "code", "message"}
+    shape = schema["components"]["schemas"]["ErrorResponse"]
+    assert set(shape["properties"]) == set(shape["required"]) == {"error", "detail"}
 
 
 def test_an_unreachable_store_is_a_503_on_every_read(tmp_path: Path) -> None:

@@ -394,3 +394,90 @@ def test_prune_and_reset(both: Both) -> None:
     assert feast.status_code == ours.status_code == 200
     assert same_shape(feast.json(), ours.json(), "reset") == []
     assert ours.json()["status"] == feast.json()["status"]
+
+
+def test_graph_carries_feasts_derived_edges(both: Both) -> None:
+    """Feast's dataset -> dataset edges through a job are in ``edges``, typed ``derived``."""
+    feast, ours = both.get("/graph", limit=5000)
+
+    def derived(graph: Json) -> set[tuple[str, ...]]:
+        return {
+            tuple(e[f"{side}_{part}"] for side in ("source", "target") for part in _PARTS)
+            for e in graph["edges"]
+            if e["edge_type"] == "derived"
+        }
+
+    theirs, mine = derived(feast), derived(ours)
+    assert mine, "no derived edge in edges"
+    # Feast derives them from one event's inputs and outputs and keeps every
+    # one ever seen; ours come from a job's current inputs and outputs, across
+    # its events (a dbt model that lists inputs on START, outputs on COMPLETE).
+    assert len(mine & theirs) > len(theirs) * 0.8
+    # Ours beside them still name the job.
+    keys = {(d["source"], d["target"]) for d in ours["derived_edges"]}
+    assert {(f"dataset:{sn}:{s}", f"dataset:{tn}:{t}") for _, sn, s, _, tn, t in mine} == keys
+    for edge in ours["edges"]:
+        if edge["edge_type"] == "derived":
+            assert edge["type"] == "derived"
+            assert (edge["source_type"], edge["target_type"]) == ("dataset", "dataset")
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "clamped"),
+    [
+        ("/graph", {"limit": 0}, [("limit", 0, 5000)]),
+        ("/graph", {"limit": 10_000}, [("limit", 10_000, 5000)]),
+        ("/graph", {"limit": 5000}, []),
+        ("/retention", {"limit": 100}, None),
+    ],
+)
+def test_every_value_feast_takes_is_taken(
+    both: Both, path: str, params: Json, clamped: list[tuple[str, int, int]] | None
+) -> None:
+    """Where Feast answers, ours answers too: clamped to our bounds, and saying so."""
+    _, ours = both.get(path, **params)
+    if clamped is not None:
+        assert [(c["parameter"], c["requested"], c["used"]) for c in ours["clamped"]] == clamped
+        assert all(c["reason"] for c in ours["clamped"])
+        assert ours["limit"] == (clamped[0][2] if clamped else params["limit"])
+
+
+def test_a_subgraph_as_deep_as_feast_walks(both: Both) -> None:
+    feast_jobs, _ = both.get("/jobs", limit=1000)
+    job = next(j for j in feast_jobs["jobs"] if "/" not in j["job_namespace"] + j["job_name"])
+    path = f"/graph/job/{quote(job['job_namespace'], safe='')}/{quote(job['job_name'], safe='')}"
+    for depth in (1, 50):
+        _, ours = both.get(path, depth=depth)
+        assert ours["depth"] == min(depth, 20)
+        expected = [("depth", 50, 20)] if depth == 50 else []
+        assert [(c["parameter"], c["requested"], c["used"]) for c in ours["clamped"]] == expected
+    # Feast's own bounds: past them both refuse.
+    assert both.feast.get(READS + "/graph", params={"limit": 10_001}).status_code == 422
+    assert both.ours.get(READS + "/graph", params={"limit": 10_001}).status_code == 400
+    assert both.feast.get(READS + path, params={"depth": 51}).status_code == 422
+    assert both.ours.get(READS + path, params={"depth": 51}).status_code == 400
+
+
+def test_events_page_by_feasts_default(both: Both) -> None:
+    feast, ours = both.get("/events")
+    assert len(feast["events"]) == 100
+    assert len(ours["events"]) == ours["limit"] == 100
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/runs/{uuid.UUID(int=7)}",
+        "/graph/table/contract/nothing",
+    ],
+)
+def test_errors_carry_feasts_detail(both: Both, path: str) -> None:
+    """A client reading Feast's ``detail`` reads our message; ours stays under ``error``."""
+    feast = both.feast.get(READS + path)
+    ours = both.ours.get(READS + path)
+    assert feast.status_code == ours.status_code
+    assert isinstance(feast.json()["detail"], str)
+    body = ours.json()
+    assert same_shape(feast.json(), body, path) == []
+    assert body["detail"] == body["error"]["message"]
+    assert body["error"]["status"] == ours.status_code

@@ -170,3 +170,91 @@ def test_every_feature_service_matches_its_projections(init_repo: InitRepo) -> N
 def test_every_event_validates(init_repo: InitRepo) -> None:
     for event in init_repo.events:
         assert problems(event, SERVER) == [], event["job"]["name"]
+
+
+def test_the_entity_has_the_key_type_feast_gave_its_views(init_repo: InitRepo) -> None:
+    """The template's entity declares no value_type (UNKNOWN in the registry); the views'
+    join key columns carry the type ``feast apply`` inferred from the source."""
+    (event,) = by_job(init_repo.events)["feast_apply_entities"]
+    facets = output(event, "entity/driver")
+    inferred = {
+        c.dtype.to_value_type().name
+        for v in init_repo.store.list_feature_views()
+        for c in v.entity_columns
+        if c.name == "driver_id"
+    }
+    assert inferred == {"INT64"}
+    assert facets["feast_entity"]["value_type"] == "INT64"
+    assert [(f["name"], f["type"]) for f in facets["schema"]["fields"]] == [("driver_id", "INT64")]
+
+
+def test_label_views_have_lineage(init_repo: InitRepo) -> None:
+    """Feast 0.67's label views: an apply job from their source and entity, a dataset with
+    their schema and column lineage (Feast's own emitter leaves them out)."""
+    list_label_views = getattr(init_repo.store, "list_label_views", None)
+    if list_label_views is None:
+        pytest.skip("this Feast has no label views (Feast 0.67+)")
+    label_views = list_label_views()
+    assert {v.name for v in label_views} >= {"driver_quality_labels"}
+    jobs = by_job(init_repo.events)
+    for view in label_views:
+        (event,) = jobs[f"feast_apply_label_view_{view.name}"]
+        assert [d["name"] for d in event["inputs"]] == [
+            f"data_source/{view.source.name}",
+            *(f"entity/{name}" for name in view.entities),
+        ]
+        facets = output(event, f"feature_view/{view.name}")
+        assert facets["feast_feature_view"]["mode"] == "LABEL"
+        assert facets["feast_feature_view"]["features"] == [f.name for f in view.features]
+        assert [(f["name"], f["type"]) for f in facets["schema"]["fields"]] == [
+            (f.name, f.dtype.to_value_type().name) for f in view.features
+        ]
+        fields, _ = stated(event, f"feature_view/{view.name}")
+        source = f"data_source/{view.source.name}"
+        for f in [*view.features, *view.entity_columns]:
+            assert fields[f.name] == [identity(source, f.name)], f.name
+
+
+def test_the_training_frame_lists_every_column_feast_returns_typed(
+    init_repo: InitRepo,
+) -> None:
+    """Asked for one stored feature and an on demand view's, Feast returns the on demand
+    view's source features too: the frame's schema names each, typed as Feast types it."""
+    import pandas as pd
+
+    entity_df = pd.DataFrame(
+        {
+            "driver_id": [1001, 1002],
+            "event_timestamp": pd.to_datetime(["2021-04-12 10:59:42", "2021-04-12 08:12:10"]),
+            "val_to_add": [1, 2],
+            "val_to_add_2": [10, 20],
+        }
+    )
+    events_file = init_repo.repo / "events.jsonl"
+    before = len(read_events(events_file))
+    features = ["driver_hourly_stats:conv_rate", "transformed_conv_rate:conv_rate_plus_val1"]
+    returned = init_repo.store.get_historical_features(entity_df, features).to_df()
+    (event,) = read_events(events_file)[before:]
+    facets = output(event, "training_frame/feature_list")
+    schema = {f["name"]: f.get("type") for f in facets["schema"]["fields"]}
+    assert sorted(schema) == sorted(returned.columns)
+    assert set(returned.columns) > set(entity_df.columns) | {"conv_rate", "conv_rate_plus_val1"}
+    views = {
+        v.name: v
+        for v in [
+            *init_repo.store.list_feature_views(),
+            *init_repo.store.list_on_demand_feature_views(),
+        ]
+    }
+    for name in set(returned.columns) - set(entity_df.columns):
+        (field,) = [
+            f
+            for view in ("driver_hourly_stats", "transformed_conv_rate")
+            for f in views[view].features
+            if f.name == name
+        ]
+        assert schema[name] == field.dtype.to_value_type().name, name
+    # The source view the on demand view reads is read too, and the columns' lineage says so.
+    assert "feature_view/driver_hourly_stats" in [d["name"] for d in event["inputs"]]
+    lineage = facets["columnLineage"]["fields"]
+    assert sorted(lineage) == sorted(returned.columns)

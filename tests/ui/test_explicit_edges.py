@@ -91,3 +91,28 @@ def test_job_to_job_edges_are_drawn_apart_with_their_origin(
         edge.locator("path").first.hover(force=True)
         expect(edge.locator("title")).to_have_text("job → job: declared")
         shoot(page, "explicit-job-edges")
+
+
+def test_derived_edges_in_feasts_shape_are_not_drawn_twice(page: Page, tmp_path: Path) -> None:
+    """The API lists a job's dataset -> dataset edge in ``edges`` too (Feast's shape):
+    the graph draws the job's two edges, not a third beside them."""
+    run = {
+        "eventType": "COMPLETE",
+        "eventTime": "2026-11-01T00:01:00Z",
+        "producer": PRODUCER,
+        "schemaURL": SPEC,
+        "job": {"namespace": NS, "name": "copy"},
+        "run": {"runId": str(uuid.uuid4())},
+        "inputs": [{"namespace": "warehouse", "name": "raw.orders"}],
+        "outputs": [{"namespace": "warehouse", "name": "clean.orders"}],
+    }
+    with ui_server(write_repo(tmp_path / "derived", project="derived")) as server:
+        answer = httpx.post(f"{server.url}/api/v1/lineage", json=run, timeout=60)
+        assert answer.status_code == 201, answer.text
+        graph = httpx.get(f"{server.url}/api/v1/lineage/openlineage/graph", timeout=60).json()
+        assert [e["edge_type"] for e in graph["edges"]].count("derived") == 1
+        page.goto(server.url)
+        wait_graph(page, nodes=3)
+        expect(page.locator(".canvas")).to_have_attribute("data-edges", "2")
+        expect(page.locator("path.ledge")).to_have_count(2)
+        expect(page.locator("path.ledge-io")).to_have_count(2)

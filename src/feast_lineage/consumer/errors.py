@@ -4,9 +4,12 @@ Every error response of every endpoint has the body::
 
     {"error": {"status": 400, "code": "invalid_json",
                "message": "what was wrong and how to fix it",
-               "details": [{"index": 3, "path": "$[3].run.runId", "message": "..."}]}}
+               "details": [{"index": 3, "path": "$[3].run.runId", "message": "..."}]},
+     "detail": "what was wrong and how to fix it"}
 
-``details`` is present when there is more than one thing to say. No stack
+``details`` is present when there is more than one thing to say. ``detail``
+is the message again under the key Feast 0.67's lineage server (FastAPI's
+``HTTPException``) puts it, so a client written for Feast shows our message. No stack
 trace or internal message reaches a client: a database that cannot be
 reached (or locked, or full) is a 503 ``store_unavailable`` with
 ``Retry-After``, other unexpected exceptions a 500 with a generic message,
@@ -87,7 +90,7 @@ def error_body(
     error: dict[str, Any] = {"status": status, "code": code, "message": message}
     if details:
         error["details"] = details
-    return {"error": error}
+    return {"error": error, "detail": message}
 
 
 def error_response(

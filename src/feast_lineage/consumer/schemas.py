@@ -46,6 +46,9 @@ class ErrorResponse(BaseModel):
     """The one error shape of every endpoint."""
 
     error: ErrorInfo
+    detail: str = Field(
+        description="The message again, where Feast's lineage server puts it (for Feast clients)"
+    )
 
 
 class Summary(BaseModel):
@@ -248,7 +251,7 @@ class GraphNode(_EveryFieldSent):
 
 
 EdgeType = Literal[
-    "input", "output", "parent", "root", "symlink", "job_to_job", "dataset_to_dataset"
+    "input", "output", "parent", "root", "symlink", "job_to_job", "dataset_to_dataset", "derived"
 ]
 
 
@@ -268,7 +271,10 @@ class GraphEdge(BaseModel):
     type: EdgeType = Field(
         description="input: dataset->job; output: job->dataset; parent/root: job->job; "
         "symlink: dataset->its alias; job_to_job: a job feeds another (explicit lineage); "
-        "dataset_to_dataset: a dataset feeds another with no job between (explicit lineage)"
+        "dataset_to_dataset: a dataset feeds another with no job between (explicit lineage); "
+        "derived: a dataset feeds another through a job of the answer that reads the one and "
+        "writes the other (Feast's derived edges: one per pair, whatever the job; "
+        "derived_edges names each job)"
     )
     origin: Literal["declared", "observed"] | None = Field(
         default=None,
@@ -305,22 +311,39 @@ class GraphSymlink(BaseModel):
     )
 
 
+class Clamped(BaseModel):
+    """A parameter served with another value than the one asked for (Feast accepts it)."""
+
+    parameter: str = Field(description="The query parameter, e.g. limit or depth")
+    requested: int
+    used: int = Field(description="The value the answer was made with")
+    reason: str
+
+
+_CLAMPED = "Parameters served with another value than asked (empty when none was)"
+
+
 class GraphPage(BaseModel):
     nodes: list[GraphNode]
-    edges: list[GraphEdge] = Field(description="Every edge between two nodes of this page")
+    edges: list[GraphEdge] = Field(
+        description="Every edge between two nodes of this page, derived edges included"
+    )
     derived_edges: list[DerivedEdge] = Field(
         description="dataset->dataset edges through a job of this page"
     )
     symlinks: list[GraphSymlink]
     total_nodes: int = Field(description="Nodes of the whole (filtered) graph")
-    total_edges: int = Field(description="Edges (incl. symlink edges) of the whole graph")
-    limit: int
+    total_edges: int = Field(
+        description="Edges (incl. symlink edges, not derived edges) of the whole graph"
+    )
+    limit: int = Field(description="Nodes per page, as used (see clamped)")
     offset: int
+    clamped: list[Clamped] = Field(description=_CLAMPED)
 
 
 class Subgraph(BaseModel):
     center: str = Field(description="The id of the node the subgraph is centered on")
-    depth: int
+    depth: int = Field(description="As used (see clamped)")
     direction: Literal["upstream", "downstream", "both"]
     nodes: list[GraphNode]
     edges: list[GraphEdge]
@@ -328,6 +351,7 @@ class Subgraph(BaseModel):
     symlinks: list[GraphSymlink]
     truncated: bool = Field(description="More nodes were in reach than limit; the nearest kept")
     limit: int
+    clamped: list[Clamped] = Field(description=_CLAMPED)
 
 
 # --- column lineage -------------------------------------------------------------

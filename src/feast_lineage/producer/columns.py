@@ -105,7 +105,7 @@ def column_lineage_facet(lineage: ColumnLineage, namespace: str, producer: str) 
 def of_object(obj: Any, objects: ProjectObjects | None) -> ColumnLineage:
     """The column lineage of the dataset that stands for registry object ``obj``."""
     kind = kind_of(obj)
-    if kind in ("feature_view", "stream_feature_view"):
+    if kind in ("feature_view", "stream_feature_view", "label_view"):
         return of_view(obj)
     if kind == "on_demand_feature_view":
         return of_on_demand_view(obj)
@@ -170,7 +170,11 @@ def of_view(view: Any) -> ColumnLineage:
         (naming.dataset_name(Ref("feature_view", v.name)), None) for v in source_views
     ]
     if not source_views:
-        for source in (getattr(view, "stream_source", None), getattr(view, "batch_source", None)):
+        # A label view has one ``source`` (a push source, usually).
+        own = (getattr(view, "stream_source", None), getattr(view, "batch_source", None))
+        if kind_of(view) == "label_view":
+            own = (getattr(view, "source", None), None)
+        for source in own:
             if source is not None and source.name:
                 sources.append((naming.dataset_name(Ref("data_source", source.name)), source))
     if not sources:
@@ -287,11 +291,16 @@ def of_online_store(view: Any) -> ColumnLineage:
 
 
 class FeatureColumn(NamedTuple):
-    """One feature of a retrieval: the view it is read from, the name it goes by."""
+    """One feature of a retrieval: the view it is read from, the name it goes by, its type."""
 
     view: str  # the feature view's name
     used_name: str  # the name the retrieval refers to it by: an alias, ``view@v2``
     feature: str
+    type: str | None = None  # Feast's value type (FLOAT, INT64, JSON...), when known
+
+    def column(self, full_feature_names: bool) -> str:
+        """The name of its column in the retrieved frame."""
+        return f"{self.used_name}__{self.feature}" if full_feature_names else self.feature
 
 
 class EntityFrame(NamedTuple):
@@ -316,10 +325,18 @@ class TrainingFrame(NamedTuple):
 
 def features_of_service(service: Any) -> list[FeatureColumn]:
     return [
-        FeatureColumn(p.name, p.name_to_use(), f.name)
+        FeatureColumn(p.name, p.name_to_use(), f.name, _value_type(f.dtype))
         for p in service.feature_view_projections
         for f in p.features
     ]
+
+
+def _value_type(dtype: Any) -> str | None:
+    """Feast's value type name of a field type (``Float32`` -> ``FLOAT``), if it has one."""
+    try:
+        return str(dtype.to_value_type().name)
+    except (AttributeError, ValueError, KeyError):
+        return None
 
 
 def features_of_refs(refs: Iterable[str]) -> list[FeatureColumn]:
@@ -344,7 +361,7 @@ def of_training_frame(
         for column in entity_columns:
             lineage.add(column, [InputColumn(entity_frame, column)])
     for f in features:
-        name = f"{f.used_name}__{f.feature}" if full_feature_names else f.feature
+        name = f.column(full_feature_names)
         dataset = naming.dataset_name(Ref("feature_view", f.view))
         lineage.add(name, [InputColumn(dataset, f.feature)])
     return lineage

@@ -24,12 +24,13 @@ from openlineage.client.facet_v2 import (
 
 from feast_lineage import facets as feast_facets
 from feast_lineage.registry.locations import location_identity, location_uri
-from feast_lineage.registry.objects import ProjectObjects, entity_names, kind_of
+from feast_lineage.registry.objects import VIEW_KINDS, ProjectObjects, entity_names, kind_of
 from feast_lineage.registry.relations import saved_dataset_location
 
 _MODES = {
     "feature_view": "BATCH",
     "stream_feature_view": "STREAM",
+    "label_view": "LABEL",
     "on_demand_feature_view": "ON_DEMAND",
 }
 
@@ -62,6 +63,29 @@ def value_type_name(dtype: Any) -> str:
         return str(dtype.to_value_type().name)
     except (AttributeError, ValueError, KeyError):
         return str(dtype)
+
+
+def entity_value_type(entity: Any, objects: ProjectObjects | None) -> str:
+    """The entity's key type: its own, else the one Feast gave its join key in a view.
+
+    An entity declared without ``value_type`` (as ``feast init``'s template
+    does) is UNKNOWN in the registry, but ``feast apply`` types the join key
+    of every view that uses it from the view's source (``entity_columns``).
+    """
+    declared = str(entity.value_type.name)
+    if declared != "UNKNOWN" or objects is None:
+        return declared
+    for _, view in objects.refs():
+        if kind_of(view) not in VIEW_KINDS:
+            continue
+        if entity.name not in (getattr(view, "entities", None) or []):
+            continue
+        for column in getattr(view, "entity_columns", None) or []:
+            if column.name == entity.join_key:
+                inferred = value_type_name(column.dtype)
+                if inferred not in ("UNKNOWN", "INVALID"):
+                    return inferred
+    return declared
 
 
 def feature_names(view: Any) -> list[str]:
@@ -126,7 +150,7 @@ class Describer:
         """The facets of the dataset that stands for registry object ``obj``."""
         kind = kind_of(obj)
         if kind == "entity":
-            facets = self._entity(obj)
+            facets = self._entity(obj, objects)
         elif kind == "data_source":
             facets = self._data_source(obj)
         elif kind == "feature_service":
@@ -157,8 +181,8 @@ class Describer:
         """A ``schema`` facet of (name, type) pairs, without descriptions."""
         return self._schema([(name, type_name, None) for name, type_name in fields])
 
-    def _entity(self, entity: Any) -> dict[str, Any]:
-        value_type = str(entity.value_type.name)
+    def _entity(self, entity: Any, objects: ProjectObjects | None) -> dict[str, Any]:
+        value_type = entity_value_type(entity, objects)
         return {
             "feast_entity": self.custom(
                 feast_facets.FeastEntityFacet,
@@ -211,6 +235,9 @@ class Describer:
         ttl = getattr(view, "ttl", None)
         if kind == "on_demand_feature_view":
             online, offline = bool(view.write_to_online_store), False
+        elif kind == "label_view":
+            # Labels are pushed: to the online store when online, always to the offline one.
+            online, offline = bool(view.online), True
         else:
             online, offline = bool(view.online), bool(view.offline)
         return {

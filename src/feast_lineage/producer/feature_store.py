@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -33,18 +33,40 @@ import feast
 
 from feast_lineage.producer import naming
 from feast_lineage.producer.columns import EntityFrame, TrainingFrame
+from feast_lineage.producer.describe import value_type_name
 from feast_lineage.producer.lineage import StoreLineage, SyncResult, log
 from feast_lineage.producer.materialize import MaterializationRun, TrackedProvider
-from feast_lineage.producer.retrieval import OnlineRetrievals, entity_count, feature_set
+from feast_lineage.producer.retrieval import (
+    OnlineRetrievals,
+    ViewColumns,
+    entity_count,
+    feature_set,
+    returned_columns,
+)
 from feast_lineage.registry.repo_config import lineage_section, load_repo_config, without_lineage
 
 __all__ = ["FeatureStore"]
+
+
+def _feast_release() -> tuple[int, int]:
+    """Feast's (major, minor) release."""
+    parts = str(getattr(feast, "__version__", "0.0")).split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return (0, 0)
+
 
 # Feast 0.66+ hands materialization to the feature server when the online
 # store is ``remote`` (its materialize takes ``run_async`` since then).
 _REMOTE_MATERIALIZATION = (
     "run_async" in inspect.signature(feast.FeatureStore.materialize).parameters
 )
+
+# Feast before 0.60 returns every feature of an on demand view one of whose
+# features a historical retrieval asks for (seen on 0.59; 0.67 returns the
+# asked-for ones and lists its source views' features in the job's metadata).
+_WHOLE_ON_DEMAND_VIEWS = _feast_release() < (0, 60)
 
 
 class FeatureStore(feast.FeatureStore):
@@ -226,26 +248,56 @@ class FeatureStore(feast.FeatureStore):
             lineage.guard(
                 "historical retrieval",
                 lambda: self._emit_historical(
-                    lineage, entity_df, features or [], full_feature_names
+                    lineage, entity_df, features or [], full_feature_names, job
                 ),
             )
         return job
 
     def _emit_historical(
-        self, lineage: StoreLineage, entity_df: Any, features: Any, full_feature_names: bool
+        self,
+        lineage: StoreLineage,
+        entity_df: Any,
+        features: Any,
+        full_feature_names: bool,
+        job: Any,
     ) -> None:
         wanted = feature_set(features, full_feature_names)
+        metadata = getattr(job, "metadata", None)
+        returned = getattr(metadata, "features", None)
+        frame = returned_columns(
+            wanted,
+            [str(ref) for ref in returned] if isinstance(returned, list | tuple) else None,
+            self._view_columns(),
+            whole_on_demand_views=_WHOLE_ON_DEMAND_VIEWS,
+        )
         event = lineage.events.retrieval_event(
             "historical",
             feature_service=wanted.feature_service,
-            views=list(wanted.views),
+            views=list(dict.fromkeys([*wanted.views, *(c.view for c in frame)])),
             features=list(wanted.features),
             entity_count=entity_count(entity_df),
             full_feature_names=wanted.full_feature_names,
-            frame=TrainingFrame(wanted.columns, EntityFrame.of(entity_df)),
+            frame=TrainingFrame(frame, EntityFrame.of(entity_df)),
         )
         with lineage.emitter.operation():
             lineage.emitter.emit([event])
+
+    def _view_columns(self) -> dict[str, ViewColumns]:
+        """Every view a retrieval may read, with its features' types (the registry's cache)."""
+        out: dict[str, ViewColumns] = {}
+        listings: list[tuple[bool, Callable[..., Any]]] = [
+            (False, self.list_feature_views),
+            (False, self.list_stream_feature_views),
+            (True, self.list_on_demand_feature_views),
+        ]
+        label_views = getattr(self, "list_label_views", None)  # Feast 0.67+
+        if label_views is not None:
+            listings.append((False, label_views))
+        for on_demand, listing in listings:
+            for view in listing(allow_cache=True):
+                types = {f.name: value_type_name(f.dtype) for f in view.features}
+                out.setdefault(view.name, ViewColumns(on_demand, types))
+        return out
 
     def get_online_features(
         self,

@@ -35,6 +35,7 @@ _APPLY_PREFIX = {
     "feature_view": "feast_apply_feature_view_",
     "on_demand_feature_view": "feast_apply_odfv_",
     "stream_feature_view": "feast_apply_feature_view_",
+    "label_view": "feast_apply_label_view_",
     "feature_service": "feast_apply_feature_service_",
     "saved_dataset": "feast_apply_saved_dataset_",
 }

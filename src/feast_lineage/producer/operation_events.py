@@ -52,7 +52,7 @@ from feast_lineage.registry.relations import upstream
 
 Lifecycle = lifecycle_state_change_dataset.LifecycleStateChange
 
-_OBJECT_JOB_ORDER = ("feature_view", "stream_feature_view", "on_demand_feature_view")
+_OBJECT_JOB_ORDER = ("feature_view", "stream_feature_view", "label_view", "on_demand_feature_view")
 
 
 def now_iso() -> str:
@@ -306,8 +306,10 @@ class EventFactory:
                         facets={"schema": self.describer.schema_facet(frame.entities.columns)},
                     )
                 )
-            types = dict(frame.entities.columns) if frame.entities else {}
+            types: dict[str, str | None] = dict(frame.entities.columns) if frame.entities else {}
             entity_columns = list(types)
+            for f in frame.features:
+                types[f.column(full_feature_names)] = f.type
             lineage = columns.of_training_frame(
                 frame.features, full_feature_names, entity_frame, entity_columns
             )

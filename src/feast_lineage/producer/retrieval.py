@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from feast_lineage.producer.columns import FeatureColumn, features_of_refs, features_of_service
 from feast_lineage.producer.lineage import StoreLineage
@@ -64,6 +64,69 @@ def feature_set(features: Any, full_feature_names: bool) -> FeatureSet:
         full_feature_names=bool(full_feature_names),
         columns=tuple(columns),
     )
+
+
+class ViewColumns(NamedTuple):
+    """What a retrieval needs of a view: whether it is on demand, its features' types."""
+
+    on_demand: bool
+    types: Mapping[str, str | None]  # feature -> Feast's value type, in definition order
+
+
+def returned_columns(
+    wanted: FeatureSet,
+    returned: Sequence[str] | None,
+    views: Mapping[str, ViewColumns],
+    *,
+    whole_on_demand_views: bool = False,
+) -> tuple[FeatureColumn, ...]:
+    """The feature columns a historical retrieval returns, typed, in Feast's order.
+
+    ``returned`` is the retrieval job's ``metadata.features`` (None when the
+    offline store does not say): besides what was asked for, Feast returns
+    the features an on demand view reads from its source views. Releases
+    before 0.60 (``whole_on_demand_views``) return instead every feature of
+    an on demand view one of whose features was asked for. Feast puts
+    the stored features first and the on demand views' outputs last; the
+    extra features follow the asked-for ones, in each view's definition order.
+    """
+
+    def typed(column: FeatureColumn) -> FeatureColumn:
+        if column.type is not None:
+            return column
+        view = views.get(column.view)
+        return column._replace(type=view.types.get(column.feature) if view else None)
+
+    def on_demand(column: FeatureColumn) -> bool:
+        view = views.get(column.view)
+        return view is not None and view.on_demand
+
+    asked = [typed(c) for c in wanted.columns]
+    seen = {(c.used_name, c.feature) for c in asked} | {(c.view, c.feature) for c in asked}
+    listed = features_of_refs(returned or ())
+    if whole_on_demand_views:
+        listed += [
+            FeatureColumn(c.view, c.used_name, feature)
+            for c in asked
+            if on_demand(c)
+            for feature in views[c.view].types
+        ]
+    extra = [
+        typed(c)
+        for c in listed
+        if (c.used_name, c.feature) not in seen and (c.view, c.feature) not in seen
+    ]
+
+    def definition_order(column: FeatureColumn) -> tuple[str, int]:
+        view = views.get(column.view)
+        order = list(view.types) if view else []
+        at = order.index(column.feature) if column.feature in order else len(order)
+        return column.used_name, at
+
+    extra = sorted(dict.fromkeys(extra), key=definition_order)
+    stored = [c for c in [*asked, *extra] if not on_demand(c)]
+    computed = [c for c in [*asked, *extra] if on_demand(c)]
+    return tuple(dict.fromkeys([*stored, *computed]))
 
 
 def entity_count(entities: Any) -> int | None:

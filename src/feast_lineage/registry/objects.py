@@ -1,8 +1,10 @@
 """One Feast project's objects, read from a registry.
 
 Objects are grouped by :data:`Group`: every kind of feature view (regular,
-batch, on demand, stream) shares the ``feature_view`` group, because Feast
-gives them one name space. :func:`kind_of` tells the kinds apart.
+batch, on demand, stream, and Feast 0.67's label views) shares the
+``feature_view`` group, because Feast gives them one name space (a feature
+reference ``name:feature`` finds a feature view, else a label view).
+:func:`kind_of` tells the kinds apart.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ Kind = Literal[
     "feature_view",
     "on_demand_feature_view",
     "stream_feature_view",
+    "label_view",
     "feature_service",
     "saved_dataset",
 ]
@@ -30,7 +33,7 @@ GROUPS: tuple[Group, ...] = (
     "saved_dataset",
 )
 VIEW_KINDS: frozenset[Kind] = frozenset(
-    {"feature_view", "on_demand_feature_view", "stream_feature_view"}
+    {"feature_view", "on_demand_feature_view", "stream_feature_view", "label_view"}
 )
 GROUP_OF_KIND: dict[Kind, Group] = {
     "entity": "entity",
@@ -38,6 +41,7 @@ GROUP_OF_KIND: dict[Kind, Group] = {
     "feature_view": "feature_view",
     "on_demand_feature_view": "feature_view",
     "stream_feature_view": "feature_view",
+    "label_view": "feature_view",
     "feature_service": "feature_service",
     "saved_dataset": "saved_dataset",
 }
@@ -98,7 +102,18 @@ def kind_of(obj: Any) -> Kind:
         return "feature_service"
     if isinstance(obj, SavedDataset):
         return "saved_dataset"
+    if _is_label_view(obj):
+        return "label_view"
     raise TypeError(f"{type(obj).__name__} is not a Feast object that has lineage")
+
+
+def _is_label_view(obj: Any) -> bool:
+    """A Feast 0.67+ LabelView (earlier releases have none)."""
+    try:
+        from feast.labeling.label_view import LabelView
+    except ImportError:
+        return False
+    return isinstance(obj, LabelView)
 
 
 def read_project(registry: Any, project: str) -> ProjectObjects:
@@ -124,7 +139,8 @@ def read_project(registry: Any, project: str) -> ProjectObjects:
         registry.list_feature_services,
         registry.list_saved_datasets,
     )
-    for listing in listings:
+    label_views = getattr(registry, "list_label_views", None)  # Feast 0.67+
+    for listing in (*listings, *([label_views] if label_views is not None else [])):
         for obj in listing(project, allow_cache=allow_cache):
             objects.add(obj)
     return objects

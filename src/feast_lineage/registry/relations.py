@@ -34,6 +34,11 @@ def upstream(obj: Any, objects: ProjectObjects | None, repo_path: Path | None) -
                 if source is not None and source.name:
                     refs.append(Ref("data_source", source.name))
         refs.extend(Ref("entity", name) for name in entity_names(obj))
+    elif kind == "label_view":
+        source = getattr(obj, "source", None)
+        if source is not None and source.name:
+            refs.append(Ref("data_source", source.name))
+        refs.extend(Ref("entity", name) for name in entity_names(obj))
     elif kind == "on_demand_feature_view":
         for projection in obj.source_feature_view_projections.values():
             refs.append(Ref("feature_view", projection.name))

@@ -308,7 +308,7 @@ def test_queries_without_a_valid_read_key_are_401_with_no_data(
     for path in ("/graph", "/namespaces", "/jobs", "/datasets", "/events", "/runs", "/retention"):
         response = client.get(API + path, headers=headers)
         assert response.status_code == 401, path
-        assert set(response.json()) == {"error"}
+        assert set(response.json()) == {"error", "detail"}
         assert "team" not in response.text
 
 

@@ -70,7 +70,7 @@ def test_every_error_has_the_one_shape(
     assert response.status_code == status, response.text
     body: dict[str, Any] = response.json()
     schemas.ErrorResponse.model_validate(body)
-    assert set(body) == {"error"}
+    assert set(body) == {"error", "detail"}
     assert body["error"]["status"] == status
     assert body["error"]["message"]
 

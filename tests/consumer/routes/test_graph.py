@@ -30,7 +30,8 @@ def test_graph_page_has_nodes_facets_edges_symlinks_and_totals(client: TestClien
     assert ("dataset:s3://bucket:features/driver", "job:spark://ml-team:audit", "input") in edges
     link = ("dataset:ml_team:driver_source", "dataset:s3://bucket:features/driver", "symlink")
     assert link in edges
-    assert body["total_edges"] == len(edges) == 7  # 6 input/output + 1 symlink
+    stored = {e for e in edges if e[2] != "derived"}
+    assert body["total_edges"] == len(stored) == 7  # 6 input/output + 1 symlink
     assert body["symlinks"] == [
         {
             "dataset_namespace": "ml_team",
@@ -54,12 +55,22 @@ def test_graph_page_has_nodes_facets_edges_symlinks_and_totals(client: TestClien
         "job:spark://ml-team:build",
     ) in derived
     assert len(derived) == 3
+    # Feast's shape of them, in edges: one per pair of datasets, typed derived.
+    assert {e[:2] for e in edges - stored} == {d[:2] for d in derived}
+    assert {e[2] for e in edges - stored} == {"derived"}
+    feast_shaped = [e for e in body["edges"] if e["edge_type"] == "derived"]
+    assert all(
+        (e["source_type"], e["target_type"], e["origin"]) == ("dataset", "dataset", None)
+        for e in feast_shaped
+    )
 
 
 def test_graph_pages_cover_every_node_once_with_exactly_their_edges(client: TestClient) -> None:
     ingest(client, *cross_producer())
     full = client.get(f"{API}/graph").json()
+    # Derived edges go through a job: on a page only with the job (below).
     all_edges = {(e["source"], e["target"], e["type"]) for e in full["edges"]}
+    all_edges = {e for e in all_edges if e[2] != "derived"}
     seen: list[str] = []
     for offset in range(0, 8, 3):
         page = client.get(f"{API}/graph", params={"limit": 3, "offset": offset}).json()
@@ -68,9 +79,12 @@ def test_graph_pages_cover_every_node_once_with_exactly_their_edges(client: Test
         page_ids = ids(page["nodes"])
         seen.extend(page_ids)
         expected = {e for e in all_edges if e[0] in page_ids and e[1] in page_ids}
-        assert {(e["source"], e["target"], e["type"]) for e in page["edges"]} == expected
+        edges = {(e["source"], e["target"], e["type"]) for e in page["edges"]}
+        assert {e for e in edges if e[2] != "derived"} == expected
         for d in page["derived_edges"]:
             assert {d["source"], d["target"], d["via"]} <= page_ids
+        derived = {(d["source"], d["target"], "derived") for d in page["derived_edges"]}
+        assert {e for e in edges if e[2] == "derived"} == derived
     assert sorted(seen) == sorted(ids(full["nodes"]))
     order = [(n["namespace"], n["name"], n["kind"]) for n in full["nodes"]]
     assert order == sorted(order)
@@ -112,7 +126,7 @@ def test_subgraph_depth_is_exact(client: TestClient) -> None:
     }
     assert down["center"] == "job:team:j1"
     assert down["truncated"] is False
-    edges = {(e["source"], e["target"]) for e in down["edges"]}
+    edges = {(e["source"], e["target"]) for e in down["edges"] if e["type"] != "derived"}
     assert edges == {
         ("job:team:j1", "dataset:team:d1"),
         ("dataset:team:d1", "job:team:j2"),
@@ -175,8 +189,9 @@ def test_unknown_node_is_404_with_a_message(client: TestClient) -> None:
         (f"{API}/graph/dataset/s3://bucket/a/b", "percent-encoded"),
         (f"{API}/graph/dataset/ns/name?direction=sideways", "direction"),
         (f"{API}/graph/dataset/ns/name?depth=-1", "depth"),
-        (f"{API}/graph/dataset/ns/name?depth=99", "depth"),
-        (f"{API}/graph?limit=0", "limit"),
+        (f"{API}/graph/dataset/ns/name?depth=51", "depth"),
+        (f"{API}/graph?limit=10001", "limit"),
+        (f"{API}/graph?limit=-1", "limit"),
         (f"{API}/graph/node?type=dataset&namespace=ns", "name"),
     ],
 )
@@ -186,6 +201,48 @@ def test_bad_graph_parameters_are_400_naming_them(
     response = client.get(url)
     assert response.status_code == 400, response.text
     assert needle in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("params", "limit", "clamped"),
+    [
+        ({"limit": 0}, 5000, [("limit", 0, 5000)]),
+        ({"limit": 10_000}, 5000, [("limit", 10_000, 5000)]),
+        ({"limit": 5000}, 5000, []),
+        ({}, 500, []),
+    ],
+)
+def test_a_graph_page_feast_takes_is_served_clamped_and_says_so(
+    client: TestClient, params: dict, limit: int, clamped: list
+) -> None:
+    """Feast's limit 0 (every node) and up to 10,000: our most, named under clamped."""
+    ingest(client, *cross_producer())
+    response = client.get(f"{API}/graph", params=params)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["limit"] == limit
+    assert [(c["parameter"], c["requested"], c["used"]) for c in body["clamped"]] == clamped
+    assert all("5000" in c["reason"] for c in body["clamped"])
+    assert len(body["nodes"]) == body["total_nodes"] == 8
+
+
+def test_a_subgraph_as_deep_as_feast_walks_is_clamped_and_says_so(client: TestClient) -> None:
+    ingest(client, *chain("team", 3))
+    deep = client.get(subgraph_path("job", "team", "j1"), params={"depth": 50})
+    assert deep.status_code == 200, deep.text
+    body = deep.json()
+    assert body["depth"] == 20
+    assert body["clamped"] == [
+        {
+            "parameter": "depth",
+            "requested": 50,
+            "used": 20,
+            "reason": body["clamped"][0]["reason"],
+        }
+    ]
+    exact = client.get(subgraph_path("job", "team", "j1"), params={"depth": 20}).json()
+    assert exact["clamped"] == []
+    assert ids(exact["nodes"]) == ids(body["nodes"])
 
 
 def test_aliases_are_one_dataset_and_upstream_never_turns_downstream(client: TestClient) -> None:

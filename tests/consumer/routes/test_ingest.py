@@ -47,7 +47,7 @@ def assert_error(
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")
     body = response.json()
-    assert set(body) == {"error"}, body
+    assert set(body) == {"error", "detail"}, body
     error = body["error"]
     assert set(error) <= {"status", "code", "message", "details"}, error
     assert error["status"] == status

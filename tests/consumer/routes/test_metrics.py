@@ -178,7 +178,7 @@ def test_metrics_need_a_scope_of_every_namespace(
     response = client.get("/metrics", headers=headers)
     assert response.status_code == status, response.text
     if status != 200:
-        assert set(response.json()) == {"error"}
+        assert set(response.json()) == {"error", "detail"}
         assert "feast_lineage" not in response.text
 
 

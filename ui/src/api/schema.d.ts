@@ -439,6 +439,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * Clamped
+         * @description A parameter served with another value than the one asked for (Feast accepts it).
+         */
+        Clamped: {
+            /**
+             * Parameter
+             * @description The query parameter, e.g. limit or depth
+             */
+            parameter: string;
+            /** Requested */
+            requested: number;
+            /**
+             * Used
+             * @description The value the answer was made with
+             */
+            used: number;
+            /** Reason */
+            reason: string;
+        };
         /** ColumnEdge */
         ColumnEdge: {
             /**
@@ -722,6 +742,11 @@ export interface components {
          */
         ErrorResponse: {
             error: components["schemas"]["ErrorInfo"];
+            /**
+             * Detail
+             * @description The message again, where Feast's lineage server puts it (for Feast clients)
+             */
+            detail: string;
         };
         /** EventDataset */
         EventDataset: {
@@ -938,7 +963,7 @@ export interface components {
              * @description The same as type
              * @enum {string}
              */
-            edge_type: "input" | "output" | "parent" | "root" | "symlink" | "job_to_job" | "dataset_to_dataset";
+            edge_type: "input" | "output" | "parent" | "root" | "symlink" | "job_to_job" | "dataset_to_dataset" | "derived";
             /**
              * Updated At
              * @description When it was first seen; Milliseconds since the epoch (as Feast sends it)
@@ -956,10 +981,10 @@ export interface components {
             target: string;
             /**
              * Type
-             * @description input: dataset->job; output: job->dataset; parent/root: job->job; symlink: dataset->its alias; job_to_job: a job feeds another (explicit lineage); dataset_to_dataset: a dataset feeds another with no job between (explicit lineage)
+             * @description input: dataset->job; output: job->dataset; parent/root: job->job; symlink: dataset->its alias; job_to_job: a job feeds another (explicit lineage); dataset_to_dataset: a dataset feeds another with no job between (explicit lineage); derived: a dataset feeds another through a job of the answer that reads the one and writes the other (Feast's derived edges: one per pair, whatever the job; derived_edges names each job)
              * @enum {string}
              */
-            type: "input" | "output" | "parent" | "root" | "symlink" | "job_to_job" | "dataset_to_dataset";
+            type: "input" | "output" | "parent" | "root" | "symlink" | "job_to_job" | "dataset_to_dataset" | "derived";
             /**
              * Origin
              * @description Explicit lineage (a lineage or jobDependencies facet): declared (a JobEvent or DatasetEvent) or observed (a RunEvent); null for edges of inputs, outputs, parents and symlinks
@@ -1101,7 +1126,7 @@ export interface components {
             nodes: components["schemas"]["GraphNode"][];
             /**
              * Edges
-             * @description Every edge between two nodes of this page
+             * @description Every edge between two nodes of this page, derived edges included
              */
             edges: components["schemas"]["GraphEdge"][];
             /**
@@ -1118,13 +1143,21 @@ export interface components {
             total_nodes: number;
             /**
              * Total Edges
-             * @description Edges (incl. symlink edges) of the whole graph
+             * @description Edges (incl. symlink edges, not derived edges) of the whole graph
              */
             total_edges: number;
-            /** Limit */
+            /**
+             * Limit
+             * @description Nodes per page, as used (see clamped)
+             */
             limit: number;
             /** Offset */
             offset: number;
+            /**
+             * Clamped
+             * @description Parameters served with another value than asked (empty when none was)
+             */
+            clamped: components["schemas"]["Clamped"][];
         };
         /** GraphSymlink */
         GraphSymlink: {
@@ -1766,7 +1799,10 @@ export interface components {
              * @description The id of the node the subgraph is centered on
              */
             center: string;
-            /** Depth */
+            /**
+             * Depth
+             * @description As used (see clamped)
+             */
             depth: number;
             /**
              * Direction
@@ -1788,6 +1824,11 @@ export interface components {
             truncated: boolean;
             /** Limit */
             limit: number;
+            /**
+             * Clamped
+             * @description Parameters served with another value than asked (empty when none was)
+             */
+            clamped: components["schemas"]["Clamped"][];
         };
         /** Summary */
         Summary: {
@@ -2685,6 +2726,7 @@ export interface operations {
                 since?: string | null;
                 /** @description Event time before this time (not before since; equal to it: none) */
                 until?: string | null;
+                /** @description Events per page (Feast's 100) */
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
@@ -2889,7 +2931,7 @@ export interface operations {
             query?: {
                 /** @description Only this namespace */
                 namespace?: string | null;
-                /** @description Nodes per page */
+                /** @description Nodes per page, 1 to 5000. 0 (Feast's 'no limit') and values up to 10,000 (Feast's most) are served as 5000, and the answer says so under clamped */
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
@@ -2956,7 +2998,7 @@ export interface operations {
                 namespace: string;
                 /** @description The node's name */
                 name: string;
-                /** @description Steps from the node; 1: direct neighbours */
+                /** @description Steps from the node; 1: direct neighbours. Up to 50, as Feast takes; past 20 the walk stops at 20 and the answer says so under clamped */
                 depth?: number;
                 /** @description upstream, downstream or both */
                 direction?: "upstream" | "downstream" | "both";
@@ -3028,7 +3070,7 @@ export interface operations {
     get_subgraph_api_v1_lineage_openlineage_graph__node_type___namespace___name__get: {
         parameters: {
             query?: {
-                /** @description Steps from the node; 1: direct neighbours */
+                /** @description Steps from the node; 1: direct neighbours. Up to 50, as Feast takes; past 20 the walk stops at 20 and the answer says so under clamped */
                 depth?: number;
                 /** @description upstream, downstream or both */
                 direction?: "upstream" | "downstream" | "both";
@@ -3446,7 +3488,10 @@ export interface operations {
     };
     get_retention_api_v1_lineage_openlineage_retention_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted, and ignored, as Feast's server does: the answer has no list to limit */
+                limit?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3487,6 +3532,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -3778,7 +3832,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Our object type (feature_view, ...) or Feast's (featureView, ...) */
-                object_type: "entity" | "data_source" | "feature_view" | "on_demand_feature_view" | "stream_feature_view" | "feature_service" | "saved_dataset" | "entity" | "dataSource" | "featureView" | "featureService" | "savedDataset";
+                object_type: "entity" | "data_source" | "feature_view" | "on_demand_feature_view" | "stream_feature_view" | "label_view" | "feature_service" | "saved_dataset" | "entity" | "dataSource" | "featureView" | "featureService" | "savedDataset";
                 object_name: string;
             };
             cookie?: never;

@@ -289,7 +289,8 @@ export function fromOpenLineage(
   };
   const edges = new EdgeSet();
   for (const edge of input.edges) {
-    if (edge.type === "symlink" || edge.type === "root") continue;
+    // Derived edges (Feast's shape) are drawn from derived_edges, which names the job.
+    if (edge.type === "symlink" || edge.type === "root" || edge.type === "derived") continue;
     const s = drawn(edge.source);
     const t = drawn(edge.target);
     const kind = edge.type === "parent" ? "parent" : edge.type === "job_to_job" ? "jobjob" : "io";

@@ -40,7 +40,11 @@ FEAST_DATASET_FACETS = {
     "feast_saved_dataset": "saved_dataset",
     "feast_online_store": "online_store",
 }
-_FEAST_VIEW_MODES = {"ON_DEMAND": "on_demand_feature_view", "STREAM": "stream_feature_view"}
+_FEAST_VIEW_MODES = {
+    "ON_DEMAND": "on_demand_feature_view",
+    "STREAM": "stream_feature_view",
+    "LABEL": "label_view",
+}
 
 
 class RowBuilder:

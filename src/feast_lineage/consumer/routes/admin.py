@@ -29,7 +29,18 @@ _KEYED = error_responses(401, 403, 503, _403="The authorizer restricts reads and
     responses=READ_ERRORS,
     summary="Retention settings and storage statistics",
 )
-async def get_retention(read: ReaderDep, state: StateDep) -> Response:
+async def get_retention(
+    read: ReaderDep,
+    state: StateDep,
+    limit: Annotated[
+        str | None,
+        Query(
+            description="Accepted, and ignored, as Feast's server does: the answer has no list "
+            "to limit"
+        ),
+    ] = None,
+) -> Response:
+    del limit  # Feast clients send it; nothing here is a list.
     return await answer(retention_info, read, state.settings.consumer, state.retention)
 
 

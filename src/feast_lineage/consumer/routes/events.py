@@ -66,7 +66,7 @@ async def get_events(
             json_schema_extra=DATE_TIME,
         ),
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Events per page (Feast's 100)")] = 100,
     offset: Offset = 0,
 ) -> Response:
     kind = one_of("query parameter 'event_type'", event_type, EVENT_TYPES)

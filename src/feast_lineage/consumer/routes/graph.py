@@ -23,6 +23,7 @@ from feast_lineage.consumer.routes.params import (
     enum_schema,
 )
 from feast_lineage.consumer.schemas import GraphPage, Subgraph
+from feast_lineage.consumer.services.bounds import MAX_DEPTH, MAX_GRAPH_PAGE
 from feast_lineage.consumer.services.graph import DirectionParam, NodeKind, graph_page, subgraph
 from feast_lineage.consumer.services.reader import StoreReader
 
@@ -33,7 +34,15 @@ router = APIRouter(
 _NOT_FOUND = error_responses(404, _404="No such node (or it is not visible)")
 _MARK = "/openlineage/graph/"
 
-Depth = Annotated[int, Query(ge=0, le=20, description="Steps from the node; 1: direct neighbours")]
+Depth = Annotated[
+    int,
+    Query(
+        ge=0,
+        le=50,
+        description=f"Steps from the node; 1: direct neighbours. Up to 50, as Feast takes; "
+        f"past {MAX_DEPTH} the walk stops at {MAX_DEPTH} and the answer says so under clamped",
+    ),
+]
 Direction = Annotated[DirectionParam, Query(description="upstream, downstream or both")]
 SubgraphLimit = Annotated[
     int, Query(ge=1, le=10_000, description="At most this many nodes, the nearest first")
@@ -48,7 +57,16 @@ SubgraphLimit = Annotated[
 async def get_graph(
     read: ReaderDep,
     namespace: Annotated[str | None, Query(description="Only this namespace")] = None,
-    limit: Annotated[int, Query(ge=1, le=5000, description="Nodes per page")] = 500,
+    limit: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=10_000,
+            description=f"Nodes per page, 1 to {MAX_GRAPH_PAGE}. 0 (Feast's 'no limit') and "
+            f"values up to 10,000 (Feast's most) are served as {MAX_GRAPH_PAGE}, and the answer "
+            "says so under clamped",
+        ),
+    ] = 500,
     offset: Offset = 0,
 ) -> Response:
     return await answer(graph_page, read, namespace=namespace, limit=limit, offset=offset)

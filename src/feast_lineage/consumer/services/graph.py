@@ -28,6 +28,12 @@ from feast_lineage.consumer.feast_shape import (
     ms,
     node_fields,
 )
+from feast_lineage.consumer.services.bounds import (
+    MAX_GRAPH_PAGE,
+    Clamped,
+    clamp_depth,
+    clamp_limit,
+)
 from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store import reads
@@ -183,26 +189,39 @@ def _build(
         nodes.append(node)
     ids = set(keys)
     edges: list[Json] = []
-    inputs: dict[int, list[int]] = {}
-    outputs: dict[int, list[int]] = {}
+    # job -> {dataset: when the edge was first seen}
+    inputs: dict[int, dict[int, int]] = {}
+    outputs: dict[int, dict[int, int]] = {}
+
+    def seen(ends: dict[int, dict[int, int]], job: int, dataset: int, created_us: int) -> None:
+        known = ends.setdefault(job, {})
+        known[dataset] = min(created_us, known.get(dataset, created_us))
+
     for e in g.edges_among(conn, ids):
         edges.append(_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us))
         if e.edge_type == "input":
-            inputs.setdefault(e.dst_id, []).append(e.src_id)
+            seen(inputs, e.dst_id, e.src_id, e.created_us)
         elif e.edge_type == "output":
-            outputs.setdefault(e.src_id, []).append(e.dst_id)
+            seen(outputs, e.src_id, e.dst_id, e.created_us)
     for x in explicit_edges_among(conn, ids):
         edges.append(_edge(refs[x.src_id], refs[x.dst_id], x.edge_type, x.created_us, x.origin))
         if x.edge_type == "input":
-            inputs.setdefault(x.dst_id, []).append(x.src_id)
+            seen(inputs, x.dst_id, x.src_id, x.created_us)
         elif x.edge_type == "output":
-            outputs.setdefault(x.src_id, []).append(x.dst_id)
+            seen(outputs, x.src_id, x.dst_id, x.created_us)
     derived: list[Json] = []
+    # Feast's "derived" edges: one per (source, target), whatever job links them,
+    # first seen when both of the job's edges had been.
+    pairs: dict[tuple[int, int], int] = {}
     for job, sources in sorted(inputs.items()):
-        for src in sorted(set(sources)):
-            for dst in sorted(set(outputs.get(job, ()))):
+        for src, read_us in sorted(sources.items()):
+            for dst, wrote_us in sorted(outputs.get(job, {}).items()):
                 if src != dst and len(derived) < _MAX_DERIVED:
                     derived.append({"source": keys[src], "target": keys[dst], "via": keys[job]})
+                    both_us = max(read_us, wrote_us)
+                    pairs[(src, dst)] = min(both_us, pairs.get((src, dst), both_us))
+    for (src, dst), created_us in pairs.items():
+        edges.append(_edge(refs[src], refs[dst], "derived", created_us))
     symlinks: list[Json] = []
     for s in g.symlinks_touching(conn, dataset_ids, scope.ns_ids):
         alias_key = node_key("dataset", s.alias_namespace, s.alias_name)
@@ -230,6 +249,9 @@ def _build(
 
 
 def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: int) -> Json:
+    """A page of ``limit`` nodes (0, Feast's "no limit", and past the most: the most)."""
+    clamped: list[Clamped] = []
+    limit = clamp_limit(limit, MAX_GRAPH_PAGE, clamped)
     scope, mapping = read.scope, read.namespace_mapping
     ns_ids = scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
@@ -246,6 +268,7 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
         "total_edges": total_edges,
         "limit": limit,
         "offset": offset,
+        "clamped": clamped,
     }
 
 
@@ -259,6 +282,8 @@ def subgraph(
     direction: DirectionParam,
     limit: int,
 ) -> Json:
+    clamped: list[Clamped] = []
+    depth = clamp_depth(depth, clamped)
     scope, mapping = read.scope, read.namespace_mapping
     start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
     with read.engine.connect() as conn:
@@ -293,4 +318,5 @@ def subgraph(
         "symlinks": built.symlinks,
         "truncated": truncated,
         "limit": limit,
+        "clamped": clamped,
     }
