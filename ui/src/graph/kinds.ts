@@ -14,6 +14,11 @@ export type VisualKind =
   | "online_store"
   | "missing";
 
+/** The selection, the focus centre and the lit path (styles.css --select): red is for failure only. */
+export const SELECT_COLOR = "#4f46e5";
+/** A failed run (styles.css --accent). */
+export const FAILURE_COLOR = "#ef4444";
+
 export type Shape = "box" | "pill" | "round" | "cylinder" | "tab";
 
 export interface KindStyle {
