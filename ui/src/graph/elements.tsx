@@ -3,7 +3,7 @@
 import { BaseEdge, Handle, Position, getBezierPath, type EdgeProps, type NodeProps } from "@xyflow/react";
 import { memo, useMemo } from "react";
 import { useEdgeLit, useIsSelected, useNodeLit } from "./highlight";
-import { KIND_STYLES } from "./kinds";
+import { EDGE_MEANINGS, KIND_STYLES } from "./kinds";
 import type { Point } from "./layered";
 import { measure, middleEllipsis, twoLines } from "./labels";
 import type { EdgeKind, LGraph, LNode } from "./model";
@@ -177,11 +177,20 @@ function LineageEdgeView(props: EdgeProps & { data?: LineageEdgeData }) {
       className={`ledge ledge-${kind}${lit ? " lit-on" : ""}`}
     />
   );
-  if (!origin) return edge;
-  // Explicit lineage: its origin shows on hover (the browser's tooltip of the edge).
+  if (origin) {
+    // Explicit lineage: its origin shows on hover (the browser's tooltip of the edge).
+    return (
+      <g className="ledge-explicit" data-origin={origin}>
+        <title>{`${kind === "jobjob" ? "job → job" : "explicit lineage"}: ${origin}`}</title>
+        {edge}
+      </g>
+    );
+  }
+  if (kind === "io" || kind === "registry") return edge;
+  // A parent → child, same-data or folded edge says what it is on hover.
   return (
-    <g className="ledge-explicit" data-origin={origin}>
-      <title>{`${kind === "jobjob" ? "job → job" : "explicit lineage"}: ${origin}`}</title>
+    <g className="ledge-explained" data-kind={kind}>
+      <title>{`${EDGE_MEANINGS[kind].label}: ${EDGE_MEANINGS[kind].hint}`}</title>
       {edge}
     </g>
   );

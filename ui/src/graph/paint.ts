@@ -21,7 +21,7 @@ import {
   TAG_PX,
   type NodeText,
 } from "./elements";
-import { FAILURE_COLOR, KIND_STYLES, SELECT_COLOR, type KindStyle, type Shape } from "./kinds";
+import { EDGE_SWATCHES, FAILURE_COLOR, KIND_STYLES, SELECT_COLOR, type KindStyle, type Shape } from "./kinds";
 import type { Point } from "./layered";
 import type { EdgeKind, LEdge, LGraph, LNode, RunState } from "./model";
 import { zoomLevel } from "./viewport";
@@ -46,14 +46,7 @@ export interface EdgeStyle {
 }
 
 /** How each kind of edge is drawn (as styles.css draws the DOM's); a kind not listed draws as "io". */
-export const EDGE_STYLES: Partial<Record<EdgeKind, EdgeStyle>> & { io: EdgeStyle } = {
-  io: { color: "#94a3b8", dash: [] },
-  registry: { color: "#94a3b8", dash: [] },
-  parent: { color: "#a78bfa", dash: [6, 4] },
-  same: { color: "#0f766e", dash: [2, 4] },
-  derived: { color: "#cbd5e1", dash: [] },
-  jobjob: { color: "#d97706", dash: [10, 3, 2, 3] },
-};
+export const EDGE_STYLES: Partial<Record<EdgeKind, EdgeStyle>> & { io: EdgeStyle } = EDGE_SWATCHES;
 const EDGE_WIDTH = 1.5; // screen pixels, at any zoom (non-scaling, as in the DOM)
 // Red is for failure only: the lit path, the selection and the focus centre are indigo.
 const LIT_COLOR = SELECT_COLOR;
