@@ -162,7 +162,8 @@ DARK_PIXELS = """async (png) => {
 # Where each underscore of the names' visible lines is drawn (its glyph's box).
 UNDERSCORES = """() => {
   const out = [];
-  for (const line of document.querySelectorAll('.react-flow__node .lnode-name > span:not(.lnode-tag)')) {
+  const lines = '.react-flow__node .lnode-name > span:not(.lnode-tag)';
+  for (const line of document.querySelectorAll(lines)) {
     if (line.offsetParent === null) continue;
     const text = line.firstChild;
     if (!text) continue;

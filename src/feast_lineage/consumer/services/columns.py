@@ -158,7 +158,7 @@ _LISTED_COLUMNS = 30
 
 
 def _schema_fields(conn: Connection, ids: Iterable[int]) -> list[str] | None:
-    """The field names of the datasets' schema facets (aliases together), or None if none has one."""
+    """The field names of the datasets' schema facets (aliases together); None: no schema."""
     names: list[str] = []
     known = False
     for _owner, payload in sorted(c.schema_payloads(conn, ids).items()):
@@ -175,7 +175,11 @@ def _schema_fields(conn: Connection, ids: Iterable[int]) -> list[str] | None:
 
 
 def _require_field(conn: Connection, ids: Iterable[int], field_name: str, dataset: str) -> None:
-    """Raise NotFound when the dataset's schema is known and has no such field (and no edge names it)."""
+    """Raise NotFound when the dataset's schema is known and lacks the field.
+
+    Called only when no edge names the field: column lineage may name a
+    field a stale schema facet does not list.
+    """
     names = _schema_fields(conn, ids)
     if names is None or field_name in names:
         return
