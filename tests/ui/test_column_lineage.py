@@ -59,8 +59,35 @@ POINT_ON_EDGE = """(sel) => {
 }"""
 
 
+# How far the middle of an element is from the middle of the column canvas (px).
+OFF_CENTRE = """(sel) => {
+  const box = document.querySelector(sel).getBoundingClientRect();
+  const canvas = document.querySelector('.column-canvas').getBoundingClientRect();
+  return [canvas.left + canvas.width / 2 - (box.left + box.width / 2),
+          canvas.top + canvas.height / 2 - (box.top + box.height / 2)];
+}"""
+
+
+def reveal(page: Page, selector: str) -> None:
+    """Pan the column view (it never shrinks text to fit) until ``selector`` is in its middle."""
+    dx, dy = page.evaluate(OFF_CENTRE, selector)
+    canvas = page.locator(".column-canvas").bounding_box()
+    assert canvas is not None
+    # Drag the empty pane: the canvas's top middle, under the toolbar.
+    x, y = canvas["x"] + canvas["width"] / 2, canvas["y"] + 8
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for step in range(1, 11):
+        page.mouse.move(x + dx * step / 10, y + dy * step / 10)
+    page.mouse.up()
+    page.wait_for_timeout(200)
+
+
 def edge_point(page: Page, selector: str) -> tuple[float, float]:
     point = page.evaluate(POINT_ON_EDGE, selector)
+    if not point:
+        reveal(page, selector)
+        point = page.evaluate(POINT_ON_EDGE, selector)
     assert point, f"no point of {selector} is free to hover"
     return point[0], point[1]
 

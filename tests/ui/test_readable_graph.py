@@ -75,7 +75,7 @@ def test_names_keep_the_part_that_tells_them_apart_and_nothing_is_clipped(
     shown = page.evaluate(
         "() => Object.fromEntries([...document.querySelectorAll('.react-flow__node .lnode')]"
         ".map(n => [n.dataset.label + '|' + n.dataset.kind,"
-        " [...n.querySelectorAll('.lnode-name > span')].map(s => s.innerText).join('')]))"
+        " [...n.querySelectorAll('.lnode-name > .lnode-line')].map(s => s.innerText).join('')]))"
     )
     materialize = {k: v for k, v in shown.items() if k.startswith("feast_materialize_")}
     assert len(materialize) == 2

@@ -249,6 +249,30 @@ def test_missing_dataset_is_404_and_bad_parameters_are_400(client: TestClient) -
         assert next(iter(params)) in response.text
 
 
+def test_an_unknown_field_of_a_dataset_with_a_schema_is_404_listing_its_columns(
+    client: TestClient,
+) -> None:
+    ingest(client, *chain())
+    for params in ({}, {"depth": 0}, {"direction": "upstream"}):
+        response = client.get(
+            f"{API}/columns", params={"namespace": "lake", "name": "raw", "field": "nope", **params}
+        )
+        assert response.status_code == 404, (params, response.text)
+        assert response.json()["error"] == {
+            "status": 404,
+            "code": "not_found",
+            "message": "no column `nope` in raw; its columns are id, amount, country",
+        }
+    # The path form answers the same.
+    path = client.get(f"{API}/datasets/lake/raw/columns", params={"field": "nope"})
+    assert path.status_code == 404
+    assert "its columns are id, amount, country" in path.text
+    # No schema facet (mid): the field is named as asked; a field only column
+    # lineage names (out.score, not in any schema) is a field all the same.
+    assert f("mid", "nope") in {n["id"] for n in columns(client, "mid", field="nope")["nodes"]}
+    assert columns(client, "out", field="score", direction="upstream")["edges"]
+
+
 def test_current_edges_follow_the_latest_facet_of_each_writer(client: TestClient) -> None:
     first = cll({"x": [("lake", "a", "old", "DIRECT")]})
     second = cll({"x": [("lake", "a", "new", "DIRECT")]})

@@ -3385,7 +3385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such dataset (or it is not visible) */
+            /** @description No such dataset (or it is not visible), or no such field in its known schema */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3466,7 +3466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such dataset (or it is not visible) */
+            /** @description No such dataset (or it is not visible), or no such field in its known schema */
             404: {
                 headers: {
                     [name: string]: unknown;

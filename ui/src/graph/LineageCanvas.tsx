@@ -23,7 +23,7 @@ import { EMPTY_EDGES, EMPTY_NODES, useLaidOut } from "./useLaidOut";
 import { useNodeKeys } from "./useNodeKeys";
 import { usePathLight } from "./usePathLight";
 import { usePointer } from "./usePointer";
-import { useFit, useKeepInView } from "./useViewport";
+import { LEGEND_ROOM, useFit, useKeepInView } from "./useViewport";
 import { BIG_GRAPH, MIN_ZOOM, OVERVIEW_ZOOM, zoomLevel } from "./viewport";
 
 export interface CanvasProps {
@@ -40,8 +40,16 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
   const overview = useStore((s) => big && s.transform[2] < OVERVIEW_ZOOM);
   const anyLit = useAnyLit();
 
-  const fit = useFit(wrapper, center ?? selected);
-  const { layout, nodes, edges, ready } = useLaidOut(graph, center, (positions) => fit(positions));
+  const fit = useFit(wrapper, center ?? selected, graph);
+  const { layout, nodes, edges, ready } = useLaidOut(
+    graph,
+    center,
+    (positions) => fit(positions),
+    () => {
+      const box = wrapper.current?.getBoundingClientRect();
+      return box && box.width > 0 ? { width: box.width, height: box.height - LEGEND_ROOM } : undefined;
+    },
+  );
   const positions = layout?.positions ?? null;
   const scene = useMemo(
     () => (big && layout ? buildScene(graph, layout.positions, layout.routes) : null),

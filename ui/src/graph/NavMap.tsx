@@ -6,6 +6,7 @@
 import { useReactFlow, useStore } from "@xyflow/react";
 import { useLayoutEffect, useMemo, useRef, type PointerEvent } from "react";
 import { NODE_HEIGHT, NODE_WIDTH } from "./elements";
+import { SELECT_COLOR } from "./kinds";
 import type { GroupBox } from "./groups";
 import { KIND_STYLES } from "./kinds";
 import type { Point } from "./layered";
@@ -86,7 +87,7 @@ export function NavMap({ graph, positions, groups }: { graph: LGraph; positions:
     ctx.fillStyle = "rgba(241, 245, 249, 0.65)";
     ctx.fillRect(0, 0, WIDTH, HEIGHT);
     ctx.clearRect(left, top, w, h);
-    ctx.strokeStyle = "#b91c1c";
+    ctx.strokeStyle = SELECT_COLOR;
     ctx.lineWidth = 1.5;
     ctx.strokeRect(left, top, w, h);
   }, [x, y, zoom, width, height, frame, dpr]);

@@ -3,13 +3,13 @@
 import { BaseEdge, Handle, Position, getBezierPath, type EdgeProps, type NodeProps } from "@xyflow/react";
 import { memo, useMemo } from "react";
 import { useEdgeLit, useIsSelected, useNodeLit } from "./highlight";
-import { KIND_STYLES } from "./kinds";
+import { EDGE_MEANINGS, KIND_STYLES } from "./kinds";
 import type { Point } from "./layered";
 import { measure, middleEllipsis, twoLines } from "./labels";
-import type { EdgeKind, LNode } from "./model";
+import type { EdgeKind, LGraph, LNode } from "./model";
 
 export const NODE_WIDTH = 220;
-export const NODE_HEIGHT = 64;
+export const NODE_HEIGHT = 80;
 
 /** The width of a node's text: the node less its borders and padding (pills pad more). */
 export function textWidth(shape: string): number {
@@ -27,6 +27,18 @@ export function font(weight: number, size: number): string {
 export const LABEL_PX = 13;
 export const NAME_PX = 22; // zoomed out: the name alone, on up to two lines
 export const SUB_PX = 10;
+export const TAG_PX = 14; // zoomed out: the kind of a node whose name another node has too
+
+/** Names that more than one node of `graph` has: those nodes say their kind in words. */
+export function sharedNames(graph: LGraph): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const node of graph.nodes) {
+    if (seen.has(node.label)) shared.add(node.label);
+    else seen.add(node.label);
+  }
+  return shared;
+}
 
 export interface NodeText {
   /** The name on one line (near), shortened in the middle to fit. */
@@ -35,10 +47,12 @@ export interface NodeText {
   name: [string, string];
   sub: string;
   aliases: string;
+  /** The node's kind in words, zoomed out, when another node has the same name; else "". */
+  tag: string;
 }
 
 /** A node's text, shortened to fit the node (the DOM node and the canvas draw the same). */
-export function nodeText(node: LNode): NodeText {
+export function nodeText(node: LNode, tagged = false): NodeText {
   const width = textWidth(KIND_STYLES[node.kind].shape);
   const aliases = node.aliases.length ? ` · ${node.aliases.length} alias${node.aliases.length === 1 ? "" : "es"}` : "";
   return {
@@ -46,17 +60,18 @@ export function nodeText(node: LNode): NodeText {
     name: twoLines(node.label, width, font(600, NAME_PX)),
     sub: middleEllipsis(node.sublabel, width - (aliases ? 4 + measure(aliases, font(600, SUB_PX)) : 0), font(400, SUB_PX)),
     aliases,
+    tag: tagged ? KIND_STYLES[node.kind].label.toLowerCase() : "",
   };
 }
 
-export type LineageNodeData = { node: LNode; center: boolean };
+export type LineageNodeData = { node: LNode; center: boolean; tagged: boolean };
 
 function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
   const lit = useNodeLit(id);
   const selected = useIsSelected(id);
-  const { node, center } = data;
+  const { node, center, tagged } = data;
   const style = KIND_STYLES[node.kind];
-  const text = useMemo(() => nodeText(node), [node]);
+  const text = useMemo(() => nodeText(node, tagged), [node, tagged]);
   const classes = [
     "lnode",
     `shape-${style.shape}`,
@@ -88,8 +103,13 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
       </div>
       <div className="lnode-label">{text.label}</div>
       <div className="lnode-name" aria-hidden>
-        <span>{text.name[0]}</span>
-        {text.name[1] && <span>{text.name[1]}</span>}
+        {text.tag && (
+          <span className="lnode-tag" style={{ color: style.color }}>
+            {text.tag}
+          </span>
+        )}
+        <span className="lnode-line">{text.name[0]}</span>
+        {text.name[1] && <span className="lnode-line">{text.name[1]}</span>}
       </div>
       <div className="lnode-sub">
         <span className="lnode-ns">{text.sub}</span>
@@ -102,17 +122,28 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
 
 export const LineageNode = memo(LineageNodeView);
 
+/** How far a folded edge's turn reaches beyond its ends (graph units). */
+const TURN = 24;
+
 /**
  * An edge's route (layered.ts: through the lanes of the layers it crosses)
- * as a path: straight through each layer, a curve across each gap.
+ * as a path: straight through each layer, a curve across each gap. An edge
+ * folded from one row to the next goes down from its source's right side,
+ * back left along its lane between the rows, and down into its target's
+ * left side: each turn (two points one above the other) is a half loop.
  */
-function routePath(points: Point[]): string {
+export function routePath(points: Point[]): string {
   let path = `M ${points[0].x} ${points[0].y}`;
   for (let i = 1; i < points.length; i++) {
     const a = points[i - 1];
     const b = points[i];
     if (a.y === b.y) path += ` L ${b.x} ${b.y}`;
-    else {
+    else if (a.x === b.x) {
+      // A turn: out to the right and back before going left, or in from the left after.
+      const next = points[i + 1];
+      const x = next && next.x < b.x ? a.x + TURN : a.x - TURN;
+      path += ` C ${x} ${a.y} ${x} ${b.y} ${b.x} ${b.y}`;
+    } else {
       const mid = (a.x + b.x) / 2;
       path += ` C ${mid} ${a.y} ${mid} ${b.y} ${b.x} ${b.y}`;
     }
@@ -146,11 +177,20 @@ function LineageEdgeView(props: EdgeProps & { data?: LineageEdgeData }) {
       className={`ledge ledge-${kind}${lit ? " lit-on" : ""}`}
     />
   );
-  if (!origin) return edge;
-  // Explicit lineage: its origin shows on hover (the browser's tooltip of the edge).
+  if (origin) {
+    // Explicit lineage: its origin shows on hover (the browser's tooltip of the edge).
+    return (
+      <g className="ledge-explicit" data-origin={origin}>
+        <title>{`${kind === "jobjob" ? "job → job" : "explicit lineage"}: ${origin}`}</title>
+        {edge}
+      </g>
+    );
+  }
+  if (kind === "io" || kind === "registry") return edge;
+  // A parent → child, same-data or folded edge says what it is on hover.
   return (
-    <g className="ledge-explicit" data-origin={origin}>
-      <title>{`${kind === "jobjob" ? "job → job" : "explicit lineage"}: ${origin}`}</title>
+    <g className="ledge-explained" data-kind={kind}>
+      <title>{`${EDGE_MEANINGS[kind].label}: ${EDGE_MEANINGS[kind].hint}`}</title>
       {edge}
     </g>
   );

@@ -14,6 +14,34 @@ export type VisualKind =
   | "online_store"
   | "missing";
 
+/** The selection, the focus centre and the lit path (styles.css --select): red is for failure only. */
+export const SELECT_COLOR = "#4f46e5";
+/** A failed run (styles.css --accent). */
+export const FAILURE_COLOR = "#ef4444";
+
+/** How each kind of edge is drawn (styles.css's .ledge-*; paint.ts draws the same). */
+export const EDGE_SWATCHES: Record<"io" | "registry" | "parent" | "same" | "derived" | "jobjob", { color: string; dash: number[] }> = {
+  io: { color: "#94a3b8", dash: [] },
+  registry: { color: "#94a3b8", dash: [] },
+  parent: { color: "#a78bfa", dash: [6, 4] },
+  same: { color: "#0f766e", dash: [2, 4] },
+  derived: { color: "#cbd5e1", dash: [] },
+  jobjob: { color: "#d97706", dash: [10, 3, 2, 3] },
+};
+
+/** What each kind of edge means: a short label (the legend) and a sentence (hover). */
+export const EDGE_MEANINGS: Record<keyof typeof EDGE_SWATCHES, { label: string; hint: string }> = {
+  io: { label: "reads · writes", hint: "A job reads a dataset, or writes one" },
+  registry: { label: "built from", hint: "A Feast object is defined from another (the registry)" },
+  parent: {
+    label: "parent → child job",
+    hint: "A parent job (an Airflow DAG, a dbt run, a Spark application) started this child job: its runs name the parent's run (the parent facet)",
+  },
+  same: { label: "same data", hint: "Two names for the same data (a symlinks facet, or the same data source URI)" },
+  derived: { label: "through a hidden job", hint: "Inputs joined to outputs directly: the job between them is hidden (the Jobs filter)" },
+  jobjob: { label: "job → job", hint: "A job feeds another job (explicit lineage: a lineage facet or jobDependencies)" },
+};
+
 export type Shape = "box" | "pill" | "round" | "cylinder" | "tab";
 
 export interface KindStyle {

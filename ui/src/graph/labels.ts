@@ -1,12 +1,14 @@
-// Names that fit a node without losing what tells them apart.
+// Names that fit a node, cut only between words.
 //
 // Names are often long and differ only at the end ("feast_materialize_
 // feature_view_driver_hourly_stats" and "..._driver_daily_trips",
-// "warehouse.analytics.table_17"). A name too long for its line keeps its
-// start and its tail, with an ellipsis in the middle; the tail starts after a
-// separator ("_", ".", "/", ":", "-") when one is close enough to the end.
-// Widths are measured with the font the node uses (a canvas's measureText),
-// so the text fits exactly and never needs the browser to clip it.
+// "warehouse.analytics.table_17"). A name is shown whole when it fits, on
+// one line or wrapped onto two at its word boundaries (after "_", ".", "/",
+// ":", "-" or a space); too long for that, it keeps its start and its tail,
+// whole words each, around an ellipsis. Only a single word wider than the
+// whole line is ever cut inside. Widths are measured with the font the node
+// uses (a canvas's measureText), so the text fits exactly and never needs the
+// browser to clip it.
 
 const ELLIPSIS = "…";
 /** The tail keeps at most this share of the line; the start gets the rest. */
@@ -44,43 +46,75 @@ function longest(max: number, fits: (count: number) => boolean): number {
   return low;
 }
 
-/** The end of `text` that fits `width`: from a separator when one fits, else cut anywhere. */
-export function tailOf(text: string, width: number, font: string): string {
-  let best = "";
-  for (let i = text.length - 2; i >= 0; i--) {
-    if (!/[_./:-]/.test(text[i])) continue;
-    const suffix = text.slice(i + 1);
-    if (measure(suffix, font) > width) break;
-    best = suffix;
-  }
-  if (best) return best;
-  const count = longest(text.length, (n) => measure(text.slice(text.length - n), font) <= width);
-  return text.slice(text.length - count);
+/** The words of `text`, each with the separators that follow it ("driver_", "hourly_", "stats"). */
+export function words(text: string): string[] {
+  return text.match(/[^_./:\- ]*[_./:\- ]*/g)?.filter((w) => w.length > 0) ?? [text];
 }
 
-/** `text` itself when it fits `width`, else its start, an ellipsis and its tail. */
+/** The longest run of whole words at the end of `text` that fits `width` ("" if none). */
+function tailWords(parts: string[], width: number, font: string): number {
+  let count = 0;
+  let text = "";
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const longer = parts[i] + text;
+    if (measure(longer, font) > width) break;
+    text = longer;
+    count++;
+  }
+  return count;
+}
+
+/** The end of `text` that fits `width`: whole words when one fits, else the end of its last word. */
+export function tailOf(text: string, width: number, font: string): string {
+  const parts = words(text);
+  const count = tailWords(parts, width, font);
+  if (count > 0) return parts.slice(parts.length - count).join("");
+  const chars = longest(text.length, (n) => measure(text.slice(text.length - n), font) <= width);
+  return text.slice(text.length - chars);
+}
+
+/** The longest run of whole words at the start of `parts` for which `fits` holds. */
+function headWords(parts: string[], fits: (head: string) => boolean): string {
+  let head = "";
+  for (const part of parts) {
+    if (!fits(head + part)) break;
+    head += part;
+  }
+  return head;
+}
+
+/**
+ * `text` itself when it fits `width`, else its first words, an ellipsis and
+ * its last words (the end tells similar names apart, so it gets most room).
+ */
 export function middleEllipsis(text: string, width: number, font: string): string {
   if (measure(text, font) <= width) return text;
-  const tail = tailOf(text, width * TAIL_SHARE, font);
-  const rest = text.slice(0, text.length - tail.length);
-  const count = longest(rest.length, (n) => measure(rest.slice(0, n) + ELLIPSIS + tail, font) <= width);
-  return rest.slice(0, count) + ELLIPSIS + tail;
+  const tail = tailOf(text, width * TAIL_SHARE, font) || tailOf(text, width - measure(ELLIPSIS, font), font);
+  const rest = words(text.slice(0, text.length - tail.length));
+  const head = headWords(rest, (h) => measure(h + ELLIPSIS + tail, font) <= width);
+  return head + ELLIPSIS + tail;
 }
 
-/** `text` cut at the end with an ellipsis to fit `width`. */
+/** `text` cut after its last whole word that fits `width`, with an ellipsis. */
 export function endEllipsis(text: string, width: number, font: string): string {
   if (measure(text, font) <= width) return text;
+  const head = headWords(words(text), (h) => measure(h + ELLIPSIS, font) <= width);
+  if (head) return head + ELLIPSIS;
   const count = longest(text.length, (n) => measure(text.slice(0, n) + ELLIPSIS, font) <= width);
   return text.slice(0, count) + ELLIPSIS;
 }
 
 /**
- * A name on two lines: its end (from a separator when one fits: what tells
- * names apart) on the second line, the rest on the first, shortened with an
- * ellipsis when it does not fit.
+ * A name on up to two lines, wrapped between words. When it needs more, the
+ * second line is its end (what tells names apart) and the first its start,
+ * both whole words, the first ending in an ellipsis.
  */
 export function twoLines(text: string, width: number, font: string): [string, string] {
   if (measure(text, font) <= width) return [text, ""];
+  const parts = words(text);
+  const first = headWords(parts, (h) => measure(h, font) <= width);
+  const second = text.slice(first.length);
+  if (first && measure(second, font) <= width) return [first, second];
   const tail = tailOf(text, width, font);
   return [endEllipsis(text.slice(0, text.length - tail.length), width, font), tail];
 }

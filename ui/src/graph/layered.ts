@@ -7,7 +7,11 @@
 //   3. a few barycenter sweeps order the nodes of each layer to cut crossings;
 //   4. vertical positions: each layer is placed as close to the mean of its
 //      neighbours as the spacing allows (pool-adjacent-violators regression);
-//   5. connected components are laid out alone and packed on shelves.
+//   5. a long pipeline is folded into rows (bands of consecutive layers, one
+//      under the other) when that lets the view show it larger: each band is
+//      as wide as the screen allows, and an edge from one band to the next
+//      turns back along a lane of its own in the gap between them;
+//   6. connected components are laid out alone and packed on shelves.
 // An edge across more than one layer gets a dummy node in each layer it
 // crosses (within a budget), so steps 3 and 4 keep a lane free for it, and
 // its route (the dummies' places) goes around the nodes instead of through.
@@ -34,6 +38,8 @@ export interface LayoutOptions {
   nodeGap: number;
   componentGap: number;
   sweeps: number;
+  /** The screen the graph is shown on (px): a pipeline is folded into rows to fit it larger. None: no folding. */
+  view?: { width: number; height: number };
 }
 
 // Components (separate pipelines) are further apart than any two nodes of one.
@@ -58,6 +64,13 @@ export interface Layered {
 const DUMMY_HEIGHT = 10;
 /** The most lanes a component gets: beyond, a huge graph grows far taller than it is wide. */
 const MAX_LANES = 1000;
+/** Folding: at most this many rows; the gap between two rows, plus a lane per edge crossing it. */
+const MAX_BANDS = 4;
+const BAND_GAP = 56;
+const WRAP_LANE = 8;
+/** As the viewport fits a graph (viewport.ts): padding, and the largest zoom it opens at. */
+const FIT_PADDING = 0.92;
+const FIT_MAX_ZOOM = 1.1;
 
 export function layeredLayout(
   nodes: LayoutNode[],
@@ -242,34 +255,175 @@ function layoutComponent(
     layerWidth.push(Math.max(0, ...list.map((v) => widths[v])));
     x += layerWidth[layerWidth.length - 1] + opts.rankGap;
   }
-  let minY = Infinity;
-  let maxY = -Infinity;
-  for (let v = 0; v < all; v++) {
-    minY = Math.min(minY, y[v]);
-    maxY = Math.max(maxY, y[v] + heights[v]);
-  }
+  const bands = chooseBands(layers, layerX, layerWidth, y, heights, dag, layer, opts);
+  // Each band's layers move left to the band's start and down to its row.
+  const bandOf = new Int32Array(layerCount);
+  const shiftX: number[] = [];
+  const shiftY: number[] = [];
+  const laneY: number[] = []; // the first wrap lane under each band
+  let top = 0;
+  let width = 0;
+  bands.forEach((band, b) => {
+    for (let l = band.first; l <= band.last; l++) bandOf[l] = b;
+    shiftX.push(-layerX[band.first]);
+    shiftY.push(top - band.minY);
+    width = Math.max(width, layerX[band.last] + layerWidth[band.last] - layerX[band.first]);
+    top += band.maxY - band.minY;
+    laneY.push(top + BAND_GAP / 2);
+    top += BAND_GAP + band.lanes * WRAP_LANE;
+  });
+  const height = all ? top - BAND_GAP - bands[bands.length - 1].lanes * WRAP_LANE : 0;
+  const X = (v: number, at: number) => at + shiftX[bandOf[layer[v]]];
+  const Y = (v: number) => y[v] + heights[v] / 2 + shiftY[bandOf[layer[v]]];
+
   const positions = new Map<number, Point>();
-  members.forEach((g, v) => positions.set(g, { x: layerX[layer[v]], y: y[v] - minY }));
+  members.forEach((g, v) => positions.set(g, { x: X(v, layerX[layer[v]]), y: y[v] + shiftY[bandOf[layer[v]]] }));
   // A long edge: from its source's right side, straight through each layer
-  // it crosses at its lane, to its target's left side.
+  // it crosses at its lane, to its target's left side; from one band to the
+  // next, it turns back along a lane between the two.
+  const nextLane = bands.map(() => 0);
   const routes = new Map<string, Point[]>();
-  const middle = (v: number) => y[v] - minY + heights[v] / 2;
-  for (const { s, t, dummies } of chains) {
-    const points: Point[] = [{ x: layerX[layer[s]] + widths[s], y: middle(s) }];
-    for (const d of dummies) {
-      points.push({ x: layerX[layer[d]], y: middle(d) });
-      points.push({ x: layerX[layer[d]] + layerWidth[layer[d]], y: middle(d) });
+  const wrap = (points: Point[], from: number, to: number) => {
+    for (let b = bandOf[layer[from]]; b < bandOf[layer[to]]; b++) {
+      const lane = laneY[b] + nextLane[b]++ * WRAP_LANE;
+      const right = points[points.length - 1].x;
+      points.push({ x: right, y: lane }, { x: shiftX[b + 1] + layerX[bands[b + 1].first], y: lane });
     }
-    points.push({ x: layerX[layer[t]], y: middle(t) });
+  };
+  const step = (points: Point[], from: number, to: number) => {
+    if (bandOf[layer[from]] !== bandOf[layer[to]]) wrap(points, from, to);
+  };
+  for (const { s, t, dummies } of chains) {
+    const points: Point[] = [{ x: X(s, layerX[layer[s]] + widths[s]), y: Y(s) }];
+    let from = s;
+    for (const d of dummies) {
+      step(points, from, d);
+      points.push({ x: X(d, layerX[layer[d]]), y: Y(d) });
+      points.push({ x: X(d, layerX[layer[d]] + layerWidth[layer[d]]), y: Y(d) });
+      from = d;
+    }
+    step(points, from, t);
+    points.push({ x: X(t, layerX[layer[t]]), y: Y(t) });
     routes.set(`${members[s]}>${members[t]}`, points);
   }
-  return {
-    nodes: members,
-    positions,
-    routes,
-    width: Math.max(0, x - opts.rankGap),
-    height: all ? maxY - minY : 0,
+  if (bands.length > 1) {
+    // Edges between neighbouring layers of two bands (long ones have their chain).
+    for (let v = 0; v < k; v++) {
+      for (const t of dag[v]) {
+        if (t >= k || bandOf[layer[v]] === bandOf[layer[t]]) continue;
+        const points: Point[] = [{ x: X(v, layerX[layer[v]] + widths[v]), y: Y(v) }];
+        wrap(points, v, t);
+        points.push({ x: X(t, layerX[layer[t]]), y: Y(t) });
+        routes.set(`${members[v]}>${members[t]}`, points);
+      }
+    }
+  }
+  return { nodes: members, positions, routes, width, height };
+}
+
+interface Band {
+  first: number;
+  last: number;
+  minY: number;
+  maxY: number;
+  /** Edges from this band to the next ones, each with a lane under it. */
+  lanes: number;
+}
+
+/**
+ * The rows a component's layers are folded into: as many (1 to MAX_BANDS),
+ * cut where, as shows it largest on `opts.view`.
+ */
+function chooseBands(
+  layers: number[][],
+  layerX: number[],
+  layerWidth: number[],
+  y: Float64Array,
+  heights: number[],
+  dag: number[][],
+  layer: number[],
+  opts: LayoutOptions,
+): Band[] {
+  const count = layers.length;
+  const extent = (first: number, last: number) => {
+    let minY = Infinity;
+    let maxY = -Infinity;
+    for (let l = first; l <= last; l++) {
+      for (const v of layers[l]) {
+        minY = Math.min(minY, y[v]);
+        maxY = Math.max(maxY, y[v] + heights[v]);
+      }
+    }
+    return Number.isFinite(minY) ? { minY, maxY } : { minY: 0, maxY: 0 };
   };
+  /** The bands of layers ending at each cut (the last layer of each band but the last). */
+  const bandsAt = (cuts: number[]): Band[] => {
+    const bands: Band[] = [];
+    let first = 0;
+    for (const last of [...cuts, count - 1]) {
+      bands.push({ first, last, ...extent(first, last), lanes: 0 });
+      first = last + 1;
+    }
+    if (cuts.length) {
+      const bandOf = new Int32Array(count);
+      bands.forEach((band, b) => bandOf.fill(b, band.first, band.last + 1));
+      dag.forEach((targets, v) => {
+        for (const t of targets) for (let b = bandOf[layer[v]]; b < bandOf[layer[t]]; b++) bands[b].lanes++;
+      });
+    }
+    return bands;
+  };
+  let best = bandsAt([]);
+  const view = opts.view;
+  if (!view || view.width <= 0 || view.height <= 0 || count < 4) return best;
+  const zoomOf = (bands: Band[]) => {
+    let width = 0;
+    let height = 0;
+    bands.forEach((band, b) => {
+      width = Math.max(width, layerX[band.last] + layerWidth[band.last] - layerX[band.first]);
+      height += band.maxY - band.minY + (b < bands.length - 1 ? BAND_GAP + band.lanes * WRAP_LANE : 0);
+    });
+    return Math.min(FIT_MAX_ZOOM, FIT_PADDING * Math.min(view.width / width, view.height / Math.max(1, height)));
+  };
+  // Edges crossing the cut after each layer: a fold there gives each a lane.
+  const crossing = new Int32Array(count + 1);
+  dag.forEach((targets, v) => {
+    for (const t of targets) {
+      crossing[layer[v]]++;
+      crossing[layer[t]]--;
+    }
+  });
+  for (let l = 1; l < count; l++) crossing[l] += crossing[l - 1];
+  // Two rows: every cut is tried. More: cuts near equal shares of the
+  // layers, where the fewest edges cross.
+  const candidates: number[][] = [];
+  for (let cut = 1; cut < count - 2; cut++) candidates.push([cut]);
+  for (let n = 3; n <= Math.min(MAX_BANDS, Math.floor(count / 2)); n++) {
+    const cuts: number[] = [];
+    for (let b = 1; b < n; b++) {
+      const ideal = Math.floor((b * count) / n) - 1;
+      const lowest = Math.max(ideal - 2, (cuts[cuts.length - 1] ?? -1) + 2);
+      let cut = Math.max(ideal, lowest);
+      for (let l = lowest; l <= Math.min(ideal + 2, count - 3); l++) {
+        const fewer = crossing[l] < crossing[cut];
+        if (fewer || (crossing[l] === crossing[cut] && Math.abs(l - ideal) < Math.abs(cut - ideal))) cut = l;
+      }
+      cuts.push(cut);
+    }
+    candidates.push(cuts);
+  }
+  let bestZoom = zoomOf(best);
+  const single = bestZoom;
+  for (const cuts of candidates) {
+    const bands = bandsAt(cuts);
+    const zoom = zoomOf(bands);
+    // A fold must show the graph clearly larger to be worth its turning edges.
+    if (zoom > bestZoom && zoom > single * 1.15) {
+      best = bands;
+      bestZoom = zoom;
+    }
+  }
+  return best;
 }
 
 /** Reverse the back edges of a depth-first search, so the graph has no cycle. */

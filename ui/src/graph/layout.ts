@@ -38,9 +38,11 @@ function getWorker(): Worker | null {
   return worker;
 }
 
-function inline(nodes: LayoutNode[], edges: LayoutEdge[]): LayoutResult {
+type View = { width: number; height: number } | undefined;
+
+function inline(nodes: LayoutNode[], edges: LayoutEdge[], view: View): LayoutResult {
   const started = performance.now();
-  const laid = layeredLayout(nodes, edges);
+  const laid = layeredLayout(nodes, edges, view ? { view } : {});
   return { ...laid, ms: performance.now() - started };
 }
 
@@ -49,13 +51,14 @@ export function prepareLayout(): void {
   getWorker();
 }
 
-export function layout(nodes: LayoutNode[], edges: LayoutEdge[]): Promise<LayoutResult> {
+/** Lays out a graph; with `view` (the canvas's size), a long pipeline is folded into rows to fit it. */
+export function layout(nodes: LayoutNode[], edges: LayoutEdge[], view?: View): Promise<LayoutResult> {
   const w = getWorker();
-  if (!w) return Promise.resolve(inline(nodes, edges));
+  if (!w) return Promise.resolve(inline(nodes, edges, view));
   const requestId = nextId++;
   return new Promise((resolve) => {
     pending.set(requestId, (response) => {
-      if (response.error) resolve(inline(nodes, edges));
+      if (response.error) resolve(inline(nodes, edges, view));
       else
         resolve({
           positions: new Map(Object.entries(response.positions)),
@@ -63,7 +66,7 @@ export function layout(nodes: LayoutNode[], edges: LayoutEdge[]): Promise<Layout
           ms: response.ms,
         });
     });
-    const request: LayoutRequest = { requestId, nodes, edges };
+    const request: LayoutRequest = { requestId, nodes, edges, view };
     w.postMessage(request);
   });
 }

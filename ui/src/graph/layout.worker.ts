@@ -9,6 +9,8 @@ export interface LayoutRequest {
   requestId: number;
   nodes: LayoutNode[];
   edges: LayoutEdge[];
+  /** The screen the graph is shown on: a long pipeline is folded into rows to fit it (layered.ts). */
+  view?: { width: number; height: number };
 }
 
 export interface LayoutResponse {
@@ -22,7 +24,7 @@ export interface LayoutResponse {
 
 function handle(request: LayoutRequest): LayoutResponse {
   const started = performance.now();
-  const laid = layeredLayout(request.nodes, request.edges);
+  const laid = layeredLayout(request.nodes, request.edges, request.view ? { view: request.view } : {});
   return {
     requestId: request.requestId,
     positions: Object.fromEntries(laid.positions),

@@ -9,8 +9,19 @@
 // strokes and text by style, as changing a canvas's style is what costs.
 
 import { endEllipsis, measure } from "./labels";
-import { font, LABEL_PX, NAME_PX, NODE_HEIGHT, NODE_WIDTH, nodeText, SUB_PX, type NodeText } from "./elements";
-import { KIND_STYLES, type KindStyle, type Shape } from "./kinds";
+import {
+  font,
+  LABEL_PX,
+  NAME_PX,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  nodeText,
+  sharedNames,
+  SUB_PX,
+  TAG_PX,
+  type NodeText,
+} from "./elements";
+import { EDGE_SWATCHES, FAILURE_COLOR, KIND_STYLES, SELECT_COLOR, type KindStyle, type Shape } from "./kinds";
 import type { Point } from "./layered";
 import type { EdgeKind, LEdge, LGraph, LNode, RunState } from "./model";
 import { zoomLevel } from "./viewport";
@@ -35,16 +46,12 @@ export interface EdgeStyle {
 }
 
 /** How each kind of edge is drawn (as styles.css draws the DOM's); a kind not listed draws as "io". */
-export const EDGE_STYLES: Partial<Record<EdgeKind, EdgeStyle>> & { io: EdgeStyle } = {
-  io: { color: "#94a3b8", dash: [] },
-  registry: { color: "#94a3b8", dash: [] },
-  parent: { color: "#a78bfa", dash: [6, 4] },
-  same: { color: "#0f766e", dash: [2, 4] },
-  derived: { color: "#cbd5e1", dash: [] },
-  jobjob: { color: "#d97706", dash: [10, 3, 2, 3] },
-};
+export const EDGE_STYLES: Partial<Record<EdgeKind, EdgeStyle>> & { io: EdgeStyle } = EDGE_SWATCHES;
 const EDGE_WIDTH = 1.5; // screen pixels, at any zoom (non-scaling, as in the DOM)
-const LIT_COLOR = "#b91c1c";
+// Red is for failure only: the lit path, the selection and the focus centre are indigo.
+const LIT_COLOR = SELECT_COLOR;
+const LIT_RING = "rgba(79, 70, 229, 0.3)";
+const SELECTED_RING = "rgba(79, 70, 229, 0.6)";
 const LIT_WIDTH = 2.5;
 const ARROW = { length: 10, half: 5 }; // graph units, like React Flow's markers
 const TEXT = "#0f172a";
@@ -84,6 +91,8 @@ export interface Scene {
   whole: Box;
   /** Each node's text, shortened to fit, made when first drawn. */
   texts: Map<string, Texts>;
+  /** Names more than one node has: those nodes say their kind in words. */
+  shared: Set<string>;
 }
 
 function bend(a: Point, b: Point): number {
@@ -129,7 +138,7 @@ export function buildScene(graph: LGraph, positions: Map<string, Point>, routes:
     }
     edges.push({ edge, points, routed, box });
   }
-  return { nodes, edges, whole, texts: new Map() };
+  return { nodes, edges, whole, texts: new Map(), shared: sharedNames(graph) };
 }
 
 function overlaps(a: Box, b: Box): boolean {
@@ -154,7 +163,12 @@ function trace(ctx: Ctx, e: SceneEdge): void {
     const a = pts[i - 1];
     const b = pts[i];
     if (a.y === b.y) ctx.lineTo(b.x, b.y);
-    else {
+    else if (a.x === b.x) {
+      // A folded edge's turn (elements.tsx, routePath).
+      const next = pts[i + 1];
+      const x = next && next.x < b.x ? a.x + 24 : a.x - 24;
+      ctx.bezierCurveTo(x, a.y, x, b.y, b.x, b.y);
+    } else {
       const mid = (a.x + b.x) / 2;
       ctx.bezierCurveTo(mid, a.y, mid, b.y, b.x, b.y);
     }
@@ -224,7 +238,7 @@ function textsOf(scene: Scene, node: LNode, style: KindStyle): Texts {
     const pad = style.shape === "pill" ? 20 : 10;
     const badge = measure(style.label.toUpperCase(), font(700, 9)) + 10;
     const room = NODE_WIDTH - 4 - 2 * pad - badge - 6;
-    texts = { ...nodeText(node), producer: node.producer ? endEllipsis(node.producer, room, font(400, SUB_PX)) : "" };
+    texts = { ...nodeText(node, scene.shared.has(node.label)), producer: node.producer ? endEllipsis(node.producer, room, font(400, SUB_PX)) : "" };
     scene.texts.set(node.id, texts);
   }
   return texts;
@@ -292,7 +306,7 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
   // The lit path's ring, the selection and the focus centre, over the nodes.
   ctx.globalAlpha = 1;
   if (dimmed) {
-    ctx.strokeStyle = "rgba(185, 28, 28, 0.25)";
+    ctx.strokeStyle = LIT_RING;
     ctx.lineWidth = 2;
     ctx.beginPath();
     for (const n of shown) if (isOn(n)) shapePath(ctx, n, KIND_STYLES[n.node.kind].shape, -1);
@@ -301,7 +315,7 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
   for (const n of shown) {
     if (n.node.id === lit.selected) {
       const pad = Math.max(3, 6 / zoom);
-      ctx.strokeStyle = level === "far" ? LIT_COLOR : "rgba(185, 28, 28, 0.55)";
+      ctx.strokeStyle = level === "far" ? LIT_COLOR : SELECTED_RING;
       ctx.lineWidth = Math.max(4, 4 / zoom);
       ctx.beginPath();
       ctx.roundRect(n.x - pad, n.y - pad, NODE_WIDTH + 2 * pad, NODE_HEIGHT + 2 * pad, 8);
@@ -321,7 +335,7 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
 /** The colours of a job's latest run state (styles.css's .lnode-state). */
 const RUN_STATE_COLORS: Record<RunState, string> = {
   completed: "#16a34a",
-  failed: "#ef4444",
+  failed: FAILURE_COLOR,
   running: "#2563eb",
   aborted: "#d97706",
 };
@@ -364,24 +378,32 @@ function paintText(
   const padOf = (n: SceneNode) => (KIND_STYLES[n.node.kind].shape === "pill" ? 22 : 12);
   const texts = shown.map((n) => textsOf(scene, n.node, KIND_STYLES[n.node.kind]));
   if (level === "mid") {
+    // As styles.css: a 17 px kind tag (when the name is shared), then 26 px name lines, centred.
+    const topOf = (i: number) =>
+      shown[i].y + (NODE_HEIGHT - (texts[i].name[1] ? 52 : 26) - (texts[i].tag ? 17 : 0)) / 2;
     ctx.font = font(600, NAME_PX);
     ctx.fillStyle = TEXT;
     shown.forEach((n, i) => {
       ctx.globalAlpha = alpha(n);
       const [first, second] = texts[i].name;
-      const mid = n.y + NODE_HEIGHT / 2;
-      if (second) {
-        ctx.fillText(first, n.x + padOf(n), mid - 11.5);
-        ctx.fillText(second, n.x + padOf(n), mid + 11.5);
-      } else ctx.fillText(first, n.x + padOf(n), mid);
+      const at = topOf(i) + (texts[i].tag ? 17 : 0);
+      ctx.fillText(first, n.x + padOf(n), at + 13);
+      if (second) ctx.fillText(second, n.x + padOf(n), at + 39);
+    });
+    ctx.font = font(700, TAG_PX);
+    shown.forEach((n, i) => {
+      if (!texts[i].tag) return;
+      ctx.globalAlpha = alpha(n);
+      ctx.fillStyle = KIND_STYLES[n.node.kind].color;
+      ctx.fillText(texts[i].tag, n.x + padOf(n), topOf(i) + 8.5);
     });
     ctx.globalAlpha = 1;
     return;
   }
   // Rows (styles.css): a 14 px top row, a 17 px name, a 13 px namespace, 1 px apart, centred.
-  const top = (n: SceneNode) => n.y + 16;
-  const label = (n: SceneNode) => n.y + 32.5;
-  const sub = (n: SceneNode) => n.y + 48.5;
+  const top = (n: SceneNode) => n.y + NODE_HEIGHT / 2 - 16;
+  const label = (n: SceneNode) => n.y + NODE_HEIGHT / 2 + 0.5;
+  const sub = (n: SceneNode) => n.y + NODE_HEIGHT / 2 + 16.5;
   ctx.font = font(700, 9);
   shown.forEach((n) => {
     const style = KIND_STYLES[n.node.kind];

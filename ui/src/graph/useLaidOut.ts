@@ -4,7 +4,7 @@
 
 import { MarkerType, type Edge, type Node } from "@xyflow/react";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { NODE_HEIGHT, NODE_WIDTH, type LineageNodeData } from "./elements";
+import { NODE_HEIGHT, NODE_WIDTH, sharedNames, type LineageNodeData } from "./elements";
 import type { Point } from "./layered";
 import { layout, type LayoutResult } from "./layout";
 import type { LGraph } from "./model";
@@ -24,18 +24,27 @@ export const EMPTY_EDGES: Edge[] = [];
  * `onLaid` sees the positions before the nodes are handed over, so the
  * viewport can be set first (a big graph then starts as an overview).
  */
-export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positions: Map<string, Point>) => void) {
+export function useLaidOut(
+  graph: LGraph,
+  center: string | null,
+  onLaid: (positions: Map<string, Point>) => void,
+  viewSize: () => { width: number; height: number } | undefined,
+) {
   const [laid, setLaid] = useState<{ graph: LGraph; result: LayoutResult } | null>(null);
   const [ready, setReady] = useState(false);
   const onLaidRef = useRef(onLaid);
   onLaidRef.current = onLaid;
+  const viewSizeRef = useRef(viewSize);
+  viewSizeRef.current = viewSize;
 
   useEffect(() => {
     let cancelled = false;
     setReady(false);
     const sized = graph.nodes.map((n) => ({ id: n.id, width: NODE_WIDTH, height: NODE_HEIGHT }));
     const links = graph.edges.map((e) => ({ id: e.id, source: e.source, target: e.target }));
-    layout(sized, links).then((result) => {
+    // A graph drawn as DOM nodes is folded to the canvas's shape; a painted one (a map to explore) is not.
+    const view = graph.nodes.length > BIG_GRAPH ? undefined : viewSizeRef.current();
+    layout(sized, links, view).then((result) => {
       if (cancelled) return;
       onLaidRef.current(result.positions);
       setLaid({ graph, result });
@@ -52,11 +61,12 @@ export function useLaidOut(graph: LGraph, center: string | null, onLaid: (positi
 
   const nodes = useMemo<Node<LineageNodeData>[]>(() => {
     if (!current || painted) return EMPTY_NODES;
+    const shared = sharedNames(graph);
     return graph.nodes.map((node) => ({
       id: node.id,
       type: "lineage",
       position: current.positions.get(node.id) ?? { x: 0, y: 0 },
-      data: { node, center: node.id === center },
+      data: { node, center: node.id === center, tagged: shared.has(node.label) },
       width: NODE_WIDTH,
       height: NODE_HEIGHT,
       draggable: false,

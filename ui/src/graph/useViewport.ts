@@ -5,16 +5,24 @@ import { useReactFlow, useStore } from "@xyflow/react";
 import { useCallback, useEffect, type RefObject } from "react";
 import { NODE_HEIGHT, NODE_WIDTH } from "./elements";
 import type { Point } from "./layered";
-import { fitViewport, MIN_ZOOM, READABLE_ZOOM } from "./viewport";
+import type { LGraph } from "./model";
+import { feastEnd, fitViewport, MIN_ZOOM, READABLE_ZOOM } from "./viewport";
 
 type Wrapper = RefObject<HTMLDivElement | null>;
 
 /**
+ * Room kept free at the bottom of the canvas when fitting a graph: the legend
+ * (and the map) lie over it there.
+ */
+export const LEGEND_ROOM = 64;
+
+/**
  * Fits `positions` into the canvas, readable (centred on `focusId`, else on
- * the busiest part, when the whole graph cannot be read at once); `whole`
+ * the graph's Feast end, else its busiest part, when the whole graph cannot
+ * be read at once); `whole`
  * shows all of it, however small.
  */
-export function useFit(wrapper: Wrapper, focusId: string | null) {
+export function useFit(wrapper: Wrapper, focusId: string | null, graph: LGraph) {
   const flow = useReactFlow();
   const readable = READABLE_ZOOM;
   return useCallback(
@@ -22,10 +30,12 @@ export function useFit(wrapper: Wrapper, focusId: string | null) {
       const box = wrapper.current?.getBoundingClientRect();
       if (!box) return;
       const focus = focusId ? (positions.get(focusId) ?? null) : null;
-      const viewport = fitViewport(positions, box.width, box.height, whole ? MIN_ZOOM : readable, focus);
+      const ends = whole || focus ? null : feastEnd(graph);
+      const height = Math.max(box.height / 2, box.height - LEGEND_ROOM);
+      const viewport = fitViewport(positions, box.width, height, whole ? MIN_ZOOM : readable, focus, ends);
       flow.setViewport(viewport, { duration });
     },
-    [flow, readable, focusId, wrapper],
+    [flow, readable, focusId, wrapper, graph],
   );
 }
 

@@ -4,6 +4,19 @@
 import type { Viewport } from "@xyflow/react";
 import { NODE_HEIGHT, NODE_WIDTH } from "./elements";
 import type { Point } from "./layered";
+import { reach, type LGraph } from "./model";
+
+/** Where a graph's Feast end is: its feature services, saved datasets and everything downstream of them. */
+const FEAST_END_KINDS = new Set<string>(["feature_service", "saved_dataset"]);
+
+export function feastEnd(graph: LGraph): Set<string> {
+  const ends = new Set<string>();
+  for (const node of graph.nodes) {
+    if (!FEAST_END_KINDS.has(node.kind) || ends.has(node.id)) continue;
+    for (const id of reach(graph, node.id, "downstream")) ends.add(id);
+  }
+  return ends;
+}
 
 /** Graphs of more nodes are painted on one <canvas> (Overview, paint.ts), at every zoom. */
 export const BIG_GRAPH = 400;
@@ -12,10 +25,12 @@ export const OVERVIEW_ZOOM = 0.3;
 export const MIN_ZOOM = 0.01;
 /**
  * A graph opens no further out than this: names (22 px zoomed out, see
- * elements.tsx) are then at least 11 px on screen. When the whole graph does
- * not fit at this zoom, the view centres on the selection or the busiest part.
+ * elements.tsx) are then at least 12 px on screen. When the whole graph does
+ * not fit at this zoom, the view opens on the selection, else on the Feast
+ * end of the pipelines (feature services, saved datasets and what reads
+ * them), else on the busiest part.
  */
-export const READABLE_ZOOM = 0.5;
+export const READABLE_ZOOM = 0.55;
 /** From this zoom nodes show their kind, producer and namespace too (13 px names: 11 px on screen). */
 export const NEAR_ZOOM = 0.85;
 
@@ -29,20 +44,33 @@ export function zoomLevel(zoom: number): "near" | "mid" | "far" {
  * The centre of the busiest part of the graph: of windows the size of the
  * screen (in graph units) centred on nodes, the one holding the most nodes
  * (the first, in the order given, of equals). Large graphs try a sample of
- * centres.
+ * centres. With `among` (ids), only windows centred on those nodes count,
+ * and those nodes first.
  */
-export function busiestPoint(positions: Map<string, Point>, viewWidth: number, viewHeight: number): Point | null {
-  const points = [...positions.values()].map((p) => ({ x: p.x + NODE_WIDTH / 2, y: p.y + NODE_HEIGHT / 2 }));
-  if (points.length === 0) return null;
-  const step = Math.max(1, Math.floor(points.length / 300));
+export function busiestPoint(
+  positions: Map<string, Point>,
+  viewWidth: number,
+  viewHeight: number,
+  among: Set<string> | null = null,
+): Point | null {
+  const centre = (p: Point) => ({ x: p.x + NODE_WIDTH / 2, y: p.y + NODE_HEIGHT / 2 });
+  const points = [...positions.values()].map(centre);
+  const chosen = among ? [...positions].filter(([id]) => among.has(id)).map(([, p]) => centre(p)) : points;
+  const candidates = chosen.length ? chosen : points;
+  if (candidates.length === 0) return null;
+  const step = Math.max(1, Math.floor(candidates.length / 300));
   const halfW = viewWidth / 2 - NODE_WIDTH / 2;
   const halfH = viewHeight / 2 - NODE_HEIGHT / 2;
-  let best = points[0];
-  let bestCount = -1;
-  for (let i = 0; i < points.length; i += step) {
-    const c = points[i];
+  const inside = (c: Point, list: Point[]) => {
     let count = 0;
-    for (const p of points) if (Math.abs(p.x - c.x) <= halfW && Math.abs(p.y - c.y) <= halfH) count++;
+    for (const p of list) if (Math.abs(p.x - c.x) <= halfW && Math.abs(p.y - c.y) <= halfH) count++;
+    return count;
+  };
+  let best = candidates[0];
+  let bestCount = -1;
+  for (let i = 0; i < candidates.length; i += step) {
+    const c = candidates[i];
+    const count = candidates === points ? inside(c, points) : inside(c, candidates) * (points.length + 1) + inside(c, points);
     if (count > bestCount) {
       best = c;
       bestCount = count;
@@ -62,6 +90,7 @@ export function fitViewport(
   height: number,
   readable = MIN_ZOOM,
   focus: Point | null = null,
+  ends: Set<string> | null = null,
 ): Viewport {
   let minX = Infinity;
   let minY = Infinity;
@@ -80,7 +109,7 @@ export function fitViewport(
     const zoom = readable;
     const centre = focus
       ? { x: focus.x + NODE_WIDTH / 2, y: focus.y + NODE_HEIGHT / 2 }
-      : (busiestPoint(positions, width / zoom, height / zoom) ?? { x: minX, y: minY });
+      : (busiestPoint(positions, width / zoom, height / zoom, ends) ?? { x: minX, y: minY });
     const cx = centre.x;
     const cy = centre.y;
     // Centred, but with no empty margin where the graph goes on.

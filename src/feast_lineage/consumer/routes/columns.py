@@ -20,7 +20,9 @@ from feast_lineage.consumer.services.columns import Direction, column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
 
 router = APIRouter(tags=["columns"], responses=READ_ERRORS)
-_NOT_FOUND = error_responses(404, _404="No such dataset (or it is not visible)")
+_NOT_FOUND = error_responses(
+    404, _404="No such dataset (or it is not visible), or no such field in its known schema"
+)
 _MARK = "/openlineage/datasets/"
 
 Field = Annotated[

@@ -153,6 +153,41 @@ def _types(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
 
 Json = dict[str, Any]
 
+# An unknown field's error lists at most this many of the dataset's columns.
+_LISTED_COLUMNS = 30
+
+
+def _schema_fields(conn: Connection, ids: Iterable[int]) -> list[str] | None:
+    """The field names of the datasets' schema facets (aliases together); None: no schema."""
+    names: list[str] = []
+    known = False
+    for _owner, payload in sorted(c.schema_payloads(conn, ids).items()):
+        schema = orjson.loads(payload)
+        fields = schema.get("fields") if isinstance(schema, dict) else None
+        if not isinstance(fields, list):
+            continue
+        known = True
+        for item in fields:
+            name = item.get("name") if isinstance(item, dict) else None
+            if isinstance(name, str) and name not in names:
+                names.append(name)
+    return names if known else None
+
+
+def _require_field(conn: Connection, ids: Iterable[int], field_name: str, dataset: str) -> None:
+    """Raise NotFound when the dataset's schema is known and lacks the field.
+
+    Called only when no edge names the field: column lineage may name a
+    field a stale schema facet does not list.
+    """
+    names = _schema_fields(conn, ids)
+    if names is None or field_name in names:
+        return
+    listed = ", ".join(names[:_LISTED_COLUMNS])
+    more = f" and {len(names) - _LISTED_COLUMNS} more" if len(names) > _LISTED_COLUMNS else ""
+    its = f"its columns are {listed}{more}" if names else "its schema has no columns"
+    raise NotFound(f"no column `{field_name}` in {dataset}; {its}")
+
 
 def _transformations(
     rows: list[c.ColumnEdgeRead], shown: bool, parsed: dict[str, list[Json]]
@@ -213,6 +248,8 @@ def column_lineage(
         found = _Found()
         for way in ("upstream", "downstream") if direction == "both" else (direction,):
             _walk(conn, aliases, start, field_name, way, depth, indirect, found)
+        if field_name is not None and not found.edges:
+            _require_field(conn, aliases.members[group], field_name, name)
         # Names of the datasets in reach: the stored ones, and every member of their groups.
         groups = {node[0] for node in found.depths}
         members = aliases.datasets(groups)

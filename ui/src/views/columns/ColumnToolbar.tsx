@@ -31,7 +31,7 @@ export function ColumnToolbar({ trace, label, jobs, counts, navigate }: Props) {
       <label className="field">
         <span>Depth</span>
         <select value={trace.depth} onChange={(e) => navigate({ depth: e.target.value })} aria-label="Column depth">
-          {COLUMN_DEPTHS.map((d) => (
+          {[...new Set([...COLUMN_DEPTHS, trace.depth])].sort((a, b) => a - b).map((d) => (
             <option key={d} value={d}>
               {d === 20 ? "all (20)" : d}
             </option>

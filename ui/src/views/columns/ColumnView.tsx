@@ -4,15 +4,17 @@
 
 import { useCallback, useMemo, type ReactNode } from "react";
 import { useColumns } from "../../api/columns";
+import { ApiError } from "../../api/http";
 import { Failure, Loading } from "../../components/Status";
 import { feastObjectName, olKind } from "../../graph/model";
 import type { Navigate, Route } from "../../route";
 import { refPatch, selectionOf } from "../../selection";
 import type { GraphNode } from "../../types";
+import { hopsBeyond, NOTHING_BEYOND, reachesDepth } from "./beyond";
 import { ColumnCanvas } from "./ColumnCanvas";
 import { ColumnToolbar } from "./ColumnToolbar";
 import { boxId, buildPicture, type DatasetBox } from "./model";
-import { tracePatch, traceQuery, type Trace } from "./trace";
+import { MAX_DEPTH, tracePatch, traceQuery, type Trace } from "./trace";
 import "./columns.css";
 
 interface Props {
@@ -27,6 +29,18 @@ interface Props {
 
 export function ColumnView({ trace, graphNodes, route, navigate, panel }: Props) {
   const fetched = useColumns(traceQuery(trace));
+  // Whether the path goes on past the depth shown: the whole walk, asked for
+  // when the answer reaches its depth somewhere.
+  const probe = fetched.data && trace.depth < MAX_DEPTH && reachesDepth(fetched.data, trace.depth);
+  const whole = useColumns(probe ? { ...traceQuery(trace), depth: MAX_DEPTH } : null);
+  const beyond = useMemo(
+    () => (probe && whole.data ? hopsBeyond(whole.data, trace) : NOTHING_BEYOND),
+    [probe, whole.data, trace],
+  );
+  const onExtend = useCallback(
+    (hops: number) => navigate({ depth: Math.min(MAX_DEPTH, trace.depth + hops) }, { push: true }),
+    [navigate, trace.depth],
+  );
   const index = useMemo(() => {
     const out = new Map<string, GraphNode>();
     for (const node of graphNodes ?? []) if (node.kind === "dataset") out.set(boxId(node.namespace, node.name), node);
@@ -69,7 +83,33 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel }: Props)
     : null;
 
   let body: ReactNode;
-  if (fetched.error) {
+  const unknownField =
+    fetched.error instanceof ApiError && fetched.error.status === 404 && fetched.error.message.startsWith("no column");
+  if (unknownField) {
+    // A column the dataset's schema does not have: the server's message (its columns), and a way to trace one.
+    const known = schemaOf(trace.namespace, trace.name) ?? [];
+    body = (
+      <div className="status status-error" role="alert" data-testid="unknown-column">
+        <div className="status-title">No such column</div>
+        <div className="status-body">{fetched.error?.message}</div>
+        <div className="status-actions column-choices">
+          {known.slice(0, 30).map((f) => (
+            <button
+              key={f.name}
+              type="button"
+              className="btn mono"
+              onClick={() => navigate(tracePatch({ namespace: trace.namespace, name: trace.name, field: f.name }))}
+            >
+              {f.name}
+            </button>
+          ))}
+          <button type="button" className="btn" onClick={() => navigate(tracePatch(null), { push: true })}>
+            Back to the dataset graph
+          </button>
+        </div>
+      </div>
+    );
+  } else if (fetched.error) {
     body = (
       <Failure error={fetched.error} what="the column lineage" onRetry={fetched.refetch}>
         <button type="button" className="btn" onClick={() => navigate(tracePatch(null), { push: true })}>
@@ -97,6 +137,9 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel }: Props)
           onTrace={onTrace}
           onOpenDataset={onOpenDataset}
           onOpenJob={onOpenJob}
+          beyond={beyond}
+          onExtend={onExtend}
+          tracedBox={boxId(trace.namespace, trace.name)}
         />
         <div className="legend column-legend" aria-label="Legend">
           <span className="legend-item">

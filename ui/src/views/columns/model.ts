@@ -11,7 +11,7 @@ import { layeredLayout, type Point } from "../../graph/layered";
 import type { SchemaField } from "../../types";
 
 export const BOX_WIDTH = 280;
-export const HEADER_HEIGHT = 46;
+export const HEADER_HEIGHT = 52;
 export const ROW_HEIGHT = 22;
 
 export interface FieldRow {

@@ -11,6 +11,8 @@ import { parseDepth } from "../../depth";
 import type { Patch, Route } from "../../route";
 
 export const COLUMN_DEPTHS = [1, 2, 3, 4, 5, 10, 20];
+/** The API's greatest depth ("all"). */
+export const MAX_DEPTH = 20;
 const DEFAULT_DEPTH = 3;
 
 export interface Trace {
