@@ -354,7 +354,8 @@ def lineage_sync(ctx: click.Context) -> None:
 @click.option(
     "--source",
     metavar="URL",
-    help="The database where Feast's lineage consumer stored its events (a SQLAlchemy URL); "
+    help="The database where Feast's lineage consumer stored its events (a SQLAlchemy URL; "
+    "a relative SQLite path is the repository's, as in feature_store.yaml); "
     "default: the one feature_store.yaml names for the consumer (consumer.connection_string, "
     "else the SQL registry's database), as Feast's consumer used it.",
 )
@@ -370,7 +371,9 @@ def import_feast_lineage(ctx: click.Context, source: str | None, show_refused: b
 
     Reads Feast's openlineage_events table, read-only (Feast's server may keep
     running), and ingests each event as if it were posted now: the same
-    validation, credential removal, deduplication and ordering. Prints how
+    validation, credential removal, deduplication and ordering. Feast's names
+    become ours (driver_hourly_stats: feature_view/driver_hourly_stats), Feast's
+    kept as an alias, so the history joins what feast-lineage reports. Prints how
     many rows were read, imported, duplicates (one event Feast received more
     than once, or already imported) and refused, with the reason for each.
     Running it again imports nothing new.

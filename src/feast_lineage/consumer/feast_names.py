@@ -24,8 +24,10 @@ and its jobs: ``feature_view_<v>`` and ``stream_feature_view_<v>`` become
 ``feast_apply_odfv_<v>``, ``feature_service_<s>``
 ``feast_apply_feature_service_<s>``, ``saved_dataset_<d>``
 ``feast_apply_saved_dataset_<d>``, and ``materialize_<project>``
-``feast_materialize``. ``feast_feature_views_<project>`` (one job for every
-view of an apply) has no counterpart here and keeps its name.
+``feast_materialize``, or ``feast_materialize_incremental`` for a run whose
+START gave no start date (how Feast's emitter reports
+``materialize-incremental``). ``feast_feature_views_<project>`` (one job for
+every view of an apply) has no counterpart here and keeps its name.
 
 What a dataset is comes from its own Feast facet (``feast_featureView``,
 ``feast_dataSource``, ...) where the event gives one; a bare reference (a
@@ -79,6 +81,7 @@ _JOB_PREFIXES = (
 )
 _MATERIALIZE = re.compile(r"^materialize_.+")
 MATERIALIZE_JOB = "feast_materialize"
+MATERIALIZE_INCREMENTAL_JOB = "feast_materialize_incremental"
 # What a bare input of a Feast job is, when nothing else says.
 _INPUTS_OF = {"feature_service_": "feature_view"}
 
@@ -119,10 +122,26 @@ def _own_kind(dataset: dict[str, Any]) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def our_job_name(name: str) -> str:
+def _run_id(event: dict[str, Any]) -> str | None:
+    run = event.get("run")
+    run_id = run.get("runId") if isinstance(run, dict) else None
+    return run_id if isinstance(run_id, str) else None
+
+
+def _incremental(event: dict[str, Any]) -> bool | None:
+    """Whether a materialization START says incremental (no start date); None: it does not say."""
+    run = event.get("run")
+    facets = run.get("facets") if isinstance(run, dict) else None
+    facet = facets.get("feast_materialization") if isinstance(facets, dict) else None
+    if event.get("eventType") != "START" or not isinstance(facet, dict):
+        return None
+    return not facet.get("start_date")
+
+
+def our_job_name(name: str, incremental: bool = False) -> str:
     """The name of Feast's job ``name`` here (itself when it has no counterpart)."""
     if _MATERIALIZE.match(name):
-        return MATERIALIZE_JOB
+        return MATERIALIZE_INCREMENTAL_JOB if incremental else MATERIALIZE_JOB
     for prefix, ours in _JOB_PREFIXES:
         if name.startswith(prefix) and len(name) > len(prefix):
             return ours + name[len(prefix) :]
@@ -142,6 +161,7 @@ class FeastNames:
 
     kinds: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     producers: set[str] = field(default_factory=set)
+    incremental_runs: set[str] = field(default_factory=set)  # materialize-incremental's
 
     def learn(self, event: Any) -> None:
         """Note the kind of each dataset an event of Feast's emitter describes."""
@@ -150,6 +170,9 @@ class FeastNames:
         producer = event.get("producer")
         if isinstance(producer, str):
             self.producers.add(producer)
+        run_id = _run_id(event)
+        if run_id is not None and _incremental(event):
+            self.incremental_runs.add(run_id)
         for _, dataset in _datasets(event):
             kind = _own_kind(dataset)
             ns, name = dataset.get("namespace"), dataset.get("name")
@@ -189,7 +212,7 @@ class FeastNames:
         job = _job(event)
         job_name = job.get("name") if job is not None else None
         if job is not None and isinstance(job_name, str):
-            job["name"] = our_job_name(job_name)
+            job["name"] = our_job_name(job_name, _run_id(event) in self.incremental_runs)
         renamed: dict[tuple[str, str], str] = {}
         for side, dataset in _datasets(event):
             ns, name = dataset.get("namespace"), dataset.get("name")
