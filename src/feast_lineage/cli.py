@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from feast_lineage.config import ConfigError, load_config
+from feast_lineage.config.loader import normalize_database_url
 
 _FS_YAML_ENV = "FEAST_FS_YAML_FILE_PATH"
 
@@ -108,6 +109,10 @@ def cli(
         datefmt="%m/%d/%Y %I:%M:%S %p",
         level=level,
     )
+    # Feast's CLI modules call logging.basicConfig(level=INFO) when imported
+    # (before this runs), which makes the call above a no-op: the level is set
+    # here, so --log-level holds for every logger, Alembic's too.
+    logging.getLogger().setLevel(level)
     for name in logging.root.manager.loggerDict:
         if "feast" in name:
             logging.getLogger(name).setLevel(level)
@@ -330,7 +335,7 @@ def lineage_sync(ctx: click.Context) -> None:
     when you point Feast at a new collector, or after enabling openlineage on
     an existing repository. Running it again changes nothing in the graph.
     """
-    config = _load(ctx)
+    config = _load(ctx, consumer_database=False)  # a producer command: see StoreLineage
     if not config.producer.enabled:
         raise click.ClickException(
             "openlineage.enabled is false; set it to true (or FEAST_OPENLINEAGE_ENABLED=true) "
@@ -363,7 +368,8 @@ def lineage_sync(ctx: click.Context) -> None:
 @click.option(
     "--source",
     metavar="URL",
-    help="The database where Feast's lineage consumer stored its events (a SQLAlchemy URL); "
+    help="The database where Feast's lineage consumer stored its events (a SQLAlchemy URL; "
+    "a relative SQLite path is the repository's, as in feature_store.yaml); "
     "default: the one feature_store.yaml names for the consumer (consumer.connection_string, "
     "else the SQL registry's database), as Feast's consumer used it.",
 )
@@ -379,19 +385,28 @@ def import_feast_lineage(ctx: click.Context, source: str | None, show_refused: b
 
     Reads Feast's openlineage_events table, read-only (Feast's server may keep
     running), and ingests each event as if it were posted now: the same
-    validation, credential removal, deduplication and ordering. Prints how
+    validation, credential removal, deduplication and ordering. Feast's names
+    become ours (driver_hourly_stats: feature_view/driver_hourly_stats), Feast's
+    kept as an alias, so the history joins what feast-lineage reports. Prints how
     many rows were read, imported, duplicates (one event Feast received more
     than once, or already imported) and refused, with the reason for each.
     Running it again imports nothing new.
     """
     config = _load(ctx)
-    target_url = config.database_url()
-    source_url = source or target_url
-    _check_database(target_url, config.database_option(), migrate=True)
+    try:
+        target_url = config.database_url()
+        # A relative SQLite path is the repository's, as in feature_store.yaml.
+        source_url = (
+            normalize_database_url(source, config.repo_path, "--source") if source else target_url
+        )
+        _check_database(target_url, config.database_option(), migrate=True)
+    except ConfigError as err:
+        raise click.ClickException(str(err)) from None
 
     from feast_lineage.consumer.embedded import LocalStore
     from feast_lineage.consumer.feast_import import (
         FeastTableMissing,
+        SourceUnreadable,
         count_rows,
         import_feast_events,
         read_only_engine,
@@ -400,7 +415,7 @@ def import_feast_lineage(ctx: click.Context, source: str | None, show_refused: b
     try:
         reader = read_only_engine(source_url)
         total = count_rows(reader)
-    except (FeastTableMissing, ValueError) as err:
+    except (FeastTableMissing, SourceUnreadable, ValueError) as err:
         raise click.ClickException(f"{err}; give the right database with --source") from None
     store = LocalStore(target_url)
     try:
@@ -421,9 +436,11 @@ def import_feast_lineage(ctx: click.Context, source: str | None, show_refused: b
             click.echo(f"refused {refusal.event_id}: {refusal.reason}")
 
 
-def _load(ctx: click.Context) -> Any:
+def _load(ctx: click.Context, *, consumer_database: bool = True) -> Any:
     try:
-        return load_config(ctx.obj["CHDIR"], ctx.obj["FS_YAML_FILE"])
+        return load_config(
+            ctx.obj["CHDIR"], ctx.obj["FS_YAML_FILE"], consumer_database=consumer_database
+        )
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
 

@@ -75,9 +75,11 @@ class FeastServer:
 
 
 @contextmanager
-def feast_lineage_server(repo: Path, timeout: float = 300) -> Iterator[FeastServer]:
+def feast_lineage_server(
+    repo: Path, timeout: float = 300, port: int | None = None
+) -> Iterator[FeastServer]:
     """Feast's ``feast serve_lineage`` in ``repo``, ready; stopped on exit."""
-    port = free_port()
+    port = port or free_port()
     log_path = repo / "feast-serve-lineage.log"
     with open(log_path, "ab") as log:
         process = subprocess.Popen(

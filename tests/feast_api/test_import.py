@@ -151,3 +151,29 @@ def test_a_wrong_source_is_one_line(tmp_path: Path, feast_store: FeastStore) -> 
     assert result.exit_code == 1
     assert "has no openlineage_events table" in result.output
     assert "--source" in result.output
+
+
+def test_a_missing_sqlite_source_is_one_line_naming_the_file(feast_store: FeastStore) -> None:
+    result = CliRunner().invoke(
+        cli, ["-c", str(feast_store.repo), "import-feast-lineage", "--source", "sqlite:///gone.db"]
+    )
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert lines == [
+        f"Error: {feast_store.repo / 'gone.db'}: no such SQLite file; "
+        "give the right database with --source"
+    ]
+
+
+def test_a_relative_source_is_the_repositorys(
+    feast_store: FeastStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not feast_store.url.startswith("sqlite:"):
+        pytest.skip("a relative path is a SQLite source's")
+    monkeypatch.chdir(tmp_path)  # elsewhere: the path is the repository's, as in Feast's yaml
+    result = CliRunner().invoke(
+        cli,
+        ["-c", str(feast_store.repo), "import-feast-lineage", "--source", "sqlite:///registry.db"],
+    )
+    assert result.exit_code == 0, result.output
+    assert f"Read {len(feast_store.sent)} events" in result.output

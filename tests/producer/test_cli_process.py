@@ -74,3 +74,25 @@ def test_apply_and_materialize_in_real_processes(tmp_path: Path) -> None:
             assert events["total"] == 8 + 2 + 2 * 3
             for item in events["events"]:
                 assert problems(item["event"], server.url) == []
+
+
+@pytest.mark.slow
+def test_migrations_log_only_what_they_change_and_obey_the_level(tmp_path: Path) -> None:
+    events = tmp_path / "events.jsonl"
+    root, _ = write_repo(
+        tmp_path,
+        openlineage={
+            "enabled": True,
+            "transport_type": "file",
+            "additional_config": {"log_file_path": str(events)},
+            "consumer": {"enabled": True},  # the store is created on the first event
+        },
+    )
+    quiet = feast_lineage(root, "--log-level", "error", "apply")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "alembic" not in quiet.stderr  # the store was created, silently at this level
+    assert "Created feature service driver_activity" in quiet.stdout
+
+    told = feast_lineage(root, "--log-level", "info", "lineage-sync")
+    assert told.returncode == 0, told.stderr
+    assert "alembic" not in told.stderr  # the schema is at head: nothing to say

@@ -23,6 +23,7 @@ from tests.postgres import free_port
 from tests.producer.conftest import invoke
 from tests.producer.feast_repo import file_transport, read_events, write_config, write_repo
 
+READS = "/api/v1/lineage/openlineage"
 APPLY_JOBS = {
     "feast_apply_entities",
     "feast_apply_data_sources",
@@ -151,7 +152,19 @@ def test_teardown_removes_the_projects_lineage(tmp_path: Path) -> None:
         )
         assert other.status_code == 201
         assert graph(api)["nodes"]
-    invoke("-c", str(root), "teardown")
+        there = {
+            kind: api.get(f"{READS}/{kind}", params={"namespace": "demo"}).json()["total"]
+            for kind in ("events", "jobs", "datasets")
+        }
+    assert there["events"] == len(APPLY_JOBS)
+    assert there["datasets"] > 0
+    torn = invoke("-c", str(root), "teardown")
+    # It says what it removed (and emits nothing: the events file has only apply's).
+    assert (
+        f"removed {there['events']} events, {there['events']} runs, {there['jobs']} jobs, "
+        f"{there['datasets']} datasets of namespace demo from the lineage store"
+    ) in torn.output
+    assert len(read_events(events)) == len(APPLY_JOBS)
     with repo.client() as api:
         assert graph(api)["nodes"] == []
         assert graph(api, "spark://ml")["nodes"]  # other namespaces stay

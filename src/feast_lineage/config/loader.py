@@ -294,23 +294,35 @@ def load_config(
     repo_path: Path | str = ".",
     fs_yaml_file: Path | str | None = None,
     env: Mapping[str, str] | None = None,
+    *,
+    consumer_database: bool = True,
 ) -> LineageConfig:
-    """Read the lineage configuration of the feature repository at ``repo_path``."""
+    """Read the lineage configuration of the feature repository at ``repo_path``.
+
+    ``consumer_database``: check that an enabled consumer has a usable
+    database (commands that serve or read the lineage store); the producer
+    checks it itself, and goes on without the in-process consumer.
+    """
     env = os.environ if env is None else env
     repo = Path(repo_path).resolve()
     yaml_path = Path(fs_yaml_file) if fs_yaml_file else repo / "feature_store.yaml"
     if not yaml_path.is_absolute():
         yaml_path = (repo / yaml_path).resolve()
     data = _read_yaml(yaml_path, env)
-    return config_from_data(data, repo, env)
+    return config_from_data(data, repo, env, consumer_database=consumer_database)
 
 
 def config_from_data(
-    data: Mapping[str, Any], repo_path: Path | str, env: Mapping[str, str] | None = None
+    data: Mapping[str, Any],
+    repo_path: Path | str,
+    env: Mapping[str, str] | None = None,
+    *,
+    consumer_database: bool = True,
 ) -> LineageConfig:
     """The lineage configuration of an already parsed feature_store.yaml (``data``).
 
-    The producer uses it with the settings Feast has loaded (its RepoConfig).
+    The producer uses it with the settings Feast has loaded (its RepoConfig),
+    without ``consumer_database`` (see :func:`load_config`).
     """
     env = os.environ if env is None else env
     repo = Path(repo_path).resolve()
@@ -357,7 +369,7 @@ def config_from_data(
         registry_path=str(registry_path) if registry_path is not None else None,
         feast_auth=feast_auth,
     )
-    if consumer.enabled:
+    if consumer.enabled and consumer_database:
         config.database_url()  # fails fast on a consumer without a usable database
     return config
 

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple
 
+import orjson
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -42,7 +44,9 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
+from feast_lineage.consumer.feast_names import FeastNames
 from feast_lineage.consumer.intake.body import BodyError, parse_events
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
@@ -91,6 +95,10 @@ class FeastTableMissing(Exception):
     """The source database has no openlineage_events table."""
 
 
+class SourceUnreadable(Exception):
+    """The source database cannot be opened or read; the message says why, with no password."""
+
+
 def read_only_engine(url: str) -> Engine:
     """An engine on Feast's database that cannot write to it.
 
@@ -101,6 +109,8 @@ def read_only_engine(url: str) -> Engine:
         path = parsed.database or ""
         if not path or path == ":memory:":
             raise ValueError(f"{url}: a SQLite source must be a file")
+        if not Path(path).is_file():
+            raise SourceUnreadable(f"{path}: no such SQLite file")
         parsed = parsed.set(database=f"file:{path}", query={"mode": "ro", "uri": "true"})
         return create_engine(parsed)
     engine = create_engine(parsed)
@@ -122,13 +132,24 @@ def read_only_engine(url: str) -> Engine:
 
 def count_rows(source: Engine) -> int:
     """The rows of Feast's event table now (more may arrive while importing)."""
-    with source.connect() as conn:
-        if not source.dialect.has_table(conn, feast_events.name):
-            raise FeastTableMissing(
-                f"{source.url.render_as_string(hide_password=True)} has no "
-                f"{feast_events.name} table: it is not where Feast's lineage consumer stored"
-            )
-        return int(conn.execute(select(func.count()).select_from(feast_events)).scalar_one())
+    shown = source.url.render_as_string(hide_password=True)
+    try:
+        with source.connect() as conn:
+            if not source.dialect.has_table(conn, feast_events.name):
+                raise FeastTableMissing(
+                    f"{shown} has no {feast_events.name} table: "
+                    "it is not where Feast's lineage consumer stored"
+                )
+            return int(conn.execute(select(func.count()).select_from(feast_events)).scalar_one())
+    except SQLAlchemyError as err:
+        cause = getattr(err, "orig", None) or err
+        first_line = (str(cause).strip().splitlines() or [""])[0]
+        password = source.url.password
+        if password:
+            first_line = first_line.replace(str(password), "***")
+        raise SourceUnreadable(
+            f"cannot read {shown} ({type(cause).__name__}: {first_line})"
+        ) from None
 
 
 def feast_rows(source: Engine, page: int = PAGE) -> Iterator[list[FeastRow]]:
@@ -149,11 +170,27 @@ def feast_rows(source: Engine, page: int = PAGE) -> Iterator[list[FeastRow]]:
         after = (rows[-1].created_at, rows[-1].event_id)
 
 
-def _parsed(row: FeastRow, memo: FacetMemo) -> RowBatch | str:
+def _loaded(row: FeastRow) -> Any:
+    """The stored event as JSON, or None when its text is not JSON (the intake says why)."""
+    try:
+        return orjson.loads(row.event_json)
+    except (orjson.JSONDecodeError, UnicodeEncodeError):
+        return None
+
+
+def _body(row: FeastRow, names: FeastNames) -> bytes:
+    """The event to ingest: Feast's emitter's with our names, any other as it was stored."""
+    event = _loaded(row)
+    if names.rename(event):
+        return orjson.dumps(event)
+    return row.event_json.encode("utf-8", "surrogatepass")
+
+
+def _parsed(row: FeastRow, memo: FacetMemo, names: FeastNames) -> RowBatch | str:
     """The rows of one stored event, or why it cannot be stored."""
     try:
         parsed = parse_events(
-            row.event_json.encode("utf-8", "surrogatepass"),
+            _body(row, names),
             row.created_at * 1000,
             max_events=1,
             memo=memo,
@@ -178,6 +215,10 @@ def import_feast_events(
     page: int = PAGE,
 ) -> ImportSummary:
     """Ingest every event of Feast's table at ``source`` into our store at ``target``."""
+    names = FeastNames()
+    for rows in feast_rows(source, page):  # first: what each of Feast's names is
+        for row in rows:
+            names.learn(_loaded(row))
     pipeline = IngestPipeline(target)
     memo = FacetMemo()
     summary = ImportSummary()
@@ -186,7 +227,7 @@ def import_feast_events(
         summary.read += len(rows)
         batches: dict[str, tuple[FeastRow, RowBatch]] = {}
         for row in rows:
-            result = _parsed(row, memo)
+            result = _parsed(row, memo, names)
             if isinstance(result, str):
                 summary.refused.append(Refusal(row.event_id, result))
                 continue

@@ -47,6 +47,7 @@ def lineage_feature_store() -> Iterator[None]:
             stack.enter_context(_replaced(module, "FeatureStore", FeatureStore))
         for module in binders:
             stack.enter_context(_replaced(module, "load_repo_config", load_repo_config))
+        stack.enter_context(_told(FeatureStore))
         yield
 
 
@@ -58,3 +59,13 @@ def _replaced(module: ModuleType, name: str, value: Any) -> Iterator[None]:
         yield
     finally:
         setattr(module, name, original)
+
+
+@contextmanager
+def _told(cls: Any) -> Iterator[None]:
+    """Our FeatureStore prints what lineage did (``teardown``) while the command runs."""
+    cls.tells_user = True
+    try:
+        yield
+    finally:
+        cls.tells_user = False

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import feast
 
@@ -76,6 +76,11 @@ class FeatureStore(feast.FeatureStore):
     the ``openlineage`` section, and :attr:`openlineage_emitter` is None, so
     Feast 0.60+'s own emitter and consumer never run beside ours.
     """
+
+    # True while a feast-lineage command runs (producer.cli_hook): what
+    # lineage did that the user cannot see otherwise is printed, as Feast
+    # prints what its commands did.
+    tells_user: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -356,10 +361,12 @@ class FeatureStore(feast.FeatureStore):
     def teardown(self) -> Any:
         result = super().teardown()  # type: ignore[no-untyped-call]
         lineage = self._lineage
-        if lineage is not None and lineage.local_store is not None:
+        if lineage is not None:
             from feast_lineage.producer.teardown import remove_project_lineage
 
             removed = lineage.guard("teardown", lambda: remove_project_lineage(lineage))
             if removed is not None:
-                log.info("removed the lineage of namespace %s", lineage.namespace)
+                log.info("%s", removed)
+                if self.tells_user:
+                    print(removed)
         return result

@@ -75,7 +75,7 @@ def lineage_config_of(
         },
         "openlineage": lineage_section(repo_config) if section is None else dict(section),
     }
-    return config_from_data(data, repo_path)
+    return config_from_data(data, repo_path, consumer_database=False)
 
 
 @dataclass(frozen=True)
@@ -98,11 +98,7 @@ class StoreLineage:
         self.namespace = self.settings.namespace_for(config.project)
         self.store_types = StoreTypes.of(repo_config)
         self._warnings = OnceLog()
-        self.local_store: LocalStore | None = None
-        if config.consumer.enabled:  # for self-reporting and the teardown hook
-            from feast_lineage.consumer.embedded import LocalStore
-
-            self.local_store = LocalStore(config.database_url())
+        self.local_store: LocalStore | None = self._local_store()
         sinks: list[Sink] = []
         if self.settings.enabled:
             if self.local_store is not None:
@@ -122,6 +118,33 @@ class StoreLineage:
             offline_store=getattr(repo_config, "offline_store", None),
         )
         self.events = EventFactory(describer, self.namespace)
+
+    def _local_store(self) -> LocalStore | None:
+        """The in-process consumer (self-reporting, the teardown hook), when it can work.
+
+        A consumer section that cannot work here (no database for it, a
+        driver that is not installed) skips the in-process consumer only:
+        Feast ignores that section outside its lineage server, and so does
+        the producer, which goes on emitting through its transport.
+        """
+        if not self.config.consumer.enabled:
+            return None
+        try:
+            url = self.config.database_url()
+        except ConfigError as err:
+            _config_warnings.warn(
+                f"consumer:{self.repo_path}:{err}",
+                "OpenLineage's in-process consumer is skipped, so events are not stored in a "
+                "local lineage store and teardown removes no lineage (%s)%s. To fix: do as "
+                "it says, or set openlineage.consumer.enabled: false if no lineage store "
+                "should be kept here",
+                err,
+                "; events still go to the configured transport" if self.settings.enabled else "",
+            )
+            return None
+        from feast_lineage.consumer.embedded import LocalStore
+
+        return LocalStore(url)
 
     def _client(self, local_sink: bool) -> Any:
         url = self.settings.transport_url

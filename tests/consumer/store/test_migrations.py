@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -626,3 +628,19 @@ def test_the_dataset_producer_is_recomputed_from_the_events_already_stored(
         assert row["producer"] == "a"
     finally:
         store.close()
+
+
+def test_alembic_says_only_which_migrations_run(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = create_store_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    with caplog.at_level(logging.INFO):
+        upgrade_schema(engine)
+        first = [r.getMessage() for r in caplog.records if r.name.startswith("alembic")]
+        caplog.clear()
+        upgrade_schema(engine)
+        second = [r.getMessage() for r in caplog.records if r.name.startswith("alembic")]
+    engine.dispose()
+    assert first
+    assert all(m.startswith("Running upgrade") for m in first), first
+    assert second == []

@@ -16,16 +16,17 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
 from feast_lineage.consumer.store.transactions import writer_lock
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,36 @@ def create_store_engine(url: str) -> Engine:
     return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
 
 
+class MigrationNoise(logging.Filter):
+    """Lets Alembic's INFO lines through only when they tell of a change.
+
+    Alembic says which database backend it drives and which plugins it set
+    up every time it runs, changed or not; those lines pass only when the
+    store's own logger is at DEBUG. "Running upgrade ..." (a migration that
+    runs) and every warning pass as the level allows.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING or log.isEnabledFor(logging.DEBUG):
+            return True
+        return str(record.msg).startswith("Running ")
+
+
+_NOISY_LOGGERS = ("alembic.runtime.migration", "alembic.runtime.plugins")
+
+
+def quiet_alembic() -> None:
+    """Install :class:`MigrationNoise` on Alembic's loggers (once), before Alembic is imported."""
+    for name in _NOISY_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, MigrationNoise) for f in logger.filters):
+            logger.addFilter(MigrationNoise())
+
+
 def alembic_config(engine: Engine) -> Config:
+    quiet_alembic()
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
     config.attributes["engine"] = engine
@@ -209,6 +239,8 @@ def _mysql_lock(conn: Connection) -> None:
 def upgrade_schema(engine: Engine) -> None:
     """Check the database, then run every pending migration, holding the migration lock."""
     config = alembic_config(engine)
+    from alembic import command
+
     with migration_lock(engine), engine.begin() as connection:
         check_database(connection)
         config.attributes["connection"] = connection
