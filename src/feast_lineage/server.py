@@ -21,7 +21,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
-from feast_lineage import metrics_processes
+from feast_lineage import glibc, metrics_processes
 from feast_lineage.balance import BalanceConnections, WorkerLoad
 from feast_lineage.config import ConfigError
 from feast_lineage.header_timeout import with_header_timeout
@@ -57,13 +57,10 @@ LARGE_BLOCK_BYTES = 1024 * 1024
 
 def tune_malloc() -> bool:
     """Give large freed blocks back to the system at once (glibc only); True when set."""
-    try:
-        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
-    except (ValueError, OSError):
-        libc = ""
-    if not libc.startswith("glibc"):
+    c = glibc.libc()
+    if c is None:
         return False
-    mallopt = ctypes.CDLL(None).mallopt
+    mallopt = c.mallopt
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     return bool(mallopt(_M_MMAP_THRESHOLD, LARGE_BLOCK_BYTES))
 

@@ -29,6 +29,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
+from feast_lineage import glibc
 from feast_lineage.consumer.intake.budget import BODIES_PER_WORKER
 from feast_lineage.identity import forget_ids
 
@@ -115,14 +116,11 @@ def resident_bytes() -> int | None:
 
 
 def _malloc_trim() -> bool:
-    try:
-        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
-    except (ValueError, OSError):
-        libc = ""
-    if not libc.startswith("glibc"):
+    c = glibc.libc()
+    if c is None:
         return False
-    with contextlib.suppress(OSError, AttributeError):
-        trim = ctypes.CDLL(None).malloc_trim
+    with contextlib.suppress(AttributeError):
+        trim = c.malloc_trim
         trim.argtypes = [ctypes.c_size_t]
         return bool(trim(0))
     return False
