@@ -322,3 +322,38 @@ def test_feast_jobs_name_their_project_and_kind(client: TestClient) -> None:
         "type": "definition_job",
         "name": "feast_apply_entities",
     }
+
+
+def test_a_name_known_only_as_an_alias_answers_as_the_dataset_that_lists_it(
+    client: TestClient,
+) -> None:
+    """Feast's own name of an imported object (a symlink) finds our node, not a 404."""
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("demo", "feast_materialize"),
+            outputs=[
+                dataset(
+                    "demo",
+                    "feature_view/driver_hourly_stats",
+                    symlinks=facet(
+                        identifiers=[
+                            {
+                                "namespace": "demo",
+                                "name": "driver_hourly_stats",
+                                "type": "FEAST_BUILTIN_LINEAGE",
+                            }
+                        ]
+                    ),
+                )
+            ],
+        ),
+    )
+    ours = client.get(subgraph_path("dataset", "demo", "feature_view/driver_hourly_stats"))
+    by_alias = client.get(subgraph_path("dataset", "demo", "driver_hourly_stats"))
+    assert by_alias.status_code == 200, by_alias.text
+    assert ids(by_alias.json()["nodes"]) == ids(ours.json()["nodes"])
+    assert "dataset:demo:feature_view/driver_hourly_stats" in ids(by_alias.json()["nodes"])
+    # A name that nothing lists is still unknown.
+    assert client.get(subgraph_path("dataset", "demo", "nothing_here")).status_code == 404

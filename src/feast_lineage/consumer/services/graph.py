@@ -287,8 +287,14 @@ def subgraph(
     scope, mapping = read.scope, read.namespace_mapping
     start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
     with read.engine.connect() as conn:
-        # A hidden node is reported exactly like a missing one.
-        if not scope.allows(namespace) or g.find_node(conn, kind, start, scope.ns_ids) is None:
+        # A hidden node is reported exactly like a missing one; a dataset's
+        # name that only a visible dataset's current symlinks list (e.g.
+        # Feast's own name of an imported object) is answered as that dataset.
+        found = scope.allows(namespace) and g.find_node(conn, kind, start, scope.ns_ids)
+        if not found and kind == "dataset" and scope.allows(namespace):
+            owner = g.alias_owner(conn, start, scope.ns_ids)
+            start, found = (owner, True) if owner is not None else (start, False)
+        if not found:
             raise NotFound(
                 f"no {kind} named {name!r} in namespace {namespace!r}; "
                 "list them with GET /api/v1/lineage/openlineage/"

@@ -237,6 +237,29 @@ def find_node(conn: Connection, kind: str, node_id: int, ns_ids: NsIds) -> Any:
     return conn.execute(stmt).first()
 
 
+def alias_owner(conn: Connection, alias_id: int, ns_ids: NsIds) -> int | None:
+    """The visible dataset whose current symlinks name ``alias_id``, if one does.
+
+    A name known only as an alias (Feast's own name of an imported object, a
+    table behind a file) is answered as the dataset that lists it; with
+    several, the one of the lowest id, so the answer never varies.
+    """
+    s = t.dataset_symlinks.c
+    owner = t.datasets.alias("alias_owner")
+    stmt = (
+        select(func.min(owner.c.id))
+        .select_from(t.dataset_symlinks)
+        .join(owner, owner.c.id == s.dataset_id)
+        .where(
+            s.alias_id == alias_id,
+            current_symlink(t.dataset_symlinks),
+            *where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(s.alias_ns_id, ns_ids)),
+        )
+    )
+    found = conn.execute(stmt).scalar()
+    return int(found) if found is not None else None
+
+
 @lru_cache(maxsize=1)
 def _edges_from_statement() -> Any:
     e = t.lineage_edges.c
