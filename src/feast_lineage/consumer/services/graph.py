@@ -272,6 +272,22 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
     }
 
 
+def _visible_start(
+    conn: Connection, kind: NodeKind, node_id: int, namespace: str, scope: Scope
+) -> int | None:
+    """The node a subgraph starts from, None when the caller may not see one.
+
+    A hidden node is reported exactly like a missing one. A dataset's name
+    that only a visible dataset's current symlinks list (Feast's own name of
+    an imported object, say) starts from that dataset.
+    """
+    if not scope.allows(namespace):
+        return None
+    if g.find_node(conn, kind, node_id, scope.ns_ids) is not None:
+        return node_id
+    return g.alias_owner(conn, node_id, scope.ns_ids) if kind == "dataset" else None
+
+
 def subgraph(
     read: StoreReader,
     *,
@@ -287,19 +303,14 @@ def subgraph(
     scope, mapping = read.scope, read.namespace_mapping
     start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
     with read.engine.connect() as conn:
-        # A hidden node is reported exactly like a missing one; a dataset's
-        # name that only a visible dataset's current symlinks list (e.g.
-        # Feast's own name of an imported object) is answered as that dataset.
-        found = scope.allows(namespace) and g.find_node(conn, kind, start, scope.ns_ids)
-        if not found and kind == "dataset" and scope.allows(namespace):
-            owner = g.alias_owner(conn, start, scope.ns_ids)
-            start, found = (owner, True) if owner is not None else (start, False)
-        if not found:
+        node = _visible_start(conn, kind, start, namespace, scope)
+        if node is None:
             raise NotFound(
                 f"no {kind} named {name!r} in namespace {namespace!r}; "
                 "list them with GET /api/v1/lineage/openlineage/"
                 + ("jobs" if kind == "job" else "datasets")
             )
+        start = node
         depths: dict[int, int] = {}
         for way in ("upstream", "downstream") if direction == "both" else (direction,):
             for node, level in g.walk(conn, start, way, depth, scope.ns_ids).items():
