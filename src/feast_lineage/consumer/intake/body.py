@@ -414,6 +414,10 @@ class OpenBody:
             del event
         return results
 
+    def whole(self) -> ParsedBody:
+        """Every event derived at once: the body as :func:`parse_events` answers it."""
+        return ParsedBody(True, self.derive(0, len(self)), self.warnings())
+
     def warnings(self) -> list[dict[str, Any]]:
         """What was stored but deserves a word, over every piece derived so far."""
         if self._first_naive is None:
@@ -487,10 +491,7 @@ def parse_events(
         memo=memo,
         naive_event_time=naive_event_time,
     )
-    if isinstance(opened, ParsedBody):
-        return opened
-    results = opened.derive(0, len(opened))
-    return ParsedBody(True, results, opened.warnings())
+    return opened if isinstance(opened, ParsedBody) else opened.whole()
 
 
 def _naive_time_warnings(count: int, path: str, text: str) -> list[dict[str, Any]]:

@@ -141,7 +141,7 @@ def _parse(
     """A whole body parsed and derived at once (small bodies)."""
     opened = _open(raw, encoding, intake, batch, hold)
     if isinstance(opened, OpenBody):
-        opened = ParsedBody(True, opened.derive(0, len(opened)), opened.warnings())
+        opened = opened.whole()
     piece, valid = _sort(opened.results, 0, opened.is_array)
     return (piece, opened), valid
 
