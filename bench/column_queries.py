@@ -57,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     from feast_lineage.consumer.services.columns import column_lineage
     from feast_lineage.consumer.services.graph import subgraph
     from feast_lineage.consumer.services.reader import StoreReader
-    from feast_lineage.consumer.store.engine import create_store_engine
-    from feast_lineage.consumer.store.positions import PositionCache
+    from feast_lineage.consumer.store.engine.database import create_store_engine
+    from feast_lineage.consumer.store.read.positions import PositionCache
 
     repo = args.db.resolve().parent.parent
     fields, wide, counts = column_targets(repo)

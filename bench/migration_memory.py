@@ -134,12 +134,12 @@ def fill(path: Path, events: int, seed: int) -> dict[str, int]:
 
     from feast_lineage.consumer.intake import body
     from feast_lineage.consumer.intake.pipeline import IngestPipeline
-    from feast_lineage.consumer.store.engine import (
+    from feast_lineage.consumer.store.engine.database import (
         alembic_config,
         create_store_engine,
         upgrade_schema,
     )
-    from feast_lineage.consumer.store.rows import RowBatch
+    from feast_lineage.consumer.store.write.rows import RowBatch
     from feast_lineage.event_time import now_us
 
     engine = create_store_engine(f"sqlite:///{path}")
@@ -199,7 +199,7 @@ def child(path: Path) -> None:
     from alembic import command
 
     import feast_lineage
-    from feast_lineage.consumer.store.engine import alembic_config, create_store_engine
+    from feast_lineage.consumer.store.engine.database import alembic_config, create_store_engine
 
     engine = create_store_engine(f"sqlite:///{path}")
     config = alembic_config(engine)
@@ -227,7 +227,7 @@ def _id_cache_entries() -> int:
     import importlib
 
     for name in (
-        "feast_lineage.consumer.store.migrations.frozen.ids_0009",
+        "feast_lineage.consumer.store.schema.migrations.frozen.ids_0009",
         "feast_lineage.identity",
     ):
         try:

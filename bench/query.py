@@ -79,7 +79,7 @@ def fill(
     from feast_lineage.consumer.intake.body import parse_events
     from feast_lineage.consumer.intake.facet_memo import FacetMemo
     from feast_lineage.consumer.intake.pipeline import IngestPipeline
-    from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+    from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
     from feast_lineage.event_time import now_us
     from feast_lineage.server import tune_gc
 
@@ -90,7 +90,7 @@ def fill(
     pipeline = IngestPipeline(engine)
     memo = FacetMemo()  # as the server keeps one
     with engine.begin() as conn:
-        from feast_lineage.consumer.store.meta import ensure_meta
+        from feast_lineage.consumer.store.engine.meta import ensure_meta
 
         ensure_meta(conn)
     workload = Workload(WorkloadConfig(seed=seed, column_chains=WORKLOADS[workload_name]))

@@ -32,7 +32,7 @@ from sqlalchemy import event
 from bench.workload import Workload, WorkloadConfig
 from feast_lineage.consumer.intake import body
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
-from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.event_time import now_us
 from feast_lineage.server import tune_gc
 

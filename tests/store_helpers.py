@@ -3,7 +3,7 @@
 Events go through :func:`parse_events` (JSON bytes -> validation -> derive)
 and :meth:`IngestPipeline.write_now`, exactly as the server does, into a
 store built by :func:`create_store_engine` and the Alembic migrations. The
-read helpers query the tables of :mod:`feast_lineage.consumer.store.tables`.
+read helpers query the tables of :mod:`feast_lineage.consumer.store.schema.tables`.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from feast_lineage.consumer.intake.body import parse_events
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome
 from feast_lineage.consumer.intake.problems import InvalidEvent
-from feast_lineage.consumer.store import codec
-from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
-from feast_lineage.consumer.store.rows import RowBatch
-from feast_lineage.consumer.store.run_facets import one_run_facets
-from feast_lineage.consumer.store.traversal import current_edge, current_symlink
+from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.read.graph import current_edge, current_symlink
+from feast_lineage.consumer.store.read.run_facets import one_run_facets
+from feast_lineage.consumer.store.schema import codec
+from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.consumer.store.write.rows import RowBatch
 from feast_lineage.identity import dataset_id, job_id
 
 # SQL literals, so statements that differ only in their values share a shape.

@@ -40,7 +40,7 @@ def _lint(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess
     [
         # the store reaching up into ingest
         (
-            "consumer/store/meta.py",
+            "consumer/store/engine/meta.py",
             "import feast_lineage.consumer.intake.derive",
             "The store imports nothing",
         ),
@@ -49,13 +49,13 @@ def _lint(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess
         # the producer past the consumer's entry point
         (
             "producer/teardown.py",
-            "import feast_lineage.consumer.store.maintenance",
+            "import feast_lineage.consumer.store.admin.maintenance",
             "The producer reaches the consumer only",
         ),
         # a circle between two sibling modules
         (
             "canonical_json.py",
-            "import feast_lineage.consumer.store.rows",
+            "import feast_lineage.consumer.store.write.rows",
             "No import cycles",
         ),
     ],
@@ -70,6 +70,6 @@ def test_contracts_fail_on_a_forbidden_import(
 
 
 def test_contracts_hold_on_a_harmless_change(tmp_path: Path) -> None:
-    result = _lint(tmp_path, "consumer/store/meta.py", "import os")
+    result = _lint(tmp_path, "consumer/store/engine/meta.py", "import os")
     assert result.returncode == 0, result.stdout
     assert "BROKEN" not in result.stdout

@@ -447,8 +447,8 @@ def _load(ctx: click.Context, *, consumer_database: bool = True) -> Any:
 
 def _check_database(url: str, option: str, *, migrate: bool = False) -> None:
     """Probe the lineage database, so a wrong one stops here with one line, not a traceback."""
-    from feast_lineage.consumer.store.engine import UnsuitableDatabase
-    from feast_lineage.consumer.store.probe import DatabaseUnreachable, probe_database
+    from feast_lineage.consumer.store.engine.database import UnsuitableDatabase
+    from feast_lineage.consumer.store.engine.probe import DatabaseUnreachable, probe_database
 
     try:
         probe_database(url, migrate=migrate)

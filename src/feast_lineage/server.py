@@ -5,7 +5,7 @@ the socket and forks that many uvicorn worker processes, each of which builds
 its own app, engine and writer thread from ``factory``, and keeps keep-alive
 connections off a busy worker (:mod:`feast_lineage.balance`). Several workers
 parse and derive events on several cores; their write transactions take turns
-(:mod:`feast_lineage.consumer.store.transactions`).
+(:mod:`feast_lineage.consumer.store.engine.transactions`).
 """
 
 from __future__ import annotations

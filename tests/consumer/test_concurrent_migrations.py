@@ -16,12 +16,12 @@ import pytest
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from feast_lineage.consumer.store.engine import (
+from feast_lineage.consumer.store.engine.database import (
     alembic_config,
     create_store_engine,
     migration_lock,
 )
-from feast_lineage.consumer.store.migrations.naming import VERSION_TABLE
+from feast_lineage.consumer.store.schema.migrations.naming import VERSION_TABLE
 from tests.factories import run_event
 from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer

@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 
 from feast_lineage.consumer.services import retention
 from feast_lineage.consumer.services.retention import Retention
-from feast_lineage.consumer.store import maintenance
+from feast_lineage.consumer.store.admin import maintenance
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, facet, run_event

@@ -36,7 +36,7 @@ from feast_lineage.consumer.routes import include_routes
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
-from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.registry.source import RegistrySource
 
 log = logging.getLogger(__name__)

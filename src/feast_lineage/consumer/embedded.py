@@ -20,10 +20,10 @@ from feast_lineage.consumer.intake.body import parse_events
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.intake.problems import InvalidEvent
-from feast_lineage.consumer.store import maintenance
-from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
-from feast_lineage.consumer.store.meta import ensure_meta
-from feast_lineage.consumer.store.rows import RowBatch
+from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.engine.meta import ensure_meta
+from feast_lineage.consumer.store.write.rows import RowBatch
 from feast_lineage.event_time import now_us
 from feast_lineage.identity import namespace_id
 

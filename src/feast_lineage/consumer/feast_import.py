@@ -51,8 +51,8 @@ from feast_lineage.consumer.intake.body import BodyError, parse_events
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.intake.problems import InvalidEvent
-from feast_lineage.consumer.store import reads
-from feast_lineage.consumer.store.rows import RowBatch
+from feast_lineage.consumer.store.read import events as event_reads
+from feast_lineage.consumer.store.write.rows import RowBatch
 
 # Feast's table, as much of it as the import reads (the names are Feast's).
 _feast = MetaData()
@@ -237,7 +237,7 @@ def import_feast_events(
             else:
                 batches[key] = (row, result)
         with target.connect() as conn:
-            stored = reads.stored_event_keys(conn, list(batches))
+            stored = event_reads.stored_event_keys(conn, list(batches))
         summary.duplicates += len(stored)
         seen.update(batches)
         fresh = [(key, item) for key, item in batches.items() if key not in stored]

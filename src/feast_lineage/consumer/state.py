@@ -22,7 +22,7 @@ from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.services.ingest import Intake
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
-from feast_lineage.consumer.store.positions import PositionCache
+from feast_lineage.consumer.store.read.positions import PositionCache
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from feast_lineage.consumer.intake.body import (
 )
 from feast_lineage.consumer.intake.budget import BodyBudget, BodyHold
 from feast_lineage.consumer.intake.problems import EventProblem, InvalidEvent
-from feast_lineage.consumer.store.rows import RowBatch
+from feast_lineage.consumer.store.write.rows import RowBatch
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
 from tests.store_helpers import event_payload
 

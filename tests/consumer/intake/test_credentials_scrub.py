@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from feast_lineage.consumer.intake.body import parse_events
-from feast_lineage.consumer.store.rows import RowBatch
+from feast_lineage.consumer.store.write.rows import RowBatch
 from feast_lineage.identity import dataset_id
 from tests.factories import dataset, dataset_event, facet, run_event
 from tests.store_helpers import event_payload

@@ -13,7 +13,7 @@ from feast_lineage import canonical_json
 from feast_lineage.consumer.intake.derive import derive
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.validation import validate_event
-from feast_lineage.consumer.store.rows import PendingBlob, RowBatch, blob_text
+from feast_lineage.consumer.store.write.rows import PendingBlob, RowBatch, blob_text
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id, text_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
@@ -191,7 +191,7 @@ def test_no_cross_product_of_inputs_and_outputs() -> None:
         (run_id, src, "input") for src, _, kind in expected if kind == "input"
     } | {(run_id, dst, "output") for _, dst, kind in expected if kind == "output"}
     # Which datasets a run used, no more: their facets in the run are read
-    # back from the run's events (tests/consumer/store/test_run_facets.py).
+    # back from the run's events (tests/consumer/store/read/test_run_facets.py).
     assert {tuple(row) for row in derived.run_io.values()} == {
         ("run_id", "dataset_id", "direction")
     }

@@ -22,9 +22,9 @@ from feast_lineage.consumer.intake.pipeline import (
     StoreUnavailable,
     _classify,
 )
-from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store.engine import create_store_engine, upgrade_schema
-from feast_lineage.consumer.store.transactions import lock_path
+from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.engine.transactions import lock_path
+from feast_lineage.consumer.store.schema import tables as t
 from tests.factories import at, dataset, run_event
 from tests.postgres import free_port
 from tests.store_helpers import Store, derive_all

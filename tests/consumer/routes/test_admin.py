@@ -11,7 +11,7 @@ from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.services import retention
 from feast_lineage.consumer.settings import AppSettings
-from feast_lineage.consumer.store import maintenance
+from feast_lineage.consumer.store.admin import maintenance
 from feast_lineage.event_time import now_us
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, cross_producer, ingest

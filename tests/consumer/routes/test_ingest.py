@@ -23,8 +23,8 @@ from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store.transactions import write_transaction
+from feast_lineage.consumer.store.engine.transactions import write_transaction
+from feast_lineage.consumer.store.schema import tables as t
 from tests.conftest import AppFactory
 from tests.factories import (
     dataset,

@@ -24,7 +24,7 @@ from feast_lineage.consumer.deps import MAX_OFFSET
 from feast_lineage.consumer.routes import include_routes
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
-from feast_lineage.consumer.store.engine import upgrade_schema
+from feast_lineage.consumer.store.engine.database import upgrade_schema
 from feast_lineage.event_time import MIN_US, to_iso
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, chain, cross_producer, ingest

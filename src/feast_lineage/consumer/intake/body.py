@@ -25,7 +25,7 @@ from feast_lineage.consumer.intake.validation import (
     check_event,
     json_path,
 )
-from feast_lineage.consumer.store.rows import RowBatch
+from feast_lineage.consumer.store.write.rows import RowBatch
 
 
 class BodyError(Exception):

@@ -1,11 +1,11 @@
 """Turning one validated OpenLineage event into the rows the store keeps.
 
 Nothing here touches the database: :func:`derive` is a pure function from an
-event to a :class:`~feast_lineage.consumer.store.rows.RowBatch`, which
+event to a :class:`~feast_lineage.consumer.store.write.rows.RowBatch`, which
 :mod:`.pipeline` merges with other events' batches and writes in one
 transaction. The event's parts become rows through :class:`.row_builder.RowBuilder`.
 A run's own facets are not derived: they are read back from its events
-(:mod:`feast_lineage.consumer.store.run_facets`).
+(:mod:`feast_lineage.consumer.store.read.run_facets`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from feast_lineage.consumer.intake.explicit import add_explicit_lineage
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.row_builder import RowBuilder, ref
 from feast_lineage.consumer.intake.validation import EventKind
-from feast_lineage.consumer.store import codec
-from feast_lineage.consumer.store.column_rows import NO_JOB
-from feast_lineage.consumer.store.rows import RowBatch, RunRow
+from feast_lineage.consumer.store.schema import codec
+from feast_lineage.consumer.store.write.column_rows import NO_JOB
+from feast_lineage.consumer.store.write.rows import RowBatch, RunRow
 from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import namespace_id
 from feast_lineage.uris import may_hold_credentials, scrub

@@ -2,7 +2,7 @@
 
 :func:`add_explicit_lineage` reads the event's statements
 (:func:`feast_lineage.explicit_lineage.event_statements`) and adds their
-rows (:mod:`feast_lineage.consumer.store.explicit_rows`): the pointer and
+rows (:mod:`feast_lineage.consumer.store.write.explicit_rows`): the pointer and
 entity edges of each, their field-level entries as column lineage, and a
 node for every job or dataset they name (a job only named is a stub, as a
 parent job is). Called after the event's inputs and outputs, so a
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from feast_lineage.consumer.intake.row_builder import RowBuilder
-from feast_lineage.consumer.store.explicit_rows import add_explicit_rows, explicit_rows
+from feast_lineage.consumer.store.write.explicit_rows import add_explicit_rows, explicit_rows
 from feast_lineage.explicit_lineage import Node, event_statements
 from feast_lineage.identity import dataset_id, job_id
 

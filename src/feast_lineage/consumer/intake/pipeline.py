@@ -41,19 +41,19 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
-from feast_lineage.consumer.store import counters
-from feast_lineage.consumer.store.engine import WalCheckpointer
-from feast_lineage.consumer.store.meta import ensure_meta
-from feast_lineage.consumer.store.rows import RowBatch
-from feast_lineage.consumer.store.transactions import (
+from feast_lineage.consumer.store.engine import counters
+from feast_lineage.consumer.store.engine.database import WalCheckpointer
+from feast_lineage.consumer.store.engine.meta import ensure_meta
+from feast_lineage.consumer.store.engine.transactions import (
     begin_write,
     lock_path,
     write_transaction,
     writer_connection,
     writer_lock,
 )
-from feast_lineage.consumer.store.write_cache import WriteCache
-from feast_lineage.consumer.store.writes import remember, write_derived
+from feast_lineage.consumer.store.write.batch import remember, write_derived
+from feast_lineage.consumer.store.write.cache import WriteCache
+from feast_lineage.consumer.store.write.rows import RowBatch
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 :func:`~feast_lineage.consumer.intake.derive.derive` makes one
 :class:`RowBuilder` per event and calls it for each part; the builder adds
-typed rows (:mod:`feast_lineage.consumer.store.rows`) to the event's batch.
+typed rows (:mod:`feast_lineage.consumer.store.write.rows`) to the event's batch.
 Job and dataset facet rows carry the event's ``rank`` (event time, then a
 content hash), so the store keeps, for each facet key, the value of the
 latest event whatever order events arrive in.
@@ -14,9 +14,9 @@ from typing import Any
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
-from feast_lineage.consumer.store.column_rows import OBSERVED, column_pointer
-from feast_lineage.consumer.store.producer_rank import producer_rank
-from feast_lineage.consumer.store.rows import (
+from feast_lineage.consumer.store.write.column_rows import OBSERVED, column_pointer
+from feast_lineage.consumer.store.write.producer_rank import producer_rank
+from feast_lineage.consumer.store.write.rows import (
     LISTED,
     DatasetRow,
     FacetRow,

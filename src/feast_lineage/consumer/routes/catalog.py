@@ -16,7 +16,7 @@ from feast_lineage.consumer.services.catalog import (
     job_page,
     namespace_list,
 )
-from feast_lineage.consumer.store.sorting import DATASET_SORT_KEYS, JOB_SORT_KEYS
+from feast_lineage.consumer.store.read.sorting import DATASET_SORT_KEYS, JOB_SORT_KEYS
 
 router = APIRouter(
     tags=["catalog"],

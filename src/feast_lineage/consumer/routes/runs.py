@@ -21,7 +21,7 @@ from feast_lineage.consumer.routes.params import run_id as parse_run_id
 from feast_lineage.consumer.routes.sort_param import parse_sort, sort_schema
 from feast_lineage.consumer.schemas import RunDetail, RunPage
 from feast_lineage.consumer.services.runs import NEWEST_FIRST, run_detail, run_page
-from feast_lineage.consumer.store.sorting import RUN_SORT_KEYS
+from feast_lineage.consumer.store.read.sorting import RUN_SORT_KEYS
 
 router = APIRouter(
     tags=["runs"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from feast_lineage.consumer.routes.params import invalid
-from feast_lineage.consumer.store.sorting import Sort
+from feast_lineage.consumer.store.read.sorting import Sort
 
 
 def sort_values(keys: tuple[str, ...]) -> list[str]:

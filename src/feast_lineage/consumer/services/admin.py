@@ -16,7 +16,8 @@ from feast_lineage.consumer.schemas import (
 )
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.retention import Retention
-from feast_lineage.consumer.store import counters, maintenance
+from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.engine import counters
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import namespace_id
 

@@ -22,11 +22,12 @@ from feast_lineage.consumer.schemas import (
 from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.graph import node_key
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.store import reads
-from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store.dataset_list import dataset_rows
-from feast_lineage.consumer.store.job_list import job_rows
-from feast_lineage.consumer.store.sorting import Sort
+from feast_lineage.consumer.store.read import common as read_common
+from feast_lineage.consumer.store.read import namespaces as namespace_reads
+from feast_lineage.consumer.store.read.datasets import dataset_rows
+from feast_lineage.consumer.store.read.jobs import job_rows
+from feast_lineage.consumer.store.read.sorting import Sort
+from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import to_iso
 
 BY_NAMESPACE = Sort("namespace")
@@ -34,7 +35,7 @@ BY_NAMESPACE = Sort("namespace")
 
 def namespace_list(read: StoreReader) -> NamespaceList:
     with read.engine.connect() as conn:
-        found = reads.namespaces(conn, read.scope.ns_ids)
+        found = namespace_reads.namespaces(conn, read.scope.ns_ids)
     counts = [NamespaceItem(namespace=ns, jobs=j, datasets=d) for ns, j, d in found]
     return NamespaceList(
         namespaces=[item.namespace for item in counts], counts=counts, total=len(counts)
@@ -43,7 +44,7 @@ def namespace_list(read: StoreReader) -> NamespaceList:
 
 def _facets(conn: Connection, table: Any, rows: list[Any], read: StoreReader) -> dict[int, Any]:
     """Each row's latest facets, as the caller may see them."""
-    stored = reads.facets_of(conn, table, [r.id for r in rows])
+    stored = read_common.facets_of(conn, table, [r.id for r in rows])
     if read.scope.is_everything:
         return stored
     return {owner: redaction.facets(facets, read.scope) for owner, facets in stored.items()}

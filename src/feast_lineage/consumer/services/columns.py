@@ -7,7 +7,7 @@ asked dataset when it is one of them, else after the first of them by
 (namespace, name), with the others listed as ``aliases``.
 
 The walk is one recursive query per direction
-(:mod:`feast_lineage.consumer.store.column_walk`): the current edges into
+(:mod:`feast_lineage.consumer.store.read.column_walk`): the current edges into
 (upstream) or out of (downstream) the fields reached so far, level by
 level, in the database; the service groups the datasets met by alias and
 builds the answer. Going upstream from a field also takes the edges into the whole dataset
@@ -30,9 +30,9 @@ from feast_lineage.column_lineage import WHOLE_DATASET, field_hash
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.store import columns as c
-from feast_lineage.consumer.store import traversal as g
-from feast_lineage.consumer.store.column_walk import walk_columns
+from feast_lineage.consumer.store.read import columns as c
+from feast_lineage.consumer.store.read import graph as g
+from feast_lineage.consumer.store.read.column_walk import walk_columns
 from feast_lineage.identity import dataset_id
 
 Direction = Literal["upstream", "downstream", "both"]

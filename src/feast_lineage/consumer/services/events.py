@@ -15,7 +15,9 @@ from feast_lineage.canonical_json import dumps_str
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.feast_shape import ms
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.store import reads
+from feast_lineage.consumer.store.engine import meta
+from feast_lineage.consumer.store.read import events as event_reads
+from feast_lineage.consumer.store.read import runs as run_reads
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import job_id
 
@@ -41,13 +43,13 @@ def event_page(
             if namespace is not None:
                 subjects = frozenset({job_id(namespace, job_name)})
             else:
-                subjects = reads.job_ids_named(conn, job_name, narrowed.ns_ids)
+                subjects = event_reads.job_ids_named(conn, job_name, narrowed.ns_ids)
         if job_search is not None:
-            found = reads.job_ids_containing(conn, job_search, narrowed.ns_ids)
+            found = run_reads.job_ids_containing(conn, job_search, narrowed.ns_ids)
             subjects = found if subjects is None else subjects & found
-        spec = reads.events_list(
+        spec = event_reads.events_list(
             conn,
-            reads.EventFilter(
+            event_reads.EventFilter(
                 ns_ids=narrowed.ns_ids,
                 subject_ids=subjects,
                 run_id=run_id,
@@ -59,8 +61,8 @@ def event_page(
         page = read.positions.page(
             conn,
             spec,
-            reads.generation(conn),
-            reads.event_columns(),
+            meta.generation(conn),
+            event_reads.event_columns(),
             offset=offset,
             limit=limit,
         )

@@ -36,11 +36,11 @@ from feast_lineage.consumer.services.bounds import (
 )
 from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.store import reads
-from feast_lineage.consumer.store import tables as t
-from feast_lineage.consumer.store import traversal as g
-from feast_lineage.consumer.store.explicit import count_explicit_edges, explicit_edges_among
-from feast_lineage.consumer.store.job_list import latest_run_states
+from feast_lineage.consumer.store.read import common as read_common
+from feast_lineage.consumer.store.read import graph as g
+from feast_lineage.consumer.store.read.explicit import count_explicit_edges, explicit_edges_among
+from feast_lineage.consumer.store.read.jobs import latest_run_states
+from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id, job_id
 
@@ -173,8 +173,8 @@ def _build(
     dataset_ids = {r.id for r in rows if r.kind == "dataset"}
     with_columns = has_column_lineage(conn, dataset_ids, scope)
     states = latest_run_states(conn, job_ids)
-    job_facets = reads.facets_of(conn, t.job_facets, job_ids, raw=True)
-    dataset_facets = reads.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
+    job_facets = read_common.facets_of(conn, t.job_facets, job_ids, raw=True)
+    dataset_facets = read_common.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
     keys: dict[int, str] = {}
     refs: dict[int, NodeRef] = {}
     nodes: list[Json] = []

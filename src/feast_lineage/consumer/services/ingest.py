@@ -28,7 +28,7 @@ from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome, Stor
 from feast_lineage.consumer.intake.problems import InvalidEvent
 from feast_lineage.consumer.intake.threads import run_in_thread
 from feast_lineage.consumer.intake.validation import NaiveEventTime
-from feast_lineage.consumer.store.rows import RowBatch
+from feast_lineage.consumer.store.write.rows import RowBatch
 from feast_lineage.event_time import now_us
 
 T = TypeVar("T")

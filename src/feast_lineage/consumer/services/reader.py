@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.access.scope import Scope
-from feast_lineage.consumer.store.positions import PositionCache
+from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.registry.source import RegistrySource
 
 

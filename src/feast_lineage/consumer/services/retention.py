@@ -30,8 +30,9 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.schemas import PruneResult
-from feast_lineage.consumer.store import maintenance, meta, reads
-from feast_lineage.consumer.store.transactions import write_transaction
+from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.engine import meta
+from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.event_time import MIN_US, now_us, parse_us, to_iso
 
 log = logging.getLogger(__name__)
@@ -89,7 +90,9 @@ class Retention:
             )
             with write_transaction(engine) as conn:  # holds the write lock: no update lost
                 last = _merged(
-                    _parse(reads.read_meta(conn, maintenance.LAST_PRUNE_KEY)), result, started_us
+                    _parse(meta.read_meta(conn, maintenance.LAST_PRUNE_KEY)),
+                    result,
+                    started_us,
                 )
                 meta.write_meta(conn, maintenance.LAST_PRUNE_KEY, last.model_dump_json())
         if removed:
@@ -100,7 +103,7 @@ class Retention:
     def last(engine: Engine) -> PruneResult | None:
         """The result of the last prune of this store, by any process."""
         with engine.connect() as conn:
-            return _parse(reads.read_meta(conn, maintenance.LAST_PRUNE_KEY))
+            return _parse(meta.read_meta(conn, maintenance.LAST_PRUNE_KEY))
 
     def start(self, engine: Engine, retention_days: int, interval_hours: float) -> None:
         """Prune every ``interval_hours``, counted from the store's last scheduled prune.

@@ -10,10 +10,12 @@ from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_shape import facets_json, ms
 from feast_lineage.consumer.schemas import RunDataset, RunDetail, RunItem, RunPage
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.store import reads
-from feast_lineage.consumer.store.run_facets import one_run_facets, run_facets
-from feast_lineage.consumer.store.run_list import sorted_runs
-from feast_lineage.consumer.store.sorting import Sort
+from feast_lineage.consumer.store.engine import meta
+from feast_lineage.consumer.store.read import events as event_reads
+from feast_lineage.consumer.store.read import runs as run_reads
+from feast_lineage.consumer.store.read.run_facets import one_run_facets, run_facets
+from feast_lineage.consumer.store.read.runs import sorted_runs
+from feast_lineage.consumer.store.read.sorting import Sort
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import job_id
 
@@ -47,11 +49,11 @@ def run_page(
             if job_namespace is not None:
                 jobs = frozenset({job_id(job_namespace, job_name)})
             else:
-                jobs = reads.job_ids_named(conn, job_name, narrowed.ns_ids)
+                jobs = event_reads.job_ids_named(conn, job_name, narrowed.ns_ids)
         if job_search is not None:
-            found = reads.job_ids_containing(conn, job_search, narrowed.ns_ids)
+            found = run_reads.job_ids_containing(conn, job_search, narrowed.ns_ids)
             jobs = found if jobs is None else jobs & found
-        wanted = reads.RunFilter(
+        wanted = run_reads.RunFilter(
             ns_ids=narrowed.ns_ids,
             job_ids=jobs,
             state=state,
@@ -61,9 +63,9 @@ def run_page(
         if sort == NEWEST_FIRST:
             page = read.positions.page(
                 conn,
-                reads.runs_list(conn, wanted),
-                reads.generation(conn),
-                reads.run_columns(),
+                run_reads.runs_list(conn, wanted),
+                meta.generation(conn),
+                run_reads.run_columns(),
                 offset=offset,
                 limit=limit,
             )
@@ -103,7 +105,7 @@ def _visible_ref(conn: Any, ref: str | None, facet_visible: bool, scope: Scope) 
     """
     if ref is None or scope.is_everything:
         return ref
-    stored = reads.run_visible(conn, ref, scope.ns_ids)
+    stored = run_reads.run_visible(conn, ref, scope.ns_ids)
     if stored is None:
         return ref if facet_visible else None
     return ref if stored else None
@@ -131,13 +133,13 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
     """The run ``key`` (a UUID in lower case, hyphenated) with its datasets and relatives."""
     engine, scope = read.engine, read.scope
     with engine.connect() as conn:
-        row = reads.get_run(conn, key, scope.ns_ids)
+        row = run_reads.get_run(conn, key, scope.ns_ids)
         if row is None:
             raise NotFound(f"no run with run_id {key}")
         merged = one_run_facets(conn, key)
         facets = redaction.facets(merged.facets, scope)
-        io = reads.run_io(conn, key, scope.ns_ids)
-        children = reads.child_runs(conn, key, scope.ns_ids)
+        io = run_reads.run_io(conn, key, scope.ns_ids)
+        children = run_reads.child_runs(conn, key, scope.ns_ids)
         parent_facet = facets.get("parent")
         parent = _visible_ref(conn, row.parent_run_id, parent_facet is not None, scope)
         root_named = isinstance(parent_facet, dict) and "root" in parent_facet

@@ -1,0 +1,1 @@
+"""The store's plumbing: engines, dialect differences, write locks, the meta table."""

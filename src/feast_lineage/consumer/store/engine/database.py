@@ -1,0 +1,248 @@
+"""Building the store's engine and bringing its schema up to date.
+
+SQLite runs in WAL mode with ``synchronous=NORMAL`` (durable across process
+crashes: a committed transaction survives SIGKILL) and a busy timeout so
+several processes can share one file. Checkpoints (copying the log back into
+the database, with fsyncs) are taken off the commit path: the automatic
+checkpoint only fires on a large log, and a server runs
+:class:`WalCheckpointer`, which checkpoints in the background. Alembic migrations run at startup, so
+an older database upgrades in place, one process at a time (:func:`migration_lock`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.pool import QueuePool
+
+from feast_lineage.consumer.store.engine.transactions import writer_lock
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+log = logging.getLogger(__name__)
+
+_MIGRATIONS = Path(__file__).parents[1] / "schema" / "migrations"
+# A commit that finds the log past this many pages (80 MB) checkpoints itself;
+# normally the background checkpointer keeps the log far smaller.
+_AUTOCHECKPOINT_PAGES = 20_000
+
+
+class WalCheckpointer:
+    """A thread that checkpoints a SQLite store's write-ahead log every second.
+
+    PASSIVE checkpoints never block the writer or readers; the work (and its
+    fsyncs) runs in SQLite's C code with the GIL released, on the other core.
+    A no-op for other databases.
+    """
+
+    def __init__(self, engine: Engine, interval: float = 1.0) -> None:
+        self._engine = engine
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="lineage-wal", daemon=True)
+
+    def start(self) -> None:
+        if self._engine.dialect.name == "sqlite":
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                with self._engine.connect() as conn:
+                    conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+            except Exception:  # a failed checkpoint is retried next time
+                log.debug("WAL checkpoint failed", exc_info=True)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy's "begin" event below emit BEGIN, so writers can take the
+    # write lock up front (BEGIN IMMEDIATE) instead of failing to upgrade later.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA foreign_keys=OFF")
+    cursor.execute("PRAGMA cache_size=-16384")  # 16 MiB a connection
+    cursor.execute("PRAGMA temp_store=MEMORY")
+    cursor.execute(f"PRAGMA wal_autocheckpoint={_AUTOCHECKPOINT_PAGES}")
+    cursor.close()
+
+
+def _sqlite_begin(conn: Any) -> None:
+    if conn.get_execution_options().get("lineage_write"):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        conn.exec_driver_sql("BEGIN")
+
+
+def create_store_engine(url: str) -> Engine:
+    """An engine for ``url`` tuned for the lineage store."""
+    parsed = make_url(url)
+    if parsed.drivername.startswith("sqlite"):
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            poolclass=QueuePool,
+            pool_size=8,
+            max_overflow=8,
+            connect_args={"check_same_thread": False, "timeout": 30},
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+        return engine
+    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+
+
+class MigrationNoise(logging.Filter):
+    """Lets Alembic's INFO lines through only when they tell of a change.
+
+    Alembic says which database backend it drives and which plugins it set
+    up every time it runs, changed or not; those lines pass only when the
+    store's own logger is at DEBUG. "Running upgrade ..." (a migration that
+    runs) and every warning pass as the level allows.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING or log.isEnabledFor(logging.DEBUG):
+            return True
+        return str(record.msg).startswith("Running ")
+
+
+_NOISY_LOGGERS = ("alembic.runtime.migration", "alembic.runtime.plugins")
+
+
+def quiet_alembic() -> None:
+    """Install :class:`MigrationNoise` on Alembic's loggers (once), before Alembic is imported."""
+    for name in _NOISY_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, MigrationNoise) for f in logger.filters):
+            logger.addFilter(MigrationNoise())
+
+
+def alembic_config(engine: Engine) -> Config:
+    quiet_alembic()
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    config.attributes["engine"] = engine
+    return config
+
+
+class UnsuitableDatabase(Exception):
+    """The database cannot hold the store as it must be held."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{problem}; {fix}")
+
+
+def check_database(connection: Connection) -> None:
+    """Refuse a database whose settings would bend the store's answers.
+
+    A MySQL database must use ``utf8mb4`` with a binary collation: ``utf8``
+    cannot hold every Unicode character, and a case-insensitive collation
+    would make ``Orders`` and ``orders`` one name in every lookup.
+    """
+    if connection.dialect.name not in {"mysql", "mariadb"}:
+        return
+    row = connection.exec_driver_sql("SELECT @@character_set_database, @@collation_database").one()
+    charset, collation = str(row[0]), str(row[1])
+    if charset != "utf8mb4" or not collation.endswith("_bin"):
+        raise UnsuitableDatabase(
+            f"the MySQL database uses {charset} with collation {collation}",
+            "create it with CHARACTER SET utf8mb4 COLLATE utf8mb4_bin "
+            "(or ALTER DATABASE to those before the first start)",
+        )
+
+
+# Session-level locks, apart from the writers' own ("feastmig" in ASCII).
+PG_MIGRATION_KEY = 0x66656173746D6967
+MYSQL_MIGRATION_LOCK = "feast_lineage_migrations"
+_MYSQL_WAIT_S = 10  # between two "still waiting" lines in the log
+
+
+def _waiting() -> bool:
+    log.warning("another process is migrating the lineage store; waiting for it to finish")
+    return False  # then wait, blocked
+
+
+@contextmanager
+def migration_lock(engine: Engine) -> Iterator[None]:
+    """Hold the store's migration lock: one process migrates, the others wait.
+
+    Replicas started together on an empty database would otherwise all
+    create the same tables, and all but one fail. On PostgreSQL the lock is
+    a session-level advisory lock; on MySQL and MariaDB a named lock
+    (``GET_LOCK``), which DDL's implicit commits leave alone; both are held
+    by a connection of their own and released by the server should the
+    process die. On a SQLite file it is the writers' lock file beside the
+    database (which also keeps other processes' writers out meanwhile).
+    """
+    dialect = engine.dialect.name
+    if dialect == "sqlite":
+        with writer_lock(engine, _waiting):
+            yield
+        return
+    if dialect not in {"postgresql", "mysql", "mariadb"}:
+        yield
+        return
+    with engine.connect() as conn:
+        if dialect == "postgresql":
+            _pg_lock(conn)
+            unlock = f"SELECT pg_advisory_unlock({PG_MIGRATION_KEY})"
+        else:
+            _mysql_lock(conn)
+            unlock = f"SELECT RELEASE_LOCK('{MYSQL_MIGRATION_LOCK}')"
+        conn.commit()
+        try:
+            yield
+        finally:
+            with suppress(SQLAlchemyError):  # a dead session has released it already
+                conn.exec_driver_sql(unlock)
+                conn.commit()
+
+
+def _pg_lock(conn: Connection) -> None:
+    if not conn.exec_driver_sql(f"SELECT pg_try_advisory_lock({PG_MIGRATION_KEY})").scalar():
+        _waiting()
+        conn.exec_driver_sql(f"SELECT pg_advisory_lock({PG_MIGRATION_KEY})")
+
+
+def _mysql_lock(conn: Connection) -> None:
+    sql = f"SELECT GET_LOCK('{MYSQL_MIGRATION_LOCK}', {{}})"
+    got = conn.exec_driver_sql(sql.format(0)).scalar()
+    while got == 0:  # held by another session: wait, saying so now and then
+        _waiting()
+        got = conn.exec_driver_sql(sql.format(_MYSQL_WAIT_S)).scalar()
+    if got != 1:  # NULL: an error (the server is out of memory, or killed the wait)
+        raise OperationalError(sql, None, RuntimeError("GET_LOCK failed"))
+
+
+def upgrade_schema(engine: Engine) -> None:
+    """Check the database, then run every pending migration, holding the migration lock."""
+    config = alembic_config(engine)
+    from alembic import command
+
+    with migration_lock(engine), engine.begin() as connection:
+        check_database(connection)
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    log.debug("lineage store schema is at head")

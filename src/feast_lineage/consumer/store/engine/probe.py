@@ -1,0 +1,58 @@
+"""Probing a lineage database before a server starts on it.
+
+:func:`probe_database` connects once, so a wrong URL, an unreachable server
+or an unsuitable database stops startup with one line instead of a
+traceback; a password never appears in what it says.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import make_url, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from feast_lineage.consumer.store.engine.database import (
+    UnsuitableDatabase,
+    check_database,
+    create_store_engine,
+    upgrade_schema,
+)
+
+
+class DatabaseUnreachable(Exception):
+    """The database cannot be connected to; ``reason`` names why, with no password."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"cannot connect to the lineage database ({reason})")
+
+
+def probe_database(url: str, *, migrate: bool = False) -> None:
+    """Connect once and check the database; with ``migrate``, run pending migrations too.
+
+    Raises :class:`DatabaseUnreachable` or
+    :class:`~feast_lineage.consumer.store.engine.database.UnsuitableDatabase`.
+    """
+    try:
+        engine = create_store_engine(url)
+    except (SQLAlchemyError, OSError, ImportError) as err:
+        reason = f"{type(err).__name__}"
+    else:
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+                check_database(conn)
+            if migrate:
+                upgrade_schema(engine)
+            return
+        except UnsuitableDatabase:
+            raise
+        except SQLAlchemyError as err:
+            cause = getattr(err, "orig", None) or err
+            first_line = (str(cause).strip().splitlines() or [""])[0]
+            reason = f"{type(cause).__name__}: {first_line}"
+        finally:
+            engine.dispose()
+    password = make_url(url).password
+    if password:
+        reason = reason.replace(str(password), "***")
+    raise DatabaseUnreachable(reason)

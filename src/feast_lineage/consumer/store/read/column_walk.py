@@ -1,0 +1,261 @@
+"""The column lineage walk as one recursive query per direction.
+
+A node of the walk is a field of a dataset: (dataset id, field hash), or
+(dataset id, :data:`EVERY_FIELD`) for every field of the asked dataset (the walk of all its
+columns). From a node, one step goes
+
+* along a current column edge whose near end is the node (one level deeper);
+* for every field of the asked dataset, along any current edge into (out
+  of) it (one level deeper);
+* upstream from a field, along the dataset-level inputs of its dataset
+  (edges into the whole dataset, field hash 0), unless indirect edges are
+  left out (one level deeper);
+* across a current symlink, either way, to the same field of an alias (same
+  level: aliases are one dataset).
+
+The query stops a level at ``depth``; UNION (not UNION ALL) keeps each
+(node, level) once, so a cycle costs at most ``depth`` rounds. Steps never
+reach a node of a namespace outside ``ns_ids`` (neither end of a symlink
+may be hidden). The answer is every current edge whose near end the walk
+reached below ``depth``, with the least level at which it did: the edges
+the level-by-level walk of :mod:`feast_lineage.consumer.services.columns`
+would meet. Every step is an index lookup: edges by their primary key's
+prefix (into a field) or by ``ix_ol_column_edges_src`` (out of one), the
+pointer, the job and its run's output by their primary keys, symlinks by
+``dataset_id`` or ``alias_id``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal, NamedTuple
+
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Integer,
+    and_,
+    bindparam,
+    case,
+    cast,
+    exists,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    true,
+    union_all,
+)
+
+from feast_lineage.column_lineage import WHOLE_DATASET
+from feast_lineage.consumer.store.read.columns import (
+    ColumnEdgeRead,
+    current_column_edge,
+    edge_columns,
+)
+from feast_lineage.consumer.store.read.common import NsIds
+from feast_lineage.consumer.store.read.graph import current_symlink
+from feast_lineage.consumer.store.schema import tables as t
+
+Way = Literal["upstream", "downstream"]
+EVERY_FIELD = -1  # the walk's seed for every field of a dataset (field hashes are >= 0)
+_WIDEST = literal_column("9223372036854775807", BigInteger)
+
+
+class WalkedEdge(NamedTuple):
+    edge: ColumnEdgeRead
+    depth: int  # the level of its near end: the far end is one deeper
+
+
+def _ends(e: Any, way: Way) -> tuple[Any, Any, Any, Any, Any]:
+    """(near dataset, near field, far dataset, far field, far namespace) of an edge."""
+    c = e.c
+    if way == "upstream":
+        return c.dst_dataset_id, c.dst_field_id, c.src_dataset_id, c.src_field_id, c.src_ns_id
+    return c.src_dataset_id, c.src_field_id, c.dst_dataset_id, c.dst_field_id, c.dst_ns_id
+
+
+def _followed(e: Any, way: Way, indirect: bool, scoped: bool) -> Any:
+    """What an edge must be to be walked: current, its far end visible, direct if asked."""
+    p = t.column_lineage.alias(f"{e.name}_pointer")
+    cond = [exists().where(current_column_edge(e, p)).correlate_except(p)]
+    if scoped:
+        cond.append(_ends(e, way)[4].in_(bindparam("ns_ids", expanding=True)))
+    if not indirect:  # dataset-level inputs count as indirect, typed or not
+        cond += [e.c.indirect == 0, e.c.dst_field_id != WHOLE_DATASET]
+    return and_(*cond)
+
+
+def _visible_dataset(dataset: Any, scoped: bool) -> Any:
+    d = t.datasets.alias(f"owner_{dataset.table.name}")
+    cond = [d.c.id == dataset]
+    if scoped:
+        cond.append(d.c.ns_id.in_(bindparam("ns_ids", expanding=True)))
+    return exists().where(*cond).correlate_except(d)
+
+
+@lru_cache(maxsize=16)
+def _walk_statement(way: Way, indirect: bool, scoped: bool) -> Any:
+    """The walk as one statement, built once: parameters start, field, depth, ns_ids."""
+    depth = bindparam("depth", type_=Integer)
+    hops = union_all(*(select(literal(k, Integer).label("k")) for k in range(5))).subquery("hops")
+    seed = select(
+        cast(bindparam("start", type_=BigInteger), BigInteger).label("ds"),
+        # MariaDB types a recursive query's columns by its seed's values: the
+        # largest 64-bit number in the expression keeps the field column BIGINT.
+        (cast(bindparam("field", type_=BigInteger), BigInteger) + 0 * _WIDEST).label("fld"),
+        cast(literal(0), Integer).label("depth"),
+    )
+    walked = seed.cte("column_walk", recursive=True)
+    w = walked.alias("w")
+    by_field = t.column_edges.alias("by_field")
+    every = t.column_edges.alias("every_field")
+    whole = t.column_edges.alias("whole")
+    s1 = t.dataset_symlinks.alias("s1")
+    s2 = t.dataset_symlinks.alias("s2")
+    near0, nearf0, far0, farf0, _ = _ends(by_field, way)
+    near1, _, far1, farf1, _ = _ends(every, way)
+    _, _, far2, farf2, _ = _ends(whole, "upstream")
+    on_field = and_(
+        hops.c.k == 0,
+        near0 == w.c.ds,
+        nearf0 == w.c.fld,
+        w.c.depth < depth,
+        _followed(by_field, way, indirect, scoped),
+    )
+    on_every = and_(
+        hops.c.k == 1,
+        w.c.fld == EVERY_FIELD,
+        near1 == w.c.ds,
+        w.c.depth < depth,
+        _followed(every, way, indirect, scoped),
+    )
+    walk_whole = way == "upstream" and indirect
+    on_whole = and_(
+        hops.c.k == 2,
+        w.c.fld != EVERY_FIELD,
+        whole.c.dst_dataset_id == w.c.ds,
+        whole.c.dst_field_id == WHOLE_DATASET,
+        w.c.depth < depth,
+        _followed(whole, "upstream", indirect, scoped),
+    )
+    on_alias = and_(
+        hops.c.k == 3,
+        s1.c.dataset_id == w.c.ds,
+        current_symlink(s1),
+        _visible_dataset(s1.c.dataset_id, scoped),
+    )
+    on_owner = and_(
+        hops.c.k == 4,
+        s2.c.alias_id == w.c.ds,
+        current_symlink(s2),
+        _visible_dataset(s2.c.dataset_id, scoped),
+    )
+    if scoped:
+        on_alias = and_(on_alias, s1.c.alias_ns_id.in_(bindparam("ns_ids", expanding=True)))
+        on_owner = and_(on_owner, s2.c.alias_ns_id.in_(bindparam("ns_ids", expanding=True)))
+    far_ds: list[Any] = [(hops.c.k == 0, far0), (hops.c.k == 1, far1)]
+    far_field: list[Any] = [(hops.c.k == 0, farf0), (hops.c.k == 1, farf1)]
+    joined = w.join(hops, true()).outerjoin(by_field, on_field).outerjoin(every, on_every)
+    met = [far0.is_not(None), far1.is_not(None)]
+    if walk_whole:
+        far_ds.append((hops.c.k == 2, far2))
+        far_field.append((hops.c.k == 2, farf2))
+        joined = joined.outerjoin(whole, on_whole)
+        met.append(far2.is_not(None))
+    step = (
+        select(
+            case(*far_ds, (hops.c.k == 3, s1.c.alias_id), else_=s2.c.dataset_id),
+            case(*far_field, else_=w.c.fld),
+            case((hops.c.k <= 2, w.c.depth + 1), else_=w.c.depth),
+        )
+        .select_from(joined.outerjoin(s1, on_alias).outerjoin(s2, on_owner))
+        .where(or_(*met, s1.c.alias_id.is_not(None), s2.c.dataset_id.is_not(None)))
+    )
+    walked = walked.union(step)
+    reached = (
+        select(walked.c.ds, walked.c.fld, func.min(walked.c.depth).label("depth"))
+        .group_by(walked.c.ds, walked.c.fld)
+        .cte("reached")
+    )
+    parts = [
+        _edges_from(reached, way, indirect, scoped, "field"),
+        _edges_from(reached, way, indirect, scoped, "every"),
+    ]
+    if walk_whole:
+        parts.append(_edges_from(reached, way, indirect, scoped, "whole"))
+    return union_all(*parts)
+
+
+def _edges_from(
+    reached: Any, way: Way, indirect: bool, scoped: bool, kind: Literal["field", "every", "whole"]
+) -> Any:
+    """The current edges out of the reached nodes below ``depth``, each with its near level."""
+    e = t.column_edges.alias(f"out_{kind}")
+    p = t.column_lineage.alias(f"out_{kind}_pointer")
+    r = reached.alias(f"near_{kind}")
+    near, near_field, _, _, far_ns = _ends(e, way if kind != "whole" else "upstream")
+    if kind == "field":
+        on = and_(near == r.c.ds, near_field == r.c.fld)
+    elif kind == "every":
+        on = and_(near == r.c.ds, r.c.fld == EVERY_FIELD)
+    else:
+        # ``+ 0``: no index on the reached nodes, so SQLite looks the edges up
+        # by the reached nodes rather than scanning every edge for them.
+        on = and_(
+            e.c.dst_dataset_id == r.c.ds + 0,
+            e.c.dst_field_id == WHOLE_DATASET,
+            r.c.fld != EVERY_FIELD,
+        )
+    stmt = (
+        select(*edge_columns(e, p), r.c.depth)
+        .select_from(r.join(e, on).join(p, current_column_edge(e, p)))
+        .where(r.c.depth < bindparam("depth", type_=Integer))
+    )
+    if scoped:
+        stmt = stmt.where(far_ns.in_(bindparam("ns_ids", expanding=True)))
+    if not indirect:
+        stmt = stmt.where(e.c.indirect == 0, e.c.dst_field_id != WHOLE_DATASET)
+    return stmt
+
+
+def walk_columns(
+    conn: Connection,
+    start: int,
+    field_id: int | None,
+    way: Way,
+    depth: int,
+    indirect: bool,
+    ns_ids: NsIds,
+) -> list[WalkedEdge]:
+    """Every current column edge within ``depth`` levels of the field (or every field) asked.
+
+    Each edge once, with the least level of its near end; the edges of
+    symlinked aliases are met as the asked dataset's (the caller groups
+    aliases into one node).
+    """
+    if depth <= 0 or (ns_ids is not None and not ns_ids):
+        return []
+    field = EVERY_FIELD if field_id is None else field_id
+    params: dict[str, Any] = {"start": start, "field": field, "depth": depth}
+    if ns_ids is not None:
+        params["ns_ids"] = sorted(ns_ids)
+    stmt = _walk_statement(way, indirect, ns_ids is not None)
+    best: dict[tuple[Any, ...], WalkedEdge] = {}
+    for row in conn.execute(stmt, params):
+        edge = ColumnEdgeRead(*row[:-1])
+        # The primary key less the digest: one payload of an (output, job, origin) is current.
+        key = (
+            edge.dst_dataset_id,
+            edge.dst_field_id,
+            edge.job_id,
+            edge.origin,
+            edge.src_dataset_id,
+            edge.src_field_id,
+        )
+        level = int(row[-1])
+        old = best.get(key)
+        if old is None or old.depth > level:
+            best[key] = WalkedEdge(edge, level)
+    return list(best.values())

@@ -1,0 +1,437 @@
+"""Graph queries: node pages, edges among nodes, symlinks, and the lineage walk.
+
+The walk (:func:`walk`) is one recursive query, the same SQL on SQLite and
+PostgreSQL. Each step goes from a node either along a lineage edge (one
+level deeper) or across a symlink to an alias of the same dataset (same
+level: aliases are one dataset). Only edges in the walk's direction are
+followed, so going upstream through an alias never turns downstream. The
+walk follows ``input``, ``output`` and ``parent`` edges; ``root`` edges
+repeat what parent edges already say and would shorten depths. It also
+follows current explicit lineage edges (:mod:`.explicit`). It never
+steps onto a node outside ``ns_ids``, so nothing hidden connects what it
+returns. Every step is an index lookup (edges by ``src_id``/``dst_id``,
+symlinks by ``dataset_id``/``alias_id``, the job of an edge by its id).
+
+Every read here sees current edges and symlinks only (:func:`current_edge`,
+:func:`current_symlink`): an input or output edge that the job's latest run
+no longer lists among its inputs (or outputs), or an alias that the
+dataset's latest symlinks facet no longer names, stays stored, as history,
+but is not part of the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, Literal
+
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Integer,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    exists,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    true,
+    union_all,
+)
+
+from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all
+from feast_lineage.consumer.store.read.explicit import current_explicit_edge
+from feast_lineage.consumer.store.schema import tables as t
+
+Direction = Literal["upstream", "downstream"]
+FOLLOWED_EDGES = ("input", "output", "parent")
+_CHUNK = 2000
+
+
+def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
+    ordered = sorted(set(ids))
+    for start in range(0, len(ordered), _CHUNK):
+        yield ordered[start : start + _CHUNK]
+
+
+def _node_selects(ns_ids: NsIds) -> tuple[Any, Any]:
+    j, d = t.jobs.c, t.datasets.c
+    none_text = literal(None, String)
+    jobs = select(
+        literal("job", String).label("kind"),
+        j.id,
+        j.ns_id,
+        j.namespace,
+        j.name,
+        j.producer,
+        j.created_us,
+        j.updated_us,
+        none_text.label("datasource_uri"),
+        none_text.label("feast_type"),
+    ).where(*where_all(in_ids(j.ns_id, ns_ids)))
+    datasets = select(
+        literal("dataset", String).label("kind"),
+        d.id,
+        d.ns_id,
+        d.namespace,
+        d.name,
+        d.producer,
+        d.created_us,
+        d.updated_us,
+        d.datasource_uri,
+        d.feast_type,
+    ).where(*where_all(in_ids(d.ns_id, ns_ids)))
+    return jobs, datasets
+
+
+def count_nodes(conn: Connection, ns_ids: NsIds) -> int:
+    return count(conn, t.jobs, *where_all(in_ids(t.jobs.c.ns_id, ns_ids))) + count(
+        conn, t.datasets, *where_all(in_ids(t.datasets.c.ns_id, ns_ids))
+    )
+
+
+def current_edge(edges: Any) -> Any:
+    """Whether an edge of ``edges`` (the edges table or an alias) is part of the current graph.
+
+    Parent and root edges always are. An input edge is when the run of its
+    job's latest event that listed inputs read the dataset too (for a
+    JobEvent, the event itself), an output edge likewise; and every edge of a
+    job that has recorded no such run (stored before migration 0004). Two
+    primary key lookups an edge: the job, then the run's input or output.
+    """
+    e = edges.c
+    j = t.jobs.alias("edge_job")
+    io = t.run_io.alias("edge_io")
+
+    def stale(job_end: Any, dataset_end: Any, run: Any, direction: str) -> Any:
+        listed = (
+            exists()
+            .where(io.c.run_id == run, io.c.dataset_id == dataset_end, io.c.direction == direction)
+            .correlate_except(io)
+        )
+        return exists().where(j.c.id == job_end, run.is_not(None), ~listed).correlate_except(j)
+
+    return case(
+        (e.edge_type == "input", ~stale(e.dst_id, e.src_id, j.c.input_run, "input")),
+        (e.edge_type == "output", ~stale(e.src_id, e.dst_id, j.c.output_run, "output")),
+        else_=true(),
+    )
+
+
+def current_symlink(links: Any) -> Any:
+    """Whether a symlink of ``links`` (the symlinks table or an alias) is current.
+
+    A link from a SymlinksDatasetFacet is, unless the dataset's latest
+    symlinks facet is a payload whose aliases were recorded and it does not
+    list this one (aliases stored before migration 0005 stay current until
+    the facet changes). A link between equal dataSource URIs is while the
+    two datasets' URIs (or one's URI and the other's identity) are equal.
+    A few primary key lookups a link.
+    """
+    s = links.c
+    f = t.dataset_facets.alias("link_facet")
+    listed = t.symlink_listings.alias("link_listed")
+    marked = t.symlink_listings.alias("link_marked")
+    owner = t.datasets.alias("link_owner")
+    alias = t.datasets.alias("link_alias")
+    recorded = (
+        exists()
+        .where(marked.c.blob_id == f.c.blob_id, marked.c.alias_id == t.LISTED)
+        .correlate_except(marked)
+    )
+    lists_it = (
+        exists()
+        .where(listed.c.blob_id == f.c.blob_id, listed.c.alias_id == s.alias_id)
+        .correlate_except(listed)
+    )
+    dropped = (
+        exists()
+        .where(f.c.owner_id == s.dataset_id, f.c.name == "symlinks", recorded, ~lists_it)
+        .correlate_except(f)
+    )
+    same_uri = (
+        exists()
+        .where(
+            owner.c.id == s.dataset_id,
+            alias.c.id == s.alias_id,
+            owner.c.uri_id.is_not(None),
+            or_(owner.c.uri_id == alias.c.uri_id, owner.c.uri_id == alias.c.identity_uri_id),
+        )
+        .correlate_except(owner, alias)
+    )
+    return case((s.source == "datasource", same_uri), else_=~dropped)
+
+
+def _ids_param(name: str = "ids") -> Any:
+    return bindparam(name, expanding=True)
+
+
+def _scope_params(ns_ids: NsIds) -> dict[str, Any]:
+    return {} if ns_ids is None else {"ns_ids": sorted(ns_ids)}
+
+
+@lru_cache(maxsize=8)
+def _node_page_statement(scoped: bool, backwards: bool) -> Any:
+    # A compound ORDER BY lets SQLite merge the two (namespace, name) indexes.
+    jobs, datasets = _node_selects(None)
+    if scoped:
+        jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
+        datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
+    keys: list[Any] = [literal_column(k) for k in ("namespace", "name", "kind")]
+    order = [k.desc() for k in keys] if backwards else keys
+    return (
+        union_all(jobs, datasets)
+        .order_by(*order)
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+    )
+
+
+def node_page(conn: Connection, ns_ids: NsIds, total: int, offset: int, limit: int) -> list[Any]:
+    """Nodes sorted by (namespace, name, kind), read from the nearer end."""
+    if offset >= total or (ns_ids is not None and not ns_ids):
+        return []
+    scope = _scope_params(ns_ids)
+    tail = total - offset - limit
+    if tail < offset:
+        stmt = _node_page_statement(ns_ids is not None, True)
+        params = {"limit": min(limit, total - offset), "offset": max(tail, 0), **scope}
+        return list(reversed(conn.execute(stmt, params).all()))
+    stmt = _node_page_statement(ns_ids is not None, False)
+    return list(conn.execute(stmt, {"limit": limit, "offset": offset, **scope}).all())
+
+
+@lru_cache(maxsize=4)
+def _nodes_by_id_statement(scoped: bool) -> Any:
+    jobs, datasets = _node_selects(None)
+    if scoped:
+        jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
+        datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
+    return union_all(
+        jobs.where(t.jobs.c.id.in_(_ids_param())),
+        datasets.where(t.datasets.c.id.in_(_ids_param())),
+    )
+
+
+def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds) -> list[Any]:
+    """The stored, visible jobs and datasets among ``ids``."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    stmt = _nodes_by_id_statement(ns_ids is not None)
+    out: list[Any] = []
+    for chunk in _chunks(ids):
+        out.extend(conn.execute(stmt, {"ids": chunk, **_scope_params(ns_ids)}).all())
+    return out
+
+
+def find_node(conn: Connection, kind: str, node_id: int, ns_ids: NsIds) -> Any:
+    table = t.jobs if kind == "job" else t.datasets
+    stmt = select(table.c.id).where(
+        table.c.id == node_id, *where_all(in_ids(table.c.ns_id, ns_ids))
+    )
+    return conn.execute(stmt).first()
+
+
+def alias_owner(conn: Connection, alias_id: int, ns_ids: NsIds) -> int | None:
+    """The visible dataset whose current symlinks name ``alias_id``, if one does.
+
+    A name known only as an alias (Feast's own name of an imported object, a
+    table behind a file) is answered as the dataset that lists it; with
+    several, the one of the lowest id, so the answer never varies.
+    """
+    s = t.dataset_symlinks.c
+    owner = t.datasets.alias("alias_owner")
+    stmt = (
+        select(func.min(owner.c.id))
+        .select_from(t.dataset_symlinks)
+        .join(owner, owner.c.id == s.dataset_id)
+        .where(
+            s.alias_id == alias_id,
+            current_symlink(t.dataset_symlinks),
+            *where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(s.alias_ns_id, ns_ids)),
+        )
+    )
+    found = conn.execute(stmt).scalar()
+    return int(found) if found is not None else None
+
+
+@lru_cache(maxsize=1)
+def _edges_from_statement() -> Any:
+    e = t.lineage_edges.c
+    return select(e.src_id, e.dst_id, e.edge_type, e.src_kind, e.dst_kind, e.created_us).where(
+        e.src_id.in_(_ids_param()), current_edge(t.lineage_edges)
+    )
+
+
+def edges_among(conn: Connection, ids: set[int]) -> list[Any]:
+    """Every current edge whose two ends are both in ``ids``."""
+    out: list[Any] = []
+    for chunk in _chunks(ids):
+        rows = conn.execute(_edges_from_statement(), {"ids": chunk}).all()
+        out.extend(row for row in rows if row.dst_id in ids)
+    return out
+
+
+def count_edges(conn: Connection, ns_ids: NsIds) -> int:
+    """Current edges plus current symlink edges between stored datasets, both ends visible."""
+    e = t.lineage_edges.c
+    stored = count(
+        conn,
+        t.lineage_edges,
+        current_edge(t.lineage_edges),
+        *where_all(in_ids(e.src_ns_id, ns_ids), in_ids(e.dst_ns_id, ns_ids)),
+    )
+    s = t.dataset_symlinks.c
+    owner = t.datasets.alias("owner")
+    alias = t.datasets.alias("alias")
+    links = (
+        select(func.count())
+        .select_from(t.dataset_symlinks)
+        .join(owner, owner.c.id == s.dataset_id)
+        .join(alias, alias.c.id == s.alias_id)
+        .where(
+            current_symlink(t.dataset_symlinks),
+            *where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)),
+        )
+    )
+    return stored + int(conn.execute(links).scalar_one())
+
+
+@lru_cache(maxsize=4)
+def _symlinks_statement(side: str, scoped: bool) -> Any:
+    s = t.dataset_symlinks.c
+    owner = t.datasets.alias("owner")
+    stmt = (
+        select(
+            s.dataset_id,
+            s.alias_id,
+            s.alias_ns_id,
+            s.alias_namespace,
+            s.alias_name,
+            s.alias_type,
+            s.source,
+            s.created_us,
+            owner.c.namespace,
+            owner.c.name,
+        )
+        .join(owner, owner.c.id == s.dataset_id)
+        .where(s[side].in_(_ids_param()), current_symlink(t.dataset_symlinks))
+    )
+    if scoped:
+        stmt = stmt.where(
+            owner.c.ns_id.in_(_ids_param("ns_ids")), s.alias_ns_id.in_(_ids_param("ns_ids"))
+        )
+    return stmt
+
+
+def symlinks_touching(conn: Connection, dataset_ids: set[int], ns_ids: NsIds) -> list[Any]:
+    """Current symlinks from or to ``dataset_ids`` whose two ends are visible."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    seen: dict[tuple[int, int], Any] = {}
+    for chunk in _chunks(dataset_ids):
+        # Two indexed lookups: an OR of the two IN lists would scan the table.
+        for side in ("dataset_id", "alias_id"):
+            stmt = _symlinks_statement(side, ns_ids is not None)
+            for row in conn.execute(stmt, {"ids": chunk, **_scope_params(ns_ids)}).all():
+                seen[(row.dataset_id, row.alias_id)] = row
+    return [seen[k] for k in sorted(seen)]
+
+
+@lru_cache(maxsize=8)
+def _walk_statement(direction: Direction, scoped: bool) -> Any:
+    """The walk as one statement, built once: parameters ``start``, ``depth``, ``ns_ids``."""
+    e = t.lineage_edges.alias("e")
+    s1 = t.dataset_symlinks.alias("s1")
+    s2 = t.dataset_symlinks.alias("s2")
+    d2 = t.datasets.alias("d2")
+    ns_ids: Any = _ids_param("ns_ids") if scoped else None
+    x = t.explicit_edges.alias("x")
+    hops = union_all(
+        select(literal(0, Integer).label("k")),
+        select(literal(1, Integer)),
+        select(literal(2, Integer)),
+        select(literal(3, Integer)),
+    ).subquery("hops")
+    seed = select(
+        cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),
+        cast(literal(0), Integer).label("depth"),
+    )
+    walked = seed.cte("walk", recursive=True)
+    w = walked.alias("w")
+    if direction == "upstream":
+        near, far, far_ns = e.c.dst_id, e.c.src_id, e.c.src_ns_id
+        x_near, x_far, x_far_ns = x.c.dst_id, x.c.src_id, x.c.src_ns_id
+    else:
+        near, far, far_ns = e.c.src_id, e.c.dst_id, e.c.dst_ns_id
+        x_near, x_far, x_far_ns = x.c.src_id, x.c.dst_id, x.c.dst_ns_id
+    edge_on = and_(
+        hops.c.k == 0,
+        near == w.c.node_id,
+        w.c.depth < bindparam("depth", type_=Integer),
+        e.c.edge_type.in_(FOLLOWED_EDGES),
+        current_edge(e),
+    )
+    alias_on = and_(hops.c.k == 1, s1.c.dataset_id == w.c.node_id, current_symlink(s1))
+    owner_on = and_(hops.c.k == 2, s2.c.alias_id == w.c.node_id, current_symlink(s2))
+    explicit_on = and_(
+        hops.c.k == 3,
+        x_near == w.c.node_id,
+        w.c.depth < bindparam("depth", type_=Integer),
+        current_explicit_edge(x),
+    )
+    if ns_ids is not None:
+        edge_on = and_(edge_on, far_ns.in_(ns_ids))
+        alias_on = and_(alias_on, s1.c.alias_ns_id.in_(ns_ids))
+        owner_on = and_(
+            owner_on, exists().where(d2.c.id == s2.c.dataset_id, d2.c.ns_id.in_(ns_ids))
+        )
+        explicit_on = and_(explicit_on, x_far_ns.in_(ns_ids))
+    step = (
+        select(
+            case(
+                (hops.c.k == 0, far),
+                (hops.c.k == 1, s1.c.alias_id),
+                (hops.c.k == 2, s2.c.dataset_id),
+                else_=x_far,
+            ),
+            case((hops.c.k == 0, w.c.depth + 1), (hops.c.k == 3, w.c.depth + 1), else_=w.c.depth),
+        )
+        .select_from(
+            w.join(hops, true())
+            .outerjoin(e, edge_on)
+            .outerjoin(s1, alias_on)
+            .outerjoin(s2, owner_on)
+            .outerjoin(x, explicit_on)
+        )
+        .where(
+            or_(
+                far.is_not(None),
+                s1.c.alias_id.is_not(None),
+                s2.c.dataset_id.is_not(None),
+                x_far.is_not(None),
+            )
+        )
+    )
+    walked = walked.union(step)
+    return select(walked.c.node_id, func.min(walked.c.depth)).group_by(walked.c.node_id)
+
+
+def walk(
+    conn: Connection, start: int, direction: Direction, depth: int, ns_ids: NsIds
+) -> dict[int, int]:
+    """Node id -> distance from ``start`` of every node within ``depth`` steps."""
+    if depth <= 0:
+        return {start: 0}
+    if ns_ids is not None and not ns_ids:
+        return {start: 0}
+    params: dict[str, Any] = {"start": start, "depth": depth}
+    if ns_ids is not None:
+        params["ns_ids"] = sorted(ns_ids)
+    stmt = _walk_statement(direction, ns_ids is not None)
+    return {int(node): int(level) for node, level in conn.execute(stmt, params).all()}

@@ -1,0 +1,1 @@
+"""What the store holds: its tables, how payloads are encoded, and its migrations."""

@@ -1,0 +1,341 @@
+"""SQLAlchemy table definitions of the lineage store.
+
+Design notes (docs/ARCHITECTURE.md has the full picture):
+
+* Jobs, datasets and namespaces are keyed by stable 63-bit ids computed from
+  their identity (:mod:`feast_lineage.identity`), so ingest never needs a
+  round trip to learn an id, and every index is on integers. Strings are
+  ``Text`` (portable to MySQL, which cannot index long VARCHARs).
+* Times are integer microseconds since the epoch (``*_us``).
+* Facets are stored one row per (owner, facet name) with a ``rank`` string
+  (event time, then a content hash) and a pointer to a content-addressed blob.
+  An upsert replaces a facet only when its rank is higher, so the result does
+  not depend on the order in which events arrive.
+* Lineage edges: input (dataset -> job), output (job -> dataset), parent and
+  root (job -> job). There is no input x output cross product; dataset ->
+  dataset lineage is derived at query time.
+* Migration 0002 adds the query side's indexes: catalog order
+  (namespace, name), filters (event type, run state, job name), and
+  namespace ids on edges and symlinks for access scoping and reset.
+* Migration 0003 drops what a run's events already hold: the run facets
+  table and the facets of run inputs/outputs, which are read back from the
+  run's events (:mod:`.run_facets`). ``feast_lineage_run_io`` keeps which
+  datasets a run read and wrote.
+* Migration 0004 tells a job's current input and output edges from those
+  of its earlier runs: a job keeps the run of its latest event that listed
+  inputs, and of the latest that listed outputs; an input or output edge is
+  current when that run read (wrote) the dataset, as ``feast_lineage_run_io``
+  records (:func:`.traversal.current_edge`). A JobEvent's inputs and outputs
+  count as a run of their own, keyed by its ``event_key``.
+* Migration 0005 does the same for aliases: ``feast_lineage_symlink_listings``
+  records which aliases each symlinks facet payload lists, so a dataset's
+  current symlinks are those of its latest symlinks facet; a link between
+  equal dataSource URIs is current while the two URIs are still equal
+  (:func:`.traversal.current_symlink`).
+* Migration 0006 drops the runs' ``last_event_us`` index, which only
+  retention read: a run's start is never later than its last event, so the
+  prune walks the start-time index instead, and ingest maintains one index
+  fewer per event.
+* Migration 0007 drops ``feast_lineage_run_io``'s dataset index, which only a
+  namespace reset read: a reset finds other runs' inputs and outputs of its
+  datasets through the jobs its datasets have edges with.
+* Migration 0008 gives the tables a prefix of their own, ``feast_lineage_``
+  (they were ``openlineage_*``, the names of Feast 0.65+'s own consumer
+  tables, which live in the same database by default); a new store gets
+  these names from its first migration (:mod:`.migrations.naming`).
+* Migration 0009 adds column lineage, derived from the stored events too.
+  ``feast_lineage_column_edges`` keeps every (input field -> output field)
+  edge a ``columnLineage`` facet ever stated, keyed by the output dataset,
+  the job (0 for a DatasetEvent), the origin (``observed``; ``declared``
+  is kept for explicit lineage) and the digest of the facet payload that
+  stated it; fields are indexed by :func:`~feast_lineage.column_lineage.field_hash`
+  (0: the whole output dataset). ``feast_lineage_column_lineage`` is the
+  current-edges pointer: per (output dataset, job, origin), the digest of
+  the latest facet (highest rank), so an edge is current when its digest is
+  that pointer's and the job still writes the dataset
+  (:func:`.columns.current_column_edge`). Earlier payloads' edges stay as
+  history. Edges of one payload are written once, whatever the number of
+  events repeating it (Spark's START, RUNNING and COMPLETE).
+* Migration 0010 adds explicit lineage (:mod:`feast_lineage.explicit_lineage`:
+  the ``lineage`` job and dataset facets and ``jobDependencies``), derived
+  from the stored events too. ``feast_lineage_explicit_edges`` keeps every
+  entity edge a facet payload stated (input, output, ``job_to_job``,
+  ``dataset_to_dataset``), keyed by the owner (the job or dataset carrying
+  the facet), the facet, the origin (``declared``: a JobEvent or DatasetEvent;
+  ``observed``: a RunEvent) and the payload's digest;
+  ``feast_lineage_explicit_lineage`` points, per (owner, facet, origin), at
+  the latest payload: its edges are the current ones
+  (:func:`.explicit.current_explicit_edge`). Field-level entries go to the
+  column lineage tables with the same origin.
+* Migration 0011 adds ``producer_rank`` to datasets: a dataset's producer is
+  whoever last wrote or declared it, a read never changes it, and a dataset
+  only ever read keeps whoever first mentioned it (:mod:`.producer_rank`);
+  the migration recomputes it from the stored events.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+from feast_lineage.consumer.store.schema.codec import CompressedJSON
+
+metadata = MetaData()
+
+# SQLite only aliases the rowid for INTEGER PRIMARY KEY.
+AutoId = BigInteger().with_variant(Integer(), "sqlite")
+# MySQL indexes TEXT columns only by a prefix.
+_TEXT_PREFIX = {"namespace": 191, "name": 191}
+
+events = Table(
+    "feast_lineage_events",
+    metadata,
+    Column("id", AutoId, primary_key=True, autoincrement=True),
+    Column("event_key", String(32), nullable=False, unique=True),
+    Column("kind", String(8), nullable=False),  # run | dataset | job
+    Column("event_type", String(16), nullable=True),
+    Column("event_time_us", BigInteger, nullable=False),
+    Column("received_us", BigInteger, nullable=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("subject_id", BigInteger, nullable=False),  # job id, or dataset id
+    Column("run_id", String(36), nullable=True),
+    Column("payload", CompressedJSON, nullable=False),  # zstd canonical JSON
+    Index("ix_ol_events_time", "event_time_us", "id"),
+    Index("ix_ol_events_ns_time", "ns_id", "event_time_us", "id"),
+    Index("ix_ol_events_subject_time", "subject_id", "event_time_us", "id"),
+    Index("ix_ol_events_run", "run_id"),
+    Index("ix_ol_events_type_time", "event_type", "event_time_us", "id"),
+)
+
+jobs = Table(
+    "feast_lineage_jobs",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("namespace", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("producer", Text, nullable=True),
+    Column("created_us", BigInteger, nullable=False),
+    Column("updated_us", BigInteger, nullable=False),
+    # The run (for a JobEvent, its event key) of the latest event that listed
+    # inputs, and of the latest that listed outputs, with that event's rank:
+    # the job's current input and output edges are that run's.
+    Column("input_rank", String(64), nullable=True),
+    Column("input_run", String(36), nullable=True),
+    Column("output_rank", String(64), nullable=True),
+    Column("output_run", String(36), nullable=True),
+    Index("ix_ol_jobs_ns", "ns_id"),
+    Index("ix_ol_jobs_ns_name", "namespace", "name", mysql_length=_TEXT_PREFIX),
+    Index("ix_ol_jobs_name", "name", mysql_length={"name": 191}),
+)
+
+datasets = Table(
+    "feast_lineage_datasets",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("namespace", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("producer", Text, nullable=True),
+    Column("producer_rank", String(64), nullable=True),  # migration 0011
+    Column("datasource_uri", Text, nullable=True),
+    Column("uri_id", BigInteger, nullable=True),  # text_id(datasource_uri)
+    Column("uri_rank", String(64), nullable=True),  # rank of the dataSource facet it came from
+    Column("identity_uri_id", BigInteger, nullable=True),  # text_id(identity_uri(ns, name))
+    Column("feast_type", String(32), nullable=True),
+    Column("feast_project", Text, nullable=True),
+    Column("created_us", BigInteger, nullable=False),
+    Column("updated_us", BigInteger, nullable=False),
+    Index("ix_ol_datasets_ns", "ns_id"),
+    Index("ix_ol_datasets_uri", "uri_id"),
+    Index("ix_ol_datasets_identity_uri", "identity_uri_id"),
+    Index("ix_ol_datasets_ns_name", "namespace", "name", mysql_length=_TEXT_PREFIX),
+)
+
+runs = Table(
+    "feast_lineage_runs",
+    metadata,
+    Column("run_id", String(36), primary_key=True),
+    Column("job_id", BigInteger, nullable=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("state_rank", String(64), nullable=False),
+    Column("first_event_us", BigInteger, nullable=False),
+    Column("last_event_us", BigInteger, nullable=False),
+    Column("start_event_us", BigInteger, nullable=True),  # earliest START
+    Column("started_us", BigInteger, nullable=False),  # START time, else first event
+    Column("ended_us", BigInteger, nullable=True),  # time of the terminal event
+    Column("parent_run_id", String(36), nullable=True),
+    Column("root_run_id", String(36), nullable=True),
+    Index("ix_ol_runs_job_started", "job_id", "started_us", "run_id"),
+    Index("ix_ol_runs_ns_started", "ns_id", "started_us", "run_id"),
+    Index("ix_ol_runs_started", "started_us", "run_id"),
+    Index("ix_ol_runs_parent", "parent_run_id"),
+    Index("ix_ol_runs_state_started", "state", "started_us", "run_id"),
+)
+
+run_io = Table(
+    "feast_lineage_run_io",
+    metadata,
+    Column("run_id", String(36), primary_key=True),  # or a JobEvent's event_key
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("direction", String(6), primary_key=True),  # input | output
+)
+
+lineage_edges = Table(
+    "feast_lineage_edges",
+    metadata,
+    Column("src_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dst_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("edge_type", String(8), primary_key=True),  # input | output | parent | root
+    Column("src_kind", String(8), nullable=False),
+    Column("dst_kind", String(8), nullable=False),
+    Column("src_ns_id", BigInteger, nullable=False),
+    Column("dst_ns_id", BigInteger, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_ol_edges_dst", "dst_id", "src_id"),
+    Index("ix_ol_edges_ns", "src_ns_id", "dst_ns_id"),
+    Index("ix_ol_edges_dst_ns", "dst_ns_id"),
+)
+
+dataset_symlinks = Table(
+    "feast_lineage_dataset_symlinks",
+    metadata,
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("alias_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("alias_ns_id", BigInteger, nullable=False),
+    Column("alias_namespace", Text, nullable=False),
+    Column("alias_name", Text, nullable=False),
+    Column("alias_type", Text, nullable=True),
+    Column("source", String(16), nullable=False),  # symlink | datasource
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_ol_symlinks_alias", "alias_id"),
+    Index("ix_ol_symlinks_alias_ns", "alias_ns_id"),
+)
+
+# Which aliases each SymlinksDatasetFacet payload (a facet blob) lists, plus a
+# row with alias_id 0 per payload: a dataset's current aliases are those its
+# latest symlinks facet lists. Content-addressed like the blobs: written once.
+LISTED = 0  # the alias id of a payload's own row (no dataset id is 0)
+
+symlink_listings = Table(
+    "feast_lineage_symlink_listings",
+    metadata,
+    Column("blob_id", String(32), primary_key=True),
+    Column("alias_id", BigInteger, primary_key=True, autoincrement=False),
+)
+
+# Column lineage (migration 0009).
+column_lineage = Table(
+    "feast_lineage_column_lineage",
+    metadata,
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("job_id", BigInteger, primary_key=True, autoincrement=False),  # 0: no job
+    Column("origin", String(16), primary_key=True),  # observed | declared
+    Column("rank", String(64), nullable=False),
+    Column("digest", String(32), nullable=False),  # of the latest facet payload
+    Column("run_id", String(36), nullable=True),  # the run that reported it
+    Column("ns_id", BigInteger, nullable=False),  # the dataset's namespace
+    Index("ix_ol_column_lineage_job", "job_id"),
+)
+
+column_edges = Table(
+    "feast_lineage_column_edges",
+    metadata,
+    Column("dst_dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dst_field_id", BigInteger, primary_key=True, autoincrement=False),  # 0: whole
+    Column("job_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("origin", String(16), primary_key=True),
+    Column("digest", String(32), primary_key=True),
+    Column("src_dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("src_field_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dst_ns_id", BigInteger, nullable=False),
+    Column("dst_field", Text, nullable=True),  # None: the whole output dataset
+    Column("src_ns_id", BigInteger, nullable=False),
+    Column("src_namespace", Text, nullable=False),
+    Column("src_name", Text, nullable=False),
+    Column("src_field", Text, nullable=False),
+    Column("indirect", Integer, nullable=False),  # 1: every transformation is INDIRECT
+    Column("transformations", Text, nullable=False),  # canonical JSON list
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_ol_column_edges_src", "src_dataset_id", "src_field_id"),
+    Index("ix_ol_column_edges_src_ns", "src_ns_id"),
+)
+
+explicit_lineage = Table(
+    "feast_lineage_explicit_lineage",
+    metadata,
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),  # job or dataset
+    Column("facet", String(32), primary_key=True),  # job_lineage | dataset_lineage | ...
+    Column("origin", String(16), primary_key=True),  # observed | declared
+    Column("rank", String(64), nullable=False),
+    Column("digest", String(32), nullable=False),  # of the latest facet payload
+    Column("ns_id", BigInteger, nullable=False),  # the owner's namespace
+    Index("ix_ol_explicit_lineage_ns", "ns_id"),
+)
+
+explicit_edges = Table(
+    "feast_lineage_explicit_edges",
+    metadata,
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("facet", String(32), primary_key=True),
+    Column("origin", String(16), primary_key=True),
+    Column("digest", String(32), primary_key=True),
+    Column("src_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dst_id", BigInteger, primary_key=True, autoincrement=False),
+    # input, output, job_to_job or dataset_to_dataset
+    Column("edge_type", String(32), primary_key=True),
+    Column("src_kind", String(16), nullable=False),
+    Column("dst_kind", String(16), nullable=False),
+    Column("src_ns_id", BigInteger, nullable=False),
+    Column("dst_ns_id", BigInteger, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_ol_explicit_edges_src", "src_id"),
+    Index("ix_ol_explicit_edges_dst", "dst_id"),
+    Index("ix_ol_explicit_edges_src_ns", "src_ns_id"),
+    Index("ix_ol_explicit_edges_dst_ns", "dst_ns_id"),
+)
+
+facet_blobs = Table(
+    "feast_lineage_facet_blobs",
+    metadata,
+    Column("id", String(32), primary_key=True),  # content digest
+    Column("payload", Text, nullable=False),
+)
+
+
+def _facet_table(name: str, owner_column: Column[object]) -> Table:
+    return Table(
+        name,
+        metadata,
+        owner_column,
+        Column("name", String(255), primary_key=True),
+        Column("rank", String(64), nullable=False),
+        Column("blob_id", String(32), nullable=False),
+        Index(f"ix_{name}_blob", "blob_id"),
+    )
+
+
+job_facets = _facet_table(
+    "feast_lineage_job_facets",
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+)
+dataset_facets = _facet_table(
+    "feast_lineage_dataset_facets",
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+)
+
+meta = Table(
+    "feast_lineage_meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)

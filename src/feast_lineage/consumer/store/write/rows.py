@@ -1,0 +1,356 @@
+"""The write contract: the rows the store accepts from ingest, one type per table.
+
+Ingest (:mod:`feast_lineage.consumer.intake.derive`) turns each event into a
+:class:`RowBatch`; batches of several events merge into one, and
+:func:`~feast_lineage.consumer.store.write.batch.write_derived` applies it in one
+transaction. Rows are TypedDicts, not classes: they go to the driver's
+``executemany`` as they are, with no copy per row.
+
+Merging keeps what the store's upserts would keep, so a batch written at
+once leaves the same rows as its events written one by one, in any order:
+a job's or dataset's latest event wins (``updated_us``), ``created_us`` is
+the earliest, facets and a job's latest inputs and outputs keep the highest
+``rank`` (event time, then a content hash), and rows that are written once
+(edges, symlinks, run inputs/outputs, column edges) keep the first seen.
+A (dataset, job, origin)'s column lineage pointer keeps the highest rank, and
+so does an (owner, facet, origin)'s explicit lineage pointer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypedDict, TypeVar
+
+from feast_lineage import canonical_json
+from feast_lineage.consumer.store.write.producer_rank import outranks
+
+# The alias id of a symlinks facet payload's own listing row (no dataset id is 0).
+LISTED = 0
+
+
+class EventRow(TypedDict):
+    event_key: str  # event time (hex) + content digest: the dedup key
+    kind: str  # run, dataset or job
+    event_type: str | None
+    event_time_us: int
+    received_us: int
+    ns_id: int
+    subject_id: int  # the job (run and job events) or the dataset
+    run_id: str | None
+    payload: bytes  # canonical JSON, compressed
+
+
+class JobRow(TypedDict):
+    id: int
+    ns_id: int
+    namespace: str
+    name: str
+    producer: str | None  # None for a job only named by a parent facet
+    created_us: int
+    updated_us: int  # 0 for a job only named by a parent facet
+    # The rank and run of the job's latest event that listed inputs, and outputs.
+    input_rank: str | None
+    input_run: str | None
+    output_rank: str | None
+    output_run: str | None
+
+
+class DatasetRow(TypedDict):
+    id: int
+    ns_id: int
+    namespace: str
+    name: str
+    producer: str | None
+    producer_rank: str | None  # picks the producer (:mod:`.producer_rank`)
+    datasource_uri: str | None  # credentials removed
+    uri_id: int | None
+    uri_rank: str | None
+    identity_uri_id: int | None  # the URI the dataset's own name stands for
+    feast_type: str | None
+    feast_project: str | None
+    created_us: int
+    updated_us: int
+
+
+class RunRow(TypedDict):
+    run_id: str
+    job_id: int
+    ns_id: int
+    state: str
+    state_rank: str  # terminal states beat START/RUNNING, which beat OTHER; then rank
+    first_event_us: int
+    last_event_us: int
+    start_event_us: int | None
+    started_us: int
+    ended_us: int | None
+    parent_run_id: str | None
+    root_run_id: str | None
+
+
+class RunIoRow(TypedDict):
+    run_id: str  # a run, or a JobEvent's event key
+    dataset_id: int
+    direction: str  # input or output
+
+
+class EdgeRow(TypedDict):
+    src_id: int
+    dst_id: int
+    edge_type: str  # input, output, parent or root
+    src_kind: str
+    dst_kind: str
+    src_ns_id: int
+    dst_ns_id: int
+    created_us: int
+
+
+class SymlinkRow(TypedDict):
+    dataset_id: int
+    alias_id: int
+    alias_ns_id: int
+    alias_namespace: str
+    alias_name: str
+    alias_type: str | None
+    source: str  # symlink (a symlinks facet) or datasource (equal dataSource URIs)
+    created_us: int
+
+
+class ListingRow(TypedDict):
+    blob_id: str  # a symlinks facet payload
+    alias_id: int  # an alias it lists, or LISTED for the payload itself
+
+
+class FacetRow(TypedDict):
+    owner_id: int  # the job or dataset
+    name: str
+    rank: str
+    blob_id: str
+
+
+class ColumnLineageRow(TypedDict):
+    """Which columnLineage payload is current for an output dataset and the job that wrote it."""
+
+    dataset_id: int
+    job_id: int  # 0 for a DatasetEvent
+    origin: str  # observed (a columnLineage facet) or declared
+    rank: str
+    digest: str  # of the facet payload: its edges are the current ones
+    run_id: str | None  # the run that reported it (None for a JobEvent or DatasetEvent)
+    ns_id: int
+
+
+class ColumnEdgeRow(TypedDict):
+    """One input field -> output field edge of one columnLineage payload."""
+
+    dst_dataset_id: int
+    dst_field_id: int  # field_hash(dst_field); 0 for the whole output dataset
+    job_id: int
+    origin: str
+    digest: str
+    src_dataset_id: int
+    src_field_id: int
+    dst_ns_id: int
+    dst_field: str | None
+    src_ns_id: int
+    src_namespace: str
+    src_name: str
+    src_field: str
+    indirect: int  # 1 when every transformation is INDIRECT
+    transformations: str  # canonical JSON: [{type, subtype, description, masking}]
+    created_us: int
+
+
+class ExplicitLineageRow(TypedDict):
+    """Which payload of an explicit lineage facet is current for its owner and origin."""
+
+    owner_id: int  # the job or dataset carrying the facet
+    facet: str  # job_lineage, dataset_lineage or job_dependencies
+    origin: str  # declared (JobEvent, DatasetEvent) or observed (RunEvent)
+    rank: str
+    digest: str  # of the facet payload: its edges are the current ones
+    ns_id: int  # the owner's namespace
+
+
+class ExplicitEdgeRow(TypedDict):
+    """One entity edge an explicit lineage facet payload states."""
+
+    owner_id: int
+    facet: str
+    origin: str
+    digest: str
+    src_id: int
+    dst_id: int
+    edge_type: str  # input, output, job_to_job or dataset_to_dataset
+    src_kind: str
+    dst_kind: str
+    src_ns_id: int
+    dst_ns_id: int
+    created_us: int
+
+
+# (owner, facet, origin) and (owner, facet, origin, digest, src, dst, edge type)
+ExplicitKey = tuple[int, str, str]
+ExplicitEdgeKey = tuple[int, str, str, str, int, int, str]
+
+# A column pointer's key, and a column edge's: (dataset, job, origin) and
+# (dst dataset, dst field, job, origin, digest, src dataset, src field).
+ColumnKey = tuple[int, int, str]
+ColumnEdgeKey = tuple[int, int, int, str, str, int, int]
+# A column lineage payload's key, whose edges are written once:
+# (dataset, job, origin, digest).
+ColumnReportKey = tuple[int, int, str, str]
+
+
+class PendingBlob:
+    """A facet payload whose blob id is known but not yet its canonical text.
+
+    The writer serializes it only if the store may lack the blob (see
+    :func:`blob_text`); usually it is known stored and skipped.
+    """
+
+    __slots__ = ("payload",)
+
+    def __init__(self, payload: Any) -> None:
+        self.payload = payload
+
+
+class PendingColumnEdges:
+    """A ``columnLineage`` payload whose edge rows are not built yet.
+
+    Spark repeats one payload on START, RUNNING and COMPLETE, and a job run
+    after run reports the same one: the writer builds the edge rows
+    (:func:`~feast_lineage.consumer.store.write.column_rows.column_edge_rows`) only
+    for a payload the store may lack, not for every event that carries it.
+    """
+
+    __slots__ = ("facet", "namespace", "time_us")
+
+    def __init__(self, namespace: str, facet: Any, time_us: int) -> None:
+        self.namespace = namespace  # of the output dataset
+        self.facet = facet
+        self.time_us = time_us
+
+
+def blob_text(value: str | PendingBlob) -> str:
+    """A blob's canonical JSON text."""
+    return value if isinstance(value, str) else canonical_json.dumps_str(value.payload)
+
+
+@dataclass
+class RowBatch:
+    """The rows of one or more events, ready to be written together."""
+
+    events: list[EventRow] = field(default_factory=list)
+    jobs: dict[int, JobRow] = field(default_factory=dict)
+    datasets: dict[int, DatasetRow] = field(default_factory=dict)
+    runs: list[RunRow] = field(default_factory=list)
+    run_io: dict[tuple[str, int, str], RunIoRow] = field(default_factory=dict)
+    edges: dict[tuple[int, int, str], EdgeRow] = field(default_factory=dict)
+    symlinks: dict[tuple[int, int], SymlinkRow] = field(default_factory=dict)
+    # (symlinks facet blob, alias): which aliases a SymlinksDatasetFacet payload lists
+    listings: dict[tuple[str, int], ListingRow] = field(default_factory=dict)
+    blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
+    job_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
+    dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
+    column_lineage: dict[ColumnKey, ColumnLineageRow] = field(default_factory=dict)
+    column_edges: dict[ColumnEdgeKey, ColumnEdgeRow] = field(default_factory=dict)
+    column_reports: dict[ColumnReportKey, PendingColumnEdges] = field(default_factory=dict)
+    explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
+    explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
+    naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
+
+    def merge(self, other: RowBatch) -> None:
+        self.events.extend(other.events)
+        _combine(self.jobs, other.jobs, merge_job)
+        _combine(self.datasets, other.datasets, merge_dataset)
+        self.runs.extend(other.runs)
+        _keep_first(self.run_io, other.run_io)
+        _keep_first(self.edges, other.edges)
+        _keep_first(self.symlinks, other.symlinks)
+        _keep_first(self.listings, other.listings)
+        self.blobs.update(other.blobs)
+        _keep_ranked(self.job_facets, other.job_facets)
+        _keep_ranked(self.dataset_facets, other.dataset_facets)
+        keep_latest_column_lineage(self.column_lineage, other.column_lineage)
+        _keep_first(self.column_edges, other.column_edges)
+        _keep_first(self.column_reports, other.column_reports)
+        keep_latest_explicit(self.explicit_lineage, other.explicit_lineage)
+        _keep_first(self.explicit_edges, other.explicit_edges)
+        self.naive_times += other.naive_times
+
+
+K = TypeVar("K")
+R = TypeVar("R")
+
+
+def _keep_first(into: dict[K, R], new: dict[K, R]) -> None:
+    """Keep the row already there (edges, symlinks, run inputs/outputs)."""
+    for key, row in new.items():
+        into.setdefault(key, row)
+
+
+def _keep_ranked(into: dict[K, FacetRow], new: dict[K, FacetRow]) -> None:
+    for key, row in new.items():
+        old = into.get(key)
+        if old is None or row["rank"] > old["rank"]:
+            into[key] = row
+
+
+def keep_latest_column_lineage(
+    into: dict[ColumnKey, ColumnLineageRow], new: dict[ColumnKey, ColumnLineageRow]
+) -> None:
+    for key, row in new.items():
+        old = into.get(key)
+        if old is None or row["rank"] > old["rank"]:
+            into[key] = row
+
+
+def keep_latest_explicit(
+    into: dict[ExplicitKey, ExplicitLineageRow], new: dict[ExplicitKey, ExplicitLineageRow]
+) -> None:
+    for key, row in new.items():
+        old = into.get(key)
+        if old is None or row["rank"] > old["rank"]:
+            into[key] = row
+
+
+def _combine(into: dict[int, R], new: dict[int, R], merge: Callable[[R, R], R]) -> None:
+    for key, row in new.items():
+        old = into.get(key)
+        into[key] = row if old is None else merge(old, row)
+
+
+def _later(rank: str | None, than: str | None, *, ties: bool = False) -> bool:
+    """``rank`` is present and above ``than`` (or equal, with ``ties``); a missing rank loses."""
+    return rank is not None and (than is None or rank > than or (ties and rank == than))
+
+
+def merge_job(old: JobRow, new: JobRow) -> JobRow:
+    """One job row from two, as the store's upsert would combine them."""
+    later, earlier = (new, old) if new["updated_us"] > old["updated_us"] else (old, new)
+    merged = later.copy()
+    merged["created_us"] = min(old["created_us"], new["created_us"])
+    if merged["producer"] is None:
+        merged["producer"] = earlier["producer"]
+    inputs = new if _later(new["input_rank"], old["input_rank"], ties=True) else old
+    merged["input_rank"], merged["input_run"] = inputs["input_rank"], inputs["input_run"]
+    outputs = new if _later(new["output_rank"], old["output_rank"], ties=True) else old
+    merged["output_rank"], merged["output_run"] = outputs["output_rank"], outputs["output_run"]
+    return merged
+
+
+def merge_dataset(old: DatasetRow, new: DatasetRow) -> DatasetRow:
+    """One dataset row from two, as the store's upsert would combine them."""
+    later = new if new["updated_us"] > old["updated_us"] else old
+    merged = later.copy()
+    merged["created_us"] = min(old["created_us"], new["created_us"])
+    who = new if outranks(new["producer_rank"], old["producer_rank"]) else old
+    merged["producer"], merged["producer_rank"] = who["producer"], who["producer_rank"]
+    uri = new if _later(new["uri_rank"], old["uri_rank"]) else old
+    merged["datasource_uri"] = uri["datasource_uri"]
+    merged["uri_id"] = uri["uri_id"]
+    merged["uri_rank"] = uri["uri_rank"]
+    merged["feast_type"] = old["feast_type"] or new["feast_type"]
+    merged["feast_project"] = old["feast_project"] or new["feast_project"]
+    return merged

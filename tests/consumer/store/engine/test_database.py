@@ -1,0 +1,125 @@
+"""The store engine: SQLite tuning, write locks, and PostgreSQL settings."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from feast_lineage.consumer.store.engine.database import (
+    UnsuitableDatabase,
+    create_store_engine,
+    upgrade_schema,
+)
+from tests.mysql import MySQLServer
+from tests.postgres import PostgresServer
+
+
+def test_sqlite_pragmas(tmp_path: Path) -> None:
+    engine = create_store_engine(f"sqlite:///{tmp_path / 'lineage.db'}")
+    try:
+        with engine.connect() as conn:
+            pragma = {
+                name: conn.exec_driver_sql(f"PRAGMA {name}").scalar()
+                for name in ("journal_mode", "synchronous", "busy_timeout", "foreign_keys")
+            }
+        assert pragma == {
+            "journal_mode": "wal",
+            "synchronous": 1,  # NORMAL: durable across process crashes in WAL mode
+            "busy_timeout": 30000,
+            "foreign_keys": 0,
+        }
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_file_directory_is_created(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "deeper" / "lineage.db"
+    engine = create_store_engine(f"sqlite:///{path}")
+    try:
+        upgrade_schema(engine)
+    finally:
+        engine.dispose()
+    assert path.is_file()
+    assert (path.parent / "lineage.db-wal").exists() or path.stat().st_size > 0
+
+
+def _other_writer_can_lock(path: Path) -> bool:
+    other = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as err:
+        if "locked" not in str(err):
+            raise
+        return False
+    finally:
+        other.close()
+    return True
+
+
+def test_writers_take_the_write_lock_up_front(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.db"
+    engine = create_store_engine(f"sqlite:///{path}")
+    try:
+        upgrade_schema(engine)
+        with engine.connect() as conn:
+            writer = conn.execution_options(lineage_write=True)
+            with writer.begin():
+                # No statement yet, and already no one else may write.
+                assert not _other_writer_can_lock(path)
+            assert _other_writer_can_lock(path)
+        with engine.connect() as conn, conn.begin():
+            # Readers begin deferred and block nobody.
+            conn.execute(text("SELECT 1"))
+            assert _other_writer_can_lock(path)
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_in_memory_is_accepted() -> None:
+    engine = create_store_engine("sqlite://")
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT 1")).scalar() == 1
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("server", "dialect"),
+    [
+        pytest.param("pg", "postgresql", marks=pytest.mark.postgres),
+        pytest.param("my", "mysql", marks=pytest.mark.mysql),
+    ],
+)
+def test_server_engine(request: pytest.FixtureRequest, server: str, dialect: str) -> None:
+    database: PostgresServer | MySQLServer = request.getfixturevalue(server)
+    engine = create_store_engine(database.create_database())
+    try:
+        assert engine.dialect.name == dialect
+        assert engine.pool._pre_ping  # type: ignore[attr-defined]
+        upgrade_schema(engine)
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM feast_lineage_runs")).scalar() == 0
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.mysql
+@pytest.mark.parametrize(
+    ("charset", "collation"), [("utf8mb4", "utf8mb4_general_ci"), ("latin1", "latin1_bin")]
+)
+def test_a_mysql_database_that_would_bend_names_is_refused(
+    my: MySQLServer, charset: str, collation: str
+) -> None:
+    engine = create_store_engine(my.create_database(charset, collation))
+    try:
+        with pytest.raises(UnsuitableDatabase) as info:
+            upgrade_schema(engine)
+        assert info.value.problem == f"the MySQL database uses {charset} with collation {collation}"
+        assert "COLLATE utf8mb4_bin" in info.value.fix
+        assert inspect(engine).get_table_names() == []  # nothing was created
+    finally:
+        engine.dispose()

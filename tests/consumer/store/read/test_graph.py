@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from feast_lineage.consumer.store.read import graph as g
+from feast_lineage.identity import dataset_id, job_id, namespace_id
+from tests.consumer.lineage import chain, cross_producer
+from tests.factories import at, dataset, dataset_event, run_event
+from tests.store_helpers import Store
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    s = Store(store_url)
+    yield s
+    s.close()
+
+
+def test_walk_depths_are_exact_in_both_directions(store: Store) -> None:
+    store.ingest(*chain("n", 5))
+    with store.engine.connect() as conn:
+        down = g.walk(conn, dataset_id("n", "d0"), "downstream", 3, None)
+        up = g.walk(conn, dataset_id("n", "d5"), "upstream", 2, None)
+    assert down == {
+        dataset_id("n", "d0"): 0,
+        job_id("n", "j1"): 1,
+        dataset_id("n", "d1"): 2,
+        job_id("n", "j2"): 3,
+    }
+    assert up == {dataset_id("n", "d5"): 0, job_id("n", "j5"): 1, dataset_id("n", "d4"): 2}
+
+
+def test_walk_treats_aliases_as_one_dataset(store: Store) -> None:
+    store.ingest(*cross_producer())
+    with store.engine.connect() as conn:
+        up = g.walk(conn, dataset_id("ml_team", "driver_source"), "upstream", 1, None)
+    assert up == {
+        dataset_id("ml_team", "driver_source"): 0,
+        dataset_id("s3://bucket", "features/driver"): 0,
+        job_id("spark://ml-team", "build"): 1,
+    }
+
+
+def test_walk_never_steps_through_a_hidden_namespace(store: Store) -> None:
+    # a:d0 -> hidden:j -> a:d1 : the two visible datasets connect only through the hidden job.
+    store.ingest(
+        run_event(
+            "COMPLETE",
+            job=("hidden", "j"),
+            inputs=[dataset("a", "d0")],
+            outputs=[dataset("a", "d1")],
+        )
+    )
+    visible = frozenset({namespace_id("a")})
+    with store.engine.connect() as conn:
+        assert g.walk(conn, dataset_id("a", "d0"), "downstream", 5, visible) == {
+            dataset_id("a", "d0"): 0
+        }
+        assert len(g.walk(conn, dataset_id("a", "d0"), "downstream", 5, None)) == 3
+        assert g.count_edges(conn, visible) == 0
+        assert g.count_edges(conn, None) == 2
+
+
+def test_walk_and_counts_follow_current_edges_only(store: Store) -> None:
+    # etl read "old" in its first run and "new" in its second: upstream of
+    # its output is "new" alone, and "old" no longer reaches the output.
+    job = ("spark://prod", "etl")
+    store.ingest(
+        run_event(
+            "COMPLETE",
+            job=job,
+            time=at(1),
+            inputs=[dataset("s3://b", "old")],
+            outputs=[dataset("s3://b", "out")],
+        ),
+        run_event(
+            "COMPLETE",
+            job=job,
+            time=at(2),
+            inputs=[dataset("s3://b", "new")],
+            outputs=[dataset("s3://b", "out")],
+        ),
+    )
+    out, old, new = (dataset_id("s3://b", n) for n in ("out", "old", "new"))
+    with store.engine.connect() as conn:
+        assert g.walk(conn, out, "upstream", 5, None) == {out: 0, job_id(*job): 1, new: 2}
+        assert g.walk(conn, old, "downstream", 5, None) == {old: 0}
+        assert g.count_edges(conn, None) == 2
+        ids = {out, old, new, job_id(*job)}
+        assert {(e.src_id, e.dst_id) for e in g.edges_among(conn, ids)} == {
+            (new, job_id(*job)),
+            (job_id(*job), out),
+        }
+    assert len(store.edges()) == 3  # the old input stays stored
+
+
+def test_walk_does_not_cross_an_alias_the_dataset_no_longer_names(store: Store) -> None:
+    def aliases(name: str) -> dict[str, object]:
+        return {"identifiers": [{"namespace": "hive://m", "name": name, "type": "TABLE"}]}
+
+    store.ingest(
+        run_event("COMPLETE", job=("n", "writer"), outputs=[dataset("hive://m", "old")]),
+        run_event("COMPLETE", job=("n", "writer2"), outputs=[dataset("hive://m", "new")]),
+        dataset_event("s3://b", "orders", time=at(1), symlinks=aliases("old")),
+        dataset_event("s3://b", "orders", time=at(2), symlinks=aliases("new")),
+    )
+    orders = dataset_id("s3://b", "orders")
+    with store.engine.connect() as conn:
+        up = g.walk(conn, orders, "upstream", 1, None)
+        links = g.symlinks_touching(conn, {orders}, None)
+    assert up == {orders: 0, dataset_id("hive://m", "new"): 0, job_id("n", "writer2"): 1}
+    assert [row.alias_name for row in links] == ["new"]
