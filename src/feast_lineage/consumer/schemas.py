@@ -1,4 +1,4 @@
-"""API response models (the HTTP contract; tables live in store/tables.py).
+"""API response models (the HTTP contract; tables live in store/schema/tables.py).
 
 The web UI's TypeScript types are generated from the OpenAPI document these
 make (``scripts/api_types.sh``): the more exact a model, the more the UI's
