@@ -256,9 +256,14 @@ def run_tree(conn: Connection, run_id: str, ns_ids: NsIds) -> RunTree | None:
     for node, parent in placed.items():
         children.setdefault(parent, []).append(node)
 
+    # Siblings by start; a missing run by the earliest start of the runs below it.
+    starts = {node: row.started_us for node, row in by_id.items()}
+    for node, parent in placed.items():
+        if parent in never and node in starts:
+            starts[parent] = min(starts.get(parent, starts[node]), starts[node])
+
     def order(node: str) -> tuple[int, str]:
-        row = by_id.get(node)
-        return (row.started_us if row is not None else -1, node)
+        return (starts.get(node, 0), node)
 
     out: list[TreeRun] = []
     stack: list[tuple[str, int]] = [(root, 0)]
