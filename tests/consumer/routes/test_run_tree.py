@@ -113,9 +113,12 @@ def test_every_run_of_a_tree_answers_the_whole_tree_depth_first(client: TestClie
     assert by_id[ids["dag"]]["parent_run_id"] is None
     assert [by_id[ids[k]]["child_count"] for k in ("dag", "train", "app", "job1")] == [2, 1, 2, 0]
     dag = by_id[ids["dag"]]
-    assert dag["started_at_iso"] == "2026-01-01T12:00:00Z" and dag["duration_ms"] == 100_000
+    assert dag["started_at_iso"] == "2026-01-01T12:00:00Z"
+    assert dag["duration_ms"] == 100_000
     assert dag["job_namespace"] == AIRFLOW
-    assert dag["facets_json"] is None and dag["hidden"] is False and dag["missing"] is False
+    assert dag["facets_json"] is None
+    assert dag["hidden"] is False
+    assert dag["missing"] is False
     for other in ("dag", "extract", "app", "job2"):
         assert _tree(client, ids[other])["runs"] == tree["runs"]
     with_facets = _tree(client, ids["dag"], facets="true")
@@ -162,7 +165,8 @@ def test_a_missing_parent_without_a_root_is_the_root(client: TestClient) -> None
     assert tree["root_run_id"] == parent
     assert tree["missing_run_ids"] == [parent]
     assert [(n["run_id"], n["depth"]) for n in tree["runs"]] == [(parent, 0), (b, 1), (a, 1)]
-    assert tree["runs"][0]["job_name"] == "app" and tree["runs"][0]["state"] is None
+    assert tree["runs"][0]["job_name"] == "app"
+    assert tree["runs"][0]["state"] is None
 
 
 def test_run_answer_has_parent_root_child_count_and_statistics(client: TestClient) -> None:
@@ -193,7 +197,9 @@ def test_run_answer_has_parent_root_child_count_and_statistics(client: TestClien
         ),
     )
     dag = client.get(f"{API}/runs/{ids['dag']}").json()
-    assert dag["child_count"] == 3 and dag["parent_run_id"] is None and dag["root_run_id"] is None
+    assert dag["child_count"] == 3
+    assert dag["parent_run_id"] is None
+    assert dag["root_run_id"] is None
     detail = client.get(f"{API}/runs/{job1}").json()
     assert detail["parent_run_id"] == task
     assert detail["root_run_id"] == ids["dag"]
@@ -206,7 +212,8 @@ def test_run_answer_has_parent_root_child_count_and_statistics(client: TestClien
         "out": {"rows": 7, "bytes": 99, "files": None, "facet": "outputStatistics"},
     }
     app = client.get(f"{API}/runs/{ids['app']}").json()
-    assert app["root_run_id"] == ids["dag"] and app["child_count"] == 2
+    assert app["root_run_id"] == ids["dag"]
+    assert app["child_count"] == 2
 
 
 def test_unknown_and_malformed_run_ids(client: TestClient) -> None:
@@ -257,7 +264,8 @@ def test_a_tree_crossing_a_hidden_namespace_shows_placeholders(scoped: TestClien
         ),
     )
     everything = _tree(scoped, train)
-    assert "payroll_task" in str(everything) and "payroll_export" in str(everything)
+    assert "payroll_task" in str(everything)
+    assert "payroll_export" in str(everything)
     scoped.headers["X-API-Key"] = "key-ml"
     for facets in ("false", "true"):
         response = scoped.get(f"{API}/runs/{train}/tree", params={"facets": facets})
@@ -274,11 +282,14 @@ def test_a_tree_crossing_a_hidden_namespace_shows_placeholders(scoped: TestClien
         ]
         assert tree["runs"][2]["parent_run_id"] is None  # its parent is hidden
         assert tree["runs"][2]["root_run_id"] == dag
-        assert tree["total"] == 5 and tree["missing_run_ids"] == []
+        assert tree["total"] == 5
+        assert tree["missing_run_ids"] == []
     assert scoped.get(f"{API}/runs/{secret_task}/tree").status_code == 404
     assert scoped.get(f"{API}/runs/{dag}").json()["child_count"] == 1
 
 
 def _visible(node: dict[str, Any], run_id: str, depth: int) -> dict[str, Any]:
-    assert node["run_id"] == run_id and node["depth"] == depth and node["hidden"] is False
+    assert node["run_id"] == run_id
+    assert node["depth"] == depth
+    assert node["hidden"] is False
     return node
