@@ -131,6 +131,20 @@ def test_run_trees_do_not_depend_on_order_or_duplication(
                     assert node.depth == _depth(parents, j)
                     assert node.tree_parent == (None if parents[j] is None else ids[parents[j]])
                     assert not node.missing
+        # A run reaches the tree of its root when the root arrived and the way up is
+        # whole, or a run on the way (up to the first parent that never arrived)
+        # names the root; it then has the root's tree.
+        for i, run_id in enumerate(ids):
+            root = _root(h["parents"], i)
+            if not (h["sent"][i] and h["sent"][root] and _reaches_root(h, i)):
+                continue
+            tree = in_order[run_id]
+            assert tree is not None
+            assert tree.root_run_id == ids[root]
+            assert tree == in_order[ids[root]]
+            whole = all(h["sent"][j] for j in _chain(h["parents"], i))
+            (node,) = [n for n in tree.runs if n.run_id == run_id]
+            assert not whole or node.depth == _depth(h["parents"], i)
         # A run whose parent never arrived still finds the root it names.
         with a.engine.connect() as conn:
             for i, run_id in enumerate(ids):
@@ -151,3 +165,23 @@ def _depth(parents: list[int | None], i: int) -> int:
     while (p := parents[i]) is not None:
         i, d = p, d + 1
     return d
+
+
+def _chain(parents: list[int | None], i: int) -> list[int]:
+    out = []
+    while (p := parents[i]) is not None:
+        out.append(p)
+        i = p
+    return out
+
+
+def _reaches_root(h: dict[str, Any], i: int) -> bool:
+    parents, sent, names_root = h["parents"], h["sent"], h["names_root"]
+    j = i
+    while (p := parents[j]) is not None:
+        if names_root[j]:
+            return True
+        if not sent[p]:
+            return False
+        j = p
+    return True
