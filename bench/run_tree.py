@@ -18,7 +18,8 @@ process without HTTP:
 It prints p50/p95 (wall and CPU, ms) and the ratio of the tree's p95 to the
 baseline's. ``--keep`` keeps the store under ``bench/data/``.
 
-    .venv/bin/python -m bench.run_tree --events 300000 --trees 20
+    .venv/bin/python -m bench.run_tree --events 300000 --trees 20 --keep
+    .venv/bin/python -m bench.run_tree --events 300000 --reuse   # time it again
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def _batches(events: Iterator[Any], size: int) -> Iterator[list[Any]]:
         yield batch
 
 
-def fill(db: Path, events: int, trees: int, seed: int) -> list[list[str]]:
+def fill(db: Path, events: int, trees: int, seed: int) -> None:
     from feast_lineage.consumer.intake.body import parse_events
     from feast_lineage.consumer.intake.facet_memo import FacetMemo
     from feast_lineage.consumer.intake.pipeline import IngestPipeline
@@ -154,7 +155,6 @@ def fill(db: Path, events: int, trees: int, seed: int) -> list[list[str]]:
         written += len(rest)
     print(f"filled {written:,} events in {time.perf_counter() - started:.0f} s")
     engine.dispose()
-    return hierarchies
 
 
 def _time(calls: list[Callable[[], Any]]) -> tuple[list[float], list[float]]:
@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument(
+        "--reuse", action="store_true", help="time the store a run with --keep left, no fill"
+    )
     args = parser.parse_args(argv)
 
     from sqlalchemy import func, select
@@ -188,11 +191,23 @@ def main(argv: list[str] | None = None) -> int:
     from feast_lineage.consumer.store.schema import tables as t
 
     folder = DATA / f"run-tree-{args.events}"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
     db = folder / "lineage.db"
-    hierarchies = fill(db, args.events, args.trees, args.seed)
+    if not args.reuse:
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        fill(db, args.events, args.trees, args.seed)
     engine = create_store_engine(f"sqlite:///{db}")
+    r, j = t.runs.c, t.jobs.c
+    with engine.connect() as conn:
+        roots = conn.execute(
+            select(r.run_id)
+            .join(t.jobs, j.id == r.job_id)
+            .where(j.name.like("bench_dag_%"), r.parent_run_id.is_(None))
+        ).scalars()
+        hierarchies = [
+            [root, *conn.execute(select(r.run_id).where(r.root_run_id == root)).scalars()]
+            for root in roots
+        ]
     with engine.connect() as conn:
         runs = conn.execute(select(func.count()).select_from(t.runs)).scalar_one()
         events = conn.execute(select(func.count()).select_from(t.events)).scalar_one()
