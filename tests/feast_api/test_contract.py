@@ -304,6 +304,36 @@ def test_run_detail(both: Both) -> None:
     assert checked
 
 
+def test_run_tree(both: Both) -> None:
+    """``/runs/{id}/tree``: Feast's keys and types, on top and per run.
+
+    Feast's tree is the runs whose stored root is the asked run's (its
+    ``root_run_id``, falling back to the parent), by start time; ours walks
+    the parent links both ways and adds the parents that never arrived as
+    ``missing`` runs. So every run of Feast's tree is in ours, and ours has
+    more only where a parent never arrived or a run names no root.
+    """
+    feast_runs, _ = both.get("/runs", limit=500)
+    checked = with_parent = 0
+    for run in feast_runs["runs"][:40]:
+        feast, ours = both.get(f"/runs/{run['run_id']}/tree")
+        where = f"runs/{run['run_id']}/tree"
+        assert same_shape(feast, ours, where) == []
+        assert same_items(feast["runs"], ours["runs"], lambda r: r["run_id"], where) == []
+        mine = {r["run_id"]: r for r in ours["runs"]}
+        assert {r["run_id"] for r in feast["runs"]} <= set(mine), where
+        assert ours["total"] == len(ours["runs"])
+        for item in feast["runs"]:
+            assert (mine[item["run_id"]]["job_namespace"], mine[item["run_id"]]["job_name"]) == (
+                item["job_namespace"],
+                item["job_name"],
+            )
+        with_parent += any(r["parent_run_id"] for r in ours["runs"])
+        checked += 1
+    assert checked
+    assert with_parent, "the shared events have runs with parents"
+
+
 def test_graph(both: Both) -> None:
     feast, ours = both.get("/graph", limit=5000)
     assert same_shape(feast, ours, "graph") == []

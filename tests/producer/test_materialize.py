@@ -128,10 +128,19 @@ def test_rows_written_are_the_rows_the_online_store_holds(
             "online_store_type": "sqlite",
             "offline_store_type": "file",
         }
+        # The same count as the standard facet, on the table it was written to.
+        assert _output_facets(complete, view) == {"outputStatistics": {"rowCount": rows}}
+        assert _output_facets(jobs[f"feast_materialize_feature_view_{view}"][0], view) == {}
         total += rows
     parent = jobs["feast_materialize"][1]["run"]["facets"]["feast_materialization"]
     assert sorted(parent["feature_views"]) == VIEWS
     assert parent["rows_written"] == total == 5 + 5 + 3
+
+
+def _output_facets(event: dict[str, Any], view: str) -> dict[str, Any]:
+    """The ``outputFacets`` of the view's online store table in ``event``, without _producer."""
+    (table,) = [d for d in event["outputs"] if d["name"] == f"online_store/{view}"]
+    return {k: facet_fields(v) for k, v in (table.get("outputFacets") or {}).items()}
 
 
 def test_materialize_events_validate(materialized: list[dict[str, Any]]) -> None:
@@ -184,6 +193,7 @@ def test_a_failing_materialization_emits_fail_and_raises(repo: Repo) -> None:
         assert event["run"]["facets"]["feast_materialization"]["rows_written"] == 0
         assert problems(event, SERVER) == []
     assert "feast_online_store" not in output(events[2], "online_store/driver_hourly_stats")
+    assert _output_facets(events[2], "driver_hourly_stats") == {}  # nothing reported written
 
 
 def test_python_api_materialize_emits_the_same_runs(repo: Repo) -> None:
@@ -244,3 +254,6 @@ def test_an_engine_that_takes_every_view_at_once_still_gives_each_view_its_run(
         facet = complete["run"]["facets"]["feast_materialization"]
         assert facet["rows_written"] == online_entities(root, view) > 0
         assert io_of(complete)[1] == [f"online_store/{view}"]
+        assert _output_facets(complete, view) == {
+            "outputStatistics": {"rowCount": facet["rows_written"]}
+        }

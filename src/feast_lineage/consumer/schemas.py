@@ -151,10 +151,28 @@ class EventPage(BaseModel):
     offset: int
 
 
+class DatasetStatistics(BaseModel):
+    """How much a run read from (or wrote to) one dataset, as its producer reported it."""
+
+    rows: int | None = Field(description="rowCount")
+    bytes: int | None = Field(description="size (dataQualityMetrics: bytes)")
+    files: int | None = Field(description="fileCount")
+    facet: str = Field(
+        description="The facet they come from: inputStatistics, dataQualityMetrics "
+        "(an input without inputStatistics) or outputStatistics"
+    )
+
+
 class RunDataset(_EveryFieldSent):
     namespace: str
     name: str
     facets: Facets | None = None
+    # ours
+    statistics: DatasetStatistics | None = Field(
+        default=None,
+        description="Rows, bytes and files read (an input) or written (an output) in this run; "
+        "null when the producer reported none",
+    )
 
 
 class RunDetail(BaseModel):
@@ -175,7 +193,11 @@ class RunDetail(BaseModel):
     ended_at_iso: str | None = Field(description=_ISO)
     updated_at_iso: str = Field(description=_ISO)
     duration_ms: int | None
-    child_run_ids: list[str]
+    child_run_ids: list[str] = Field(description="Its direct children the caller may see")
+    child_count: int = Field(
+        description="Its direct children, hidden ones included (the run tree shows those "
+        "as hidden placeholders)"
+    )
 
 
 class Health(BaseModel):
@@ -552,6 +574,63 @@ class RunItem(BaseModel):
     ended_at_iso: str | None = Field(description=_ISO)
     updated_at_iso: str = Field(description=_ISO)
     duration_ms: int | None
+
+
+class RunTreeNode(BaseModel):
+    """A run of a run tree (Feast's keys of a run first, then ours)."""
+
+    # Feast's fields
+    run_id: str
+    job_namespace: str | None = Field(description="null for a missing run whose job is unknown")
+    job_name: str | None
+    state: str | None = Field(
+        description="RUNNING, COMPLETE, FAIL, ABORT or OTHER; null for a missing run"
+    )
+    started_at: int | None = Field(description=_MS)
+    ended_at: int | None = Field(description=_MS)
+    facets_json: str | None = Field(
+        description="The run's facets as JSON text with facets=true, else null"
+    )
+    parent_run_id: str | None = Field(
+        description="The parent its events name (null: none, or one the caller may not see)"
+    )
+    root_run_id: str | None = Field(description="The root its events name (same rules)")
+    updated_at: int | None = Field(description="Time of its latest event; " + _MS)
+    # ours
+    hidden: Literal[False] = False
+    depth: int = Field(description="0 for the root, 1 for its children, ...")
+    missing: bool = Field(
+        description="Named as a parent or root by runs below it but never received; "
+        "it hangs under the root they name"
+    )
+    child_count: int = Field(description="Runs directly below it in this tree")
+    started_at_iso: str | None = Field(description=_ISO)
+    ended_at_iso: str | None = Field(description=_ISO)
+    updated_at_iso: str | None = Field(description=_ISO)
+    duration_ms: int | None
+
+
+class HiddenRunNode(BaseModel):
+    """A run of a namespace the caller may not see: only its place in the tree."""
+
+    hidden: Literal[True] = True
+    depth: int
+
+
+class RunTree(BaseModel):
+    # Feast's fields
+    runs: list[RunTreeNode | HiddenRunNode] = Field(
+        description="The root first, then depth first: each run followed by the runs below "
+        "it, siblings by start time (then run id); depth gives the shape",
+    )
+    total: int = Field(description="Runs in the tree, hidden and missing ones included")
+    # ours
+    root_run_id: str | None = Field(description="null when the root is hidden")
+    run_id: str = Field(description="The run asked for")
+    missing_run_ids: list[str] = Field(
+        description="Runs named as parent or root but never received (those the caller may see)"
+    )
+    truncated: bool = Field(description="More runs than the answer holds (10,000)")
 
 
 class RunPage(BaseModel):

@@ -9,7 +9,11 @@ that reads the view's source and the view and writes its online store table.
 Rows written are counted where they are written: while the call runs, the
 provider's online store counts the rows each ``online_write_batch`` call
 stores, per feature view. Views written by a compute engine outside this
-process (Spark executors, Lambda) report the rows this process saw.
+process (Spark executors, Lambda) report the rows this process saw. A view's
+COMPLETE also puts the count on its online store table as the standard
+``outputStatistics`` facet (``rowCount``), where the online store reported
+writing (at least one ``online_write_batch`` call for the view in this
+process): a count this process never saw is left out, not sent as 0.
 """
 
 from __future__ import annotations
@@ -118,7 +122,11 @@ class ViewRun:
         }
         if error is not None:
             run_facets["errorMessage"] = events.error_facet(error)
-        inputs, outputs = events.materialization_io(self.view, with_facets=error is None)
+        inputs, outputs = events.materialization_io(
+            self.view,
+            with_facets=error is None,
+            rows_written=parent.reported_rows(self.view.name) if error is None else None,
+        )
         parent.emit(
             events.run_event(
                 EventType.FAIL if error is not None else EventType.COMPLETE,
@@ -165,6 +173,10 @@ class MaterializationRun:
 
     def rows(self, view: str) -> int:
         return self.counter.counts.get(view, 0) if self.counter is not None else 0
+
+    def reported_rows(self, view: str) -> int | None:
+        """The rows the online store reported writing for ``view``; None: it reported none."""
+        return self.counter.counts.get(view) if self.counter is not None else None
 
     def finished_view(self, view_run: ViewRun) -> None:
         self.views.append(view_run.view.name)

@@ -38,6 +38,7 @@ from openlineage.client.facet_v2 import (
     error_message_run,
     lifecycle_state_change_dataset,
     nominal_time_run,
+    output_statistics_output_dataset,
     parent_run,
 )
 from openlineage.client.generated.base import EventType
@@ -112,8 +113,19 @@ class EventFactory:
     def input(self, name: str) -> InputDataset:
         return InputDataset(namespace=self.namespace, name=name)
 
-    def output(self, name: str, facets: dict[str, Any]) -> OutputDataset:
-        return OutputDataset(namespace=self.namespace, name=name, facets=facets)
+    def output(
+        self, name: str, facets: dict[str, Any], output_facets: dict[str, Any] | None = None
+    ) -> OutputDataset:
+        return OutputDataset(
+            namespace=self.namespace, name=name, facets=facets, outputFacets=output_facets
+        )
+
+    def output_statistics(self, rows: int) -> dict[str, Any]:
+        """``{"outputStatistics": facet}``: the rows a run wrote to an output."""
+        facet = output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet(
+            rowCount=rows, producer=self.producer
+        )
+        return {"outputStatistics": facet}
 
     def column_facet(self, lineage: columns.ColumnLineage) -> dict[str, Any]:
         """``{"columnLineage": facet}``, or nothing when no column is known."""
@@ -241,9 +253,13 @@ class EventFactory:
         )
 
     def materialization_io(
-        self, view: Any, *, with_facets: bool
+        self, view: Any, *, with_facets: bool, rows_written: int | None = None
     ) -> tuple[list[InputDataset], list[OutputDataset]]:
-        """A view's materialization reads its sources and the view, writes its table."""
+        """A view's materialization reads its sources and the view, writes its table.
+
+        ``rows_written``: the rows the online store reported writing to the table
+        (``outputStatistics``); None when this process did not see them.
+        """
         if kind_of(view) == "on_demand_feature_view":
             sources = [naming.dataset_name(ref) for ref in upstream(view, None, None)]
         else:
@@ -254,9 +270,10 @@ class EventFactory:
         if with_facets:
             facets = self.describer.online_store_facets(view)
             facets.update(self.column_facet(columns.of_online_store(view)))
+        stats = self.output_statistics(rows_written) if rows_written is not None else None
         return (
             [self.input(name) for name in names],
-            [self.output(naming.online_store_dataset_name(view.name), facets)],
+            [self.output(naming.online_store_dataset_name(view.name), facets, stats)],
         )
 
     # Retrieval ----------------------------------------------------------------

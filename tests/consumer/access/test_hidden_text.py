@@ -189,6 +189,8 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
     match path.removeprefix(API).removeprefix("/api/v1/lineage"):
         case "/runs/{run_id}":
             return [(f"{API}/runs/{r}", {}) for r in runs]
+        case "/runs/{run_id}/tree":
+            return [(f"{API}/runs/{r}/tree", {"facets": f}) for r in runs for f in (False, True)]
         case "/graph/node":
             return [
                 (path, {"type": k, "namespace": ns, "name": n, "depth": 10}) for k, ns, n in nodes

@@ -123,6 +123,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lineage/openlineage/runs/{run_id}/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's tree: its root and every run below it, however deep */
+        get: operations["get_run_tree_api_v1_lineage_openlineage_runs__run_id__tree_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage/openlineage/graph": {
         parameters: {
             query?: never;
@@ -688,6 +705,32 @@ export interface components {
             name: string;
         };
         /**
+         * DatasetStatistics
+         * @description How much a run read from (or wrote to) one dataset, as its producer reported it.
+         */
+        DatasetStatistics: {
+            /**
+             * Rows
+             * @description rowCount
+             */
+            rows: number | null;
+            /**
+             * Bytes
+             * @description size (dataQualityMetrics: bytes)
+             */
+            bytes: number | null;
+            /**
+             * Files
+             * @description fileCount
+             */
+            files: number | null;
+            /**
+             * Facet
+             * @description The facet they come from: inputStatistics, dataQualityMetrics (an input without inputStatistics) or outputStatistics
+             */
+            facet: string;
+        };
+        /**
          * DerivedEdge
          * @description dataset -> dataset through a job that reads one and writes the other.
          */
@@ -1219,6 +1262,20 @@ export interface components {
             /** Database */
             database: string;
         };
+        /**
+         * HiddenRunNode
+         * @description A run of a namespace the caller may not see: only its place in the tree.
+         */
+        HiddenRunNode: {
+            /**
+             * Hidden
+             * @default true
+             * @constant
+             */
+            hidden: true;
+            /** Depth */
+            depth: number;
+        };
         /** IngestAccepted */
         IngestAccepted: {
             /**
@@ -1605,6 +1662,8 @@ export interface components {
                     [key: string]: unknown;
                 };
             } | null;
+            /** @description Rows, bytes and files read (an input) or written (an output) in this run; null when the producer reported none */
+            statistics: components["schemas"]["DatasetStatistics"] | null;
         };
         /** RunDetail */
         RunDetail: {
@@ -1662,8 +1721,16 @@ export interface components {
             updated_at_iso: string;
             /** Duration Ms */
             duration_ms: number | null;
-            /** Child Run Ids */
+            /**
+             * Child Run Ids
+             * @description Its direct children the caller may see
+             */
             child_run_ids: string[];
+            /**
+             * Child Count
+             * @description Its direct children, hidden ones included (the run tree shows those as hidden placeholders)
+             */
+            child_count: number;
         };
         /** RunItem */
         RunItem: {
@@ -1733,6 +1800,127 @@ export interface components {
             limit: number;
             /** Offset */
             offset: number;
+        };
+        /** RunTree */
+        RunTree: {
+            /**
+             * Runs
+             * @description The root first, then depth first: each run followed by the runs below it, siblings by start time (then run id); depth gives the shape
+             */
+            runs: (components["schemas"]["RunTreeNode"] | components["schemas"]["HiddenRunNode"])[];
+            /**
+             * Total
+             * @description Runs in the tree, hidden and missing ones included
+             */
+            total: number;
+            /**
+             * Root Run Id
+             * @description null when the root is hidden
+             */
+            root_run_id: string | null;
+            /**
+             * Run Id
+             * @description The run asked for
+             */
+            run_id: string;
+            /**
+             * Missing Run Ids
+             * @description Runs named as parent or root but never received (those the caller may see)
+             */
+            missing_run_ids: string[];
+            /**
+             * Truncated
+             * @description More runs than the answer holds (10,000)
+             */
+            truncated: boolean;
+        };
+        /**
+         * RunTreeNode
+         * @description A run of a run tree (Feast's keys of a run first, then ours).
+         */
+        RunTreeNode: {
+            /** Run Id */
+            run_id: string;
+            /**
+             * Job Namespace
+             * @description null for a missing run whose job is unknown
+             */
+            job_namespace: string | null;
+            /** Job Name */
+            job_name: string | null;
+            /**
+             * State
+             * @description RUNNING, COMPLETE, FAIL, ABORT or OTHER; null for a missing run
+             */
+            state: string | null;
+            /**
+             * Started At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            started_at: number | null;
+            /**
+             * Ended At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            ended_at: number | null;
+            /**
+             * Facets Json
+             * @description The run's facets as JSON text with facets=true, else null
+             */
+            facets_json: string | null;
+            /**
+             * Parent Run Id
+             * @description The parent its events name (null: none, or one the caller may not see)
+             */
+            parent_run_id: string | null;
+            /**
+             * Root Run Id
+             * @description The root its events name (same rules)
+             */
+            root_run_id: string | null;
+            /**
+             * Updated At
+             * @description Time of its latest event; Milliseconds since the epoch (as Feast sends it)
+             */
+            updated_at: number | null;
+            /**
+             * Hidden
+             * @default false
+             * @constant
+             */
+            hidden: false;
+            /**
+             * Depth
+             * @description 0 for the root, 1 for its children, ...
+             */
+            depth: number;
+            /**
+             * Missing
+             * @description Named as a parent or root by runs below it but never received; it hangs under the root they name
+             */
+            missing: boolean;
+            /**
+             * Child Count
+             * @description Runs directly below it in this tree
+             */
+            child_count: number;
+            /**
+             * Started At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            started_at_iso: string | null;
+            /**
+             * Ended At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            ended_at_iso: string | null;
+            /**
+             * Updated At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            updated_at_iso: string | null;
+            /** Duration Ms */
+            duration_ms: number | null;
         };
         /** SchemaField */
         SchemaField: {
@@ -2877,6 +3065,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunDetail"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such run (or not visible) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_run_tree_api_v1_lineage_openlineage_runs__run_id__tree_get: {
+        parameters: {
+            query?: {
+                /** @description Send each run's facets as facets_json (read from its events) */
+                facets?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Any run of the tree */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunTree"];
                 };
             };
             /** @description A parameter is invalid */

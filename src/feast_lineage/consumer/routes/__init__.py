@@ -20,6 +20,7 @@ from feast_lineage.consumer.routes import (
     ingest,
     metrics,
     registry,
+    run_tree,
     runs,
     ui,
 )
@@ -51,6 +52,7 @@ def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False)
         for router in (
             events.router,
             runs.router,
+            run_tree.router,
             graph.router,
             catalog.router,
             columns.router,

@@ -8,12 +8,20 @@ from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_shape import facets_json, ms
-from feast_lineage.consumer.schemas import RunDataset, RunDetail, RunItem, RunPage
+from feast_lineage.consumer.schemas import (
+    DatasetStatistics,
+    RunDataset,
+    RunDetail,
+    RunItem,
+    RunPage,
+)
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.engine import meta
 from feast_lineage.consumer.store.read import events as event_reads
 from feast_lineage.consumer.store.read import runs as run_reads
 from feast_lineage.consumer.store.read.run_facets import one_run_facets, run_facets
+from feast_lineage.consumer.store.read.run_statistics import dataset_statistics
+from feast_lineage.consumer.store.read.run_tree import child_count, tree_root
 from feast_lineage.consumer.store.read.runs import sorted_runs
 from feast_lineage.consumer.store.read.sorting import Sort
 from feast_lineage.event_time import to_iso
@@ -144,14 +152,25 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
         parent = _visible_ref(conn, row.parent_run_id, parent_facet is not None, scope)
         root_named = isinstance(parent_facet, dict) and "root" in parent_facet
         root = _visible_ref(conn, row.root_run_id, root_named, scope)
+        if row.root_run_id is None and row.parent_run_id is not None:
+            # No root named: the top of the tree its parents lead to.
+            found = tree_root(conn, key)
+            root = _visible_ref(conn, found, parent is not None, scope)
+        children_total = child_count(conn, key)
     inputs: list[RunDataset] = []
     outputs: list[RunDataset] = []
     for item in io:
         io_facets = merged.io.get((item.dataset_id, item.direction))
+        stats = dataset_statistics(item.direction, io_facets)
         ds = RunDataset(
             namespace=item.namespace,
             name=item.name,
             facets=redaction.facets(io_facets, scope) if io_facets else None,
+            statistics=None
+            if stats is None
+            else DatasetStatistics(
+                rows=stats.rows, bytes=stats.bytes, files=stats.files, facet=stats.facet
+            ),
         )
         (inputs if item.direction == "input" else outputs).append(ds)
     return RunDetail(
@@ -172,4 +191,5 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
         updated_at_iso=to_iso(row.last_event_us) or "",
         duration_ms=_duration(row.started_us, row.ended_us),
         child_run_ids=children,
+        child_count=children_total,
     )

@@ -71,6 +71,9 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   whoever last wrote or declared it, a read never changes it, and a dataset
   only ever read keeps whoever first mentioned it (:mod:`.producer_rank`);
   the migration recomputes it from the stored events.
+* Migration 0014 indexes runs by ``root_run_id``: a run tree finds the runs
+  that name its root, those whose parent never arrived included
+  (:mod:`.run_tree`).
 """
 
 from __future__ import annotations
@@ -179,6 +182,7 @@ runs = Table(
     Index("ix_ol_runs_ns_started", "ns_id", "started_us", "run_id"),
     Index("ix_ol_runs_started", "started_us", "run_id"),
     Index("ix_ol_runs_parent", "parent_run_id"),
+    Index("ix_ol_runs_root", "root_run_id"),
     Index("ix_ol_runs_state_started", "state", "started_us", "run_id"),
 )
 
