@@ -27,13 +27,15 @@ P = ParamSpec("P")
 
 
 async def answer(
-    func: Callable[P, BaseModel | dict[str, Any]], *args: P.args, **kwargs: P.kwargs
+    func: Callable[P, BaseModel | dict[str, Any]],  # graph and columns: typed on branch typed-graph
+    *args: P.args,
+    **kwargs: P.kwargs,
 ) -> FastJSONResponse:
-    """Run ``func`` in a worker thread and render the model (or dict) it returns.
+    """Run ``func`` in a worker thread and render the response model it returns.
 
-    Our own code built it, so it is rendered as it is, without FastAPI
-    validating it a second time (the route's ``response_model`` still
-    documents it, and tests validate responses against it).
+    Services build their answers as the response models the routes declare
+    (validated as they are made), so the answer is rendered as it is,
+    without FastAPI validating it a second time.
     """
 
     def run() -> FastJSONResponse:

@@ -24,8 +24,8 @@ from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import namespaces as namespace_reads
 from feast_lineage.consumer.store.read.common import JsonObject
 from feast_lineage.consumer.store.read.datasets import DatasetRecord, dataset_rows
-from feast_lineage.consumer.store.read.jobs import JobRecord, LatestRun as LatestRunRecord
-from feast_lineage.consumer.store.read.jobs import job_rows
+from feast_lineage.consumer.store.read.jobs import JobRecord, job_rows
+from feast_lineage.consumer.store.read.jobs import LatestRun as LatestRunRecord
 from feast_lineage.consumer.store.read.sorting import Sort
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import to_iso

@@ -12,7 +12,7 @@ from feast_lineage.consumer.store.schema import tables as t
 
 
 class DatasetRecord(NamedTuple):
-    """A dataset of the Datasets list (a row of :func:`dataset_rows`' query maps straight onto it)."""
+    """A dataset of the Datasets list (a row of :func:`dataset_rows`' query maps onto it)."""
 
     id: int
     namespace: str

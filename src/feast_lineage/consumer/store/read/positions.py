@@ -33,14 +33,12 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from typing_extensions import Unpack
-
 from sqlalchemy import ColumnElement, Connection, FromClause, Row, Select, func, select, tuple_
 
 R = TypeVar("R")
 
 # A row of a list's query, whatever its columns: the list's ``record`` types it.
-AnyRow = Row[Unpack[tuple[Any, ...]]]
+AnyRow = Row[*tuple[Any, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +54,7 @@ class OrderedList(Generic[R]):
     table: FromClause
     order: tuple[ColumnElement[Any], ...]
     where: tuple[ColumnElement[bool], ...]
-    columns: Select[Unpack[tuple[Any, ...]]]
+    columns: Select[*tuple[Any, ...]]
     record: Callable[[AnyRow], R]
     watermark: ColumnElement[Any] | None = None
     margin: int = 0
