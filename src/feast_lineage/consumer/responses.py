@@ -13,14 +13,21 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 from starlette.responses import JSONResponse
 
-from feast_lineage.consumer.schemas import ErrorResponse
+from feast_lineage.consumer.schemas import ErrorResponse, StoredEventText
+
+
+def _embedded(value: object) -> orjson.Fragment:
+    """Stored JSON text inside an answer, embedded as it is."""
+    if isinstance(value, StoredEventText):
+        return orjson.Fragment(value.text)
+    raise TypeError(f"cannot render a {type(value).__name__} as JSON")
 
 
 class FastJSONResponse(JSONResponse):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(content, default=_embedded, option=orjson.OPT_NON_STR_KEYS)
 
 
 P = ParamSpec("P")

@@ -15,7 +15,7 @@ from pydantic import (
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
-    SerializationInfo,
+    TypeAdapter,
     model_validator,
 )
 from pydantic_core import CoreSchema, core_schema
@@ -144,7 +144,9 @@ class StoredEventText:
     leaves in the answer without being parsed and encoded again
     (``orjson.Fragment``): validating each event as a model cost the events
     page several times its time. A dict given instead (an answer read back)
-    is validated against :class:`StoredEvent`.
+    is validated against :class:`StoredEvent`. ``model_dump()`` leaves it as
+    it is and :class:`~feast_lineage.consumer.responses.FastJSONResponse`
+    embeds its text; ``model_dump(mode="json")`` decodes it.
     """
 
     __slots__ = ("text",)
@@ -165,22 +167,34 @@ class StoredEventText:
     def __get_pydantic_core_schema__(
         cls, source: object, handler: GetCoreSchemaHandler
     ) -> CoreSchema:
-        from_dict = core_schema.no_info_after_validator_function(
-            lambda value: cls(dumps_str(value)), handler.generate_schema(StoredEvent)
-        )
+        shape = handler.generate_schema(StoredEvent)
+        from_dict = core_schema.no_info_after_validator_function(cls._from_event, shape)
         return core_schema.json_or_python_schema(
             json_schema=from_dict,
-            python_schema=core_schema.union_schema(
-                [core_schema.is_instance_schema(cls), from_dict]
-            ),
+            python_schema=core_schema.no_info_plain_validator_function(cls._validate),
+            # JSON: the event decoded; Python: this object, which the answer's
+            # renderer embeds as it is (responses.FastJSONResponse).
             serialization=core_schema.plain_serializer_function_ser_schema(
-                cls._serialize, info_arg=True
+                cls._decoded, when_used="json"
             ),
         )
 
+    @classmethod
+    def _from_event(cls, event: StoredEvent) -> StoredEventText:
+        return cls(dumps_str(event))
+
+    @classmethod
+    def _validate(cls, value: object) -> StoredEventText:
+        if isinstance(value, cls):
+            return value
+        return cls._from_event(_STORED_EVENT.validate_python(value))
+
     @staticmethod
-    def _serialize(value: StoredEventText, info: SerializationInfo) -> object:
-        return orjson.loads(value.text) if info.mode_is_json() else orjson.Fragment(value.text)
+    def _decoded(value: StoredEventText) -> object:
+        return orjson.loads(value.text)
+
+
+_STORED_EVENT: TypeAdapter[StoredEvent] = TypeAdapter(StoredEvent)
 
 
 class EventItem(BaseModel):
