@@ -15,7 +15,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Select, and_, delete, exists, func, or_, select, union
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Connection,
+    Engine,
+    Exists,
+    Select,
+    Table,
+    and_,
+    delete,
+    exists,
+    func,
+    or_,
+    select,
+    union,
+)
+from sqlalchemy.sql.base import ReadOnlyColumnCollection
 
 from feast_lineage.consumer.store.engine.meta import (
     bump_generation,
@@ -25,6 +41,7 @@ from feast_lineage.consumer.store.engine.meta import (
 )
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all
+from feast_lineage.consumer.store.read.positions import AnyRow
 from feast_lineage.consumer.store.read.run_facets import superseded_events
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.schema.migrations.naming import RENAMED
@@ -162,7 +179,7 @@ class Removed:
         return self.counts.get(table, 0)
 
 
-def _delete(conn: Connection, table: Any, *where: Any) -> int:
+def _delete(conn: Connection, table: Table, *where: ColumnElement[bool]) -> int:
     return int(conn.execute(delete(table).where(*where)).rowcount or 0)
 
 
@@ -186,13 +203,13 @@ def _delete_runs(conn: Connection, run_ids: list[str], removed: Removed) -> None
     removed.add("openlineage_runs", _delete(conn, t.runs, t.runs.c.run_id.in_(run_ids)))
 
 
-def _current_io_run(r: Any) -> Any:
+def _current_io_run(r: ReadOnlyColumnCollection[str, Column[Any]]) -> Exists:
     """Run ``r`` is its job's latest that listed inputs or outputs (its current edges)."""
     j = t.jobs.c
     return exists().where(j.id == r.job_id, or_(j.input_run == r.run_id, j.output_run == r.run_id))
 
 
-def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> None:
+def _job_event_io(conn: Connection, rows: Sequence[AnyRow], removed: Removed) -> None:
     """Delete the inputs/outputs of deleted JobEvents, unless their job's current ones."""
     keys = {row.event_key: row.subject_id for row in rows if row.kind == "job"}
     if not keys:
@@ -208,10 +225,10 @@ def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> No
 
 def _chunked(
     engine: Engine,
-    columns: tuple[Any, ...],
-    where: Any,
+    columns: tuple[ColumnElement[Any], ...],
+    where: ColumnElement[bool],
     chunk: int,
-    handle: Callable[[Connection, Sequence[Any]], None],
+    handle: Callable[[Connection, Sequence[AnyRow]], None],
 ) -> None:
     """Hand the rows ``where`` selects to ``handle``, ``chunk`` rows a write transaction.
 
@@ -236,11 +253,13 @@ def _chunked(
             return
 
 
-def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+def _chunked_events(
+    engine: Engine, where: ColumnElement[bool], chunk: int, removed: Removed
+) -> None:
     """Delete the events ``where`` selects, in (event time, id) order."""
     e = t.events.c
 
-    def handle(conn: Connection, rows: Sequence[Any]) -> None:
+    def handle(conn: Connection, rows: Sequence[AnyRow]) -> None:
         ids = [row.id for row in rows]
         removed.add("openlineage_events", _delete(conn, t.events, e.id.in_(ids)))
         _job_event_io(conn, rows, removed)
@@ -249,11 +268,11 @@ def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) ->
     _chunked(engine, columns, where, chunk, handle)
 
 
-def _chunked_runs(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+def _chunked_runs(engine: Engine, where: ColumnElement[bool], chunk: int, removed: Removed) -> None:
     """Delete the runs ``where`` selects, in (start time, run id) order."""
     r = t.runs.c
 
-    def handle(conn: Connection, rows: Sequence[Any]) -> None:
+    def handle(conn: Connection, rows: Sequence[AnyRow]) -> None:
         _delete_runs(conn, [row.run_id for row in rows], removed)
 
     _chunked(engine, (r.started_us, r.run_id), where, chunk, handle)
