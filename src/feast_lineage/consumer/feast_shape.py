@@ -19,11 +19,17 @@ the ``*_type``/``*_namespace``/``*_name`` triples of an edge).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from feast_lineage.canonical_json import dumps_str
 
 
+@overload
+def ms(us: int) -> int: ...
+@overload
+def ms(us: None) -> None: ...
+@overload
+def ms(us: int | None) -> int | None: ...
 def ms(us: int | None) -> int | None:
     """A stored time (integer microseconds) as Feast sends times: integer milliseconds."""
     return None if us is None else us // 1000

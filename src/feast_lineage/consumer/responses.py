@@ -13,27 +13,36 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 from starlette.responses import JSONResponse
 
-from feast_lineage.consumer.schemas import ErrorResponse
+from feast_lineage.consumer.schemas import ErrorResponse, StoredEventText
+
+
+def _embedded(value: object) -> orjson.Fragment:
+    """Stored JSON text inside an answer, embedded as it is."""
+    if isinstance(value, StoredEventText):
+        return orjson.Fragment(value.text)
+    raise TypeError(f"cannot render a {type(value).__name__} as JSON")
 
 
 class FastJSONResponse(JSONResponse):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
-        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(content, default=_embedded, option=orjson.OPT_NON_STR_KEYS)
 
 
 P = ParamSpec("P")
 
 
 async def answer(
-    func: Callable[P, BaseModel | dict[str, Any]], *args: P.args, **kwargs: P.kwargs
+    func: Callable[P, BaseModel | dict[str, Any]],  # graph and columns: typed on branch typed-graph
+    *args: P.args,
+    **kwargs: P.kwargs,
 ) -> FastJSONResponse:
-    """Run ``func`` in a worker thread and render the model (or dict) it returns.
+    """Run ``func`` in a worker thread and render the response model it returns.
 
-    Our own code built it, so it is rendered as it is, without FastAPI
-    validating it a second time (the route's ``response_model`` still
-    documents it, and tests validate responses against it).
+    Services build their answers as the response models the routes declare
+    (validated as they are made), so the answer is rendered as it is,
+    without FastAPI validating it a second time.
     """
 
     def run() -> FastJSONResponse:

@@ -9,8 +9,19 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import orjson
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    TypeAdapter,
+    model_validator,
+)
+from pydantic_core import CoreSchema, core_schema
 from typing_extensions import TypedDict
+
+from feast_lineage.canonical_json import dumps_str
 
 # Facet name -> payload. Ingest takes only JSON objects as facets, whatever is in them.
 Facets = dict[str, dict[str, Any]]
@@ -125,6 +136,67 @@ class StoredEvent(TypedDict):
     outputs: NotRequired[list[EventDataset]]
 
 
+class StoredEventText:
+    """An event as stored (canonical JSON text, credentials removed), embedded in an answer as is.
+
+    The store keeps only events that passed validation at ingest, so the text
+    has :class:`StoredEvent`'s shape, and the OpenAPI document says so. It
+    leaves in the answer without being parsed and encoded again
+    (``orjson.Fragment``): validating each event as a model cost the events
+    page several times its time. A dict given instead (an answer read back)
+    is validated against :class:`StoredEvent`. ``model_dump()`` leaves it as
+    it is and :class:`~feast_lineage.consumer.responses.FastJSONResponse`
+    embeds its text; ``model_dump(mode="json")`` decodes it.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StoredEventText) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"StoredEventText({self.text!r})"
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: object, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        shape = handler.generate_schema(StoredEvent)
+        from_dict = core_schema.no_info_after_validator_function(cls._from_event, shape)
+        return core_schema.json_or_python_schema(
+            json_schema=from_dict,
+            python_schema=core_schema.no_info_plain_validator_function(cls._validate),
+            # JSON: the event decoded; Python: this object, which the answer's
+            # renderer embeds as it is (responses.FastJSONResponse).
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                cls._decoded, when_used="json"
+            ),
+        )
+
+    @classmethod
+    def _from_event(cls, event: StoredEvent) -> StoredEventText:
+        return cls(dumps_str(event))
+
+    @classmethod
+    def _validate(cls, value: object) -> StoredEventText:
+        if isinstance(value, cls):
+            return value
+        return cls._from_event(_STORED_EVENT.validate_python(value))
+
+    @staticmethod
+    def _decoded(value: StoredEventText) -> object:
+        return orjson.loads(value.text)
+
+
+_STORED_EVENT: TypeAdapter[StoredEvent] = TypeAdapter(StoredEvent)
+
+
 class EventItem(BaseModel):
     # Feast's fields
     event_id: str = Field(description="The event's dedup key (equal events share it)")
@@ -141,7 +213,7 @@ class EventItem(BaseModel):
     event_time_iso: str = Field(description=_ISO)
     created_at_iso: str = Field(description=_ISO)
     kind: str = Field(description="run, dataset or job")
-    event: StoredEvent = Field(description="The event as stored (credentials removed)")
+    event: StoredEventText = Field(description="The event as stored (credentials removed)")
 
 
 class EventPage(BaseModel):

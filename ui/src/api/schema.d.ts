@@ -873,7 +873,10 @@ export interface components {
              * @description run, dataset or job
              */
             kind: string;
-            /** @description The event as stored (credentials removed) */
+            /**
+             * Event
+             * @description The event as stored (credentials removed)
+             */
             event: components["schemas"]["StoredEvent"];
         };
         /** EventJob */

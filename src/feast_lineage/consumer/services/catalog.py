@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Table
 
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.feast_objects import feast_object
@@ -24,8 +22,10 @@ from feast_lineage.consumer.services.graph import node_key
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import namespaces as namespace_reads
-from feast_lineage.consumer.store.read.datasets import dataset_rows
-from feast_lineage.consumer.store.read.jobs import job_rows
+from feast_lineage.consumer.store.read.common import JsonObject
+from feast_lineage.consumer.store.read.datasets import DatasetRecord, dataset_rows
+from feast_lineage.consumer.store.read.jobs import JobRecord, job_rows
+from feast_lineage.consumer.store.read.jobs import LatestRun as LatestRunRecord
 from feast_lineage.consumer.store.read.sorting import Sort
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import to_iso
@@ -36,18 +36,23 @@ BY_NAMESPACE = Sort("namespace")
 def namespace_list(read: StoreReader) -> NamespaceList:
     with read.engine.connect() as conn:
         found = namespace_reads.namespaces(conn, read.scope.ns_ids)
-    counts = [NamespaceItem(namespace=ns, jobs=j, datasets=d) for ns, j, d in found]
+    counts = [NamespaceItem(namespace=n.namespace, jobs=n.jobs, datasets=n.datasets) for n in found]
     return NamespaceList(
         namespaces=[item.namespace for item in counts], counts=counts, total=len(counts)
     )
 
 
-def _facets(conn: Connection, table: Any, rows: list[Any], read: StoreReader) -> dict[int, Any]:
-    """Each row's latest facets, as the caller may see them."""
-    stored = read_common.facets_of(conn, table, [r.id for r in rows])
+def _facets(
+    conn: Connection, table: Table, owners: list[int], read: StoreReader
+) -> dict[int, dict[str, JsonObject]]:
+    """Each owner's latest facets, as the caller may see them."""
+    stored = read_common.facets_of(conn, table, owners)
     if read.scope.is_everything:
         return stored
-    return {owner: redaction.facets(facets, read.scope) for owner, facets in stored.items()}
+    shown: dict[int, dict[str, JsonObject]] = {
+        owner: redaction.facets(facets, read.scope) for owner, facets in stored.items()
+    }
+    return shown
 
 
 def job_page(
@@ -64,38 +69,37 @@ def job_page(
         total, rows = job_rows(
             conn, read.scope.narrow(namespace).ns_ids, search, sort, offset, limit
         )
-        facets = _facets(conn, t.job_facets, rows, read)
-    items = []
-    for r in rows:
-        own = facets.get(r.id, {})
-        kind, description = job_fields(own)
-        items.append(
-            JobItem(
-                job_namespace=r.namespace,
-                job_name=r.name,
-                job_type=kind,
-                producer=r.producer,
-                description=description,
-                facets_json=facets_json(own),
-                latest_run_id=r.run_id,
-                updated_at=ms(r.updated_us) or 0,
-                id=node_key("job", r.namespace, r.name),
-                created_at=ms(r.created_us) or 0,
-                created_at_iso=to_iso(r.created_us) or "",
-                updated_at_iso=to_iso(r.updated_us) if r.updated_us else None,
-                latest_run=_latest_run(r),
-            )
-        )
+        facets = _facets(conn, t.job_facets, [r.id for r in rows], read)
+    items = [_job_item(r, facets.get(r.id, {})) for r in rows]
     return JobPage(jobs=items, total=total, limit=limit, offset=offset)
 
 
-def _latest_run(row: Any) -> LatestRun | None:
-    if row.run_id is None:
+def _job_item(r: JobRecord, own: dict[str, JsonObject]) -> JobItem:
+    kind, description = job_fields(own)
+    return JobItem(
+        job_namespace=r.namespace,
+        job_name=r.name,
+        job_type=kind,
+        producer=r.producer,
+        description=description,
+        facets_json=facets_json(own),
+        latest_run_id=r.latest_run.run_id if r.latest_run else None,
+        updated_at=ms(r.updated_us),
+        id=node_key("job", r.namespace, r.name),
+        created_at=ms(r.created_us),
+        created_at_iso=to_iso(r.created_us) or "",
+        updated_at_iso=to_iso(r.updated_us) if r.updated_us else None,
+        latest_run=_latest_run(r.latest_run),
+    )
+
+
+def _latest_run(run: LatestRunRecord | None) -> LatestRun | None:
+    if run is None:
         return None
-    started, ended = row.run_started_us, row.run_ended_us
+    started, ended = run.started_us, run.ended_us
     return LatestRun(
-        run_id=row.run_id,
-        state=row.run_state,
+        run_id=run.run_id,
+        state=run.state,
         started_at=ms(started) or 0,
         ended_at=ms(ended),
         duration_ms=None if ended is None else max(0, (ended - started) // 1000),
@@ -118,40 +122,39 @@ def dataset_page(
         total, rows = dataset_rows(
             conn, read.scope.narrow(namespace).ns_ids, search, sort, offset, limit
         )
-        facets = _facets(conn, t.dataset_facets, rows, read)
+        facets = _facets(conn, t.dataset_facets, [r.id for r in rows], read)
         with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope)
-    items = []
-    for r in rows:
-        own = facets.get(r.id, {})
-        found = feast_object(
-            "dataset", r.namespace, r.name, r.feast_type, own, read.namespace_mapping
-        )
-        feast = FeastObject(**found) if found else None
-        fields = dataset_fields(own)
-        items.append(
-            DatasetItem(
-                dataset_namespace=r.namespace,
-                dataset_name=r.name,
-                source_type=fields.source_type,
-                producer=r.producer,
-                description=fields.description,
-                schema_text=fields.schema_json,
-                facets_json=facets_json(own),
-                feast_object_type=feast.type if feast else None,
-                feast_object_name=feast.name if feast else None,
-                feast_project=feast.project if feast else None,
-                owner_name=fields.owner_name,
-                owner_type=fields.owner_type,
-                lifecycle_state=fields.lifecycle_state,
-                current_version=None,
-                updated_at=ms(r.updated_us) or 0,
-                id=node_key("dataset", r.namespace, r.name),
-                created_at=ms(r.created_us) or 0,
-                created_at_iso=to_iso(r.created_us) or "",
-                updated_at_iso=to_iso(r.updated_us) or "",
-                datasource_uri=r.datasource_uri,
-                feast=feast,
-                has_column_lineage=r.id in with_columns,
-            )
-        )
+    items = [_dataset_item(r, facets.get(r.id, {}), r.id in with_columns, read) for r in rows]
     return DatasetPage(datasets=items, total=total, limit=limit, offset=offset)
+
+
+def _dataset_item(
+    r: DatasetRecord, own: dict[str, JsonObject], with_columns: bool, read: StoreReader
+) -> DatasetItem:
+    found = feast_object("dataset", r.namespace, r.name, r.feast_type, own, read.namespace_mapping)
+    feast = FeastObject(**found) if found else None
+    fields = dataset_fields(own)
+    return DatasetItem(
+        dataset_namespace=r.namespace,
+        dataset_name=r.name,
+        source_type=fields.source_type,
+        producer=r.producer,
+        description=fields.description,
+        schema_text=fields.schema_json,
+        facets_json=facets_json(own),
+        feast_object_type=feast.type if feast else None,
+        feast_object_name=feast.name if feast else None,
+        feast_project=feast.project if feast else None,
+        owner_name=fields.owner_name,
+        owner_type=fields.owner_type,
+        lifecycle_state=fields.lifecycle_state,
+        current_version=None,
+        updated_at=ms(r.updated_us),
+        id=node_key("dataset", r.namespace, r.name),
+        created_at=ms(r.created_us),
+        created_at_iso=to_iso(r.created_us) or "",
+        updated_at_iso=to_iso(r.updated_us) or "",
+        datasource_uri=r.datasource_uri,
+        feast=feast,
+        has_column_lineage=with_columns,
+    )

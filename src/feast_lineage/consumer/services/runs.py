@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from sqlalchemy import Connection
 
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
@@ -19,10 +19,12 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.engine import meta
 from feast_lineage.consumer.store.read import events as event_reads
 from feast_lineage.consumer.store.read import runs as run_reads
-from feast_lineage.consumer.store.read.run_facets import one_run_facets, run_facets
+from feast_lineage.consumer.store.read.common import JsonObject
+from feast_lineage.consumer.store.read.positions import Page
+from feast_lineage.consumer.store.read.run_facets import RunFacets, one_run_facets, run_facets
 from feast_lineage.consumer.store.read.run_statistics import dataset_statistics
 from feast_lineage.consumer.store.read.run_tree import child_count, tree_root
-from feast_lineage.consumer.store.read.runs import sorted_runs
+from feast_lineage.consumer.store.read.runs import RunFilter, RunRecord, sorted_runs
 from feast_lineage.consumer.store.read.sorting import Sort
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import job_id
@@ -61,51 +63,55 @@ def run_page(
         if job_search is not None:
             found = run_reads.job_ids_containing(conn, job_search, narrowed.ns_ids)
             jobs = found if jobs is None else jobs & found
-        wanted = run_reads.RunFilter(
-            ns_ids=narrowed.ns_ids,
-            job_ids=jobs,
-            state=state,
-            since_us=since_us,
-            until_us=until_us,
+        wanted = RunFilter(
+            ns_ids=narrowed.ns_ids, job_ids=jobs, state=state, since_us=since_us, until_us=until_us
         )
-        if sort == NEWEST_FIRST:
-            page = read.positions.page(
-                conn,
-                run_reads.runs_list(conn, wanted),
-                meta.generation(conn),
-                run_reads.run_columns(),
-                offset=offset,
-                limit=limit,
-            )
-        else:
-            page = sorted_runs(conn, wanted, sort, offset, limit)
+        page = _page(read, conn, wanted, sort, offset, limit)
         merged = run_facets(conn, [r.run_id for r in page.rows])
         refs = _visible_refs(conn, page.rows, merged, scope)
-    items = []
-    for r in page.rows:
-        facets = redaction.facets(merged[r.run_id].facets, scope) if r.run_id in merged else {}
-        items.append(
-            RunItem(
-                run_id=r.run_id,
-                job_namespace=r.job_namespace,
-                job_name=r.job_name,
-                state=r.state,
-                started_at=ms(r.started_us),
-                ended_at=ms(r.ended_us),
-                facets_json=facets_json(facets),
-                parent_run_id=r.parent_run_id if r.parent_run_id in refs else None,
-                root_run_id=r.root_run_id if r.root_run_id in refs else None,
-                updated_at=ms(r.last_event_us) or 0,
-                started_at_iso=to_iso(r.started_us),
-                ended_at_iso=to_iso(r.ended_us),
-                updated_at_iso=to_iso(r.last_event_us) or "",
-                duration_ms=_duration(r.started_us, r.ended_us),
-            )
-        )
+    items = [_run_item(r, _facets(merged.get(r.run_id), scope), refs) for r in page.rows]
     return RunPage(runs=items, total=page.total, limit=limit, offset=offset)
 
 
-def _visible_ref(conn: Any, ref: str | None, facet_visible: bool, scope: Scope) -> str | None:
+def _page(
+    read: StoreReader, conn: Connection, wanted: RunFilter, sort: Sort, offset: int, limit: int
+) -> Page[RunRecord]:
+    if sort != NEWEST_FIRST:
+        return sorted_runs(conn, wanted, sort, offset, limit)
+    spec = run_reads.runs_list(conn, wanted)
+    return read.positions.page(conn, spec, meta.generation(conn), offset=offset, limit=limit)
+
+
+def _facets(merged: RunFacets | None, scope: Scope) -> JsonObject:
+    """A run's merged facets as the caller may see them."""
+    if merged is None:
+        return {}
+    shown: JsonObject = redaction.facets(merged.facets, scope)
+    return shown
+
+
+def _run_item(r: RunRecord, facets: JsonObject, refs: set[str]) -> RunItem:
+    return RunItem(
+        run_id=r.run_id,
+        job_namespace=r.job_namespace,
+        job_name=r.job_name,
+        state=r.state,
+        started_at=ms(r.started_us),
+        ended_at=ms(r.ended_us),
+        facets_json=facets_json(facets),
+        parent_run_id=r.parent_run_id if r.parent_run_id in refs else None,
+        root_run_id=r.root_run_id if r.root_run_id in refs else None,
+        updated_at=ms(r.last_event_us),
+        started_at_iso=to_iso(r.started_us),
+        ended_at_iso=to_iso(r.ended_us),
+        updated_at_iso=to_iso(r.last_event_us) or "",
+        duration_ms=_duration(r.started_us, r.ended_us),
+    )
+
+
+def _visible_ref(
+    conn: Connection, ref: str | None, facet_visible: bool, scope: Scope
+) -> str | None:
     """``ref`` (a parent or root run id) if the caller may see it, else None.
 
     A stored run is visible when its namespace is; a run that is not stored
@@ -119,7 +125,9 @@ def _visible_ref(conn: Any, ref: str | None, facet_visible: bool, scope: Scope) 
     return ref if stored else None
 
 
-def _visible_refs(conn: Any, rows: list[Any], merged: Any, scope: Scope) -> set[str]:
+def _visible_refs(
+    conn: Connection, rows: list[RunRecord], merged: dict[str, RunFacets], scope: Scope
+) -> set[str]:
     """The parent and root run ids among ``rows`` that the caller may see."""
     if scope.is_everything:
         return {ref for r in rows for ref in (r.parent_run_id, r.root_run_id) if ref}
@@ -127,12 +135,11 @@ def _visible_refs(conn: Any, rows: list[Any], merged: Any, scope: Scope) -> set[
     for run in rows:
         if not (run.parent_run_id or run.root_run_id):
             continue
-        facets = redaction.facets(merged[run.run_id].facets, scope) if run.run_id in merged else {}
-        parent = facets.get("parent")
-        if _visible_ref(conn, run.parent_run_id, parent is not None, scope):
+        parent = _facets(merged.get(run.run_id), scope).get("parent")
+        if run.parent_run_id and _visible_ref(conn, run.parent_run_id, parent is not None, scope):
             visible.add(run.parent_run_id)
         root_named = isinstance(parent, dict) and "root" in parent
-        if _visible_ref(conn, run.root_run_id, root_named, scope):
+        if run.root_run_id and _visible_ref(conn, run.root_run_id, root_named, scope):
             visible.add(run.root_run_id)
     return visible
 
@@ -145,7 +152,7 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
         if row is None:
             raise NotFound(f"no run with run_id {key}")
         merged = one_run_facets(conn, key)
-        facets = redaction.facets(merged.facets, scope)
+        facets = _facets(merged, scope)
         io = run_reads.run_io(conn, key, scope.ns_ids)
         children = run_reads.child_runs(conn, key, scope.ns_ids)
         parent_facet = facets.get("parent")
@@ -157,22 +164,7 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
             found = tree_root(conn, key)
             root = _visible_ref(conn, found, parent is not None, scope)
         children_total = child_count(conn, key)
-    inputs: list[RunDataset] = []
-    outputs: list[RunDataset] = []
-    for item in io:
-        io_facets = merged.io.get((item.dataset_id, item.direction))
-        stats = dataset_statistics(item.direction, io_facets)
-        ds = RunDataset(
-            namespace=item.namespace,
-            name=item.name,
-            facets=redaction.facets(io_facets, scope) if io_facets else None,
-            statistics=None
-            if stats is None
-            else DatasetStatistics(
-                rows=stats.rows, bytes=stats.bytes, files=stats.files, facet=stats.facet
-            ),
-        )
-        (inputs if item.direction == "input" else outputs).append(ds)
+    datasets = [(item.direction, _run_dataset(item, merged, scope)) for item in io]
     return RunDetail(
         run_id=key,
         job_namespace=row.job_namespace,
@@ -182,9 +174,9 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
         ended_at=ms(row.ended_us),
         parent_run_id=parent,
         root_run_id=root,
-        updated_at=ms(row.last_event_us) or 0,
-        inputs=inputs,
-        outputs=outputs,
+        updated_at=ms(row.last_event_us),
+        inputs=[ds for direction, ds in datasets if direction == "input"],
+        outputs=[ds for direction, ds in datasets if direction == "output"],
         facets=facets,
         started_at_iso=to_iso(row.started_us),
         ended_at_iso=to_iso(row.ended_us),
@@ -192,4 +184,21 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
         duration_ms=_duration(row.started_us, row.ended_us),
         child_run_ids=children,
         child_count=children_total,
+    )
+
+
+def _run_dataset(item: run_reads.RunIo, merged: RunFacets, scope: Scope) -> RunDataset:
+    """A dataset the run read or wrote, with its facets in this run as the caller may see them."""
+    own = merged.io.get((item.dataset_id, item.direction))
+    shown: JsonObject | None = redaction.facets(own, scope) if own else None
+    stats = dataset_statistics(item.direction, own)
+    return RunDataset(
+        namespace=item.namespace,
+        name=item.name,
+        facets=shown,
+        statistics=None
+        if stats is None
+        else DatasetStatistics(
+            rows=stats.rows, bytes=stats.bytes, files=stats.files, facet=stats.facet
+        ),
     )

@@ -56,14 +56,7 @@ def page(store: Store, cache: PositionCache, ns: str | None, offset: int, limit:
         spec = event_reads.events_list(conn, event_reads.EventFilter(ns_ids=ns_ids))
         if spec.margin:  # PostgreSQL: a small margin, so these few rows are indexed too
             spec = dataclasses.replace(spec, margin=3)
-        return cache.page(
-            conn,
-            spec,
-            meta.generation(conn),
-            event_reads.event_columns(),
-            offset=offset,
-            limit=limit,
-        )
+        return cache.page(conn, spec, meta.generation(conn), offset=offset, limit=limit)
 
 
 @pytest.mark.parametrize("ns", [None, "a"])

@@ -15,7 +15,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, select, union
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Connection,
+    Engine,
+    Exists,
+    Select,
+    Table,
+    and_,
+    delete,
+    exists,
+    func,
+    or_,
+    select,
+    union,
+)
+from sqlalchemy.sql.base import ReadOnlyColumnCollection
 
 from feast_lineage.consumer.store.engine.meta import (
     bump_generation,
@@ -25,6 +41,7 @@ from feast_lineage.consumer.store.engine.meta import (
 )
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all
+from feast_lineage.consumer.store.read.positions import AnyRow
 from feast_lineage.consumer.store.read.run_facets import superseded_events
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.schema.migrations.naming import RENAMED
@@ -67,8 +84,10 @@ def _bump(conn: Connection) -> None:
 # --- statistics ---------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class StoreStats:
+    """What a caller may see of the store: row counts by kind and time bounds (µs)."""
+
     rows: dict[str, int]
     oldest_event_us: int | None
     newest_event_us: int | None
@@ -141,7 +160,7 @@ API_NAMES.update(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Removed:
     """Rows removed, by kind of row.
 
@@ -160,7 +179,7 @@ class Removed:
         return self.counts.get(table, 0)
 
 
-def _delete(conn: Connection, table: Any, *where: Any) -> int:
+def _delete(conn: Connection, table: Table, *where: ColumnElement[bool]) -> int:
     return int(conn.execute(delete(table).where(*where)).rowcount or 0)
 
 
@@ -184,13 +203,13 @@ def _delete_runs(conn: Connection, run_ids: list[str], removed: Removed) -> None
     removed.add("openlineage_runs", _delete(conn, t.runs, t.runs.c.run_id.in_(run_ids)))
 
 
-def _current_io_run(r: Any) -> Any:
+def _current_io_run(r: ReadOnlyColumnCollection[str, Column[Any]]) -> Exists:
     """Run ``r`` is its job's latest that listed inputs or outputs (its current edges)."""
     j = t.jobs.c
     return exists().where(j.id == r.job_id, or_(j.input_run == r.run_id, j.output_run == r.run_id))
 
 
-def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> None:
+def _job_event_io(conn: Connection, rows: Sequence[AnyRow], removed: Removed) -> None:
     """Delete the inputs/outputs of deleted JobEvents, unless their job's current ones."""
     keys = {row.event_key: row.subject_id for row in rows if row.kind == "job"}
     if not keys:
@@ -206,10 +225,10 @@ def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> No
 
 def _chunked(
     engine: Engine,
-    columns: tuple[Any, ...],
-    where: Any,
+    columns: tuple[ColumnElement[Any], ...],
+    where: ColumnElement[bool],
     chunk: int,
-    handle: Callable[[Connection, Sequence[Any]], None],
+    handle: Callable[[Connection, Sequence[AnyRow]], None],
 ) -> None:
     """Hand the rows ``where`` selects to ``handle``, ``chunk`` rows a write transaction.
 
@@ -234,11 +253,13 @@ def _chunked(
             return
 
 
-def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+def _chunked_events(
+    engine: Engine, where: ColumnElement[bool], chunk: int, removed: Removed
+) -> None:
     """Delete the events ``where`` selects, in (event time, id) order."""
     e = t.events.c
 
-    def handle(conn: Connection, rows: Sequence[Any]) -> None:
+    def handle(conn: Connection, rows: Sequence[AnyRow]) -> None:
         ids = [row.id for row in rows]
         removed.add("openlineage_events", _delete(conn, t.events, e.id.in_(ids)))
         _job_event_io(conn, rows, removed)
@@ -247,11 +268,11 @@ def _chunked_events(engine: Engine, where: Any, chunk: int, removed: Removed) ->
     _chunked(engine, columns, where, chunk, handle)
 
 
-def _chunked_runs(engine: Engine, where: Any, chunk: int, removed: Removed) -> None:
+def _chunked_runs(engine: Engine, where: ColumnElement[bool], chunk: int, removed: Removed) -> None:
     """Delete the runs ``where`` selects, in (start time, run id) order."""
     r = t.runs.c
 
-    def handle(conn: Connection, rows: Sequence[Any]) -> None:
+    def handle(conn: Connection, rows: Sequence[AnyRow]) -> None:
         _delete_runs(conn, [row.run_id for row in rows], removed)
 
     _chunked(engine, (r.started_us, r.run_id), where, chunk, handle)
@@ -336,90 +357,114 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
     """Delete a namespace and all that belongs only to it.
 
     Its events and its jobs' runs (in chunks), then in one transaction its
-    jobs and datasets with their facets, every edge (column edge, explicit edge) touching
-    them or stated by them, symlinks
-    from its datasets or to its namespace, and other runs' inputs/outputs
-    that name its datasets.
+    jobs and datasets with their facets, every edge (column edge, explicit
+    edge) touching them or stated by them, symlinks from its datasets or to
+    its namespace, and other runs' inputs/outputs that name its datasets.
     """
     removed = Removed()
     _chunked_events(engine, t.events.c.ns_id == ns_id, chunk, removed)
     _chunked_runs(engine, t.runs.c.ns_id == ns_id, chunk, removed)
     j, d = t.jobs.c, t.datasets.c
-    its_jobs = select(j.id).where(j.ns_id == ns_id)
-    its_datasets = select(d.id).where(d.ns_id == ns_id)
+    its = _Owned(ns_id, select(j.id).where(j.ns_id == ns_id), select(d.id).where(d.ns_id == ns_id))
     with write_transaction(engine) as conn:
         _bump(conn)
-        jf, df = t.job_facets.c, t.dataset_facets.c
-        blobs = set(conn.execute(select(jf.blob_id).where(jf.owner_id.in_(its_jobs))).scalars())
-        blobs.update(
-            conn.execute(select(df.blob_id).where(df.owner_id.in_(its_datasets))).scalars()
-        )
-        removed.add(
-            "openlineage_job_facets", _delete(conn, t.job_facets, jf.owner_id.in_(its_jobs))
-        )
-        removed.add(
-            "openlineage_dataset_facets",
-            _delete(conn, t.dataset_facets, df.owner_id.in_(its_datasets)),
-        )
-        # Other runs' inputs/outputs that name its datasets, found through
-        # the jobs its datasets have edges with (every stored input or output
-        # has its edge): their runs, their JobEvents, and the JobEvents kept as
-        # their current inputs or outputs. Then its own jobs' kept JobEvents.
-        e, io, r, ev = t.lineage_edges.c, t.run_io.c, t.runs.c, t.events.c
-        touching = union(
-            select(e.dst_id).where(e.src_id.in_(its_datasets)),
-            select(e.src_id).where(e.dst_id.in_(its_datasets)),
-        )
-        their_runs = union(
-            select(r.run_id).where(r.job_id.in_(touching)),
-            select(ev.event_key).where(ev.subject_id.in_(touching), ev.kind == "job"),
-            select(j.input_run).where(j.id.in_(touching)),
-            select(j.output_run).where(j.id.in_(touching)),
-        )
-        own_runs = union(
-            select(j.input_run).where(j.ns_id == ns_id),
-            select(j.output_run).where(j.ns_id == ns_id),
-        )
-        for where in (
-            and_(io.run_id.in_(their_runs), io.dataset_id.in_(its_datasets)),
-            io.run_id.in_(own_runs),
-        ):
-            removed.add("openlineage_run_io", _delete(conn, t.run_io, where))
+        blobs = _delete_facets(conn, its, removed)
+        _delete_run_io(conn, its, removed)
+        e = t.lineage_edges.c
         removed.add(
             "openlineage_lineage_edges",
             _delete(conn, t.lineage_edges, or_(e.src_ns_id == ns_id, e.dst_ns_id == ns_id)),
         )
-        # Column edges into or out of its datasets, or stated by its jobs
-        # (found through their pointers), then those pointers.
-        ce, cl = t.column_edges.c, t.column_lineage.c
-        written_by_its_jobs = select(cl.dataset_id).where(cl.job_id.in_(its_jobs))
-        for where in (
-            ce.dst_dataset_id.in_(its_datasets),
-            ce.src_ns_id == ns_id,
-            and_(ce.dst_dataset_id.in_(written_by_its_jobs), ce.job_id.in_(its_jobs)),
-        ):
-            removed.add("column_edges", _delete(conn, t.column_edges, where))
-        for where in (cl.dataset_id.in_(its_datasets), cl.job_id.in_(its_jobs)):
-            removed.add("column_lineage", _delete(conn, t.column_lineage, where))
-        # Explicit edges touching it or stated by its jobs and datasets, then their pointers.
-        xe, xl = t.explicit_edges.c, t.explicit_lineage.c
-        its_owners = select(xl.owner_id).where(xl.ns_id == ns_id)
-        for where in (
-            or_(xe.src_ns_id == ns_id, xe.dst_ns_id == ns_id),
-            xe.owner_id.in_(its_owners),
-        ):
-            removed.add("explicit_edges", _delete(conn, t.explicit_edges, where))
-        removed.add("explicit_lineage", _delete(conn, t.explicit_lineage, xl.ns_id == ns_id))
+        _delete_column_edges(conn, its, removed)
+        _delete_explicit_edges(conn, its, removed)
         s = t.dataset_symlinks.c
         removed.add(
             "openlineage_dataset_symlinks",
             _delete(
                 conn,
                 t.dataset_symlinks,
-                or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its_datasets)),
+                or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its.datasets)),
             ),
         )
         removed.add("openlineage_jobs", _delete(conn, t.jobs, j.ns_id == ns_id))
         removed.add("openlineage_datasets", _delete(conn, t.datasets, d.ns_id == ns_id))
         _unreferenced_blobs(conn, blobs, removed)
     return removed
+
+
+@dataclass(frozen=True, slots=True)
+class _Owned:
+    """A namespace being reset: its id and the queries of its jobs' and datasets' ids."""
+
+    ns_id: int
+    jobs: Select[Any]
+    datasets: Select[Any]
+
+
+def _delete_facets(conn: Connection, its: _Owned, removed: Removed) -> set[str]:
+    """Delete its jobs' and datasets' facets; the blobs they pointed at."""
+    jf, df = t.job_facets.c, t.dataset_facets.c
+    blobs = set(conn.execute(select(jf.blob_id).where(jf.owner_id.in_(its.jobs))).scalars())
+    blobs.update(conn.execute(select(df.blob_id).where(df.owner_id.in_(its.datasets))).scalars())
+    removed.add("openlineage_job_facets", _delete(conn, t.job_facets, jf.owner_id.in_(its.jobs)))
+    removed.add(
+        "openlineage_dataset_facets",
+        _delete(conn, t.dataset_facets, df.owner_id.in_(its.datasets)),
+    )
+    return blobs
+
+
+def _delete_run_io(conn: Connection, its: _Owned, removed: Removed) -> None:
+    """Delete other runs' inputs/outputs that name its datasets, then its jobs' kept ones.
+
+    Other runs are found through the jobs its datasets have edges with (every
+    stored input or output has its edge): their runs, their JobEvents, and the
+    JobEvents kept as their current inputs or outputs.
+    """
+    e, io, r, ev, j = t.lineage_edges.c, t.run_io.c, t.runs.c, t.events.c, t.jobs.c
+    touching = union(
+        select(e.dst_id).where(e.src_id.in_(its.datasets)),
+        select(e.src_id).where(e.dst_id.in_(its.datasets)),
+    )
+    their_runs = union(
+        select(r.run_id).where(r.job_id.in_(touching)),
+        select(ev.event_key).where(ev.subject_id.in_(touching), ev.kind == "job"),
+        select(j.input_run).where(j.id.in_(touching)),
+        select(j.output_run).where(j.id.in_(touching)),
+    )
+    own_runs = union(
+        select(j.input_run).where(j.ns_id == its.ns_id),
+        select(j.output_run).where(j.ns_id == its.ns_id),
+    )
+    for where in (
+        and_(io.run_id.in_(their_runs), io.dataset_id.in_(its.datasets)),
+        io.run_id.in_(own_runs),
+    ):
+        removed.add("openlineage_run_io", _delete(conn, t.run_io, where))
+
+
+def _delete_column_edges(conn: Connection, its: _Owned, removed: Removed) -> None:
+    """Column edges into or out of its datasets, or stated by its jobs (found through
+    their pointers), then those pointers."""
+    ce, cl = t.column_edges.c, t.column_lineage.c
+    written_by_its_jobs = select(cl.dataset_id).where(cl.job_id.in_(its.jobs))
+    for where in (
+        ce.dst_dataset_id.in_(its.datasets),
+        ce.src_ns_id == its.ns_id,
+        and_(ce.dst_dataset_id.in_(written_by_its_jobs), ce.job_id.in_(its.jobs)),
+    ):
+        removed.add("column_edges", _delete(conn, t.column_edges, where))
+    for where in (cl.dataset_id.in_(its.datasets), cl.job_id.in_(its.jobs)):
+        removed.add("column_lineage", _delete(conn, t.column_lineage, where))
+
+
+def _delete_explicit_edges(conn: Connection, its: _Owned, removed: Removed) -> None:
+    """Explicit edges touching it or stated by its jobs and datasets, then their pointers."""
+    xe, xl = t.explicit_edges.c, t.explicit_lineage.c
+    its_owners = select(xl.owner_id).where(xl.ns_id == its.ns_id)
+    for where in (
+        or_(xe.src_ns_id == its.ns_id, xe.dst_ns_id == its.ns_id),
+        xe.owner_id.in_(its_owners),
+    ):
+        removed.add("explicit_edges", _delete(conn, t.explicit_edges, where))
+    removed.add("explicit_lineage", _delete(conn, t.explicit_lineage, xl.ns_id == its.ns_id))

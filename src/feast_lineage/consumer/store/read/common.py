@@ -3,18 +3,27 @@
 Every function takes ``ns_ids``, the namespace ids the caller may see
 (``None``: all of them), and never returns a row outside them. Each thing
 read has its module beside this one; this one holds what they share.
+
+Reads return typed records (frozen dataclasses, or NamedTuples a row maps
+straight onto), each made from its rows in one place: the module that reads
+the thing. Stored JSON comes back as :data:`JsonObject` (decoded) or as the
+stored text (``str``), never as ``Any``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Literal, TypeVar, overload
 
 import orjson
+from pydantic import JsonValue
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    FromClause,
+    Select,
+    Table,
     bindparam,
     false,
     func,
@@ -24,57 +33,87 @@ from sqlalchemy import (
 from feast_lineage.consumer.store.schema import tables as t
 
 NsIds = frozenset[int] | None
+# A stored JSON object (a facet's payload), decoded.
+JsonObject = dict[str, JsonValue]
 
 # On PostgreSQL ids are taken before commit: rows this far below the highest
 # id may still be committing when a position index is built.
 _ID_MARGIN = 50_000
 
+# An id column's values: integer ids, or text ids (run ids, event keys).
+Id = TypeVar("Id", int, str)
 
-def in_ids(column: Any, ids: Collection[Any] | None) -> ColumnElement[bool] | None:
+
+def in_ids(column: ColumnElement[Id], ids: Collection[Id] | None) -> ColumnElement[bool] | None:
     """``column IN ids``, None for "no limit", always false for an empty set."""
     if ids is None:
         return None
     if not ids:
         return false()
-    return column.in_(sorted(ids))  # type: ignore[no-any-return]
+    return column.in_(sorted(ids))
 
 
 def where_all(*conditions: ColumnElement[bool] | None) -> tuple[ColumnElement[bool], ...]:
     return tuple(c for c in conditions if c is not None)
 
 
-def count(conn: Connection, table: Any, *where: ColumnElement[bool]) -> int:
+def count(conn: Connection, table: FromClause, *where: ColumnElement[bool]) -> int:
     return int(conn.execute(select(func.count()).select_from(table).where(*where)).scalar_one())
 
 
 # --- facets --------------------------------------------------------------------
 
 
-def load_facets(conn: Connection, table: Any, owner: Any) -> dict[str, Any]:
-    return facets_of(conn, table, [owner]).get(owner, {})
-
-
 @lru_cache(maxsize=8)
-def _facets_statement(table: Any) -> Any:
-    return (
-        select(table.c.owner_id, table.c.name, t.facet_blobs.c.payload)
-        .join(t.facet_blobs, t.facet_blobs.c.id == table.c.blob_id)
-        .where(table.c.owner_id.in_(bindparam("owners", expanding=True)))
+def _facets_statement(table: Table) -> Select[int, str, str]:
+    c, b = table.c, t.facet_blobs.c
+    stmt: Select[int, str, str] = (
+        select(c.owner_id, c.name, b.payload)
+        .join(t.facet_blobs, b.id == c.blob_id)
+        .where(c.owner_id.in_(bindparam("owners", expanding=True)))
     )
+    return stmt
+
+
+def _stored_facets(
+    conn: Connection, table: Table, owners: Iterable[int]
+) -> dict[int, dict[str, str]]:
+    wanted = sorted(set(owners))
+    out: dict[int, dict[str, str]] = {}
+    stmt = _facets_statement(table)
+    for start in range(0, len(wanted), 2000):
+        for owner, name, payload in conn.execute(stmt, {"owners": wanted[start : start + 2000]}):
+            out.setdefault(owner, {})[name] = payload
+    return out
+
+
+@overload
+def facets_of(
+    conn: Connection, table: Table, owners: Iterable[int], *, raw: Literal[True]
+) -> dict[int, dict[str, str]]: ...
+
+
+@overload
+def facets_of(
+    conn: Connection, table: Table, owners: Iterable[int], *, raw: Literal[False] = False
+) -> dict[int, dict[str, JsonObject]]: ...
 
 
 def facets_of(
-    conn: Connection, table: Any, owners: Iterable[Any], *, raw: bool = False
-) -> dict[Any, dict[str, Any]]:
-    """Owner -> {facet name: payload} for many owners, one query per 2000 owners.
+    conn: Connection, table: Table, owners: Iterable[int], *, raw: bool = False
+) -> dict[int, dict[str, str]] | dict[int, dict[str, JsonObject]]:
+    """Owner id -> {facet name: payload} for many owners, one query per 2000 owners.
 
     ``raw``: payloads as the stored JSON text, not decoded.
     """
-    wanted = sorted(set(owners))
-    out: dict[Any, dict[str, Any]] = {}
-    stmt = _facets_statement(table)
-    for start in range(0, len(wanted), 2000):
-        rows = conn.execute(stmt, {"owners": wanted[start : start + 2000]}).all()
-        for owner, name, payload in rows:
-            out.setdefault(owner, {})[name] = payload if raw else orjson.loads(payload)
+    stored = _stored_facets(conn, table, owners)
+    if raw:
+        return stored
+    return {owner: _decoded(facets) for owner, facets in stored.items()}
+
+
+def _decoded(facets: dict[str, str]) -> dict[str, JsonObject]:
+    out: dict[str, JsonObject] = {}
+    for name, payload in facets.items():
+        out[name] = orjson.loads(payload)  # ingest stores facets that are JSON objects only
     return out

@@ -7,16 +7,47 @@ found per job through the runs' (job, start) index.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Connection, func, select
+from sqlalchemy import ColumnElement, Connection, ScalarSelect, func, select
 
 from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
+from feast_lineage.consumer.store.read.positions import AnyRow
 from feast_lineage.consumer.store.read.sorting import Sort, ordering
 from feast_lineage.consumer.store.schema import tables as t
 
 
-def _latest_run_id() -> Any:
+class LatestRun(NamedTuple):
+    """A job's most recently started run."""
+
+    run_id: str
+    state: str
+    started_us: int
+    ended_us: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    """A job of the Jobs list, with its latest run."""
+
+    id: int
+    namespace: str
+    name: str
+    producer: str | None
+    created_us: int
+    updated_us: int  # 0 for a job only named by a parent facet
+    latest_run: LatestRun | None  # None: it never ran
+
+
+def _job_record(row: AnyRow) -> JobRecord:
+    """A row of :func:`job_rows`' query as a record: the one place its columns are read."""
+    job_id, namespace, name, producer, created_us, updated_us, *run = row
+    latest = LatestRun(*run) if run[0] is not None else None
+    return JobRecord(job_id, namespace, name, producer, created_us, updated_us, latest)
+
+
+def _latest_run_id() -> ScalarSelect[Any]:
     r = t.runs.c
     return (
         select(r.run_id)
@@ -48,8 +79,8 @@ def job_rows(
     sort: Sort,
     offset: int,
     limit: int,
-) -> tuple[int, list[Any]]:
-    """A page of jobs in ``sort`` order, each with its latest run's columns, and the total."""
+) -> tuple[int, list[JobRecord]]:
+    """A page of jobs in ``sort`` order, each with its latest run, and the total."""
     j, r = t.jobs.c, t.runs.c
     where = where_all(
         in_ids(j.ns_id, ns_ids),
@@ -60,11 +91,16 @@ def job_rows(
         return total, []
     stmt = (
         select(
-            t.jobs,
-            r.run_id.label("run_id"),
-            r.state.label("run_state"),
-            r.started_us.label("run_started_us"),
-            r.ended_us.label("run_ended_us"),
+            j.id,
+            j.namespace,
+            j.name,
+            j.producer,
+            j.created_us,
+            j.updated_us,
+            r.run_id,
+            r.state,
+            r.started_us,
+            r.ended_us,
         )
         .select_from(t.jobs.outerjoin(t.runs, r.run_id == _latest_run_id()))
         .where(*where)
@@ -72,7 +108,7 @@ def job_rows(
         .limit(limit)
         .offset(offset)
     )
-    return total, list(conn.execute(stmt).all())
+    return total, [_job_record(row) for row in conn.execute(stmt)]
 
 
 def latest_run_states(conn: Connection, job_ids: Collection[int]) -> dict[int, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from sqlalchemy import (
     Connection,
     func,
@@ -16,8 +18,14 @@ from feast_lineage.consumer.store.read.common import (
 from feast_lineage.consumer.store.schema import tables as t
 
 
-def namespaces(conn: Connection, ns_ids: NsIds) -> list[tuple[str, int, int]]:
-    """(namespace, jobs, datasets) of every visible namespace, by name."""
+class NamespaceCounts(NamedTuple):
+    namespace: str
+    jobs: int
+    datasets: int
+
+
+def namespaces(conn: Connection, ns_ids: NsIds) -> list[NamespaceCounts]:
+    """Every visible namespace with its jobs and datasets, by name."""
     counts: dict[str, list[int]] = {}
     for slot, table in ((0, t.jobs), (1, t.datasets)):
         c = table.c
@@ -28,4 +36,4 @@ def namespaces(conn: Connection, ns_ids: NsIds) -> list[tuple[str, int, int]]:
         )
         for namespace, n in conn.execute(stmt).all():
             counts.setdefault(namespace, [0, 0])[slot] += int(n)
-    return sorted((ns, n[0], n[1]) for ns, n in counts.items())
+    return sorted(NamespaceCounts(ns, n[0], n[1]) for ns, n in counts.items())

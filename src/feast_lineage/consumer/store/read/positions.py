@@ -29,21 +29,33 @@ import threading
 import time
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from sqlalchemy import ColumnElement, Connection, FromClause, Select, func, select, tuple_
+from sqlalchemy import ColumnElement, Connection, FromClause, Row, Select, func, select, tuple_
+
+R = TypeVar("R")
+
+# A row of a list's query, whatever its columns: the list's ``record`` types it.
+AnyRow = Row[*tuple[Any, ...]]
 
 
-@dataclass(frozen=True)
-class OrderedList:
-    """A list to page: rows of ``table`` matching ``where``, sorted by ``order`` descending."""
+@dataclass(frozen=True, slots=True)
+class OrderedList(Generic[R]):
+    """A list to page: rows of ``table`` matching ``where``, sorted by ``order`` descending.
+
+    ``columns`` selects what a page shows from ``table`` (joins are fine) and
+    ``record`` makes each of its rows the list's typed record: the one place
+    the list's rows are mapped.
+    """
 
     key: Hashable
     table: FromClause
     order: tuple[ColumnElement[Any], ...]
     where: tuple[ColumnElement[bool], ...]
+    columns: Select[*tuple[Any, ...]]
+    record: Callable[[AnyRow], R]
     watermark: ColumnElement[Any] | None = None
     margin: int = 0
 
@@ -57,10 +69,12 @@ class _Entry:
     built: float
 
 
-@dataclass(frozen=True)
-class Page:
+@dataclass(frozen=True, slots=True)
+class Page(Generic[R]):
+    """One page of a list: its records, and how many the whole list holds."""
+
     total: int
-    rows: list[Any]
+    rows: list[R]
 
 
 class PositionCache:
@@ -88,39 +102,37 @@ class PositionCache:
     def page(
         self,
         conn: Connection,
-        spec: OrderedList,
+        spec: OrderedList[R],
         generation: str,
-        query: Select[Any],
         *,
         offset: int,
         limit: int,
-    ) -> Page:
-        """Rows ``offset`` to ``offset + limit`` of ``spec``, read with ``query``.
+    ) -> Page[R]:
+        """Records ``offset`` to ``offset + limit`` of ``spec``.
 
-        ``query`` selects the columns wanted from ``spec.table`` (joins are
-        fine); this adds the filter, order, and bounds.
+        This adds the filter, order, and bounds to ``spec.columns``.
         """
         entry = self._valid_entry(spec.key, generation)
         if entry is None and spec.watermark is not None:
             entry = self._build(conn, spec, generation)
         if entry is None:
-            return self._direct(conn, spec, query, offset, limit)
+            return self._direct(conn, spec, offset, limit)
         assert spec.watermark is not None
         new = self._new_keys(conn, spec, entry.watermark)
         if new is None:
             entry = self._build(conn, spec, generation, force=True)
             if entry is None:
-                return self._direct(conn, spec, query, offset, limit)
+                return self._direct(conn, spec, offset, limit)
             new = self._new_keys(conn, spec, entry.watermark) or []
         total = entry.total + len(new)
         if offset >= total:
             return Page(total, [])
         start, skip = self._start(entry, new, offset)
-        stmt = query.where(*spec.where)
+        stmt = spec.columns.where(*spec.where)
         if start is not None:
             stmt = stmt.where(tuple_(*spec.order) <= tuple_(*start))
         stmt = stmt.order_by(*(c.desc() for c in spec.order)).limit(limit).offset(skip)
-        return Page(total, list(conn.execute(stmt).all()))
+        return Page(total, [spec.record(row) for row in conn.execute(stmt)])
 
     # --- internals ----------------------------------------------------------
 
@@ -157,7 +169,7 @@ class PositionCache:
         return entry.checkpoints[lo - 1], offset - position(lo - 1)
 
     def _new_keys(
-        self, conn: Connection, spec: OrderedList, watermark: int
+        self, conn: Connection, spec: OrderedList[R], watermark: int
     ) -> list[tuple[Any, ...]] | None:
         assert spec.watermark is not None
         stmt = (
@@ -170,7 +182,7 @@ class PositionCache:
         return None if len(rows) > self.max_new else rows
 
     def _build(
-        self, conn: Connection, spec: OrderedList, generation: str, *, force: bool = False
+        self, conn: Connection, spec: OrderedList[R], generation: str, *, force: bool = False
     ) -> _Entry | None:
         assert spec.watermark is not None
         high = conn.execute(select(func.max(spec.watermark)).select_from(spec.table)).scalar()
@@ -207,27 +219,24 @@ class PositionCache:
                 self._entries.popitem(last=False)
         return entry
 
-    def _direct(
-        self, conn: Connection, spec: OrderedList, query: Select[Any], offset: int, limit: int
-    ) -> Page:
+    def _direct(self, conn: Connection, spec: OrderedList[R], offset: int, limit: int) -> Page[R]:
         total = int(
             conn.execute(
                 select(func.count()).select_from(spec.table).where(*spec.where)
             ).scalar_one()
         )
-        return Page(
-            total, read_window(conn, query.where(*spec.where), spec.order, total, offset, limit)
-        )
+        rows = _read_window(conn, spec.columns.where(*spec.where), spec.order, total, offset, limit)
+        return Page(total, [spec.record(row) for row in rows])
 
 
-def read_window(
+def _read_window(
     conn: Connection,
     query: Select[Any],
     order: Sequence[ColumnElement[Any]],
     total: int,
     offset: int,
     limit: int,
-) -> list[Any]:
+) -> list[AnyRow]:
     """Rows ``offset`` to ``offset + limit`` of ``query`` sorted by ``order`` descending.
 
     Reads from whichever end of the list is nearer, so the deepest page costs

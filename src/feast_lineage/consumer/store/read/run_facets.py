@@ -21,28 +21,32 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import Connection, Select, bindparam, select
 
+from feast_lineage.consumer.store.read.common import JsonObject
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.identity import dataset_id
 
 _IO_KEYS = (("input", "inputs", "inputFacets"), ("output", "outputs", "outputFacets"))
 
+# Where a merged value sits: ("facet", name) or (dataset id, "input" | "output").
+_Slot = tuple[str, str] | tuple[int, str]
 
-@dataclass
+
+@dataclass(slots=True)
 class RunFacets:
     """What a run's events say about the run itself and its datasets."""
 
-    facets: dict[str, Any] = field(default_factory=dict)
+    facets: JsonObject = field(default_factory=dict)  # facet name -> payload
     # (dataset id, "input" | "output") -> that dataset's facets in this run, or None
-    io: dict[tuple[int, str], dict[str, Any] | None] = field(default_factory=dict)
-    # Each value above -> the event it came from (see ``sources``).
-    _source: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
+    io: dict[tuple[int, str], JsonObject | None] = field(default_factory=dict)
+    # Each value above -> the id of the event it came from (see ``sources``).
+    _source: dict[_Slot, int | None] = field(default_factory=dict, repr=False, compare=False)
 
-    def add(self, event: dict[str, Any], source: Any = None) -> None:
+    def add(self, event: JsonObject, source: int | None = None) -> None:
         """Apply one event; events must come in the store's order (event_key).
 
         ``source`` names the event (its row id) for :meth:`sources`.
@@ -54,18 +58,32 @@ class RunFacets:
             for name in facets:
                 self._source[("facet", name)] = source
         for direction, key, facet_key in _IO_KEYS:
-            for ds in event.get(key) or ():
-                io_key = (dataset_id(ds["namespace"], ds["name"]), direction)
-                self.io[io_key] = ds.get(facet_key) or None
+            datasets = event.get(key)
+            for ds in datasets if isinstance(datasets, list) else ():
+                if not isinstance(ds, dict):
+                    continue
+                ds_namespace, ds_name = ds.get("namespace"), ds.get("name")
+                if not (isinstance(ds_namespace, str) and isinstance(ds_name, str)):
+                    continue  # ingest stores none such
+                io_key = (dataset_id(ds_namespace, ds_name), direction)
+                own = ds.get(facet_key)
+                self.io[io_key] = own if isinstance(own, dict) and own else None
                 self._source[io_key] = source
 
-    def sources(self) -> set[Any]:
+    def sources(self) -> set[int | None]:
         """The events that hold a value of the merged result.
 
         Any other event of the run can go without changing what a read of
         the run returns.
         """
         return set(self._source.values())
+
+
+class _EventRow(NamedTuple):
+    id: int
+    run_id: str
+    event_time_us: int
+    payload: str
 
 
 @lru_cache(maxsize=1)
@@ -86,7 +104,8 @@ def _merge(
     merged = {run_id: RunFacets() for run_id in wanted}
     old: list[tuple[str, int]] = []
     for start in range(0, len(wanted), 500):
-        for row in conn.execute(_statement(), {"runs": wanted[start : start + 500]}):
+        for found in conn.execute(_statement(), {"runs": wanted[start : start + 500]}):
+            row = _EventRow._make(found)
             merged[row.run_id].add(orjson.loads(row.payload), row.id)
             if before_us is not None and row.event_time_us < before_us:
                 old.append((row.run_id, row.id))

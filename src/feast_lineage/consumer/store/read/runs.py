@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
@@ -20,13 +20,37 @@ from feast_lineage.consumer.store.read.sorting import Sort, ordering
 from feast_lineage.consumer.store.schema import tables as t
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunFilter:
     ns_ids: NsIds = None
     job_ids: frozenset[int] | None = None
     state: str | None = None
     since_us: int | None = None  # started at or after
     until_us: int | None = None  # started before
+
+
+class RunRecord(NamedTuple):
+    """A stored run with its job's name (a row of :func:`_run_columns` maps straight onto it)."""
+
+    run_id: str
+    state: str  # RUNNING, COMPLETE, FAIL, ABORT or OTHER
+    started_us: int  # START time, else its first event's
+    ended_us: int | None  # time of its terminal event
+    last_event_us: int
+    parent_run_id: str | None
+    root_run_id: str | None
+    ns_id: int
+    job_namespace: str
+    job_name: str
+
+
+class RunIo(NamedTuple):
+    """A dataset a run read or wrote."""
+
+    direction: Literal["input", "output"]
+    dataset_id: int
+    namespace: str
+    name: str
 
 
 def run_where(f: RunFilter) -> tuple[ColumnElement[bool], ...]:
@@ -49,7 +73,8 @@ def job_ids_containing(conn: Connection, text: str, ns_ids: NsIds) -> frozenset[
     return frozenset(conn.execute(stmt).scalars().all())
 
 
-def runs_list(conn: Connection, f: RunFilter) -> OrderedList:
+def runs_list(conn: Connection, f: RunFilter) -> OrderedList[RunRecord]:
+    """The runs matching ``f``, newest first, for :class:`.PositionCache` to page."""
     r = t.runs.c
     where = run_where(f)
     # Only SQLite has a rowid that grows with each new run; elsewhere runs
@@ -62,11 +87,13 @@ def runs_list(conn: Connection, f: RunFilter) -> OrderedList:
         table=t.runs,
         order=(r.started_us, r.run_id),
         where=where,
+        columns=_run_columns(),
+        record=RunRecord._make,
         watermark=watermark,
     )
 
 
-def run_columns() -> Select[Any]:
+def _run_columns() -> Select[Any]:
     r, j = t.runs.c, t.jobs.c
     return select(
         r.run_id,
@@ -82,17 +109,16 @@ def run_columns() -> Select[Any]:
     ).select_from(t.runs.join(t.jobs, t.jobs.c.id == r.job_id))
 
 
-def get_run(conn: Connection, run_id: str, ns_ids: NsIds) -> Any:
-    r, j = t.runs.c, t.jobs.c
-    stmt = (
-        select(*r, j.namespace.label("job_namespace"), j.name.label("job_name"))
-        .join(t.jobs, t.jobs.c.id == r.job_id)
-        .where(r.run_id == run_id, *where_all(in_ids(r.ns_id, ns_ids)))
+def get_run(conn: Connection, run_id: str, ns_ids: NsIds) -> RunRecord | None:
+    stmt = _run_columns().where(
+        t.runs.c.run_id == run_id, *where_all(in_ids(t.runs.c.ns_id, ns_ids))
     )
-    return conn.execute(stmt).first()
+    row = conn.execute(stmt).first()
+    return None if row is None else RunRecord._make(row)
 
 
-def run_io(conn: Connection, run_id: str, ns_ids: NsIds) -> list[Any]:
+def run_io(conn: Connection, run_id: str, ns_ids: NsIds) -> list[RunIo]:
+    """The datasets the run read and wrote, inputs first, each by namespace and name."""
     io, d = t.run_io.c, t.datasets.c
     stmt = (
         select(io.direction, io.dataset_id, d.namespace, d.name)
@@ -100,7 +126,7 @@ def run_io(conn: Connection, run_id: str, ns_ids: NsIds) -> list[Any]:
         .where(io.run_id == run_id, *where_all(in_ids(d.ns_id, ns_ids)))
         .order_by(io.direction, d.namespace, d.name)
     )
-    return list(conn.execute(stmt).all())
+    return [RunIo._make(row) for row in conn.execute(stmt)]
 
 
 def child_runs(conn: Connection, run_id: str, ns_ids: NsIds) -> list[str]:
@@ -110,7 +136,7 @@ def child_runs(conn: Connection, run_id: str, ns_ids: NsIds) -> list[str]:
         .where(r.parent_run_id == run_id, *where_all(in_ids(r.ns_id, ns_ids)))
         .order_by(r.started_us, r.run_id)
     )
-    return [row[0] for row in conn.execute(stmt).all()]
+    return list(conn.execute(stmt).scalars())
 
 
 def run_visible(conn: Connection, run_id: str, ns_ids: NsIds) -> bool | None:
@@ -121,7 +147,7 @@ def run_visible(conn: Connection, run_id: str, ns_ids: NsIds) -> bool | None:
     return ns_ids is None or found[0] in ns_ids
 
 
-# --- Runs in any order the Runs list offers (newest first is :func:`.run_reads.runs_list`'s).
+# --- Runs in any order the Runs list offers (newest first is :func:`runs_list`'s).
 
 
 def _sort_values(sort: Sort) -> tuple[ColumnElement[Any], ...]:
@@ -136,17 +162,19 @@ def _sort_values(sort: Sort) -> tuple[ColumnElement[Any], ...]:
     }[sort.key]
 
 
-def sorted_runs(conn: Connection, f: RunFilter, sort: Sort, offset: int, limit: int) -> Page:
+def sorted_runs(
+    conn: Connection, f: RunFilter, sort: Sort, offset: int, limit: int
+) -> Page[RunRecord]:
     """Runs ``offset`` to ``offset + limit`` of those matching ``f``, in ``sort`` order."""
     where = run_where(f)
     total = int(conn.execute(select(func.count()).select_from(t.runs).where(*where)).scalar_one())
     if offset >= total:
         return Page(total, [])
     stmt = (
-        run_columns()
+        _run_columns()
         .where(*where)
         .order_by(*ordering(_sort_values(sort), sort, (t.runs.c.run_id,)))
         .limit(limit)
         .offset(offset)
     )
-    return Page(total, list(conn.execute(stmt).all()))
+    return Page(total, [RunRecord._make(row) for row in conn.execute(stmt)])

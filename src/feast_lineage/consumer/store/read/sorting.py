@@ -9,7 +9,7 @@ row is skipped or shown twice, on SQLite, PostgreSQL and MySQL alike.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypeVar
 
 from sqlalchemy import ColumnElement, case
 
@@ -31,13 +31,19 @@ class Sort(NamedTuple):
     descending: bool = False
 
 
+# The types of a list's sort values and of its tie-breaker.
+V = TypeVar("V")
+K = TypeVar("K")
+
+
 def ordering(
-    values: tuple[ColumnElement[Any], ...],
+    values: tuple[ColumnElement[V], ...],
     sort: Sort,
-    tie_breaker: tuple[ColumnElement[Any], ...],
-) -> list[Any]:
+    tie_breaker: tuple[ColumnElement[K], ...],
+) -> list[ColumnElement[int] | ColumnElement[V] | ColumnElement[K]]:
     """ORDER BY terms: rows missing the first value last, the values, then the tie-breaker."""
-    terms: list[Any] = [case((values[0].is_(None), 1), else_=0)]
+    terms: list[ColumnElement[int] | ColumnElement[V] | ColumnElement[K]]
+    terms = [case((values[0].is_(None), 1), else_=0)]
     terms.extend(v.desc() if sort.descending else v.asc() for v in values)
     terms.extend(c.desc() if sort.descending else c.asc() for c in tie_breaker)
     return terms
