@@ -14,7 +14,10 @@ is None; a dataset without any of these facets has no statistics.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import JsonValue
+
+from feast_lineage.consumer.store.read.common import JsonObject
 
 # direction -> (facet, its key of the byte count), in order of preference
 _SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -31,13 +34,13 @@ class DatasetStatistics:
     facet: str  # the facet they came from
 
 
-def _count(value: Any) -> int | None:
+def _count(value: JsonValue) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return None
     return value
 
 
-def dataset_statistics(direction: str, facets: dict[str, Any] | None) -> DatasetStatistics | None:
+def dataset_statistics(direction: str, facets: JsonObject | None) -> DatasetStatistics | None:
     """The statistics of one dataset of a run, ``direction`` "input" or "output"."""
     if not facets:
         return None
