@@ -15,6 +15,10 @@ from typing import Literal
 NodeKind = Literal["dataset", "field", "job", "run"]
 Way = Literal["upstream", "downstream"]
 Direction = Literal["upstream", "downstream", "both"]
+EdgeType = Literal[
+    "input", "output", "parent", "root", "symlink", "job_to_job", "dataset_to_dataset", "derived"
+]
+Origin = Literal["declared", "observed"]  # of explicit lineage: a JobEvent's or a RunEvent's
 
 
 def ways(direction: Direction) -> tuple[Way, ...]:
@@ -39,7 +43,7 @@ class NodeId:
 
     @classmethod
     def of_field(cls, namespace: str, name: str, field: str | None) -> NodeId:
-        """A field of a dataset; ``None``: the whole dataset (the output of dataset-level inputs)."""
+        """A field of a dataset; ``None``: the whole dataset (the output of its dataset inputs)."""
         return (
             cls("dataset", namespace, name)
             if field is None

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ParamSpec
 
 import orjson
@@ -27,9 +27,9 @@ P = ParamSpec("P")
 
 
 async def answer(
-    func: Callable[P, BaseModel | dict[str, Any]], *args: P.args, **kwargs: P.kwargs
+    func: Callable[P, BaseModel | Mapping[str, object]], *args: P.args, **kwargs: P.kwargs
 ) -> FastJSONResponse:
-    """Run ``func`` in a worker thread and render the model (or dict) it returns.
+    """Run ``func`` in a worker thread and render the model (or TypedDict) it returns.
 
     Our own code built it, so it is rendered as it is, without FastAPI
     validating it a second time (the route's ``response_model`` still

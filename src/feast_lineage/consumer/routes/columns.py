@@ -13,10 +13,11 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import ReaderDep
 from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import decode_segments, encoded_segments
 from feast_lineage.consumer.schemas import ColumnLineage
-from feast_lineage.consumer.services.columns import Direction, column_lineage
+from feast_lineage.consumer.services.columns import column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
 
 router = APIRouter(tags=["columns"], responses=READ_ERRORS)

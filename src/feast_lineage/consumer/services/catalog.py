@@ -12,7 +12,6 @@ from feast_lineage.consumer.feast_shape import dataset_fields, facets_json, job_
 from feast_lineage.consumer.schemas import (
     DatasetItem,
     DatasetPage,
-    FeastObject,
     JobItem,
     JobPage,
     LatestRun,
@@ -123,10 +122,9 @@ def dataset_page(
     items = []
     for r in rows:
         own = facets.get(r.id, {})
-        found = feast_object(
+        feast = feast_object(
             "dataset", r.namespace, r.name, r.feast_type, own, read.namespace_mapping
         )
-        feast = FeastObject(**found) if found else None
         fields = dataset_fields(own)
         items.append(
             DatasetItem(
@@ -137,9 +135,9 @@ def dataset_page(
                 description=fields.description,
                 schema_text=fields.schema_json,
                 facets_json=facets_json(own),
-                feast_object_type=feast.type if feast else None,
-                feast_object_name=feast.name if feast else None,
-                feast_project=feast.project if feast else None,
+                feast_object_type=feast["type"] if feast else None,
+                feast_object_name=feast["name"] if feast else None,
+                feast_project=feast["project"] if feast else None,
                 owner_name=fields.owner_name,
                 owner_type=fields.owner_type,
                 lifecycle_state=fields.lifecycle_state,

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from sqlalchemy import (
     CTE,
+    BindParameter,
     ColumnElement,
     Connection,
     FromClause,
@@ -81,6 +82,10 @@ def current_symlink(links: FromClause) -> ColumnElement[bool]:
     return case((s.source == "datasource", same_uri), else_=~dropped)
 
 
+def _ns_ids() -> BindParameter[list[int]]:
+    return bindparam("ns_ids", expanding=True)
+
+
 Place = Callable[[ColumnElement[object]], tuple[ColumnElement[object], ...]]
 
 
@@ -97,10 +102,9 @@ def alias_steps(node: ColumnElement[object], place: Place, scoped: bool) -> tupl
     to_alias: ColumnElement[bool] = (s1.c.dataset_id == node) & current_symlink(s1)
     to_owner: ColumnElement[bool] = (s2.c.alias_id == node) & current_symlink(s2)
     if scoped:
-        ns_ids = bindparam("ns_ids", expanding=True)
         d2 = t.datasets.alias("d2")
-        to_alias = to_alias & s1.c.alias_ns_id.in_(ns_ids)
-        owner_visible = exists().where(d2.c.id == s2.c.dataset_id, d2.c.ns_id.in_(ns_ids))
+        to_alias = to_alias & s1.c.alias_ns_id.in_(_ns_ids())
+        owner_visible = exists().where(d2.c.id == s2.c.dataset_id, d2.c.ns_id.in_(_ns_ids()))
         to_owner = to_owner & owner_visible
     return (
         Step(s1, to_alias, place(s1.c.alias_id), s1.c.alias_id, deeper=False),
@@ -109,15 +113,15 @@ def alias_steps(node: ColumnElement[object], place: Place, scoped: bool) -> tupl
 
 
 @lru_cache(maxsize=2)
-def _groups_statement(scoped: bool) -> Select[tuple[int, int]]:
+def _groups_statement(scoped: bool) -> Select[int, int]:
     d, s = t.datasets.c, t.dataset_symlinks.c
-    ids = bindparam("ids", expanding=True)
+    ids: BindParameter[list[int]] = bindparam("ids", expanding=True)
     zero = cast(literal(0), Integer).label("depth")
     stored = select(d.id.label("seed"), d.id.label("ds"), zero).where(d.id.in_(ids))
     named = select(s.alias_id, s.alias_id, zero).where(s.alias_id.in_(ids))
     if scoped:
-        stored = stored.where(d.ns_id.in_(bindparam("ns_ids", expanding=True)))
-        named = named.where(s.alias_ns_id.in_(bindparam("ns_ids", expanding=True)))
+        stored = stored.where(d.ns_id.in_(_ns_ids()))
+        named = named.where(s.alias_ns_id.in_(_ns_ids()))
     seed = select(union(stored, named).subquery("seeds"))
     walked: CTE = recursive_walk(
         "alias_walk", seed, lambda w: alias_steps(w.c.ds, lambda far: (w.c.seed, far), scoped)

@@ -61,6 +61,7 @@ from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
 
+_Row = tuple[Any, ...]  # a ColumnEdgeRead and the depth of its near end
 _Kind = Literal["field", "every", "whole"]  # the edges out of a field, every field, the dataset
 EVERY_FIELD = -1  # the walk's seed for every field of a dataset (field hashes are >= 0)
 _WIDEST = literal_column("9223372036854775807", BigInteger)
@@ -118,7 +119,7 @@ def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool) -> list[S
 
 
 @lru_cache(maxsize=16)
-def _walk_statement(way: Way, indirect: bool, scoped: bool) -> CompoundSelect:
+def _walk_statement(way: Way, indirect: bool, scoped: bool) -> CompoundSelect[*_Row]:
     """The walk as one statement, built once: parameters start, field, depth, ns_ids."""
     seed = select(
         cast(bindparam("start", type_=BigInteger), BigInteger).label("ds"),
@@ -139,9 +140,7 @@ def _walk_statement(way: Way, indirect: bool, scoped: bool) -> CompoundSelect:
     return union_all(*(_edges_from(reached, way, indirect, scoped, kind) for kind in kinds))
 
 
-def _edges_from(
-    reached: CTE, way: Way, indirect: bool, scoped: bool, kind: _Kind
-) -> Select[tuple[object, ...]]:
+def _edges_from(reached: CTE, way: Way, indirect: bool, scoped: bool, kind: _Kind) -> Select[*_Row]:
     """The current edges out of the reached nodes below ``depth``, each with its near level."""
     e = t.column_edges.alias(f"out_{kind}")
     p = t.column_lineage.alias(f"out_{kind}_pointer")

@@ -46,7 +46,7 @@ from sqlalchemy import (
     union_all,
 )
 
-from feast_lineage.consumer.lineage_model import Way
+from feast_lineage.consumer.lineage_model import EdgeType, Way
 from feast_lineage.consumer.store.read.aliases import alias_steps
 from feast_lineage.consumer.store.read.aliases import current_symlink as current_symlink
 from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all
@@ -77,7 +77,7 @@ class EdgeRow(NamedTuple):
 
     src_id: int
     dst_id: int
-    edge_type: str
+    edge_type: EdgeType  # input, output, parent or root
     src_kind: str
     dst_kind: str
     created_us: int
@@ -378,7 +378,7 @@ def _walk_steps(w: FromClause, direction: Way, scoped: bool) -> list[Step]:
 
 
 @lru_cache(maxsize=8)
-def _walk_statement(direction: Way, scoped: bool) -> Select[tuple[int, int]]:
+def _walk_statement(direction: Way, scoped: bool) -> Select[int, int]:
     """The walk as one statement, built once: parameters ``start``, ``depth``, ``ns_ids``."""
     seed = select(
         cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),

@@ -22,7 +22,7 @@ from sqlalchemy import (
     ColumnElement,
     FromClause,
     Integer,
-    Select,
+    SelectBase,
     and_,
     bindparam,
     case,
@@ -45,7 +45,7 @@ class Step(NamedTuple):
 
 
 def recursive_walk(
-    name: str, seed: Select[tuple[object, ...]], steps: Callable[[FromClause], Sequence[Step]]
+    name: str, seed: SelectBase, steps: Callable[[FromClause], Sequence[Step]]
 ) -> CTE:
     """The walk from ``seed`` (its last column the depth, 0) along ``steps``.
 
