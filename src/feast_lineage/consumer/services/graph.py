@@ -10,9 +10,9 @@ for each node and edge costs more than the queries.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import Connection
 
@@ -52,12 +52,13 @@ from feast_lineage.identity import dataset_id, job_id
 _MAX_DERIVED = 50_000
 
 
-@dataclass(slots=True)
-class _Built:
-    nodes: list[GraphNode] = field(default_factory=list)
-    edges: list[GraphEdge] = field(default_factory=list)
-    derived: list[DerivedEdge] = field(default_factory=list)
-    symlinks: list[GraphSymlink] = field(default_factory=list)
+class _Built(TypedDict):
+    """What a page and a subgraph share: the nodes, the edges among them, the symlinks."""
+
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    derived_edges: list[DerivedEdge]
+    symlinks: list[GraphSymlink]
 
 
 def _schema(facet: object) -> list[SchemaField] | None:
@@ -199,14 +200,14 @@ def _lineage_edges(conn: Connection, refs: dict[int, _Ref], built: _Built) -> No
     inputs: _Ends = {}
     outputs: _Ends = {}
     for e in g.edges_among(conn, ids):
-        built.edges.append(_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us))
+        built["edges"].append(_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us))
         if e.edge_type == "input":
             _seen(inputs, e.dst_id, e.src_id, e.created_us)
         elif e.edge_type == "output":
             _seen(outputs, e.src_id, e.dst_id, e.created_us)
     for x in explicit_edges_among(conn, ids):
         src, dst = refs[x.src_id], refs[x.dst_id]
-        built.edges.append(_edge(src, dst, x.edge_type, x.created_us, x.origin))
+        built["edges"].append(_edge(src, dst, x.edge_type, x.created_us, x.origin))
         if x.edge_type == "input":
             _seen(inputs, x.dst_id, x.src_id, x.created_us)
         elif x.edge_type == "output":
@@ -223,14 +224,14 @@ def _derived(inputs: _Ends, outputs: _Ends, refs: dict[int, _Ref], built: _Built
     for job, sources in sorted(inputs.items()):
         for src, read_us in sorted(sources.items()):
             for dst, wrote_us in sorted(outputs.get(job, {}).items()):
-                if src != dst and len(built.derived) < _MAX_DERIVED:
-                    built.derived.append(
+                if src != dst and len(built["derived_edges"]) < _MAX_DERIVED:
+                    built["derived_edges"].append(
                         DerivedEdge(source=refs[src].key, target=refs[dst].key, via=refs[job].key)
                     )
                     both_us = max(read_us, wrote_us)
                     pairs[(src, dst)] = min(both_us, pairs.get((src, dst), both_us))
     for (src, dst), created_us in pairs.items():
-        built.edges.append(_edge(refs[src], refs[dst], "derived", created_us))
+        built["edges"].append(_edge(refs[src], refs[dst], "derived", created_us))
 
 
 def _symlinks(
@@ -238,7 +239,7 @@ def _symlinks(
 ) -> None:
     """The current symlinks touching the datasets, and a symlink edge where both are nodes."""
     for s in g.symlinks_touching(conn, dataset_ids, scope.ns_ids):
-        built.symlinks.append(
+        built["symlinks"].append(
             GraphSymlink(
                 dataset_namespace=s.namespace,
                 dataset_name=s.name,
@@ -256,7 +257,7 @@ def _symlinks(
         )
         if s.dataset_id in refs and s.alias_id in refs:
             owner, alias = refs[s.dataset_id], refs[s.alias_id]
-            built.edges.append(_edge(owner, alias, "symlink", s.created_us))
+            built["edges"].append(_edge(owner, alias, "symlink", s.created_us))
 
 
 def _build(
@@ -273,17 +274,17 @@ def _build(
     job_facets = read_common.facets_of(conn, t.job_facets, job_ids, raw=True)
     dataset_facets = read_common.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
     refs: dict[int, _Ref] = {}
-    built = _Built()
+    built = _Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
     for r in rows:
         stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
         facets = redaction.stored_facets(stored, scope, _READ_FACETS)
         ref = refs[r.id] = _ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
         node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, states.get(r.id))
-        built.nodes.append(node)
+        built["nodes"].append(node)
     _lineage_edges(conn, refs, built)
     _symlinks(conn, dataset_ids, refs, scope, built)
-    built.edges.sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
+    built["edges"].sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
     return built
 
 
@@ -299,10 +300,7 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
         built = _build(conn, rows, scope, mapping)
         total_edges = g.count_edges(conn, ns_ids) + count_explicit_edges(conn, ns_ids)
     return GraphPage(
-        nodes=built.nodes,
-        edges=built.edges,
-        derived_edges=built.derived,
-        symlinks=built.symlinks,
+        **built,
         total_nodes=total,
         total_edges=total_edges,
         limit=limit,
@@ -374,10 +372,7 @@ def subgraph(
         center=str(NodeId(kind, namespace, name)),
         depth=depth,
         direction=direction,
-        nodes=built.nodes,
-        edges=built.edges,
-        derived_edges=built.derived,
-        symlinks=built.symlinks,
+        **built,
         truncated=truncated,
         limit=limit,
         clamped=clamped,
