@@ -4,7 +4,7 @@ An explicit edge is current when its payload is the one its (owner, facet,
 origin) pointer names (:data:`~.tables.explicit_lineage`): the latest
 declaration (or observation) of that facet wins, whatever the arrival
 order, and earlier payloads' edges stay stored as history. One primary key
-lookup an edge. The walk (:mod:`.traversal`) follows these edges too.
+lookup an edge. The walk (:mod:`.graph`) follows these edges too.
 Statements read every namespace unless given ``ns_ids``; callers pass only
 visible node ids, so both ends of what they get back are visible.
 """
