@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypedDict
 
-from feast_lineage.consumer.lineage_model import Direction, EdgeType, Origin
+from feast_lineage.consumer.lineage_model import Direction, EdgeType, Origin, Way
 
 # Facet name -> payload. Ingest takes only JSON objects as facets, whatever is in them.
 Facets = dict[str, dict[str, Any]]
@@ -481,7 +481,7 @@ class FeastColumnLineageRow(TypedDict):
     ]
     run_id: str | None
     updated_at: Annotated[int, Field(description="Milliseconds since the epoch")]
-    direction: Literal["upstream", "downstream"]
+    direction: Way
 
 
 class ColumnLineage(TypedDict):

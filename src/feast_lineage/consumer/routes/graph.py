@@ -19,6 +19,7 @@ from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import (
     NODE_TYPES,
+    DirectionParam,
     decode_segments,
     encoded_segments,
     enum_schema,
@@ -44,7 +45,6 @@ Depth = Annotated[
         f"past {MAX_DEPTH} the walk stops at {MAX_DEPTH} and the answer says so under clamped",
     ),
 ]
-DirectionParam = Annotated[Direction, Query(description="upstream, downstream or both")]
 SubgraphLimit = Annotated[
     int, Query(ge=1, le=10_000, description="At most this many nodes, the nearest first")
 ]
