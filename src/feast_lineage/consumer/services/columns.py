@@ -201,22 +201,22 @@ def _transformations(
         items = parsed.get(r.transformations)
         if items is None:
             items = parsed[r.transformations] = [
-                ColumnTransformation(
-                    type=x["type"],
-                    subtype=x.get("subtype"),
-                    description=x.get("description"),
-                    masking=x.get("masking"),
-                )
+                {
+                    "type": x["type"],
+                    "subtype": x.get("subtype"),
+                    "description": x.get("description"),
+                    "masking": x.get("masking"),
+                }
                 for x in orjson.loads(r.transformations)
             ]
         for item in items:
             if not shown and item["description"] is not None:
-                item = ColumnTransformation(
-                    type=item["type"],
-                    subtype=item["subtype"],
-                    description=None,
-                    masking=item["masking"],
-                )
+                item = {
+                    "type": item["type"],
+                    "subtype": item["subtype"],
+                    "description": None,
+                    "masking": item["masking"],
+                }
             if item not in out:
                 out.append(item)
     return out
@@ -267,15 +267,15 @@ def _nodes(conn: Connection, aliases: _Aliases, found: _Found, start: int, limit
         answer.ids[node] = str(NodeId.of_field(ns, nm, fname))
         kind = _type_of(types, lookup[grp], fname)
         answer.nodes.append(
-            ColumnNode(
-                id=answer.ids[node],
-                namespace=ns,
-                name=nm,
-                field=fname,
-                type=kind,
-                depth=depths[node],
-                aliases=others[grp],
-            )
+            {
+                "id": answer.ids[node],
+                "namespace": ns,
+                "name": nm,
+                "field": fname,
+                "type": kind,
+                "depth": depths[node],
+                "aliases": others[grp],
+            }
         )
     return answer
 
@@ -309,15 +309,15 @@ def _edges(
     ):
         src, dst, job, origin = key
         job_name = jobs.get(job)
-        edge = ColumnEdge(
-            source=ids[src],
-            target=ids[dst],
-            job=JobRef(namespace=job_name[0], name=job_name[1]) if job_name else None,
-            run_id=max((r.run_id for r in rows if r.run_id is not None), default=None),
-            origin="declared" if origin == "declared" else "observed",
-            indirect=all(r.indirect for r in rows),
-            transformations=_transformations(rows, dst not in hidden, parsed),
-        )
+        edge: ColumnEdge = {
+            "source": ids[src],
+            "target": ids[dst],
+            "job": JobRef(namespace=job_name[0], name=job_name[1]) if job_name else None,
+            "run_id": max((r.run_id for r in rows if r.run_id is not None), default=None),
+            "origin": "declared" if origin == "declared" else "observed",
+            "indirect": all(r.indirect for r in rows),
+            "transformations": _transformations(rows, dst not in hidden, parsed),
+        }
         out.append((key, edge))
     return out
 
@@ -339,22 +339,22 @@ def _feast_row(
     transformations = edge["transformations"]
     first = transformations[0] if transformations else None
     named = answer.named
-    return FeastColumnLineageRow(
-        dataset_namespace=named[dst[0]][0],
-        dataset_name=named[dst[0]][1],
-        output_field=dst_field,
-        input_namespace=named[src[0]][0],
-        input_name=named[src[0]][1],
-        input_field=found.fields.get(src) or "",
-        transformation_type=first["type"] if first else None,
-        transformation_description=first["description"] if first else None,
-        transformations_json=orjson.dumps(
+    return {
+        "dataset_namespace": named[dst[0]][0],
+        "dataset_name": named[dst[0]][1],
+        "output_field": dst_field,
+        "input_namespace": named[src[0]][0],
+        "input_name": named[src[0]][1],
+        "input_field": found.fields.get(src) or "",
+        "transformation_type": first["type"] if first else None,
+        "transformation_description": first["description"] if first else None,
+        "transformations_json": orjson.dumps(
             [{k: v for k, v in x.items() if v is not None} for x in transformations]
         ).decode(),
-        run_id=edge["run_id"],
-        updated_at=max(r.created_us for r in rows) // 1000,
-        direction=way,
-    )
+        "run_id": edge["run_id"],
+        "updated_at": max(r.created_us for r in rows) // 1000,
+        "direction": way,
+    }
 
 
 def column_lineage(

@@ -70,11 +70,11 @@ def _schema(facet: object) -> list[SchemaField] | None:
         if isinstance(item, dict) and isinstance(item.get("name"), str):
             kind, text = item.get("type"), item.get("description")
             out.append(
-                SchemaField(
-                    name=item["name"],
-                    type=kind if isinstance(kind, str) else None,
-                    description=text if isinstance(text, str) else None,
-                )
+                {
+                    "name": item["name"],
+                    "type": kind if isinstance(kind, str) else None,
+                    "description": text if isinstance(text, str) else None,
+                }
             )
     return out
 
@@ -119,36 +119,36 @@ def _node(
     dataset = dataset_fields(parsed) if r.kind == "dataset" else None
     job = job_fields(parsed) if r.kind == "job" else None
     schema = parsed.get("schema") if r.kind == "dataset" else None
-    return GraphNode(
-        type=r.kind,
-        namespace=r.namespace,
-        name=r.name,
-        producer=r.producer,
-        feast_object_type=feast["type"] if feast else None,
-        feast_object_name=feast["name"] if feast else None,
-        feast_project=feast["project"] if feast else None,
-        schema=schema if isinstance(schema, dict) else None,
-        job_type=job.job_type if job else None,
-        description=dataset.description if dataset else job.description if job else None,
-        source_type=dataset.source_type if dataset else None,
-        owner=dataset.owner_name if dataset else None,
-        owner_type=dataset.owner_type if dataset else None,
-        lifecycle_state=dataset.lifecycle_state if dataset else None,
-        current_version=None,
-        facets=shown,
-        id=key,
-        kind=r.kind,
-        created_at=r.created_us // 1000,
-        created_at_iso=_iso(r.created_us),
-        updated_at=ms(r.updated_us) if r.updated_us else None,
-        updated_at_iso=_iso(r.updated_us) if r.updated_us else None,
-        datasource_uri=r.datasource_uri,
-        schema_fields=_schema(schema),
-        feast=feast,
-        depth=depth,
-        has_column_lineage=with_columns,
-        latest_run_state=state,
-    )
+    return {
+        "type": r.kind,
+        "namespace": r.namespace,
+        "name": r.name,
+        "producer": r.producer,
+        "feast_object_type": feast["type"] if feast else None,
+        "feast_object_name": feast["name"] if feast else None,
+        "feast_project": feast["project"] if feast else None,
+        "schema": schema if isinstance(schema, dict) else None,
+        "job_type": job.job_type if job else None,
+        "description": dataset.description if dataset else job.description if job else None,
+        "source_type": dataset.source_type if dataset else None,
+        "owner": dataset.owner_name if dataset else None,
+        "owner_type": dataset.owner_type if dataset else None,
+        "lifecycle_state": dataset.lifecycle_state if dataset else None,
+        "current_version": None,
+        "facets": shown,
+        "id": key,
+        "kind": r.kind,
+        "created_at": r.created_us // 1000,
+        "created_at_iso": _iso(r.created_us),
+        "updated_at": ms(r.updated_us) if r.updated_us else None,
+        "updated_at_iso": _iso(r.updated_us) if r.updated_us else None,
+        "datasource_uri": r.datasource_uri,
+        "schema_fields": _schema(schema),
+        "feast": feast,
+        "depth": depth,
+        "has_column_lineage": with_columns,
+        "latest_run_state": state,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,20 +169,20 @@ def _edge(
 ) -> GraphEdge:
     """An edge: Feast's fields, then ours."""
     src, dst = source.node, target.node
-    return GraphEdge(
-        source_type=src.kind if src.kind == "job" else "dataset",
-        source_namespace=src.namespace,
-        source_name=src.name,
-        target_type=dst.kind if dst.kind == "job" else "dataset",
-        target_namespace=dst.namespace,
-        target_name=dst.name,
-        edge_type=kind,
-        updated_at=created_us // 1000,
-        source=source.key,
-        target=target.key,
-        type=kind,
-        origin=origin,
-    )
+    return {
+        "source_type": src.kind if src.kind == "job" else "dataset",
+        "source_namespace": src.namespace,
+        "source_name": src.name,
+        "target_type": dst.kind if dst.kind == "job" else "dataset",
+        "target_namespace": dst.namespace,
+        "target_name": dst.name,
+        "edge_type": kind,
+        "updated_at": created_us // 1000,
+        "source": source.key,
+        "target": target.key,
+        "type": kind,
+        "origin": origin,
+    }
 
 
 # job -> {dataset: when the edge was first seen}
@@ -240,20 +240,20 @@ def _symlinks(
     """The current symlinks touching the datasets, and a symlink edge where both are nodes."""
     for s in g.symlinks_touching(conn, dataset_ids, scope.ns_ids):
         built["symlinks"].append(
-            GraphSymlink(
-                dataset_namespace=s.namespace,
-                dataset_name=s.name,
-                linked_namespace=s.alias_namespace,
-                linked_name=s.alias_name,
-                link_type=link_type(s.source, s.alias_type),
-                updated_at=s.created_us // 1000,
-                dataset=str(NodeId.dataset(s.namespace, s.name)),
-                alias=str(NodeId.dataset(s.alias_namespace, s.alias_name)),
-                alias_namespace=s.alias_namespace,
-                alias_name=s.alias_name,
-                alias_type=s.alias_type,
-                source=s.source,
-            )
+            {
+                "dataset_namespace": s.namespace,
+                "dataset_name": s.name,
+                "linked_namespace": s.alias_namespace,
+                "linked_name": s.alias_name,
+                "link_type": link_type(s.source, s.alias_type),
+                "updated_at": s.created_us // 1000,
+                "dataset": str(NodeId.dataset(s.namespace, s.name)),
+                "alias": str(NodeId.dataset(s.alias_namespace, s.alias_name)),
+                "alias_namespace": s.alias_namespace,
+                "alias_name": s.alias_name,
+                "alias_type": s.alias_type,
+                "source": s.source,
+            }
         )
         if s.dataset_id in refs and s.alias_id in refs:
             owner, alias = refs[s.dataset_id], refs[s.alias_id]

@@ -17,6 +17,7 @@ from sqlalchemy import (
     CTE,
     BindParameter,
     ColumnElement,
+    CompoundSelect,
     Connection,
     FromClause,
     Integer,
@@ -129,6 +130,25 @@ def _groups_statement(scoped: bool) -> Select[int, int]:
     return select(walked.c.seed, walked.c.ds).distinct()
 
 
+@lru_cache(maxsize=1)
+def _linked_statement() -> CompoundSelect[int]:
+    s = t.dataset_symlinks.c
+    ids: BindParameter[list[int]] = bindparam("ids", expanding=True)
+    return union(
+        select(s.dataset_id).where(s.dataset_id.in_(ids)),
+        select(s.alias_id).where(s.alias_id.in_(ids)),
+    )
+
+
+def _linked(conn: Connection, ids: list[int]) -> list[int]:
+    """The datasets among ``ids`` at either end of a stored symlink (current or not)."""
+    out: set[int] = set()
+    for start in range(0, len(ids), _CHUNK):
+        rows = conn.execute(_linked_statement(), {"ids": ids[start : start + _CHUNK]})
+        out.update(int(i) for i in rows.scalars())
+    return sorted(out)
+
+
 class AliasGroups(NamedTuple):
     group: dict[int, int]  # dataset -> its group: the least id of its aliases and itself
     members: dict[int, frozenset[int]]  # group -> its datasets
@@ -137,18 +157,20 @@ class AliasGroups(NamedTuple):
 def alias_groups(conn: Connection, ids: Iterable[int], ns_ids: NsIds) -> AliasGroups:
     """The alias groups of ``ids``: each with every dataset its visible current symlinks reach.
 
-    One recursive query per 2,000 datasets. A hidden dataset, or one without
-    symlinks, is a group of its own.
+    A lookup of which datasets have symlinks at all, then one recursive
+    query per 2,000 of those. A hidden dataset, or one without symlinks, is
+    a group of its own.
     """
     wanted = sorted(set(ids))
     reach: dict[int, set[int]] = {i: {i} for i in wanted}
-    if ns_ids is None or ns_ids:
-        stmt = _groups_statement(ns_ids is not None)
-        scope = {} if ns_ids is None else {"ns_ids": sorted(ns_ids)}
-        for start in range(0, len(wanted), _CHUNK):
-            params = {"ids": wanted[start : start + _CHUNK], **scope}
-            for seed, ds in conn.execute(stmt, params):
-                reach[int(seed)].add(int(ds))
+    # Most datasets have no symlink: only those on a link start the walk.
+    linked = _linked(conn, wanted) if ns_ids is None or ns_ids else []
+    stmt = _groups_statement(ns_ids is not None)
+    scope = {} if ns_ids is None else {"ns_ids": sorted(ns_ids)}
+    for start in range(0, len(linked), _CHUNK):
+        params = {"ids": linked[start : start + _CHUNK], **scope}
+        for seed, ds in conn.execute(stmt, params):
+            reach[int(seed)].add(int(ds))
     group: dict[int, int] = {}
     members: dict[int, frozenset[int]] = {}
     for found in reach.values():
