@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from feast_lineage.consumer.schemas import FeastObject
+
 
 def mapped_project(namespace: str, mapping: Mapping[str, str]) -> str | None:
     """The Feast project ``namespace_mapping`` gives ``namespace``, if any."""
@@ -65,14 +67,14 @@ def feast_object(
     feast_type: str | None,
     node_facets: Mapping[str, Any],
     mapping: Mapping[str, str],
-) -> dict[str, Any] | None:
+) -> FeastObject | None:
     """``{"project", "type", "name"}`` of the Feast object a node stands for, or None."""
     if kind == "dataset" and feast_type is not None:
-        return {
-            "project": resolve_project(namespace, mapping),
-            "type": feast_type,
-            "name": _object_name(name, node_facets),
-        }
+        return FeastObject(
+            project=resolve_project(namespace, mapping),
+            type=feast_type,
+            name=_object_name(name, node_facets),
+        )
     if kind == "job":
         kind_facet = node_facets.get("feast_job_kind")
         if isinstance(kind_facet, dict):
@@ -80,12 +82,12 @@ def feast_object(
             if not isinstance(project, str) or not project:
                 project = resolve_project(namespace, mapping)
             job_kind = kind_facet.get("kind")
-            return {
-                "project": project,
-                "type": f"{job_kind}_job" if isinstance(job_kind, str) else "job",
-                "name": name,
-            }
+            return FeastObject(
+                project=project,
+                type=f"{job_kind}_job" if isinstance(job_kind, str) else "job",
+                name=name,
+            )
     project = mapped_project(namespace, mapping)
     if project is not None:
-        return {"project": project, "type": None, "name": name}
+        return FeastObject(project=project, type=None, name=name)
     return None

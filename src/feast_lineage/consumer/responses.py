@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ParamSpec
 
 import orjson
@@ -34,11 +34,9 @@ P = ParamSpec("P")
 
 
 async def answer(
-    func: Callable[P, BaseModel | dict[str, Any]],  # graph and columns: typed on branch typed-graph
-    *args: P.args,
-    **kwargs: P.kwargs,
+    func: Callable[P, BaseModel | Mapping[str, object]], *args: P.args, **kwargs: P.kwargs
 ) -> FastJSONResponse:
-    """Run ``func`` in a worker thread and render the response model it returns.
+    """Run ``func`` in a worker thread and render the response model (or TypedDict) it returns.
 
     Services build their answers as the response models the routes declare
     (validated as they are made), so the answer is rendered as it is,

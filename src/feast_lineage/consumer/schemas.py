@@ -7,7 +7,7 @@ compiler checks.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
 import orjson
 from pydantic import (
@@ -22,6 +22,7 @@ from pydantic_core import CoreSchema, core_schema
 from typing_extensions import TypedDict
 
 from feast_lineage.canonical_json import dumps_str
+from feast_lineage.consumer.lineage_model import Direction, EdgeType, Origin, Way
 
 # Facet name -> payload. Ingest takes only JSON objects as facets, whatever is in them.
 Facets = dict[str, dict[str, Any]]
@@ -281,261 +282,322 @@ class Health(BaseModel):
 # --- query API: graph, catalog, runs, administration ---------------------------
 
 
-class FeastObject(BaseModel):
+# The graph's and column lineage's answers are TypedDicts: their services build
+# thousands of nodes and edges a request, as plain dicts typed by these (a
+# pydantic model a node cost more than the queries; see CHANGELOG), and the
+# routes declare them, so the OpenAPI document is still generated from them.
+
+
+class FeastObject(TypedDict):
     """The Feast object a node stands for (from feast_* facets or namespace_mapping)."""
 
-    project: str | None = Field(description="The Feast project")
-    type: str | None = Field(
-        description="feature_view, on_demand_feature_view, stream_feature_view, "
-        "feature_service, data_source, entity, saved_dataset, online_store; "
-        "definition_job or transform_job for Feast jobs; null when only the mapping is known"
-    )
+    project: Annotated[str | None, Field(description="The Feast project")]
+    type: Annotated[
+        str | None,
+        Field(
+            description="feature_view, on_demand_feature_view, stream_feature_view, "
+            "feature_service, data_source, entity, saved_dataset, online_store; "
+            "definition_job or transform_job for Feast jobs; null when only the mapping is known"
+        ),
+    ]
     name: str
 
 
-class SchemaField(_EveryFieldSent):
+class SchemaField(TypedDict):
     name: str
-    type: str | None = None
-    description: str | None = None
+    type: str | None
+    description: str | None
 
 
-class GraphNode(_EveryFieldSent):
+NodeType = Literal["job", "dataset"]
+
+
+class GraphNode(TypedDict):
     # Feast's fields
-    type: Literal["job", "dataset"]
+    type: NodeType
     namespace: str
     name: str
-    producer: str | None = Field(description="The producer of the latest event about it")
-    feast_object_type: str | None = Field(description="The Feast object's type, if it is one")
+    producer: Annotated[str | None, Field(description="The producer of the latest event about it")]
+    feast_object_type: Annotated[
+        str | None, Field(description="The Feast object's type, if it is one")
+    ]
     feast_object_name: str | None
     feast_project: str | None
-    schema_: dict[str, Any] | None = Field(
-        alias="schema", description="The schema facet (a dataset's), if any"
-    )
-    job_type: str | None = Field(
-        description="A job's feast_jobKind kind, else its jobType's processingType or integration"
-    )
-    description: str | None = Field(description="The documentation facet's description")
-    source_type: str | None = Field(description="The dataSource facet's name (datasets)")
-    owner: str | None = Field(description="The first owner of the ownership facet (datasets)")
+    schema: Annotated[
+        dict[str, Any] | None, Field(description="The schema facet (a dataset's), if any")
+    ]
+    job_type: Annotated[
+        str | None,
+        Field(
+            description="A job's feast_jobKind kind, else its jobType's processingType or "
+            "integration"
+        ),
+    ]
+    description: Annotated[str | None, Field(description="The documentation facet's description")]
+    source_type: Annotated[str | None, Field(description="The dataSource facet's name (datasets)")]
+    owner: Annotated[
+        str | None, Field(description="The first owner of the ownership facet (datasets)")
+    ]
     owner_type: str | None
-    lifecycle_state: str | None = Field(description="The lifecycleStateChange facet's state")
-    current_version: int | None = Field(description="Always null: versions are not kept yet")
-    facets: Facets = Field(description="Facet name -> the latest payload")
+    lifecycle_state: Annotated[
+        str | None, Field(description="The lifecycleStateChange facet's state")
+    ]
+    current_version: Annotated[
+        int | None, Field(description="Always null: versions are not kept yet")
+    ]
+    facets: Annotated[Facets, Field(description="Facet name -> the latest payload")]
     # ours
-    id: str = Field(description='"job:{namespace}:{name}" or "dataset:{namespace}:{name}"')
-    kind: Literal["job", "dataset"] = Field(description="The same as type")
-    created_at: int = Field(description=_MS)
-    created_at_iso: str = Field(description=_ISO)
-    updated_at: int | None = Field(description="null for a job only named by a parent facet")
-    updated_at_iso: str | None = Field(description=_ISO)
-    datasource_uri: str | None = None
-    schema_fields: list[SchemaField] | None = Field(
-        default=None, description="Fields of the schema facet, if any"
-    )
-    feast: FeastObject | None = None
-    depth: int | None = Field(default=None, description="Steps from the center (subgraphs)")
-    has_column_lineage: bool = Field(
-        default=False, description="A dataset with current column edges (in or out)"
-    )
-    latest_run_state: str | None = Field(
-        default=None,
-        description="A job's latest run's state (RUNNING, COMPLETE, FAIL, ABORT or OTHER); "
-        "null for a dataset or a job that never ran",
-    )
+    id: Annotated[
+        str, Field(description='"job:{namespace}:{name}" or "dataset:{namespace}:{name}"')
+    ]
+    kind: Annotated[NodeType, Field(description="The same as type")]
+    created_at: Annotated[int, Field(description=_MS)]
+    created_at_iso: Annotated[str, Field(description=_ISO)]
+    updated_at: Annotated[
+        int | None, Field(description="null for a job only named by a parent facet")
+    ]
+    updated_at_iso: Annotated[str | None, Field(description=_ISO)]
+    datasource_uri: str | None
+    schema_fields: Annotated[
+        list[SchemaField] | None, Field(description="Fields of the schema facet, if any")
+    ]
+    feast: FeastObject | None
+    depth: Annotated[int | None, Field(description="Steps from the center (subgraphs)")]
+    has_column_lineage: Annotated[
+        bool, Field(description="A dataset with current column edges (in or out)")
+    ]
+    latest_run_state: Annotated[
+        str | None,
+        Field(
+            description="A job's latest run's state (RUNNING, COMPLETE, FAIL, ABORT or OTHER); "
+            "null for a dataset or a job that never ran"
+        ),
+    ]
 
 
-EdgeType = Literal[
-    "input", "output", "parent", "root", "symlink", "job_to_job", "dataset_to_dataset", "derived"
-]
-
-
-class GraphEdge(BaseModel):
+class GraphEdge(TypedDict):
     # Feast's fields
-    source_type: Literal["job", "dataset"]
+    source_type: NodeType
     source_namespace: str
     source_name: str
-    target_type: Literal["job", "dataset"]
+    target_type: NodeType
     target_namespace: str
     target_name: str
-    edge_type: EdgeType = Field(description="The same as type")
-    updated_at: int = Field(description="When it was first seen; " + _MS)
+    edge_type: Annotated[EdgeType, Field(description="The same as type")]
+    updated_at: Annotated[int, Field(description="When it was first seen; " + _MS)]
     # ours
-    source: str = Field(description="Node id")
-    target: str = Field(description="Node id")
-    type: EdgeType = Field(
-        description="input: dataset->job; output: job->dataset; parent/root: job->job; "
-        "symlink: dataset->its alias; job_to_job: a job feeds another (explicit lineage); "
-        "dataset_to_dataset: a dataset feeds another with no job between (explicit lineage); "
-        "derived: a dataset feeds another through a job of the answer that reads the one and "
-        "writes the other (Feast's derived edges: one per pair, whatever the job; "
-        "derived_edges names each job)"
-    )
-    origin: Literal["declared", "observed"] | None = Field(
-        default=None,
-        description="Explicit lineage (a lineage or jobDependencies facet): declared (a JobEvent "
-        "or DatasetEvent) or observed (a RunEvent); null for edges of inputs, outputs, "
-        "parents and symlinks",
-    )
+    source: Annotated[str, Field(description="Node id")]
+    target: Annotated[str, Field(description="Node id")]
+    type: Annotated[
+        EdgeType,
+        Field(
+            description="input: dataset->job; output: job->dataset; parent/root: job->job; "
+            "symlink: dataset->its alias; job_to_job: a job feeds another (explicit lineage); "
+            "dataset_to_dataset: a dataset feeds another with no job between (explicit "
+            "lineage); derived: a dataset feeds another through a job of the answer that reads "
+            "the one and writes the other (Feast's derived edges: one per pair, whatever the "
+            "job; derived_edges names each job)"
+        ),
+    ]
+    origin: Annotated[
+        Origin | None,
+        Field(
+            description="Explicit lineage (a lineage or jobDependencies facet): declared (a "
+            "JobEvent or DatasetEvent) or observed (a RunEvent); null for edges of inputs, "
+            "outputs, parents and symlinks"
+        ),
+    ]
 
 
-class DerivedEdge(BaseModel):
+class DerivedEdge(TypedDict):
     """dataset -> dataset through a job that reads one and writes the other."""
 
     source: str
     target: str
-    via: str = Field(description="The job's node id")
+    via: Annotated[str, Field(description="The job's node id")]
 
 
-class GraphSymlink(BaseModel):
+class GraphSymlink(TypedDict):
     # Feast's fields
     dataset_namespace: str
     dataset_name: str
-    linked_namespace: str = Field(description="The alias's namespace")
+    linked_namespace: Annotated[str, Field(description="The alias's namespace")]
     linked_name: str
-    link_type: str = Field(description="The symlink's type (TABLE, LOCATION...) or dataSource_uri")
-    updated_at: int = Field(description="When it was first seen; " + _MS)
+    link_type: Annotated[
+        str, Field(description="The symlink's type (TABLE, LOCATION...) or dataSource_uri")
+    ]
+    updated_at: Annotated[int, Field(description="When it was first seen; " + _MS)]
     # ours
-    dataset: str = Field(description="The dataset's node id")
-    alias: str = Field(description="The alias as a dataset node id (it may not be stored)")
+    dataset: Annotated[str, Field(description="The dataset's node id")]
+    alias: Annotated[
+        str, Field(description="The alias as a dataset node id (it may not be stored)")
+    ]
     alias_namespace: str
     alias_name: str
     alias_type: str | None
-    source: Literal["symlink", "datasource"] = Field(
-        description="symlink: a SymlinksDatasetFacet; datasource: matching dataSource URIs"
-    )
+    source: Annotated[
+        Literal["symlink", "datasource"],
+        Field(description="symlink: a SymlinksDatasetFacet; datasource: matching dataSource URIs"),
+    ]
 
 
-class Clamped(BaseModel):
+class Clamped(TypedDict):
     """A parameter served with another value than the one asked for (Feast accepts it)."""
 
-    parameter: str = Field(description="The query parameter, e.g. limit or depth")
+    parameter: Annotated[str, Field(description="The query parameter, e.g. limit or depth")]
     requested: int
-    used: int = Field(description="The value the answer was made with")
+    used: Annotated[int, Field(description="The value the answer was made with")]
     reason: str
 
 
 _CLAMPED = "Parameters served with another value than asked (empty when none was)"
 
 
-class GraphPage(BaseModel):
+class GraphPage(TypedDict):
     nodes: list[GraphNode]
-    edges: list[GraphEdge] = Field(
-        description="Every edge between two nodes of this page, derived edges included"
-    )
-    derived_edges: list[DerivedEdge] = Field(
-        description="dataset->dataset edges through a job of this page"
-    )
+    edges: Annotated[
+        list[GraphEdge],
+        Field(description="Every edge between two nodes of this page, derived edges included"),
+    ]
+    derived_edges: Annotated[
+        list[DerivedEdge], Field(description="dataset->dataset edges through a job of this page")
+    ]
     symlinks: list[GraphSymlink]
-    total_nodes: int = Field(description="Nodes of the whole (filtered) graph")
-    total_edges: int = Field(
-        description="Edges (incl. symlink edges, not derived edges) of the whole graph"
-    )
-    limit: int = Field(description="Nodes per page, as used (see clamped)")
+    total_nodes: Annotated[int, Field(description="Nodes of the whole (filtered) graph")]
+    total_edges: Annotated[
+        int, Field(description="Edges (incl. symlink edges, not derived edges) of the whole graph")
+    ]
+    limit: Annotated[int, Field(description="Nodes per page, as used (see clamped)")]
     offset: int
-    clamped: list[Clamped] = Field(description=_CLAMPED)
+    clamped: Annotated[list[Clamped], Field(description=_CLAMPED)]
 
 
-class Subgraph(BaseModel):
-    center: str = Field(description="The id of the node the subgraph is centered on")
-    depth: int = Field(description="As used (see clamped)")
-    direction: Literal["upstream", "downstream", "both"]
+class Subgraph(TypedDict):
+    center: Annotated[str, Field(description="The id of the node the subgraph is centered on")]
+    depth: Annotated[int, Field(description="As used (see clamped)")]
+    direction: Direction
     nodes: list[GraphNode]
     edges: list[GraphEdge]
     derived_edges: list[DerivedEdge]
     symlinks: list[GraphSymlink]
-    truncated: bool = Field(description="More nodes were in reach than limit; the nearest kept")
+    truncated: Annotated[
+        bool, Field(description="More nodes were in reach than limit; the nearest kept")
+    ]
     limit: int
-    clamped: list[Clamped] = Field(description=_CLAMPED)
+    clamped: Annotated[list[Clamped], Field(description=_CLAMPED)]
 
 
 # --- column lineage -------------------------------------------------------------
 
 
-class DatasetRef(BaseModel):
+class DatasetRef(TypedDict):
     namespace: str
     name: str
 
 
-class JobRef(BaseModel):
+class JobRef(TypedDict):
     namespace: str
     name: str
 
 
-class ColumnNode(_EveryFieldSent):
-    id: str = Field(
-        description='"field:{namespace}:{name}:{field}", or "dataset:{namespace}:{name}" for a '
-        "whole dataset (the output of dataset-level inputs)"
-    )
+class ColumnNode(TypedDict):
+    id: Annotated[
+        str,
+        Field(
+            description='"field:{namespace}:{name}:{field}", or "dataset:{namespace}:{name}" for '
+            "a whole dataset (the output of dataset-level inputs)"
+        ),
+    ]
     namespace: str
     name: str
-    field: str | None = Field(description="null: the whole dataset")
-    type: str | None = Field(default=None, description="The field's type, where a schema gives one")
-    depth: int = Field(description="Steps from the asked dataset's fields")
-    aliases: list[DatasetRef] = Field(
-        default_factory=list,
-        description="Symlinked aliases of the dataset: the same field of each is this node",
-    )
+    field: Annotated[str | None, Field(description="null: the whole dataset")]
+    type: Annotated[str | None, Field(description="The field's type, where a schema gives one")]
+    depth: Annotated[int, Field(description="Steps from the asked dataset's fields")]
+    aliases: Annotated[
+        list[DatasetRef],
+        Field(description="Symlinked aliases of the dataset: the same field of each is this node"),
+    ]
 
 
-class ColumnTransformation(_EveryFieldSent):
-    type: str = Field(description="DIRECT or INDIRECT")
-    subtype: str | None = Field(
-        default=None,
-        description="IDENTITY, TRANSFORMATION, AGGREGATION, FILTER, JOIN, GROUP_BY, SORT, "
-        "WINDOW, CONDITIONAL, ...; a 1-0 facet's transformationType (IDENTITY, MASKED)",
-    )
-    description: str | None = Field(
-        default=None,
-        description="Shown only when every input of the target field is visible to the caller",
-    )
-    masking: bool | None = None
+class ColumnTransformation(TypedDict):
+    type: Annotated[str, Field(description="DIRECT or INDIRECT")]
+    subtype: Annotated[
+        str | None,
+        Field(
+            description="IDENTITY, TRANSFORMATION, AGGREGATION, FILTER, JOIN, GROUP_BY, SORT, "
+            "WINDOW, CONDITIONAL, ...; a 1-0 facet's transformationType (IDENTITY, MASKED)"
+        ),
+    ]
+    description: Annotated[
+        str | None,
+        Field(
+            description="Shown only when every input of the target field is visible to the caller"
+        ),
+    ]
+    masking: bool | None
 
 
-class ColumnEdge(_EveryFieldSent):
-    source: str = Field(description="An input field's node id")
-    target: str = Field(description="The output field's (or whole dataset's) node id")
-    job: JobRef | None = Field(description="The job that reported it (null: a DatasetEvent)")
-    run_id: str | None = Field(description="The run whose event reported it, if a run did")
-    origin: Literal["observed", "declared"] = Field(
-        description="observed: a columnLineage facet, or the field entries of a lineage facet "
-        "of a RunEvent; declared: the field entries of a lineage facet of a JobEvent or "
-        "DatasetEvent"
-    )
-    indirect: bool = Field(description="Every transformation is INDIRECT")
+class ColumnEdge(TypedDict):
+    source: Annotated[str, Field(description="An input field's node id")]
+    target: Annotated[str, Field(description="The output field's (or whole dataset's) node id")]
+    job: Annotated[
+        JobRef | None, Field(description="The job that reported it (null: a DatasetEvent)")
+    ]
+    run_id: Annotated[
+        str | None, Field(description="The run whose event reported it, if a run did")
+    ]
+    origin: Annotated[
+        Origin,
+        Field(
+            description="observed: a columnLineage facet, or the field entries of a lineage "
+            "facet of a RunEvent; declared: the field entries of a lineage facet of a JobEvent "
+            "or DatasetEvent"
+        ),
+    ]
+    indirect: Annotated[bool, Field(description="Every transformation is INDIRECT")]
     transformations: list[ColumnTransformation]
 
 
-class FeastColumnLineageRow(BaseModel):
+class FeastColumnLineageRow(TypedDict):
     """One row of Feast 0.67's ``column_lineage`` answer: a direct edge touching the dataset."""
 
-    dataset_namespace: str = Field(description="The output dataset")
+    dataset_namespace: Annotated[str, Field(description="The output dataset")]
     dataset_name: str
     output_field: str
     input_namespace: str
     input_name: str
     input_field: str
-    transformation_type: str | None = Field(description="The first transformation's type")
+    transformation_type: Annotated[str | None, Field(description="The first transformation's type")]
     transformation_description: str | None
-    transformations_json: str | None = Field(description="Every transformation, as JSON text")
+    transformations_json: Annotated[
+        str | None, Field(description="Every transformation, as JSON text")
+    ]
     run_id: str | None
-    updated_at: int = Field(description="Milliseconds since the epoch")
-    direction: Literal["upstream", "downstream"]
+    updated_at: Annotated[int, Field(description="Milliseconds since the epoch")]
+    direction: Way
 
 
-class ColumnLineage(BaseModel):
+class ColumnLineage(TypedDict):
     dataset: DatasetRef
-    field: str | None = Field(description="The field asked for; null: every field")
+    field: Annotated[str | None, Field(description="The field asked for; null: every field")]
     depth: int
-    direction: Literal["upstream", "downstream", "both"]
-    indirect: bool = Field(description="Whether INDIRECT-only edges were followed")
-    nodes: list[ColumnNode] = Field(description="Field nodes, the nearest first")
-    edges: list[ColumnEdge] = Field(description="Every edge between two nodes of the answer")
-    truncated: bool = Field(description="More nodes were in reach than limit; the nearest kept")
+    direction: Direction
+    indirect: Annotated[bool, Field(description="Whether INDIRECT-only edges were followed")]
+    nodes: Annotated[list[ColumnNode], Field(description="Field nodes, the nearest first")]
+    edges: Annotated[
+        list[ColumnEdge], Field(description="Every edge between two nodes of the answer")
+    ]
+    truncated: Annotated[
+        bool, Field(description="More nodes were in reach than limit; the nearest kept")
+    ]
     limit: int
-    column_lineage: list[FeastColumnLineageRow] = Field(
-        description="Feast 0.67's shape: the direct field edges into (upstream) and out of "
-        "(downstream) the dataset"
-    )
+    column_lineage: Annotated[
+        list[FeastColumnLineageRow],
+        Field(
+            description="Feast 0.67's shape: the direct field edges into (upstream) and out of "
+            "(downstream) the dataset"
+        ),
+    ]
 
 
 class NamespaceItem(BaseModel):

@@ -500,7 +500,7 @@ export interface components {
              * @description observed: a columnLineage facet, or the field entries of a lineage facet of a RunEvent; declared: the field entries of a lineage facet of a JobEvent or DatasetEvent
              * @enum {string}
              */
-            origin: "observed" | "declared";
+            origin: "declared" | "observed";
             /**
              * Indirect
              * @description Every transformation is INDIRECT
@@ -1035,7 +1035,7 @@ export interface components {
              * Origin
              * @description Explicit lineage (a lineage or jobDependencies facet): declared (a JobEvent or DatasetEvent) or observed (a RunEvent); null for edges of inputs, outputs, parents and symlinks
              */
-            origin?: ("declared" | "observed") | null;
+            origin: ("declared" | "observed") | null;
         };
         /** GraphNode */
         GraphNode: {
@@ -1157,7 +1157,6 @@ export interface components {
             /**
              * Has Column Lineage
              * @description A dataset with current column edges (in or out)
-             * @default false
              */
             has_column_lineage: boolean;
             /**

@@ -13,10 +13,15 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import ReaderDep
 from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
-from feast_lineage.consumer.routes.params import decode_segments, encoded_segments
+from feast_lineage.consumer.routes.params import (
+    DirectionParam,
+    decode_segments,
+    encoded_segments,
+)
 from feast_lineage.consumer.schemas import ColumnLineage
-from feast_lineage.consumer.services.columns import Direction, column_lineage
+from feast_lineage.consumer.services.columns import column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
 
 router = APIRouter(tags=["columns"], responses=READ_ERRORS)
@@ -29,7 +34,6 @@ Field = Annotated[
     str | None,
     Query(min_length=1, description="One field (column) of the dataset; every field when absent"),
 ]
-DirectionParam = Annotated[Direction, Query(description="upstream, downstream or both")]
 Depth = Annotated[int, Query(ge=0, le=20, description="Steps from the field; 1: direct edges")]
 Indirect = Annotated[
     bool, Query(description="Follow INDIRECT edges (filters, joins, grouping) too")

@@ -9,22 +9,24 @@ routing, so the path form takes its segments from the raw request path.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import (
     NODE_TYPES,
+    DirectionParam,
     decode_segments,
     encoded_segments,
     enum_schema,
 )
 from feast_lineage.consumer.schemas import GraphPage, Subgraph
 from feast_lineage.consumer.services.bounds import MAX_DEPTH, MAX_GRAPH_PAGE
-from feast_lineage.consumer.services.graph import DirectionParam, NodeKind, graph_page, subgraph
+from feast_lineage.consumer.services.graph import graph_page, subgraph
 from feast_lineage.consumer.services.reader import StoreReader
 
 router = APIRouter(
@@ -43,7 +45,6 @@ Depth = Annotated[
         f"past {MAX_DEPTH} the walk stops at {MAX_DEPTH} and the answer says so under clamped",
     ),
 ]
-Direction = Annotated[DirectionParam, Query(description="upstream, downstream or both")]
 SubgraphLimit = Annotated[
     int, Query(ge=1, le=10_000, description="At most this many nodes, the nearest first")
 ]
@@ -78,7 +79,7 @@ async def _subgraph(
     namespace: str,
     name: str,
     depth: int,
-    direction: DirectionParam,
+    direction: Direction,
     limit: int,
 ) -> Response:
     if kind not in NODE_TYPES:
@@ -86,7 +87,7 @@ async def _subgraph(
             f"node type {kind!r} is not job or dataset; use /graph/job/... or /graph/dataset/...",
             code="invalid_parameter",
         )
-    node_kind: NodeKind = "job" if kind == "job" else "dataset"
+    node_kind: Literal["job", "dataset"] = "job" if kind == "job" else "dataset"
     if not namespace or not name:
         raise LineageError("the namespace and the name must not be empty", code="invalid_parameter")
     return await answer(
@@ -115,7 +116,7 @@ async def get_subgraph_by_query(
     namespace: Annotated[str, Query(min_length=1, description="The node's OpenLineage namespace")],
     name: Annotated[str, Query(min_length=1, description="The node's name")],
     depth: Depth = 3,
-    direction: Direction = "both",
+    direction: DirectionParam = "both",
     limit: SubgraphLimit = 2000,
 ) -> Response:
     return await _subgraph(read, type, namespace, name, depth, direction, limit)
@@ -152,7 +153,7 @@ async def get_subgraph(
     namespace: Annotated[str, Path(description="The namespace, percent-encoded")],
     name: Annotated[str, Path(description="The name, percent-encoded")],
     depth: Depth = 3,
-    direction: Direction = "both",
+    direction: DirectionParam = "both",
     limit: SubgraphLimit = 2000,
 ) -> Response:
     # The decoded path parameters split at every "/", encoded or not: the

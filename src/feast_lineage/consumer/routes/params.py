@@ -9,12 +9,13 @@ UUID (``format: uuid``), as OpenLineage producers write it.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import unquote
 
-from fastapi import Request
+from fastapi import Query, Request
 
 from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.event_time import EventTimeError, parse_us
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -23,6 +24,9 @@ NODE_TYPES = ("job", "dataset")
 UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 _UUID = re.compile(UUID_PATTERN)
 EXAMPLE_RUN_ID = "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
+
+# The direction of a subgraph or of column lineage.
+DirectionParam = Annotated[Direction, Query(description="upstream, downstream or both")]
 
 
 def either_case(values: tuple[str, ...]) -> list[str]:

@@ -3,28 +3,20 @@
 Feast 0.67's lineage server accepts some values ours cannot serve as asked
 (``graph?limit=0`` for every node, ``limit`` up to 10,000, ``depth`` up to
 50). Rather than refuse a Feast client, a service serves the nearest value
-it can and says so: each :class:`Clamped` names the parameter, the value
-asked for, the value used and why; answers list them under ``clamped``.
+it can and says so: each ``Clamped`` (of ``schemas.py``) names the parameter,
+the value asked for, the value used and why; answers list them under
+``clamped``.
 """
 
 from __future__ import annotations
 
-from typing import TypedDict
+from feast_lineage.consumer.schemas import Clamped
 
 # A page of the whole graph: past this a page costs more than paging does.
 MAX_GRAPH_PAGE = 5000
 # Steps of a subgraph walk: the walk's cost grows with each step, and every
 # real pipeline we have seen is fewer steps deep.
 MAX_DEPTH = 20
-
-
-class Clamped(TypedDict):
-    """One parameter served with another value than the one asked for."""
-
-    parameter: str
-    requested: int
-    used: int
-    reason: str
 
 
 def clamp_limit(requested: int, highest: int, found: list[Clamped]) -> int:

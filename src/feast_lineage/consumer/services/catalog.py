@@ -10,7 +10,6 @@ from feast_lineage.consumer.feast_shape import dataset_fields, facets_json, job_
 from feast_lineage.consumer.schemas import (
     DatasetItem,
     DatasetPage,
-    FeastObject,
     JobItem,
     JobPage,
     LatestRun,
@@ -132,7 +131,7 @@ def _dataset_item(
     r: DatasetRecord, own: dict[str, JsonObject], with_columns: bool, read: StoreReader
 ) -> DatasetItem:
     found = feast_object("dataset", r.namespace, r.name, r.feast_type, own, read.namespace_mapping)
-    feast = FeastObject(**found) if found else None
+    feast = found
     fields = dataset_fields(own)
     return DatasetItem(
         dataset_namespace=r.namespace,
@@ -142,9 +141,9 @@ def _dataset_item(
         description=fields.description,
         schema_text=fields.schema_json,
         facets_json=facets_json(own),
-        feast_object_type=feast.type if feast else None,
-        feast_object_name=feast.name if feast else None,
-        feast_project=feast.project if feast else None,
+        feast_object_type=feast["type"] if feast else None,
+        feast_object_name=feast["name"] if feast else None,
+        feast_project=feast["project"] if feast else None,
         owner_name=fields.owner_name,
         owner_type=fields.owner_type,
         lifecycle_state=fields.lifecycle_state,

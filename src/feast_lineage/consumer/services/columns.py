@@ -9,19 +9,21 @@ asked dataset when it is one of them, else after the first of them by
 The walk is one recursive query per direction
 (:mod:`feast_lineage.consumer.store.read.column_walk`): the current edges into
 (upstream) or out of (downstream) the fields reached so far, level by
-level, in the database; the service groups the datasets met by alias and
-builds the answer. Going upstream from a field also takes the edges into the whole dataset
-(its dataset-level inputs: filters, joins, grouping) unless INDIRECT edges
-are left out. The walk never steps onto a field of a namespace the caller
-may not see; a transformation description (free text, which may name
-anything) is shown only when every input of its target field is visible.
+level, in the database; the datasets met are grouped by alias by another
+recursive query over the same alias steps (:func:`.aliases.alias_groups`),
+and the service builds the answer, a
+:class:`~feast_lineage.consumer.schemas.ColumnLineage`. Going upstream from
+a field also takes the edges into the whole dataset (its dataset-level
+inputs: filters, joins, grouping) unless INDIRECT edges are left out. The
+walk never steps onto a field of a namespace the caller may not see; a
+transformation description (free text, which may name anything) is shown
+only when every input of its target field is visible.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
 
 import orjson
 from sqlalchemy import Connection
@@ -29,15 +31,24 @@ from sqlalchemy import Connection
 from feast_lineage.column_lineage import WHOLE_DATASET, field_hash
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
+from feast_lineage.consumer.lineage_model import Direction, NodeId, Way, ways
+from feast_lineage.consumer.schemas import (
+    ColumnEdge,
+    ColumnLineage,
+    ColumnNode,
+    ColumnTransformation,
+    DatasetRef,
+    FeastColumnLineageRow,
+    JobRef,
+)
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import columns as c
-from feast_lineage.consumer.store.read import graph as g
+from feast_lineage.consumer.store.read.aliases import alias_groups, alias_names
 from feast_lineage.consumer.store.read.column_walk import walk_columns
 from feast_lineage.identity import dataset_id
 
-Direction = Literal["upstream", "downstream", "both"]
-Way = Literal["upstream", "downstream"]
 Node = tuple[int, int]  # (alias group, field hash)
+Name = tuple[str, str]  # (namespace, name)
 
 
 @dataclass
@@ -46,52 +57,42 @@ class _Aliases:
 
     scope: Scope
     group: dict[int, int] = field(default_factory=dict)
-    members: dict[int, set[int]] = field(default_factory=dict)
-    names: dict[int, tuple[str, str]] = field(default_factory=dict)
+    members: dict[int, frozenset[int]] = field(default_factory=dict)
+    names: dict[int, Name] = field(default_factory=dict)
 
     def add(self, conn: Connection, ids: Iterable[int]) -> None:
-        """Put every dataset of ``ids`` (and its visible aliases, transitively) in a group.
-
-        One round of symlink lookups per step of the links, for all the new datasets together.
-        """
+        """Put every dataset of ``ids`` (and its visible aliases, transitively) in a group."""
         todo = {i for i in ids if i not in self.group}
-        links: list[tuple[int, int]] = []
-        seen, frontier = set(todo), set(todo)
-        while frontier:
-            found: set[int] = set()
-            for s in g.symlinks_touching(conn, frontier, self.scope.ns_ids):
-                self.names.setdefault(s.dataset_id, (s.namespace, s.name))
-                self.names.setdefault(s.alias_id, (s.alias_namespace, s.alias_name))
-                links.append((s.dataset_id, s.alias_id))
-                found.update((s.dataset_id, s.alias_id))
-            frontier = found - seen
-            seen |= found
-        parent = {i: i for i in seen}
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        for a, b in links:
-            ra, rb = root(a), root(b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-        components: dict[int, set[int]] = {}
-        for i in seen:
-            components.setdefault(root(i), set()).add(i)
-        for component in components.values():
-            first = min(component)
-            for member in component:
-                self.group[member] = first
-            self.members[first] = component
+        if todo:
+            found = alias_groups(conn, todo, self.scope.ns_ids)
+            self.group.update(found.group)
+            self.members.update(found.members)
 
     def datasets(self, groups: Iterable[int]) -> set[int]:
         out: set[int] = set()
         for grp in groups:
             out |= self.members[grp]
         return out
+
+    def name(self, conn: Connection, ids: set[int]) -> None:
+        """Learn the names of ``ids``: stored datasets', else as a symlink names the alias."""
+        for ds in c.dataset_names(conn, ids - set(self.names)).values():
+            self.names[ds.id] = (ds.namespace, ds.name)
+        for alias, named in alias_names(conn, ids - set(self.names)).items():
+            self.names[alias] = named
+
+    def representative(self, group: int, start: int) -> Name:
+        """The name of a group's node: the asked dataset's, else the first of its members'."""
+        members = self.members[group]
+        if start in members:
+            return self.names[start]
+        known = sorted(self.names[m] for m in members if m in self.names)
+        return known[0] if known else ("", "")
+
+    def others(self, group: int, named: Name) -> list[DatasetRef]:
+        """The group's other members by name: what a node of it lists as ``aliases``."""
+        known = {self.names[m] for m in self.members[group] if m in self.names}
+        return [DatasetRef(namespace=ns, name=nm) for ns, nm in sorted(known - {named})]
 
 
 @dataclass
@@ -101,19 +102,22 @@ class _Found:
     edges: dict[tuple[Node, Node, int, str], list[c.ColumnEdgeRead]] = field(default_factory=dict)
 
 
-def _walk(
-    conn: Connection,
-    aliases: _Aliases,
-    start: int,
-    field_name: str | None,
-    way: Way,
-    depth: int,
-    indirect: bool,
-    found: _Found,
-) -> None:
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """What a request asks for."""
+
+    start: int
+    field_name: str | None
+    depth: int
+    indirect: bool
+
+
+def _walk(conn: Connection, aliases: _Aliases, ask: _Ask, way: Way, found: _Found) -> None:
     """The walk from ``start`` (one recursive query), its datasets grouped by alias."""
+    start, field_name = ask.start, ask.field_name
     field_id = field_hash(field_name) if field_name is not None else None
-    walked = walk_columns(conn, start, field_id, way, depth, indirect, aliases.scope.ns_ids)
+    ns_ids = aliases.scope.ns_ids
+    walked = walk_columns(conn, start, field_id, way, ask.depth, ask.indirect, ns_ids)
     aliases.add(conn, {i for w in walked for i in (w.edge.src_dataset_id, w.edge.dst_dataset_id)})
     if field_id is not None:
         found.depths.setdefault((aliases.group[start], field_id), 0)
@@ -130,28 +134,26 @@ def _walk(
         found.edges.setdefault((src, dst, r.job_id, r.origin), []).append(r)
 
 
-def _node_id(namespace: str, name: str, field_name: str | None) -> str:
-    if field_name is None:
-        return f"dataset:{namespace}:{name}"
-    return f"field:{namespace}:{name}:{field_name}"
+def _fields_of(payload: str) -> list[tuple[str, object]] | None:
+    """(name, type) of each named field of a stored schema facet; None: it lists none."""
+    schema = orjson.loads(payload)
+    fields = schema.get("fields") if isinstance(schema, dict) else None
+    if not isinstance(fields, list):
+        return None
+    return [
+        (item["name"], item.get("type"))
+        for item in fields
+        if isinstance(item, dict) and isinstance(item.get("name"), str)
+    ]
 
 
 def _types(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
     out: dict[int, dict[str, str]] = {}
     for owner, payload in c.schema_payloads(conn, ids).items():
-        schema = orjson.loads(payload)
-        fields = schema.get("fields") if isinstance(schema, dict) else None
-        types: dict[str, str] = {}
-        for item in fields if isinstance(fields, list) else ():
-            if isinstance(item, dict):
-                name, kind = item.get("name"), item.get("type")
-                if isinstance(name, str) and isinstance(kind, str):
-                    types[name] = kind
-        out[owner] = types
+        fields = _fields_of(payload) or []
+        out[owner] = {name: kind for name, kind in fields if isinstance(kind, str)}
     return out
 
-
-Json = dict[str, Any]
 
 # An unknown field's error lists at most this many of the dataset's columns.
 _LISTED_COLUMNS = 30
@@ -162,14 +164,12 @@ def _schema_fields(conn: Connection, ids: Iterable[int]) -> list[str] | None:
     names: list[str] = []
     known = False
     for _owner, payload in sorted(c.schema_payloads(conn, ids).items()):
-        schema = orjson.loads(payload)
-        fields = schema.get("fields") if isinstance(schema, dict) else None
-        if not isinstance(fields, list):
+        fields = _fields_of(payload)
+        if fields is None:
             continue
         known = True
-        for item in fields:
-            name = item.get("name") if isinstance(item, dict) else None
-            if isinstance(name, str) and name not in names:
+        for name, _kind in fields:
+            if name not in names:
                 names.append(name)
     return names if known else None
 
@@ -189,11 +189,14 @@ def _require_field(conn: Connection, ids: Iterable[int], field_name: str, datase
     raise NotFound(f"no column `{field_name}` in {dataset}; {its}")
 
 
+_Parsed = dict[str, list[ColumnTransformation]]
+
+
 def _transformations(
-    rows: list[c.ColumnEdgeRead], shown: bool, parsed: dict[str, list[Json]]
-) -> list[Json]:
+    rows: list[c.ColumnEdgeRead], shown: bool, parsed: _Parsed
+) -> list[ColumnTransformation]:
     """The transformations of an edge's rows (its aliases' rows too), each once."""
-    out: list[Json] = []
+    out: list[ColumnTransformation] = []
     for r in rows:
         items = parsed.get(r.transformations)
         if items is None:
@@ -207,10 +210,151 @@ def _transformations(
                 for x in orjson.loads(r.transformations)
             ]
         for item in items:
-            x = item if shown or item["description"] is None else {**item, "description": None}
-            if x not in out:
-                out.append(x)
+            if not shown and item["description"] is not None:
+                item = {
+                    "type": item["type"],
+                    "subtype": item["subtype"],
+                    "description": None,
+                    "masking": item["masking"],
+                }
+            if item not in out:
+                out.append(item)
     return out
+
+
+def _start(conn: Connection, scope: Scope, namespace: str, name: str) -> _Aliases:
+    """The asked dataset's alias group; NotFound when there is no such visible dataset."""
+    start = dataset_id(namespace, name)
+    if not scope.allows(namespace) or (
+        not c.dataset_names(conn, [start]) and not c.column_edges(conn, "from", [start], None)
+    ):
+        raise NotFound(
+            f"no dataset named {name!r} in namespace {namespace!r}; "
+            "list them with GET /api/v1/lineage/openlineage/datasets"
+        )
+    aliases = _Aliases(scope)
+    aliases.names[start] = (namespace, name)
+    aliases.add(conn, [start])
+    return aliases
+
+
+@dataclass(slots=True)
+class _Answer:
+    """The nodes kept (the nearest ``limit``), what names them, and the edges among them."""
+
+    named: dict[int, Name]  # group -> the name its nodes carry
+    ids: dict[Node, str] = field(default_factory=dict)  # kept node -> its id
+    nodes: list[ColumnNode] = field(default_factory=list)
+    truncated: bool = False
+
+
+def _nodes(conn: Connection, aliases: _Aliases, found: _Found, start: int, limit: int) -> _Answer:
+    """The nearest ``limit`` field nodes, each named after its group, typed where a schema says."""
+    groups = {node[0] for node in found.depths}
+    members = aliases.datasets(groups)
+    aliases.name(conn, members)
+    answer = _Answer({grp: aliases.representative(grp, start) for grp in groups})
+    others = {grp: aliases.others(grp, answer.named[grp]) for grp in groups}
+    # Where a field's type is looked up: the asked dataset first, then the other members.
+    lookup = {grp: sorted(aliases.members[grp], key=lambda m: m != start) for grp in groups}
+    types = _types(conn, members)
+    depths, fields, named = found.depths, found.fields, answer.named
+    nearest = sorted(depths, key=lambda n: (depths[n], *named[n[0]], fields.get(n) or ""))
+    answer.truncated = len(nearest) > limit
+    for node in nearest[:limit]:
+        grp, fname = node[0], fields.get(node)
+        ns, nm = named[grp]
+        answer.ids[node] = str(NodeId.of_field(ns, nm, fname))
+        kind = _type_of(types, lookup[grp], fname)
+        answer.nodes.append(
+            {
+                "id": answer.ids[node],
+                "namespace": ns,
+                "name": nm,
+                "field": fname,
+                "type": kind,
+                "depth": depths[node],
+                "aliases": others[grp],
+            }
+        )
+    return answer
+
+
+def _type_of(types: dict[int, dict[str, str]], members: list[int], name: str | None) -> str | None:
+    """A field's type: the first member's schema that gives one."""
+    if name is None:
+        return None
+    for member in members:
+        kind = types.get(member, {}).get(name)
+        if kind is not None:
+            return kind
+    return None
+
+
+_EdgeKey = tuple[Node, Node, int, str]
+
+
+def _edges(
+    answer: _Answer,
+    kept: dict[_EdgeKey, list[c.ColumnEdgeRead]],
+    hidden: set[Node],
+    jobs: dict[int, tuple[str, str]],
+) -> list[tuple[_EdgeKey, ColumnEdge]]:
+    """The edges among the kept nodes, sorted by their ends' ids."""
+    ids = answer.ids
+    out: list[tuple[_EdgeKey, ColumnEdge]] = []
+    parsed: _Parsed = {}
+    for key, rows in sorted(
+        kept.items(), key=lambda kv: (ids[kv[0][0]], ids[kv[0][1]], kv[0][2], kv[0][3])
+    ):
+        src, dst, job, origin = key
+        job_name = jobs.get(job)
+        edge: ColumnEdge = {
+            "source": ids[src],
+            "target": ids[dst],
+            "job": JobRef(namespace=job_name[0], name=job_name[1]) if job_name else None,
+            "run_id": max((r.run_id for r in rows if r.run_id is not None), default=None),
+            "origin": "declared" if origin == "declared" else "observed",
+            "indirect": all(r.indirect for r in rows),
+            "transformations": _transformations(rows, dst not in hidden, parsed),
+        }
+        out.append((key, edge))
+    return out
+
+
+def _feast_row(
+    answer: _Answer,
+    key: _EdgeKey,
+    edge: ColumnEdge,
+    rows: list[c.ColumnEdgeRead],
+    found: _Found,
+    group: int,
+) -> FeastColumnLineageRow | None:
+    """Feast 0.67's row of an edge into or out of the asked dataset (None for another edge)."""
+    src, dst = key[0], key[1]
+    way: Way | None = "upstream" if dst[0] == group else "downstream" if src[0] == group else None
+    dst_field = found.fields.get(dst)
+    if way is None or dst_field is None:
+        return None
+    transformations = edge["transformations"]
+    first = transformations[0] if transformations else None
+    named = answer.named
+    return {
+        "dataset_namespace": named[dst[0]][0],
+        "dataset_name": named[dst[0]][1],
+        "output_field": dst_field,
+        "input_namespace": named[src[0]][0],
+        "input_name": named[src[0]][1],
+        "input_field": found.fields.get(src) or "",
+        "transformation_type": first["type"] if first else None,
+        "transformation_description": first["description"] if first else None,
+        "transformations_json": orjson.dumps(
+            [{k: v for k, v in x.items() if v is not None} for x in transformations]
+        ).decode(),
+        "run_id": edge["run_id"],
+        "updated_at": max(r.created_us for r in rows) // 1000,
+        "direction": way,
+    }
 
 
 def column_lineage(
@@ -223,145 +367,34 @@ def column_lineage(
     depth: int,
     indirect: bool,
     limit: int,
-) -> Json:
-    """The answer in the shape of :class:`~feast_lineage.consumer.schemas.ColumnLineage`.
-
-    Built as plain JSON-ready dicts, as the graph's answers are (tests
-    validate them against the model): a wide dataset's answer holds
-    thousands of objects, and pydantic models of them cost more than the
-    queries.
-    """
-    scope = read.scope
-    start = dataset_id(namespace, name)
+) -> ColumnLineage:
+    """The column lineage of a dataset (or one of its fields) within ``depth`` steps."""
+    ask = _Ask(dataset_id(namespace, name), field_name, depth, indirect)
     with read.engine.connect() as conn:
-        if not scope.allows(namespace) or (
-            not c.dataset_names(conn, [start]) and not c.column_edges(conn, "from", [start], None)
-        ):
-            raise NotFound(
-                f"no dataset named {name!r} in namespace {namespace!r}; "
-                "list them with GET /api/v1/lineage/openlineage/datasets"
-            )
-        aliases = _Aliases(scope)
-        aliases.names[start] = (namespace, name)
-        aliases.add(conn, [start])
-        group = aliases.group[start]
+        aliases = _start(conn, read.scope, namespace, name)
+        group = aliases.group[ask.start]
         found = _Found()
-        for way in ("upstream", "downstream") if direction == "both" else (direction,):
-            _walk(conn, aliases, start, field_name, way, depth, indirect, found)
+        for way in ways(direction):
+            _walk(conn, aliases, ask, way, found)
         if field_name is not None and not found.edges:
             _require_field(conn, aliases.members[group], field_name, name)
-        # Names of the datasets in reach: the stored ones, and every member of their groups.
-        groups = {node[0] for node in found.depths}
-        members = aliases.datasets(groups)
-        for ds in c.dataset_names(conn, members - set(aliases.names)).values():
-            aliases.names[ds.id] = (ds.namespace, ds.name)
-        named = {grp: _representative(aliases, grp, start) for grp in groups}
-        others = {grp: _aliases_of(aliases, grp, named[grp]) for grp in groups}
-        # Where a field's type is looked up: the asked dataset first, then the other members.
-        lookup = {grp: sorted(aliases.members[grp], key=lambda m: m != start) for grp in groups}
-        types = _types(conn, members)
-        depths, fields = found.depths, found.fields
-        nearest = sorted(depths, key=lambda n: (depths[n], *named[n[0]], fields.get(n) or ""))
-        kept = set(nearest[:limit])
-        truncated = len(nearest) > limit
-        nodes: list[Json] = []
-        ids: dict[Node, str] = {}
-        for node in nearest[:limit]:
-            grp = node[0]
-            ns, nm = named[grp]
-            fname = fields.get(node)
-            ids[node] = _node_id(ns, nm, fname)
-            kind = None
-            if fname is not None:
-                for member in lookup[grp]:
-                    kind = types.get(member, {}).get(fname)
-                    if kind is not None:
-                        break
-            nodes.append(
-                {
-                    "id": ids[node],
-                    "namespace": ns,
-                    "name": nm,
-                    "field": fname,
-                    "type": kind,
-                    "depth": depths[node],
-                    "aliases": others[grp],
-                }
-            )
-        kept_edges = {k: v for k, v in found.edges.items() if k[0] in kept and k[1] in kept}
-        hidden = _with_hidden_inputs(conn, aliases, {k[1] for k in kept_edges}, scope)
-        jobs = c.job_names(conn, {k[2] for k in kept_edges})
-    edges: list[Json] = []
-    feast: list[Json] = []
-    parsed: dict[str, list[Json]] = {}
-    for (src, dst, job, origin), rows in sorted(
-        kept_edges.items(), key=lambda kv: (ids[kv[0][0]], ids[kv[0][1]], kv[0][2], kv[0][3])
-    ):
-        transformations = _transformations(rows, dst not in hidden, parsed)
-        job_name = jobs.get(job)
-        run_id = max((r.run_id for r in rows if r.run_id is not None), default=None)
-        edges.append(
-            {
-                "source": ids[src],
-                "target": ids[dst],
-                "job": {"namespace": job_name[0], "name": job_name[1]} if job_name else None,
-                "run_id": run_id,
-                "origin": "declared" if origin == "declared" else "observed",
-                "indirect": all(r.indirect for r in rows),
-                "transformations": transformations,
-            }
-        )
-        row_dir: Way | None = (
-            "upstream" if dst[0] == group else "downstream" if src[0] == group else None
-        )
-        dst_field = fields.get(dst)
-        if row_dir is None or dst_field is None:
-            continue
-        first = transformations[0] if transformations else None
-        feast.append(
-            {
-                "dataset_namespace": named[dst[0]][0],
-                "dataset_name": named[dst[0]][1],
-                "output_field": dst_field,
-                "input_namespace": named[src[0]][0],
-                "input_name": named[src[0]][1],
-                "input_field": fields.get(src) or "",
-                "transformation_type": first["type"] if first else None,
-                "transformation_description": first["description"] if first else None,
-                "transformations_json": orjson.dumps(
-                    [{k: v for k, v in x.items() if v is not None} for x in transformations]
-                ).decode(),
-                "run_id": run_id,
-                "updated_at": max(r.created_us for r in rows) // 1000,
-                "direction": row_dir,
-            }
-        )
-    return {
-        "dataset": {"namespace": namespace, "name": name},
-        "field": field_name,
-        "depth": depth,
-        "direction": direction,
-        "indirect": indirect,
-        "nodes": nodes,
-        "edges": edges,
-        "truncated": truncated,
-        "limit": limit,
-        "column_lineage": feast,
-    }
-
-
-def _aliases_of(aliases: _Aliases, group: int, named: tuple[str, str]) -> list[Json]:
-    """The group's other members by name: what a node of it lists as ``aliases``."""
-    known = {aliases.names[m] for m in aliases.members[group] if m in aliases.names}
-    return [{"namespace": ns, "name": nm} for ns, nm in sorted(known - {named})]
-
-
-def _representative(aliases: _Aliases, group: int, start: int) -> tuple[str, str]:
-    members = aliases.members[group]
-    if start in members:
-        return aliases.names[start]
-    known = sorted(aliases.names[m] for m in members if m in aliases.names)
-    return known[0] if known else ("", "")
+        answer = _nodes(conn, aliases, found, ask.start, limit)
+        kept = {k: v for k, v in found.edges.items() if k[0] in answer.ids and k[1] in answer.ids}
+        hidden = _with_hidden_inputs(conn, aliases, {k[1] for k in kept}, read.scope)
+        edges = _edges(answer, kept, hidden, c.job_names(conn, {k[2] for k in kept}))
+    feast = [_feast_row(answer, key, edge, kept[key], found, group) for key, edge in edges]
+    return ColumnLineage(
+        dataset=DatasetRef(namespace=namespace, name=name),
+        field=field_name,
+        depth=depth,
+        direction=direction,
+        indirect=indirect,
+        nodes=answer.nodes,
+        edges=[edge for _key, edge in edges],
+        truncated=answer.truncated,
+        limit=limit,
+        column_lineage=[row for row in feast if row is not None],
+    )
 
 
 def _with_hidden_inputs(

@@ -1,18 +1,18 @@
 """The lineage graph: pages of the whole graph and subgraphs around one node.
 
-Responses are built as plain JSON-ready dicts in the shape of
-:class:`~feast_lineage.consumer.schemas.GraphPage` and
-:class:`~feast_lineage.consumer.schemas.Subgraph` (tests validate them against
-those models): a page holds thousands of facets, and building pydantic
-objects for them costs more than the queries.
+Answers are the TypedDicts of :mod:`~feast_lineage.consumer.schemas`
+(:class:`~feast_lineage.consumer.schemas.GraphPage`,
+:class:`~feast_lineage.consumer.schemas.Subgraph`), which the routes
+declare: a page holds thousands of facets, and building a pydantic object
+for each node and edge costs more than the queries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, TypedDict
 
 from sqlalchemy import Connection
 
@@ -20,17 +20,20 @@ from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_objects import feast_object
-from feast_lineage.consumer.feast_shape import (
-    NodeRef,
-    dataset_fields,
-    job_fields,
-    link_type,
-    ms,
-    node_fields,
+from feast_lineage.consumer.feast_shape import dataset_fields, job_fields, link_type, ms
+from feast_lineage.consumer.lineage_model import Direction, EdgeType, NodeId, Origin, ways
+from feast_lineage.consumer.schemas import (
+    Clamped,
+    DerivedEdge,
+    GraphEdge,
+    GraphNode,
+    GraphPage,
+    GraphSymlink,
+    SchemaField,
+    Subgraph,
 )
 from feast_lineage.consumer.services.bounds import (
     MAX_GRAPH_PAGE,
-    Clamped,
     clamp_depth,
     clamp_limit,
 )
@@ -39,37 +42,30 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import graph as g
 from feast_lineage.consumer.store.read.explicit import count_explicit_edges, explicit_edges_among
+from feast_lineage.consumer.store.read.graph import NodeKind, NodeRow
 from feast_lineage.consumer.store.read.jobs import latest_run_states
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id, job_id
 
-NodeKind = Literal["job", "dataset"]
-DirectionParam = Literal["upstream", "downstream", "both"]
 # A job reading m datasets and writing n makes m * n derived edges.
 _MAX_DERIVED = 50_000
 
 
-def node_key(kind: str, namespace: str, name: str) -> str:
-    return f"{kind}:{namespace}:{name}"
+class _Built(TypedDict):
+    """What a page and a subgraph share: the nodes, the edges among them, the symlinks."""
+
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    derived_edges: list[DerivedEdge]
+    symlinks: list[GraphSymlink]
 
 
-Json = dict[str, Any]
-
-
-@dataclass
-class _Built:
-    nodes: list[Json]
-    edges: list[Json]
-    derived: list[Json]
-    symlinks: list[Json]
-
-
-def _schema(facet: Any) -> list[Json] | None:
+def _schema(facet: object) -> list[SchemaField] | None:
     fields = facet.get("fields") if isinstance(facet, dict) else None
     if not isinstance(fields, list):
         return None
-    out: list[Json] = []
+    out: list[SchemaField] = []
     for item in fields:
         if isinstance(item, dict) and isinstance(item.get("name"), str):
             kind, text = item.get("type"), item.get("description")
@@ -83,9 +79,17 @@ def _schema(facet: Any) -> list[Json] | None:
     return out
 
 
+def node_key(kind: NodeKind, namespace: str, name: str) -> str:
+    """The id of a job or a dataset in the API (:class:`.NodeId`)."""
+    return str(NodeId(kind, namespace, name))
+
+
 # Formatting times is a visible share of a 500-node page; node times repeat
 # from page to page.
-_iso = lru_cache(maxsize=1 << 16)(to_iso)
+@lru_cache(maxsize=1 << 16)
+def _iso(us: int) -> str:
+    return to_iso(us) or ""
+
 
 # Facets a node's summary reads; the others are passed through untouched.
 _READ_FACETS = (
@@ -101,15 +105,16 @@ _READ_FACETS = (
 
 
 def _node(
-    r: Any,
+    r: NodeRow,
     key: str,
-    shown: Json,
-    parsed: Json,
+    facets: tuple[dict[str, Any], dict[str, Any]],
     mapping: Mapping[str, str],
-    depths: Mapping[int, int] | None,
+    depth: int | None,
     with_columns: bool,
-) -> Json:
+    state: str | None,
+) -> GraphNode:
     """A node: Feast's fields, then ours (:mod:`..feast_shape`)."""
+    shown, parsed = facets
     feast = feast_object(r.kind, r.namespace, r.name, r.feast_type, parsed, mapping)
     dataset = dataset_fields(parsed) if r.kind == "dataset" else None
     job = job_fields(parsed) if r.kind == "job" else None
@@ -133,122 +138,157 @@ def _node(
         "facets": shown,
         "id": key,
         "kind": r.kind,
-        "created_at": ms(r.created_us),
+        "created_at": r.created_us // 1000,
         "created_at_iso": _iso(r.created_us),
         "updated_at": ms(r.updated_us) if r.updated_us else None,
         "updated_at_iso": _iso(r.updated_us) if r.updated_us else None,
         "datasource_uri": r.datasource_uri,
         "schema_fields": _schema(schema),
         "feast": feast,
-        "depth": depths.get(r.id) if depths is not None else None,
+        "depth": depth,
         "has_column_lineage": with_columns,
+        "latest_run_state": state,
     }
 
 
+@dataclass(frozen=True, slots=True)
+class _Ref:
+    """A node of the answer: its id and the string the API names it by."""
+
+    node: NodeId
+    key: str
+
+
+def _ref(kind: NodeKind, namespace: str, name: str) -> _Ref:
+    node = NodeId(kind, namespace, name)
+    return _Ref(node, str(node))
+
+
 def _edge(
-    source: NodeRef, target: NodeRef, kind: str, created_us: int, origin: str | None = None
-) -> Json:
+    source: _Ref, target: _Ref, kind: EdgeType, created_us: int, origin: Origin | None = None
+) -> GraphEdge:
     """An edge: Feast's fields, then ours."""
+    src, dst = source.node, target.node
     return {
-        **node_fields("source", source),
-        **node_fields("target", target),
+        "source_type": src.kind if src.kind == "job" else "dataset",
+        "source_namespace": src.namespace,
+        "source_name": src.name,
+        "target_type": dst.kind if dst.kind == "job" else "dataset",
+        "target_namespace": dst.namespace,
+        "target_name": dst.name,
         "edge_type": kind,
-        "updated_at": ms(created_us),
-        "source": node_key(*source),
-        "target": node_key(*target),
+        "updated_at": created_us // 1000,
+        "source": source.key,
+        "target": target.key,
         "type": kind,
         "origin": origin,
     }
 
 
-def _build(
-    conn: Connection,
-    rows: Iterable[Any],
-    scope: Scope,
-    mapping: Mapping[str, str],
-    depths: Mapping[int, int] | None = None,
-) -> _Built:
-    rows = list(rows)
-    job_ids = {r.id for r in rows if r.kind == "job"}
-    dataset_ids = {r.id for r in rows if r.kind == "dataset"}
-    with_columns = has_column_lineage(conn, dataset_ids, scope)
-    states = latest_run_states(conn, job_ids)
-    job_facets = read_common.facets_of(conn, t.job_facets, job_ids, raw=True)
-    dataset_facets = read_common.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
-    keys: dict[int, str] = {}
-    refs: dict[int, NodeRef] = {}
-    nodes: list[Json] = []
-    for r in rows:
-        stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
-        shown, parsed = redaction.stored_facets(stored, scope, _READ_FACETS)
-        key = node_key(r.kind, r.namespace, r.name)
-        keys[r.id] = key
-        refs[r.id] = NodeRef(r.kind, r.namespace, r.name)
-        node = _node(r, key, shown, parsed, mapping, depths, r.id in with_columns)
-        node["latest_run_state"] = states.get(r.id)
-        nodes.append(node)
-    ids = set(keys)
-    edges: list[Json] = []
-    # job -> {dataset: when the edge was first seen}
-    inputs: dict[int, dict[int, int]] = {}
-    outputs: dict[int, dict[int, int]] = {}
+# job -> {dataset: when the edge was first seen}
+_Ends = dict[int, dict[int, int]]
 
-    def seen(ends: dict[int, dict[int, int]], job: int, dataset: int, created_us: int) -> None:
-        known = ends.setdefault(job, {})
-        known[dataset] = min(created_us, known.get(dataset, created_us))
 
+def _seen(ends: _Ends, job: int, dataset: int, created_us: int) -> None:
+    known = ends.setdefault(job, {})
+    known[dataset] = min(created_us, known.get(dataset, created_us))
+
+
+def _lineage_edges(conn: Connection, refs: dict[int, _Ref], built: _Built) -> None:
+    """The current lineage and explicit edges among the nodes, and Feast's derived edges."""
+    ids = set(refs)
+    inputs: _Ends = {}
+    outputs: _Ends = {}
     for e in g.edges_among(conn, ids):
-        edges.append(_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us))
+        built["edges"].append(_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us))
         if e.edge_type == "input":
-            seen(inputs, e.dst_id, e.src_id, e.created_us)
+            _seen(inputs, e.dst_id, e.src_id, e.created_us)
         elif e.edge_type == "output":
-            seen(outputs, e.src_id, e.dst_id, e.created_us)
+            _seen(outputs, e.src_id, e.dst_id, e.created_us)
     for x in explicit_edges_among(conn, ids):
-        edges.append(_edge(refs[x.src_id], refs[x.dst_id], x.edge_type, x.created_us, x.origin))
+        src, dst = refs[x.src_id], refs[x.dst_id]
+        built["edges"].append(_edge(src, dst, x.edge_type, x.created_us, x.origin))
         if x.edge_type == "input":
-            seen(inputs, x.dst_id, x.src_id, x.created_us)
+            _seen(inputs, x.dst_id, x.src_id, x.created_us)
         elif x.edge_type == "output":
-            seen(outputs, x.src_id, x.dst_id, x.created_us)
-    derived: list[Json] = []
-    # Feast's "derived" edges: one per (source, target), whatever job links them,
-    # first seen when both of the job's edges had been.
+            _seen(outputs, x.src_id, x.dst_id, x.created_us)
+    _derived(inputs, outputs, refs, built)
+
+
+def _derived(inputs: _Ends, outputs: _Ends, refs: dict[int, _Ref], built: _Built) -> None:
+    """Feast's "derived" edges: one per (source, target), whatever job links them.
+
+    First seen when both of the job's edges had been.
+    """
     pairs: dict[tuple[int, int], int] = {}
     for job, sources in sorted(inputs.items()):
         for src, read_us in sorted(sources.items()):
             for dst, wrote_us in sorted(outputs.get(job, {}).items()):
-                if src != dst and len(derived) < _MAX_DERIVED:
-                    derived.append({"source": keys[src], "target": keys[dst], "via": keys[job]})
+                if src != dst and len(built["derived_edges"]) < _MAX_DERIVED:
+                    built["derived_edges"].append(
+                        DerivedEdge(source=refs[src].key, target=refs[dst].key, via=refs[job].key)
+                    )
                     both_us = max(read_us, wrote_us)
                     pairs[(src, dst)] = min(both_us, pairs.get((src, dst), both_us))
     for (src, dst), created_us in pairs.items():
-        edges.append(_edge(refs[src], refs[dst], "derived", created_us))
-    symlinks: list[Json] = []
+        built["edges"].append(_edge(refs[src], refs[dst], "derived", created_us))
+
+
+def _symlinks(
+    conn: Connection, dataset_ids: set[int], refs: dict[int, _Ref], scope: Scope, built: _Built
+) -> None:
+    """The current symlinks touching the datasets, and a symlink edge where both are nodes."""
     for s in g.symlinks_touching(conn, dataset_ids, scope.ns_ids):
-        alias_key = node_key("dataset", s.alias_namespace, s.alias_name)
-        owner_key = node_key("dataset", s.namespace, s.name)
-        symlinks.append(
+        built["symlinks"].append(
             {
                 "dataset_namespace": s.namespace,
                 "dataset_name": s.name,
                 "linked_namespace": s.alias_namespace,
                 "linked_name": s.alias_name,
                 "link_type": link_type(s.source, s.alias_type),
-                "updated_at": ms(s.created_us),
-                "dataset": owner_key,
-                "alias": alias_key,
+                "updated_at": s.created_us // 1000,
+                "dataset": str(NodeId.dataset(s.namespace, s.name)),
+                "alias": str(NodeId.dataset(s.alias_namespace, s.alias_name)),
                 "alias_namespace": s.alias_namespace,
                 "alias_name": s.alias_name,
                 "alias_type": s.alias_type,
                 "source": s.source,
             }
         )
-        if s.dataset_id in ids and s.alias_id in ids:
-            edges.append(_edge(refs[s.dataset_id], refs[s.alias_id], "symlink", s.created_us))
-    edges.sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
-    return _Built(nodes, edges, derived, symlinks)
+        if s.dataset_id in refs and s.alias_id in refs:
+            owner, alias = refs[s.dataset_id], refs[s.alias_id]
+            built["edges"].append(_edge(owner, alias, "symlink", s.created_us))
 
 
-def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: int) -> Json:
+def _build(
+    conn: Connection,
+    rows: list[NodeRow],
+    scope: Scope,
+    mapping: Mapping[str, str],
+    depths: Mapping[int, int] | None = None,
+) -> _Built:
+    job_ids = {r.id for r in rows if r.kind == "job"}
+    dataset_ids = {r.id for r in rows if r.kind == "dataset"}
+    with_columns = has_column_lineage(conn, dataset_ids, scope)
+    states = latest_run_states(conn, job_ids)
+    job_facets = read_common.facets_of(conn, t.job_facets, job_ids, raw=True)
+    dataset_facets = read_common.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
+    refs: dict[int, _Ref] = {}
+    built = _Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
+    for r in rows:
+        stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
+        facets = redaction.stored_facets(stored, scope, _READ_FACETS)
+        ref = refs[r.id] = _ref(r.kind, r.namespace, r.name)
+        depth = depths.get(r.id) if depths is not None else None
+        node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, states.get(r.id))
+        built["nodes"].append(node)
+    _lineage_edges(conn, refs, built)
+    _symlinks(conn, dataset_ids, refs, scope, built)
+    built["edges"].sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
+    return built
+
+
+def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: int) -> GraphPage:
     """A page of ``limit`` nodes (0, Feast's "no limit", and past the most: the most)."""
     clamped: list[Clamped] = []
     limit = clamp_limit(limit, MAX_GRAPH_PAGE, clamped)
@@ -259,17 +299,14 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
         rows = g.node_page(conn, ns_ids, total, offset, limit)
         built = _build(conn, rows, scope, mapping)
         total_edges = g.count_edges(conn, ns_ids) + count_explicit_edges(conn, ns_ids)
-    return {
-        "nodes": built.nodes,
-        "edges": built.edges,
-        "derived_edges": built.derived,
-        "symlinks": built.symlinks,
-        "total_nodes": total,
-        "total_edges": total_edges,
-        "limit": limit,
-        "offset": offset,
-        "clamped": clamped,
-    }
+    return GraphPage(
+        **built,
+        total_nodes=total,
+        total_edges=total_edges,
+        limit=limit,
+        offset=offset,
+        clamped=clamped,
+    )
 
 
 def _visible_start(
@@ -283,9 +320,21 @@ def _visible_start(
     """
     if not scope.allows(namespace):
         return None
-    if g.find_node(conn, kind, node_id, scope.ns_ids) is not None:
+    if g.has_node(conn, kind, node_id, scope.ns_ids):
         return node_id
     return g.alias_owner(conn, node_id, scope.ns_ids) if kind == "dataset" else None
+
+
+def _reach(
+    conn: Connection, start: int, direction: Direction, depth: int, scope: Scope
+) -> dict[int, int]:
+    """Node id -> its least distance from ``start`` of every node the walks reach."""
+    depths: dict[int, int] = {}
+    for way in ways(direction):
+        for node, level in g.walk(conn, start, way, depth, scope.ns_ids).items():
+            if node not in depths or level < depths[node]:
+                depths[node] = level
+    return depths
 
 
 def subgraph(
@@ -295,9 +344,9 @@ def subgraph(
     namespace: str,
     name: str,
     depth: int,
-    direction: DirectionParam,
+    direction: Direction,
     limit: int,
-) -> Json:
+) -> Subgraph:
     clamped: list[Clamped] = []
     depth = clamp_depth(depth, clamped)
     scope, mapping = read.scope, read.namespace_mapping
@@ -310,12 +359,7 @@ def subgraph(
                 "list them with GET /api/v1/lineage/openlineage/"
                 + ("jobs" if kind == "job" else "datasets")
             )
-        start = node
-        depths: dict[int, int] = {}
-        for way in ("upstream", "downstream") if direction == "both" else (direction,):
-            for node, level in g.walk(conn, start, way, depth, scope.ns_ids).items():
-                if node not in depths or level < depths[node]:
-                    depths[node] = level
+        depths = _reach(conn, node, direction, depth, scope)
         # Aliases that were never seen as datasets are in reach but are not
         # nodes: look at a few more than ``limit`` ids to fill the page.
         nearest = sorted(depths, key=lambda n: (depths[n], n))
@@ -323,17 +367,13 @@ def subgraph(
         rows = g.nodes_by_id(conn, considered, scope.ns_ids)
         rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
         truncated = len(rows) > limit or len(considered) < len(nearest)
-        rows = rows[:limit]
-        built = _build(conn, rows, scope, mapping, depths)
-    return {
-        "center": node_key(kind, namespace, name),
-        "depth": depth,
-        "direction": direction,
-        "nodes": built.nodes,
-        "edges": built.edges,
-        "derived_edges": built.derived,
-        "symlinks": built.symlinks,
-        "truncated": truncated,
-        "limit": limit,
-        "clamped": clamped,
-    }
+        built = _build(conn, rows[:limit], scope, mapping, depths)
+    return Subgraph(
+        center=str(NodeId(kind, namespace, name)),
+        depth=depth,
+        direction=direction,
+        **built,
+        truncated=truncated,
+        limit=limit,
+        clamped=clamped,
+    )

@@ -31,34 +31,38 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
+    CTE,
     BigInteger,
+    CompoundSelect,
     Connection,
+    FromClause,
     Integer,
+    Select,
     and_,
     bindparam,
-    case,
     cast,
     exists,
     func,
     literal,
     literal_column,
-    or_,
     select,
-    true,
     union_all,
 )
 
 from feast_lineage.column_lineage import WHOLE_DATASET
+from feast_lineage.consumer.lineage_model import Way
+from feast_lineage.consumer.store.read.aliases import alias_steps
 from feast_lineage.consumer.store.read.columns import (
     ColumnEdgeRead,
     current_column_edge,
     edge_columns,
 )
 from feast_lineage.consumer.store.read.common import NsIds
-from feast_lineage.consumer.store.read.graph import current_symlink
+from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
 
-Way = Literal["upstream", "downstream"]
+_Row = tuple[Any, ...]  # a ColumnEdgeRead and the depth of its near end
+_Kind = Literal["field", "every", "whole"]  # the edges out of a field, every field, the dataset
 EVERY_FIELD = -1  # the walk's seed for every field of a dataset (field hashes are >= 0)
 _WIDEST = literal_column("9223372036854775807", BigInteger)
 
@@ -87,19 +91,36 @@ def _followed(e: Any, way: Way, indirect: bool, scoped: bool) -> Any:
     return and_(*cond)
 
 
-def _visible_dataset(dataset: Any, scoped: bool) -> Any:
-    d = t.datasets.alias(f"owner_{dataset.table.name}")
-    cond = [d.c.id == dataset]
-    if scoped:
-        cond.append(d.c.ns_id.in_(bindparam("ns_ids", expanding=True)))
-    return exists().where(*cond).correlate_except(d)
+def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool) -> list[Step]:
+    """From a field: along its edges, every field's edges, the dataset-level inputs, aliases."""
+    by_field = t.column_edges.alias("by_field")
+    every = t.column_edges.alias("every_field")
+    near0, nearf0, far0, farf0, _ = _ends(by_field, way)
+    near1, _, far1, farf1, _ = _ends(every, way)
+    on_field = and_(near0 == w.c.ds, nearf0 == w.c.fld, _followed(by_field, way, indirect, scoped))
+    on_every = and_(
+        w.c.fld == EVERY_FIELD, near1 == w.c.ds, _followed(every, way, indirect, scoped)
+    )
+    steps = [
+        Step(by_field, on_field, (far0, farf0), far0, deeper=True),
+        Step(every, on_every, (far1, farf1), far1, deeper=True),
+    ]
+    if way == "upstream" and indirect:
+        whole = t.column_edges.alias("whole")
+        _, _, far2, farf2, _ = _ends(whole, "upstream")
+        on_whole = and_(
+            w.c.fld != EVERY_FIELD,
+            whole.c.dst_dataset_id == w.c.ds,
+            whole.c.dst_field_id == WHOLE_DATASET,
+            _followed(whole, "upstream", indirect, scoped),
+        )
+        steps.append(Step(whole, on_whole, (far2, farf2), far2, deeper=True))
+    return [*steps, *alias_steps(w.c.ds, lambda found: (found, w.c.fld), scoped)]
 
 
 @lru_cache(maxsize=16)
-def _walk_statement(way: Way, indirect: bool, scoped: bool) -> Any:
+def _walk_statement(way: Way, indirect: bool, scoped: bool) -> CompoundSelect[*_Row]:
     """The walk as one statement, built once: parameters start, field, depth, ns_ids."""
-    depth = bindparam("depth", type_=Integer)
-    hops = union_all(*(select(literal(k, Integer).label("k")) for k in range(5))).subquery("hops")
     seed = select(
         cast(bindparam("start", type_=BigInteger), BigInteger).label("ds"),
         # MariaDB types a recursive query's columns by its seed's values: the
@@ -107,90 +128,19 @@ def _walk_statement(way: Way, indirect: bool, scoped: bool) -> Any:
         (cast(bindparam("field", type_=BigInteger), BigInteger) + 0 * _WIDEST).label("fld"),
         cast(literal(0), Integer).label("depth"),
     )
-    walked = seed.cte("column_walk", recursive=True)
-    w = walked.alias("w")
-    by_field = t.column_edges.alias("by_field")
-    every = t.column_edges.alias("every_field")
-    whole = t.column_edges.alias("whole")
-    s1 = t.dataset_symlinks.alias("s1")
-    s2 = t.dataset_symlinks.alias("s2")
-    near0, nearf0, far0, farf0, _ = _ends(by_field, way)
-    near1, _, far1, farf1, _ = _ends(every, way)
-    _, _, far2, farf2, _ = _ends(whole, "upstream")
-    on_field = and_(
-        hops.c.k == 0,
-        near0 == w.c.ds,
-        nearf0 == w.c.fld,
-        w.c.depth < depth,
-        _followed(by_field, way, indirect, scoped),
-    )
-    on_every = and_(
-        hops.c.k == 1,
-        w.c.fld == EVERY_FIELD,
-        near1 == w.c.ds,
-        w.c.depth < depth,
-        _followed(every, way, indirect, scoped),
-    )
-    walk_whole = way == "upstream" and indirect
-    on_whole = and_(
-        hops.c.k == 2,
-        w.c.fld != EVERY_FIELD,
-        whole.c.dst_dataset_id == w.c.ds,
-        whole.c.dst_field_id == WHOLE_DATASET,
-        w.c.depth < depth,
-        _followed(whole, "upstream", indirect, scoped),
-    )
-    on_alias = and_(
-        hops.c.k == 3,
-        s1.c.dataset_id == w.c.ds,
-        current_symlink(s1),
-        _visible_dataset(s1.c.dataset_id, scoped),
-    )
-    on_owner = and_(
-        hops.c.k == 4,
-        s2.c.alias_id == w.c.ds,
-        current_symlink(s2),
-        _visible_dataset(s2.c.dataset_id, scoped),
-    )
-    if scoped:
-        on_alias = and_(on_alias, s1.c.alias_ns_id.in_(bindparam("ns_ids", expanding=True)))
-        on_owner = and_(on_owner, s2.c.alias_ns_id.in_(bindparam("ns_ids", expanding=True)))
-    far_ds: list[Any] = [(hops.c.k == 0, far0), (hops.c.k == 1, far1)]
-    far_field: list[Any] = [(hops.c.k == 0, farf0), (hops.c.k == 1, farf1)]
-    joined = w.join(hops, true()).outerjoin(by_field, on_field).outerjoin(every, on_every)
-    met = [far0.is_not(None), far1.is_not(None)]
-    if walk_whole:
-        far_ds.append((hops.c.k == 2, far2))
-        far_field.append((hops.c.k == 2, farf2))
-        joined = joined.outerjoin(whole, on_whole)
-        met.append(far2.is_not(None))
-    step = (
-        select(
-            case(*far_ds, (hops.c.k == 3, s1.c.alias_id), else_=s2.c.dataset_id),
-            case(*far_field, else_=w.c.fld),
-            case((hops.c.k <= 2, w.c.depth + 1), else_=w.c.depth),
-        )
-        .select_from(joined.outerjoin(s1, on_alias).outerjoin(s2, on_owner))
-        .where(or_(*met, s1.c.alias_id.is_not(None), s2.c.dataset_id.is_not(None)))
-    )
-    walked = walked.union(step)
+    walked = recursive_walk("column_walk", seed, lambda w: _walk_steps(w, way, indirect, scoped))
     reached = (
         select(walked.c.ds, walked.c.fld, func.min(walked.c.depth).label("depth"))
         .group_by(walked.c.ds, walked.c.fld)
         .cte("reached")
     )
-    parts = [
-        _edges_from(reached, way, indirect, scoped, "field"),
-        _edges_from(reached, way, indirect, scoped, "every"),
-    ]
-    if walk_whole:
-        parts.append(_edges_from(reached, way, indirect, scoped, "whole"))
-    return union_all(*parts)
+    kinds: list[_Kind] = ["field", "every"]
+    if way == "upstream" and indirect:
+        kinds.append("whole")
+    return union_all(*(_edges_from(reached, way, indirect, scoped, kind) for kind in kinds))
 
 
-def _edges_from(
-    reached: Any, way: Way, indirect: bool, scoped: bool, kind: Literal["field", "every", "whole"]
-) -> Any:
+def _edges_from(reached: CTE, way: Way, indirect: bool, scoped: bool, kind: _Kind) -> Select[*_Row]:
     """The current edges out of the reached nodes below ``depth``, each with its near level."""
     e = t.column_edges.alias(f"out_{kind}")
     p = t.column_lineage.alias(f"out_{kind}_pointer")

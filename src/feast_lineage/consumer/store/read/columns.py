@@ -3,7 +3,7 @@
 A column edge is current when it belongs to the payload its (output
 dataset, job, origin) pointer names (:data:`~.tables.column_lineage`) and
 the job still writes the dataset: the run of its latest event that listed
-outputs wrote it (as for dataset edges, :func:`.traversal.current_edge`);
+outputs wrote it (as for dataset edges, :func:`.graph.current_edge`);
 a DatasetEvent's edges (job 0) and a job's that recorded no such run are
 current while their pointer names them. Each lookup is by an index: edges
 by (output dataset, output field), the primary key's prefix, or by (input
@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import Connection, and_, bindparam, exists, select
+from sqlalchemy import ColumnElement, Connection, FromClause, and_, bindparam, exists, select
 
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.schema import tables as t
@@ -49,7 +49,7 @@ class ColumnEdgeRead(NamedTuple):
     created_us: int
 
 
-def current_column_edge(edges: Any, pointers: Any) -> Any:
+def current_column_edge(edges: FromClause, pointers: FromClause) -> ColumnElement[bool]:
     """The join condition of a column edge with its pointer, when the edge is current."""
     e, p = edges.c, pointers.c
     j = t.jobs.alias("column_job")
@@ -75,7 +75,7 @@ def current_column_edge(edges: Any, pointers: Any) -> Any:
     )
 
 
-def edge_columns(e: Any, p: Any) -> tuple[Any, ...]:
+def edge_columns(e: FromClause, p: FromClause) -> tuple[ColumnElement[object], ...]:
     """What a read of column edge ``e`` with its pointer ``p`` selects (:class:`ColumnEdgeRead`)."""
     return (
         e.c.dst_dataset_id,

@@ -4,7 +4,7 @@ An explicit edge is current when its payload is the one its (owner, facet,
 origin) pointer names (:data:`~.tables.explicit_lineage`): the latest
 declaration (or observation) of that facet wins, whatever the arrival
 order, and earlier payloads' edges stay stored as history. One primary key
-lookup an edge. The walk (:mod:`.traversal`) follows these edges too.
+lookup an edge. The walk (:mod:`.graph`) follows these edges too.
 Statements read every namespace unless given ``ns_ids``; callers pass only
 visible node ids, so both ends of what they get back are visible.
 """
@@ -15,8 +15,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, exists, func, select
+from sqlalchemy import ColumnElement, Connection, FromClause, bindparam, exists, func, select
 
+from feast_lineage.consumer.lineage_model import EdgeType, Origin
 from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
 from feast_lineage.consumer.store.schema import tables as t
 
@@ -26,14 +27,14 @@ _CHUNK = 2000
 class ExplicitEdgeRead(NamedTuple):
     src_id: int
     dst_id: int
-    edge_type: str
+    edge_type: EdgeType  # input, output, job_to_job or dataset_to_dataset
     src_kind: str
     dst_kind: str
-    origin: str
+    origin: Origin
     created_us: int  # when the earliest current payload stating it was seen
 
 
-def current_explicit_edge(edges: Any) -> Any:
+def current_explicit_edge(edges: FromClause) -> ColumnElement[bool]:
     """Whether an edge of ``edges`` (the explicit edges table or an alias) is current."""
     e = edges.c
     p = t.explicit_lineage.alias("explicit_pointer")

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
     BigInteger,
+    ColumnElement,
     Connection,
+    FromClause,
     Integer,
+    Select,
     String,
     and_,
     bindparam,
@@ -38,17 +41,63 @@ from sqlalchemy import (
     func,
     literal,
     literal_column,
-    or_,
     select,
     true,
     union_all,
 )
 
+from feast_lineage.consumer.lineage_model import EdgeType, Way
+from feast_lineage.consumer.store.read.aliases import alias_steps
+from feast_lineage.consumer.store.read.aliases import current_symlink as current_symlink
 from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all
 from feast_lineage.consumer.store.read.explicit import current_explicit_edge
+from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
 
-Direction = Literal["upstream", "downstream"]
+NodeKind = Literal["job", "dataset"]
+
+
+class NodeRow(NamedTuple):
+    """A job or a dataset of the graph."""
+
+    kind: NodeKind
+    id: int
+    ns_id: int
+    namespace: str
+    name: str
+    producer: str | None
+    created_us: int
+    updated_us: int | None
+    datasource_uri: str | None  # datasets only
+    feast_type: str | None  # datasets only
+
+
+class EdgeRow(NamedTuple):
+    """A current lineage edge (input, output, parent or root)."""
+
+    src_id: int
+    dst_id: int
+    edge_type: EdgeType  # input, output, parent or root
+    src_kind: str
+    dst_kind: str
+    created_us: int
+
+
+class SymlinkRow(NamedTuple):
+    """A current symlink: the dataset ``dataset_id`` (``namespace``, ``name``) names an alias."""
+
+    dataset_id: int
+    alias_id: int
+    alias_ns_id: int
+    alias_namespace: str
+    alias_name: str
+    alias_type: str | None
+    source: Literal["symlink", "datasource"]
+    created_us: int
+    namespace: str
+    name: str
+
+
 FOLLOWED_EDGES = ("input", "output", "parent")
 _CHUNK = 2000
 
@@ -95,7 +144,7 @@ def count_nodes(conn: Connection, ns_ids: NsIds) -> int:
     )
 
 
-def current_edge(edges: Any) -> Any:
+def current_edge(edges: FromClause) -> ColumnElement[bool]:
     """Whether an edge of ``edges`` (the edges table or an alias) is part of the current graph.
 
     Parent and root edges always are. An input edge is when the run of its
@@ -123,50 +172,6 @@ def current_edge(edges: Any) -> Any:
     )
 
 
-def current_symlink(links: Any) -> Any:
-    """Whether a symlink of ``links`` (the symlinks table or an alias) is current.
-
-    A link from a SymlinksDatasetFacet is, unless the dataset's latest
-    symlinks facet is a payload whose aliases were recorded and it does not
-    list this one (aliases stored before migration 0005 stay current until
-    the facet changes). A link between equal dataSource URIs is while the
-    two datasets' URIs (or one's URI and the other's identity) are equal.
-    A few primary key lookups a link.
-    """
-    s = links.c
-    f = t.dataset_facets.alias("link_facet")
-    listed = t.symlink_listings.alias("link_listed")
-    marked = t.symlink_listings.alias("link_marked")
-    owner = t.datasets.alias("link_owner")
-    alias = t.datasets.alias("link_alias")
-    recorded = (
-        exists()
-        .where(marked.c.blob_id == f.c.blob_id, marked.c.alias_id == t.LISTED)
-        .correlate_except(marked)
-    )
-    lists_it = (
-        exists()
-        .where(listed.c.blob_id == f.c.blob_id, listed.c.alias_id == s.alias_id)
-        .correlate_except(listed)
-    )
-    dropped = (
-        exists()
-        .where(f.c.owner_id == s.dataset_id, f.c.name == "symlinks", recorded, ~lists_it)
-        .correlate_except(f)
-    )
-    same_uri = (
-        exists()
-        .where(
-            owner.c.id == s.dataset_id,
-            alias.c.id == s.alias_id,
-            owner.c.uri_id.is_not(None),
-            or_(owner.c.uri_id == alias.c.uri_id, owner.c.uri_id == alias.c.identity_uri_id),
-        )
-        .correlate_except(owner, alias)
-    )
-    return case((s.source == "datasource", same_uri), else_=~dropped)
-
-
 def _ids_param(name: str = "ids") -> Any:
     return bindparam(name, expanding=True)
 
@@ -192,7 +197,9 @@ def _node_page_statement(scoped: bool, backwards: bool) -> Any:
     )
 
 
-def node_page(conn: Connection, ns_ids: NsIds, total: int, offset: int, limit: int) -> list[Any]:
+def node_page(
+    conn: Connection, ns_ids: NsIds, total: int, offset: int, limit: int
+) -> list[NodeRow]:
     """Nodes sorted by (namespace, name, kind), read from the nearer end."""
     if offset >= total or (ns_ids is not None and not ns_ids):
         return []
@@ -201,9 +208,10 @@ def node_page(conn: Connection, ns_ids: NsIds, total: int, offset: int, limit: i
     if tail < offset:
         stmt = _node_page_statement(ns_ids is not None, True)
         params = {"limit": min(limit, total - offset), "offset": max(tail, 0), **scope}
-        return list(reversed(conn.execute(stmt, params).all()))
+        return [NodeRow(*row) for row in reversed(conn.execute(stmt, params).all())]
     stmt = _node_page_statement(ns_ids is not None, False)
-    return list(conn.execute(stmt, {"limit": limit, "offset": offset, **scope}).all())
+    params = {"limit": limit, "offset": offset, **scope}
+    return [NodeRow(*row) for row in conn.execute(stmt, params)]
 
 
 @lru_cache(maxsize=4)
@@ -218,23 +226,25 @@ def _nodes_by_id_statement(scoped: bool) -> Any:
     )
 
 
-def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds) -> list[Any]:
+def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds) -> list[NodeRow]:
     """The stored, visible jobs and datasets among ``ids``."""
     if ns_ids is not None and not ns_ids:
         return []
     stmt = _nodes_by_id_statement(ns_ids is not None)
-    out: list[Any] = []
+    out: list[NodeRow] = []
     for chunk in _chunks(ids):
-        out.extend(conn.execute(stmt, {"ids": chunk, **_scope_params(ns_ids)}).all())
+        params = {"ids": chunk, **_scope_params(ns_ids)}
+        out.extend(NodeRow(*row) for row in conn.execute(stmt, params))
     return out
 
 
-def find_node(conn: Connection, kind: str, node_id: int, ns_ids: NsIds) -> Any:
+def has_node(conn: Connection, kind: NodeKind, node_id: int, ns_ids: NsIds) -> bool:
+    """Whether the job (or dataset) ``node_id`` is stored and visible."""
     table = t.jobs if kind == "job" else t.datasets
     stmt = select(table.c.id).where(
         table.c.id == node_id, *where_all(in_ids(table.c.ns_id, ns_ids))
     )
-    return conn.execute(stmt).first()
+    return conn.execute(stmt).first() is not None
 
 
 def alias_owner(conn: Connection, alias_id: int, ns_ids: NsIds) -> int | None:
@@ -268,12 +278,12 @@ def _edges_from_statement() -> Any:
     )
 
 
-def edges_among(conn: Connection, ids: set[int]) -> list[Any]:
+def edges_among(conn: Connection, ids: set[int]) -> list[EdgeRow]:
     """Every current edge whose two ends are both in ``ids``."""
-    out: list[Any] = []
+    out: list[EdgeRow] = []
     for chunk in _chunks(ids):
         rows = conn.execute(_edges_from_statement(), {"ids": chunk}).all()
-        out.extend(row for row in rows if row.dst_id in ids)
+        out.extend(EdgeRow(*row) for row in rows if row.dst_id in ids)
     return out
 
 
@@ -329,102 +339,56 @@ def _symlinks_statement(side: str, scoped: bool) -> Any:
     return stmt
 
 
-def symlinks_touching(conn: Connection, dataset_ids: set[int], ns_ids: NsIds) -> list[Any]:
+def symlinks_touching(conn: Connection, dataset_ids: set[int], ns_ids: NsIds) -> list[SymlinkRow]:
     """Current symlinks from or to ``dataset_ids`` whose two ends are visible."""
     if ns_ids is not None and not ns_ids:
         return []
-    seen: dict[tuple[int, int], Any] = {}
+    seen: dict[tuple[int, int], SymlinkRow] = {}
     for chunk in _chunks(dataset_ids):
         # Two indexed lookups: an OR of the two IN lists would scan the table.
         for side in ("dataset_id", "alias_id"):
             stmt = _symlinks_statement(side, ns_ids is not None)
             for row in conn.execute(stmt, {"ids": chunk, **_scope_params(ns_ids)}).all():
-                seen[(row.dataset_id, row.alias_id)] = row
+                seen[(row.dataset_id, row.alias_id)] = SymlinkRow(*row)
     return [seen[k] for k in sorted(seen)]
 
 
-@lru_cache(maxsize=8)
-def _walk_statement(direction: Direction, scoped: bool) -> Any:
-    """The walk as one statement, built once: parameters ``start``, ``depth``, ``ns_ids``."""
+def _walk_steps(w: FromClause, direction: Way, scoped: bool) -> list[Step]:
+    """From a node: along a lineage edge, across a symlink either way, along an explicit edge."""
     e = t.lineage_edges.alias("e")
-    s1 = t.dataset_symlinks.alias("s1")
-    s2 = t.dataset_symlinks.alias("s2")
-    d2 = t.datasets.alias("d2")
-    ns_ids: Any = _ids_param("ns_ids") if scoped else None
     x = t.explicit_edges.alias("x")
-    hops = union_all(
-        select(literal(0, Integer).label("k")),
-        select(literal(1, Integer)),
-        select(literal(2, Integer)),
-        select(literal(3, Integer)),
-    ).subquery("hops")
-    seed = select(
-        cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),
-        cast(literal(0), Integer).label("depth"),
-    )
-    walked = seed.cte("walk", recursive=True)
-    w = walked.alias("w")
     if direction == "upstream":
         near, far, far_ns = e.c.dst_id, e.c.src_id, e.c.src_ns_id
         x_near, x_far, x_far_ns = x.c.dst_id, x.c.src_id, x.c.src_ns_id
     else:
         near, far, far_ns = e.c.src_id, e.c.dst_id, e.c.dst_ns_id
         x_near, x_far, x_far_ns = x.c.src_id, x.c.dst_id, x.c.dst_ns_id
-    edge_on = and_(
-        hops.c.k == 0,
-        near == w.c.node_id,
-        w.c.depth < bindparam("depth", type_=Integer),
-        e.c.edge_type.in_(FOLLOWED_EDGES),
-        current_edge(e),
+    edge_on = and_(near == w.c.node_id, e.c.edge_type.in_(FOLLOWED_EDGES), current_edge(e))
+    explicit_on = and_(x_near == w.c.node_id, current_explicit_edge(x))
+    if scoped:
+        edge_on = and_(edge_on, far_ns.in_(_ids_param("ns_ids")))
+        explicit_on = and_(explicit_on, x_far_ns.in_(_ids_param("ns_ids")))
+    to_alias, to_owner = alias_steps(w.c.node_id, lambda found: (found,), scoped)
+    return [
+        Step(e, edge_on, (far,), far, deeper=True),
+        to_alias,
+        to_owner,
+        Step(x, explicit_on, (x_far,), x_far, deeper=True),
+    ]
+
+
+@lru_cache(maxsize=8)
+def _walk_statement(direction: Way, scoped: bool) -> Select[int, int]:
+    """The walk as one statement, built once: parameters ``start``, ``depth``, ``ns_ids``."""
+    seed = select(
+        cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),
+        cast(literal(0), Integer).label("depth"),
     )
-    alias_on = and_(hops.c.k == 1, s1.c.dataset_id == w.c.node_id, current_symlink(s1))
-    owner_on = and_(hops.c.k == 2, s2.c.alias_id == w.c.node_id, current_symlink(s2))
-    explicit_on = and_(
-        hops.c.k == 3,
-        x_near == w.c.node_id,
-        w.c.depth < bindparam("depth", type_=Integer),
-        current_explicit_edge(x),
-    )
-    if ns_ids is not None:
-        edge_on = and_(edge_on, far_ns.in_(ns_ids))
-        alias_on = and_(alias_on, s1.c.alias_ns_id.in_(ns_ids))
-        owner_on = and_(
-            owner_on, exists().where(d2.c.id == s2.c.dataset_id, d2.c.ns_id.in_(ns_ids))
-        )
-        explicit_on = and_(explicit_on, x_far_ns.in_(ns_ids))
-    step = (
-        select(
-            case(
-                (hops.c.k == 0, far),
-                (hops.c.k == 1, s1.c.alias_id),
-                (hops.c.k == 2, s2.c.dataset_id),
-                else_=x_far,
-            ),
-            case((hops.c.k == 0, w.c.depth + 1), (hops.c.k == 3, w.c.depth + 1), else_=w.c.depth),
-        )
-        .select_from(
-            w.join(hops, true())
-            .outerjoin(e, edge_on)
-            .outerjoin(s1, alias_on)
-            .outerjoin(s2, owner_on)
-            .outerjoin(x, explicit_on)
-        )
-        .where(
-            or_(
-                far.is_not(None),
-                s1.c.alias_id.is_not(None),
-                s2.c.dataset_id.is_not(None),
-                x_far.is_not(None),
-            )
-        )
-    )
-    walked = walked.union(step)
+    walked = recursive_walk("walk", seed, lambda w: _walk_steps(w, direction, scoped))
     return select(walked.c.node_id, func.min(walked.c.depth)).group_by(walked.c.node_id)
 
 
-def walk(
-    conn: Connection, start: int, direction: Direction, depth: int, ns_ids: NsIds
-) -> dict[int, int]:
+def walk(conn: Connection, start: int, direction: Way, depth: int, ns_ids: NsIds) -> dict[int, int]:
     """Node id -> distance from ``start`` of every node within ``depth`` steps."""
     if depth <= 0:
         return {start: 0}
