@@ -58,6 +58,10 @@ WHERE run_id = :run_id
  AND (:root_run_id IS NULL OR root_run_id <= :root_run_id)"""
 
 
+# (statement key, SQL, rows) -> whether it moved every row
+Touch = Callable[[str, str, Sequence[Mapping[str, Any]]], bool]
+
+
 def touch(ex: Callable[..., int], key: str, sql: str, rows: Sequence[Mapping[str, Any]]) -> bool:
     """Run a narrower UPDATE; True when it moved every row, leaving the upsert nothing."""
     return bool(rows) and ex(f"touch:{key}", lambda: text(sql), rows) == len(rows)
