@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,13 +15,6 @@ from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, facet, job_event, run_event
 from tests.store_helpers import Store
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[Store]:
-    s = Store(store_url)
-    yield s
-    s.close()
 
 
 def generation(store: Store) -> str:

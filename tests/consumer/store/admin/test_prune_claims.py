@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from feast_lineage.consumer.store.admin.prune_claims import PRUNE_CLAIM_KEY, claim_prune
 from feast_lineage.consumer.store.engine import meta
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from tests.factories import at
 from tests.store_helpers import Store
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[Store]:
-    s = Store(store_url)
-    yield s
-    s.close()
 
 
 def test_one_claim_of_the_scheduled_prune_per_round(store: Store) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from feast_lineage.consumer.store.admin.deletes import Removed
@@ -12,13 +10,6 @@ from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.identity import namespace_id
 from tests.factories import at, dataset, facet, job_event, run_event
 from tests.store_helpers import Store
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[Store]:
-    s = Store(store_url)
-    yield s
-    s.close()
 
 
 def test_reset_namespace_leaves_other_namespaces_whole(store: Store) -> None:

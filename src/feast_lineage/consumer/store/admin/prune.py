@@ -6,14 +6,8 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, exists, or_, select
 
-from feast_lineage.consumer.store.admin.deletes import (
-    DEFAULT_CHUNK,
-    Removed,
-    bump,
-    chunked_events,
-    chunked_runs,
-    delete_rows,
-)
+from feast_lineage.consumer.store.admin import deletes
+from feast_lineage.consumer.store.admin.deletes import DEFAULT_CHUNK, Removed
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.read.run_facets import superseded_events
 from feast_lineage.consumer.store.schema import tables as t
@@ -42,10 +36,10 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
         r.run_id == e.run_id, or_(r.last_event_us >= cutoff_us, _current_io_run(r))
     )
     old_events = and_(e.event_time_us < cutoff_us, or_(e.run_id.is_(None), ~kept_run))
-    chunked_events(engine, old_events, chunk, removed)
+    deletes.chunked_events(engine, old_events, chunk, removed)
     # A run starts no later than its last event: the start-time index finds them.
     expired = and_(r.started_us < cutoff_us, r.last_event_us < cutoff_us, ~_current_io_run(r))
-    chunked_runs(engine, expired, chunk, removed)
+    deletes.chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
     return removed
 
@@ -66,6 +60,8 @@ def _thin_kept_runs(engine: Engine, cutoff_us: int, chunk: int, removed: Removed
             ids = superseded_events(conn, run_ids[start : start + 100], cutoff_us)
         for first in range(0, len(ids), chunk):
             with write_transaction(engine) as conn:
-                bump(conn)
+                deletes.bump(conn)
                 part = ids[first : first + chunk]
-                removed.add("openlineage_events", delete_rows(conn, t.events, e.id.in_(part)))
+                removed.add(
+                    "openlineage_events", deletes.delete_rows(conn, t.events, e.id.in_(part))
+                )

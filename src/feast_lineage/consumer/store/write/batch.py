@@ -22,18 +22,10 @@ from sqlalchemy.sql.dml import Insert
 from feast_lineage.consumer.store.engine.dialect import insert_ignore, upsert
 from feast_lineage.consumer.store.engine.meta import read_generation
 from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.consumer.store.write import merge_rules as mr
 from feast_lineage.consumer.store.write import sqlite_touch
 from feast_lineage.consumer.store.write.cache import WriteCache
 from feast_lineage.consumer.store.write.column_rows import column_edge_rows
-from feast_lineage.consumer.store.write.merge_rules import (
-    COLUMN_LINEAGE,
-    DATASETS,
-    EXPLICIT_LINEAGE,
-    FACETS,
-    JOBS,
-    RUNS,
-    TableRules,
-)
 from feast_lineage.consumer.store.write.rows import (
     ColumnEdgeKey,
     ColumnReportKey,
@@ -104,7 +96,7 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
 Execute = Callable[[str, Callable[[], Any], Rows], int]
 
 
-def _upsert(conn: Connection, table: Table, rules: TableRules) -> Callable[[], Insert]:
+def _upsert(conn: Connection, table: Table, rules: mr.TableRules) -> Callable[[], Insert]:
     """The statement that merges rows into ``table`` by its rules (:mod:`.merge_rules`)."""
     return lambda: upsert(conn, table, rules.key, assignments(rules), changes(rules))
 
@@ -116,20 +108,20 @@ def _write_merged(conn: Connection, ex: Execute, touch: Touch, d: RowBatch) -> N
     narrower UPDATE (:mod:`.sqlite_touch`) moved them all, the upsert would
     change nothing and is not sent.
     """
-    ex("jobs", _upsert(conn, t.jobs, JOBS), list(d.jobs.values()))
+    ex("jobs", _upsert(conn, t.jobs, mr.JOBS), list(d.jobs.values()))
     datasets = list(d.datasets.values())
     if not touch("datasets", TOUCH_DATASET, datasets):
-        ex("datasets", _upsert(conn, t.datasets, DATASETS), datasets)
+        ex("datasets", _upsert(conn, t.datasets, mr.DATASETS), datasets)
     runs = reduce_runs(d.runs)
     if not touch("runs", TOUCH_RUN, runs):
-        ex("runs", _upsert(conn, t.runs, RUNS), runs)
+        ex("runs", _upsert(conn, t.runs, mr.RUNS), runs)
     for table, facets in ((t.job_facets, d.job_facets), (t.dataset_facets, d.dataset_facets)):
         rows = list(facets.values())
         if not touch(table.name, TOUCH_FACET.format(table=table.name), rows):
-            ex(table.name, _upsert(conn, table, FACETS), rows)
+            ex(table.name, _upsert(conn, table, mr.FACETS), rows)
     pointers = (
-        (t.column_lineage, COLUMN_LINEAGE, list(d.column_lineage.values())),
-        (t.explicit_lineage, EXPLICIT_LINEAGE, list(d.explicit_lineage.values())),
+        (t.column_lineage, mr.COLUMN_LINEAGE, list(d.column_lineage.values())),
+        (t.explicit_lineage, mr.EXPLICIT_LINEAGE, list(d.explicit_lineage.values())),
     )
     for table, rules, pointer_rows in pointers:
         ex(table.name, _upsert(conn, table, rules), pointer_rows)

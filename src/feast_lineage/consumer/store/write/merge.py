@@ -12,17 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from feast_lineage.consumer.store.write.merge_rules import (
-    Fallback,
-    FirstPresent,
-    Highest,
-    LatestPresent,
-    LeastPresent,
-    Maximum,
-    Minimum,
-    Rule,
-    TableRules,
-)
+from feast_lineage.consumer.store.write import merge_rules as mr
 
 Row = dict[str, Any]
 # (old, new, merged): sets ``merged``'s columns from ``old`` and ``new``
@@ -34,7 +24,7 @@ def ranks_higher(new: Any, old: Any) -> bool:
     return new is not None and (old is None or new > old)
 
 
-def merger(table: TableRules) -> Callable[[Row, Row], Row]:
+def merger(table: mr.TableRules) -> Callable[[Row, Row], Row]:
     """The merge of two rows of one key under ``table``'s rules."""
     groups = _rank_groups(table)
     if len(groups) == 1 and len(table.rules) == sum(len(c) for c in groups.values()):
@@ -44,8 +34,8 @@ def merger(table: TableRules) -> Callable[[Row, Row], Row]:
     steps = [_highest_step(rank, columns) for rank, columns in groups.items()]
     derived: list[Step] = []
     for column, rule in table.rules.items():
-        if not isinstance(rule, Highest):
-            (derived if isinstance(rule, Fallback) else steps).append(_step(column, rule))
+        if not isinstance(rule, mr.Highest):
+            (derived if isinstance(rule, mr.Fallback) else steps).append(_step(column, rule))
     steps.extend(derived)  # read the merged values: after every other step
 
     def merge(old: Row, new: Row) -> Row:
@@ -57,11 +47,11 @@ def merger(table: TableRules) -> Callable[[Row, Row], Row]:
     return merge
 
 
-def _rank_groups(table: TableRules) -> dict[str, tuple[str, ...]]:
-    """The columns of each :class:`Highest` rank, in the order of the rules."""
+def _rank_groups(table: mr.TableRules) -> dict[str, tuple[str, ...]]:
+    """The columns of each :class:`~.merge_rules.Highest` rank, in the order of the rules."""
     groups: dict[str, tuple[str, ...]] = {}
     for column, rule in table.rules.items():
-        if isinstance(rule, Highest):
+        if isinstance(rule, mr.Highest):
             groups[rule.rank] = (*groups.get(rule.rank, ()), column)
     return groups
 
@@ -75,33 +65,33 @@ def _highest_step(rank: str, columns: tuple[str, ...]) -> Step:
     return step
 
 
-def _step(column: str, rule: Rule) -> Step:
-    if isinstance(rule, Maximum):
+def _step(column: str, rule: mr.Rule) -> Step:
+    if isinstance(rule, mr.Maximum):
 
         def step(old: Row, new: Row, merged: Row) -> None:
             if new[column] > old[column]:
                 merged[column] = new[column]
 
-    elif isinstance(rule, Minimum):
+    elif isinstance(rule, mr.Minimum):
 
         def step(old: Row, new: Row, merged: Row) -> None:
             if new[column] < old[column]:
                 merged[column] = new[column]
 
-    elif isinstance(rule, LeastPresent):
+    elif isinstance(rule, mr.LeastPresent):
 
         def step(old: Row, new: Row, merged: Row) -> None:
             value = new[column]
             if value is not None and (old[column] is None or value < old[column]):
                 merged[column] = value
 
-    elif isinstance(rule, FirstPresent):
+    elif isinstance(rule, mr.FirstPresent):
 
         def step(old: Row, new: Row, merged: Row) -> None:
             if old[column] is None:
                 merged[column] = new[column]
 
-    elif isinstance(rule, LatestPresent):
+    elif isinstance(rule, mr.LatestPresent):
         by = rule.by
 
         def step(old: Row, new: Row, merged: Row) -> None:
@@ -109,7 +99,7 @@ def _step(column: str, rule: Rule) -> Step:
             if value is not None and (old[column] is None or new[by] > old[by]):
                 merged[column] = value
 
-    elif isinstance(rule, Fallback):
+    elif isinstance(rule, mr.Fallback):
         first, then = rule.first, rule.then
 
         def step(old: Row, new: Row, merged: Row) -> None:

@@ -20,15 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict, TypeVar, cast
 
 from feast_lineage import canonical_json
+from feast_lineage.consumer.store.write import merge_rules as mr
 from feast_lineage.consumer.store.write.merge import merger
-from feast_lineage.consumer.store.write.merge_rules import (
-    COLUMN_LINEAGE,
-    DATASETS,
-    EXPLICIT_LINEAGE,
-    FACETS,
-    JOBS,
-    RUNS,
-)
 
 # The alias id of a symlinks facet payload's own listing row (no dataset id is 0).
 LISTED = 0
@@ -289,16 +282,16 @@ K = TypeVar("K")
 R = TypeVar("R")
 
 # Two rows of one key merged by the table's rules (:mod:`.merge_rules`).
-merge_job = cast(Callable[[JobRow, JobRow], JobRow], merger(JOBS))
-merge_dataset = cast(Callable[[DatasetRow, DatasetRow], DatasetRow], merger(DATASETS))
-merge_run = cast(Callable[[RunRow, RunRow], RunRow], merger(RUNS))
-merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(FACETS))
+merge_job = cast(Callable[[JobRow, JobRow], JobRow], merger(mr.JOBS))
+merge_dataset = cast(Callable[[DatasetRow, DatasetRow], DatasetRow], merger(mr.DATASETS))
+merge_run = cast(Callable[[RunRow, RunRow], RunRow], merger(mr.RUNS))
+merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.FACETS))
 merge_column_lineage = cast(
-    Callable[[ColumnLineageRow, ColumnLineageRow], ColumnLineageRow], merger(COLUMN_LINEAGE)
+    Callable[[ColumnLineageRow, ColumnLineageRow], ColumnLineageRow], merger(mr.COLUMN_LINEAGE)
 )
 merge_explicit = cast(
     Callable[[ExplicitLineageRow, ExplicitLineageRow], ExplicitLineageRow],
-    merger(EXPLICIT_LINEAGE),
+    merger(mr.EXPLICIT_LINEAGE),
 )
 
 

@@ -15,29 +15,19 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, case, or_
 
 from feast_lineage.consumer.store.engine.dialect import SetBuilder, WhereBuilder
-from feast_lineage.consumer.store.write.merge_rules import (
-    Fallback,
-    FirstPresent,
-    Highest,
-    LatestPresent,
-    LeastPresent,
-    Maximum,
-    Minimum,
-    Rule,
-    TableRules,
-)
+from feast_lineage.consumer.store.write import merge_rules as mr
 
 
-def assignments(table: TableRules) -> SetBuilder:
+def assignments(table: mr.TableRules) -> SetBuilder:
     """The upsert's ``SET``: each ruled column's merged value."""
 
     def build(c: Any, x: Any) -> dict[str, ColumnElement[Any]]:
         values: dict[str, ColumnElement[Any]] = {}
         for column, rule in table.rules.items():
-            if not isinstance(rule, Fallback):
+            if not isinstance(rule, mr.Fallback):
                 values[column] = case((_takes(c, x, column, rule), x[column]), else_=c[column])
         for column, rule in table.rules.items():
-            if isinstance(rule, Fallback):  # of the merged values
+            if isinstance(rule, mr.Fallback):  # of the merged values
                 first, then = values[rule.first], values[rule.then]
                 values[column] = case((first.is_(None), then), else_=first)
         return values
@@ -45,35 +35,35 @@ def assignments(table: TableRules) -> SetBuilder:
     return build
 
 
-def changes(table: TableRules) -> WhereBuilder:
+def changes(table: mr.TableRules) -> WhereBuilder:
     """The upsert's ``WHERE``: the incoming row changes at least one column."""
 
     def build(c: Any, x: Any) -> ColumnElement[bool]:
         conditions: dict[str, ColumnElement[bool]] = {}
         for column, rule in table.rules.items():
-            if isinstance(rule, Highest):  # one condition per rank
+            if isinstance(rule, mr.Highest):  # one condition per rank
                 conditions.setdefault(f"rank:{rule.rank}", _takes(c, x, column, rule))
-            elif not isinstance(rule, Fallback):  # derived: changes with its sources
+            elif not isinstance(rule, mr.Fallback):  # derived: changes with its sources
                 conditions[column] = _takes(c, x, column, rule)
         return or_(*conditions.values())
 
     return build
 
 
-def _takes(c: Any, x: Any, column: str, rule: Rule) -> ColumnElement[bool]:
+def _takes(c: Any, x: Any, column: str, rule: mr.Rule) -> ColumnElement[bool]:
     """The incoming row's value of ``column`` replaces the stored one."""
     new, old = x[column], c[column]
-    if isinstance(rule, Highest):
+    if isinstance(rule, mr.Highest):
         return _above(x[rule.rank], c[rule.rank], nullable=c[rule.rank].nullable)
-    if isinstance(rule, Maximum):
+    if isinstance(rule, mr.Maximum):
         return new > old  # type: ignore[no-any-return]
-    if isinstance(rule, Minimum):
+    if isinstance(rule, mr.Minimum):
         return new < old  # type: ignore[no-any-return]
-    if isinstance(rule, LeastPresent):
+    if isinstance(rule, mr.LeastPresent):
         return and_(new.is_not(None), or_(old.is_(None), new < old))
-    if isinstance(rule, FirstPresent):
+    if isinstance(rule, mr.FirstPresent):
         return and_(old.is_(None), new.is_not(None))
-    if isinstance(rule, LatestPresent):
+    if isinstance(rule, mr.LatestPresent):
         return and_(new.is_not(None), or_(old.is_(None), x[rule.by] > c[rule.by]))
     raise TypeError(f"no upsert for rule {rule!r} of column {column!r}")
 
