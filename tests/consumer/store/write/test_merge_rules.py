@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import Integer, Table, delete, select
+from sqlalchemy import Integer, Table, delete, insert, select, text
 
 from feast_lineage.consumer.store.engine.dialect import upsert
 from feast_lineage.consumer.store.schema import tables as t
@@ -26,6 +27,7 @@ from feast_lineage.consumer.store.write.merge_rules import (
     Minimum,
     TableRules,
 )
+from feast_lineage.consumer.store.write.sqlite_touch import TOUCH_DATASET, TOUCH_FACET, TOUCH_RUN
 from feast_lineage.consumer.store.write.upserts import assignments, changes
 from tests.store_helpers import Store
 
@@ -111,3 +113,41 @@ def test_the_upsert_stores_what_the_merge_in_memory_makes(
         assert stored == merge(old, new)
 
     check()
+
+
+TOUCHED = (
+    (t.datasets, DATASETS, TOUCH_DATASET),
+    (t.runs, RUNS, TOUCH_RUN),
+    (t.job_facets, FACETS, TOUCH_FACET.format(table=t.job_facets.name)),
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "rules", "sql"), TOUCHED, ids=[table.name for table, _, _ in TOUCHED]
+)
+def test_sqlite_narrower_updates_store_what_the_merge_makes(
+    tmp_path: Path, table: Table, rules: TableRules, sql: str
+) -> None:
+    """Where a narrower UPDATE (:mod:`.sqlite_touch`) matches a row, it follows the rules too."""
+    merge = merger(rules)
+    store = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
+    matched: list[bool] = []
+
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(st.data())
+    def check(data: st.DataObject) -> None:
+        rows = _rows(table, rules)
+        old, new = data.draw(rows), data.draw(rows)
+        with store.engine.begin() as conn:
+            conn.execute(delete(table))
+            conn.execute(insert(table), [old])
+            moved = conn.execute(text(sql), new).rowcount
+            stored = dict(conn.execute(select(table)).one()._mapping)
+        matched.append(moved == 1)
+        assert stored == (merge(old, new) if moved else old)
+
+    try:
+        check()
+    finally:
+        store.close()
+    assert any(matched), "the narrower UPDATE never matched: the test proves nothing"

@@ -27,9 +27,11 @@ TOUCH_FACET = (
     " WHERE owner_id = :owner_id AND name = :name AND blob_id = :blob_id AND rank < :rank"
 )
 TOUCH_DATASET = f"""UPDATE {t.datasets.name} SET
- producer = CASE WHEN :producer_rank > producer_rank OR producer_rank IS NULL
+ producer = CASE WHEN :producer_rank > producer_rank
+  OR (producer_rank IS NULL AND :producer_rank IS NOT NULL)
   THEN :producer ELSE producer END,
- producer_rank = CASE WHEN :producer_rank > producer_rank OR producer_rank IS NULL
+ producer_rank = CASE WHEN :producer_rank > producer_rank
+  OR (producer_rank IS NULL AND :producer_rank IS NOT NULL)
   THEN :producer_rank ELSE producer_rank END,
  updated_us = MAX(updated_us, :updated_us),
  created_us = MIN(created_us, :created_us),
@@ -39,7 +41,7 @@ TOUCH_DATASET = f"""UPDATE {t.datasets.name} SET
 WHERE id = :id
  AND (:updated_us > updated_us OR :created_us < created_us OR :uri_rank > uri_rank
   OR (uri_rank IS NULL AND :uri_rank IS NOT NULL)
-  OR :producer_rank > producer_rank OR producer_rank IS NULL)
+  OR :producer_rank > producer_rank OR (producer_rank IS NULL AND :producer_rank IS NOT NULL))
  AND (:uri_rank IS NULL OR uri_rank >= :uri_rank
   OR (uri_id = :uri_id AND datasource_uri = :datasource_uri))
  AND (feast_type IS NOT NULL OR :feast_type IS NULL)"""
