@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import Integer, Table, delete, insert, select, text
+from sqlalchemy import Connection, Integer, Table, delete, insert, select, text
 
 from feast_lineage.consumer.store.engine.dialect import upsert
 from feast_lineage.consumer.store.schema import tables as t
@@ -87,6 +88,27 @@ def _rows(table: Table, rules: TableRules) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({**{k: st.just(v) for k, v in fixed.items()}, **drawn}).map(derive)
 
 
+def _write_two(
+    store: Store,
+    table: Table,
+    rules: TableRules,
+    data: st.DataObject,
+    apply: Callable[[Connection, dict[str, Any]], int],
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], int]:
+    """Two rows of one key: the first stored, the second applied to it.
+
+    Returns both rows, the row then stored and the number of rows ``apply`` changed.
+    """
+    rows = _rows(table, rules)
+    old, new = data.draw(rows), data.draw(rows)
+    with store.engine.begin() as conn:
+        conn.execute(delete(table))
+        conn.execute(insert(table), [old])
+        moved = apply(conn, new)
+        stored = dict(conn.execute(select(table)).one()._mapping)
+    return old, new, stored, moved
+
+
 @pytest.mark.parametrize(("table", "rules"), RULED, ids=[table.name for table, _ in RULED])
 def test_the_upsert_stores_what_the_merge_in_memory_makes(
     store: Store, table: Table, rules: TableRules
@@ -102,14 +124,11 @@ def test_the_upsert_stores_what_the_merge_in_memory_makes(
     )
     @given(st.data())
     def check(data: st.DataObject) -> None:
-        rows = _rows(table, rules)
-        old, new = data.draw(rows), data.draw(rows)
-        with store.engine.begin() as conn:
-            conn.execute(delete(table))
+        def apply(conn: Connection, new: dict[str, Any]) -> int:
             statement = upsert(conn, table, rules.key, assignments(rules), changes(rules))
-            conn.execute(statement, [old])
-            conn.execute(statement, [new])
-            stored = dict(conn.execute(select(table)).one()._mapping)
+            return int(conn.execute(statement, [new]).rowcount)
+
+        old, new, stored, _moved = _write_two(store, table, rules, data, apply)
         assert stored == merge(old, new)
 
     check()
@@ -136,13 +155,10 @@ def test_sqlite_narrower_updates_store_what_the_merge_makes(
     @settings(max_examples=60, deadline=None, database=None)
     @given(st.data())
     def check(data: st.DataObject) -> None:
-        rows = _rows(table, rules)
-        old, new = data.draw(rows), data.draw(rows)
-        with store.engine.begin() as conn:
-            conn.execute(delete(table))
-            conn.execute(insert(table), [old])
-            moved = conn.execute(text(sql), new).rowcount
-            stored = dict(conn.execute(select(table)).one()._mapping)
+        def apply(conn: Connection, new: dict[str, Any]) -> int:
+            return int(conn.execute(text(sql), new).rowcount)
+
+        old, new, stored, moved = _write_two(store, table, rules, data, apply)
         matched.append(moved == 1)
         assert stored == (merge(old, new) if moved else old)
 
