@@ -49,7 +49,7 @@ def _lint(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess
         # the producer past the consumer's entry point
         (
             "producer/teardown.py",
-            "import feast_lineage.consumer.store.admin.maintenance",
+            "import feast_lineage.consumer.store.admin.reset",
             "The producer reaches the consumer only",
         ),
         # a circle between two sibling modules

@@ -22,7 +22,8 @@ from sqlalchemy import Engine
 
 from feast_lineage.consumer.services import retention
 from feast_lineage.consumer.services.retention import Retention
-from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.admin import prune as store_prune
+from feast_lineage.consumer.store.admin.deletes import Removed
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, facet, run_event
@@ -67,11 +68,11 @@ def test_two_prunes_at_once_are_reported_together(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _seed_old_runs(store)
-    real_prune = maintenance.prune
+    real_prune = store_prune.prune
     first_pruned = threading.Event()
     second_started = threading.Event()
 
-    def prune(engine: Engine, cutoff_us: int, **kwargs: Any) -> maintenance.Removed:
+    def prune(engine: Engine, cutoff_us: int, **kwargs: Any) -> Removed:
         # "first" removes everything and is still running when "second"
         # starts; "second" finds nothing left and writes its result last.
         if threading.current_thread().name == "first":
@@ -85,7 +86,7 @@ def test_two_prunes_at_once_are_reported_together(
         _wait(lambda: Retention.last(engine) is not None)  # "first" has written its result
         return removed
 
-    monkeypatch.setattr(retention.maintenance, "prune", prune)
+    monkeypatch.setattr(retention.store_prune, "prune", prune)
     results: dict[str, Any] = {}
     threads = [_prune_in(name, store.engine, results) for name in ("first", "second")]
     for thread in threads:
@@ -137,7 +138,7 @@ def test_an_old_jobs_kept_run_keeps_the_events_its_detail_needs(store: Store) ->
         event("COMPLETE", 10, progress=facet(p=10)),
     )
     before = (store.run(run_id), store.run_facets(run_id), store.run_io(run_id))
-    removed = maintenance.prune(store.engine, parse_us(at(1000)))
+    removed = store_prune.prune(store.engine, parse_us(at(1000)))
     # Kept however old, being its job's latest run that listed inputs, and
     # read back as before: state, times, facets, inputs and their facets.
     assert removed.get("openlineage_runs") == 0

@@ -20,7 +20,7 @@ from feast_lineage.consumer.intake.body import parse_events
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.intake.problems import InvalidEvent
-from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.admin import reset as store_reset
 from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.engine.meta import ensure_meta
 from feast_lineage.consumer.store.write.rows import RowBatch
@@ -77,7 +77,7 @@ class LocalStore:
 
     def reset_namespace(self, namespace: str) -> dict[str, int]:
         """Delete everything of ``namespace``, as the admin reset does; rows removed per table."""
-        removed = maintenance.reset_namespace(self.engine, namespace_id(namespace))
+        removed = store_reset.reset_namespace(self.engine, namespace_id(namespace))
         return dict(removed.counts)
 
     def close(self) -> None:

@@ -11,7 +11,7 @@ from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.services import retention
 from feast_lineage.consumer.settings import AppSettings
-from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.admin.prune_claims import claim_prune
 from feast_lineage.event_time import now_us
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, cross_producer, ingest
@@ -192,7 +192,7 @@ def test_the_schedule_counts_from_the_stores_last_prune_not_from_start(
     engine = first.app.state.consumer.engine
     if claimed_hours_ago is not None:
         claimed = now_us() - int(claimed_hours_ago * 3_600_000_000)
-        assert maintenance.claim_prune(engine, claimed, 0)
+        assert claim_prune(engine, claimed, 0)
     restarted = make_client(retention_days=30, retention_check_interval_hours=6)
     time.sleep(1.5)
     total = restarted.get(f"{API}/events").json()["total"]

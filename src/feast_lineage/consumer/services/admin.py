@@ -16,7 +16,8 @@ from feast_lineage.consumer.schemas import (
 )
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.retention import Retention
-from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.admin import reset as store_reset
+from feast_lineage.consumer.store.admin import stats as store_stats
 from feast_lineage.consumer.store.engine import counters
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import namespace_id
@@ -27,7 +28,7 @@ def retention_info(
 ) -> RetentionInfo:
     engine, scope = read.engine, read.scope
     with engine.connect() as conn:
-        found = maintenance.stats(conn, scope.ns_ids)
+        found = store_stats.stats(conn, scope.ns_ids)
         counts = counters.read_all(conn) if scope.is_everything else None
     rows = found.rows
     interval = consumer.retention_check_interval_hours
@@ -61,9 +62,9 @@ def retention_info(
 
 def reset(engine: Engine, namespace: str | None) -> ResetResult:
     if namespace is None:
-        removed = maintenance.reset_all(engine)
+        removed = store_reset.reset_all(engine)
     else:
-        removed = maintenance.reset_namespace(engine, namespace_id(namespace))
+        removed = store_reset.reset_namespace(engine, namespace_id(namespace))
     what = f"namespace: {namespace}" if namespace is not None else "all lineage data"
     return ResetResult(
         status="success", message=f"Purged {what}", namespace=namespace, removed=removed.counts

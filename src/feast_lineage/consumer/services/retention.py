@@ -9,7 +9,7 @@ one interval after startup. The app starts the thread only when
 lineage server.
 
 Every worker process of a server runs the schedule; before each scheduled
-prune it claims the turn in the store (:func:`maintenance.claim_prune`), so
+prune it claims the turn in the store (:func:`prune_claims.claim_prune`), so
 one process prunes and the others skip. The last prune's result is kept in
 the store too, so whichever process answers ``GET .../retention`` reports it;
 prunes that ran at the same time (a prune on request while the scheduled one
@@ -30,7 +30,8 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.schemas import PruneResult
-from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.admin import prune as store_prune
+from feast_lineage.consumer.store.admin import prune_claims
 from feast_lineage.consumer.store.engine import meta
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.event_time import MIN_US, now_us, parse_us, to_iso
@@ -79,7 +80,7 @@ class Retention:
                 cutoff, removed = None, {}
             else:
                 cutoff = max(now_us() - retention_days * DAY_US, MIN_US)
-                removed = maintenance.prune(engine, cutoff).counts
+                removed = store_prune.prune(engine, cutoff).counts
             result = PruneResult(
                 message="Pruning completed",
                 deleted=removed,
@@ -90,11 +91,11 @@ class Retention:
             )
             with write_transaction(engine) as conn:  # holds the write lock: no update lost
                 last = _merged(
-                    _parse(meta.read_meta(conn, maintenance.LAST_PRUNE_KEY)),
+                    _parse(meta.read_meta(conn, prune_claims.LAST_PRUNE_KEY)),
                     result,
                     started_us,
                 )
-                meta.write_meta(conn, maintenance.LAST_PRUNE_KEY, last.model_dump_json())
+                meta.write_meta(conn, prune_claims.LAST_PRUNE_KEY, last.model_dump_json())
         if removed:
             log.info("retention prune before %s removed %s", result.cutoff, removed)
         return result
@@ -103,7 +104,7 @@ class Retention:
     def last(engine: Engine) -> PruneResult | None:
         """The result of the last prune of this store, by any process."""
         with engine.connect() as conn:
-            return _parse(meta.read_meta(conn, maintenance.LAST_PRUNE_KEY))
+            return _parse(meta.read_meta(conn, prune_claims.LAST_PRUNE_KEY))
 
     def start(self, engine: Engine, retention_days: int, interval_hours: float) -> None:
         """Prune every ``interval_hours``, counted from the store's last scheduled prune.
@@ -121,7 +122,7 @@ class Retention:
             wait = min(interval, _FIRST_CHECK_S)
             while not self._stop.wait(wait):
                 try:
-                    if maintenance.claim_prune(engine, now_us(), interval_us):
+                    if prune_claims.claim_prune(engine, now_us(), interval_us):
                         self.prune(engine, retention_days, trigger="scheduled")
                     wait = _until_due(engine, interval_us)
                 except Exception:
@@ -180,7 +181,7 @@ def _merged(saved: PruneResult | None, result: PruneResult, started_us: int) -> 
 
 def _until_due(engine: Engine, interval_us: int) -> float:
     """Seconds until the next scheduled prune is due (at least one)."""
-    claimed = maintenance.last_prune_claim(engine)
+    claimed = prune_claims.last_prune_claim(engine)
     if claimed is None:
         return 1.0
     return max((claimed + interval_us - now_us()) / 1_000_000, 1.0)

@@ -10,7 +10,8 @@ from sqlalchemy.dialects import mysql
 
 from feast_lineage.consumer.store.engine.dialect import _assignment_order
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.write.upserts import dataset_set, job_set, ranked_set, run_set
+from feast_lineage.consumer.store.write.merge_rules import DATASETS, FACETS, JOBS, RUNS
+from feast_lineage.consumer.store.write.upserts import assignments
 
 
 def order(table: Any, builder: Any) -> list[str]:
@@ -23,18 +24,18 @@ def before(names: list[str], first: str, *then: str) -> bool:
 
 
 def test_each_column_is_assigned_before_the_columns_its_neighbours_read() -> None:
-    runs = order(t.runs, run_set)
+    runs = order(t.runs, assignments(RUNS))
     assert before(runs, "state", "state_rank")
     assert before(runs, "ended_us", "state_rank")
     assert before(runs, "started_us", "start_event_us", "first_event_us")
-    jobs = order(t.jobs, job_set)
+    jobs = order(t.jobs, assignments(JOBS))
     assert before(jobs, "producer", "updated_us")
     assert before(jobs, "input_run", "input_rank")
     assert before(jobs, "output_run", "output_rank")
-    datasets = order(t.datasets, dataset_set)
+    datasets = order(t.datasets, assignments(DATASETS))
     assert before(datasets, "datasource_uri", "uri_rank")
     assert before(datasets, "uri_id", "uri_rank")
-    assert before(order(t.job_facets, ranked_set), "blob_id", "rank")
+    assert before(order(t.job_facets, assignments(FACETS)), "blob_id", "rank")
 
 
 def test_a_cycle_cannot_be_ordered() -> None:

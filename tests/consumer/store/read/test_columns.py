@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.admin.reset import reset_namespace
 from feast_lineage.consumer.store.read.columns import current_column_edge
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.write import batch as writes
@@ -289,11 +289,11 @@ def test_reset_of_a_namespace_removes_its_column_edges(store: Store) -> None:
             outputs=[dataset("keep", "u", columnLineage=cll(("b", "y")))],
         ),
     )
-    removed = maintenance.reset_namespace(store.engine, namespace_id("spark"))
+    removed = reset_namespace(store.engine, namespace_id("spark"))
     assert removed.get("column_edges") == 1
     assert removed.get("column_lineage") == 1
     assert {e[1] for e in _stored(store, current=False)} == {"u"}
-    removed = maintenance.reset_namespace(store.engine, namespace_id("lake"))  # the sources
+    removed = reset_namespace(store.engine, namespace_id("lake"))  # the sources
     assert _stored(store, current=False) == set()
 
 
@@ -343,7 +343,7 @@ def test_a_payload_whose_edges_were_removed_writes_them_again(store: Store) -> N
         )
 
     send(at(1))
-    maintenance.reset_namespace(store.engine, namespace_id("spark"))
+    reset_namespace(store.engine, namespace_id("spark"))
     assert _stored(store, current=False) == set()
     send(at(2))  # the writer must not take the payload for stored
     assert {(e[2], e[5]) for e in _stored(store, current=True)} == {("a", "x")}

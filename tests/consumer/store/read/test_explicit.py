@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.admin.reset import reset_all, reset_namespace
 from feast_lineage.consumer.store.read.explicit import (
     count_explicit_edges,
     current_explicit_edge,
@@ -132,11 +132,11 @@ def test_a_namespace_reset_removes_its_explicit_edges(store: Store) -> None:
         job_event(*OWN, lineage=example("job-to-job")),
         dataset_event(WH, "public.customer_summary", lineage=example("dataset-to-dataset")),
     )
-    removed = maintenance.reset_namespace(store.engine, namespace_id(AF))
+    removed = reset_namespace(store.engine, namespace_id(AF))
     assert removed.get("explicit_edges") == 1
     assert removed.get("explicit_lineage") == 1
     assert {e[2] for e in stored(store, current=False)} == {"dataset_to_dataset"}
-    removed = maintenance.reset_all(store.engine)
+    removed = reset_all(store.engine)
     assert stored(store, current=False) == set()
     assert store.rows(t.explicit_lineage) == []
 

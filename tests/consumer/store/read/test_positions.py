@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.engine import meta
 from feast_lineage.consumer.store.read import events as event_reads
 from feast_lineage.consumer.store.read.positions import PositionCache
@@ -80,7 +80,7 @@ def test_pages_match_a_plain_sort_before_and_after_new_rows_and_deletes(
     check()
     store.ingest(*events(60, rng))  # more than max_new: rebuilt
     check()
-    maintenance.prune(store.engine, cutoff_us=_us(at(20)), chunk=17)
+    prune(store.engine, cutoff_us=_us(at(20)), chunk=17)
     check()
 
 

@@ -7,7 +7,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feast_lineage.consumer.store.write.producer_rank import outranks, producer_rank
+from feast_lineage.consumer.store.write.merge import ranks_higher
+from feast_lineage.consumer.store.write.producer_rank import producer_rank
 from tests.factories import at, dataset, dataset_event, run_event
 from tests.store_helpers import Store
 
@@ -26,20 +27,20 @@ def _rank(seconds: int, digest: str = "0" * 16) -> str:
 
 def test_a_later_write_outranks_an_earlier_one_and_any_read() -> None:
     early, late = producer_rank(_rank(1), writes=True), producer_rank(_rank(2), writes=True)
-    assert outranks(late, early)
-    assert not outranks(early, late)
+    assert ranks_higher(late, early)
+    assert not ranks_higher(early, late)
     read = producer_rank(_rank(9), writes=False)
-    assert outranks(early, read)
-    assert not outranks(read, early)
+    assert ranks_higher(early, read)
+    assert not ranks_higher(read, early)
 
 
 def test_among_reads_the_earliest_outranks_later_ones() -> None:
     first = producer_rank(_rank(1, "ffffffffffffffff"), writes=False)
     later = producer_rank(_rank(2, "0000000000000000"), writes=False)
-    assert outranks(first, later)
-    assert not outranks(later, first)
-    assert outranks(first, None)
-    assert not outranks(None, first)
+    assert ranks_higher(first, later)
+    assert not ranks_higher(later, first)
+    assert ranks_higher(first, None)
+    assert not ranks_higher(None, first)
 
 
 def test_a_read_does_not_change_who_produced_a_dataset(store: Store) -> None:

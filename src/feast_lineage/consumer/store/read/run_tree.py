@@ -30,12 +30,12 @@ shape; nothing of the hidden run leaves this module but its place.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, String, bindparam, cast, func, or_, select
+from sqlalchemy import Connection, Row, String, bindparam, cast, func, or_, select
 
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.run_facets import run_facets
@@ -210,6 +210,45 @@ def _stored(conn: Connection, run_ids: Iterable[str]) -> set[str]:
     return found
 
 
+@dataclass(slots=True)
+class _Placement:
+    """Where each run of a tree hangs, and what the missing runs need."""
+
+    placed: dict[str, str | None] = field(default_factory=dict)  # run -> parent
+    child_of_missing: dict[str, str] = field(default_factory=dict)  # missing -> a child
+    seen_by_caller: set[str] = field(default_factory=set)  # missing runs a visible member names
+
+
+def _place(rows: Sequence[Row[Any]], root: str, never: set[str], ns_ids: NsIds) -> _Placement:
+    """Each member under its parent; a missing run under the root its children name."""
+    by_id = {row.run_id for row in rows}
+    out = _Placement()
+
+    def names_missing(missing: str, row: Row[Any]) -> None:
+        out.child_of_missing[missing] = min(
+            out.child_of_missing.get(missing, row.run_id), row.run_id
+        )
+        if ns_ids is None or row.ns_id in ns_ids:
+            out.seen_by_caller.add(missing)
+
+    for row in rows:
+        parent = row.parent_run_id
+        if row.run_id == root:
+            out.placed[row.run_id] = None
+        elif parent in by_id or parent in never:
+            out.placed[row.run_id] = parent
+        else:
+            out.placed[row.run_id] = root
+        if parent in never:
+            names_missing(parent, row)
+        root_named = row.root_run_id
+        if root_named is not None and root_named in never and root_named != parent:
+            names_missing(root_named, row)
+    for missing in never:
+        out.placed[missing] = None if missing == root else root
+    return out
+
+
 def run_tree(conn: Connection, run_id: str, ns_ids: NsIds) -> RunTree | None:
     """The tree of ``run_id``; None when the run is not stored or not visible."""
     r = t.runs.c
@@ -227,38 +266,30 @@ def run_tree(conn: Connection, run_id: str, ns_ids: NsIds) -> RunTree | None:
     if root not in by_id:
         named.add(root)
     never = named - _stored(conn, named)
-    # A missing run hangs under the root its children name (its own parent is unknown).
-    placed: dict[str, str | None] = {}
-    child_of_missing: dict[str, str] = {}
-    seen_by_caller: set[str] = set()  # missing runs a visible member names
-    for row in rows:
-        parent = row.parent_run_id
-        if row.run_id == root:
-            placed[row.run_id] = None
-        elif parent in by_id or parent in never:
-            placed[row.run_id] = parent
-        else:
-            placed[row.run_id] = root
-        if parent in never:
-            child_of_missing[parent] = min(child_of_missing.get(parent, row.run_id), row.run_id)
-            if ns_ids is None or row.ns_id in ns_ids:
-                seen_by_caller.add(parent)
-        root_named = row.root_run_id
-        if root_named is not None and root_named in never and root_named != parent:
-            child_of_missing.setdefault(root_named, row.run_id)
-            child_of_missing[root_named] = min(child_of_missing[root_named], row.run_id)
-            if ns_ids is None or row.ns_id in ns_ids:
-                seen_by_caller.add(root_named)
-    for missing in never:
-        placed[missing] = None if missing == root else root
-    jobs = _missing_jobs(conn, child_of_missing) if child_of_missing else {}
-    children: dict[str | None, list[str]] = {}
-    for node, parent in placed.items():
-        children.setdefault(parent, []).append(node)
+    where = _place(rows, root, never, ns_ids)
+    jobs = _missing_jobs(conn, where.child_of_missing) if where.child_of_missing else {}
+    return RunTree(
+        root_run_id=root,
+        runs=tuple(_depth_first(root, by_id, never, where, jobs, ns_ids)),
+        truncated=truncated,
+    )
 
+
+def _depth_first(
+    root: str,
+    by_id: dict[str, Row[Any]],
+    never: set[str],
+    where: _Placement,
+    jobs: dict[str, tuple[str, str] | None],
+    ns_ids: NsIds,
+) -> list[TreeRun]:
+    """The tree's runs from the root down, siblings by start time."""
+    children: dict[str | None, list[str]] = {}
+    for node, parent in where.placed.items():
+        children.setdefault(parent, []).append(node)
     # Siblings by start; a missing run by the earliest start of the runs below it.
     starts = {node: row.started_us for node, row in by_id.items()}
-    for node, parent in placed.items():
+    for node, parent in where.placed.items():
         if parent in never and node in starts:
             starts[parent] = min(starts.get(parent, starts[node]), starts[node])
 
@@ -274,23 +305,15 @@ def run_tree(conn: Connection, run_id: str, ns_ids: NsIds) -> RunTree | None:
             continue
         done.add(node)
         below = sorted(children.get(node, ()), key=order)
-        out.append(
-            _node(
-                node,
-                depth,
-                placed.get(node),
-                by_id.get(node),
-                jobs,
-                ns_ids,
-                seen_by_caller,
-                len(below),
-            )
-        )
+        parent = where.placed.get(node)
+        row = by_id.get(node)
+        out.append(_node(node, depth, parent, row, jobs, ns_ids, where.seen_by_caller, len(below)))
         stack.extend((child, depth + 1) for child in reversed(below))
     # Runs in a cycle of parent links above no root: answered under the root.
-    for node in sorted(set(placed) - done, key=order):
-        out.append(_node(node, 1, root, by_id.get(node), jobs, ns_ids, seen_by_caller, 0))
-    return RunTree(root_run_id=root, runs=tuple(out), truncated=truncated)
+    for node in sorted(set(where.placed) - done, key=order):
+        row = by_id.get(node)
+        out.append(_node(node, 1, root, row, jobs, ns_ids, where.seen_by_caller, 0))
+    return out
 
 
 def _node(

@@ -14,13 +14,15 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Table
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.dml import Insert
 
 from feast_lineage.consumer.store.engine.dialect import insert_ignore, upsert
 from feast_lineage.consumer.store.engine.meta import read_generation
 from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.consumer.store.write import merge_rules as mr
 from feast_lineage.consumer.store.write import sqlite_touch
 from feast_lineage.consumer.store.write.cache import WriteCache
 from feast_lineage.consumer.store.write.column_rows import column_edge_rows
@@ -29,27 +31,17 @@ from feast_lineage.consumer.store.write.rows import (
     ColumnReportKey,
     RowBatch,
     blob_text,
+    reduce_runs,
 )
 from feast_lineage.consumer.store.write.sqlite_touch import (
     TOUCH_DATASET,
     TOUCH_FACET,
     TOUCH_MAX_EVENTS,
     TOUCH_RUN,
+    Touch,
     no_touch,
 )
-from feast_lineage.consumer.store.write.upserts import (
-    column_set,
-    dataset_set,
-    dataset_where,
-    digest_set,
-    job_set,
-    job_where,
-    ranked_set,
-    ranked_where,
-    reduce_runs,
-    run_set,
-    run_where,
-)
+from feast_lineage.consumer.store.write.upserts import assignments, changes
 from feast_lineage.consumer.store.write.uri_links import link_uris
 
 Rows = Sequence[Mapping[str, Any]]
@@ -93,113 +85,79 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     ex = partial(_execute, conn, cache)
     small = len(d.events) <= TOUCH_MAX_EVENTS
     touch = partial(sqlite_touch.touch, ex) if small and conn.dialect.name == "sqlite" else no_touch
-    ex("events", lambda: insert_ignore(conn, t.events, ["event_key"]), d.events)
+    ex("events", partial(insert_ignore, conn, t.events, ["event_key"]), d.events)
     blobs = [{"id": k, "payload": blob_text(v)} for k, v in d.blobs.items() if k not in cache.blobs]
-    ex("blobs", lambda: insert_ignore(conn, t.facet_blobs, ["id"]), blobs)
-    ex(
-        "jobs",
-        lambda: upsert(conn, t.jobs, ["id"], job_set, job_where),
-        list(d.jobs.values()),
-    )
-    # Each row matches at most one (its key is unique in the list): when the
-    # narrower UPDATE moved them all, the upsert would change nothing.
+    ex("blobs", partial(insert_ignore, conn, t.facet_blobs, ["id"]), blobs)
+    _write_merged(conn, ex, touch, d)
+    _write_once(conn, ex, d, cache)
+    return link_uris(conn, d, cache)
+
+
+Execute = Callable[[str, Callable[[], Any], Rows], int]
+
+
+def _upsert(conn: Connection, table: Table, rules: mr.TableRules) -> Callable[[], Insert]:
+    """The statement that merges rows into ``table`` by its rules (:mod:`.merge_rules`)."""
+    return lambda: upsert(conn, table, rules.key, assignments(rules), changes(rules))
+
+
+def _write_merged(conn: Connection, ex: Execute, touch: Touch, d: RowBatch) -> None:
+    """Upsert the rows of the tables whose rows merge: jobs, datasets, runs, pointers.
+
+    Each row matches at most one (its key is unique in the list): when a
+    narrower UPDATE (:mod:`.sqlite_touch`) moved them all, the upsert would
+    change nothing and is not sent.
+    """
+    ex("jobs", _upsert(conn, t.jobs, mr.JOBS), list(d.jobs.values()))
     datasets = list(d.datasets.values())
     if not touch("datasets", TOUCH_DATASET, datasets):
-        ex(
-            "datasets",
-            lambda: upsert(conn, t.datasets, ["id"], dataset_set, dataset_where),
-            datasets,
-        )
+        ex("datasets", _upsert(conn, t.datasets, mr.DATASETS), datasets)
     runs = reduce_runs(d.runs)
     if not touch("runs", TOUCH_RUN, runs):
-        ex("runs", lambda: upsert(conn, t.runs, ["run_id"], run_set, run_where), runs)
-    run_io = [row for key, row in d.run_io.items() if key not in cache.run_io]
-    ex(
-        "run_io",
-        lambda: insert_ignore(conn, t.run_io, ["run_id", "dataset_id", "direction"]),
-        run_io,
-    )
-    edges = [row for key, row in d.edges.items() if key not in cache.edges]
-    ex(
-        "edges",
-        lambda: insert_ignore(conn, t.lineage_edges, ["src_id", "dst_id", "edge_type"]),
-        edges,
-    )
-    listings = [row for key, row in d.listings.items() if key not in cache.listings]
-    ex(
-        "listings",
-        lambda: insert_ignore(conn, t.symlink_listings, ["blob_id", "alias_id"]),
-        listings,
-    )
-    symlinks = [row for key, row in d.symlinks.items() if key not in cache.symlinks]
-    ex(
-        "symlinks",
-        lambda: insert_ignore(conn, t.dataset_symlinks, ["dataset_id", "alias_id"]),
-        symlinks,
-    )
-    for table, facets in (
-        (t.job_facets, d.job_facets),
-        (t.dataset_facets, d.dataset_facets),
-    ):
+        ex("runs", _upsert(conn, t.runs, mr.RUNS), runs)
+    for table, facets in ((t.job_facets, d.job_facets), (t.dataset_facets, d.dataset_facets)):
         rows = list(facets.values())
         if not touch(table.name, TOUCH_FACET.format(table=table.name), rows):
-            ex(
-                table.name,
-                partial(upsert, conn, table, ["owner_id", "name"], ranked_set, ranked_where),
-                rows,
-            )
-    ex(
-        "column_lineage",
-        lambda: upsert(
-            conn, t.column_lineage, ["dataset_id", "job_id", "origin"], column_set, ranked_where
-        ),
-        list(d.column_lineage.values()),
+            ex(table.name, _upsert(conn, table, mr.FACETS), rows)
+    pointers = (
+        (t.column_lineage, mr.COLUMN_LINEAGE, list(d.column_lineage.values())),
+        (t.explicit_lineage, mr.EXPLICIT_LINEAGE, list(d.explicit_lineage.values())),
     )
+    for table, rules, pointer_rows in pointers:
+        ex(table.name, _upsert(conn, table, rules), pointer_rows)
+
+
+def _write_once(conn: Connection, ex: Execute, d: RowBatch, cache: WriteCache) -> None:
+    """Insert the rows of the tables written once, skipping those known stored."""
     column_edges = [
         row for key, row in d.column_edges.items() if _report(key) not in cache.column_reports
     ]
     for report, pending in d.column_reports.items():
         if report not in cache.column_reports:
             column_edges.extend(column_edge_rows(report, pending).values())
-    ex("column_edges", lambda: insert_ignore(conn, t.column_edges, _COLUMN_EDGE_KEY), column_edges)
-    ex(
-        "explicit_lineage",
-        lambda: upsert(
-            conn, t.explicit_lineage, ["owner_id", "facet", "origin"], digest_set, ranked_where
+    once: tuple[tuple[str, Table, Rows], ...] = (
+        ("run_io", t.run_io, [r for k, r in d.run_io.items() if k not in cache.run_io]),
+        ("edges", t.lineage_edges, [r for k, r in d.edges.items() if k not in cache.edges]),
+        (
+            "listings",
+            t.symlink_listings,
+            [r for k, r in d.listings.items() if k not in cache.listings],
         ),
-        list(d.explicit_lineage.values()),
+        (
+            "symlinks",
+            t.dataset_symlinks,
+            [r for k, r in d.symlinks.items() if k not in cache.symlinks],
+        ),
+        ("column_edges", t.column_edges, column_edges),
+        (
+            "explicit_edges",
+            t.explicit_edges,
+            [r for k, r in d.explicit_edges.items() if k[:4] not in cache.explicit_reports],
+        ),
     )
-    explicit_edges = [
-        row for key, row in d.explicit_edges.items() if key[:4] not in cache.explicit_reports
-    ]
-    ex(
-        "explicit_edges",
-        lambda: insert_ignore(conn, t.explicit_edges, _EXPLICIT_EDGE_KEY),
-        explicit_edges,
-    )
-    return link_uris(conn, d, cache)
-
-
-_COLUMN_EDGE_KEY = [
-    "dst_dataset_id",
-    "dst_field_id",
-    "job_id",
-    "origin",
-    "digest",
-    "src_dataset_id",
-    "src_field_id",
-]
-
-
-_EXPLICIT_EDGE_KEY = [
-    "owner_id",
-    "facet",
-    "origin",
-    "digest",
-    "src_id",
-    "dst_id",
-    "edge_type",
-]
+    for key, table, rows in once:
+        primary_key = [column.name for column in table.primary_key]
+        ex(key, partial(insert_ignore, conn, table, primary_key), rows)
 
 
 def _report(key: ColumnEdgeKey) -> ColumnReportKey:

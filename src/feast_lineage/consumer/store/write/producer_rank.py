@@ -23,8 +23,3 @@ _FLIP = str.maketrans("0123456789abcdef", "fedcba9876543210")
 def producer_rank(rank: str, *, writes: bool) -> str:
     """The producer key of an event of ``rank`` that wrote (or declared) or read a dataset."""
     return WRITE + rank if writes else READ + rank.translate(_FLIP)
-
-
-def outranks(new: str | None, old: str | None) -> bool:
-    """Whether ``new`` picks the producer over ``old`` (no key yet loses to any)."""
-    return new is not None and (old is None or new > old)

@@ -8,22 +8,20 @@ transaction. Rows are TypedDicts, not classes: they go to the driver's
 
 Merging keeps what the store's upserts would keep, so a batch written at
 once leaves the same rows as its events written one by one, in any order:
-a job's or dataset's latest event wins (``updated_us``), ``created_us`` is
-the earliest, facets and a job's latest inputs and outputs keep the highest
-``rank`` (event time, then a content hash), and rows that are written once
-(edges, symlinks, run inputs/outputs, column edges) keep the first seen.
-A (dataset, job, origin)'s column lineage pointer keeps the highest rank, and
-so does an (owner, facet, origin)'s explicit lineage pointer.
+both are generated from one table of rules (:mod:`.merge_rules`), and rows
+that are written once (edges, symlinks, run inputs/outputs, column edges)
+keep the first seen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 from feast_lineage import canonical_json
-from feast_lineage.consumer.store.write.producer_rank import outranks
+from feast_lineage.consumer.store.write import merge_rules as mr
+from feast_lineage.consumer.store.write.merge import merger
 
 # The alias id of a symlinks facet payload's own listing row (no dataset id is 0).
 LISTED = 0
@@ -262,16 +260,16 @@ class RowBatch:
 
     def merge(self, other: RowBatch) -> None:
         self.events.extend(other.events)
-        _combine(self.jobs, other.jobs, merge_job)
-        _combine(self.datasets, other.datasets, merge_dataset)
+        combine(self.jobs, other.jobs, merge_job)
+        combine(self.datasets, other.datasets, merge_dataset)
         self.runs.extend(other.runs)
         _keep_first(self.run_io, other.run_io)
         _keep_first(self.edges, other.edges)
         _keep_first(self.symlinks, other.symlinks)
         _keep_first(self.listings, other.listings)
         self.blobs.update(other.blobs)
-        _keep_ranked(self.job_facets, other.job_facets)
-        _keep_ranked(self.dataset_facets, other.dataset_facets)
+        combine(self.job_facets, other.job_facets, merge_facet)
+        combine(self.dataset_facets, other.dataset_facets, merge_facet)
         keep_latest_column_lineage(self.column_lineage, other.column_lineage)
         _keep_first(self.column_edges, other.column_edges)
         _keep_first(self.column_reports, other.column_reports)
@@ -283,74 +281,49 @@ class RowBatch:
 K = TypeVar("K")
 R = TypeVar("R")
 
+# Two rows of one key merged by the table's rules (:mod:`.merge_rules`).
+merge_job = cast(Callable[[JobRow, JobRow], JobRow], merger(mr.JOBS))
+merge_dataset = cast(Callable[[DatasetRow, DatasetRow], DatasetRow], merger(mr.DATASETS))
+merge_run = cast(Callable[[RunRow, RunRow], RunRow], merger(mr.RUNS))
+merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.FACETS))
+merge_column_lineage = cast(
+    Callable[[ColumnLineageRow, ColumnLineageRow], ColumnLineageRow], merger(mr.COLUMN_LINEAGE)
+)
+merge_explicit = cast(
+    Callable[[ExplicitLineageRow, ExplicitLineageRow], ExplicitLineageRow],
+    merger(mr.EXPLICIT_LINEAGE),
+)
+
 
 def _keep_first(into: dict[K, R], new: dict[K, R]) -> None:
-    """Keep the row already there (edges, symlinks, run inputs/outputs)."""
+    """Keep the row already there (tables written once: edges, symlinks, run inputs/outputs)."""
     for key, row in new.items():
         into.setdefault(key, row)
 
 
-def _keep_ranked(into: dict[K, FacetRow], new: dict[K, FacetRow]) -> None:
-    for key, row in new.items():
-        old = into.get(key)
-        if old is None or row["rank"] > old["rank"]:
-            into[key] = row
-
-
-def keep_latest_column_lineage(
-    into: dict[ColumnKey, ColumnLineageRow], new: dict[ColumnKey, ColumnLineageRow]
-) -> None:
-    for key, row in new.items():
-        old = into.get(key)
-        if old is None or row["rank"] > old["rank"]:
-            into[key] = row
-
-
-def keep_latest_explicit(
-    into: dict[ExplicitKey, ExplicitLineageRow], new: dict[ExplicitKey, ExplicitLineageRow]
-) -> None:
-    for key, row in new.items():
-        old = into.get(key)
-        if old is None or row["rank"] > old["rank"]:
-            into[key] = row
-
-
-def _combine(into: dict[int, R], new: dict[int, R], merge: Callable[[R, R], R]) -> None:
+def combine(into: dict[K, R], new: dict[K, R], merge: Callable[[R, R], R]) -> None:
+    """Merge ``new``'s rows into ``into``'s, key by key."""
     for key, row in new.items():
         old = into.get(key)
         into[key] = row if old is None else merge(old, row)
 
 
-def _later(rank: str | None, than: str | None, *, ties: bool = False) -> bool:
-    """``rank`` is present and above ``than`` (or equal, with ``ties``); a missing rank loses."""
-    return rank is not None and (than is None or rank > than or (ties and rank == than))
+def keep_latest_column_lineage(
+    into: dict[ColumnKey, ColumnLineageRow], new: dict[ColumnKey, ColumnLineageRow]
+) -> None:
+    combine(into, new, merge_column_lineage)
 
 
-def merge_job(old: JobRow, new: JobRow) -> JobRow:
-    """One job row from two, as the store's upsert would combine them."""
-    later, earlier = (new, old) if new["updated_us"] > old["updated_us"] else (old, new)
-    merged = later.copy()
-    merged["created_us"] = min(old["created_us"], new["created_us"])
-    if merged["producer"] is None:
-        merged["producer"] = earlier["producer"]
-    inputs = new if _later(new["input_rank"], old["input_rank"], ties=True) else old
-    merged["input_rank"], merged["input_run"] = inputs["input_rank"], inputs["input_run"]
-    outputs = new if _later(new["output_rank"], old["output_rank"], ties=True) else old
-    merged["output_rank"], merged["output_run"] = outputs["output_rank"], outputs["output_run"]
-    return merged
+def keep_latest_explicit(
+    into: dict[ExplicitKey, ExplicitLineageRow], new: dict[ExplicitKey, ExplicitLineageRow]
+) -> None:
+    combine(into, new, merge_explicit)
 
 
-def merge_dataset(old: DatasetRow, new: DatasetRow) -> DatasetRow:
-    """One dataset row from two, as the store's upsert would combine them."""
-    later = new if new["updated_us"] > old["updated_us"] else old
-    merged = later.copy()
-    merged["created_us"] = min(old["created_us"], new["created_us"])
-    who = new if outranks(new["producer_rank"], old["producer_rank"]) else old
-    merged["producer"], merged["producer_rank"] = who["producer"], who["producer_rank"]
-    uri = new if _later(new["uri_rank"], old["uri_rank"]) else old
-    merged["datasource_uri"] = uri["datasource_uri"]
-    merged["uri_id"] = uri["uri_id"]
-    merged["uri_rank"] = uri["uri_rank"]
-    merged["feast_type"] = old["feast_type"] or new["feast_type"]
-    merged["feast_project"] = old["feast_project"] or new["feast_project"]
-    return merged
+def reduce_runs(rows: list[RunRow]) -> list[RunRow]:
+    """One row per run: a batch's rows of one run merged as the run upsert would."""
+    by_id: dict[str, RunRow] = {}
+    for row in rows:
+        old = by_id.get(row["run_id"])
+        by_id[row["run_id"]] = row if old is None else merge_run(old, row)
+    return list(by_id.values())

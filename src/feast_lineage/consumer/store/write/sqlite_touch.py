@@ -27,9 +27,11 @@ TOUCH_FACET = (
     " WHERE owner_id = :owner_id AND name = :name AND blob_id = :blob_id AND rank < :rank"
 )
 TOUCH_DATASET = f"""UPDATE {t.datasets.name} SET
- producer = CASE WHEN :producer_rank > producer_rank OR producer_rank IS NULL
+ producer = CASE WHEN :producer_rank > producer_rank
+  OR (producer_rank IS NULL AND :producer_rank IS NOT NULL)
   THEN :producer ELSE producer END,
- producer_rank = CASE WHEN :producer_rank > producer_rank OR producer_rank IS NULL
+ producer_rank = CASE WHEN :producer_rank > producer_rank
+  OR (producer_rank IS NULL AND :producer_rank IS NOT NULL)
   THEN :producer_rank ELSE producer_rank END,
  updated_us = MAX(updated_us, :updated_us),
  created_us = MIN(created_us, :created_us),
@@ -39,7 +41,7 @@ TOUCH_DATASET = f"""UPDATE {t.datasets.name} SET
 WHERE id = :id
  AND (:updated_us > updated_us OR :created_us < created_us OR :uri_rank > uri_rank
   OR (uri_rank IS NULL AND :uri_rank IS NOT NULL)
-  OR :producer_rank > producer_rank OR producer_rank IS NULL)
+  OR :producer_rank > producer_rank OR (producer_rank IS NULL AND :producer_rank IS NOT NULL))
  AND (:uri_rank IS NULL OR uri_rank >= :uri_rank
   OR (uri_id = :uri_id AND datasource_uri = :datasource_uri))
  AND (feast_type IS NOT NULL OR :feast_type IS NULL)"""
@@ -56,6 +58,10 @@ WHERE run_id = :run_id
  AND (start_event_us IS NOT NULL OR :first_event_us >= first_event_us)
  AND (:parent_run_id IS NULL OR parent_run_id <= :parent_run_id)
  AND (:root_run_id IS NULL OR root_run_id <= :root_run_id)"""
+
+
+# (statement key, SQL, rows) -> whether it moved every row
+Touch = Callable[[str, str, Sequence[Mapping[str, Any]]], bool]
 
 
 def touch(ex: Callable[..., int], key: str, sql: str, rows: Sequence[Mapping[str, Any]]) -> bool:

@@ -1,0 +1,67 @@
+"""Retention pruning: old runs and events go, in chunks; the current graph stays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, and_, exists, or_, select
+
+from feast_lineage.consumer.store.admin import deletes
+from feast_lineage.consumer.store.admin.deletes import DEFAULT_CHUNK, Removed
+from feast_lineage.consumer.store.engine.transactions import write_transaction
+from feast_lineage.consumer.store.read.run_facets import superseded_events
+from feast_lineage.consumer.store.schema import tables as t
+
+
+def _current_io_run(r: Any) -> Any:
+    """Run ``r`` is its job's latest that listed inputs or outputs (its current edges)."""
+    j = t.jobs.c
+    return exists().where(j.id == r.job_id, or_(j.input_run == r.run_id, j.output_run == r.run_id))
+
+
+def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
+    """Delete runs whose last event is older than ``cutoff_us``, and older events.
+
+    A run goes whole: while a run is kept, its older events that still hold
+    the latest value of one of its facets stay with it, because its facets
+    are read from its events (:mod:`.run_facets`). The graph (jobs,
+    datasets, edges, symlinks and their facets) stays, and so does each
+    job's latest run that listed inputs or outputs (and a JobEvent's
+    inputs and outputs that are its job's latest): they tell which of its
+    edges are current.
+    """
+    removed = Removed()
+    e, r = t.events.c, t.runs.c
+    kept_run = exists().where(
+        r.run_id == e.run_id, or_(r.last_event_us >= cutoff_us, _current_io_run(r))
+    )
+    old_events = and_(e.event_time_us < cutoff_us, or_(e.run_id.is_(None), ~kept_run))
+    deletes.chunked_events(engine, old_events, chunk, removed)
+    # A run starts no later than its last event: the start-time index finds them.
+    expired = and_(r.started_us < cutoff_us, r.last_event_us < cutoff_us, ~_current_io_run(r))
+    deletes.chunked_runs(engine, expired, chunk, removed)
+    _thin_kept_runs(engine, cutoff_us, chunk, removed)
+    return removed
+
+
+def _thin_kept_runs(engine: Engine, cutoff_us: int, chunk: int, removed: Removed) -> None:
+    """Delete the older events of kept runs that reading the run no longer needs.
+
+    A run that goes on for months (a streaming job reporting RUNNING every
+    minute) keeps only the older events that still hold the latest value of
+    one of its facets; the others go like any expired event.
+    """
+    e = t.events.c
+    with engine.connect() as conn:
+        stmt = select(e.run_id).where(e.event_time_us < cutoff_us, e.run_id.is_not(None))
+        run_ids = sorted(conn.execute(stmt.distinct()).scalars())
+    for start in range(0, len(run_ids), 100):
+        with engine.connect() as conn:
+            ids = superseded_events(conn, run_ids[start : start + 100], cutoff_us)
+        for first in range(0, len(ids), chunk):
+            with write_transaction(engine) as conn:
+                deletes.bump(conn)
+                part = ids[first : first + chunk]
+                removed.add(
+                    "openlineage_events", deletes.delete_rows(conn, t.events, e.id.in_(part))
+                )

@@ -1,0 +1,169 @@
+"""The merge rules: how two rows of one key become one, per table and column.
+
+This is the one place the rules are written. Both ways the store combines
+rows are generated from it: the merge of a batch's rows in memory
+(:mod:`.merge`) and the upserts' assignments and conditions in SQL
+(:mod:`.upserts`). So a batch written at once leaves the same rows as its
+events written one by one, in any order: every rule below is
+order-independent (a maximum, a minimum, or "the highest rank wins").
+
+A table's columns are its key, columns that are the same in every row of a
+key (``same``: derived from the key, such as a job's namespace and name), and
+columns with a rule. Tables written once (events, edges, symlinks, run
+inputs and outputs, column and explicit edges) have no rules: the first row
+of a key stays (``INSERT`` ignoring conflicts, and the same in memory).
+Migration 0010's frozen copy keeps its own rules on purpose (migrations do not
+follow live code).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Highest:
+    """The value of the row whose ``rank`` column is highest.
+
+    A missing rank loses to any; on a tie the stored (first) row stays.
+    Every column with the same ``rank`` (the rank itself included) moves
+    together, from one row.
+    """
+
+    rank: str
+
+
+@dataclass(frozen=True, slots=True)
+class Maximum:
+    """The greater value (of a column that is never missing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Minimum:
+    """The lesser value (of a column that is never missing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeastPresent:
+    """The least of the values present; a missing value loses to any."""
+
+
+@dataclass(frozen=True, slots=True)
+class FirstPresent:
+    """The stored (first) value; the incoming one only where none is stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class LatestPresent:
+    """The value of the row whose ``by`` is higher, unless that row has none.
+
+    A missing value never replaces a present one; on a tie of ``by`` the
+    stored row's value stays.
+    """
+
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """Derived: the merged ``first``, or the merged ``then`` where ``first`` is missing."""
+
+    first: str
+    then: str
+
+
+Rule = Highest | Maximum | Minimum | LeastPresent | FirstPresent | LatestPresent | Fallback
+
+HIGHEST_RANK = Highest("rank")
+MAXIMUM = Maximum()
+MINIMUM = Minimum()
+LEAST_PRESENT = LeastPresent()
+FIRST_PRESENT = FirstPresent()
+
+
+@dataclass(frozen=True, slots=True)
+class TableRules:
+    """How the rows of one table merge: ``rules`` by column."""
+
+    key: tuple[str, ...]
+    same: tuple[str, ...]  # the same in every row of a key: never reassigned
+    rules: Mapping[str, Rule]
+
+
+# A job's latest event wins its producer (a job only named by a parent facet
+# has none and no update time); its latest inputs and outputs are those of
+# the highest-ranked event that listed them.
+JOBS = TableRules(
+    key=("id",),
+    same=("ns_id", "namespace", "name"),
+    rules={
+        "producer": LatestPresent("updated_us"),
+        "created_us": MINIMUM,
+        "updated_us": MAXIMUM,
+        "input_rank": Highest("input_rank"),
+        "input_run": Highest("input_rank"),
+        "output_rank": Highest("output_rank"),
+        "output_run": Highest("output_rank"),
+    },
+)
+
+# A dataset's producer follows its producer rank (:mod:`.producer_rank`), its
+# dataSource URI the highest-ranked dataSource facet; Feast's type and project
+# are kept from the first event that named them.
+DATASETS = TableRules(
+    key=("id",),
+    same=("ns_id", "namespace", "name", "identity_uri_id"),
+    rules={
+        "producer": Highest("producer_rank"),
+        "producer_rank": Highest("producer_rank"),
+        "datasource_uri": Highest("uri_rank"),
+        "uri_id": Highest("uri_rank"),
+        "uri_rank": Highest("uri_rank"),
+        "feast_type": FIRST_PRESENT,
+        "feast_project": FIRST_PRESENT,
+        "created_us": MINIMUM,
+        "updated_us": MAXIMUM,
+    },
+)
+
+# A run's state is its highest-ranked event's (terminal states rank above
+# START and RUNNING, which rank above OTHER); it starts at its earliest START,
+# else its first event. A run names one parent and one root: should its events
+# disagree, the least id wins, whatever order they arrive in.
+RUNS = TableRules(
+    key=("run_id",),
+    same=("job_id", "ns_id"),
+    rules={
+        "state": Highest("state_rank"),
+        "state_rank": Highest("state_rank"),
+        "ended_us": Highest("state_rank"),
+        "first_event_us": MINIMUM,
+        "last_event_us": MAXIMUM,
+        "start_event_us": LEAST_PRESENT,
+        "started_us": Fallback("start_event_us", "first_event_us"),
+        "parent_run_id": LEAST_PRESENT,
+        "root_run_id": LEAST_PRESENT,
+    },
+)
+
+# A job's or dataset's facet: the payload of the highest-ranked event.
+FACETS = TableRules(
+    key=("owner_id", "name"),
+    same=(),
+    rules={"rank": HIGHEST_RANK, "blob_id": HIGHEST_RANK},
+)
+
+# Which columnLineage payload is current for a (dataset, job, origin).
+COLUMN_LINEAGE = TableRules(
+    key=("dataset_id", "job_id", "origin"),
+    same=("ns_id",),
+    rules={"rank": HIGHEST_RANK, "digest": HIGHEST_RANK, "run_id": HIGHEST_RANK},
+)
+
+# Which explicit lineage payload is current for an (owner, facet, origin).
+EXPLICIT_LINEAGE = TableRules(
+    key=("owner_id", "facet", "origin"),
+    same=("ns_id",),
+    rules={"rank": HIGHEST_RANK, "digest": HIGHEST_RANK},
+)
