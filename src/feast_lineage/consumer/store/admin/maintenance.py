@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, select, union
 
+from feast_lineage.consumer.store.admin.dataset_versions import prune_versions
 from feast_lineage.consumer.store.engine.meta import (
     bump_generation,
     ensure_meta,
@@ -137,6 +138,7 @@ API_NAMES.update(
         t.column_edges.name: "column_edges",
         t.explicit_lineage.name: "explicit_lineage",
         t.explicit_edges.name: "explicit_edges",
+        t.dataset_versions.name: "dataset_versions",
     }
 )
 
@@ -168,8 +170,14 @@ def _unreferenced_blobs(conn: Connection, candidates: set[str], removed: Removed
     b = t.facet_blobs.c
     refs = [exists().where(table.c.blob_id == b.id) for table in (t.job_facets, t.dataset_facets)]
     ordered = sorted(candidates)
+    v = t.dataset_versions.c
     for start in range(0, len(ordered), 2000):
         chunk = ordered[start : start + 2000]
+        # Dataset versions point at blobs too (schemas, lifecycle changes, symlinks).
+        versioned: set[str] = set()
+        for column in (v.schema_id, v.lifecycle_id, v.symlinks_id):
+            versioned.update(conn.execute(select(column).where(column.in_(chunk))).scalars())
+        chunk = [blob for blob in chunk if blob not in versioned]
         n = _delete(conn, t.facet_blobs, b.id.in_(chunk), *(~ref for ref in refs))
         removed.add("openlineage_facet_blobs", n)
         listed = t.symlink_listings.c
@@ -279,6 +287,7 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     expired = and_(r.started_us < cutoff_us, r.last_event_us < cutoff_us, ~_current_io_run(r))
     _chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
+    removed.add("dataset_versions", prune_versions(engine, cutoff_us, chunk=chunk))
     return removed
 
 
@@ -304,6 +313,7 @@ def _thin_kept_runs(engine: Engine, cutoff_us: int, chunk: int, removed: Removed
 
 
 _EVERYTHING = (
+    t.dataset_versions,
     t.explicit_edges,
     t.explicit_lineage,
     t.column_edges,
@@ -418,6 +428,10 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
                 t.dataset_symlinks,
                 or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its_datasets)),
             ),
+        )
+        removed.add(
+            "dataset_versions",
+            _delete(conn, t.dataset_versions, t.dataset_versions.c.ns_id == ns_id),
         )
         removed.add("openlineage_jobs", _delete(conn, t.jobs, j.ns_id == ns_id))
         removed.add("openlineage_datasets", _delete(conn, t.datasets, d.ns_id == ns_id))

@@ -71,6 +71,14 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   whoever last wrote or declared it, a read never changes it, and a dataset
   only ever read keeps whoever first mentioned it (:mod:`.producer_rank`);
   the migration recomputes it from the stored events.
+* Migration 0012 adds dataset versions: ``feast_lineage_dataset_versions``
+  keeps one immutable, content-addressed row per (event, dataset) the event
+  wrote (a COMPLETE run's output) or stated a followed facet of (schema,
+  lifecycleStateChange, version, symlinks), pointing at the facet blobs
+  (:mod:`..write.dataset_versions`); which rows are versions, and each
+  one's schema, is derived at read time in (event time, id) order
+  (:mod:`..read.dataset_versions`). The migration derives the rows of the
+  stored events.
 """
 
 from __future__ import annotations
@@ -302,6 +310,30 @@ explicit_edges = Table(
     Index("ix_ol_explicit_edges_dst", "dst_id"),
     Index("ix_ol_explicit_edges_src_ns", "src_ns_id"),
     Index("ix_ol_explicit_edges_dst_ns", "dst_ns_id"),
+)
+
+# Dataset versions (migration 0012): one row per (event, dataset) observation.
+dataset_versions = Table(
+    "feast_lineage_dataset_versions",
+    metadata,
+    Column("id", String(32), primary_key=True),  # content digest
+    Column("dataset_id", BigInteger, nullable=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("time_us", BigInteger, nullable=False),  # the event's eventTime
+    Column("run_id", String(36), nullable=True),
+    Column("job_id", BigInteger, nullable=True),
+    Column("event_type", String(16), nullable=True),
+    Column("writes", Integer, nullable=False),  # 1: a COMPLETE run wrote it
+    Column("schema_id", String(32), nullable=True),  # facet blob ids
+    Column("lifecycle_id", String(32), nullable=True),
+    Column("dataset_version", Text, nullable=True),
+    Column("symlinks_id", String(32), nullable=True),
+    Column("row_count", BigInteger, nullable=True),
+    Column("byte_count", BigInteger, nullable=True),
+    Column("file_count", BigInteger, nullable=True),
+    Column("facets_digest", String(32), nullable=False),
+    Index("ix_ol_dataset_versions_dataset", "dataset_id", "time_us", "id"),
+    Index("ix_ol_dataset_versions_ns", "ns_id"),
 )
 
 facet_blobs = Table(

@@ -177,6 +177,11 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
         lambda: insert_ignore(conn, t.explicit_edges, _EXPLICIT_EDGE_KEY),
         explicit_edges,
     )
+    ex(
+        "dataset_versions",
+        lambda: insert_ignore(conn, t.dataset_versions, ["id"]),
+        list(d.dataset_versions.values()),
+    )
     return link_uris(conn, d, cache)
 
 
