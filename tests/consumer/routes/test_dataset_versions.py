@@ -9,9 +9,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from feast_lineage.consumer.schemas import DatasetVersionDetail, DatasetVersionPage
+from feast_lineage.consumer.store.admin import maintenance
+from feast_lineage.event_time import parse_us
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
 from tests.factories import at, dataset, dataset_event, facet, run_event
+from tests.store_helpers import Store
 
 NS, NAME = "warehouse", "public.driver_stats"
 
@@ -219,3 +222,23 @@ def test_a_scoped_caller_sees_versions_of_visible_namespaces_only(make_client: A
     assert hidden.status_code == 404
     everything = client.get(path("hidden", "h"), headers={"X-API-Key": "admin-key"})
     assert everything.status_code == 200 and everything.json()["total"] == 1
+
+
+def test_a_pruned_version_answers_404_naming_the_retention_horizon(
+    client: TestClient, store_url: str
+) -> None:
+    ingest(client, *(write("COMPLETE", t, V1 if t < 2 else V2) for t in (0, 1, 2, 100)))
+    before = versions(client)["versions"]
+    store = Store(store_url)
+    try:
+        maintenance.prune(store.engine, parse_us(at(50)))
+    finally:
+        store.close()
+    after = versions(client)["versions"]
+    # The last version before the horizon stays (and the current one, after it).
+    assert [v["id"] for v in after] == [before[0]["id"], before[1]["id"]]
+    assert after[-1]["previous_id"] is None and after[-1]["schema"] == V2
+    gone = client.get(f"{path()}/{before[-1]['id']}")
+    assert gone.status_code == 404
+    message = gone.json()["error"]["message"]
+    assert "retention horizon 2026-01-01T12:00:50Z" in message
