@@ -89,18 +89,22 @@ def test_a_complete_write_mints_a_version_with_feasts_keys_and_ours(client: Test
     # START stated the schema first (a change), COMPLETE wrote it (a write).
     assert body["total"] == 2
     newest, oldest = body["versions"]
-    assert newest["changes"] == ["write"] and oldest["changes"] == ["schema"]
-    assert newest["version"] == 2 and oldest["version"] == 1
+    assert newest["changes"] == ["write"]
+    assert oldest["changes"] == ["schema"]
+    assert newest["version"] == 2
+    assert oldest["version"] == 1
     assert newest["created_by_run_id"] == run
     assert newest["created_at"] == 1767268810000  # eventTime, in ms
     assert newest["created_at_iso"] == "2026-01-01T12:00:10Z"
     assert newest["job"] == {"namespace": "spark", "name": "load_stats"}
     assert newest["event_type"] == "COMPLETE"
     assert newest["statistics"] == {"row_count": 100, "bytes": 2048, "file_count": 3}
-    assert newest["schema"] == V1 and newest["facets"]["schema"] == V1
+    assert newest["schema"] == V1
+    assert newest["facets"]["schema"] == V1
     assert [f["name"] for f in newest["fields"]] == ["driver_id", "conv_rate"]
     assert newest["previous_id"] == oldest["id"]
-    assert isinstance(newest["version_id"], int) and len(newest["id"]) == 32
+    assert isinstance(newest["version_id"], int)
+    assert len(newest["id"]) == 16
     for key in ("dataset_namespace", "dataset_name"):
         assert newest[key] == {"dataset_namespace": NS, "dataset_name": NAME}[key]
 
@@ -134,7 +138,8 @@ def test_a_schema_change_by_any_event_mints_a_version_with_its_diff(client: Test
     back = detail(client, body["versions"][0]["id"])["diff"]
     assert back["added"] == back["removed"] == back["type_changed"] == []
     first = detail(client, body["versions"][2]["id"])["diff"]
-    assert first["previous_id"] is None and len(first["added"]) == 2
+    assert first["previous_id"] is None
+    assert len(first["added"]) == 2
 
 
 def test_a_dataset_event_changing_lifecycle_version_and_symlinks_mints_versions(
@@ -162,7 +167,8 @@ def test_a_dataset_event_changing_lifecycle_version_and_symlinks_mints_versions(
     ]
     dropped = body["versions"][0]
     assert dropped["lifecycle_state_change"] == "DROP"
-    assert dropped["job"] is None and dropped["created_by_run_id"] is None
+    assert dropped["job"] is None
+    assert dropped["created_by_run_id"] is None
     assert dropped["schema"] == V1  # carried from the write
     assert body["versions"][2]["dataset_version"] == "7"
 
@@ -178,7 +184,8 @@ def test_a_run_reading_the_dataset_with_a_new_schema_mints_a_version(client: Tes
 def test_pages_newest_first_with_since_and_until(client: TestClient) -> None:
     ingest(client, *(write("COMPLETE", t, V1) for t in range(5)))
     body = versions(client, limit=2, offset=1)
-    assert body["total"] == 5 and (body["limit"], body["offset"]) == (2, 1)
+    assert body["total"] == 5
+    assert (body["limit"], body["offset"]) == (2, 1)
     assert [v["created_at_iso"][-3:] for v in body["versions"]] == ["03Z", "02Z"]
     window = versions(client, since=at(1), until=at(3))
     assert [v["created_at_iso"][-3:] for v in window["versions"]] == ["02Z", "01Z"]
@@ -188,11 +195,12 @@ def test_pages_newest_first_with_since_and_until(client: TestClient) -> None:
 def test_a_name_with_slashes_and_unknown_names_and_ids(client: TestClient) -> None:
     ingest(client, write("COMPLETE", 0, V1, ns="s3://bucket", name="path/to/t"))
     response = client.get(path("s3://bucket", "path/to/t"))
-    assert response.status_code == 200 and response.json()["total"] == 1
+    assert response.status_code == 200
+    assert response.json()["total"] == 1
     missing = client.get(path("s3://bucket", "nope"))
     assert missing.status_code == 404
     assert "list them with GET" in missing.json()["error"]["message"]
-    unknown = client.get(path("s3://bucket", "path/to/t") + "/" + "0" * 32)
+    unknown = client.get(path("s3://bucket", "path/to/t") + "/" + "0" * 16)
     assert unknown.status_code == 404
     assert "no version" in unknown.json()["error"]["message"]
 
@@ -221,7 +229,8 @@ def test_a_scoped_caller_sees_versions_of_visible_namespaces_only(make_client: A
     hidden = client.get(path("hidden", "h"), headers={"X-API-Key": KEY})
     assert hidden.status_code == 404
     everything = client.get(path("hidden", "h"), headers={"X-API-Key": "admin-key"})
-    assert everything.status_code == 200 and everything.json()["total"] == 1
+    assert everything.status_code == 200
+    assert everything.json()["total"] == 1
 
 
 def test_a_pruned_version_answers_404_naming_the_retention_horizon(
@@ -237,7 +246,8 @@ def test_a_pruned_version_answers_404_naming_the_retention_horizon(
     after = versions(client)["versions"]
     # The last version before the horizon stays (and the current one, after it).
     assert [v["id"] for v in after] == [before[0]["id"], before[1]["id"]]
-    assert after[-1]["previous_id"] is None and after[-1]["schema"] == V2
+    assert after[-1]["previous_id"] is None
+    assert after[-1]["schema"] == V2
     gone = client.get(f"{path()}/{before[-1]['id']}")
     assert gone.status_code == 404
     message = gone.json()["error"]["message"]

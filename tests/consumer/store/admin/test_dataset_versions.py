@@ -38,10 +38,12 @@ def test_a_prune_keeps_each_datasets_current_version_and_what_it_carries(store: 
     assert _answer(store) == [before[3], before[4]]
     with store.engine.connect() as conn:
         (last, newest) = versions(observations(conn, dataset_id("lake", "t")), horizon(conn))
-        assert last.schema_id == newest.schema_id is not None and last.previous_id is None
+        assert last.schema_id == newest.schema_id is not None
+        assert last.previous_id is None
         # A dataset whose versions are all older keeps its current one.
         (current,) = versions(observations(conn, dataset_id("lake", "old")), horizon(conn))
-        assert current.row.time_us == _us(2) and current.schema_id is not None
+        assert current.row.time_us == _us(2)
+        assert current.schema_id is not None
 
 
 def test_a_namespace_reset_deletes_its_versions_and_keeps_the_blobs_others_point_at(
@@ -50,7 +52,7 @@ def test_a_namespace_reset_deletes_its_versions_and_keeps_the_blobs_others_point
     store.ingest(_write(0, "a", ns="gone"), _write(0, "a", ns="kept"))
     maintenance.reset_namespace(store.engine, namespace_id("gone"))
     rows = store.rows(t.dataset_versions)
-    assert {r["ns_id"] for r in rows} == {namespace_id("kept")}
+    assert {r["dataset_id"] for r in rows} == {dataset_id("kept", "t")}
     (kept,) = rows
     assert store.one(t.facet_blobs, t.facet_blobs.c.id == kept["schema_id"]) is not None
     maintenance.reset_all(store.engine)

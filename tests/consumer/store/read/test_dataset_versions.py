@@ -1,4 +1,4 @@
-"""Dataset versions in the store: the rule on rows, and the same answer whatever the arrival order."""
+"""Dataset versions in the store: the rule on rows, and one answer whatever the order."""
 
 from __future__ import annotations
 
@@ -63,7 +63,8 @@ def test_writes_and_changes_are_versions_and_repeats_are_not() -> None:
     ]
     assert [v.number for v in found] == [1, 2, 3, 4, 5, 6]
     assert [v.schema_id for v in found] == ["a", "a", "b", "b", "b", "b"]
-    assert found[1].previous_id == found[0].row.id and found[0].previous_id is None
+    assert found[1].previous_id == found[0].row.id
+    assert found[0].previous_id is None
 
 
 def test_past_the_horizon_only_the_last_older_version_is_answered() -> None:
@@ -162,6 +163,8 @@ def test_a_version_points_at_the_stored_schema_blob(store: Store) -> None:
     for i in range(3):  # three runs writing one schema: one blob
         store.ingest(run_event("COMPLETE", time=at(i), outputs=[dataset(NS, NAME, schema=schema)]))
     rows = store.rows(t.dataset_versions)
-    assert len(rows) == 3 and len({r["schema_id"] for r in rows}) == 1
+    assert len(rows) == 3
+    assert len({r["schema_id"] for r in rows}) == 1
     blob = store.one(t.facet_blobs, t.facet_blobs.c.id == rows[0]["schema_id"])
-    assert blob is not None and '"fields"' in blob["payload"]
+    assert blob is not None
+    assert '"fields"' in blob["payload"]

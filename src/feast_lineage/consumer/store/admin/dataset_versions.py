@@ -26,6 +26,10 @@ from feast_lineage.consumer.store.read.dataset_versions import (
 )
 from feast_lineage.consumer.store.schema import tables as t
 
+# The dataset facets whose blobs versions point at: a namespace reset keeps
+# their blobs, which versions of other datasets may share.
+VERSIONED_FACETS = ("schema", "lifecycleStateChange", "symlinks")
+
 
 def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[str]:
     """The ids of the rows older than the cutoff that stay."""
@@ -44,23 +48,30 @@ def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[str]:
 
 def prune_versions(engine: Engine, cutoff_us: int, *, chunk: int = 5000) -> int:
     """Delete versions older than ``cutoff_us`` but what answers; the number of rows deleted."""
-    v = t.dataset_versions.c
-    with engine.connect() as conn:
-        stmt = select(v.dataset_id).where(v.time_us < cutoff_us).distinct()
-        datasets = sorted(conn.execute(stmt).scalars())
+    v, d = t.dataset_versions.c, t.datasets.c
+    datasets: list[int] = []
+    after = -1
+    with engine.connect() as conn:  # by dataset, each a range of the versions' key
+        while True:
+            stmt = select(d.id).where(d.id > after).order_by(d.id).limit(500)
+            ids = list(conn.execute(stmt).scalars())
+            if not ids:
+                break
+            after = ids[-1]
+            older = select(v.dataset_id).where(v.dataset_id.in_(ids), v.time_us < cutoff_us)
+            datasets.extend(sorted(set(conn.execute(older).scalars())))
     deleted = 0
     for start in range(0, len(datasets), 100):
         with write_transaction(engine) as conn:
-            gone: list[str] = []
             for dataset in datasets[start : start + 100]:
                 rows = observations(conn, dataset)
                 keep = _kept(rows, cutoff_us)
-                gone.extend(r.id for r in rows if r.time_us < cutoff_us and r.id not in keep)
-            for first in range(0, len(gone), chunk):
-                part = gone[first : first + chunk]
-                deleted += int(
-                    conn.execute(delete(t.dataset_versions).where(v.id.in_(part))).rowcount or 0
-                )
+                gone = [r.id for r in rows if r.time_us < cutoff_us and r.id not in keep]
+                for first in range(0, len(gone), chunk):
+                    drop = delete(t.dataset_versions).where(
+                        v.dataset_id == dataset, v.id.in_(gone[first : first + chunk])
+                    )
+                    deleted += int(conn.execute(drop).rowcount or 0)
     with write_transaction(engine) as conn:
         _raise_horizon(conn, cutoff_us)
     return deleted

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, select, union
 
-from feast_lineage.consumer.store.admin.dataset_versions import prune_versions
+from feast_lineage.consumer.store.admin.dataset_versions import VERSIONED_FACETS, prune_versions
 from feast_lineage.consumer.store.engine.meta import (
     bump_generation,
     ensure_meta,
@@ -170,14 +170,8 @@ def _unreferenced_blobs(conn: Connection, candidates: set[str], removed: Removed
     b = t.facet_blobs.c
     refs = [exists().where(table.c.blob_id == b.id) for table in (t.job_facets, t.dataset_facets)]
     ordered = sorted(candidates)
-    v = t.dataset_versions.c
     for start in range(0, len(ordered), 2000):
         chunk = ordered[start : start + 2000]
-        # Dataset versions point at blobs too (schemas, lifecycle changes, symlinks).
-        versioned: set[str] = set()
-        for column in (v.schema_id, v.lifecycle_id, v.symlinks_id):
-            versioned.update(conn.execute(select(column).where(column.in_(chunk))).scalars())
-        chunk = [blob for blob in chunk if blob not in versioned]
         n = _delete(conn, t.facet_blobs, b.id.in_(chunk), *(~ref for ref in refs))
         removed.add("openlineage_facet_blobs", n)
         listed = t.symlink_listings.c
@@ -361,8 +355,14 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
         _bump(conn)
         jf, df = t.job_facets.c, t.dataset_facets.c
         blobs = set(conn.execute(select(jf.blob_id).where(jf.owner_id.in_(its_jobs))).scalars())
+        # Dataset versions of any namespace may point at the blobs of the
+        # facets they follow (the same schema is one blob): those stay.
         blobs.update(
-            conn.execute(select(df.blob_id).where(df.owner_id.in_(its_datasets))).scalars()
+            conn.execute(
+                select(df.blob_id).where(
+                    df.owner_id.in_(its_datasets), df.name.not_in(VERSIONED_FACETS)
+                )
+            ).scalars()
         )
         removed.add(
             "openlineage_job_facets", _delete(conn, t.job_facets, jf.owner_id.in_(its_jobs))
@@ -431,7 +431,7 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
         )
         removed.add(
             "dataset_versions",
-            _delete(conn, t.dataset_versions, t.dataset_versions.c.ns_id == ns_id),
+            _delete(conn, t.dataset_versions, t.dataset_versions.c.dataset_id.in_(its_datasets)),
         )
         removed.add("openlineage_jobs", _delete(conn, t.jobs, j.ns_id == ns_id))
         removed.add("openlineage_datasets", _delete(conn, t.datasets, d.ns_id == ns_id))

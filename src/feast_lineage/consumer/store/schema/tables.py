@@ -312,14 +312,15 @@ explicit_edges = Table(
     Index("ix_ol_explicit_edges_dst_ns", "dst_ns_id"),
 )
 
-# Dataset versions (migration 0012): one row per (event, dataset) observation.
+# Dataset versions (migration 0012): one row per (event, dataset) observation,
+# clustered by dataset and time (SQLite: WITHOUT ROWID), which is how every
+# read and reset finds them; the id alone is unique too.
 dataset_versions = Table(
     "feast_lineage_dataset_versions",
     metadata,
-    Column("id", String(32), primary_key=True),  # content digest
-    Column("dataset_id", BigInteger, nullable=False),
-    Column("ns_id", BigInteger, nullable=False),
-    Column("time_us", BigInteger, nullable=False),  # the event's eventTime
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("time_us", BigInteger, primary_key=True, autoincrement=False),  # eventTime
+    Column("id", String(16), primary_key=True),  # content digest
     Column("run_id", String(36), nullable=True),
     Column("job_id", BigInteger, nullable=True),
     Column("event_type", String(16), nullable=True),
@@ -331,9 +332,8 @@ dataset_versions = Table(
     Column("row_count", BigInteger, nullable=True),
     Column("byte_count", BigInteger, nullable=True),
     Column("file_count", BigInteger, nullable=True),
-    Column("facets_digest", String(32), nullable=False),
-    Index("ix_ol_dataset_versions_dataset", "dataset_id", "time_us", "id"),
-    Index("ix_ol_dataset_versions_ns", "ns_id"),
+    Column("facets_digest", String(16), nullable=False),
+    sqlite_with_rowid=False,
 )
 
 facet_blobs = Table(

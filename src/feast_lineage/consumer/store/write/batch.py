@@ -179,7 +179,7 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     )
     ex(
         "dataset_versions",
-        lambda: insert_ignore(conn, t.dataset_versions, ["id"]),
+        lambda: insert_ignore(conn, t.dataset_versions, ["dataset_id", "time_us", "id"]),
         list(d.dataset_versions.values()),
     )
     return link_uris(conn, d, cache)

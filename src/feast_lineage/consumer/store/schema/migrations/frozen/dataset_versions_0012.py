@@ -15,7 +15,6 @@ from feast_lineage.consumer.store.schema.migrations.frozen import payloads_0009 
 from feast_lineage.consumer.store.schema.migrations.frozen.ids_0009 import (
     dataset_id,
     job_id,
-    namespace_id,
 )
 
 # The dataset facets whose change makes a version.
@@ -25,9 +24,8 @@ TRACKED = ("schema", "lifecycleStateChange", "version", "symlinks")
 class DatasetVersionRow(TypedDict):
     """One observation of a dataset by one event."""
 
-    id: str  # digest of (dataset, run or event, event key, facets digest, writes)
+    id: str  # 64-bit digest (hex) of (dataset, run or event, event key, facets digest, writes)
     dataset_id: int
-    ns_id: int  # the dataset's namespace
     time_us: int  # the event's eventTime
     run_id: str | None  # None for a DatasetEvent
     job_id: int | None  # None for a DatasetEvent
@@ -40,7 +38,7 @@ class DatasetVersionRow(TypedDict):
     row_count: int | None  # outputStatistics of a written dataset
     byte_count: int | None
     file_count: int | None
-    facets_digest: str  # of the dataset as the event states it (facets and io facets)
+    facets_digest: str  # 64-bit digest (hex) of the dataset as the event states it
 
 
 def _blob(facets: dict[str, Any], name: str) -> str | None:
@@ -77,7 +75,7 @@ def _row(
     if not writes and not any(facets.get(name) is not None for name in TRACKED):
         return None
     did = dataset_id(namespace, name)
-    facets_digest = canonical_json.digest(canonical_json.dumps(ds))
+    facets_digest = canonical_json.digest(canonical_json.dumps(ds))[:16]
     maker = run_id if run_id is not None else event_key
     key = f"{did}\x1f{maker}\x1f{event_key}\x1f{facets_digest}\x1f{int(writes)}".encode()
     version = facets.get("version")
@@ -85,9 +83,8 @@ def _row(
     io_facets = ds.get("outputFacets")
     stats = io_facets.get("outputStatistics") if writes and isinstance(io_facets, dict) else None
     return {
-        "id": canonical_json.digest(key),
+        "id": canonical_json.digest(key)[:16],
         "dataset_id": did,
-        "ns_id": namespace_id(namespace),
         "time_us": time_us,
         "run_id": run_id,
         "job_id": job,

@@ -11,9 +11,9 @@ from the event.
 
 Events are read in chunks, in id order, and each chunk's rows are written
 before the next is read, so memory stays bounded (one chunk of events and
-its rows) whatever the store's size. Rows are content-addressed and each
-event's are distinct, so they are inserted as they are; a blob is inserted
-unless one is stored under its id.
+its rows) whatever the store's size. Rows are content-addressed, each
+stored event's are its own and the table is new, so they are inserted as
+they are; a blob is inserted unless one is stored under its id.
 
 Revision ID: 0012
 Revises: 0011
@@ -56,10 +56,9 @@ _BLOB_FACETS = {
 def upgrade() -> None:
     table = op.create_table(
         _TABLE,
-        sa.Column("id", sa.String(32), primary_key=True),
-        sa.Column("dataset_id", sa.BigInteger, nullable=False),
-        sa.Column("ns_id", sa.BigInteger, nullable=False),
-        sa.Column("time_us", sa.BigInteger, nullable=False),
+        sa.Column("dataset_id", sa.BigInteger, primary_key=True, autoincrement=False),
+        sa.Column("time_us", sa.BigInteger, primary_key=True, autoincrement=False),
+        sa.Column("id", sa.String(16), primary_key=True),
         sa.Column("run_id", sa.String(36), nullable=True),
         sa.Column("job_id", sa.BigInteger, nullable=True),
         sa.Column("event_type", sa.String(16), nullable=True),
@@ -71,16 +70,13 @@ def upgrade() -> None:
         sa.Column("row_count", sa.BigInteger, nullable=True),
         sa.Column("byte_count", sa.BigInteger, nullable=True),
         sa.Column("file_count", sa.BigInteger, nullable=True),
-        sa.Column("facets_digest", sa.String(32), nullable=False),
+        sa.Column("facets_digest", sa.String(16), nullable=False),
+        sqlite_with_rowid=False,
     )
-    op.create_index("ix_ol_dataset_versions_dataset", _TABLE, ["dataset_id", "time_us", "id"])
-    op.create_index("ix_ol_dataset_versions_ns", _TABLE, ["ns_id"])
     _backfill(op.get_bind(), table)
 
 
 def downgrade() -> None:
-    op.drop_index("ix_ol_dataset_versions_ns", table_name=_TABLE)
-    op.drop_index("ix_ol_dataset_versions_dataset", table_name=_TABLE)
     op.drop_table(_TABLE)
 
 
@@ -154,13 +150,9 @@ def _backfill(conn: sa.Connection, table: sa.Table) -> None:
             )
             _blobs(event, own, texts)
             rows.update(own)
-        if rows:
-            known = set(
-                conn.execute(sa.select(table.c.id).where(table.c.id.in_(sorted(rows)))).scalars()
-            )
-            new = [row for key, row in rows.items() if key not in known]
-            for start in range(0, len(new), chunk):
-                conn.execute(table.insert(), new[start : start + chunk])
+        new = list(rows.values())
+        for start in range(0, len(new), chunk):
+            conn.execute(table.insert(), new[start : start + chunk])
         if texts:
             stored_blobs = set(
                 conn.execute(sa.select(blobs.c.id).where(blobs.c.id.in_(sorted(texts)))).scalars()
