@@ -105,6 +105,7 @@ def test_a_complete_write_mints_a_version_with_feasts_keys_and_ours(client: Test
     assert newest["previous_id"] == oldest["id"]
     assert isinstance(newest["version_id"], int)
     assert len(newest["id"]) == 16
+    assert newest["version_id"] == int(newest["id"], 16)
     for key in ("dataset_namespace", "dataset_name"):
         assert newest[key] == {"dataset_namespace": NS, "dataset_name": NAME}[key]
 

@@ -44,6 +44,20 @@ def _versions(
     return dv.versions(dv.observations(conn, did), dv.horizon(conn))
 
 
+def version_key(value: int) -> str:
+    """A version's id in the API: its 63-bit digest as 16 hex digits."""
+    return f"{value:016x}"
+
+
+def _parse_key(text: str) -> int | None:
+    if len(text) != 16:
+        return None
+    try:
+        return int(text, 16)
+    except ValueError:
+        return None
+
+
 def _json(text: str | None) -> Any:
     return orjson.loads(text) if text is not None else None
 
@@ -124,7 +138,7 @@ def _items(
         stats = (row.row_count, row.byte_count, row.file_count)
         items.append(
             DatasetVersionItem(
-                version_id=int(row.id[:15], 16),
+                version_id=row.id,
                 dataset_namespace=namespace,
                 dataset_name=name,
                 version=v.number,
@@ -132,7 +146,7 @@ def _items(
                 schema_=schema if isinstance(schema, dict) else None,
                 facets=facets or None,
                 created_at=ms(row.time_us) or 0,
-                id=row.id,
+                id=version_key(row.id),
                 created_at_iso=to_iso(row.time_us) or "",
                 job=JobRef(namespace=job[0], name=job[1])
                 if job is not None and read.scope.allows_id(job[2])
@@ -145,8 +159,8 @@ def _items(
                 statistics=OutputStatistics(row_count=stats[0], bytes=stats[1], file_count=stats[2])
                 if any(s is not None for s in stats)
                 else None,
-                facets_digest=row.facets_digest,
-                previous_id=v.previous_id,
+                facets_digest=version_key(row.facets_digest),
+                previous_id=version_key(v.previous_id) if v.previous_id is not None else None,
             )
         )
     return items
@@ -181,7 +195,8 @@ def dataset_version_detail(
     """One version with its schema diff against the version before it."""
     with read.engine.connect() as conn:
         found = _versions(conn, read, namespace, name)
-        at = next((i for i, v in enumerate(found) if v.row.id == version_id), None)
+        wanted = _parse_key(version_id)
+        at = next((i for i, v in enumerate(found) if v.row.id == wanted), None)
         if at is None:
             pruned = dv.horizon(conn)
             since = (

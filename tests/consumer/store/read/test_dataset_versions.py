@@ -24,7 +24,7 @@ NS, NAME = "lake", "t"
 
 def row(i: int, **values: Any) -> ObservationRow:
     base: dict[str, Any] = {
-        "id": f"{i:032x}",
+        "id": i,
         "time_us": i,
         "run_id": None,
         "job_id": None,
@@ -37,7 +37,7 @@ def row(i: int, **values: Any) -> ObservationRow:
         "row_count": None,
         "byte_count": None,
         "file_count": None,
-        "facets_digest": "d",
+        "facets_digest": 0,
     }
     return ObservationRow(**{**base, **values})
 

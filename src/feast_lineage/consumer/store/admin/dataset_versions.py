@@ -31,7 +31,7 @@ from feast_lineage.consumer.store.schema import tables as t
 VERSIONED_FACETS = ("schema", "lifecycleStateChange", "symlinks")
 
 
-def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[str]:
+def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[int]:
     """The ids of the rows older than the cutoff that stay."""
     older = [row for row in rows if row.time_us < cutoff_us]
     found = versions(older)

@@ -37,7 +37,7 @@ HORIZON_KEY = "dataset_versions_horizon"
 class ObservationRow:
     """One stored row of ``feast_lineage_dataset_versions``."""
 
-    id: str
+    id: int
     time_us: int
     run_id: str | None
     job_id: int | None
@@ -50,7 +50,7 @@ class ObservationRow:
     row_count: int | None
     byte_count: int | None
     file_count: int | None
-    facets_digest: str
+    facets_digest: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ class DatasetVersion:
     schema_id: str | None  # its schema's facet blob (its own, or the latest before it)
     symlinks_id: str | None
     changes: tuple[str, ...]  # write, schema, lifecycle, version, symlinks
-    previous_id: str | None  # the version before it
+    previous_id: int | None  # the version before it
     previous_schema_id: str | None
 
 

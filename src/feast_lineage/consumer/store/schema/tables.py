@@ -320,7 +320,7 @@ dataset_versions = Table(
     metadata,
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
     Column("time_us", BigInteger, primary_key=True, autoincrement=False),  # eventTime
-    Column("id", String(16), primary_key=True),  # content digest
+    Column("id", BigInteger, primary_key=True, autoincrement=False),  # content digest
     Column("run_id", String(36), nullable=True),
     Column("job_id", BigInteger, nullable=True),
     Column("event_type", String(16), nullable=True),
@@ -332,7 +332,7 @@ dataset_versions = Table(
     Column("row_count", BigInteger, nullable=True),
     Column("byte_count", BigInteger, nullable=True),
     Column("file_count", BigInteger, nullable=True),
-    Column("facets_digest", String(16), nullable=False),
+    Column("facets_digest", BigInteger, nullable=False),
     sqlite_with_rowid=False,
 )
 

@@ -34,12 +34,13 @@ from feast_lineage.identity import dataset_id, job_id
 
 # The dataset facets whose change makes a version.
 TRACKED = ("schema", "lifecycleStateChange", "version", "symlinks")
+_MASK = (1 << 63) - 1
 
 
 class DatasetVersionRow(TypedDict):
     """One observation of a dataset by one event (:mod:`.dataset_versions`)."""
 
-    id: str  # 64-bit digest (hex) of (dataset, run or event, event key, facets digest, writes)
+    id: int  # 63-bit digest of (dataset, run or event, event key, facets digest, writes)
     dataset_id: int
     time_us: int  # the event's eventTime
     run_id: str | None  # None for a DatasetEvent
@@ -53,7 +54,12 @@ class DatasetVersionRow(TypedDict):
     row_count: int | None  # outputStatistics of a written dataset
     byte_count: int | None
     file_count: int | None
-    facets_digest: str  # 64-bit digest (hex) of the dataset as the event states it
+    facets_digest: int  # 63-bit digest of the dataset as the event states it
+
+
+def _id(digest: str) -> int:
+    """A 63-bit integer of a hex digest (stored as a BIGINT on every database)."""
+    return int(digest[:16], 16) & _MASK
 
 
 def _blob(facets: dict[str, Any], name: str) -> str | None:
@@ -90,7 +96,7 @@ def _row(
     if not writes and not any(facets.get(name) is not None for name in TRACKED):
         return None
     did = dataset_id(namespace, name)
-    facets_digest = canonical_json.digest(canonical_json.dumps(ds))[:16]
+    facets_digest = _id(canonical_json.digest(canonical_json.dumps(ds)))
     maker = run_id if run_id is not None else event_key
     key = f"{did}\x1f{maker}\x1f{event_key}\x1f{facets_digest}\x1f{int(writes)}".encode()
     version = facets.get("version")
@@ -98,7 +104,7 @@ def _row(
     io_facets = ds.get("outputFacets")
     stats = io_facets.get("outputStatistics") if writes and isinstance(io_facets, dict) else None
     return {
-        "id": canonical_json.digest(key)[:16],
+        "id": _id(canonical_json.digest(key)),
         "dataset_id": did,
         "time_us": time_us,
         "run_id": run_id,
@@ -123,9 +129,9 @@ def version_rows(
     event_key: str,
     time_us: int,
     run_id: str | None,
-) -> dict[str, DatasetVersionRow]:
+) -> dict[int, DatasetVersionRow]:
     """The rows ``event`` (validated, credentials removed) adds, by id."""
-    out: dict[str, DatasetVersionRow] = {}
+    out: dict[int, DatasetVersionRow] = {}
     found: list[DatasetVersionRow | None] = []
     if kind == "dataset":
         found.append(

@@ -259,7 +259,7 @@ class RowBatch:
     column_reports: dict[ColumnReportKey, PendingColumnEdges] = field(default_factory=dict)
     explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
     explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
-    dataset_versions: dict[str, DatasetVersionRow] = field(default_factory=dict)  # by id
+    dataset_versions: dict[int, DatasetVersionRow] = field(default_factory=dict)  # by id
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
 
     def merge(self, other: RowBatch) -> None:

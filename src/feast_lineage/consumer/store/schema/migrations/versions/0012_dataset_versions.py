@@ -58,7 +58,7 @@ def upgrade() -> None:
         _TABLE,
         sa.Column("dataset_id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("time_us", sa.BigInteger, primary_key=True, autoincrement=False),
-        sa.Column("id", sa.String(16), primary_key=True),
+        sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("run_id", sa.String(36), nullable=True),
         sa.Column("job_id", sa.BigInteger, nullable=True),
         sa.Column("event_type", sa.String(16), nullable=True),
@@ -70,7 +70,7 @@ def upgrade() -> None:
         sa.Column("row_count", sa.BigInteger, nullable=True),
         sa.Column("byte_count", sa.BigInteger, nullable=True),
         sa.Column("file_count", sa.BigInteger, nullable=True),
-        sa.Column("facets_digest", sa.String(16), nullable=False),
+        sa.Column("facets_digest", sa.BigInteger, nullable=False),
         sqlite_with_rowid=False,
     )
     _backfill(op.get_bind(), table)
@@ -80,7 +80,7 @@ def downgrade() -> None:
     op.drop_table(_TABLE)
 
 
-def _blobs(event: dict[str, Any], rows: dict[str, DatasetVersionRow], into: dict[str, str]) -> None:
+def _blobs(event: dict[str, Any], rows: dict[int, DatasetVersionRow], into: dict[str, str]) -> None:
     """The canonical text of each facet blob ``rows`` point at, by id."""
     wanted = {row[column] for row in rows.values() for column in _BLOB_FACETS if row[column]}  # type: ignore[literal-required]
     if not wanted:
@@ -132,7 +132,7 @@ def _backfill(conn: sa.Connection, table: sa.Table) -> None:
         if not found:
             return
         after = found[-1].id
-        rows: dict[str, DatasetVersionRow] = {}
+        rows: dict[int, DatasetVersionRow] = {}
         texts: dict[str, str] = {}
         for stored in found:
             try:
