@@ -58,10 +58,6 @@ def _parse_key(text: str) -> int | None:
         return None
 
 
-def _json(text: str | None) -> Any:
-    return orjson.loads(text) if text is not None else None
-
-
 def flat_fields(schema: Any) -> list[VersionField]:
     """A schema facet's fields, nested ones after their parent, named by path."""
     out: list[VersionField] = []
@@ -112,10 +108,11 @@ def _items(
     name: str,
     found: list[dv.DatasetVersion],
 ) -> list[DatasetVersionItem]:
-    blobs = dv.blob_texts(
+    texts = dv.blob_texts(
         conn,
         [b for v in found for b in (v.schema_id, v.row.lifecycle_id, v.symlinks_id)],
     )
+    blobs = {key: orjson.loads(text) for key, text in texts.items()}  # each parsed once
     jobs = dv.job_names(conn, (v.row.job_id for v in found))
     items = []
     for v in found:
@@ -127,7 +124,7 @@ def _items(
             ("symlinks", v.symlinks_id),
         ):
             if blob is not None and blob in blobs:
-                facets[key] = orjson.loads(blobs[blob])
+                facets[key] = blobs[blob]
         if row.dataset_version is not None:
             facets["version"] = {"datasetVersion": row.dataset_version}
         facets = redaction.facets(facets, read.scope)

@@ -63,7 +63,6 @@ class DatasetVersion:
     symlinks_id: str | None
     changes: tuple[str, ...]  # write, schema, lifecycle, version, symlinks
     previous_id: int | None  # the version before it
-    previous_schema_id: str | None
 
 
 _COLUMNS = tuple(getattr(t.dataset_versions.c, name) for name in ObservationRow.__slots__)
@@ -118,7 +117,6 @@ def versions(rows: Iterable[ObservationRow], horizon_us: int | None = None) -> l
                 symlinks_id=symlinks,
                 changes=tuple(changes),
                 previous_id=before.row.id if before else None,
-                previous_schema_id=before.schema_id if before else None,
             )
         )
     if horizon_us is not None:
@@ -133,7 +131,6 @@ def versions(rows: Iterable[ObservationRow], horizon_us: int | None = None) -> l
                 symlinks_id=first.symlinks_id,
                 changes=first.changes,
                 previous_id=None,
-                previous_schema_id=None,
             )
     return [
         DatasetVersion(
@@ -143,7 +140,6 @@ def versions(rows: Iterable[ObservationRow], horizon_us: int | None = None) -> l
             symlinks_id=v.symlinks_id,
             changes=v.changes,
             previous_id=v.previous_id,
-            previous_schema_id=v.previous_schema_id,
         )
         for i, v in enumerate(found, start=1)
     ]
