@@ -486,6 +486,8 @@ def test_errors_carry_feasts_detail(both: Both, path: str) -> None:
 def test_dataset_versions(both: Both) -> None:
     """Feast's versions are ours that a COMPLETE run wrote; ours add schema and other changes.
 
+    The same runs made them, and the same keys with the same JSON types are in each.
+
     Feast numbers versions by arrival (``version`` 1, 2, ... as COMPLETE events
     come in, renumbering nothing but skipping none); ours by event time, so a
     late event renumbers the ones after it, and ``id`` is the stable key.
@@ -511,7 +513,9 @@ def test_dataset_versions(both: Both) -> None:
         assert {v["created_by_run_id"] for v in f["versions"]} == {
             v["created_by_run_id"] for v in writes
         }, path
-        assert len(writes) == f["total"], path
+        # Feast stores each receipt of an event (a retry or a fixture sent twice is
+        # two versions there), ours each event once.
+        assert len(writes) <= f["total"], path
         for theirs in f["versions"]:
             assert same_shape(theirs, o["versions"][0], path) == []
         compared += 1

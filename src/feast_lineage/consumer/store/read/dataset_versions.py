@@ -20,6 +20,7 @@ is answered.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,6 +28,8 @@ from sqlalchemy import Connection, select
 
 from feast_lineage.consumer.store.engine.meta import read_meta
 from feast_lineage.consumer.store.schema import tables as t
+
+_EVENT_TYPE_NAMES = {code: name for name, code in t.VERSION_EVENT_TYPES.items()}
 
 # The meta key of the versions' retention horizon (µs): versions older than
 # it were pruned, but for each dataset's last one before it.
@@ -72,7 +75,14 @@ def observations(conn: Connection, dataset: int) -> list[ObservationRow]:
     """Every row of ``dataset``, oldest first (event time, then id)."""
     v = t.dataset_versions.c
     stmt = select(*_COLUMNS).where(v.dataset_id == dataset).order_by(v.time_us, v.id)
-    return [ObservationRow(*row) for row in conn.execute(stmt)]
+    out = []
+    for row in conn.execute(stmt):
+        values = list(row)
+        run, kind = values[2], values[4]
+        values[2] = str(uuid.UUID(bytes=bytes(run))) if run is not None else None
+        values[4] = _EVENT_TYPE_NAMES.get(kind) if kind is not None else None
+        out.append(ObservationRow(*values))
+    return out
 
 
 def horizon(conn: Connection) -> int | None:

@@ -88,6 +88,7 @@ from sqlalchemy import (
     Column,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -312,6 +313,9 @@ explicit_edges = Table(
     Index("ix_ol_explicit_edges_dst_ns", "dst_ns_id"),
 )
 
+# A RunEvent's type as a dataset version row stores it (one byte a row).
+VERSION_EVENT_TYPES = {"START": 1, "RUNNING": 2, "COMPLETE": 3, "ABORT": 4, "FAIL": 5, "OTHER": 6}
+
 # Dataset versions (migration 0012): one row per (event, dataset) observation,
 # clustered by dataset and time (SQLite: WITHOUT ROWID), which is how every
 # read and reset finds them; the id alone is unique too.
@@ -321,9 +325,9 @@ dataset_versions = Table(
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
     Column("time_us", BigInteger, primary_key=True, autoincrement=False),  # eventTime
     Column("id", BigInteger, primary_key=True, autoincrement=False),  # content digest
-    Column("run_id", String(36), nullable=True),
+    Column("run_id", LargeBinary(16), nullable=True),  # the run's UUID as 16 bytes
     Column("job_id", BigInteger, nullable=True),
-    Column("event_type", String(16), nullable=True),
+    Column("event_type", Integer, nullable=True),  # coded: VERSION_EVENT_TYPES
     Column("writes", Integer, nullable=False),  # 1: a COMPLETE run wrote it
     Column("schema_id", String(32), nullable=True),  # facet blob ids
     Column("lifecycle_id", String(32), nullable=True),

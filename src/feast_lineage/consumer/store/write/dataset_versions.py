@@ -27,9 +27,11 @@ from stored events with a frozen copy of this module
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, TypedDict
 
 from feast_lineage import canonical_json
+from feast_lineage.consumer.store.schema.tables import VERSION_EVENT_TYPES as EVENT_TYPES
 from feast_lineage.identity import dataset_id, job_id
 
 # The dataset facets whose change makes a version.
@@ -43,9 +45,9 @@ class DatasetVersionRow(TypedDict):
     id: int  # 63-bit digest of (dataset, run or event, event key, facets digest, writes)
     dataset_id: int
     time_us: int  # the event's eventTime
-    run_id: str | None  # None for a DatasetEvent
+    run_id: bytes | None  # the run's UUID, 16 bytes; None for a DatasetEvent
     job_id: int | None  # None for a DatasetEvent
-    event_type: str | None  # the RunEvent's type
+    event_type: int | None  # the RunEvent's type, coded (tables.VERSION_EVENT_TYPES)
     writes: int  # 1: a COMPLETE run listed it as an output (always a version)
     schema_id: str | None  # facet blob of its ``schema`` facet, when the event has one
     lifecycle_id: str | None  # facet blob of its ``lifecycleStateChange`` facet
@@ -107,9 +109,9 @@ def _row(
         "id": _id(canonical_json.digest(key)),
         "dataset_id": did,
         "time_us": time_us,
-        "run_id": run_id,
+        "run_id": uuid.UUID(run_id).bytes if run_id is not None else None,
         "job_id": job,
-        "event_type": event_type,
+        "event_type": EVENT_TYPES.get(event_type) if event_type is not None else None,
         "writes": 1 if writes else 0,
         "schema_id": _blob(facets, "schema"),
         "lifecycle_id": _blob(facets, "lifecycleStateChange"),

@@ -9,6 +9,7 @@ why ``duplicates`` lists this beside its source: see ``frozen/__init__.py``.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, TypedDict
 
 from feast_lineage.consumer.store.schema.migrations.frozen import payloads_0009 as canonical_json
@@ -20,6 +21,8 @@ from feast_lineage.consumer.store.schema.migrations.frozen.ids_0009 import (
 # The dataset facets whose change makes a version.
 TRACKED = ("schema", "lifecycleStateChange", "version", "symlinks")
 _MASK = (1 << 63) - 1
+# A RunEvent's type as stored (a small integer: one byte a row).
+EVENT_TYPES = {"START": 1, "RUNNING": 2, "COMPLETE": 3, "ABORT": 4, "FAIL": 5, "OTHER": 6}
 
 
 class DatasetVersionRow(TypedDict):
@@ -28,9 +31,9 @@ class DatasetVersionRow(TypedDict):
     id: int  # 63-bit digest of (dataset, run or event, event key, facets digest, writes)
     dataset_id: int
     time_us: int  # the event's eventTime
-    run_id: str | None  # None for a DatasetEvent
+    run_id: bytes | None  # the run's UUID, 16 bytes; None for a DatasetEvent
     job_id: int | None  # None for a DatasetEvent
-    event_type: str | None  # the RunEvent's type
+    event_type: int | None  # the RunEvent's type, as EVENT_TYPES codes it
     writes: int  # 1: a COMPLETE run listed it as an output (always a version)
     schema_id: str | None  # facet blob of its ``schema`` facet, when the event has one
     lifecycle_id: str | None  # facet blob of its ``lifecycleStateChange`` facet
@@ -92,9 +95,9 @@ def _row(
         "id": _id(canonical_json.digest(key)),
         "dataset_id": did,
         "time_us": time_us,
-        "run_id": run_id,
+        "run_id": uuid.UUID(run_id).bytes if run_id is not None else None,
         "job_id": job,
-        "event_type": event_type,
+        "event_type": EVENT_TYPES.get(event_type) if event_type is not None else None,
         "writes": 1 if writes else 0,
         "schema_id": _blob(facets, "schema"),
         "lifecycle_id": _blob(facets, "lifecycleStateChange"),
