@@ -253,3 +253,19 @@ def test_a_pruned_version_answers_404_naming_the_retention_horizon(
     assert gone.status_code == 404
     message = gone.json()["error"]["message"]
     assert "retention horizon 2026-01-01T12:00:50Z" in message
+
+
+def test_answers_are_their_models_whole_and_bad_parameters_are_400s(client: TestClient) -> None:
+    ingest(client, write("COMPLETE", 0, V1), write("COMPLETE", 1, V2))
+    body = versions(client)
+    page = DatasetVersionPage.model_validate(body)
+    assert page.model_dump(mode="json", by_alias=True) == body  # nothing outside the model
+    one = detail(client, body["versions"][0]["id"])
+    assert DatasetVersionDetail.model_validate(one).model_dump(mode="json", by_alias=True) == one
+    for params, field in (({"since": "never"}, "since"), ({"limit": 0}, "limit")):
+        response = client.get(path(), params=params)
+        assert response.status_code == 400, response.text
+        assert field in response.json()["error"]["message"]
+    response = client.get(f"{API}/datasets/{NS}/a/b/versions")
+    assert response.status_code == 400
+    assert "%2F" in response.json()["error"]["message"]
