@@ -325,7 +325,7 @@ dataset_versions = Table(
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
     Column("time_us", BigInteger, primary_key=True, autoincrement=False),  # eventTime
     Column("id", BigInteger, primary_key=True, autoincrement=False),  # content digest
-    Column("run_id", LargeBinary(16), nullable=True),  # the run's UUID as 16 bytes
+    Column("run_id", LargeBinary, nullable=True),  # the run's UUID as 16 bytes
     Column("job_id", BigInteger, nullable=True),
     Column("event_type", Integer, nullable=True),  # coded: VERSION_EVENT_TYPES
     Column("writes", Integer, nullable=False),  # 1: a COMPLETE run wrote it

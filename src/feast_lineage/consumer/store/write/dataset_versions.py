@@ -28,6 +28,7 @@ from stored events with a frozen copy of this module
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any, TypedDict
 
 from feast_lineage import canonical_json
@@ -64,11 +65,21 @@ def _id(digest: str) -> int:
     return int(digest[:16], 16) & _MASK
 
 
-def _blob(facets: dict[str, Any], name: str) -> str | None:
+# (dataset id, facet name or "" for the whole dataset, value) -> the value's
+# canonical digest. Ingest passes one that remembers repeated values
+# (intake/facet_memo.py); the answer must be :func:`canonical_digest`'s.
+Digest = Callable[[int, str, Any], str]
+
+
+def canonical_digest(_dataset: int, _name: str, value: Any) -> str:
+    return canonical_json.digest(canonical_json.dumps(value))
+
+
+def _blob(digest: Digest, did: int, facets: dict[str, Any], name: str) -> str | None:
     value = facets.get(name)
     if value is None:
         return None
-    return canonical_json.digest(canonical_json.dumps(value))
+    return digest(did, name, value)
 
 
 def _count(stats: Any, key: str) -> int | None:
@@ -87,6 +98,7 @@ def _row(
     run_id: str | None,
     job: int | None,
     event_type: str | None,
+    digest: Digest,
 ) -> DatasetVersionRow | None:
     if not isinstance(ds, dict):
         return None
@@ -98,7 +110,7 @@ def _row(
     if not writes and not any(facets.get(name) is not None for name in TRACKED):
         return None
     did = dataset_id(namespace, name)
-    facets_digest = _id(canonical_json.digest(canonical_json.dumps(ds)))
+    facets_digest = _id(digest(did, "", ds))
     maker = run_id if run_id is not None else event_key
     key = f"{did}\x1f{maker}\x1f{event_key}\x1f{facets_digest}\x1f{int(writes)}".encode()
     version = facets.get("version")
@@ -113,10 +125,10 @@ def _row(
         "job_id": job,
         "event_type": EVENT_TYPES.get(event_type) if event_type is not None else None,
         "writes": 1 if writes else 0,
-        "schema_id": _blob(facets, "schema"),
-        "lifecycle_id": _blob(facets, "lifecycleStateChange"),
+        "schema_id": _blob(digest, did, facets, "schema"),
+        "lifecycle_id": _blob(digest, did, facets, "lifecycleStateChange"),
         "dataset_version": dataset_version if isinstance(dataset_version, str) else None,
-        "symlinks_id": _blob(facets, "symlinks"),
+        "symlinks_id": _blob(digest, did, facets, "symlinks"),
         "row_count": _count(stats, "rowCount"),
         "byte_count": _count(stats, "size"),
         "file_count": _count(stats, "fileCount"),
@@ -131,6 +143,7 @@ def version_rows(
     event_key: str,
     time_us: int,
     run_id: str | None,
+    digest: Digest = canonical_digest,
 ) -> dict[int, DatasetVersionRow]:
     """The rows ``event`` (validated, credentials removed) adds, by id."""
     out: dict[int, DatasetVersionRow] = {}
@@ -145,6 +158,7 @@ def version_rows(
                 run_id=None,
                 job=None,
                 event_type=None,
+                digest=digest,
             )
         )
     elif kind == "run":
@@ -165,6 +179,7 @@ def version_rows(
                         run_id=run_id,
                         job=jid,
                         event_type=event_type,
+                        digest=digest,
                     )
                 )
     for row in found:

@@ -59,7 +59,7 @@ def upgrade() -> None:
         sa.Column("dataset_id", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("time_us", sa.BigInteger, primary_key=True, autoincrement=False),
         sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False),
-        sa.Column("run_id", sa.LargeBinary(16), nullable=True),
+        sa.Column("run_id", sa.LargeBinary, nullable=True),  # 16 bytes
         sa.Column("job_id", sa.BigInteger, nullable=True),
         sa.Column("event_type", sa.Integer, nullable=True),
         sa.Column("writes", sa.Integer, nullable=False),
