@@ -6,7 +6,8 @@
 ``setup`` writes a feature repository (the driver-stats example, with the
 OpenLineage producer and consumer on SQLite), generates its parquet data,
 applies the definitions, materializes, runs a historical retrieval saved as
-a dataset, and an online retrieval, all through feast_lineage's
+a dataset, and an online retrieval, then changes ``conv_rate`` to a Float64
+and applies again (so ``driver_hourly_stats`` has two versions), all through feast_lineage's
 FeatureStore, so each step records its lineage in REPO/data/lineage.db.
 
 ``post-events`` sends the events other producers would send to the lineage
@@ -123,6 +124,10 @@ def write_data(repo: Path, now: datetime) -> None:
     trips.to_parquet(repo / "data" / "driver_trips.parquet")
 
 
+CONV_RATE_FLOAT32 = 'Field(name="conv_rate", dtype=Float32,'
+CONV_RATE_FLOAT64 = 'Field(name="conv_rate", dtype=Float64,'
+
+
 def load_definitions(repo: Path) -> list[Any]:
     from feast import Entity, FeatureService, FeatureView, OnDemandFeatureView
     from feast.data_source import DataSource
@@ -181,10 +186,22 @@ def run_feast(repo: Path) -> None:
         features=store.get_feature_service("driver_activity_v2"),
         entity_rows=[{"driver_id": d, "val_to_add": 1, "val_to_add_2": 2} for d in DRIVERS[:3]],
     ).to_dict()
+    log(f"ran an online retrieval: conv_rate of driver 1001 is {online['conv_rate'][0]:.2f}")
+
+    # A schema change, so the feature view has history: conv_rate becomes a
+    # Float64 and the definitions are applied again (a second version of
+    # driver_hourly_stats, with the type change as its schema diff).
+    definitions = repo / "driver_repo.py"
+    text = definitions.read_text()
+    changed = text.replace(CONV_RATE_FLOAT32, CONV_RATE_FLOAT64)
+    if changed == text:
+        raise SystemExit(f"{definitions}: conv_rate is not a Float32 field; cannot change it")
+    definitions.write_text(changed)
+    store.apply(load_definitions(repo))
+    log("changed conv_rate from Float32 to Float64 and applied again (feast apply)")
     flush = getattr(store, "flush_lineage", None)
     if callable(flush):
         flush()
-    log(f"ran an online retrieval: conv_rate of driver 1001 is {online['conv_rate'][0]:.2f}")
 
 
 # --- the other producers --------------------------------------------------------

@@ -907,3 +907,89 @@ class UiSettings(BaseModel):
     )
     project: str | None = Field(description="The feature repository's Feast project")
     version: str = Field(description="The feast-lineage version")
+
+
+# --- dataset versions ------------------------------------------------------------
+
+
+class VersionField(_EveryFieldSent):
+    """One field of a version's schema; a nested field's name is its path (``address.city``)."""
+
+    name: str
+    type: str | None = None
+    description: str | None = None
+
+
+class FieldChange(BaseModel):
+    name: str = Field(description="The field's path")
+    before: str | None
+    after: str | None
+
+
+class SchemaDiff(BaseModel):
+    """A version's schema against the version before it (none: every field is added)."""
+
+    previous_id: str | None = Field(description="The version compared with; null for the first")
+    added: list[VersionField]
+    removed: list[VersionField]
+    type_changed: list[FieldChange]
+    description_changed: list[FieldChange]
+
+
+class OutputStatistics(BaseModel):
+    """The ``outputStatistics`` output facet of the write that made the version."""
+
+    row_count: int | None
+    bytes: int | None
+    file_count: int | None
+
+
+class DatasetVersionItem(BaseModel):
+    # Feast 0.67's fields
+    version_id: int = Field(
+        description="Feast's integer id: stable here, derived from `id` (Feast's is a row number)"
+    )
+    dataset_namespace: str
+    dataset_name: str
+    version: int = Field(
+        description="Position, 1 for the oldest version answered (as Feast numbers them: "
+        "a version arriving late renumbers those after it; `id` never changes)"
+    )
+    created_by_run_id: str | None = Field(
+        description="The run that made it; null for a DatasetEvent"
+    )
+    schema_: dict[str, Any] | None = Field(
+        alias="schema", description="The schema facet the dataset had at that version"
+    )
+    facets: dict[str, Any] | None = Field(
+        description="The version's followed facets: schema, lifecycleStateChange, version, symlinks"
+    )
+    created_at: int = Field(description=_MS + ": the event's eventTime")
+    # Ours
+    id: str = Field(description="The version's stable id, a digest of what made it")
+    created_at_iso: str = Field(description=_ISO)
+    job: JobRef | None = Field(description="The job of the run that made it")
+    event_type: str | None = Field(description="The type of the RunEvent that made it")
+    changes: list[str] = Field(
+        description="Why it is a version: write (a COMPLETE run wrote it), schema, lifecycle, "
+        "version (datasetVersion) and symlinks (changed)"
+    )
+    fields: list[VersionField] = Field(description="The schema's fields, nested ones by path")
+    lifecycle_state_change: str | None
+    dataset_version: str | None = Field(description="The version facet's datasetVersion")
+    statistics: OutputStatistics | None
+    facets_digest: str = Field(description="Digest of the dataset as the event stated it")
+    previous_id: str | None = Field(description="The version before it")
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class DatasetVersionPage(BaseModel):
+    versions: list[DatasetVersionItem] = Field(description="Newest first")
+    total: int = Field(description="Versions that match, on every page")
+    limit: int
+    offset: int
+
+
+class DatasetVersionDetail(DatasetVersionItem):
+    diff: SchemaDiff

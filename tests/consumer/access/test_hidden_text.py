@@ -6,7 +6,7 @@ output whose field ``risk`` reads ``finance.salaries.salary`` and
 a key scoped to ``ml_team`` must see neither the description nor the name
 ``finance`` anywhere: not in ``/columns``, nor in the raw facets of
 ``/datasets``, ``/jobs``, ``/runs``, ``/graph``, the subgraphs and
-``/events``. Every facet that can name another dataset is sent
+``/events``, nor a dataset's versions. Every facet that can name another dataset is sent
 (``columnLineage``, ``lineage`` on jobs and datasets, ``symlinks``,
 ``parent``, ``jobDependencies``), on RunEvents, DatasetEvents and JobEvents,
 and every GET route of the OpenAPI document is read: a route this test does
@@ -210,6 +210,18 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
                 (f"{API}/datasets/{q(ns, safe='')}/{q(n, safe='')}/columns", {})
                 for ns, n in datasets
             ]
+        case "/datasets/{namespace}/{name}/versions":
+            return [
+                (f"{API}/datasets/{q(ns, safe='')}/{q(n, safe='')}/versions", {})
+                for ns, n in datasets
+            ]
+        case "/datasets/{namespace}/{name}/versions/{version_id}":
+            calls = []
+            for ns, n in datasets:
+                listed = f"{API}/datasets/{q(ns, safe='')}/{q(n, safe='')}/versions"
+                versions = client.get(listed).json()["versions"]
+                calls.extend((f"{listed}/{v['id']}", {}) for v in versions)
+            return calls
         case "/objects/{object_type}/{object_name}":
             return [(f"/api/v1/lineage/objects/feature_view/{n}", {}) for _ns, n in datasets]
         case "/facets/{name}.json":

@@ -282,6 +282,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lineage/openlineage/datasets/{namespace}/{name}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A dataset's versions, newest first
+         * @description The namespace and the name are each one percent-encoded path segment (postgres://db:5432 as postgres%3A%2F%2Fdb%3A5432, a/b as a%2Fb). A version is made by a COMPLETE run writing the dataset, or by an event changing its schema, datasetVersion or symlinks or stating a lifecycle change.
+         */
+        get: operations["get_dataset_versions_api_v1_lineage_openlineage_datasets__namespace___name__versions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lineage/openlineage/datasets/{namespace}/{name}/versions/{version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One version of a dataset, with its schema diff against the version before it
+         * @description The namespace and the name are each one percent-encoded path segment (postgres://db:5432 as postgres%3A%2F%2Fdb%3A5432, a/b as a%2Fb).
+         */
+        get: operations["get_dataset_version_api_v1_lineage_openlineage_datasets__namespace___name__versions__version_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage/openlineage/retention": {
         parameters: {
             query?: never;
@@ -730,6 +770,196 @@ export interface components {
              */
             facet: string;
         };
+        /** DatasetVersionDetail */
+        DatasetVersionDetail: {
+            /**
+             * Version Id
+             * @description Feast's integer id: stable here, derived from `id` (Feast's is a row number)
+             */
+            version_id: number;
+            /** Dataset Namespace */
+            dataset_namespace: string;
+            /** Dataset Name */
+            dataset_name: string;
+            /**
+             * Version
+             * @description Position, 1 for the oldest version answered (as Feast numbers them: a version arriving late renumbers those after it; `id` never changes)
+             */
+            version: number;
+            /**
+             * Created By Run Id
+             * @description The run that made it; null for a DatasetEvent
+             */
+            created_by_run_id: string | null;
+            /**
+             * Schema
+             * @description The schema facet the dataset had at that version
+             */
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Facets
+             * @description The version's followed facets: schema, lifecycleStateChange, version, symlinks
+             */
+            facets: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Created At
+             * @description Milliseconds since the epoch (as Feast sends it): the event's eventTime
+             */
+            created_at: number;
+            /**
+             * Id
+             * @description The version's stable id, a digest of what made it
+             */
+            id: string;
+            /**
+             * Created At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            created_at_iso: string;
+            /** @description The job of the run that made it */
+            job: components["schemas"]["JobRef"] | null;
+            /**
+             * Event Type
+             * @description The type of the RunEvent that made it
+             */
+            event_type: string | null;
+            /**
+             * Changes
+             * @description Why it is a version: write (a COMPLETE run wrote it), schema, lifecycle, version (datasetVersion) and symlinks (changed)
+             */
+            changes: string[];
+            /**
+             * Fields
+             * @description The schema's fields, nested ones by path
+             */
+            fields: components["schemas"]["VersionField"][];
+            /** Lifecycle State Change */
+            lifecycle_state_change: string | null;
+            /**
+             * Dataset Version
+             * @description The version facet's datasetVersion
+             */
+            dataset_version: string | null;
+            statistics: components["schemas"]["OutputStatistics"] | null;
+            /**
+             * Facets Digest
+             * @description Digest of the dataset as the event stated it
+             */
+            facets_digest: string;
+            /**
+             * Previous Id
+             * @description The version before it
+             */
+            previous_id: string | null;
+            diff: components["schemas"]["SchemaDiff"];
+        };
+        /** DatasetVersionItem */
+        DatasetVersionItem: {
+            /**
+             * Version Id
+             * @description Feast's integer id: stable here, derived from `id` (Feast's is a row number)
+             */
+            version_id: number;
+            /** Dataset Namespace */
+            dataset_namespace: string;
+            /** Dataset Name */
+            dataset_name: string;
+            /**
+             * Version
+             * @description Position, 1 for the oldest version answered (as Feast numbers them: a version arriving late renumbers those after it; `id` never changes)
+             */
+            version: number;
+            /**
+             * Created By Run Id
+             * @description The run that made it; null for a DatasetEvent
+             */
+            created_by_run_id: string | null;
+            /**
+             * Schema
+             * @description The schema facet the dataset had at that version
+             */
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Facets
+             * @description The version's followed facets: schema, lifecycleStateChange, version, symlinks
+             */
+            facets: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Created At
+             * @description Milliseconds since the epoch (as Feast sends it): the event's eventTime
+             */
+            created_at: number;
+            /**
+             * Id
+             * @description The version's stable id, a digest of what made it
+             */
+            id: string;
+            /**
+             * Created At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            created_at_iso: string;
+            /** @description The job of the run that made it */
+            job: components["schemas"]["JobRef"] | null;
+            /**
+             * Event Type
+             * @description The type of the RunEvent that made it
+             */
+            event_type: string | null;
+            /**
+             * Changes
+             * @description Why it is a version: write (a COMPLETE run wrote it), schema, lifecycle, version (datasetVersion) and symlinks (changed)
+             */
+            changes: string[];
+            /**
+             * Fields
+             * @description The schema's fields, nested ones by path
+             */
+            fields: components["schemas"]["VersionField"][];
+            /** Lifecycle State Change */
+            lifecycle_state_change: string | null;
+            /**
+             * Dataset Version
+             * @description The version facet's datasetVersion
+             */
+            dataset_version: string | null;
+            statistics: components["schemas"]["OutputStatistics"] | null;
+            /**
+             * Facets Digest
+             * @description Digest of the dataset as the event stated it
+             */
+            facets_digest: string;
+            /**
+             * Previous Id
+             * @description The version before it
+             */
+            previous_id: string | null;
+        };
+        /** DatasetVersionPage */
+        DatasetVersionPage: {
+            /**
+             * Versions
+             * @description Newest first
+             */
+            versions: components["schemas"]["DatasetVersionItem"][];
+            /**
+             * Total
+             * @description Versions that match, on every page
+             */
+            total: number;
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+        };
         /**
          * DerivedEdge
          * @description dataset -> dataset through a job that reads one and writes the other.
@@ -983,6 +1213,18 @@ export interface components {
             type: string | null;
             /** Name */
             name: string;
+        };
+        /** FieldChange */
+        FieldChange: {
+            /**
+             * Name
+             * @description The field's path
+             */
+            name: string;
+            /** Before */
+            before: string | null;
+            /** After */
+            after: string | null;
         };
         /** GraphEdge */
         GraphEdge: {
@@ -1469,6 +1711,18 @@ export interface components {
             /** Total */
             total: number;
         };
+        /**
+         * OutputStatistics
+         * @description The ``outputStatistics`` output facet of the write that made the version.
+         */
+        OutputStatistics: {
+            /** Row Count */
+            row_count: number | null;
+            /** Bytes */
+            bytes: number | null;
+            /** File Count */
+            file_count: number | null;
+        };
         /** PruneResult */
         PruneResult: {
             /** Message */
@@ -1924,6 +2178,25 @@ export interface components {
             /** Duration Ms */
             duration_ms: number | null;
         };
+        /**
+         * SchemaDiff
+         * @description A version's schema against the version before it (none: every field is added).
+         */
+        SchemaDiff: {
+            /**
+             * Previous Id
+             * @description The version compared with; null for the first
+             */
+            previous_id: string | null;
+            /** Added */
+            added: components["schemas"]["VersionField"][];
+            /** Removed */
+            removed: components["schemas"]["VersionField"][];
+            /** Type Changed */
+            type_changed: components["schemas"]["FieldChange"][];
+            /** Description Changed */
+            description_changed: components["schemas"]["FieldChange"][];
+        };
         /** SchemaField */
         SchemaField: {
             /** Name */
@@ -2067,6 +2340,18 @@ export interface components {
             input?: unknown;
             /** Context */
             ctx?: Record<string, never>;
+        };
+        /**
+         * VersionField
+         * @description One field of a version's schema; a nested field's name is its path (``address.city``).
+         */
+        VersionField: {
+            /** Name */
+            name: string;
+            /** Type */
+            type: string | null;
+            /** Description */
+            description: string | null;
         };
         /**
          * JsonValue
@@ -3728,6 +4013,156 @@ export interface operations {
                 };
             };
             /** @description No such dataset (or it is not visible), or no such field in its known schema */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_dataset_versions_api_v1_lineage_openlineage_datasets__namespace___name__versions_get: {
+        parameters: {
+            query?: {
+                /** @description Versions made at or after this time */
+                since?: string | null;
+                /** @description Versions made before this time */
+                until?: string | null;
+                limit?: number;
+                /** @description Items to skip (0 to 1,000,000,000) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The dataset's namespace, percent-encoded */
+                namespace: string;
+                /** @description The dataset's name, percent-encoded */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersionPage"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such dataset (or it is not visible) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_dataset_version_api_v1_lineage_openlineage_datasets__namespace___name__versions__version_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The dataset's namespace, percent-encoded */
+                namespace: string;
+                /** @description The dataset's name, percent-encoded */
+                name: string;
+                /** @description The version's id */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersionDetail"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such dataset or version (or it is not visible, or it was pruned) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -6,6 +6,8 @@ from typing import Any
 
 import orjson
 
+from feast_lineage import canonical_json
+
 
 class FacetMemo:
     """The fingerprint and blob id of the last payload seen per (owner, facet name).
@@ -38,3 +40,13 @@ class FacetMemo:
         if len(self._items) >= self._limit:
             self._items.clear()
         self._items[key] = (fingerprint, blob_id)
+
+    def digest(self, owner: int, name: str, value: Any) -> str:
+        """``value``'s canonical digest, remembered per (owner, ``"version:" + name``)."""
+        key = (owner, "version:" + name)
+        fingerprint = self.fingerprint(value)
+        known = self.get(key, fingerprint)
+        if known is None:
+            known = canonical_json.digest(canonical_json.dumps(value))
+            self.put(key, fingerprint, known)
+        return known

@@ -13,6 +13,7 @@ from feast_lineage.consumer.routes import (
     api_docs,
     catalog,
     columns,
+    dataset_versions,
     events,
     facets,
     graph,
@@ -56,6 +57,7 @@ def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False)
             graph.router,
             catalog.router,
             columns.router,
+            dataset_versions.router,
             admin.router,
         ):
             include_reads(router, "/api/v1/lineage/openlineage")

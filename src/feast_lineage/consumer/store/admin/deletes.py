@@ -33,6 +33,7 @@ API_NAMES.update(
         t.column_edges.name: "column_edges",
         t.explicit_lineage.name: "explicit_lineage",
         t.explicit_edges.name: "explicit_edges",
+        t.dataset_versions.name: "dataset_versions",
     }
 )
 

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import Engine, and_, exists, or_, select
 
 from feast_lineage.consumer.store.admin import deletes
+from feast_lineage.consumer.store.admin.dataset_versions import prune_versions
 from feast_lineage.consumer.store.admin.deletes import DEFAULT_CHUNK, Removed
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.read.run_facets import superseded_events
@@ -41,6 +42,7 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     expired = and_(r.started_us < cutoff_us, r.last_event_us < cutoff_us, ~_current_io_run(r))
     deletes.chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
+    removed.add("dataset_versions", prune_versions(engine, cutoff_us, chunk=chunk))
     return removed
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, Engine, and_, exists, or_, select, union
 
+from feast_lineage.consumer.store.admin.dataset_versions import VERSIONED_FACETS
 from feast_lineage.consumer.store.admin.deletes import (
     API_NAMES,
     DEFAULT_CHUNK,
@@ -17,6 +18,7 @@ from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.schema import tables as t
 
 _EVERYTHING = (
+    t.dataset_versions,
     t.explicit_edges,
     t.explicit_lineage,
     t.column_edges,
@@ -77,6 +79,8 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
                 or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its.datasets)),
             ),
         )
+        dv = t.dataset_versions
+        removed.add("dataset_versions", delete_rows(conn, dv, dv.c.dataset_id.in_(its.datasets)))
         removed.add("openlineage_jobs", delete_rows(conn, t.jobs, t.jobs.c.ns_id == ns_id))
         removed.add(
             "openlineage_datasets", delete_rows(conn, t.datasets, t.datasets.c.ns_id == ns_id)
@@ -98,7 +102,12 @@ def _delete_facets(conn: Connection, its: _Namespace, removed: Removed) -> set[s
     """Delete its jobs' and datasets' facets; the blobs they pointed at."""
     jf, df = t.job_facets.c, t.dataset_facets.c
     blobs = set(conn.execute(select(jf.blob_id).where(jf.owner_id.in_(its.jobs))).scalars())
-    blobs.update(conn.execute(select(df.blob_id).where(df.owner_id.in_(its.datasets))).scalars())
+    # Dataset versions of any namespace may point at the blobs of the facets
+    # they follow (the same schema is one blob): those stay.
+    followed = df.name.not_in(VERSIONED_FACETS)
+    blobs.update(
+        conn.execute(select(df.blob_id).where(df.owner_id.in_(its.datasets), followed)).scalars()
+    )
     removed.add(
         "openlineage_job_facets", delete_rows(conn, t.job_facets, jf.owner_id.in_(its.jobs))
     )

@@ -74,6 +74,14 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
 * Migration 0014 indexes runs by ``root_run_id``: a run tree finds the runs
   that name its root, those whose parent never arrived included
   (:mod:`.run_tree`).
+* Migration 0012 adds dataset versions: ``feast_lineage_dataset_versions``
+  keeps one immutable, content-addressed row per (event, dataset) the event
+  wrote (a COMPLETE run's output) or stated a followed facet of (schema,
+  lifecycleStateChange, version, symlinks), pointing at the facet blobs
+  (:mod:`..write.dataset_versions`); which rows are versions, and each
+  one's schema, is derived at read time in (event time, id) order
+  (:mod:`..read.dataset_versions`). The migration derives the rows of the
+  stored events.
 """
 
 from __future__ import annotations
@@ -83,6 +91,7 @@ from sqlalchemy import (
     Column,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -306,6 +315,33 @@ explicit_edges = Table(
     Index("ix_ol_explicit_edges_dst", "dst_id"),
     Index("ix_ol_explicit_edges_src_ns", "src_ns_id"),
     Index("ix_ol_explicit_edges_dst_ns", "dst_ns_id"),
+)
+
+# A RunEvent's type as a dataset version row stores it (one byte a row).
+VERSION_EVENT_TYPES = {"START": 1, "RUNNING": 2, "COMPLETE": 3, "ABORT": 4, "FAIL": 5, "OTHER": 6}
+
+# Dataset versions (migration 0012): one row per (event, dataset) observation,
+# clustered by dataset and time (SQLite: WITHOUT ROWID), which is how every
+# read and reset finds them; the id alone is unique too.
+dataset_versions = Table(
+    "feast_lineage_dataset_versions",
+    metadata,
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("time_us", BigInteger, primary_key=True, autoincrement=False),  # eventTime
+    Column("id", BigInteger, primary_key=True, autoincrement=False),  # content digest
+    Column("run_id", LargeBinary, nullable=True),  # the run's UUID as 16 bytes
+    Column("job_id", BigInteger, nullable=True),
+    Column("event_type", Integer, nullable=True),  # coded: VERSION_EVENT_TYPES
+    Column("writes", Integer, nullable=False),  # 1: a COMPLETE run wrote it
+    Column("schema_id", String(32), nullable=True),  # facet blob ids
+    Column("lifecycle_id", String(32), nullable=True),
+    Column("dataset_version", Text, nullable=True),
+    Column("symlinks_id", String(32), nullable=True),
+    Column("row_count", BigInteger, nullable=True),
+    Column("byte_count", BigInteger, nullable=True),
+    Column("file_count", BigInteger, nullable=True),
+    Column("facets_digest", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
 )
 
 facet_blobs = Table(

@@ -21,6 +21,7 @@ from typing import Any, TypedDict, TypeVar, cast
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.write import merge_rules as mr
+from feast_lineage.consumer.store.write.dataset_versions import DatasetVersionRow
 from feast_lineage.consumer.store.write.merge import merger
 
 # The alias id of a symlinks facet payload's own listing row (no dataset id is 0).
@@ -256,6 +257,7 @@ class RowBatch:
     column_reports: dict[ColumnReportKey, PendingColumnEdges] = field(default_factory=dict)
     explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
     explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
+    dataset_versions: dict[int, DatasetVersionRow] = field(default_factory=dict)  # by id
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
 
     def merge(self, other: RowBatch) -> None:
@@ -275,6 +277,7 @@ class RowBatch:
         _keep_first(self.column_reports, other.column_reports)
         keep_latest_explicit(self.explicit_lineage, other.explicit_lineage)
         _keep_first(self.explicit_edges, other.explicit_edges)
+        _keep_first(self.dataset_versions, other.dataset_versions)
         self.naive_times += other.naive_times
 
 

@@ -1,6 +1,6 @@
 """Frozen copies of the code the data migrations run: never change them.
 
-A data migration (0009, 0010, 0011) derives rows from the events a store
+A data migration (0009, 0010, 0011, 0012) derives rows from the events a store
 already holds, with the rules ingest had when the migration was written.
 Were it to import the live code (``feast_lineage.identity``,
 ``consumer/store/write/column_rows.py``, ``explicit_lineage.py``, ...), a later
@@ -12,7 +12,8 @@ fails if one does), and what it needs is copied here, as it was, in a
 module named for the revision that froze it: ``ids_0009`` (the stable ids),
 ``payloads_0009`` (stored payloads and canonical JSON), ``column_rows_0009``
 (a ``columnLineage`` facet to rows), ``explicit_0010`` (explicit lineage
-facets to rows), ``producer_rank_0011`` (who produced a dataset).
+facets to rows), ``producer_rank_0011`` (who produced a dataset), ``dataset_versions_0012``
+(an event's dataset version rows).
 
 Rules:
 

@@ -6,7 +6,7 @@ such runs by this index, and the runs below them by the parent index.
 No data changes: runs already keep ``root_run_id``.
 
 Revision ID: 0014
-Revises: 0011 (the lead rechains it after 0012 and 0013 at merge)
+Revises: 0013
 Create Date: 2026-12-02
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0014"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 

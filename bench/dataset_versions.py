@@ -1,0 +1,161 @@
+"""Dataset versions: what they cost in store bytes and ingest time, and what a page costs.
+
+In-process, on SQLite files under ``bench/data/`` (deleted at the end), with
+the standard workload (:mod:`bench.workload`):
+
+* **bytes per event**: a store filled with ``--events`` events, vacuumed,
+  against the same store with its version rows deleted and vacuumed again
+  (everything else is the same rows): the ratio is what versions add;
+* **ingest**: ``--rounds`` interleaved rounds, each deriving and writing
+  ``--ingest-events`` events (batches of 100, through the real
+  ``parse_events`` and the writer's ``write_now``) into a fresh store with
+  version rows and into one without (``version_rows`` replaced by a
+  function that returns none): the ratio of the medians;
+* **versions page**: ``GET .../versions`` of the dataset with the most rows
+  (through the service, as a route calls it), p50 and p95 of ``--reads``.
+
+    .venv/bin/python -m bench.dataset_versions --events 50000
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sqlite3
+import statistics
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+from unittest.mock import patch
+
+import orjson
+from sqlalchemy import func, select
+
+from bench.workload import Workload
+from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.intake import derive
+from feast_lineage.consumer.intake.body import parse_events
+from feast_lineage.consumer.intake.facet_memo import FacetMemo
+from feast_lineage.consumer.intake.pipeline import IngestPipeline
+from feast_lineage.consumer.services.dataset_versions import dataset_version_page
+from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.read.positions import PositionCache
+from feast_lineage.consumer.store.schema import tables as t
+
+DATA = Path(__file__).parent / "data"
+
+
+def _fill(path: Path, batches: list[bytes]) -> float:
+    """Write ``batches`` into a new store at ``path``; the seconds it took."""
+    engine = create_store_engine(f"sqlite:///{path}")
+    upgrade_schema(engine)
+    pipeline = IngestPipeline(engine)
+    memo = FacetMemo()
+    started = time.perf_counter()
+    for body in batches:
+        parsed = parse_events(body, 0, max_events=100_000, memo=memo)
+        pipeline.write_now(list(parsed.results))  # type: ignore[arg-type]
+    took = time.perf_counter() - started
+    engine.dispose()
+    return took
+
+
+def _vacuumed_size(path: Path) -> int:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return path.stat().st_size
+
+
+def _without_versions(run: Callable[[], float]) -> float:
+    """``run()`` with ingest deriving no version rows (the store as it was before them)."""
+
+    def none(*_args: Any, **_kwargs: Any) -> dict[int, Any]:
+        return {}
+
+    with patch.object(derive, "version_rows", none):
+        return run()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=50_000)
+    parser.add_argument("--ingest-events", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--reads", type=int, default=200)
+    args = parser.parse_args(argv)
+    work = DATA / f"dataset-versions-{int(time.time())}"
+    work.mkdir(parents=True)
+    try:
+        w = Workload()
+        batches = w.take_batches(args.events)
+        store = work / "store.db"
+        fill_s = _fill(store, batches)
+        engine = create_store_engine(f"sqlite:///{store}")
+        with engine.connect() as conn:
+            rows = conn.execute(select(func.count()).select_from(t.dataset_versions)).scalar_one()
+            busiest, most = conn.execute(
+                select(t.dataset_versions.c.dataset_id, func.count())
+                .group_by(t.dataset_versions.c.dataset_id)
+                .order_by(func.count().desc())
+                .limit(1)
+            ).one()
+            ns, name = conn.execute(
+                select(t.datasets.c.namespace, t.datasets.c.name).where(t.datasets.c.id == busiest)
+            ).one()
+        reader = StoreReader(engine, Scope.everything(), {}, PositionCache())
+        times = []
+        for _ in range(args.reads):
+            started = time.perf_counter()
+            page = dataset_version_page(
+                reader, namespace=ns, name=name, since_us=None, until_us=None, limit=50, offset=0
+            )
+            times.append((time.perf_counter() - started) * 1000)
+        engine.dispose()
+        with_bytes = _vacuumed_size(store)
+        engine = create_store_engine(f"sqlite:///{store}")
+        with engine.begin() as conn:
+            conn.execute(t.dataset_versions.delete())
+        engine.dispose()
+        without_bytes = _vacuumed_size(store)
+
+        ingest = Workload().take_batches(args.ingest_events)
+        timed: dict[str, list[float]] = {"with": [], "without": []}
+        for i in range(args.rounds):
+            a, b = work / f"with-{i}.db", work / f"without-{i}.db"
+            timed["with"].append(_fill(a, ingest))
+            timed["without"].append(_without_versions(partial(_fill, b, ingest)))
+        times.sort()
+        n = args.events
+        report = {
+            "events": n,
+            "fill_seconds": round(fill_s, 1),
+            "version_rows": rows,
+            "version_rows_per_event": round(rows / n, 2),
+            "bytes_per_event_with": round(with_bytes / n),
+            "bytes_per_event_without": round(without_bytes / n),
+            "bytes_ratio": round(with_bytes / without_bytes, 3),
+            "ingest_seconds_with": [round(s, 2) for s in timed["with"]],
+            "ingest_seconds_without": [round(s, 2) for s in timed["without"]],
+            "ingest_ratio": round(
+                statistics.median(timed["with"]) / statistics.median(timed["without"]), 3
+            ),
+            "page_dataset_rows": most,
+            "page_versions_total": page.total,
+            "page_p50_ms": round(times[len(times) // 2], 2),
+            "page_p95_ms": round(times[int(len(times) * 0.95) - 1], 2),
+        }
+        print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+"""A dataset's versions (Feast 0.67's ``/versions`` shape) and one version with its schema diff.
+
+Versions are derived at read time from the dataset's rows
+(:mod:`feast_lineage.consumer.store.read.dataset_versions`). A caller sees
+the versions of a dataset of a visible namespace only; a version whose run
+belongs to a job of a hidden namespace shows no job, and its facets pass
+through :func:`feast_lineage.consumer.redaction.facets`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from pydantic import JsonValue
+from sqlalchemy import Connection
+
+from feast_lineage.consumer import redaction
+from feast_lineage.consumer.errors import NotFound
+from feast_lineage.consumer.feast_shape import ms
+from feast_lineage.consumer.schemas import (
+    DatasetVersionDetail,
+    DatasetVersionItem,
+    DatasetVersionPage,
+    FieldChange,
+    JobRef,
+    OutputStatistics,
+    SchemaDiff,
+    VersionField,
+)
+from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.store.read import dataset_versions as dv
+from feast_lineage.event_time import to_iso
+from feast_lineage.identity import dataset_id
+
+_LIST = "list them with GET /api/v1/lineage/openlineage/datasets"
+
+
+def _versions(
+    conn: Connection, read: StoreReader, namespace: str, name: str
+) -> list[dv.DatasetVersion]:
+    did = dataset_id(namespace, name)
+    if not read.scope.allows(namespace) or not dv.dataset_known(conn, did):
+        raise NotFound(f"no dataset named {name!r} in namespace {namespace!r}; {_LIST}")
+    return dv.versions(dv.observations(conn, did), dv.horizon(conn))
+
+
+def version_key(value: int) -> str:
+    """A version's id in the API: its 63-bit digest as 16 hex digits."""
+    return f"{value:016x}"
+
+
+def _parse_key(text: str) -> int | None:
+    if len(text) != 16:
+        return None
+    try:
+        return int(text, 16)
+    except ValueError:
+        return None
+
+
+def flat_fields(schema: JsonValue) -> list[VersionField]:
+    """A schema facet's fields, nested ones after their parent, named by path."""
+    out: list[VersionField] = []
+
+    def walk(fields: JsonValue, prefix: str) -> None:
+        for field in fields if isinstance(fields, list) else []:
+            name = field.get("name") if isinstance(field, dict) else None
+            if not isinstance(field, dict) or not isinstance(name, str):
+                continue
+            path = prefix + name
+            kind, text = field.get("type"), field.get("description")
+            out.append(
+                VersionField(
+                    name=path,
+                    type=kind if isinstance(kind, str) else None,
+                    description=text if isinstance(text, str) else None,
+                )
+            )
+            walk(field.get("fields"), path + ".")
+
+    walk(schema.get("fields") if isinstance(schema, dict) else None, "")
+    return out
+
+
+def schema_diff(before: list[VersionField], after: list[VersionField]) -> SchemaDiff:
+    old = {f.name: f for f in before}
+    new = {f.name: f for f in after}
+    return SchemaDiff(
+        previous_id=None,
+        added=[f for f in after if f.name not in old],
+        removed=[f for f in before if f.name not in new],
+        type_changed=[
+            FieldChange(name=f.name, before=old[f.name].type, after=f.type)
+            for f in after
+            if f.name in old and old[f.name].type != f.type
+        ],
+        description_changed=[
+            FieldChange(name=f.name, before=old[f.name].description, after=f.description)
+            for f in after
+            if f.name in old and old[f.name].description != f.description
+        ],
+    )
+
+
+def _items(
+    conn: Connection,
+    read: StoreReader,
+    namespace: str,
+    name: str,
+    found: list[dv.DatasetVersion],
+) -> list[DatasetVersionItem]:
+    texts = dv.blob_texts(
+        conn,
+        [b for v in found for b in (v.schema_id, v.row.lifecycle_id, v.symlinks_id)],
+    )
+    blobs = {key: orjson.loads(text) for key, text in texts.items()}  # each parsed once
+    jobs = dv.job_names(conn, (v.row.job_id for v in found))
+    items = []
+    for v in found:
+        row = v.row
+        facets: dict[str, Any] = {}
+        for key, blob in (
+            ("schema", v.schema_id),
+            ("lifecycleStateChange", row.lifecycle_id),
+            ("symlinks", v.symlinks_id),
+        ):
+            if blob is not None and blob in blobs:
+                facets[key] = blobs[blob]
+        if row.dataset_version is not None:
+            facets["version"] = {"datasetVersion": row.dataset_version}
+        facets = redaction.facets(facets, read.scope)
+        schema = facets.get("schema")
+        lifecycle = facets.get("lifecycleStateChange")
+        state = lifecycle.get("lifecycleStateChange") if isinstance(lifecycle, dict) else None
+        job = jobs.get(row.job_id) if row.job_id is not None else None
+        stats = (row.row_count, row.byte_count, row.file_count)
+        items.append(
+            DatasetVersionItem(
+                version_id=row.id,
+                dataset_namespace=namespace,
+                dataset_name=name,
+                version=v.number,
+                created_by_run_id=row.run_id,
+                schema_=schema if isinstance(schema, dict) else None,
+                facets=facets or None,
+                created_at=ms(row.time_us) or 0,
+                id=version_key(row.id),
+                created_at_iso=to_iso(row.time_us) or "",
+                job=JobRef(namespace=job[0], name=job[1])
+                if job is not None and read.scope.allows_id(job[2])
+                else None,
+                event_type=row.event_type,
+                changes=list(v.changes),
+                fields=flat_fields(schema),
+                lifecycle_state_change=state if isinstance(state, str) else None,
+                dataset_version=row.dataset_version,
+                statistics=OutputStatistics(row_count=stats[0], bytes=stats[1], file_count=stats[2])
+                if any(s is not None for s in stats)
+                else None,
+                facets_digest=version_key(row.facets_digest),
+                previous_id=version_key(v.previous_id) if v.previous_id is not None else None,
+            )
+        )
+    return items
+
+
+def dataset_version_page(
+    read: StoreReader,
+    *,
+    namespace: str,
+    name: str,
+    since_us: int | None,
+    until_us: int | None,
+    limit: int,
+    offset: int,
+) -> DatasetVersionPage:
+    """A page of the dataset's versions, newest first, with version time in [since, until)."""
+    with read.engine.connect() as conn:
+        found = [
+            v
+            for v in _versions(conn, read, namespace, name)
+            if (since_us is None or v.row.time_us >= since_us)
+            and (until_us is None or v.row.time_us < until_us)
+        ]
+        found.reverse()
+        items = _items(conn, read, namespace, name, found[offset : offset + limit])
+    return DatasetVersionPage(versions=items, total=len(found), limit=limit, offset=offset)
+
+
+def dataset_version_detail(
+    read: StoreReader, *, namespace: str, name: str, version_id: str
+) -> DatasetVersionDetail:
+    """One version with its schema diff against the version before it."""
+    with read.engine.connect() as conn:
+        found = _versions(conn, read, namespace, name)
+        wanted = _parse_key(version_id)
+        at = next((i for i, v in enumerate(found) if v.row.id == wanted), None)
+        if at is None:
+            pruned = dv.horizon(conn)
+            since = (
+                f"; versions older than the retention horizon {to_iso(pruned)} have been pruned "
+                "(but for the dataset's last version before it)"
+                if pruned is not None
+                else ""
+            )
+            raise NotFound(
+                f"no version {version_id!r} of dataset {name!r} in namespace {namespace!r}"
+                f"{since}; list them with GET .../datasets/{{namespace}}/{{name}}/versions"
+            )
+        pair = [found[at - 1]] if at > 0 else []
+        item, *before = _items(conn, read, namespace, name, [found[at], *pair])
+    diff = schema_diff(before[0].fields if before else [], item.fields)
+    diff.previous_id = item.previous_id
+    return DatasetVersionDetail(**item.model_dump(by_alias=True), diff=diff)

@@ -1,0 +1,83 @@
+"""Retention of dataset versions: prune what is older than the horizon, keep what answers.
+
+For each dataset with rows older than the cutoff, the rows older than it
+go but three kinds: the dataset's last version before the cutoff (so a
+dataset always keeps its current version, and the first version after the
+cutoff its predecessor), and the latest older rows stating its schema and
+its symlinks (the values that version carries). The read
+(:func:`~feast_lineage.consumer.store.read.dataset_versions.versions`)
+answers, of the older rows left, that one version only. The horizon is
+kept in the store's meta table, so every worker tells a pruned version's
+id from an unknown one.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, Engine, delete, select
+
+from feast_lineage.consumer.store.engine.meta import ensure_meta, read_meta, write_meta
+from feast_lineage.consumer.store.engine.transactions import write_transaction
+from feast_lineage.consumer.store.read.dataset_versions import (
+    HORIZON_KEY,
+    ObservationRow,
+    horizon,
+    observations,
+    versions,
+)
+from feast_lineage.consumer.store.schema import tables as t
+
+# The dataset facets whose blobs versions point at: a namespace reset keeps
+# their blobs, which versions of other datasets may share.
+VERSIONED_FACETS = ("schema", "lifecycleStateChange", "symlinks")
+
+
+def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[int]:
+    """The ids of the rows older than the cutoff that stay."""
+    older = [row for row in rows if row.time_us < cutoff_us]
+    found = versions(older)
+    if not found:
+        return set()
+    last = found[-1]
+    keep = {last.row.id}
+    for column in ("schema_id", "symlinks_id"):
+        stating = [row for row in older if getattr(row, column) is not None]
+        if stating:
+            keep.add(stating[-1].id)
+    return keep
+
+
+def prune_versions(engine: Engine, cutoff_us: int, *, chunk: int = 5000) -> int:
+    """Delete versions older than ``cutoff_us`` but what answers; the number of rows deleted."""
+    v, d = t.dataset_versions.c, t.datasets.c
+    datasets: list[int] = []
+    after = -1
+    with engine.connect() as conn:  # by dataset, each a range of the versions' key
+        while True:
+            stmt = select(d.id).where(d.id > after).order_by(d.id).limit(500)
+            ids = list(conn.execute(stmt).scalars())
+            if not ids:
+                break
+            after = ids[-1]
+            older = select(v.dataset_id).where(v.dataset_id.in_(ids), v.time_us < cutoff_us)
+            datasets.extend(sorted(set(conn.execute(older).scalars())))
+    deleted = 0
+    for start in range(0, len(datasets), 100):
+        with write_transaction(engine) as conn:
+            for dataset in datasets[start : start + 100]:
+                rows = observations(conn, dataset)
+                keep = _kept(rows, cutoff_us)
+                gone = [r.id for r in rows if r.time_us < cutoff_us and r.id not in keep]
+                for first in range(0, len(gone), chunk):
+                    drop = delete(t.dataset_versions).where(
+                        v.dataset_id == dataset, v.id.in_(gone[first : first + chunk])
+                    )
+                    deleted += int(conn.execute(drop).rowcount or 0)
+    with write_transaction(engine) as conn:
+        _raise_horizon(conn, cutoff_us)
+    return deleted
+
+
+def _raise_horizon(conn: Connection, cutoff_us: int) -> None:
+    ensure_meta(conn)
+    if read_meta(conn, HORIZON_KEY) is None or (horizon(conn) or 0) < cutoff_us:
+        write_meta(conn, HORIZON_KEY, str(cutoff_us))

@@ -1,0 +1,60 @@
+"""Retention and reset of dataset versions: the current version stays, the horizon is known."""
+
+from __future__ import annotations
+
+from feast_lineage.consumer.store.admin.prune import prune
+from feast_lineage.consumer.store.admin.reset import reset_all, reset_namespace
+from feast_lineage.consumer.store.read.dataset_versions import horizon, observations, versions
+from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.event_time import parse_us
+from feast_lineage.identity import dataset_id, namespace_id
+from tests.factories import at, dataset, run_event, schema_facet
+from tests.store_helpers import Store
+
+
+def _us(seconds: float) -> int:
+    return parse_us(at(seconds))
+
+
+def _write(t_s: float, *names: str, ns: str = "lake", name: str = "t") -> dict[str, object]:
+    out = dataset(ns, name, schema=schema_facet(*names)) if names else dataset(ns, name)
+    return run_event("COMPLETE", time=at(t_s), outputs=[out])
+
+
+def _answer(store: Store, ns: str = "lake", name: str = "t") -> list[tuple[int, tuple[str, ...]]]:
+    with store.engine.connect() as conn:
+        found = versions(observations(conn, dataset_id(ns, name)), horizon(conn))
+    return [(v.row.time_us, v.changes) for v in found]
+
+
+def test_a_prune_keeps_each_datasets_current_version_and_what_it_carries(store: Store) -> None:
+    store.ingest(_write(0, "a"), _write(1), _write(2, "a", "b"), _write(3), _write(100, "a", "b"))
+    store.ingest(_write(1, "x", name="old"), _write(2, name="old"))
+    before = _answer(store)
+    removed = prune(store.engine, _us(50))
+    assert removed.get("dataset_versions") == 2  # t at 0 and 1; old keeps both rows
+    with store.engine.connect() as conn:
+        assert horizon(conn) == _us(50)
+    # Of the versions before the horizon, the last (t=3) stays, with the schema it carried.
+    assert _answer(store) == [before[3], before[4]]
+    with store.engine.connect() as conn:
+        (last, newest) = versions(observations(conn, dataset_id("lake", "t")), horizon(conn))
+        assert last.schema_id == newest.schema_id is not None
+        assert last.previous_id is None
+        # A dataset whose versions are all older keeps its current one.
+        (current,) = versions(observations(conn, dataset_id("lake", "old")), horizon(conn))
+        assert current.row.time_us == _us(2)
+        assert current.schema_id is not None
+
+
+def test_a_namespace_reset_deletes_its_versions_and_keeps_the_blobs_others_point_at(
+    store: Store,
+) -> None:
+    store.ingest(_write(0, "a", ns="gone"), _write(0, "a", ns="kept"))
+    reset_namespace(store.engine, namespace_id("gone"))
+    rows = store.rows(t.dataset_versions)
+    assert {r["dataset_id"] for r in rows} == {dataset_id("kept", "t")}
+    (kept,) = rows
+    assert store.one(t.facet_blobs, t.facet_blobs.c.id == kept["schema_id"]) is not None
+    reset_all(store.engine)
+    assert store.rows(t.dataset_versions) == []
