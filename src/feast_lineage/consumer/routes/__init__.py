@@ -18,6 +18,7 @@ from feast_lineage.consumer.routes import (
     graph,
     health,
     ingest,
+    job_versions,
     metrics,
     registry,
     runs,
@@ -54,6 +55,7 @@ def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False)
             graph.router,
             catalog.router,
             columns.router,
+            job_versions.router,
             admin.router,
         ):
             include_reads(router, "/api/v1/lineage/openlineage")

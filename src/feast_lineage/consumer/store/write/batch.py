@@ -24,6 +24,7 @@ from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.write import sqlite_touch
 from feast_lineage.consumer.store.write.cache import WriteCache
 from feast_lineage.consumer.store.write.column_rows import column_edge_rows
+from feast_lineage.consumer.store.write.job_versions import write_job_versions
 from feast_lineage.consumer.store.write.rows import (
     ColumnEdgeKey,
     ColumnReportKey,
@@ -177,6 +178,7 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
         lambda: insert_ignore(conn, t.explicit_edges, _EXPLICIT_EDGE_KEY),
         explicit_edges,
     )
+    write_job_versions(conn, d.job_versions, ex)
     return link_uris(conn, d, cache)
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict, TypeVar
 
 from feast_lineage import canonical_json
+from feast_lineage.consumer.store.write.job_versions import JobVersionParts
 from feast_lineage.consumer.store.write.producer_rank import outranks
 
 # The alias id of a symlinks facet payload's own listing row (no dataset id is 0).
@@ -259,6 +260,7 @@ class RowBatch:
     explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
     explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
+    job_versions: JobVersionParts = field(default_factory=JobVersionParts)
 
     def merge(self, other: RowBatch) -> None:
         self.events.extend(other.events)
@@ -278,6 +280,7 @@ class RowBatch:
         keep_latest_explicit(self.explicit_lineage, other.explicit_lineage)
         _keep_first(self.explicit_edges, other.explicit_edges)
         self.naive_times += other.naive_times
+        self.job_versions.merge(other.job_versions)
 
 
 K = TypeVar("K")
