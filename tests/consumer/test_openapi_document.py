@@ -30,6 +30,7 @@ _FILL = {
     "name": "x",
     "object_type": "feature_view",
     "object_name": "x",
+    "version_id": "0" * 32,
 }
 _QUERY = {"/graph/node": {"type": "job", "namespace": "team", "name": "x"}}
 _QUERY.update({"/columns": {"namespace": "team", "name": "x"}})

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, exists, func, or_, select, union
 
+from feast_lineage.consumer.store.admin import job_versions
 from feast_lineage.consumer.store.engine.meta import (
     bump_generation,
     ensure_meta,
@@ -137,6 +138,7 @@ API_NAMES.update(
         t.column_edges.name: "column_edges",
         t.explicit_lineage.name: "explicit_lineage",
         t.explicit_edges.name: "explicit_edges",
+        **job_versions.API_NAMES,
     }
 )
 
@@ -279,6 +281,7 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     expired = and_(r.started_us < cutoff_us, r.last_event_us < cutoff_us, ~_current_io_run(r))
     _chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
+    job_versions.prune(engine, cutoff_us, chunk, removed.add, _bump)
     return removed
 
 
@@ -304,6 +307,7 @@ def _thin_kept_runs(engine: Engine, cutoff_us: int, chunk: int, removed: Removed
 
 
 _EVERYTHING = (
+    *job_versions.TABLES,
     t.explicit_edges,
     t.explicit_lineage,
     t.column_edges,
@@ -419,6 +423,7 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
                 or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its_datasets)),
             ),
         )
+        job_versions.reset_namespace(conn, ns_id, its_jobs, removed.add)
         removed.add("openlineage_jobs", _delete(conn, t.jobs, j.ns_id == ns_id))
         removed.add("openlineage_datasets", _delete(conn, t.datasets, d.ns_id == ns_id))
         _unreferenced_blobs(conn, blobs, removed)

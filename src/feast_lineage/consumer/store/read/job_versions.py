@@ -155,4 +155,7 @@ def source_payloads(conn: Connection, job: int, digests: Collection[str]) -> dic
         return {}
     s = t.job_sources.c
     stmt = select(s.digest, s.payload).where(s.job_id == job, s.digest.in_(sorted(digests)))
-    return dict(conn.execute(stmt).tuples().all())
+    found: dict[str, str] = {}
+    for digest, payload in conn.execute(stmt):
+        found[digest] = payload
+    return found

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, delete, exists, select
 
 from feast_lineage.consumer.store.engine.dialect import insert_ignore, upsert
 from feast_lineage.consumer.store.schema import tables as t
@@ -148,6 +148,7 @@ def write_job_versions(conn: Connection, parts: JobVersionParts, ex: Execute) ->
     keys = sorted(parts.owners)
     for start in range(0, len(keys), _CHUNK):
         chunk = keys[start : start + _CHUNK]
+        before = _assigned(conn, chunk)
         versions, assigned = recompute(conn, {k: parts.owners[k] for k in chunk})
         ex(
             "job_versions",
@@ -159,6 +160,28 @@ def write_job_versions(conn: Connection, parts: JobVersionParts, ex: Execute) ->
             lambda: upsert(conn, t.run_versions, ["run_key"], _run_version_set, _changed),
             assigned,
         )
+        now = {(row["job_id"], row["version_id"]) for row in assigned}
+        _drop_unran(conn, {v for v in before if v not in now})
+
+
+def _assigned(conn: Connection, keys: list[str]) -> set[tuple[int, str]]:
+    """The (job, version) the runs ``keys`` ran before this batch."""
+    rv = t.run_versions.c
+    stmt = select(rv.job_id, rv.version_id).where(rv.run_key.in_(keys))
+    return {(int(job), vid) for job, vid in conn.execute(stmt)}
+
+
+def _drop_unran(conn: Connection, versions: set[tuple[int, str]]) -> None:
+    """Delete the versions no run runs any more (a run's earlier, partial state).
+
+    A run whose START listed only its inputs ran a version of them alone
+    until its COMPLETE listed its outputs: that version goes, unless
+    another run ran it, so the rows do not depend on the order events came in.
+    """
+    rv, jv = t.run_versions.c, t.job_versions.c
+    for job, vid in sorted(versions):
+        ran = exists().where(rv.job_id == job, rv.version_id == vid)
+        conn.execute(delete(t.job_versions).where(jv.id == vid, ~ran))
 
 
 def recompute(
@@ -180,11 +203,10 @@ def recompute(
     ):
         source_rows.setdefault(key, []).append((name, rank, digest))
     run_keys = [k for k in keys if owners[k].event_time_us is None]
-    started = dict(
-        conn.execute(select(r.run_id, r.started_us).where(r.run_id.in_(run_keys))).tuples().all()
-        if run_keys
-        else []
-    )
+    started: dict[str, int] = {}
+    if run_keys:
+        stmt = select(r.run_id, r.started_us).where(r.run_id.in_(run_keys))
+        started = {run: int(us) for run, us in conn.execute(stmt)}
     versions: dict[str, dict[str, Any]] = {}
     assigned: list[dict[str, Any]] = []
     for key in keys:
