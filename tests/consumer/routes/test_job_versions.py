@@ -202,19 +202,34 @@ def test_retention_keeps_the_current_version_and_names_its_horizon(make_client: 
 
 
 def test_a_job_whose_every_run_expired_keeps_its_current_version(make_client: AppFactory) -> None:
+    """The latest run listed no datasets, so retention prunes it: its version stays current."""
     client = make_client(api_key="admin-key", retention_days=30)
     key = {"X-API-Key": "admin-key"}
     now = datetime.now(UTC)
+    last = str(uuid.uuid4())
     ingest(
         client,
         *_run(1, "select 1", when=iso(now - timedelta(days=200))),
-        *_run(2, "select 2", when=iso(now - timedelta(days=100))),
+        *_run(2, "select 2", when=iso(now - timedelta(days=150))),
+        run_event(
+            "FAIL",
+            run_id=last,
+            job=JOB,
+            time=iso(now - timedelta(days=100)),
+            job_facets={"sql": facet(query="select 3")},
+        ),
         headers=key,
     )
+    assert client.get(PATH).json()["total"] == 3
     assert client.post(f"{API}/retention/prune", headers=key).status_code == 200
-    (kept,) = client.get(PATH).json()["versions"]
-    assert kept["current"] is True
-    assert kept["source_facets"]["sql"] == {"query": "select 2"}
+    assert client.get(f"{API}/runs/{last}").status_code == 404  # the run went
+    versions = client.get(PATH).json()["versions"]
+    current = next(v for v in versions if v["current"])
+    assert current["source_facets"]["sql"] == {"query": "select 3"}
+    assert current["latest_run"]["run_id"] == last
+    assert current["latest_run"]["state"] is None  # pruned
+    # "select 2"'s run is kept (the job's latest run that listed datasets), "select 1"'s went.
+    assert {v["source_facets"]["sql"]["query"] for v in versions} == {"select 2", "select 3"}
 
 
 def test_a_namespace_reset_deletes_its_versions(make_client: AppFactory) -> None:
