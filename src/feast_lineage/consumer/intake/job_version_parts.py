@@ -43,6 +43,8 @@ def table_of(ds: dict[str, Any]) -> tuple[str, str]:
     namespace, name = ds["namespace"], ds["name"]
     facets = ds.get("facets")
     symlinks = facets.get("symlinks") if isinstance(facets, dict) else None
+    if symlinks is None:
+        return namespace, strip_partitions(name) if "=" in name else name
     identifiers = symlinks.get("identifiers") if isinstance(symlinks, dict) else None
     tables = sorted(
         (i["namespace"], i["name"])

@@ -15,8 +15,10 @@ the version of every run the batch touched from *all* its stored parts
 facet is the one of its latest event carrying it), so the answer depends
 only on the set of events stored, never on their order or repetition. A
 version's id is the digest of its content and job; its row is written
-once. ``feast_lineage_run_versions`` says which version each run ran;
-"current" and "first seen" are derived at read time.
+once, and goes when no run runs it any more (a run's partial state before
+its last event), so the tables hold the same rows whatever the order.
+``feast_lineage_run_versions`` says which version each run ran; "current"
+and "first seen" are derived at read time.
 """
 
 from __future__ import annotations
@@ -178,10 +180,12 @@ def _drop_unran(conn: Connection, versions: set[tuple[int, str]]) -> None:
     until its COMPLETE listed its outputs: that version goes, unless
     another run ran it, so the rows do not depend on the order events came in.
     """
+    if not versions:
+        return
     rv, jv = t.run_versions.c, t.job_versions.c
-    for job, vid in sorted(versions):
-        ran = exists().where(rv.job_id == job, rv.version_id == vid)
-        conn.execute(delete(t.job_versions).where(jv.id == vid, ~ran))
+    ran = exists().where(rv.job_id == jv.job_id, rv.version_id == jv.id)
+    ids = sorted(vid for _, vid in versions)
+    conn.execute(delete(t.job_versions).where(jv.id.in_(ids), ~ran))
 
 
 def recompute(
