@@ -184,7 +184,7 @@ def test_retention_keeps_the_current_version_and_names_its_horizon(make_client: 
     ingest(client, *_run(3, "select 3", when=recent, inputs=("orders", "x")), headers=key)
     before = client.get(PATH).json()["versions"]
     assert len(before) == 3
-    ingest(client, *_run(4, "select 2", when=recent), headers=key)
+    ingest(client, *_run(4, "select 2", when=iso(now - timedelta(hours=12))), headers=key)
     # "select 2" is current again (its latest run is recent); "select 1" and "select 3"
     # have nothing recent but "select 3"'s run is recent: only "select 1" goes.
     pruned = client.post(f"{API}/retention/prune", headers=key)

@@ -382,7 +382,6 @@ run_versions = Table(
     Column("is_run", Integer, nullable=False),  # 0: a JobEvent
     Index("ix_ol_run_versions_job_version", "job_id", "version_id", "time_us"),
     Index("ix_ol_run_versions_job_time", "job_id", "time_us"),
-    Index("ix_ol_run_versions_ns", "ns_id"),
 )
 
 job_versions = Table(

@@ -76,7 +76,6 @@ _RUN_VERSIONS = sa.Table(
     sa.Column("is_run", sa.Integer, nullable=False),
     sa.Index("ix_ol_run_versions_job_version", "job_id", "version_id", "time_us"),
     sa.Index("ix_ol_run_versions_job_time", "job_id", "time_us"),
-    sa.Index("ix_ol_run_versions_ns", "ns_id"),
 )
 _VERSIONS = sa.Table(
     "feast_lineage_job_versions",
