@@ -30,14 +30,15 @@ _FILL = {
     "name": "x",
     "object_type": "feature_view",
     "object_name": "x",
-    "version_id": "0" * 16,
+    "version_id": "0" * 16,  # a dataset version's id (a job version's: 32 digits, below)
 }
 _QUERY = {"/graph/node": {"type": "job", "namespace": "team", "name": "x"}}
 _QUERY.update({"/columns": {"namespace": "team", "name": "x"}})
 
 
 def _url(path: str) -> str:
-    return re.sub(r"\{(\w+)(:path)?\}", lambda m: _FILL[m.group(1)], path)
+    fill = {**_FILL, "version_id": "0" * 32} if "/jobs/" in path else _FILL
+    return re.sub(r"\{(\w+)(:path)?\}", lambda m: fill[m.group(1)], path)
 
 
 def _call(client: TestClient, method: str, path: str, headers: dict[str, str]) -> int:

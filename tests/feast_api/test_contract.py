@@ -550,3 +550,32 @@ def test_dataset_versions(both: Both) -> None:
             assert same_shape(theirs, o["versions"][0], path) == []
         compared += 1
     assert compared
+
+
+def test_job_versions_answer_in_the_envelope_of_feasts_versions(both: Both) -> None:
+    """Feast 0.67 has no job versions (it answers 404); ours use its versions' envelope.
+
+    Feast's dataset versions answer ``{"versions": [...], "total": N}``: a
+    client that reads one reads ours for jobs, with the same keys and types.
+    """
+    plain = [
+        (d["dataset_namespace"], d["dataset_name"])
+        for d in both.ours.get(READS + "/datasets", params={"limit": 1000}).json()["datasets"]
+        if "/" not in d["dataset_namespace"] + d["dataset_name"]
+    ]
+    namespace, name = plain[0]
+    feast = both.feast.get(READS + f"/datasets/{namespace}/{name}/versions")
+    assert feast.status_code == 200, feast.text
+    jobs = [
+        (j["job_namespace"], j["job_name"])
+        for j in both.ours.get(READS + "/jobs", params={"limit": 1000}).json()["jobs"]
+        if j["latest_run_id"] and "/" not in j["job_namespace"] + j["job_name"]
+    ]
+    job_ns, job_name = jobs[0]
+    assert both.feast.get(READS + f"/jobs/{job_ns}/{job_name}/versions").status_code == 404
+    ours = both.ours.get(READS + f"/jobs/{job_ns}/{job_name}/versions")
+    assert ours.status_code == 200, ours.text
+    body = ours.json()
+    assert same_shape(feast.json(), body, "versions") == []
+    assert body["total"] >= 1
+    assert body["versions"][0]["job_name"] == job_name

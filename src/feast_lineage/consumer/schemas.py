@@ -993,3 +993,61 @@ class DatasetVersionPage(BaseModel):
 
 class DatasetVersionDetail(DatasetVersionItem):
     diff: SchemaDiff
+
+
+# --- job versions ------------------------------------------------------------------
+
+
+class JobVersionRun(BaseModel):
+    """The latest run that ran a version."""
+
+    run_id: str
+    state: str | None = Field(description="Its state; null once retention pruned the run")
+    started_at: int = Field(description=_MS)
+    started_at_iso: str = Field(description=_ISO)
+
+
+class JobVersionItem(_EveryFieldSent):
+    id: str = Field(description="Derived from the job and the version's content: stable")
+    job_namespace: str
+    job_name: str
+    created_at: int = Field(
+        description="When a run (or JobEvent) first ran this version: its start; " + _MS
+    )
+    created_at_iso: str = Field(description=_ISO)
+    current: bool = Field(description="The version the job's latest run (or JobEvent) ran")
+    inputs: list[DatasetRef] = Field(
+        description="The tables it reads (a partition counts as its table), by namespace, name"
+    )
+    outputs: list[DatasetRef] = Field(description="The tables it writes, likewise")
+    source_facets: Facets = Field(
+        description="Its sourceCode, sql, sourceCodeLocation and jobType facets, "
+        "without _producer and _schemaURL"
+    )
+    job_type: str | None = Field(description="The jobType facet's jobType")
+    run_count: int = Field(description="Runs that ran it (JobEvents are not runs)")
+    latest_run: JobVersionRun | None = Field(description="The latest of them; null if none")
+
+
+class JobVersionPage(BaseModel):
+    versions: list[JobVersionItem]
+    total: int
+
+
+class JobVersionChanges(BaseModel):
+    """What changed from the version before."""
+
+    inputs_added: list[DatasetRef]
+    inputs_removed: list[DatasetRef]
+    outputs_added: list[DatasetRef]
+    outputs_removed: list[DatasetRef]
+    source_facets_changed: list[str] = Field(
+        description="Source facets added, removed or changed, by name"
+    )
+
+
+class JobVersionDetail(JobVersionItem):
+    previous_id: str | None = Field(description="The version before it; null for the first")
+    changes: JobVersionChanges | None = Field(
+        description="Against the version before it; null for the first"
+    )

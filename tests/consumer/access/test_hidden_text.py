@@ -222,6 +222,21 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
                 versions = client.get(listed).json()["versions"]
                 calls.extend((f"{listed}/{v['id']}", {}) for v in versions)
             return calls
+        case "/jobs/{namespace}/{name}/versions":
+            return [
+                (f"{API}/jobs/{q(ns, safe='')}/{q(n, safe='')}/versions", {})
+                for k, ns, n in nodes
+                if k == "job"
+            ]
+        case "/jobs/{namespace}/{name}/versions/{version_id}":
+            return [
+                (f"{API}/jobs/{q(ns, safe='')}/{q(n, safe='')}/versions/{v['id']}", {})
+                for k, ns, n in nodes
+                if k == "job"
+                for v in client.get(f"{API}/jobs/{q(ns, safe='')}/{q(n, safe='')}/versions").json()[
+                    "versions"
+                ]
+            ]
         case "/objects/{object_type}/{object_name}":
             return [(f"/api/v1/lineage/objects/feature_view/{n}", {}) for _ns, n in datasets]
         case "/facets/{name}.json":

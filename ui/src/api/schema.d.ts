@@ -322,6 +322,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lineage/openlineage/jobs/{namespace}/{name}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's versions (what defined it: inputs, outputs, source facets), newest first */
+        get: operations["get_job_versions_api_v1_lineage_openlineage_jobs__namespace___name__versions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lineage/openlineage/jobs/{namespace}/{name}/versions/{version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of a job, with what changed from the version before it */
+        get: operations["get_job_version_api_v1_lineage_openlineage_jobs__namespace___name__versions__version_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage/openlineage/retention": {
         parameters: {
             query?: never;
@@ -1648,6 +1682,178 @@ export interface components {
             namespace: string;
             /** Name */
             name: string;
+        };
+        /**
+         * JobVersionChanges
+         * @description What changed from the version before.
+         */
+        JobVersionChanges: {
+            /** Inputs Added */
+            inputs_added: components["schemas"]["DatasetRef"][];
+            /** Inputs Removed */
+            inputs_removed: components["schemas"]["DatasetRef"][];
+            /** Outputs Added */
+            outputs_added: components["schemas"]["DatasetRef"][];
+            /** Outputs Removed */
+            outputs_removed: components["schemas"]["DatasetRef"][];
+            /**
+             * Source Facets Changed
+             * @description Source facets added, removed or changed, by name
+             */
+            source_facets_changed: string[];
+        };
+        /** JobVersionDetail */
+        JobVersionDetail: {
+            /**
+             * Id
+             * @description Derived from the job and the version's content: stable
+             */
+            id: string;
+            /** Job Namespace */
+            job_namespace: string;
+            /** Job Name */
+            job_name: string;
+            /**
+             * Created At
+             * @description When a run (or JobEvent) first ran this version: its start; Milliseconds since the epoch (as Feast sends it)
+             */
+            created_at: number;
+            /**
+             * Created At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            created_at_iso: string;
+            /**
+             * Current
+             * @description The version the job's latest run (or JobEvent) ran
+             */
+            current: boolean;
+            /**
+             * Inputs
+             * @description The tables it reads (a partition counts as its table), by namespace, name
+             */
+            inputs: components["schemas"]["DatasetRef"][];
+            /**
+             * Outputs
+             * @description The tables it writes, likewise
+             */
+            outputs: components["schemas"]["DatasetRef"][];
+            /**
+             * Source Facets
+             * @description Its sourceCode, sql, sourceCodeLocation and jobType facets, without _producer and _schemaURL
+             */
+            source_facets: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Job Type
+             * @description The jobType facet's jobType
+             */
+            job_type: string | null;
+            /**
+             * Run Count
+             * @description Runs that ran it (JobEvents are not runs)
+             */
+            run_count: number;
+            /** @description The latest of them; null if none */
+            latest_run: components["schemas"]["JobVersionRun"] | null;
+            /**
+             * Previous Id
+             * @description The version before it; null for the first
+             */
+            previous_id: string | null;
+            /** @description Against the version before it; null for the first */
+            changes: components["schemas"]["JobVersionChanges"] | null;
+        };
+        /** JobVersionItem */
+        JobVersionItem: {
+            /**
+             * Id
+             * @description Derived from the job and the version's content: stable
+             */
+            id: string;
+            /** Job Namespace */
+            job_namespace: string;
+            /** Job Name */
+            job_name: string;
+            /**
+             * Created At
+             * @description When a run (or JobEvent) first ran this version: its start; Milliseconds since the epoch (as Feast sends it)
+             */
+            created_at: number;
+            /**
+             * Created At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            created_at_iso: string;
+            /**
+             * Current
+             * @description The version the job's latest run (or JobEvent) ran
+             */
+            current: boolean;
+            /**
+             * Inputs
+             * @description The tables it reads (a partition counts as its table), by namespace, name
+             */
+            inputs: components["schemas"]["DatasetRef"][];
+            /**
+             * Outputs
+             * @description The tables it writes, likewise
+             */
+            outputs: components["schemas"]["DatasetRef"][];
+            /**
+             * Source Facets
+             * @description Its sourceCode, sql, sourceCodeLocation and jobType facets, without _producer and _schemaURL
+             */
+            source_facets: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Job Type
+             * @description The jobType facet's jobType
+             */
+            job_type: string | null;
+            /**
+             * Run Count
+             * @description Runs that ran it (JobEvents are not runs)
+             */
+            run_count: number;
+            /** @description The latest of them; null if none */
+            latest_run: components["schemas"]["JobVersionRun"] | null;
+        };
+        /** JobVersionPage */
+        JobVersionPage: {
+            /** Versions */
+            versions: components["schemas"]["JobVersionItem"][];
+            /** Total */
+            total: number;
+        };
+        /**
+         * JobVersionRun
+         * @description The latest run that ran a version.
+         */
+        JobVersionRun: {
+            /** Run Id */
+            run_id: string;
+            /**
+             * State
+             * @description Its state; null once retention pruned the run
+             */
+            state: string | null;
+            /**
+             * Started At
+             * @description Milliseconds since the epoch (as Feast sends it)
+             */
+            started_at: number;
+            /**
+             * Started At Iso
+             * @description The same time in ISO 8601 (UTC)
+             */
+            started_at_iso: string;
         };
         /**
          * LatestRun
@@ -4163,6 +4369,156 @@ export interface operations {
                 };
             };
             /** @description No such dataset or version (or it is not visible, or it was pruned) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_job_versions_api_v1_lineage_openlineage_jobs__namespace___name__versions_get: {
+        parameters: {
+            query?: {
+                /** @description Versions first run at or after this time (not after until) */
+                since?: string | null;
+                /** @description Versions first run before this time (not before since) */
+                until?: string | null;
+                limit?: number;
+                /** @description Items to skip (0 to 1,000,000,000) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The job's namespace, percent-encoded */
+                namespace: string;
+                /** @description The job's name, percent-encoded */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobVersionPage"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such job (or it is not visible) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_job_version_api_v1_lineage_openlineage_jobs__namespace___name__versions__version_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's namespace, percent-encoded */
+                namespace: string;
+                /** @description The job's name, percent-encoded */
+                name: string;
+                /** @description The version's id (32 hex digits) */
+                version_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobVersionDetail"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such job or version (or not visible); a version retention pruned is named with the retention horizon */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -14,6 +14,7 @@ from typing import Any
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
+from feast_lineage.consumer.intake.job_version_parts import add_parts
 from feast_lineage.consumer.store.write.column_rows import OBSERVED, column_pointer
 from feast_lineage.consumer.store.write.producer_rank import producer_rank
 from feast_lineage.consumer.store.write.rows import (
@@ -248,6 +249,16 @@ class RowBuilder:
         )
 
     def io(self, event: dict[str, Any], jid: int, job_ns: str) -> None:
+        add_parts(
+            self.out.job_versions,
+            event,
+            jid,
+            job_ns,
+            self.io_run,
+            self.rank,
+            self.time_us,
+            is_run=self.run_id is not None,
+        )
         for direction, key in (("input", "inputs"), ("output", "outputs")):
             datasets = event.get(key)
             if not datasets:

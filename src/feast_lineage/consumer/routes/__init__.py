@@ -19,6 +19,7 @@ from feast_lineage.consumer.routes import (
     graph,
     health,
     ingest,
+    job_versions,
     metrics,
     registry,
     run_tree,
@@ -58,6 +59,7 @@ def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False)
             catalog.router,
             columns.router,
             dataset_versions.router,
+            job_versions.router,
             admin.router,
         ):
             include_reads(router, "/api/v1/lineage/openlineage")

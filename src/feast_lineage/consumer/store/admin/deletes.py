@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, Table, and_, delete, or_, select
 
+from feast_lineage.consumer.store.admin import job_versions
 from feast_lineage.consumer.store.engine.meta import bump_generation, ensure_meta
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.schema import tables as t
@@ -34,6 +35,7 @@ API_NAMES.update(
         t.explicit_lineage.name: "explicit_lineage",
         t.explicit_edges.name: "explicit_edges",
         t.dataset_versions.name: "dataset_versions",
+        **job_versions.API_NAMES,
     }
 )
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, exists, or_, select
 
-from feast_lineage.consumer.store.admin import deletes
+from feast_lineage.consumer.store.admin import deletes, job_versions
 from feast_lineage.consumer.store.admin.dataset_versions import prune_versions
 from feast_lineage.consumer.store.admin.deletes import DEFAULT_CHUNK, Removed
 from feast_lineage.consumer.store.engine.transactions import write_transaction
@@ -43,6 +43,7 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     deletes.chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
     removed.add("dataset_versions", prune_versions(engine, cutoff_us, chunk=chunk))
+    job_versions.prune(engine, cutoff_us, chunk, removed.add, deletes.bump)
     return removed
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, Engine, and_, exists, or_, select, union
 
+from feast_lineage.consumer.store.admin import job_versions
 from feast_lineage.consumer.store.admin.dataset_versions import VERSIONED_FACETS
 from feast_lineage.consumer.store.admin.deletes import (
     API_NAMES,
@@ -18,6 +19,7 @@ from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.schema import tables as t
 
 _EVERYTHING = (
+    *job_versions.TABLES,
     t.dataset_versions,
     t.explicit_edges,
     t.explicit_lineage,
@@ -79,6 +81,7 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
                 or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its.datasets)),
             ),
         )
+        job_versions.reset_namespace(conn, ns_id, its.jobs, removed.add)
         dv = t.dataset_versions
         removed.add("dataset_versions", delete_rows(conn, dv, dv.c.dataset_id.in_(its.datasets)))
         removed.add("openlineage_jobs", delete_rows(conn, t.jobs, t.jobs.c.ns_id == ns_id))

@@ -82,6 +82,15 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   one's schema, is derived at read time in (event time, id) order
   (:mod:`..read.dataset_versions`). The migration derives the rows of the
   stored events.
+* Migration 0013 adds job versions (:mod:`.write.job_versions`), derived
+  from the stored events too. ``feast_lineage_job_version_io`` and
+  ``feast_lineage_job_version_sources`` are each run's (and JobEvent's)
+  parts: the datasets it listed with the table each stands for, and the
+  source facets its events carried by rank; ``feast_lineage_job_sources``
+  holds those facets' payloads by digest. ``feast_lineage_run_versions``
+  says which version each run ran (recomputed from all its parts whenever
+  an event of it arrives), and ``feast_lineage_job_versions`` holds each
+  version's content once, keyed by its digest.
 """
 
 from __future__ import annotations
@@ -371,6 +380,58 @@ job_facets = _facet_table(
 dataset_facets = _facet_table(
     "feast_lineage_dataset_facets",
     Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+)
+
+# Job versions (migration 0013).
+job_version_io = Table(
+    "feast_lineage_job_version_io",
+    metadata,
+    Column("run_key", String(36), primary_key=True),  # a run id, or a JobEvent's event key
+    Column("direction", String(6), primary_key=True),  # input | output
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("group_id", BigInteger, primary_key=True, autoincrement=False),  # the table's id
+    Column("group_namespace", Text, nullable=False),
+    Column("group_name", Text, nullable=False),
+)
+
+job_version_sources = Table(
+    "feast_lineage_job_version_sources",
+    metadata,
+    Column("run_key", String(36), primary_key=True),
+    Column("name", String(32), primary_key=True),  # sourceCode | sql | sourceCodeLocation | ...
+    Column("rank", String(64), primary_key=True),  # the event's: the highest counts
+    Column("digest", String(32), nullable=False),  # of the payload without "_" keys
+)
+
+job_sources = Table(
+    "feast_lineage_job_sources",
+    metadata,
+    Column("job_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("digest", String(32), primary_key=True),
+    Column("payload", Text, nullable=False),  # canonical JSON
+)
+
+run_versions = Table(
+    "feast_lineage_run_versions",
+    metadata,
+    Column("run_key", String(36), primary_key=True),
+    Column("job_id", BigInteger, nullable=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("version_id", String(32), nullable=False),
+    Column("time_us", BigInteger, nullable=False),  # the run's start, or the JobEvent's time
+    Column("is_run", Integer, nullable=False),  # 0: a JobEvent
+    Index("ix_ol_run_versions_job_version", "job_id", "version_id", "time_us"),
+    Index("ix_ol_run_versions_job_time", "job_id", "time_us"),
+)
+
+job_versions = Table(
+    "feast_lineage_job_versions",
+    metadata,
+    Column("id", String(32), primary_key=True),  # digest of the job and the content
+    Column("job_id", BigInteger, nullable=False),
+    Column("ns_id", BigInteger, nullable=False),
+    Column("content", Text, nullable=False),  # canonical JSON: inputs, outputs, sources
+    Index("ix_ol_job_versions_ns", "ns_id"),
 )
 
 meta = Table(

@@ -26,6 +26,7 @@ from feast_lineage.consumer.store.write import merge_rules as mr
 from feast_lineage.consumer.store.write import sqlite_touch
 from feast_lineage.consumer.store.write.cache import WriteCache
 from feast_lineage.consumer.store.write.column_rows import column_edge_rows
+from feast_lineage.consumer.store.write.job_versions import write_job_versions
 from feast_lineage.consumer.store.write.rows import (
     ColumnEdgeKey,
     ColumnReportKey,
@@ -90,6 +91,7 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     ex("blobs", partial(insert_ignore, conn, t.facet_blobs, ["id"]), blobs)
     _write_merged(conn, ex, touch, d)
     _write_once(conn, ex, d, cache)
+    write_job_versions(conn, d.job_versions, ex)
     return link_uris(conn, d, cache)
 
 

@@ -22,6 +22,7 @@ from typing import Any, TypedDict, TypeVar, cast
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.write import merge_rules as mr
 from feast_lineage.consumer.store.write.dataset_versions import DatasetVersionRow
+from feast_lineage.consumer.store.write.job_versions import JobVersionParts
 from feast_lineage.consumer.store.write.merge import merger
 
 # The alias id of a symlinks facet payload's own listing row (no dataset id is 0).
@@ -259,6 +260,7 @@ class RowBatch:
     explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
     dataset_versions: dict[int, DatasetVersionRow] = field(default_factory=dict)  # by id
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
+    job_versions: JobVersionParts = field(default_factory=JobVersionParts)
 
     def merge(self, other: RowBatch) -> None:
         self.events.extend(other.events)
@@ -279,6 +281,7 @@ class RowBatch:
         _keep_first(self.explicit_edges, other.explicit_edges)
         _keep_first(self.dataset_versions, other.dataset_versions)
         self.naive_times += other.naive_times
+        self.job_versions.merge(other.job_versions)
 
 
 K = TypeVar("K")

