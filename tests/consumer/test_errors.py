@@ -57,7 +57,9 @@ class Operation:
 
     def url_with(self, values: dict[str, str]) -> str:
         url = self.path
-        for name, value in {**SAMPLE_PATH_VALUES, **values}.items():
+        # An id of the right form that names nothing (a job version's is 32 hex digits).
+        wellformed = {"version_id": "0" * 32} if "/jobs/" in url else {}
+        for name, value in {**SAMPLE_PATH_VALUES, **wellformed, **values}.items():
             url = url.replace("{" + name + "}", value)
         return re.sub(r"\{[^}]*\}", "no-such-thing", url)
 
