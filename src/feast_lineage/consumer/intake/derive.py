@@ -96,7 +96,7 @@ def derive(
             out.runs.append(_run_row(b, run_id, subject, ns, event_type, facets))
         b.io(event, subject, ns)
     add_explicit_lineage(b, event)
-    out.dataset_versions = version_rows(
+    history = version_rows(
         event,
         kind,
         event_key=event_key,
@@ -104,6 +104,7 @@ def derive(
         run_id=run_id,
         digest=memo.digest if memo is not None else canonical_digest,
     )
+    out.dataset_versions, out.dataset_states = history.made, history.states
 
     out.events.append(
         {
