@@ -44,6 +44,7 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.consumer.store.write.dataset_versions import VersionRows
 
 DATA = Path(__file__).parent / "data"
 
@@ -81,8 +82,8 @@ def _vacuumed_size(path: Path) -> int:
 def _without_versions(run: Callable[[], float]) -> float:
     """``run()`` with ingest deriving no version rows (the store as it was before them)."""
 
-    def none(*_args: Any, **_kwargs: Any) -> dict[int, Any]:
-        return {}
+    def none(*_args: Any, **_kwargs: Any) -> VersionRows:
+        return VersionRows()
 
     with patch.object(derive, "version_rows", none):
         return run()

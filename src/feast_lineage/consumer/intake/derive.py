@@ -21,7 +21,7 @@ from feast_lineage.consumer.intake.row_builder import RowBuilder, ref
 from feast_lineage.consumer.intake.validation import EventKind
 from feast_lineage.consumer.store.schema import codec
 from feast_lineage.consumer.store.write.column_rows import NO_JOB
-from feast_lineage.consumer.store.write.dataset_versions import canonical_digest, version_rows
+from feast_lineage.consumer.store.write.dataset_versions import version_rows
 from feast_lineage.consumer.store.write.rows import RowBatch, RunRow
 from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import namespace_id
@@ -102,7 +102,7 @@ def derive(
         event_key=event_key,
         time_us=time_us,
         run_id=run_id,
-        digest=memo.digest if memo is not None else canonical_digest,
+        digest=b.digest,
     )
     out.dataset_versions, out.dataset_states = history.made, history.states
 

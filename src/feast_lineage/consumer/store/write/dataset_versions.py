@@ -40,9 +40,9 @@ migration 0015 folded its statement rows into state rows.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypedDict
 
 from feast_lineage import canonical_json
@@ -106,6 +106,7 @@ def _id(digest: str) -> int:
     return int(digest[:16], 16) & _MASK
 
 
+@lru_cache(maxsize=1 << 16)
 def state_id(
     dataset: int, schema_id: str | None, dataset_version: str | None, symlinks_id: str | None
 ) -> int:
@@ -126,20 +127,15 @@ def state_rank(time_us: int, run_id: bytes | None, event_type: int | None) -> st
 
 
 # (dataset id, facet name or "" for the whole dataset, value) -> the value's
-# canonical digest. Ingest passes one that remembers repeated values
-# (intake/facet_memo.py); the answer must be :func:`canonical_digest`'s.
+# canonical digest. Ingest passes the row builder's, which answers the blob
+# ids it already computed for the event's dataset facets and remembers
+# repeated values (intake/facet_memo.py); the answer must be
+# :func:`canonical_digest`'s.
 Digest = Callable[[int, str, Any], str]
 
 
 def canonical_digest(_dataset: int, _name: str, value: Any) -> str:
     return canonical_json.digest(canonical_json.dumps(value))
-
-
-def _blob(digest: Digest, did: int, facets: dict[str, Any], name: str) -> str | None:
-    value = facets.get(name)
-    if value is None:
-        return None
-    return digest(did, name, value)
 
 
 def _count(stats: Any, key: str) -> int | None:
@@ -162,8 +158,24 @@ class _Event:
     run_id: str | None
     run_bytes: bytes | None
     job: int | None
-    event_type: str | None
+    code: int | None  # the RunEvent's type, coded
+    rank: str  # of its statements (state_rank)
     digest: Digest
+
+
+def _event(
+    key: str,
+    time_us: int,
+    run_id: str | None,
+    job: int | None,
+    event_type: str | None,
+    digest: Digest,
+) -> _Event:
+    # a run id as ingest keys runs (normalize_run_id): lowercase, hyphenated
+    run_bytes = bytes.fromhex(run_id.replace("-", "")) if run_id is not None else None
+    code = _code(event_type)
+    rank = state_rank(time_us, run_bytes, code)
+    return _Event(key, time_us, run_id, run_bytes, job, code, rank, digest)
 
 
 def _add(out: VersionRows, ds: Any, writes: bool, ev: _Event) -> None:
@@ -175,37 +187,38 @@ def _add(out: VersionRows, ds: Any, writes: bool, ev: _Event) -> None:
         return
     facets = ds.get("facets")
     facets = facets if isinstance(facets, dict) else {}
-    lifecycle = facets.get("lifecycleStateChange") is not None
-    if not writes and not lifecycle and not any(facets.get(n) is not None for n in TRACKED):
+    schema, version = facets.get("schema"), facets.get("version")
+    symlinks, lifecycle = facets.get("symlinks"), facets.get("lifecycleStateChange")
+    if not writes and schema is None and version is None and symlinks is None and lifecycle is None:
         return
     did = dataset_id(namespace, name)
-    version = facets.get("version")
+    digest = ev.digest
     dataset_version = version.get("datasetVersion") if isinstance(version, dict) else None
     dataset_version = dataset_version if isinstance(dataset_version, str) else None
-    schema_id = _blob(ev.digest, did, facets, "schema")
-    symlinks_id = _blob(ev.digest, did, facets, "symlinks")
-    code = _code(ev.event_type)
-    if writes or lifecycle:
-        lifecycle_id = _blob(ev.digest, did, facets, "lifecycleStateChange")
+    schema_id = digest(did, "schema", schema) if schema is not None else None
+    symlinks_id = digest(did, "symlinks", symlinks) if symlinks is not None else None
+    if writes or lifecycle is not None:
+        lifecycle_id = (
+            digest(did, "lifecycleStateChange", lifecycle) if lifecycle is not None else None
+        )
         made = _made(ds, did, writes, ev, (schema_id, lifecycle_id, dataset_version, symlinks_id))
         out.made.setdefault(made["id"], made)
         return
     sid = state_id(did, schema_id, dataset_version, symlinks_id)
-    row: DatasetStateRow = {
+    if sid in out.states:  # stated twice by one event: one rank, one row
+        return
+    out.states[sid] = {
         "dataset_id": did,
         "id": sid,
-        "rank": state_rank(ev.time_us, ev.run_bytes, code),
+        "rank": ev.rank,
         "time_us": ev.time_us,
         "run_id": ev.run_bytes,
         "job_id": ev.job,
-        "event_type": code,
+        "event_type": ev.code,
         "schema_id": schema_id,
         "dataset_version": dataset_version,
         "symlinks_id": symlinks_id,
     }
-    old = out.states.get(sid)
-    if old is None or row["rank"] > old["rank"]:
-        out.states[sid] = row
 
 
 def _made(
@@ -228,7 +241,7 @@ def _made(
         "time_us": ev.time_us,
         "run_id": ev.run_bytes,
         "job_id": ev.job,
-        "event_type": _code(ev.event_type),
+        "event_type": ev.code,
         "writes": 1 if writes else 0,
         "schema_id": schema_id,
         "lifecycle_id": lifecycle_id,
@@ -253,17 +266,15 @@ def version_rows(
 ) -> VersionRows:
     """The rows ``event`` (validated, credentials removed) adds."""
     out = VersionRows()
-    run_bytes = uuid.UUID(run_id).bytes if run_id is not None else None
     if kind == "dataset":
-        ev = _Event(event_key, time_us, None, None, None, None, digest)
-        _add(out, event.get("dataset"), False, ev)
+        _add(out, event.get("dataset"), False, _event(event_key, time_us, None, None, None, digest))
     elif kind == "run":
         job = event.get("job")
         ns, name = (job.get("namespace"), job.get("name")) if isinstance(job, dict) else (0, 0)
         jid = job_id(ns, name) if isinstance(ns, str) and isinstance(name, str) else None
         event_type = event.get("eventType")
         event_type = event_type if isinstance(event_type, str) else None
-        ev = _Event(event_key, time_us, run_id, run_bytes, jid, event_type, digest)
+        ev = _event(event_key, time_us, run_id, jid, event_type, digest)
         for key, output in (("inputs", False), ("outputs", True)):
             listed = event.get(key)
             for ds in listed if isinstance(listed, list) else []:
