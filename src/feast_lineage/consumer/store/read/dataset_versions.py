@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, Row, null, select
+from sqlalchemy import Connection, Row, Select, null, select
 
 from feast_lineage.consumer.store.engine.meta import read_meta
 from feast_lineage.consumer.store.schema import tables as t
@@ -81,15 +81,29 @@ _STATED = tuple(
 )
 
 
+def made_rows_query(dataset: int) -> Select[Any]:
+    """The statement of ``dataset``'s made rows (writes, lifecycle changes), to refine."""
+    return select(*_MADE).where(t.dataset_versions.c.dataset_id == dataset)
+
+
+def made_row(row: Row[Any]) -> ObservationRow:
+    """A row of :func:`made_rows_query` as an observation."""
+    return _row(row, False)
+
+
+def state_rows(conn: Connection, dataset: int) -> list[ObservationRow]:
+    """``dataset``'s state rows, oldest first (event time, then id)."""
+    s = t.dataset_states.c
+    stmt = select(*(c if c is not None else null() for c in _STATED)).where(s.dataset_id == dataset)
+    out = [_row(row, True) for row in conn.execute(stmt)]
+    out.sort(key=lambda row: (row.time_us, row.id))
+    return out
+
+
 def observations(conn: Connection, dataset: int) -> list[ObservationRow]:
     """Every row of ``dataset`` (made and stated), oldest first (event time, then id)."""
-    v, s = t.dataset_versions.c, t.dataset_states.c
-    made = select(*_MADE).where(v.dataset_id == dataset)
-    stated = select(*(c if c is not None else null() for c in _STATED)).where(
-        s.dataset_id == dataset
-    )
-    out = [_row(row, False) for row in conn.execute(made)]
-    out.extend(_row(row, True) for row in conn.execute(stated))
+    out = [made_row(row) for row in conn.execute(made_rows_query(dataset))]
+    out.extend(state_rows(conn, dataset))
     out.sort(key=lambda row: (row.time_us, row.id))
     return out
 
