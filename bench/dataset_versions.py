@@ -41,6 +41,7 @@ from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.services.dataset_versions import dataset_version_page
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.version_pages import VersionWindow
 from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.consumer.store.schema import tables as t
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(args.reads):
             started = time.perf_counter()
             page = dataset_version_page(
-                reader, namespace=ns, name=name, since_us=None, until_us=None, limit=50, offset=0
+                reader, namespace=ns, name=name, window=VersionWindow(limit=50)
             )
             times.append((time.perf_counter() - started) * 1000)
         engine.dispose()

@@ -30,6 +30,7 @@ from feast_lineage.consumer.schemas import (
     VersionField,
 )
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.version_pages import VersionWindow
 from feast_lineage.consumer.store.read import dataset_version_page as vp
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.event_time import to_iso
@@ -170,17 +171,15 @@ def dataset_version_page(
     *,
     namespace: str,
     name: str,
-    since_us: int | None,
-    until_us: int | None,
-    limit: int,
-    offset: int,
+    window: VersionWindow,
 ) -> DatasetVersionPage:
-    """A page of the dataset's versions, newest first, with version time in [since, until)."""
+    """A page of the dataset's versions, newest first, with version time in the window."""
+    w = window
     with read.engine.connect() as conn:
         history = _history(conn, read, namespace, name)
-        total, found = vp.page(history, since_us, until_us, offset, limit)
+        total, found = vp.page(history, w.since_us, w.until_us, w.offset, w.limit)
         items = _items(conn, read, namespace, name, found)
-    return DatasetVersionPage(versions=items, total=total, limit=limit, offset=offset)
+    return DatasetVersionPage(versions=items, total=total, limit=w.limit, offset=w.offset)
 
 
 def dataset_version_detail(

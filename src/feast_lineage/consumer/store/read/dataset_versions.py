@@ -86,7 +86,7 @@ def made_rows_query(dataset: int) -> Select[Any]:
     return select(*_MADE).where(t.dataset_versions.c.dataset_id == dataset)
 
 
-def made_row(row: Row[Any]) -> ObservationRow:
+def made_row(row: Row[tuple[object, ...]]) -> ObservationRow:
     """A row of :func:`made_rows_query` as an observation."""
     return _row(row, False)
 
