@@ -66,11 +66,41 @@ class _Stated:
 class History:
     """One dataset's versions, for pages and single versions (``horizon_us``: see ``versions``)."""
 
-    def __init__(self, conn: Connection, dataset: int, horizon_us: int | None) -> None:
+    def __init__(
+        self, conn: Connection, dataset: int, horizon_us: int | None, lookups: int = 32
+    ) -> None:
         self.conn, self.dataset = conn, dataset
         self.states = state_rows(conn, dataset)  # oldest first
-        self.stated = [s for s in (self._stated(row) for row in self.states) if s is not None]
+        if len(self.states) <= lookups:
+            found = [self._stated(row) for row in self.states]
+        else:  # many states (a datasetVersion stated every run): one pass is cheaper
+            found = self._stated_in_one_pass()
+        self.stated = [s for s in found if s is not None]
         self.low = self._low(horizon_us)
+
+    def _stated_in_one_pass(self) -> list[_Stated | None]:
+        """Whether each state row is a version, walking the made rows' stated values once."""
+        v = t.dataset_versions.c
+        stmt = select(v.time_us, v.id, *(getattr(v, c) for c in _FACETS)).where(
+            v.dataset_id == self.dataset
+        )
+        made = sorted(((r[0], r[1]), r[2:]) for r in self.conn.execute(stmt))
+        carried: list[str | None] = [None] * len(_FACETS)
+        out: list[_Stated | None] = []
+        at = 0
+        for row in self.states:
+            while at < len(made) and made[at][0] < _key(row):
+                carried = [new or old for new, old in zip(made[at][1], carried, strict=True)]
+                at += 1
+            values = [getattr(row, c) for c in _FACETS]
+            changes = tuple(
+                _CHANGE[c]
+                for c, new, old in zip(_FACETS, values, carried, strict=True)
+                if new is not None and new != old
+            )
+            out.append(_Stated(row, changes) if changes else None)
+            carried = [new or old for new, old in zip(values, carried, strict=True)]
+        return out
 
     def _latest_made(self, before: Key, column: str | None = None) -> ObservationRow | None:
         """The newest made row before ``before`` (stating ``column``, when given)."""
