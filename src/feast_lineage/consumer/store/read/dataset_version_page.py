@@ -23,6 +23,7 @@ version states what was carried already).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Connection, and_, func, or_, select
@@ -71,35 +72,54 @@ class History:
     ) -> None:
         self.conn, self.dataset = conn, dataset
         self.states = state_rows(conn, dataset)  # oldest first
+        self.state_keys = [_key(row) for row in self.states]  # sorted: bisect them
         if len(self.states) <= lookups:
             found = [self._stated(row) for row in self.states]
         else:  # many states (a datasetVersion stated every run): one pass is cheaper
             found = self._stated_in_one_pass()
         self.stated = [s for s in found if s is not None]
+        self.stated_keys = [_key(s.row) for s in self.stated]
         self.low = self._low(horizon_us)
+
+    def _stated_between(self, low: Key | None, until_us: int | None) -> list[_Stated]:
+        """The state versions with key at or after ``low`` and time before ``until_us``."""
+        start = bisect_left(self.stated_keys, low) if low is not None else 0
+        end = (
+            bisect_left(self.stated_keys, (until_us, -(2**63)))
+            if until_us is not None
+            else len(self.stated)
+        )
+        return self.stated[start:end]
 
     def _stated_in_one_pass(self) -> list[_Stated | None]:
         """Whether each state row is a version, walking the made rows' stated values once."""
         v = t.dataset_versions.c
-        stmt = select(v.time_us, v.id, *(getattr(v, c) for c in _FACETS)).where(
-            v.dataset_id == self.dataset
+        stmt = (
+            select(v.time_us, v.id, *(getattr(v, c) for c in _FACETS))
+            .where(v.dataset_id == self.dataset)
+            .order_by(v.time_us, v.id)
         )
-        made = sorted(((r[0], r[1]), r[2:]) for r in self.conn.execute(stmt))
-        carried: list[str | None] = [None] * len(_FACETS)
+        made = self.conn.execute(stmt).all()
+        schema = version = symlinks = None  # the values carried
         out: list[_Stated | None] = []
         at = 0
         for row in self.states:
-            while at < len(made) and made[at][0] < _key(row):
-                carried = [new or old for new, old in zip(made[at][1], carried, strict=True)]
+            key = (row.time_us, row.id)
+            while at < len(made) and (made[at][0], made[at][1]) < key:
+                _, _, new_schema, new_version, new_symlinks = made[at]
+                schema, version = new_schema or schema, new_version or version
+                symlinks = new_symlinks or symlinks
                 at += 1
-            values = [getattr(row, c) for c in _FACETS]
-            changes = tuple(
-                _CHANGE[c]
-                for c, new, old in zip(_FACETS, values, carried, strict=True)
-                if new is not None and new != old
-            )
-            out.append(_Stated(row, changes) if changes else None)
-            carried = [new or old for new, old in zip(values, carried, strict=True)]
+            changes = []
+            if row.schema_id is not None and row.schema_id != schema:
+                changes.append("schema")
+            if row.dataset_version is not None and row.dataset_version != version:
+                changes.append("version")
+            if row.symlinks_id is not None and row.symlinks_id != symlinks:
+                changes.append("symlinks")
+            out.append(_Stated(row, tuple(changes)) if changes else None)
+            schema, version = row.schema_id or schema, row.dataset_version or version
+            symlinks = row.symlinks_id or symlinks
         return out
 
     def _latest_made(self, before: Key, column: str | None = None) -> ObservationRow | None:
@@ -118,11 +138,13 @@ class History:
         for column in columns:
             made = self._latest_made(before, column)
             best = (_key(made), getattr(made, column)) if made is not None else None
-            for row in self.states:
-                if _key(row) >= before:
+            for at in range(bisect_left(self.state_keys, before) - 1, -1, -1):
+                row = self.states[at]
+                if best is not None and self.state_keys[at] < best[0]:
                     break
-                if getattr(row, column) is not None and (best is None or _key(row) > best[0]):
-                    best = (_key(row), getattr(row, column))
+                if getattr(row, column) is not None:
+                    best = (self.state_keys[at], getattr(row, column))
+                    break
             out[column] = best[1] if best is not None else None
         return out
 
@@ -138,7 +160,8 @@ class History:
             return None
         made = self._latest_made((horizon_us, -1))
         found = [_key(made)] if made is not None else []
-        found += [_key(s.row) for s in self.stated if s.row.time_us < horizon_us]
+        at = bisect_left(self.stated_keys, (horizon_us, -1))
+        found += [self.stated_keys[at - 1]] if at > 0 else []
         return max(found) if found else None
 
     def count(self, since: Key | None, until_us: int | None) -> int:
@@ -153,7 +176,7 @@ class History:
         if until_us is not None:
             stmt = stmt.where(v.time_us < until_us)
         made = int(self.conn.execute(stmt).scalar_one())
-        return made + sum(1 for s in self.stated if _inside(_key(s.row), low, until_us))
+        return made + len(self._stated_between(low, until_us))
 
     def newest(self, since: Key | None, until_us: int | None, n: int) -> list[ObservationRow]:
         """The ``n`` newest versions' rows in the window, newest first."""
@@ -166,7 +189,7 @@ class History:
             stmt = stmt.where(v.time_us < until_us)
         stmt = stmt.order_by(v.time_us.desc(), v.id.desc()).limit(n)
         rows = [made_row(row) for row in self.conn.execute(stmt)]
-        rows += [s.row for s in self.stated if _inside(_key(s.row), low, until_us)]
+        rows += [s.row for s in self._stated_between(low, until_us)[-n:]]
         rows.sort(key=_key, reverse=True)
         return rows[:n]
 
@@ -174,7 +197,8 @@ class History:
         """The version answered just before ``key``."""
         made = self._latest_made(key)
         found = [made] if made is not None else []
-        found += [s.row for s in self.stated if _key(s.row) < key]
+        at = bisect_left(self.stated_keys, key)
+        found += [self.stated[at - 1].row] if at > 0 else []
         best = max(found, key=_key, default=None)
         if best is None or (self.low is not None and _key(best) < self.low):
             return None
@@ -187,7 +211,7 @@ class History:
         first = _key(rows[0])
         carried = self.carried(first)
         before = self.previous(first)
-        changed = {_key(s.row): s.changes for s in self.stated}
+        changed = {_key(s.row): s.changes for s in self._stated_between(first, None)}
         out: list[DatasetVersion] = []
         for number, row in enumerate(rows, start=first_number):
             changes = changed.get(_key(row)) if row.stated else _made_changes(row, carried)
@@ -205,10 +229,6 @@ class History:
             )
             before = row
         return out
-
-
-def _inside(key: Key, low: Key | None, until_us: int | None) -> bool:
-    return (low is None or key >= low) and (until_us is None or key[0] < until_us)
 
 
 def _made_changes(row: ObservationRow, carried: dict[str, str | None]) -> tuple[str, ...]:

@@ -21,7 +21,6 @@ is answered.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -108,10 +107,16 @@ def observations(conn: Connection, dataset: int) -> list[ObservationRow]:
     return out
 
 
+def _uuid_text(value: bytes) -> str:
+    """16 bytes as a hyphenated UUID (``str(uuid.UUID(bytes=value))``, without the object)."""
+    h = value.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def _row(row: Row[Any], stated: bool) -> ObservationRow:
     values = list(row)
     run, kind = values[2], values[4]
-    values[2] = str(uuid.UUID(bytes=bytes(run))) if run is not None else None
+    values[2] = _uuid_text(bytes(run)) if run is not None else None
     values[4] = _EVENT_TYPE_NAMES.get(kind) if kind is not None else None
     if stated:
         values[5] = 0  # writes: the state table has no such column
