@@ -73,6 +73,8 @@ def test_readers_stating_one_schema_keep_one_row_of_the_earliest(
 
 
 def test_a_restatement_the_writer_knows_stored_sends_no_statement(store: Store) -> None:
+    if store.dialect != "sqlite":
+        pytest.skip("SQLite's trace callback shows the statements; the cache is the same")
     store.ingest(_reader(1, "START", 1))
     sql = store.traced_statements(lambda: store.ingest(_reader(2, "START", 2)))
     # the store's connections were replaced, not the writer's cache of ranks
