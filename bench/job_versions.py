@@ -39,6 +39,7 @@ from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.services.job_versions import job_version_detail, job_version_page
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.version_pages import VersionWindow
 from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.consumer.store.schema import tables as t
@@ -138,10 +139,7 @@ def main(argv: list[str] | None = None) -> None:
                     reader,
                     namespace=ns,
                     name=name,
-                    since_us=None,
-                    until_us=None,
-                    limit=50,
-                    offset=0,
+                    window=VersionWindow(limit=50),
                 )
                 pages.append(time.perf_counter() - started)
                 vid = page.versions[-1].id

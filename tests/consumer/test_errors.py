@@ -41,7 +41,7 @@ SAMPLE_PATH_VALUES = {
     "object_type": "feature_view",
 }
 # Path parameter values that must be refused with 400.
-BAD_PATH_VALUES = {"run_id": "not-a-uuid", "node_type": "spaceship"}
+BAD_PATH_VALUES = {"run_id": "not-a-uuid", "node_type": "spaceship", "version_id": "not-an-id"}
 GENERIC_500 = "the server failed to handle this request; see the server log"
 
 
@@ -57,8 +57,9 @@ class Operation:
 
     def url_with(self, values: dict[str, str]) -> str:
         url = self.path
-        # An id of the right form that names nothing (a job version's is 32 hex digits).
-        wellformed = {"version_id": "0" * 32} if "/jobs/" in url else {}
+        # An id of the right form that names nothing (a job version's is 32 hex
+        # digits, a dataset version's 16).
+        wellformed = {"version_id": "0" * (32 if "/jobs/" in url else 16)}
         for name, value in {**SAMPLE_PATH_VALUES, **wellformed, **values}.items():
             url = url.replace("{" + name + "}", value)
         return re.sub(r"\{[^}]*\}", "no-such-thing", url)

@@ -21,7 +21,7 @@ from feast_lineage.consumer.intake.row_builder import RowBuilder, ref
 from feast_lineage.consumer.intake.validation import EventKind
 from feast_lineage.consumer.store.schema import codec
 from feast_lineage.consumer.store.write.column_rows import NO_JOB
-from feast_lineage.consumer.store.write.dataset_versions import canonical_digest, version_rows
+from feast_lineage.consumer.store.write.dataset_versions import version_rows
 from feast_lineage.consumer.store.write.rows import RowBatch, RunRow
 from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import namespace_id
@@ -96,14 +96,15 @@ def derive(
             out.runs.append(_run_row(b, run_id, subject, ns, event_type, facets))
         b.io(event, subject, ns)
     add_explicit_lineage(b, event)
-    out.dataset_versions = version_rows(
+    history = version_rows(
         event,
         kind,
         event_key=event_key,
         time_us=time_us,
         run_id=run_id,
-        digest=memo.digest if memo is not None else canonical_digest,
+        digest=b.digest,
     )
+    out.dataset_versions, out.dataset_states = history.made, history.states
 
     out.events.append(
         {

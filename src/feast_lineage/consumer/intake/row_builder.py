@@ -70,6 +70,9 @@ class RowBuilder:
         self.memo = memo
         self.io_run = io_run  # the run (or JobEvent) the event's inputs and outputs belong to
         self.run_id = run_id  # a RunEvent's run
+        # id() of each dataset facet payload of this event -> its blob id (the
+        # payloads live as long as the event, so an id names one payload)
+        self.dataset_blobs: dict[int, str] = {}
 
     def blob(self, value: Any, memo_key: tuple[Any, str] | None = None) -> str:
         memo = self.memo
@@ -93,12 +96,29 @@ class RowBuilder:
         if not facets:
             return
         for name, payload in facets.items():
+            blob_id = self.blob(payload, (owner, name) if kind else None)
             target[(owner, name)] = {
                 "owner_id": owner,
                 "name": name,
                 "rank": self.rank,
-                "blob_id": self.blob(payload, (owner, name) if kind else None),
+                "blob_id": blob_id,
             }
+            if kind == "dataset":
+                self.dataset_blobs[id(payload)] = blob_id
+
+    def digest(self, owner: int, name: str, value: Any) -> str:
+        """A dataset facet's blob id, computed once for the event; else ``value``'s digest.
+
+        A whole dataset (``name`` empty: a write's or a lifecycle change's) is
+        hashed without the memo: a write's output statistics differ every
+        run, so remembering it would only cost a fingerprint a time.
+        """
+        known = self.dataset_blobs.get(id(value)) if name else None
+        if known is not None:
+            return known
+        if self.memo is not None and name:
+            return self.memo.digest(owner, name, value)
+        return canonical_json.digest(canonical_json.dumps(value))
 
     def job(self, namespace: str, name: str, facets: Any = None, *, stub: bool = False) -> int:
         jid = job_id(namespace, name)

@@ -1,51 +1,29 @@
 """Job versions: ``/jobs/{namespace}/{name}/versions`` and ``.../versions/{id}``.
 
-The namespace and the name are each one percent-encoded path segment
-(``airflow%3A%2F%2Fprod``, ``dag%2Ftask``), as for the dataset paths:
-servers decode ``%2F`` before routing, so they come from the raw path.
+The path and the page are read by :mod:`.version_pages`, as for dataset versions.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 
-from feast_lineage.consumer.deps import Offset, ReaderDep
-from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.deps import ReaderDep
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
-from feast_lineage.consumer.routes.params import (
-    DATE_TIME,
-    decode_segments,
-    encoded_segments,
-    invalid,
-    time_range,
+from feast_lineage.consumer.routes.version_pages import (
+    VersionWindowDep,
+    id_pattern,
+    version_path,
+    versions_path,
 )
 from feast_lineage.consumer.schemas import JobVersionDetail, JobVersionPage
 from feast_lineage.consumer.services.job_versions import job_version_detail, job_version_page
 
 router = APIRouter(tags=["versions"], responses=READ_ERRORS)
-_MARK = "/openlineage/jobs/"
-_VERSION_ID = re.compile(r"[0-9a-f]{32}")
-_PATHS = (
-    "/jobs/{namespace}/{name}/versions[/{id}] with the namespace and the name percent-encoded "
-    "as one path segment each (a '/' as %2F), e.g. /jobs/airflow%3A%2F%2Fprod/dag%2Ftask/versions"
-)
 
 Namespace = Annotated[str, Path(description="The job's namespace, percent-encoded")]
 Name = Annotated[str, Path(description="The job's name, percent-encoded")]
-
-
-def _job(request: Request, decoded: str, *, with_id: bool) -> list[str]:
-    parts = encoded_segments(request, _MARK, decoded)
-    size = 4 if with_id else 3
-    if len(parts) != size or parts[2] != "versions":
-        raise LineageError(f"expected {_PATHS}", code="invalid_parameter")
-    values = decode_segments(parts[:2]) + parts[3:]
-    if not values[0] or not values[1]:
-        raise invalid("the namespace and the name must not be empty")
-    return values
 
 
 @router.get(
@@ -55,38 +33,11 @@ def _job(request: Request, decoded: str, *, with_id: bool) -> list[str]:
     summary="A job's versions (what defined it: inputs, outputs, source facets), newest first",
 )
 async def get_job_versions(
-    request: Request,
-    read: ReaderDep,
-    namespace: Namespace,
-    name: Name,
-    since: Annotated[
-        str | None,
-        Query(
-            description="Versions first run at or after this time (not after until)",
-            json_schema_extra=DATE_TIME,
-        ),
-    ] = None,
-    until: Annotated[
-        str | None,
-        Query(
-            description="Versions first run before this time (not before since)",
-            json_schema_extra=DATE_TIME,
-        ),
-    ] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    offset: Offset = 0,
+    request: Request, read: ReaderDep, namespace: Namespace, name: Name, window: VersionWindowDep
 ) -> Response:
-    ns, job_name = _job(request, f"{namespace}/{name}/versions", with_id=False)
-    since_us, until_us = time_range(since, until)
+    where = versions_path(request, "job", f"{namespace}/{name}/versions")
     return await answer(
-        job_version_page,
-        read,
-        namespace=ns,
-        name=job_name,
-        since_us=since_us,
-        until_us=until_us,
-        limit=limit,
-        offset=offset,
+        job_version_page, read, namespace=where.namespace, name=where.name, window=window
     )
 
 
@@ -106,10 +57,14 @@ async def get_job_version(
     namespace: Namespace,
     name: Name,
     version_id: Annotated[
-        str, Path(description="The version's id (32 hex digits)", pattern="^[0-9a-f]{32}$")
+        str,
+        Path(
+            description="The version's id (32 hex digits)",
+            json_schema_extra={"pattern": id_pattern("job")},
+        ),
     ],
 ) -> Response:
-    ns, job_name, vid = _job(request, f"{namespace}/{name}/versions/{version_id}", with_id=True)
-    if not _VERSION_ID.fullmatch(vid):
-        raise invalid(f"path parameter 'version_id': {vid!r} is not a version id (32 hex digits)")
-    return await answer(job_version_detail, read, namespace=ns, name=job_name, version=vid)
+    where, key = version_path(request, "job", f"{namespace}/{name}/versions/{version_id}")
+    return await answer(
+        job_version_detail, read, namespace=where.namespace, name=where.name, version=key
+    )

@@ -1,8 +1,9 @@
 """A dataset's versions (Feast 0.67's ``/versions`` shape) and one version with its schema diff.
 
 Versions are derived at read time from the dataset's rows
-(:mod:`feast_lineage.consumer.store.read.dataset_versions`). A caller sees
-the versions of a dataset of a visible namespace only; a version whose run
+(:mod:`feast_lineage.consumer.store.read.dataset_versions`), a page in
+proportion to the page (:mod:`feast_lineage.consumer.store.read.dataset_version_page`).
+A caller sees the versions of a dataset of a visible namespace only; a version whose run
 belongs to a job of a hidden namespace shows no job, and its facets pass
 through :func:`feast_lineage.consumer.redaction.facets`.
 """
@@ -29,6 +30,8 @@ from feast_lineage.consumer.schemas import (
     VersionField,
 )
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.version_pages import VersionWindow
+from feast_lineage.consumer.store.read import dataset_version_page as vp
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id
@@ -36,13 +39,11 @@ from feast_lineage.identity import dataset_id
 _LIST = "list them with GET /api/v1/lineage/openlineage/datasets"
 
 
-def _versions(
-    conn: Connection, read: StoreReader, namespace: str, name: str
-) -> list[dv.DatasetVersion]:
+def _history(conn: Connection, read: StoreReader, namespace: str, name: str) -> vp.History:
     did = dataset_id(namespace, name)
     if not read.scope.allows(namespace) or not dv.dataset_known(conn, did):
         raise NotFound(f"no dataset named {name!r} in namespace {namespace!r}; {_LIST}")
-    return dv.versions(dv.observations(conn, did), dv.horizon(conn))
+    return vp.History(conn, did, dv.horizon(conn))
 
 
 def version_key(value: int) -> str:
@@ -170,22 +171,15 @@ def dataset_version_page(
     *,
     namespace: str,
     name: str,
-    since_us: int | None,
-    until_us: int | None,
-    limit: int,
-    offset: int,
+    window: VersionWindow,
 ) -> DatasetVersionPage:
-    """A page of the dataset's versions, newest first, with version time in [since, until)."""
+    """A page of the dataset's versions, newest first, with version time in the window."""
+    w = window
     with read.engine.connect() as conn:
-        found = [
-            v
-            for v in _versions(conn, read, namespace, name)
-            if (since_us is None or v.row.time_us >= since_us)
-            and (until_us is None or v.row.time_us < until_us)
-        ]
-        found.reverse()
-        items = _items(conn, read, namespace, name, found[offset : offset + limit])
-    return DatasetVersionPage(versions=items, total=len(found), limit=limit, offset=offset)
+        history = _history(conn, read, namespace, name)
+        total, found = vp.page(history, w.since_us, w.until_us, w.offset, w.limit)
+        items = _items(conn, read, namespace, name, found)
+    return DatasetVersionPage(versions=items, total=total, limit=w.limit, offset=w.offset)
 
 
 def dataset_version_detail(
@@ -193,10 +187,10 @@ def dataset_version_detail(
 ) -> DatasetVersionDetail:
     """One version with its schema diff against the version before it."""
     with read.engine.connect() as conn:
-        found = _versions(conn, read, namespace, name)
+        history = _history(conn, read, namespace, name)
         wanted = _parse_key(version_id)
-        at = next((i for i, v in enumerate(found) if v.row.id == wanted), None)
-        if at is None:
+        pair = vp.one(history, wanted) if wanted is not None else None
+        if pair is None:
             pruned = dv.horizon(conn)
             since = (
                 f"; versions older than the retention horizon {to_iso(pruned)} have been pruned "
@@ -208,8 +202,10 @@ def dataset_version_detail(
                 f"no version {version_id!r} of dataset {name!r} in namespace {namespace!r}"
                 f"{since}; list them with GET .../datasets/{{namespace}}/{{name}}/versions"
             )
-        pair = [found[at - 1]] if at > 0 else []
-        item, *before = _items(conn, read, namespace, name, [found[at], *pair])
+        version, previous = pair
+        item, *before = _items(
+            conn, read, namespace, name, [version] + ([previous] if previous else [])
+        )
     diff = schema_diff(before[0].fields if before else [], item.fields)
     diff.previous_id = item.previous_id
     return DatasetVersionDetail(**item.model_dump(by_alias=True), diff=diff)

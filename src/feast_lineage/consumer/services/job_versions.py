@@ -26,6 +26,7 @@ from feast_lineage.consumer.schemas import (
 )
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.retention import Retention
+from feast_lineage.consumer.services.version_pages import VersionWindow
 from feast_lineage.consumer.store.read import job_versions as reads
 from feast_lineage.consumer.store.read.common import count, in_ids, where_all
 from feast_lineage.consumer.store.schema import tables as t
@@ -96,15 +97,13 @@ def job_version_page(
     *,
     namespace: str,
     name: str,
-    since_us: int | None,
-    until_us: int | None,
-    limit: int,
-    offset: int,
+    window: VersionWindow,
 ) -> JobVersionPage:
-    """A page of the job's versions first seen in [since, until), newest first."""
+    """A page of the job's versions first seen in the window, newest first."""
+    w = window
     with read.engine.connect() as conn:
         jid = _job(conn, read, namespace, name)
-        total, rows = reads.version_page(conn, jid, since_us, until_us, offset, limit)
+        total, rows = reads.version_page(conn, jid, w.since_us, w.until_us, w.offset, w.limit)
         items = _items(conn, read, namespace, name, jid, rows)
     return JobVersionPage(versions=items, total=total)
 

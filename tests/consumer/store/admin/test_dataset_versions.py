@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.admin.reset import reset_all, reset_namespace
+from feast_lineage.consumer.store.read.dataset_version_page import History, one, page
 from feast_lineage.consumer.store.read.dataset_versions import horizon, observations, versions
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
@@ -24,6 +25,11 @@ def _write(t_s: float, *names: str, ns: str = "lake", name: str = "t") -> dict[s
 def _answer(store: Store, ns: str = "lake", name: str = "t") -> list[tuple[int, tuple[str, ...]]]:
     with store.engine.connect() as conn:
         found = versions(observations(conn, dataset_id(ns, name)), horizon(conn))
+        # the page read answers the same past the horizon
+        history = History(conn, dataset_id(ns, name), horizon(conn))
+        assert page(history, None, None, 0, 100) == (len(found), found[::-1])
+        for i, version in enumerate(found):
+            assert one(history, version.row.id) == (version, found[i - 1] if i else None)
     return [(v.row.time_us, v.changes) for v in found]
 
 

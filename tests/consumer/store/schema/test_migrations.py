@@ -653,7 +653,7 @@ def test_alembic_says_only_which_migrations_run(
 def test_dataset_versions_are_derived_from_the_events_already_stored(
     engine: Engine, store_url: str
 ) -> None:
-    """0012 writes the version rows ingest writes, and puts back a schema blob a reset removed."""
+    """0012 (then 0015) write the rows ingest writes, and put back a schema blob a reset removed."""
     from feast_lineage.consumer.store.read.dataset_versions import observations, versions
 
     one, two = (
@@ -685,7 +685,9 @@ def test_dataset_versions_are_derived_from_the_events_already_stored(
     try:
         store.ingest_each(events)
         live = sorted(store.rows(t.dataset_versions), key=repr)
-        assert len(live) == 4  # the JobEvent adds none
+        states = sorted(store.rows(t.dataset_states), key=repr)
+        assert len(live) == 1  # the write
+        assert len(states) == 3  # what the other events stated; the JobEvent adds none
         with engine.connect() as conn:
             answer = versions(observations(conn, dataset_id(lake, "t")))
         config = alembic_config(engine)
@@ -694,16 +696,82 @@ def test_dataset_versions_are_derived_from_the_events_already_stored(
             config.attributes["connection"] = conn
             command.downgrade(config, "0011")
             # The first schema's blob is gone (as a namespace reset can leave it).
-            gone = min(r["schema_id"] for r in live if r["schema_id"])
+            gone = min(r["schema_id"] for r in live + states if r["schema_id"])
             deleted = conn.execute(t.facet_blobs.delete().where(t.facet_blobs.c.id == gone))
             assert deleted.rowcount == 1
         assert t.dataset_versions.name not in inspect(engine).get_table_names()
         _upgrade_to(engine, "head", chunk=1)
         assert _differences(engine) == []
         assert sorted(store.rows(t.dataset_versions), key=repr) == live
+        assert sorted(store.rows(t.dataset_states), key=repr) == states
         with engine.connect() as conn:
             assert versions(observations(conn, dataset_id(lake, "t"))) == answer
-        for schema_id in {r["schema_id"] for r in live if r["schema_id"]}:
+        for schema_id in {r["schema_id"] for r in live + states if r["schema_id"]}:
             assert store.one(t.facet_blobs, t.facet_blobs.c.id == schema_id) is not None
+    finally:
+        store.close()
+
+
+def test_statement_rows_of_0012_become_the_states_ingest_keeps(
+    engine: Engine, store_url: str
+) -> None:
+    """0015 folds a store's statement rows (at 0014, with data) into one row per state."""
+    from feast_lineage.consumer.store.read.dataset_versions import observations, versions
+
+    one, two = (
+        facet(fields=[{"name": n, "type": "INT64"} for n in names]) for names in ("a", "ab")
+    )
+    lake = "s3://lake"
+
+    def reader(run: int, kind: str, second: int, schema: dict[str, object]) -> dict[str, object]:
+        return run_event(
+            kind,
+            run_id=f"00000000-0000-0000-0000-00000000000{run}",
+            job=("spark", f"r{run % 2}"),
+            time=f"2026-01-01T00:00:{second:02d}Z",
+            inputs=[dataset(lake, "t", schema=schema)],
+        )
+
+    events = [
+        run_event(
+            "COMPLETE", time="2026-01-01T00:00:01Z", outputs=[dataset(lake, "t", schema=one)]
+        ),
+        reader(1, "START", 2, one),  # a run's START and COMPLETE stating one schema
+        reader(1, "COMPLETE", 3, one),
+        reader(2, "START", 4, two),  # a new schema, then a run stating the first again
+        reader(3, "START", 5, one),
+        reader(3, "COMPLETE", 6, one),
+        dataset_event(lake, "t", "2026-01-01T00:00:07Z", version=facet(datasetVersion="3")),
+        dataset_event(
+            lake,
+            "t",
+            "2026-01-01T00:00:08Z",
+            lifecycleStateChange=facet(lifecycleStateChange="TRUNCATE"),
+        ),
+    ]
+    store = Store(store_url)
+    try:
+        store.ingest_each(events)
+        made = sorted(store.rows(t.dataset_versions), key=repr)
+        states = sorted(store.rows(t.dataset_states), key=repr)
+        assert len(made) == 2  # the write and the lifecycle change
+        assert len(states) == 3  # schema one, schema two, datasetVersion 3
+        with engine.connect() as conn:
+            answer = versions(observations(conn, dataset_id(lake, "t")))
+        config = alembic_config(engine)
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0011")
+        _upgrade_to(engine, "0014", chunk=1)  # one row per (event, dataset), as 0014 kept
+        assert len(store.rows(t.dataset_versions)) == 8
+        _upgrade_to(engine, "head", chunk=2)
+        assert _differences(engine) == []
+        assert sorted(store.rows(t.dataset_versions), key=repr) == made
+        assert sorted(store.rows(t.dataset_states), key=repr) == states
+        with engine.connect() as conn:
+            assert versions(observations(conn, dataset_id(lake, "t"))) == answer
+        store.ingest_each(events)  # delivered again after the upgrade: nothing new
+        assert sorted(store.rows(t.dataset_states), key=repr) == states
+        assert sorted(store.rows(t.dataset_versions), key=repr) == made
     finally:
         store.close()

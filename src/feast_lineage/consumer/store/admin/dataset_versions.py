@@ -1,10 +1,11 @@
 """Retention of dataset versions: prune what is older than the horizon, keep what answers.
 
-For each dataset with rows older than the cutoff, the rows older than it
-go but three kinds: the dataset's last version before the cutoff (so a
-dataset always keeps its current version, and the first version after the
-cutoff its predecessor), and the latest older rows stating its schema and
-its symlinks (the values that version carries). The read
+For each dataset with rows older than the cutoff (made by events, or
+states stated), the rows older than it go but three kinds: the dataset's
+last version before the cutoff (so a dataset always keeps its current
+version, and the first version after the cutoff its predecessor), and
+the latest older rows stating its schema and its symlinks (the values
+that version carries). The read
 (:func:`~feast_lineage.consumer.store.read.dataset_versions.versions`)
 answers, of the older rows left, that one version only. The horizon is
 kept in the store's meta table, so every worker tells a pruned version's
@@ -13,7 +14,7 @@ id from an unknown one.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Engine, delete, select
+from sqlalchemy import Connection, Engine, delete, select, union
 
 from feast_lineage.consumer.store.engine.meta import ensure_meta, read_meta, write_meta
 from feast_lineage.consumer.store.engine.transactions import write_transaction
@@ -48,7 +49,7 @@ def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[int]:
 
 def prune_versions(engine: Engine, cutoff_us: int, *, chunk: int = 5000) -> int:
     """Delete versions older than ``cutoff_us`` but what answers; the number of rows deleted."""
-    v, d = t.dataset_versions.c, t.datasets.c
+    v, s, d = t.dataset_versions.c, t.dataset_states.c, t.datasets.c
     datasets: list[int] = []
     after = -1
     with engine.connect() as conn:  # by dataset, each a range of the versions' key
@@ -58,22 +59,36 @@ def prune_versions(engine: Engine, cutoff_us: int, *, chunk: int = 5000) -> int:
             if not ids:
                 break
             after = ids[-1]
-            older = select(v.dataset_id).where(v.dataset_id.in_(ids), v.time_us < cutoff_us)
+            older = union(
+                select(v.dataset_id).where(v.dataset_id.in_(ids), v.time_us < cutoff_us),
+                select(s.dataset_id).where(s.dataset_id.in_(ids), s.time_us < cutoff_us),
+            )
             datasets.extend(sorted(set(conn.execute(older).scalars())))
     deleted = 0
     for start in range(0, len(datasets), 100):
         with write_transaction(engine) as conn:
             for dataset in datasets[start : start + 100]:
-                rows = observations(conn, dataset)
-                keep = _kept(rows, cutoff_us)
-                gone = [r.id for r in rows if r.time_us < cutoff_us and r.id not in keep]
-                for first in range(0, len(gone), chunk):
-                    drop = delete(t.dataset_versions).where(
-                        v.dataset_id == dataset, v.id.in_(gone[first : first + chunk])
-                    )
-                    deleted += int(conn.execute(drop).rowcount or 0)
+                deleted += _prune_dataset(conn, dataset, cutoff_us, chunk)
     with write_transaction(engine) as conn:
         _raise_horizon(conn, cutoff_us)
+    return deleted
+
+
+def _prune_dataset(conn: Connection, dataset: int, cutoff_us: int, chunk: int) -> int:
+    """Delete the rows of ``dataset`` older than the cutoff but those that answer."""
+    rows = observations(conn, dataset)
+    keep = _kept(rows, cutoff_us)
+    deleted = 0
+    for table in (t.dataset_versions, t.dataset_states):
+        stated = table is t.dataset_states
+        gone = [
+            r.id for r in rows if r.time_us < cutoff_us and r.id not in keep and r.stated == stated
+        ]
+        for first in range(0, len(gone), chunk):
+            drop = delete(table).where(
+                table.c.dataset_id == dataset, table.c.id.in_(gone[first : first + chunk])
+            )
+            deleted += int(conn.execute(drop).rowcount or 0)
     return deleted
 
 

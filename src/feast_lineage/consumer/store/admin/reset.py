@@ -21,6 +21,7 @@ from feast_lineage.consumer.store.schema import tables as t
 _EVERYTHING = (
     *job_versions.TABLES,
     t.dataset_versions,
+    t.dataset_states,
     t.explicit_edges,
     t.explicit_lineage,
     t.column_edges,
@@ -82,8 +83,10 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
             ),
         )
         job_versions.reset_namespace(conn, ns_id, its.jobs, removed.add)
-        dv = t.dataset_versions
-        removed.add("dataset_versions", delete_rows(conn, dv, dv.c.dataset_id.in_(its.datasets)))
+        for dv in (t.dataset_versions, t.dataset_states):
+            removed.add(
+                "dataset_versions", delete_rows(conn, dv, dv.c.dataset_id.in_(its.datasets))
+            )
         removed.add("openlineage_jobs", delete_rows(conn, t.jobs, t.jobs.c.ns_id == ns_id))
         removed.add(
             "openlineage_datasets", delete_rows(conn, t.datasets, t.datasets.c.ns_id == ns_id)

@@ -1,8 +1,9 @@
 """A dataset's versions, derived from its observation rows in (event time, id) order.
 
 The rows (:mod:`feast_lineage.consumer.store.write.dataset_versions`) are
-what events said of the dataset; :func:`versions` walks them oldest first
-and keeps those that are versions:
+what events made of the dataset (writes, lifecycle changes) and the
+earliest statement of each state it was stated with; :func:`versions`
+walks them oldest first and keeps those that are versions:
 
 * a write (a COMPLETE run listed the dataset as an output) always is one;
 * a row stating a ``lifecycleStateChange`` is one (each states an action);
@@ -20,11 +21,11 @@ is answered.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Row, Select, null, select
 
 from feast_lineage.consumer.store.engine.meta import read_meta
 from feast_lineage.consumer.store.schema import tables as t
@@ -53,7 +54,8 @@ class ObservationRow:
     row_count: int | None
     byte_count: int | None
     file_count: int | None
-    facets_digest: int
+    facets_digest: int  # of a statement: its state's id
+    stated: bool = False  # a state row (feast_lineage_dataset_states), not an event's
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,21 +70,58 @@ class DatasetVersion:
     previous_id: int | None  # the version before it
 
 
-_COLUMNS = tuple(getattr(t.dataset_versions.c, name) for name in ObservationRow.__slots__)
+_MADE = tuple(
+    getattr(t.dataset_versions.c, name) for name in ObservationRow.__slots__ if name != "stated"
+)
+_STATED = tuple(
+    t.dataset_states.c.id if name == "facets_digest" else getattr(t.dataset_states.c, name, None)
+    for name in ObservationRow.__slots__
+    if name != "stated"
+)
+
+
+def made_rows_query(dataset: int) -> Select[Any]:
+    """The statement of ``dataset``'s made rows (writes, lifecycle changes), to refine."""
+    return select(*_MADE).where(t.dataset_versions.c.dataset_id == dataset)
+
+
+def made_row(row: Row[tuple[object, ...]]) -> ObservationRow:
+    """A row of :func:`made_rows_query` as an observation."""
+    return _row(row, False)
+
+
+def state_rows(conn: Connection, dataset: int) -> list[ObservationRow]:
+    """``dataset``'s state rows, oldest first (event time, then id)."""
+    s = t.dataset_states.c
+    stmt = select(*(c if c is not None else null() for c in _STATED)).where(s.dataset_id == dataset)
+    out = [_row(row, True) for row in conn.execute(stmt)]
+    out.sort(key=lambda row: (row.time_us, row.id))
+    return out
 
 
 def observations(conn: Connection, dataset: int) -> list[ObservationRow]:
-    """Every row of ``dataset``, oldest first (event time, then id)."""
-    v = t.dataset_versions.c
-    stmt = select(*_COLUMNS).where(v.dataset_id == dataset).order_by(v.time_us, v.id)
-    out = []
-    for row in conn.execute(stmt):
-        values = list(row)
-        run, kind = values[2], values[4]
-        values[2] = str(uuid.UUID(bytes=bytes(run))) if run is not None else None
-        values[4] = _EVENT_TYPE_NAMES.get(kind) if kind is not None else None
-        out.append(ObservationRow(*values))
+    """Every row of ``dataset`` (made and stated), oldest first (event time, then id)."""
+    out = [made_row(row) for row in conn.execute(made_rows_query(dataset))]
+    out.extend(state_rows(conn, dataset))
+    out.sort(key=lambda row: (row.time_us, row.id))
     return out
+
+
+def _uuid_text(value: bytes) -> str:
+    """16 bytes as a hyphenated UUID (``str(uuid.UUID(bytes=value))``, without the object)."""
+    h = value.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _row(row: Row[Any], stated: bool) -> ObservationRow:
+    values = list(row)
+    run, kind = values[2], values[4]
+    values[2] = _uuid_text(bytes(run)) if run is not None else None
+    values[4] = _EVENT_TYPE_NAMES.get(kind) if kind is not None else None
+    if stated:
+        values[5] = 0  # writes: the state table has no such column
+    values.append(stated)
+    return ObservationRow(*values)
 
 
 def horizon(conn: Connection) -> int | None:

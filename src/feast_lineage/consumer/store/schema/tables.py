@@ -91,6 +91,11 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   says which version each run ran (recomputed from all its parts whenever
   an event of it arrives), and ``feast_lineage_job_versions`` holds each
   version's content once, keyed by its digest.
+* Migration 0015 keeps in ``feast_lineage_dataset_versions`` only what
+  events *made* (writes, lifecycle changes) and moves what events *stated*
+  (a schema, datasetVersion or symlinks read or announced) to
+  ``feast_lineage_dataset_states``: one row per (dataset, state), the
+  earliest statement (:mod:`..write.dataset_versions`).
 """
 
 from __future__ import annotations
@@ -329,9 +334,10 @@ explicit_edges = Table(
 # A RunEvent's type as a dataset version row stores it (one byte a row).
 VERSION_EVENT_TYPES = {"START": 1, "RUNNING": 2, "COMPLETE": 3, "ABORT": 4, "FAIL": 5, "OTHER": 6}
 
-# Dataset versions (migration 0012): one row per (event, dataset) observation,
-# clustered by dataset and time (SQLite: WITHOUT ROWID), which is how every
-# read and reset finds them; the id alone is unique too.
+# Dataset versions (migration 0012): one row per (event, dataset) write or
+# lifecycle change (statements moved to dataset_states in 0015), clustered
+# by dataset and time (SQLite: WITHOUT ROWID), which is how every read and
+# reset finds them; the id alone is unique too.
 dataset_versions = Table(
     "feast_lineage_dataset_versions",
     metadata,
@@ -350,6 +356,25 @@ dataset_versions = Table(
     Column("byte_count", BigInteger, nullable=True),
     Column("file_count", BigInteger, nullable=True),
     Column("facets_digest", BigInteger, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+# Dataset states (migration 0015): the earliest statement of each (schema,
+# datasetVersion, symlinks) a dataset was stated with, keyed by the dataset
+# and a digest of the state; a merged row (merge_rules.DATASET_STATES).
+dataset_states = Table(
+    "feast_lineage_dataset_states",
+    metadata,
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("id", BigInteger, primary_key=True, autoincrement=False),  # state digest
+    Column("rank", String(64), nullable=False),  # the highest: the earliest statement
+    Column("time_us", BigInteger, nullable=False),  # its eventTime
+    Column("run_id", LargeBinary, nullable=True),
+    Column("job_id", BigInteger, nullable=True),
+    Column("event_type", Integer, nullable=True),
+    Column("schema_id", String(32), nullable=True),
+    Column("dataset_version", Text, nullable=True),
+    Column("symlinks_id", String(32), nullable=True),
     sqlite_with_rowid=False,
 )
 

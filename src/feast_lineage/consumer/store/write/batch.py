@@ -91,6 +91,10 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     ex("blobs", partial(insert_ignore, conn, t.facet_blobs, ["id"]), blobs)
     _write_merged(conn, ex, touch, d)
     _write_once(conn, ex, d, cache)
+    states = [
+        r for r in d.dataset_states.values() if not cache.dataset_states.covers(r["id"], r["rank"])
+    ]
+    ex("dataset_states", _upsert(conn, t.dataset_states, mr.DATASET_STATES), states)
     write_job_versions(conn, d.job_versions, ex)
     return link_uris(conn, d, cache)
 
@@ -188,3 +192,5 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.column_reports.add(report)
     for explicit in d.explicit_edges:
         cache.explicit_reports.add(explicit[:4])
+    for state in d.dataset_states.values():
+        cache.dataset_states.note(state["id"], state["rank"])

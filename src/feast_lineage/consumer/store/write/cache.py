@@ -1,8 +1,8 @@
 """Rows this process knows are stored, so a steady stream of events does not rewrite them.
 
 :class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
-list, run inputs/outputs, dataSource links and the columnLineage payloads
-whose column edges are stored. It is dropped whenever the
+list, run inputs/outputs, dataSource links, the columnLineage payloads
+whose column edges are stored and the rank of each dataset state stored. It is dropped whenever the
 store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
 the same transaction as their deletes, also across processes.
 """
@@ -35,6 +35,32 @@ class _BoundedSet:
         self._items.clear()
 
 
+class _BoundedRanks:
+    """The highest rank known stored per key, forgetting the least recently noted past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self._items: OrderedDict[Any, str] = OrderedDict()
+        self._limit = limit
+
+    def covers(self, key: Any, rank: str) -> bool:
+        """A row of ``key`` ranked ``rank`` would change nothing stored."""
+        known = self._items.get(key)
+        return known is not None and known >= rank
+
+    def note(self, key: Any, rank: str) -> None:
+        known = self._items.get(key)
+        if known is not None and known >= rank:
+            self._items.move_to_end(key)
+            return
+        self._items[key] = rank
+        self._items.move_to_end(key)
+        if len(self._items) > self._limit:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
 class WriteCache:
     """Rows known to be in the store, valid for one store generation."""
 
@@ -51,6 +77,8 @@ class WriteCache:
         self.column_reports = _BoundedSet(limit)
         # (owner, facet, origin, digest): an explicit lineage payload whose edges are stored
         self.explicit_reports = _BoundedSet(limit)
+        # dataset state id -> the rank stored: a restatement that ranks no higher is not sent
+        self.dataset_states = _BoundedRanks(limit)
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def sync(self, generation: str) -> None:
@@ -63,4 +91,5 @@ class WriteCache:
             self.uri_links.clear()
             self.column_reports.clear()
             self.explicit_reports.clear()
+            self.dataset_states.clear()
             self.generation = generation

@@ -1,47 +1,65 @@
 """The dataset version rows of one event: what it tells of each dataset's history.
 
-An event adds a row for a dataset when it *wrote* it (a ``COMPLETE``
-RunEvent listing it as an output) or when it carries one of the facets a
-version follows (:data:`TRACKED`: ``schema``, ``lifecycleStateChange``,
-``version``, ``symlinks``) for it, whether the event is a RunEvent (any
-type, inputs and outputs) or a DatasetEvent. JobEvents declare, they do
-not happen: they add none.
+An event tells two things of a dataset, kept in two tables:
 
-Rows are immutable and content-addressed: the id is a digest of the
-dataset, the run (or, for a DatasetEvent, the event) that made it, the
-event's key and the digest of the dataset's facets in it, so every
-delivery of an event writes the same row (``insert_ignore``) and a late
-event never renumbers or rewrites another. Which rows are *versions* (a
-write, or a change of a followed facet against the rows before it in
-(event time, id) order) is decided at read time
-(:mod:`feast_lineage.consumer.store.read.dataset_versions`), so the answer
-does not depend on the order events arrive in.
+* **Made by an event** (``feast_lineage_dataset_versions``,
+  :class:`DatasetVersionRow`): a *write* (a ``COMPLETE`` RunEvent listing
+  the dataset as an output) or a statement of a ``lifecycleStateChange``.
+  Each is a version of its own: one immutable, content-addressed row per
+  (event, dataset), its id a digest of the dataset, the run (or, for a
+  DatasetEvent, the event) that made it, the event's key and the digest of
+  the dataset's facets in it, so every delivery of an event writes the same
+  row (``insert_ignore``) and a late event never renumbers or rewrites
+  another.
+* **A state stated** (``feast_lineage_dataset_states``,
+  :class:`DatasetStateRow`): any other event stating a ``schema``,
+  ``version`` or ``symlinks`` facet of it (a run reading it, a run's
+  ``START`` announcing its output, a DatasetEvent). These rows are keyed by
+  the dataset and what is stated (schema blob, ``datasetVersion``, symlinks
+  blob), not by the event: the thousandth run reading a table with the
+  schema it always had adds no row, and a run's ``START`` and ``COMPLETE``
+  stating the same input are one row. The row keeps the earliest statement
+  (time, then run, then event type: the highest :data:`rank`), a merge rule
+  like the other merged rows', so it is the same whatever order the events
+  arrive in.
+
+Which rows are *versions* (a write, a lifecycle change, or a change of a
+followed facet against the rows before it in (event time, id) order) is
+decided at read time (:mod:`feast_lineage.consumer.store.read.dataset_versions`).
+Stating again a state the dataset was stated with before is not a new
+version (a reader with stale metadata would otherwise mint one a run); a
+write always is, with the schema it states.
 
 The schema, the lifecycle change and the symlinks are pointers to the
 content-addressed facet blobs ingest already stores for the dataset's
 facets, so a run writing the schema the version before had stores a row
-of ids, not a copy of the schema. Migration 0012 derives the same rows
-from stored events with a frozen copy of this module
-(``schema/migrations/frozen/dataset_versions_0012.py``).
+of ids, not a copy of the schema. Migration 0012 derived the event rows
+from stored events with a frozen copy of this module as it was then;
+migration 0015 folded its statement rows into state rows.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypedDict
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.schema.tables import VERSION_EVENT_TYPES as EVENT_TYPES
+from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import dataset_id, job_id
 
 # The dataset facets whose change makes a version.
 TRACKED = ("schema", "lifecycleStateChange", "version", "symlinks")
 _MASK = (1 << 63) - 1
+# Above every event time plus SORT_OFFSET: a state's rank counts down from it.
+_RANK_TOP = 10**20 - 1
+_NO_RUN = "0" * 32
 
 
 class DatasetVersionRow(TypedDict):
-    """One observation of a dataset by one event (:mod:`.dataset_versions`)."""
+    """A write of a dataset, or a change of its lifecycle, by one event."""
 
     id: int  # 63-bit digest of (dataset, run or event, event key, facets digest, writes)
     dataset_id: int
@@ -60,26 +78,64 @@ class DatasetVersionRow(TypedDict):
     facets_digest: int  # 63-bit digest of the dataset as the event states it
 
 
+class DatasetStateRow(TypedDict):
+    """The earliest statement of one state of a dataset (:mod:`.dataset_versions`)."""
+
+    dataset_id: int
+    id: int  # 63-bit digest of (dataset, schema blob, datasetVersion, symlinks blob)
+    rank: str  # the highest is the earliest statement: see state_rank
+    time_us: int  # its eventTime
+    run_id: bytes | None  # the run that stated it; None for a DatasetEvent
+    job_id: int | None
+    event_type: int | None
+    schema_id: str | None
+    dataset_version: str | None
+    symlinks_id: str | None
+
+
+@dataclass
+class VersionRows:
+    """An event's rows of dataset history, by id."""
+
+    made: dict[int, DatasetVersionRow] = field(default_factory=dict)
+    states: dict[int, DatasetStateRow] = field(default_factory=dict)
+
+
 def _id(digest: str) -> int:
     """A 63-bit integer of a hex digest (stored as a BIGINT on every database)."""
     return int(digest[:16], 16) & _MASK
 
 
+@lru_cache(maxsize=1 << 16)
+def state_id(
+    dataset: int, schema_id: str | None, dataset_version: str | None, symlinks_id: str | None
+) -> int:
+    """The id of a dataset's state: a digest of the dataset and what is stated."""
+    stated = canonical_json.dumps([dataset, schema_id, dataset_version, symlinks_id])
+    return _id(canonical_json.digest(stated))
+
+
+def state_rank(time_us: int, run_id: bytes | None, event_type: int | None) -> str:
+    """A statement's rank: the earliest time ranks highest, then the run's id, then the type.
+
+    Two statements of one state rank equal only when they agree on every
+    column the state row keeps, so the row kept does not depend on which
+    arrived first.
+    """
+    run = run_id.hex() if run_id is not None else _NO_RUN
+    return f"{_RANK_TOP - (time_us + SORT_OFFSET):020d}{run}{event_type or 0}"
+
+
 # (dataset id, facet name or "" for the whole dataset, value) -> the value's
-# canonical digest. Ingest passes one that remembers repeated values
-# (intake/facet_memo.py); the answer must be :func:`canonical_digest`'s.
+# canonical digest. Ingest passes the row builder's, which answers the blob
+# ids it already computed for the event's dataset facets and remembers
+# repeated values (intake/facet_memo.py); the answer must be
+# :func:`canonical_digest`'s.
 Digest = Callable[[int, str, Any], str]
 
 
 def canonical_digest(_dataset: int, _name: str, value: Any) -> str:
     return canonical_json.digest(canonical_json.dumps(value))
-
-
-def _blob(digest: Digest, did: int, facets: dict[str, Any], name: str) -> str | None:
-    value = facets.get(name)
-    if value is None:
-        return None
-    return digest(did, name, value)
 
 
 def _count(stats: Any, key: str) -> int | None:
@@ -89,51 +145,114 @@ def _count(stats: Any, key: str) -> int | None:
     return int(value) if -(2**63) <= value < 2**63 else None
 
 
-def _row(
-    ds: Any,
-    *,
-    writes: bool,
-    event_key: str,
+def _code(event_type: str | None) -> int | None:
+    return EVENT_TYPES.get(event_type) if event_type is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    """What every row of one event shares."""
+
+    key: str
+    time_us: int
+    run_id: str | None
+    run_bytes: bytes | None
+    job: int | None
+    code: int | None  # the RunEvent's type, coded
+    rank: str  # of its statements (state_rank)
+    digest: Digest
+
+
+def _event(
+    key: str,
     time_us: int,
     run_id: str | None,
     job: int | None,
     event_type: str | None,
     digest: Digest,
-) -> DatasetVersionRow | None:
+) -> _Event:
+    # a run id as ingest keys runs (normalize_run_id): lowercase, hyphenated
+    run_bytes = bytes.fromhex(run_id.replace("-", "")) if run_id is not None else None
+    code = _code(event_type)
+    rank = state_rank(time_us, run_bytes, code)
+    return _Event(key, time_us, run_id, run_bytes, job, code, rank, digest)
+
+
+def _add(out: VersionRows, ds: Any, writes: bool, ev: _Event) -> None:
+    """The row ``ds`` (one dataset of the event) adds, if any."""
     if not isinstance(ds, dict):
-        return None
+        return
     namespace, name = ds.get("namespace"), ds.get("name")
     if not isinstance(namespace, str) or not isinstance(name, str):
-        return None
+        return
     facets = ds.get("facets")
     facets = facets if isinstance(facets, dict) else {}
-    if not writes and not any(facets.get(name) is not None for name in TRACKED):
-        return None
+    schema, version = facets.get("schema"), facets.get("version")
+    symlinks, lifecycle = facets.get("symlinks"), facets.get("lifecycleStateChange")
+    if not writes and schema is None and version is None and symlinks is None and lifecycle is None:
+        return
     did = dataset_id(namespace, name)
-    facets_digest = _id(digest(did, "", ds))
-    maker = run_id if run_id is not None else event_key
-    key = f"{did}\x1f{maker}\x1f{event_key}\x1f{facets_digest}\x1f{int(writes)}".encode()
-    version = facets.get("version")
+    digest = ev.digest
     dataset_version = version.get("datasetVersion") if isinstance(version, dict) else None
+    dataset_version = dataset_version if isinstance(dataset_version, str) else None
+    schema_id = digest(did, "schema", schema) if schema is not None else None
+    symlinks_id = digest(did, "symlinks", symlinks) if symlinks is not None else None
+    if writes or lifecycle is not None:
+        lifecycle_id = (
+            digest(did, "lifecycleStateChange", lifecycle) if lifecycle is not None else None
+        )
+        made = _made(ds, did, writes, ev, (schema_id, lifecycle_id, dataset_version, symlinks_id))
+        out.made.setdefault(made["id"], made)
+        return
+    sid = state_id(did, schema_id, dataset_version, symlinks_id)
+    if sid in out.states:  # stated twice by one event: one rank, one row
+        return
+    out.states[sid] = {
+        "dataset_id": did,
+        "id": sid,
+        "rank": ev.rank,
+        "time_us": ev.time_us,
+        "run_id": ev.run_bytes,
+        "job_id": ev.job,
+        "event_type": ev.code,
+        "schema_id": schema_id,
+        "dataset_version": dataset_version,
+        "symlinks_id": symlinks_id,
+    }
+
+
+def _made(
+    ds: dict[str, Any],
+    did: int,
+    writes: bool,
+    ev: _Event,
+    state: tuple[str | None, str | None, str | None, str | None],
+) -> DatasetVersionRow:
+    """The row of a write or a lifecycle change; ``state``: schema, lifecycle, version, symlinks."""
+    schema_id, lifecycle_id, dataset_version, symlinks_id = state
+    facets_digest = _id(ev.digest(did, "", ds))
+    maker = ev.run_id if ev.run_id is not None else ev.key
+    key = f"{did}\x1f{maker}\x1f{ev.key}\x1f{facets_digest}\x1f{int(writes)}".encode()
     io_facets = ds.get("outputFacets")
     stats = io_facets.get("outputStatistics") if writes and isinstance(io_facets, dict) else None
-    return {
+    row: DatasetVersionRow = {
         "id": _id(canonical_json.digest(key)),
         "dataset_id": did,
-        "time_us": time_us,
-        "run_id": uuid.UUID(run_id).bytes if run_id is not None else None,
-        "job_id": job,
-        "event_type": EVENT_TYPES.get(event_type) if event_type is not None else None,
+        "time_us": ev.time_us,
+        "run_id": ev.run_bytes,
+        "job_id": ev.job,
+        "event_type": ev.code,
         "writes": 1 if writes else 0,
-        "schema_id": _blob(digest, did, facets, "schema"),
-        "lifecycle_id": _blob(digest, did, facets, "lifecycleStateChange"),
-        "dataset_version": dataset_version if isinstance(dataset_version, str) else None,
-        "symlinks_id": _blob(digest, did, facets, "symlinks"),
+        "schema_id": schema_id,
+        "lifecycle_id": lifecycle_id,
+        "dataset_version": dataset_version,
+        "symlinks_id": symlinks_id,
         "row_count": _count(stats, "rowCount"),
         "byte_count": _count(stats, "size"),
         "file_count": _count(stats, "fileCount"),
         "facets_digest": facets_digest,
     }
+    return row
 
 
 def version_rows(
@@ -144,45 +263,20 @@ def version_rows(
     time_us: int,
     run_id: str | None,
     digest: Digest = canonical_digest,
-) -> dict[int, DatasetVersionRow]:
-    """The rows ``event`` (validated, credentials removed) adds, by id."""
-    out: dict[int, DatasetVersionRow] = {}
-    found: list[DatasetVersionRow | None] = []
+) -> VersionRows:
+    """The rows ``event`` (validated, credentials removed) adds."""
+    out = VersionRows()
     if kind == "dataset":
-        found.append(
-            _row(
-                event.get("dataset"),
-                writes=False,
-                event_key=event_key,
-                time_us=time_us,
-                run_id=None,
-                job=None,
-                event_type=None,
-                digest=digest,
-            )
-        )
+        _add(out, event.get("dataset"), False, _event(event_key, time_us, None, None, None, digest))
     elif kind == "run":
         job = event.get("job")
         ns, name = (job.get("namespace"), job.get("name")) if isinstance(job, dict) else (0, 0)
         jid = job_id(ns, name) if isinstance(ns, str) and isinstance(name, str) else None
         event_type = event.get("eventType")
         event_type = event_type if isinstance(event_type, str) else None
+        ev = _event(event_key, time_us, run_id, jid, event_type, digest)
         for key, output in (("inputs", False), ("outputs", True)):
             listed = event.get(key)
             for ds in listed if isinstance(listed, list) else []:
-                found.append(
-                    _row(
-                        ds,
-                        writes=output and event_type == "COMPLETE",
-                        event_key=event_key,
-                        time_us=time_us,
-                        run_id=run_id,
-                        job=jid,
-                        event_type=event_type,
-                        digest=digest,
-                    )
-                )
-    for row in found:
-        if row is not None:
-            out.setdefault(row["id"], row)
+                _add(out, ds, output and event_type == "COMPLETE", ev)
     return out

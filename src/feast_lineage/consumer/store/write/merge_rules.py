@@ -167,3 +167,18 @@ EXPLICIT_LINEAGE = TableRules(
     same=("ns_id",),
     rules={"rank": HIGHEST_RANK, "digest": HIGHEST_RANK},
 )
+
+# A dataset's state keeps its earliest statement: the rank counts down from
+# the event time (:func:`..dataset_versions.state_rank`), and what is stated
+# is the key's.
+DATASET_STATES = TableRules(
+    key=("dataset_id", "id"),
+    same=("schema_id", "dataset_version", "symlinks_id"),
+    rules={
+        "rank": HIGHEST_RANK,
+        "time_us": HIGHEST_RANK,
+        "run_id": HIGHEST_RANK,
+        "job_id": HIGHEST_RANK,
+        "event_type": HIGHEST_RANK,
+    },
+)

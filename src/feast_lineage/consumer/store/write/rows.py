@@ -21,7 +21,7 @@ from typing import Any, TypedDict, TypeVar, cast
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.write import merge_rules as mr
-from feast_lineage.consumer.store.write.dataset_versions import DatasetVersionRow
+from feast_lineage.consumer.store.write.dataset_versions import DatasetStateRow, DatasetVersionRow
 from feast_lineage.consumer.store.write.job_versions import JobVersionParts
 from feast_lineage.consumer.store.write.merge import merger
 
@@ -259,6 +259,7 @@ class RowBatch:
     explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
     explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
     dataset_versions: dict[int, DatasetVersionRow] = field(default_factory=dict)  # by id
+    dataset_states: dict[int, DatasetStateRow] = field(default_factory=dict)  # by id
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
     job_versions: JobVersionParts = field(default_factory=JobVersionParts)
 
@@ -280,6 +281,7 @@ class RowBatch:
         keep_latest_explicit(self.explicit_lineage, other.explicit_lineage)
         _keep_first(self.explicit_edges, other.explicit_edges)
         _keep_first(self.dataset_versions, other.dataset_versions)
+        combine(self.dataset_states, other.dataset_states, merge_state)
         self.naive_times += other.naive_times
         self.job_versions.merge(other.job_versions)
 
@@ -292,6 +294,9 @@ merge_job = cast(Callable[[JobRow, JobRow], JobRow], merger(mr.JOBS))
 merge_dataset = cast(Callable[[DatasetRow, DatasetRow], DatasetRow], merger(mr.DATASETS))
 merge_run = cast(Callable[[RunRow, RunRow], RunRow], merger(mr.RUNS))
 merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.FACETS))
+merge_state = cast(
+    Callable[[DatasetStateRow, DatasetStateRow], DatasetStateRow], merger(mr.DATASET_STATES)
+)
 merge_column_lineage = cast(
     Callable[[ColumnLineageRow, ColumnLineageRow], ColumnLineageRow], merger(mr.COLUMN_LINEAGE)
 )
