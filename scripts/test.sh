@@ -64,6 +64,7 @@ fi
 # Everything that reaches Feast: the producer, the registry, the configuration, the CLI, the
 # registry lineage endpoints, the server processes and the UI's Feast-only view. The store
 # tests know nothing of Feast and run once, above.
+# Two workers, a file at a time each, as in the first pass; the browser test after, alone.
 FEAST_TESTS=(
   tests/producer
   tests/registry
@@ -72,11 +73,12 @@ FEAST_TESTS=(
   tests/test_cli_docs.py
   tests/consumer/routes/test_registry.py
   tests/consumer/test_real_server.py
-  tests/ui/test_lineage_tab.py
 )
+FEAST_BROWSER_TESTS=(tests/ui/test_lineage_tab.py)
 if [ "$#" -eq 0 ]; then
   echo "==> again with Feast $(.venv-feast059/bin/python -c 'import feast; print(feast.__version__)')"
-  .venv-feast059/bin/pytest -p no:cacheprovider "${FEAST_TESTS[@]}"
+  .venv-feast059/bin/pytest -p no:cacheprovider -n 2 --dist loadfile "${FEAST_TESTS[@]}"
+  .venv-feast059/bin/pytest -p no:cacheprovider "${FEAST_BROWSER_TESTS[@]}"
 fi
 # CPython 3.13, the newest supported: Debian 13's own, in a root made by debootstrap, with Feast
 # 0.67 (the store tests on PostgreSQL and MariaDB ran above; there everything runs on SQLite).

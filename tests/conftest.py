@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.settings import AppSettings
+from tests.head_stores import HeadStores
 from tests.mysql import MySQLServer, mysql_server
 from tests.postgres import PostgresServer, postgres_server
 
@@ -58,7 +59,7 @@ def sqlite_url(tmp_path: Path) -> str:
     ]
 )
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A fresh, empty store: a SQLite file, a new PostgreSQL database, a new MariaDB one."""
+    """A new database without any schema: a SQLite file, a PostgreSQL database, a MariaDB one."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'lineage.db'}"
     if request.param == "mysql":
@@ -68,17 +69,39 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return server.create_database()
 
 
+@pytest.fixture(scope="session")
+def head_stores(tmp_path_factory: pytest.TempPathFactory) -> HeadStores:
+    return HeadStores(tmp_path_factory.mktemp("head-stores"))
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("mysql", marks=pytest.mark.mysql),
+    ]
+)
+def head_store_url(request: pytest.FixtureRequest, tmp_path: Path, head_stores: HeadStores) -> str:
+    """A new store whose schema is at head: a copy of one the migrations built this session
+    (tests/head_stores.py). ``store_url`` is a database without any schema."""
+    if request.param == "sqlite":
+        return head_stores.sqlite(tmp_path / "lineage.db")
+    if request.param == "mysql":
+        return head_stores.mysql(request.getfixturevalue("my"))
+    return head_stores.postgres(request.getfixturevalue("pg"))
+
+
 AppFactory = Callable[..., TestClient]
 
 
 @pytest.fixture
-def make_client(store_url: str) -> Iterator[AppFactory]:
-    """Build an app on the test's store and return a started TestClient."""
+def make_client(head_store_url: str) -> Iterator[AppFactory]:
+    """Build an app on a new store of the test's (at head) and return a started TestClient."""
     clients: list[TestClient] = []
 
     def factory(**consumer: Any) -> TestClient:
         settings = AppSettings(
-            consumer=ConsumerSettings(enabled=True, **consumer), database_url=store_url
+            consumer=ConsumerSettings(enabled=True, **consumer), database_url=head_store_url
         )
         client = TestClient(create_app(settings), raise_server_exceptions=False)
         client.__enter__()

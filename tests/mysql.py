@@ -54,6 +54,37 @@ class MySQLServer:
             conn.close()
         return f"mysql+pymysql://root@127.0.0.1:{self.port}/{name}"
 
+    def copy_database(self, source: str) -> str:
+        """A new database with the tables of ``source`` and their rows.
+
+        Each table is made by the statement MariaDB prints for the source's
+        (``SHOW CREATE TABLE``: columns, keys in their order, charset,
+        collation, foreign keys). Triggers, views and routines are not copied:
+        for a schema without them (tests/head_stores.py).
+        """
+        import pymysql
+
+        url = self.create_database()
+        name = url.rsplit("/", 1)[1]
+        conn = pymysql.connect(
+            host="127.0.0.1", port=self.port, user="root", database=name, autocommit=True
+        )
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+                    (source,),
+                )
+                tables = [row[0] for row in cursor.fetchall()]
+                cursor.execute("SET foreign_key_checks = 0")
+                for table in tables:
+                    cursor.execute(f"SHOW CREATE TABLE {source}.`{table}`")
+                    cursor.execute(cursor.fetchone()[1])
+                    cursor.execute(f"INSERT INTO `{table}` SELECT * FROM {source}.`{table}`")
+        finally:
+            conn.close()
+        return url
+
 
 @contextmanager
 def mysql_server() -> Iterator[MySQLServer]:

@@ -17,7 +17,6 @@ import json
 import os
 import signal
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,10 @@ from tests.factories import dataset, run_event
 from tests.server_process import ServerProcess, children, lineage_server, wait_for, write_repo
 
 CLIENTS = 4
-TRAFFIC_SECONDS = 2.0
+# The kill comes once this many events are acknowledged (about half a second
+# of traffic on a loaded 2-core machine), some of them in gzip batches that
+# the writer parsed, while the clients keep sending.
+ACKED_BEFORE_KILL = 200
 KEY = "durability-key"  # pragma: allowlist secret
 HEADERS = {"X-API-Key": KEY}
 
@@ -108,6 +110,12 @@ def stored_run_ids(server: ServerProcess) -> Counter[str]:
             return counts
 
 
+def traffic_flowing(producers: list[Producer]) -> bool:
+    """More than ACKED_BEFORE_KILL events acknowledged, a gzip batch among them."""
+    acked = sum(len(p.acked) for p in producers)
+    return acked > ACKED_BEFORE_KILL and sum(p.acked_gzip for p in producers) > 0
+
+
 def test_acknowledged_events_survive_sigkill_exactly_once(tmp_path: Path) -> None:
     repo = write_repo(
         tmp_path / "repo",
@@ -117,7 +125,7 @@ def test_acknowledged_events_survive_sigkill_exactly_once(tmp_path: Path) -> Non
         producers = [Producer(server.url, n) for n in range(CLIENTS)]
         for producer in producers:
             producer.start()
-        time.sleep(TRAFFIC_SECONDS)
+        assert wait_for(lambda: traffic_flowing(producers), timeout=120)
         server.kill()  # SIGKILL, mid-stream: no shutdown hook runs
         for producer in producers:
             producer.join(timeout=30)
@@ -157,10 +165,19 @@ def test_a_killed_worker_loses_no_acknowledged_event(tmp_path: Path) -> None:
         producers = [Producer(server.url, n) for n in range(CLIENTS)]
         for producer in producers:
             producer.start()
-        time.sleep(TRAFFIC_SECONDS)
+        assert wait_for(lambda: traffic_flowing(producers), timeout=120)
         victim = children(server.process.pid)[0]
         os.kill(victim, signal.SIGKILL)  # mid-stream, with its requests in flight
-        time.sleep(TRAFFIC_SECONDS / 2)
+        # The clients whose connection the victim held stop; the others go on
+        # with the surviving worker (and its replacement) for as much again.
+        before = sum(len(p.acked) for p in producers)
+        wait_for(
+            lambda: (
+                all(not p.is_alive() for p in producers)
+                or sum(len(p.acked) for p in producers) > before + ACKED_BEFORE_KILL
+            ),
+            timeout=120,
+        )
         for producer in producers:
             producer.stop.set()
         for producer in producers:

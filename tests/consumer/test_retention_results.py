@@ -33,8 +33,8 @@ OLD_RUNS = 6
 
 
 @pytest.fixture
-def store(store_url: str) -> Iterator[Store]:
-    s = Store(store_url)
+def store(head_store_url: str) -> Iterator[Store]:
+    s = Store(head_store_url)
     yield s
     s.close()
 

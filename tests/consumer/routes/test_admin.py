@@ -199,14 +199,14 @@ def test_the_schedule_counts_from_the_stores_last_prune_not_from_start(
     assert total == (4 if claimed_hours_ago == 1.0 else 1)
 
 
-def test_embedded_server_of_a_standalone_setup_does_not_prune(store_url: str) -> None:
+def test_embedded_server_of_a_standalone_setup_does_not_prune(head_store_url: str) -> None:
     consumer = ConsumerSettings(
         enabled=True,
         standalone_server=True,
         retention_days=30,
         retention_check_interval_hours=1 / 3600,
     )
-    settings = AppSettings(consumer=consumer, database_url=store_url, run_retention=False)
+    settings = AppSettings(consumer=consumer, database_url=head_store_url, run_retention=False)
     with TestClient(create_app(settings)) as client:
         seed_old_and_new(client)
         time.sleep(3)
@@ -214,11 +214,11 @@ def test_embedded_server_of_a_standalone_setup_does_not_prune(store_url: str) ->
         assert client.get(f"{API}/retention").json()["config"]["runs_background_pruning"] is False
 
 
-def test_the_last_prune_is_shared_by_every_server_of_a_store(store_url: str) -> None:
+def test_the_last_prune_is_shared_by_every_server_of_a_store(head_store_url: str) -> None:
     # Worker processes of one server (or several servers) share the store:
     # whichever answers reports the last prune, whoever ran it.
     consumer = ConsumerSettings(enabled=True, retention_days=30)
-    settings = AppSettings(consumer=consumer, database_url=store_url)
+    settings = AppSettings(consumer=consumer, database_url=head_store_url)
     with TestClient(create_app(settings)) as one, TestClient(create_app(settings)) as other:
         assert other.get(f"{API}/retention").json()["last_prune"] is None
         seed_old_and_new(one)

@@ -235,11 +235,11 @@ def test_a_scoped_caller_sees_versions_of_visible_namespaces_only(make_client: A
 
 
 def test_a_pruned_version_answers_404_naming_the_retention_horizon(
-    client: TestClient, store_url: str
+    client: TestClient, head_store_url: str
 ) -> None:
     ingest(client, *(write("COMPLETE", t, V1 if t < 2 else V2) for t in (0, 1, 2, 100)))
     before = versions(client)["versions"]
-    store = Store(store_url)
+    store = Store(head_store_url)
     try:
         prune(store.engine, parse_us(at(50)))
     finally:

@@ -1,7 +1,7 @@
 """``POST /api/v1/lineage`` and ``POST /api/v1/lineage/batch`` over HTTP.
 
-Every test runs on a SQLite file and on a real PostgreSQL database (the
-``store_url`` fixture behind ``make_client``).
+Every test runs on a SQLite file and on real PostgreSQL and MariaDB databases (the
+``head_store_url`` fixture behind ``make_client``).
 """
 
 from __future__ import annotations

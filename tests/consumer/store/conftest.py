@@ -7,20 +7,22 @@ from pathlib import Path
 
 import pytest
 
+from tests.head_stores import HeadStores
 from tests.store_helpers import Store
 
 
 @pytest.fixture
 def two_stores(
-    store_url: str, tmp_path: Path, request: pytest.FixtureRequest
+    head_store_url: str, head_stores: HeadStores, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[tuple[Store, Store]]:
-    """The store of ``store_url`` and a second, empty one on the same kind of database."""
-    if store_url.startswith("sqlite"):
-        second = f"sqlite:///{tmp_path / 'second.db'}"
+    """The store of ``head_store_url`` and a second, new one on the same kind of database."""
+    if head_store_url.startswith("sqlite"):
+        second = head_stores.sqlite(tmp_path / "second.db")
+    elif head_store_url.startswith("mysql"):
+        second = head_stores.mysql(request.getfixturevalue("my"))
     else:
-        server = request.getfixturevalue("my" if store_url.startswith("mysql") else "pg")
-        second = str(server.create_database())
-    a, b = Store(store_url), Store(second)
+        second = head_stores.postgres(request.getfixturevalue("pg"))
+    a, b = Store(head_store_url), Store(second)
     yield a, b
     a.close()
     b.close()

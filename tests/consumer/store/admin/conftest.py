@@ -1,4 +1,4 @@
-"""Fixtures of the admin tests: a store of its own per test (``store_url``: a fresh database)."""
+"""Fixtures of the admin tests: a store of its own per test (``head_store_url``: a new store)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.store_helpers import Store
 
 
 @pytest.fixture
-def store(store_url: str) -> Iterator[Store]:
-    s = Store(store_url)
+def store(head_store_url: str) -> Iterator[Store]:
+    s = Store(head_store_url)
     yield s
     s.close()

@@ -112,7 +112,7 @@ def test_prune_works_in_chunks_and_keeps_runs_whole(store: Store) -> None:
     assert len(store.current_edges()) == 3
 
 
-@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
 def test_every_prune_statement_uses_an_index(store: Store) -> None:
     for i in range(30):
         job, run_id = ("ns", f"job{i % 4}"), str(uuid.uuid4())

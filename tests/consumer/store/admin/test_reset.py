@@ -44,7 +44,7 @@ def test_reset_namespace_leaves_other_namespaces_whole(store: Store) -> None:
     assert store.count(t.run_io) == 1
 
 
-@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
 def test_every_reset_statement_uses_an_index(store: Store) -> None:
     for i in range(20):
         store.ingest(

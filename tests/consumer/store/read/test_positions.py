@@ -17,8 +17,8 @@ from tests.store_helpers import Store
 
 
 @pytest.fixture
-def store(store_url: str) -> Iterator[Store]:
-    s = Store(store_url)
+def store(head_store_url: str) -> Iterator[Store]:
+    s = Store(head_store_url)
     yield s
     s.close()
 
