@@ -156,6 +156,8 @@ def test_the_port_answers_not_ready_while_migrating_then_the_app_takes_over(
         for poller in pollers:
             poller.finish()
         server.stop()
+    assert server.process.returncode == 0, server.log()  # a clean stop (SIGTERM)
+    assert "Traceback" not in server.log()
     health, readiness, kept_alive = pollers
     for poller in pollers:
         assert poller.failures == [], poller.failures[:3]  # nothing refused, reset or dropped

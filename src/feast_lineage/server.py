@@ -201,7 +201,8 @@ def _serve_workers(
         served = Workers(
             partial(_worker_app, factory, load),
             load,
-            bind=f"fd://{sock.fileno()}",  # gunicorn serves the socket bound here
+            # gunicorn serves the socket bound here, on a descriptor of its own (it closes it).
+            bind=f"fd://{os.dup(sock.fileno())}",
             log_level=log_level,
             tls_key_path=tls_key_path,
             tls_cert_path=tls_cert_path,
