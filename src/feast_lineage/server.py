@@ -4,10 +4,10 @@ The port is bound before anything else, and answers not-ready while the
 store's schema is upgraded (:mod:`feast_lineage.listener`); then the app is
 served on that socket. With ``workers`` > 1, gunicorn's arbiter
 (:mod:`feast_lineage.workers`) takes the socket and forks that many uvicorn
-worker processes, each of which builds
-its own app, engine and writer thread from ``factory``, and keeps keep-alive
-connections off a busy worker (:mod:`feast_lineage.balance`). Several workers
-parse and derive events on several cores; their write transactions take turns
+worker processes, each of which builds its own app, engine and writer thread
+from ``factory``, and keeps keep-alive connections off a busy worker
+(:mod:`feast_lineage.balance`). Several workers parse and derive events on
+several cores; their write transactions take turns
 (:mod:`feast_lineage.consumer.store.engine.transactions`).
 """
 

@@ -295,7 +295,7 @@ def pending_migrations(config: Config, connection: Connection) -> list[Migration
     script = ScriptDirectory.from_config(config)
     newest_first = script.iterate_revisions("heads", current or "base")
     return [
-        Migration(str(s.revision), (s.doc or "").strip().splitlines()[0] if s.doc else "")
+        Migration(str(s.revision), next(iter((s.doc or "").strip().splitlines()), ""))
         for s in reversed(list(newest_first))
         if s.revision != current
     ]
@@ -303,7 +303,7 @@ def pending_migrations(config: Config, connection: Connection) -> list[Migration
 
 # A test's hold on a migration: while the file this variable names does not
 # exist, a server's pending migrations wait (as a slow backfill would). Only
-# the tests set it (tests/test_readiness.py).
+# the tests set it (tests/test_listener.py).
 TEST_MIGRATION_GATE = "FEAST_LINEAGE_TEST_MIGRATION_GATE"
 
 
