@@ -416,7 +416,7 @@ class Server:
                 raise RuntimeError(f"{self.name} exited early; log:\n{self.log_tail()}")
             client = HttpClient(HOST, self.port, timeout=2)
             try:
-                if client.get_ok("/healthz"):
+                if client.get_ok("/readyz"):
                     return
             except (OSError, HttpError):
                 pass

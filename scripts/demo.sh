@@ -39,7 +39,7 @@ SHOWN_HOST=$HOST
 [ "$HOST" = "0.0.0.0" ] && SHOWN_HOST=127.0.0.1
 URL="http://$SHOWN_HOST:$PORT"
 for _ in $(seq 1 150); do
-  curl -fsS "$URL/healthz" >/dev/null 2>&1 && break
+  curl -fsS "$URL/readyz" >/dev/null 2>&1 && break
   if ! kill -0 $SERVER 2>/dev/null; then
     tail -n 5 "$DEMO_DIR/ui.log" >&2
     echo "feast-lineage ui did not start (is port $PORT taken? try PORT=8899 $0)" >&2

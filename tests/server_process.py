@@ -89,8 +89,12 @@ def start_server(
     env: dict[str, str] | None = None,
     extra_args: list[str] | None = None,
     log_level: str | None = None,
+    command: str = "serve_lineage",
 ) -> ServerProcess:
-    """Start a server and return at once (see :func:`wait_ready`); the caller stops it."""
+    """Start a server (``command``: serve_lineage or ui) and return at once.
+
+    See :func:`wait_ready`; the caller stops it.
+    """
     port = port or free_port()
     log_path = repo / f"server-{port}.log"
     cmd = [
@@ -100,7 +104,7 @@ def start_server(
         "-c",
         str(repo),
         *(["--log-level", log_level] if log_level else []),
-        "serve_lineage",
+        command,
         "--port",
         str(port),
         *(extra_args or []),
@@ -120,7 +124,9 @@ def wait_ready(server: ServerProcess, timeout: float = 180) -> None:
         if server.process.poll() is not None:
             raise RuntimeError(f"lineage server exited early:\n{server.log()}")
         try:
-            if httpx.get(server.url + "/healthz", timeout=1).status_code == 200:
+            # /healthz answers 200 as soon as the port is bound; /readyz once the
+            # schema is up to date and the app serves.
+            if httpx.get(server.url + "/readyz", timeout=1).status_code == 200:
                 return
         except httpx.HTTPError:
             pass

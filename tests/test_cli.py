@@ -419,15 +419,17 @@ def test_serve_lineage_serves_https_with_key_and_cert(tmp_path: Path, workers: s
     url = f"https://127.0.0.1:{port}/healthz"
     trust = ssl.create_default_context(cafile=str(cert))
     with started(cmd, log_path) as process:
-        response = None
+        statuses: list[int] = []  # /readyz: 503 over TLS too while the schema is upgraded
         deadline = time.monotonic() + 60
-        while response is None and time.monotonic() < deadline:
+        while 200 not in statuses and time.monotonic() < deadline:
             assert process.poll() is None, log_path.read_text()
             try:
-                response = httpx.get(url, verify=trust, timeout=2)
+                ready = httpx.get(url.replace("healthz", "readyz"), verify=trust, timeout=2)
+                statuses.append(ready.status_code)
             except httpx.TransportError:  # refused, or a handshake no worker takes up yet
                 time.sleep(0.1)
-        assert response is not None, log_path.read_text()
+        assert 200 in statuses, log_path.read_text()
+        response = httpx.get(url, verify=trust, timeout=5)
         assert response.status_code == 200
         assert response.json()["status"] == "ok"
         # The port speaks TLS only: plain HTTP gets no answer.

@@ -14,12 +14,15 @@ import os
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from feast_lineage.config import ConfigError, load_config
 from feast_lineage.config.loader import normalize_database_url
+
+if TYPE_CHECKING:
+    from feast_lineage.consumer.store.engine.migration_progress import MigrationProgress
 
 _FS_YAML_ENV = "FEAST_FS_YAML_FILE_PATH"
 
@@ -189,8 +192,7 @@ def serve_lineage(
         settings = AppSettings.from_config(
             config, standalone=True, fs_yaml_file=ctx.obj["FS_YAML_FILE"], workers=workers
         )
-        # Workers start together: the schema is brought up to date here, once.
-        _check_database(settings.database_url, config.database_option(), migrate=workers > 1)
+        _check_database(settings.database_url, config.database_option())
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
     _serve(
@@ -201,6 +203,8 @@ def serve_lineage(
         tls_cert_path,
         workers=workers,
         header_timeout=config.consumer.header_timeout_seconds,
+        # Once, before the workers start, while the port answers not-ready.
+        database=(settings.database_url, config.database_option()),
     )
 
 
@@ -289,6 +293,7 @@ def ui(
         tls_cert_path,
         root_path=root_path,
         header_timeout=config.consumer.header_timeout_seconds,
+        database=(settings.database_url, config.database_option()) if consumer else None,
     )
 
 
@@ -445,13 +450,19 @@ def _load(ctx: click.Context, *, consumer_database: bool = True) -> Any:
         raise click.ClickException(str(err)) from None
 
 
-def _check_database(url: str, option: str, *, migrate: bool = False) -> None:
-    """Probe the lineage database, so a wrong one stops here with one line, not a traceback."""
+def _check_database(
+    url: str, option: str, *, migrate: bool = False, progress: MigrationProgress | None = None
+) -> None:
+    """Probe the lineage database, so a wrong one stops here with one line, not a traceback.
+
+    With ``migrate``, bring its schema up to date too, telling ``progress``
+    how far it has got.
+    """
     from feast_lineage.consumer.store.engine.database import UnsuitableDatabase
     from feast_lineage.consumer.store.engine.probe import DatabaseUnreachable, probe_database
 
     try:
-        probe_database(url, migrate=migrate)
+        probe_database(url, migrate=migrate, progress=progress)
     except UnsuitableDatabase as err:
         raise ConfigError(option, err.problem, err.fix) from None
     except DatabaseUnreachable as err:
@@ -472,10 +483,23 @@ def _serve(
     root_path: str = "",
     workers: int = 1,
     header_timeout: float = 30,
+    database: tuple[str, str] | None = None,
 ) -> None:
-    """Serve ``app`` until interrupted; a server-side config problem is one line."""
-    from feast_lineage.server import WorkerStartupError, serve
+    """Serve ``app`` until interrupted; a server-side config problem is one line.
 
+    With ``database`` (its URL and the option that names it), its schema is
+    brought up to date first, while the port answers not-ready.
+    """
+    from sqlalchemy import make_url
+
+    from feast_lineage.server import SchemaUpgrade, WorkerStartupError, serve
+
+    upgrade = None
+    if database is not None:
+        url, option = database
+        upgrade = SchemaUpgrade(
+            run=partial(_migrate, url, option), database=make_url(url).get_backend_name()
+        )
     try:
         serve(
             factory,
@@ -487,9 +511,14 @@ def _serve(
             log_level="info",
             root_path=root_path,
             header_timeout=header_timeout,
+            upgrade=upgrade,
         )
     except (ConfigError, WorkerStartupError) as err:
         raise click.ClickException(str(err)) from None
+
+
+def _migrate(url: str, option: str, progress: MigrationProgress) -> None:
+    _check_database(url, option, migrate=True, progress=progress)
 
 
 def main() -> None:

@@ -1,10 +1,13 @@
 """Running the ASGI app with uvicorn: TLS, and one or several worker processes.
 
-With ``workers`` > 1, gunicorn's arbiter (:mod:`feast_lineage.workers`) binds
-the socket and forks that many uvicorn worker processes, each of which builds
-its own app, engine and writer thread from ``factory``, and keeps keep-alive
-connections off a busy worker (:mod:`feast_lineage.balance`). Several workers
-parse and derive events on several cores; their write transactions take turns
+The port is bound before anything else, and answers not-ready while the
+store's schema is upgraded (:mod:`feast_lineage.listener`); then the app is
+served on that socket. With ``workers`` > 1, gunicorn's arbiter
+(:mod:`feast_lineage.workers`) takes the socket and forks that many uvicorn
+worker processes, each of which builds its own app, engine and writer thread
+from ``factory``, and keeps keep-alive connections off a busy worker
+(:mod:`feast_lineage.balance`). Several workers parse and derive events on
+several cores; their write transactions take turns
 (:mod:`feast_lineage.consumer.store.engine.transactions`).
 """
 
@@ -14,7 +17,9 @@ import ctypes
 import gc
 import logging
 import os
+import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -24,7 +29,9 @@ from fastapi import FastAPI
 from feast_lineage import glibc, metrics_processes
 from feast_lineage.balance import BalanceConnections, WorkerLoad
 from feast_lineage.config import ConfigError
+from feast_lineage.consumer.store.engine.migration_progress import MigrationProgress
 from feast_lineage.header_timeout import with_header_timeout
+from feast_lineage.listener import answering_while_upgrading, listen
 
 AppFactory = Callable[[], FastAPI]
 
@@ -75,6 +82,18 @@ def _worker_app(factory: AppFactory, load: WorkerLoad | None) -> Any:
     return app
 
 
+@dataclass(frozen=True)
+class SchemaUpgrade:
+    """What brings the store's schema up to date before the app is served.
+
+    ``run`` raises to stop the server (a :class:`ConfigError` prints as one
+    line); ``database`` is the backend's name, for ``/healthz`` meanwhile.
+    """
+
+    run: Callable[[MigrationProgress], None]
+    database: str
+
+
 def serve(
     factory: AppFactory,
     *,
@@ -86,11 +105,15 @@ def serve(
     log_level: str = "info",
     root_path: str = "",
     header_timeout: float = 30,
+    upgrade: SchemaUpgrade | None = None,
 ) -> None:
     """Serve the app ``factory`` builds until interrupted.
 
-    ``root_path`` is the prefix behind a proxy; a connection whose request
-    headers take more than ``header_timeout`` seconds is closed
+    The port is bound first; with ``upgrade``, the schema is brought up to
+    date next, while the socket answers not-ready
+    (:mod:`feast_lineage.listener`), and then the app is served on the same
+    socket. ``root_path`` is the prefix behind a proxy; a connection whose
+    request headers take more than ``header_timeout`` seconds is closed
     (:mod:`feast_lineage.header_timeout`). Raises
     :class:`WorkerStartupError` when a worker process fails to start.
     """
@@ -111,29 +134,63 @@ def serve(
         "root_path": root_path,
         "http": with_header_timeout(header_timeout),
     }
-    scheme = "https" if tls_key_path else "http"
+    tls = {"tls_key_path": tls_key_path, "tls_cert_path": tls_cert_path}
     logging.getLogger(__name__).info(
         "lineage server on %s://%s:%d (%d worker process%s)",
-        scheme,
+        "https" if tls_key_path else "http",
         host,
         port,
         workers,
         "" if workers == 1 else "es",
     )
-    if workers == 1:
-        config = uvicorn.Config(
-            partial(_worker_app, factory, None),
-            factory=True,
-            host=host,
-            port=port,
-            log_level=log_level.lower(),
-            ssl_keyfile=tls_key_path or None,
-            ssl_certfile=tls_cert_path or None,
-            **uvicorn_options,
-        )
-        uvicorn.Server(config).run()
-        return
+    sock = listen(host, port)
+    try:
+        if upgrade is not None:
+            progress = MigrationProgress()
+            with answering_while_upgrading(
+                sock, progress, database=upgrade.database, uvicorn_options=uvicorn_options, **tls
+            ):
+                upgrade.run(progress)
+        if workers == 1:
+            _serve_one(factory, sock, log_level, uvicorn_options, **tls)
+        else:
+            _serve_workers(factory, sock, workers, log_level, uvicorn_options, **tls)
+    finally:
+        sock.close()
 
+
+def _serve_one(
+    factory: AppFactory,
+    sock: socket.socket,
+    log_level: str,
+    uvicorn_options: dict[str, Any],
+    *,
+    tls_key_path: str,
+    tls_cert_path: str,
+) -> None:
+    """uvicorn in this process, on the listening ``sock``."""
+    config = uvicorn.Config(
+        partial(_worker_app, factory, None),
+        factory=True,
+        log_level=log_level.lower(),
+        ssl_keyfile=tls_key_path or None,
+        ssl_certfile=tls_cert_path or None,
+        **uvicorn_options,
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _serve_workers(
+    factory: AppFactory,
+    sock: socket.socket,
+    workers: int,
+    log_level: str,
+    uvicorn_options: dict[str, Any],
+    *,
+    tls_key_path: str,
+    tls_cert_path: str,
+) -> None:
+    """gunicorn's arbiter over ``workers`` forked uvicorn workers, on the listening ``sock``."""
     from feast_lineage.workers import Workers  # gunicorn: only where fork() is
 
     metrics_dir = metrics_processes.prepare()  # before the fork: the workers' metric files
@@ -144,7 +201,8 @@ def serve(
         served = Workers(
             partial(_worker_app, factory, load),
             load,
-            bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+            # gunicorn serves the socket bound here, on a descriptor of its own (it closes it).
+            bind=f"fd://{os.dup(sock.fileno())}",
             log_level=log_level,
             tls_key_path=tls_key_path,
             tls_cert_path=tls_cert_path,

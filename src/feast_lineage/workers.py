@@ -1,7 +1,9 @@
 """``serve_lineage --workers N``: gunicorn's arbiter over N forked uvicorn workers.
 
-gunicorn binds the socket and forks the workers (``uvicorn_worker.UvicornWorker``
-with the lineage server's uvicorn settings); it replaces a worker that dies,
+gunicorn takes the socket the server bound (``fd://N``: the port answered
+not-ready on it while the schema was upgraded, :mod:`feast_lineage.listener`)
+and forks the workers (``uvicorn_worker.UvicornWorker`` with the lineage
+server's uvicorn settings); it replaces a worker that dies,
 stops them all gracefully on SIGTERM or SIGINT (each finishes its requests
 and commits what its writer holds; after :data:`STOP_TIMEOUT_S` the rest are
 killed) and halts when a worker fails as it starts, instead of restarting it

@@ -178,6 +178,11 @@ def test_a_server_waits_while_another_process_migrates(
                 assert waiting in server.log(), server.log()
                 assert started not in server.log(), server.log()
                 assert server.process.poll() is None  # waiting, not dead
+                # Alive, and not ready: its port says whose turn it waits for.
+                assert httpx.get(server.url + "/healthz", timeout=10).status_code == 200
+                ready = httpx.get(server.url + "/readyz", timeout=10)
+                assert ready.status_code == 503
+                assert ready.json()["error"]["details"][0]["phase"] == "waiting"
                 assert _revision(url) is None  # and nothing created meanwhile
             except BaseException:
                 server.stop()

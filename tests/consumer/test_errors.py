@@ -31,7 +31,7 @@ from tests.consumer.lineage import API
 ADMIN_KEY = "admin-key-for-tests"
 FACET_SCHEMA = "/api/v1/lineage/facets/{name}.json"
 # Public endpoints: no key, and no store behind them.
-NO_KEY_NEEDED = {"/healthz", FACET_SCHEMA}
+NO_KEY_NEEDED = {"/healthz", "/readyz", FACET_SCHEMA}
 NO_STORE_NEEDED = {FACET_SCHEMA}
 # Path parameter values naming nothing that exists (any other parameter: "no-such-thing").
 SAMPLE_PATH_VALUES = {
@@ -98,6 +98,7 @@ def test_the_schema_lists_the_known_endpoints() -> None:
     ids = {op.id for op in OPERATIONS}
     assert {
         "GET /healthz",
+        "GET /readyz",
         "POST /api/v1/lineage",
         "POST /api/v1/lineage/batch",
         "GET /api/v1/lineage/openlineage/events",
@@ -226,7 +227,7 @@ def test_most_endpoints_have_a_checked_bad_request() -> None:
 
 
 # Health probes may add parameters of their own.
-LENIENT_QUERY = {"/healthz"}
+LENIENT_QUERY = {"/healthz", "/readyz"}
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,9 @@ def env_of(item: dict[str, Any]) -> dict[str, Any]:
     return {e["name"]: e.get("value", e.get("valueFrom")) for e in item["env"]}
 
 
-def test_the_deployment_runs_replicas_with_probes_on_healthz(base: list[dict[str, Any]]) -> None:
+def test_the_deployment_runs_replicas_with_probes_on_healthz_and_readyz(
+    base: list[dict[str, Any]],
+) -> None:
     deployment = find(base, "Deployment", "feast-lineage")
     assert deployment["spec"]["replicas"] >= 2
     server = container(base)
@@ -92,8 +94,10 @@ def test_the_deployment_runs_replicas_with_probes_on_healthz(base: list[dict[str
     env = env_of(server)
     assert port["containerPort"] == int(env["FEAST_LINEAGE_PORT"]) == 6580
     assert env["FEAST_LINEAGE_HOST"] == "0.0.0.0"
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+    # Alive while migrations run (/healthz), in the Service once they are done (/readyz).
+    for probe in ("startupProbe", "livenessProbe"):
         assert server[probe]["httpGet"] == {"path": "/healthz", "port": "http"}, probe
+    assert server["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
     requests = server["resources"]["requests"]
     assert requests["cpu"]
     assert requests["memory"]

@@ -140,7 +140,7 @@ def wait_healthy(container: Container, timeout: float = 90) -> None:
         if state.stdout.strip() in ("exited", "stopped"):
             raise AssertionError(f"the container exited:\n{container.logs()}")
         try:
-            if httpx.get(container.url + "/healthz", timeout=2).status_code == 200:
+            if httpx.get(container.url + "/readyz", timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
             pass

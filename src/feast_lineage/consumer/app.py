@@ -3,7 +3,10 @@
 Nothing happens at import time. The lifespan opens the Feast registry when
 the server has a feature repository (each worker, before it accepts a
 connection: no request waits for Feast to load), builds the engine, brings the
-schema up to date with Alembic, builds the authorizer, and starts the writer
+schema up to date with Alembic (under ``serve_lineage`` and ``ui`` the server
+has done so before the app starts, answering not-ready meanwhile:
+:mod:`feast_lineage.listener`; here it finds the schema current), builds the
+authorizer, and starts the writer
 thread (and the retention thread when this server prunes: ``run_retention``
 and ``retention_days`` > 0); shutdown stops them (the writer after it has
 committed what it holds) and disposes the engine.

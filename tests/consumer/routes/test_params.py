@@ -182,8 +182,9 @@ def test_every_repeated_parameter_is_named(api: TestClient) -> None:
     unknown = api.get(f"{API}/retention?x=1&x=2")
     assert unknown.status_code == 400
     assert unknown.json()["error"]["code"] == "unknown_parameter"
-    # /healthz takes any parameters, as before.
+    # /healthz and /readyz take any parameters (a probe may add its own).
     assert api.get("/healthz?probe=1&probe=2").status_code == 200
+    assert api.get("/readyz?probe=1&probe=2").status_code == 200
 
 
 def test_registry_routes_refuse_repeats_too(api: TestClient) -> None:

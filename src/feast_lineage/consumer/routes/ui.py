@@ -32,7 +32,7 @@ WEB_UI_DIR = Path(__file__).resolve().parents[2] / "webui"
 log = logging.getLogger(__name__)
 
 router = APIRouter(tags=["ui"])
-# /healthz of a server without the consumer (it has no database to ping).
+# /healthz and /readyz of a server without the consumer (it has no database to ping).
 registry_only_health = APIRouter(tags=["health"])
 
 _NOT_BUILT = """<!doctype html>
@@ -67,7 +67,16 @@ def web_ui_built(directory: Path = WEB_UI_DIR) -> bool:
 
 
 # Paths of the API (and of the UI's files): an unknown one is an API error, in JSON.
-API_PATHS = ("/api", "/assets", "/docs", "/redoc", "/openapi.json", "/healthz", "/metrics")
+API_PATHS = (
+    "/api",
+    "/assets",
+    "/docs",
+    "/redoc",
+    "/openapi.json",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+)
 
 
 def _app_root(request: Request) -> str:
@@ -123,6 +132,11 @@ async def get_ui_settings(settings: SettingsDep) -> UiSettings:
 
 @registry_only_health.get("/healthz", response_model=Health, summary="Server health")
 async def healthz_without_consumer() -> Health:
+    return Health(status="ok", version=__version__, database="none")
+
+
+@registry_only_health.get("/readyz", response_model=Health, summary="Whether the server is ready")
+async def readyz_without_consumer() -> Health:
     return Health(status="ok", version=__version__, database="none")
 
 

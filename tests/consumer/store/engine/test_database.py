@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from feast_lineage.consumer.store.engine.database import (
     UnsuitableDatabase,
+    alembic_config,
     create_store_engine,
+    migration_lock,
     upgrade_schema,
+)
+from feast_lineage.consumer.store.engine.migration_progress import (
+    MigrationProgress,
+    MigrationState,
 )
 from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer
+from tests.server_process import wait_for
 
 
 def test_sqlite_pragmas(tmp_path: Path) -> None:
@@ -123,3 +133,75 @@ def test_a_mysql_database_that_would_bend_names_is_refused(
         assert inspect(engine).get_table_names() == []  # nothing was created
     finally:
         engine.dispose()
+
+
+class Recorder(MigrationProgress):
+    """A progress that remembers every state it went through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.states: list[MigrationState] = []
+
+    def _set(self, *args: Any, **kwargs: Any) -> None:
+        super()._set(*args, **kwargs)
+        self.states.append(self.now())
+
+
+def _empty(request: pytest.FixtureRequest, store: str, tmp_path: Path) -> str:
+    if store == "sqlite":
+        return f"sqlite:///{tmp_path / 'lineage.db'}"
+    database: PostgresServer | MySQLServer = request.getfixturevalue(store)
+    return database.create_database()
+
+
+STORES = [
+    "sqlite",
+    pytest.param("pg", marks=pytest.mark.postgres),
+    pytest.param("my", marks=pytest.mark.mysql),
+]
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_an_upgrade_reports_each_migration_as_it_starts(
+    request: pytest.FixtureRequest, tmp_path: Path, store: str
+) -> None:
+    engine = create_store_engine(_empty(request, store, tmp_path))
+    try:
+        script = ScriptDirectory.from_config(alembic_config(engine))
+        every = [s.revision for s in reversed(list(script.walk_revisions()))]
+        progress = Recorder()
+        upgrade_schema(engine, progress)
+        migrating = [s for s in progress.states if s.phase == "migrating"]
+        assert [s.current.revision for s in migrating if s.current] == every
+        assert [s.step for s in migrating] == list(range(1, len(every) + 1))
+        assert {s.steps for s in migrating} == {len(every)}
+        assert all(s.current and s.current.description for s in migrating)
+        assert progress.now().phase == "done"
+        again = Recorder()
+        upgrade_schema(engine, again)  # at head: nothing runs
+        assert [s.phase for s in again.states] == ["done"]
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_an_upgrade_waiting_for_another_process_says_so(
+    request: pytest.FixtureRequest, tmp_path: Path, store: str
+) -> None:
+    engine = create_store_engine(_empty(request, store, tmp_path))
+    other = create_store_engine(engine.url.render_as_string(hide_password=False))
+    progress = Recorder()
+    try:
+        with migration_lock(other):  # "another process" migrates
+            upgrading = threading.Thread(target=upgrade_schema, args=(engine, progress))
+            upgrading.start()
+            assert wait_for(lambda: progress.now().phase == "waiting", timeout=60)
+            assert upgrading.is_alive()
+        upgrading.join(timeout=120)
+        phases = [s.phase for s in progress.states]
+        assert phases[0] == "waiting"
+        assert phases[-1] == "done"
+        assert "migrating" in phases
+    finally:
+        engine.dispose()
+        other.dispose()

@@ -12,9 +12,12 @@ an older database upgrades in place, one process at a time (:func:`migration_loc
 from __future__ import annotations
 
 import logging
+import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +26,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
+from feast_lineage.consumer.store.engine.migration_progress import Migration, MigrationProgress
 from feast_lineage.consumer.store.engine.transactions import writer_lock
+from feast_lineage.consumer.store.schema.migrations.naming import (
+    LEGACY_VERSION_TABLE,
+    VERSION_TABLE,
+    existing_tables,
+)
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -179,13 +188,18 @@ MYSQL_MIGRATION_LOCK = "feast_lineage_migrations"
 _MYSQL_WAIT_S = 10  # between two "still waiting" lines in the log
 
 
-def _waiting() -> bool:
-    log.warning("another process is migrating the lineage store; waiting for it to finish")
-    return False  # then wait, blocked
+def _waiting(on_wait: Callable[[], None] | None) -> Callable[[], bool]:
+    def waiting() -> bool:
+        log.warning("another process is migrating the lineage store; waiting for it to finish")
+        if on_wait is not None:
+            on_wait()
+        return False  # then wait, blocked
+
+    return waiting
 
 
 @contextmanager
-def migration_lock(engine: Engine) -> Iterator[None]:
+def migration_lock(engine: Engine, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold the store's migration lock: one process migrates, the others wait.
 
     Replicas started together on an empty database would otherwise all
@@ -195,10 +209,12 @@ def migration_lock(engine: Engine) -> Iterator[None]:
     by a connection of their own and released by the server should the
     process die. On a SQLite file it is the writers' lock file beside the
     database (which also keeps other processes' writers out meanwhile).
+    ``on_wait`` is called when another process holds the lock, before waiting.
     """
+    waiting = _waiting(on_wait)
     dialect = engine.dialect.name
     if dialect == "sqlite":
-        with writer_lock(engine, _waiting):
+        with writer_lock(engine, waiting):
             yield
         return
     if dialect not in {"postgresql", "mysql", "mariadb"}:
@@ -206,10 +222,10 @@ def migration_lock(engine: Engine) -> Iterator[None]:
         return
     with engine.connect() as conn:
         if dialect == "postgresql":
-            _pg_lock(conn)
+            _pg_lock(conn, waiting)
             unlock = f"SELECT pg_advisory_unlock({PG_MIGRATION_KEY})"
         else:
-            _mysql_lock(conn)
+            _mysql_lock(conn, waiting)
             unlock = f"SELECT RELEASE_LOCK('{MYSQL_MIGRATION_LOCK}')"
         conn.commit()
         try:
@@ -220,29 +236,81 @@ def migration_lock(engine: Engine) -> Iterator[None]:
                 conn.commit()
 
 
-def _pg_lock(conn: Connection) -> None:
+def _pg_lock(conn: Connection, waiting: Callable[[], bool]) -> None:
     if not conn.exec_driver_sql(f"SELECT pg_try_advisory_lock({PG_MIGRATION_KEY})").scalar():
-        _waiting()
+        waiting()
         conn.exec_driver_sql(f"SELECT pg_advisory_lock({PG_MIGRATION_KEY})")
 
 
-def _mysql_lock(conn: Connection) -> None:
+def _mysql_lock(conn: Connection, waiting: Callable[[], bool]) -> None:
     sql = f"SELECT GET_LOCK('{MYSQL_MIGRATION_LOCK}', {{}})"
     got = conn.exec_driver_sql(sql.format(0)).scalar()
     while got == 0:  # held by another session: wait, saying so now and then
-        _waiting()
+        waiting()
         got = conn.exec_driver_sql(sql.format(_MYSQL_WAIT_S)).scalar()
     if got != 1:  # NULL: an error (the server is out of memory, or killed the wait)
         raise OperationalError(sql, None, RuntimeError("GET_LOCK failed"))
 
 
-def upgrade_schema(engine: Engine) -> None:
-    """Check the database, then run every pending migration, holding the migration lock."""
+def upgrade_schema(engine: Engine, progress: MigrationProgress | None = None) -> None:
+    """Check the database, then run every pending migration, holding the migration lock.
+
+    ``progress`` is told of each phase: waiting for the lock, each migration
+    as it starts, the end.
+    """
     config = alembic_config(engine)
     from alembic import command
 
-    with migration_lock(engine), engine.begin() as connection:
+    report = progress if progress is not None else MigrationProgress()
+    with migration_lock(engine, report.waiting), engine.begin() as connection:
         check_database(connection)
         config.attributes["connection"] = connection
+        config.attributes["on_version_apply"] = partial(_applied, report)
+        pending = pending_migrations(config, connection)
+        report.plan(pending)
+        if pending:
+            hold_for_tests()
         command.upgrade(config, "head")
+    report.finished()
     log.debug("lineage store schema is at head")
+
+
+def _applied(progress: MigrationProgress, *, step: Any, **_: Any) -> None:
+    """Alembic's ``on_version_apply`` callback: a migration has run."""
+    progress.applied(str(step.up_revision_id))
+
+
+def pending_migrations(config: Config, connection: Connection) -> list[Migration]:
+    """The migrations that bring the database on ``connection`` to head, oldest first."""
+    from alembic.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    # The version table env.py picks: a store from before migration 0008 keeps the old one.
+    tables = existing_tables(connection)
+    legacy = LEGACY_VERSION_TABLE in tables and VERSION_TABLE not in tables
+    context = MigrationContext.configure(
+        connection, opts={"version_table": LEGACY_VERSION_TABLE if legacy else VERSION_TABLE}
+    )
+    current = context.get_current_revision()
+    script = ScriptDirectory.from_config(config)
+    newest_first = script.iterate_revisions("heads", current or "base")
+    return [
+        Migration(str(s.revision), next(iter((s.doc or "").strip().splitlines()), ""))
+        for s in reversed(list(newest_first))
+        if s.revision != current
+    ]
+
+
+# A test's hold on a migration: while the file this variable names does not
+# exist, a server's pending migrations wait (as a slow backfill would). Only
+# the tests set it (tests/test_listener.py).
+TEST_MIGRATION_GATE = "FEAST_LINEAGE_TEST_MIGRATION_GATE"
+
+
+def hold_for_tests() -> None:
+    gate = os.environ.get(TEST_MIGRATION_GATE)
+    if not gate:
+        return
+    log.warning("%s is set: the migrations wait for %s to exist", TEST_MIGRATION_GATE, gate)
+    while not Path(gate).exists():
+        time.sleep(0.05)

@@ -16,6 +16,7 @@ from feast_lineage.consumer.store.engine.database import (
     create_store_engine,
     upgrade_schema,
 )
+from feast_lineage.consumer.store.engine.migration_progress import MigrationProgress
 
 
 class DatabaseUnreachable(Exception):
@@ -26,8 +27,12 @@ class DatabaseUnreachable(Exception):
         super().__init__(f"cannot connect to the lineage database ({reason})")
 
 
-def probe_database(url: str, *, migrate: bool = False) -> None:
+def probe_database(
+    url: str, *, migrate: bool = False, progress: MigrationProgress | None = None
+) -> None:
     """Connect once and check the database; with ``migrate``, run pending migrations too.
+
+    ``progress`` is told how far the migrations have got.
 
     Raises :class:`DatabaseUnreachable` or
     :class:`~feast_lineage.consumer.store.engine.database.UnsuitableDatabase`.
@@ -42,7 +47,7 @@ def probe_database(url: str, *, migrate: bool = False) -> None:
                 conn.execute(text("SELECT 1"))
                 check_database(conn)
             if migrate:
-                upgrade_schema(engine)
+                upgrade_schema(engine, progress)
             return
         except UnsuitableDatabase:
             raise

@@ -29,6 +29,8 @@ context.configure(
     target_metadata=None,
     version_table=LEGACY_VERSION_TABLE if legacy else VERSION_TABLE,
     render_as_batch=connection.dialect.name == "sqlite",
+    # How far the upgrade has got, for the server's /readyz (engine/database.py).
+    on_version_apply=context.config.attributes.get("on_version_apply", ()),
 )
 with context.begin_transaction():
     context.run_migrations()
