@@ -4278,10 +4278,11 @@ export interface operations {
     get_dataset_versions_api_v1_lineage_openlineage_datasets__namespace___name__versions_get: {
         parameters: {
             query?: {
-                /** @description Versions made at or after this time */
+                /** @description Versions at or after this time (not after until): a dataset version's time, a job version's first run */
                 since?: string | null;
-                /** @description Versions made before this time */
+                /** @description Versions before this time (not before since) */
                 until?: string | null;
+                /** @description Versions a page (1 to 1,000) */
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
@@ -4362,7 +4363,7 @@ export interface operations {
                 namespace: string;
                 /** @description The dataset's name, percent-encoded */
                 name: string;
-                /** @description The version's id */
+                /** @description The version's id (16 hex digits) */
                 version_id: string;
             };
             cookie?: never;
@@ -4428,10 +4429,11 @@ export interface operations {
     get_job_versions_api_v1_lineage_openlineage_jobs__namespace___name__versions_get: {
         parameters: {
             query?: {
-                /** @description Versions first run at or after this time (not after until) */
+                /** @description Versions at or after this time (not after until): a dataset version's time, a job version's first run */
                 since?: string | null;
-                /** @description Versions first run before this time (not before since) */
+                /** @description Versions before this time (not before since) */
                 until?: string | null;
+                /** @description Versions a page (1 to 1,000) */
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
