@@ -35,6 +35,7 @@ API_NAMES.update(
         t.explicit_lineage.name: "explicit_lineage",
         t.explicit_edges.name: "explicit_edges",
         t.dataset_versions.name: "dataset_versions",
+        t.io_listings.name: "io_listings",
         **job_versions.API_NAMES,
     }
 )

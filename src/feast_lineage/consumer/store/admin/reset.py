@@ -26,6 +26,7 @@ _EVERYTHING = (
     t.column_edges,
     t.column_lineage,
     t.events,
+    t.io_listings,
     t.run_io,
     t.runs,
     t.lineage_edges,
@@ -81,6 +82,8 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
                 or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its.datasets)),
             ),
         )
+        io = t.io_listings
+        removed.add("io_listings", delete_rows(conn, io, io.c.job_id.in_(its.jobs)))
         job_versions.reset_namespace(conn, ns_id, its.jobs, removed.add)
         dv = t.dataset_versions
         removed.add("dataset_versions", delete_rows(conn, dv, dv.c.dataset_id.in_(its.datasets)))
