@@ -21,8 +21,9 @@ is answered.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from sqlalchemy import Connection, select
 
@@ -68,21 +69,25 @@ class DatasetVersion:
     previous_id: int | None  # the version before it
 
 
-_COLUMNS = tuple(getattr(t.dataset_versions.c, name) for name in ObservationRow.__slots__)
+OBSERVATION_COLUMNS = tuple(
+    getattr(t.dataset_versions.c, name) for name in ObservationRow.__slots__
+)
+
+
+def observation(row: Sequence[Any]) -> ObservationRow:
+    """An :class:`ObservationRow` from the values of :data:`OBSERVATION_COLUMNS`."""
+    values = list(row)
+    run, kind = values[2], values[4]
+    values[2] = str(uuid.UUID(bytes=bytes(run))) if run is not None else None
+    values[4] = _EVENT_TYPE_NAMES.get(kind) if kind is not None else None
+    return ObservationRow(*values)
 
 
 def observations(conn: Connection, dataset: int) -> list[ObservationRow]:
     """Every row of ``dataset``, oldest first (event time, then id)."""
     v = t.dataset_versions.c
-    stmt = select(*_COLUMNS).where(v.dataset_id == dataset).order_by(v.time_us, v.id)
-    out = []
-    for row in conn.execute(stmt):
-        values = list(row)
-        run, kind = values[2], values[4]
-        values[2] = str(uuid.UUID(bytes=bytes(run))) if run is not None else None
-        values[4] = _EVENT_TYPE_NAMES.get(kind) if kind is not None else None
-        out.append(ObservationRow(*values))
-    return out
+    stmt = select(*OBSERVATION_COLUMNS).where(v.dataset_id == dataset).order_by(v.time_us, v.id)
+    return [observation(row) for row in conn.execute(stmt)]
 
 
 def horizon(conn: Connection) -> int | None:

@@ -184,8 +184,8 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.symlinks.add(symlink)
     for listing in d.listings:
         cache.listings.add(listing)
-    for key, io in d.run_io.items():
-        cache.run_io.add(key, io["first_us"])
+    for io_key, io in d.run_io.items():
+        cache.run_io.add(io_key, io["first_us"])
     for key in d.column_edges:
         cache.column_reports.add(_report(key))
     for report in d.column_reports:

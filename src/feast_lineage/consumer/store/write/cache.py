@@ -1,8 +1,9 @@
 """Rows this process knows are stored, so a steady stream of events does not rewrite them.
 
 :class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
-list, run inputs/outputs (with the earliest time each is known listed), dataSource links and the columnLineage payloads
-whose column edges are stored. It is dropped whenever the
+list, run inputs/outputs (with the earliest time each is known listed),
+dataSource links and the columnLineage payloads whose column edges are
+stored. It is dropped whenever the
 store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
 the same transaction as their deletes, also across processes.
 """
