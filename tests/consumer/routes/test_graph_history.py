@@ -51,7 +51,7 @@ def test_subgraph_as_of_answers_the_lineage_then_with_versions(client: TestClien
     path = subgraph_path("dataset", "s3://b", "out")
     then = client.get(path, params={"as_of": at(12), "direction": "upstream"}).json()
     assert _edges(then) == {(OLD, ETL, "input"), (ETL, OUT, "output")}
-    assert then["as_of"] == at(12) and then["since"] is None
+    assert (then["as_of"], then["since"]) == (at(12), None)
     nodes = {n["id"]: n for n in then["nodes"]}
     out = nodes[OUT]
     versions = client.get(f"{API}/datasets/s3%3A%2F%2Fb/out/versions").json()["versions"]
@@ -64,7 +64,8 @@ def test_subgraph_as_of_answers_the_lineage_then_with_versions(client: TestClien
     assert now.json()["nodes"][0]["version"] == versions[0]["id"]
     current = client.get(path, params={"direction": "upstream"}).json()
     assert _edges(current) == _edges(now.json())
-    assert "version" not in current["nodes"][0] and current["as_of"] is None
+    assert "version" not in current["nodes"][0]
+    assert current["as_of"] is None
 
 
 def test_a_node_not_yet_named_then_is_404_and_the_page_counts_what_existed(

@@ -104,7 +104,7 @@ _READ_FACETS = (
 )
 
 
-def graph_node(
+def _node(
     r: NodeRow,
     key: str,
     facets: tuple[dict[str, Any], dict[str, Any]],
@@ -280,9 +280,7 @@ def _build(
         facets = redaction.stored_facets(stored, scope, _READ_FACETS)
         ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
-        node = graph_node(
-            r, ref.key, facets, mapping, depth, r.id in with_columns, states.get(r.id)
-        )
+        node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, states.get(r.id))
         built["nodes"].append(node)
     _lineage_edges(conn, refs, built)
     _symlinks(conn, dataset_ids, refs, scope, built)

@@ -26,9 +26,9 @@ from feast_lineage.consumer.services.graph import (
     Built,
     Ends,
     NodeRef,
+    _node,
     add_derived,
     graph_edge,
-    graph_node,
     node_ref,
     seen,
 )
@@ -101,7 +101,7 @@ def _nodes(
         facets = redaction.stored_facets(stored, scope, ("schema",))
         ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
-        node = graph_node(r, ref.key, facets, mapping, depth, False, None)
+        node = _node(r, ref.key, facets, mapping, depth, False, None)
         if isinstance(at, Instant):
             node["producer"] = None
             node["updated_at"] = node["updated_at_iso"] = None

@@ -1,4 +1,4 @@
-"""Issue 39's properties: ``as_of=T`` is today's answer on the events up to T; a window the runs' union.
+"""Issue 39: ``as_of=T`` is today's answer on the events up to T; a window, its runs' union.
 
 Histories of runs (and JobEvents) with changing inputs, outputs and
 schemas, delivered to store A in any order with duplicates. For several

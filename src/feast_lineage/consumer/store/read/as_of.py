@@ -44,7 +44,7 @@ from sqlalchemy import (
 from feast_lineage.consumer.lineage_model import Way
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.common import NsIds
-from feast_lineage.consumer.store.read.graph import FOLLOWED_EDGES, EdgeRow, NodeRow, node_selects
+from feast_lineage.consumer.store.read.graph import FOLLOWED_EDGES, EdgeRow, NodeRow, _node_selects
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import SORT_OFFSET
@@ -131,7 +131,7 @@ def _scope(ns_ids: NsIds) -> dict[str, Any]:
 
 @lru_cache(maxsize=4)
 def _node_statements(scoped: bool) -> tuple[Any, Any]:
-    jobs, datasets = node_selects(None)
+    jobs, datasets = _node_selects(None)
     jobs = jobs.where(_existed(t.jobs))
     datasets = datasets.where(_existed(t.datasets))
     if scoped:
@@ -264,17 +264,7 @@ def dataset_versions_at(
 ) -> dict[int, dv.DatasetVersion]:
     """Dataset id -> its version current at ``at`` (from its rows at or before it)."""
     horizon = dv.horizon(conn)
-    rows: dict[int, list[dv.ObservationRow]] = {}
-    ordered = sorted(set(dataset_ids))
-    v = t.dataset_versions.c
-    for start in range(0, len(ordered), _CHUNK):
-        stmt = (
-            select(v.dataset_id, *dv.OBSERVATION_COLUMNS)
-            .where(v.dataset_id.in_(ordered[start : start + _CHUNK]), v.time_us <= at.time_us)
-            .order_by(v.dataset_id, v.time_us, v.id)
-        )
-        for row in conn.execute(stmt):
-            rows.setdefault(int(row[0]), []).append(dv.observation(row[1:]))
+    rows = dv.observations_until(conn, dataset_ids, at.time_us)
     out: dict[int, dv.DatasetVersion] = {}
     for dataset, observed in rows.items():
         found = dv.versions(observed, horizon)

@@ -69,13 +69,13 @@ class DatasetVersion:
     previous_id: int | None  # the version before it
 
 
-OBSERVATION_COLUMNS = tuple(
+_OBSERVATION_COLUMNS = tuple(
     getattr(t.dataset_versions.c, name) for name in ObservationRow.__slots__
 )
 
 
-def observation(row: Sequence[Any]) -> ObservationRow:
-    """An :class:`ObservationRow` from the values of :data:`OBSERVATION_COLUMNS`."""
+def _observation(row: Sequence[Any]) -> ObservationRow:
+    """An :class:`ObservationRow` from the values of :data:`_OBSERVATION_COLUMNS`."""
     values = list(row)
     run, kind = values[2], values[4]
     values[2] = str(uuid.UUID(bytes=bytes(run))) if run is not None else None
@@ -86,8 +86,26 @@ def observation(row: Sequence[Any]) -> ObservationRow:
 def observations(conn: Connection, dataset: int) -> list[ObservationRow]:
     """Every row of ``dataset``, oldest first (event time, then id)."""
     v = t.dataset_versions.c
-    stmt = select(*OBSERVATION_COLUMNS).where(v.dataset_id == dataset).order_by(v.time_us, v.id)
-    return [observation(row) for row in conn.execute(stmt)]
+    stmt = select(*_OBSERVATION_COLUMNS).where(v.dataset_id == dataset).order_by(v.time_us, v.id)
+    return [_observation(row) for row in conn.execute(stmt)]
+
+
+def observations_until(
+    conn: Connection, datasets: Iterable[int], time_us: int
+) -> dict[int, list[ObservationRow]]:
+    """Dataset id -> its rows with an event time at or before ``time_us``, oldest first."""
+    v = t.dataset_versions.c
+    ordered = sorted(set(datasets))
+    out: dict[int, list[ObservationRow]] = {}
+    for start in range(0, len(ordered), 2000):
+        stmt = (
+            select(v.dataset_id, *_OBSERVATION_COLUMNS)
+            .where(v.dataset_id.in_(ordered[start : start + 2000]), v.time_us <= time_us)
+            .order_by(v.dataset_id, v.time_us, v.id)
+        )
+        for row in conn.execute(stmt):
+            out.setdefault(int(row[0]), []).append(_observation(row[1:]))
+    return out
 
 
 def horizon(conn: Connection) -> int | None:

@@ -108,7 +108,7 @@ def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
         yield ordered[start : start + _CHUNK]
 
 
-def node_selects(ns_ids: NsIds) -> tuple[Any, Any]:
+def _node_selects(ns_ids: NsIds) -> tuple[Any, Any]:
     j, d = t.jobs.c, t.datasets.c
     none_text = literal(None, String)
     jobs = select(
@@ -183,7 +183,7 @@ def _scope_params(ns_ids: NsIds) -> dict[str, Any]:
 @lru_cache(maxsize=8)
 def _node_page_statement(scoped: bool, backwards: bool) -> Any:
     # A compound ORDER BY lets SQLite merge the two (namespace, name) indexes.
-    jobs, datasets = node_selects(None)
+    jobs, datasets = _node_selects(None)
     if scoped:
         jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
         datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
@@ -216,7 +216,7 @@ def node_page(
 
 @lru_cache(maxsize=4)
 def _nodes_by_id_statement(scoped: bool) -> Any:
-    jobs, datasets = node_selects(None)
+    jobs, datasets = _node_selects(None)
     if scoped:
         jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
         datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
