@@ -75,8 +75,7 @@ def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, A
     datasets = at_reads.dataset_versions_at(conn, (r.id for r in rows if r.kind == "dataset"), at)
     schemas = at_reads.schema_texts(conn, datasets)
     out: dict[int, Any] = {
-        node: (version_key(v.row.id), schemas.get(v.schema_id or ""))
-        for node, v in datasets.items()
+        node: (version_key(v.id), schemas.get(v.schema_id or "")) for node, v in datasets.items()
     }
     jobs = at_reads.job_versions_at(conn, (r.id for r in rows if r.kind == "job"), at)
     out.update({node: (version, None) for node, version in jobs.items()})

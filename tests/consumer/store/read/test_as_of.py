@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from feast_lineage.consumer.store.read import as_of
+from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id
@@ -97,6 +98,8 @@ def test_dataset_versions_at_the_instant(store: Store) -> None:
         before = as_of.dataset_versions_at(conn, [out], instant(29))
         after = as_of.dataset_versions_at(conn, [out], instant(31))
         jobs = as_of.job_versions_at(conn, [job_id(*JOB)], instant(31))
+        (written,) = dv.versions(dv.observations(conn, out))
     assert before == {}
-    assert after[out].row.time_us == parse_us(at(30))
+    assert written.row.time_us == parse_us(at(30))
+    assert after[out] == dv.CurrentVersion(written.row.id, written.schema_id)
     assert set(jobs) == {job_id(*JOB)}

@@ -261,16 +261,9 @@ def walk(
 
 def dataset_versions_at(
     conn: Connection, dataset_ids: Iterable[int], at: Instant
-) -> dict[int, dv.DatasetVersion]:
+) -> dict[int, dv.CurrentVersion]:
     """Dataset id -> its version current at ``at`` (from its rows at or before it)."""
-    horizon = dv.horizon(conn)
-    rows = dv.observations_until(conn, dataset_ids, at.time_us)
-    out: dict[int, dv.DatasetVersion] = {}
-    for dataset, observed in rows.items():
-        found = dv.versions(observed, horizon)
-        if found:
-            out[dataset] = found[-1]
-    return out
+    return dv.current_at(conn, dataset_ids, at.time_us)
 
 
 def job_versions_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> dict[int, str]:
@@ -295,6 +288,6 @@ def job_versions_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> di
     return out
 
 
-def schema_texts(conn: Connection, versions: Mapping[int, dv.DatasetVersion]) -> dict[str, str]:
+def schema_texts(conn: Connection, versions: Mapping[int, dv.CurrentVersion]) -> dict[str, str]:
     """The schema facet texts the versions point at, by blob id."""
     return dv.blob_texts(conn, (v.schema_id for v in versions.values()))
