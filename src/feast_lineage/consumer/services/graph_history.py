@@ -34,6 +34,7 @@ from feast_lineage.consumer.services.graph import (
 )
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import as_of as at_reads
+from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read import graph as g
 from feast_lineage.consumer.store.read import window as window_reads
 from feast_lineage.consumer.store.read.as_of import Instant
@@ -68,6 +69,17 @@ def history(
     if since_us is not None or until_us is not None:
         return Window(since_us, until_us)
     return None
+
+
+def _answerable(conn: Connection, at: History) -> None:
+    """An instant before the retention horizon is refused, naming the oldest one answered."""
+    horizon = dv.horizon(conn)
+    if isinstance(at, Instant) and horizon is not None and at.time_us < horizon:
+        raise LineageError(
+            f"as_of {to_iso(at.time_us)} is before the retention horizon: the oldest instant "
+            f"still answered is {to_iso(horizon)}",
+            code="invalid_parameter",
+        )
 
 
 def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, Any]:
@@ -171,6 +183,7 @@ def graph_page_at(
     limit = clamp_limit(limit, MAX_GRAPH_PAGE, clamped)
     ns_ids = read.scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
+        _answerable(conn, at)
         if isinstance(at, Instant):
             total = at_reads.count_nodes(conn, ns_ids, at)
             rows = at_reads.node_page(conn, ns_ids, at, offset, limit)
@@ -237,6 +250,7 @@ def subgraph_at(
     depth = clamp_depth(depth, clamped)
     start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
     with read.engine.connect() as conn:
+        _answerable(conn, at)
         if not _start(conn, kind, start, namespace, read, at):
             when = "then" if isinstance(at, Instant) else "(stored)"
             raise NotFound(

@@ -78,7 +78,7 @@ def _delete_runs(conn: Connection, run_ids: list[str], removed: Removed) -> None
 
 
 def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> None:
-    """Delete the inputs/outputs of deleted JobEvents, unless their job's current ones."""
+    """Delete the inputs/outputs of deleted JobEvents, unless current or named by a listing."""
     keys = {row.event_key: row.subject_id for row in rows if row.kind == "job"}
     if not keys:
         return
@@ -86,7 +86,12 @@ def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> No
     current = conn.execute(
         select(j.input_run, j.output_run).where(j.id.in_(set(keys.values())))
     ).all()
-    gone = set(keys) - {run for pair in current for run in pair}
+    # A kept listing (the job's latest before a prune's cutoff) answers as_of with them.
+    lst = t.io_listings.c
+    listed = conn.execute(
+        select(lst.run_key).where(lst.job_id.in_(set(keys.values())), lst.run_key.in_(set(keys)))
+    ).scalars()
+    gone = set(keys) - {run for pair in current for run in pair} - set(listed)
     if gone:
         removed.add("openlineage_run_io", delete_rows(conn, t.run_io, t.run_io.c.run_id.in_(gone)))
 

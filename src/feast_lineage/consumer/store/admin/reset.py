@@ -59,9 +59,13 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
     its namespace, and other runs' inputs/outputs that name its datasets.
     """
     removed = Removed()
+    its = _Namespace(ns_id)
+    with write_transaction(engine) as conn:  # first: JobEvents' io outlives no listing
+        bump(conn)
+        lst = t.io_listings
+        removed.add("io_listings", delete_rows(conn, lst, lst.c.job_id.in_(its.jobs)))
     chunked_events(engine, t.events.c.ns_id == ns_id, chunk, removed)
     chunked_runs(engine, t.runs.c.ns_id == ns_id, chunk, removed)
-    its = _Namespace(ns_id)
     with write_transaction(engine) as conn:
         bump(conn)
         blobs = _delete_facets(conn, its, removed)
@@ -82,8 +86,6 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
                 or_(s.alias_ns_id == ns_id, s.dataset_id.in_(its.datasets)),
             ),
         )
-        io = t.io_listings
-        removed.add("io_listings", delete_rows(conn, io, io.c.job_id.in_(its.jobs)))
         job_versions.reset_namespace(conn, ns_id, its.jobs, removed.add)
         dv = t.dataset_versions
         removed.add("dataset_versions", delete_rows(conn, dv, dv.c.dataset_id.in_(its.datasets)))
