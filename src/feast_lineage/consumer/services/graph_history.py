@@ -167,10 +167,11 @@ def _build(
     return built
 
 
-def _window_nodes(conn: Connection, ns_ids: NsIds, window: Window) -> list[NodeRow]:
-    """Every visible node with an edge observed in the window, sorted as the graph's pages."""
-    ends = window_reads.observed_nodes(conn, ns_ids, window)
-    rows = g.nodes_by_id(conn, ends, ns_ids)
+def _window_nodes(
+    conn: Connection, ns_ids: NsIds, seen_then: window_reads.Observed
+) -> list[NodeRow]:
+    """Every visible node the window observed, sorted as the graph's pages."""
+    rows = g.nodes_by_id(conn, seen_then.nodes, ns_ids)
     rows.sort(key=lambda r: (r.namespace, r.name, r.kind))
     return rows
 
@@ -189,9 +190,10 @@ def graph_page_at(
             rows = at_reads.node_page(conn, ns_ids, at, offset, limit)
             total_edges = at_reads.count_edges(conn, ns_ids, at)
         else:
-            everything = _window_nodes(conn, ns_ids, at)
+            seen_then = window_reads.observed(conn, ns_ids, at)
+            everything = _window_nodes(conn, ns_ids, seen_then)
             total, rows = len(everything), everything[offset : offset + limit]
-            total_edges = window_reads.count_edges(conn, ns_ids, at)
+            total_edges = len(seen_then.edges)
         built = _build(conn, rows, read, None, at)
     as_of, since, until = _echo(at)
     return GraphPage(

@@ -220,23 +220,29 @@ def _params(ns_ids: NsIds, window: Window) -> dict[str, Any]:
     return {**window.params(), **({} if ns_ids is None else {"ns_ids": sorted(ns_ids)})}
 
 
-def observed_nodes(conn: Connection, ns_ids: NsIds, window: Window) -> set[int]:
+class Observed(NamedTuple):
+    """What a window observed: the jobs that ran in it, their runs' inputs and outputs."""
+
+    jobs: frozenset[int]
+    edges: frozenset[tuple[int, int, str]]  # (job, dataset, direction)
+
+    @property
+    def nodes(self) -> set[int]:
+        return set(self.jobs) | {dataset for _job, dataset, _way in self.edges}
+
+
+def observed(conn: Connection, ns_ids: NsIds, window: Window) -> Observed:
     """The visible jobs that ran in the window, and the visible datasets their runs listed."""
     if ns_ids is not None and not ns_ids:
-        return set()
+        return Observed(frozenset(), frozenset())
     r = t.runs.c
     jobs = select(r.job_id).where(overlaps(t.runs)).distinct()
     if ns_ids is not None:
         jobs = jobs.where(r.ns_id.in_(_ids("ns_ids")))
     params = _params(ns_ids, window)
-    found = {int(job) for job in conn.execute(jobs, params).scalars()}
-    found.update(int(row[1]) for row in conn.execute(_observed(ns_ids), params))
-    return found
-
-
-def count_edges(conn: Connection, ns_ids: NsIds, window: Window) -> int:
-    """The input and output edges the window's runs observed, both ends visible."""
-    if ns_ids is not None and not ns_ids:
-        return 0
-    stmt = select(func.count()).select_from(_observed(ns_ids).subquery())
-    return int(conn.execute(stmt, _params(ns_ids, window)).scalar_one())
+    found = frozenset(int(job) for job in conn.execute(jobs, params).scalars())
+    edges = frozenset(
+        (int(job), int(dataset), str(way))
+        for job, dataset, way in conn.execute(_observed(ns_ids), params)
+    )
+    return Observed(found, edges)
