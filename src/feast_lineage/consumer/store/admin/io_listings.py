@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, and_, delete, exists, select
+from sqlalchemy import ColumnElement, Engine, FromClause, and_, delete, exists, select
 
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.read.as_of import rank_bound
@@ -31,7 +31,7 @@ def _latest_before(listing: Any, cutoff_us: int) -> ColumnElement[bool]:
     )
 
 
-def listed_run_kept(runs: Any, cutoff_us: int) -> ColumnElement[bool]:
+def listed_run_kept(runs: FromClause, cutoff_us: int) -> ColumnElement[bool]:
     """Whether a run of ``runs`` is named by a listing the prune keeps (its job's latest then)."""
     kept = t.io_listings.alias("kept_listing")
     return exists().where(
