@@ -7,10 +7,13 @@ input refused, valid input accepted. The server is a real
 ``feast-lineage serve_lineage`` process on a SQLite store with a little
 lineage in it, so reads find something.
 
-One rule between parameters that OpenAPI cannot state is kept out of the
+Two rules between parameters that OpenAPI cannot state are kept out of the
 generated cases instead: an events or runs page's ``since`` must not be
 after its ``until`` (their descriptions say so; the server answers 400;
-equal, they are an empty window).
+equal, they are an empty window), and the graph's ``as_of`` is never given
+with ``since`` or ``until`` (a 400 too: one instant or one window) nor
+before the retention horizon (the last prune's cutoff, a 400 naming it):
+a generated instant is asked as a future one, which is now.
 
 Nothing is excluded from the positive-data check (a valid body must be
 accepted): the document states the server's limits on events (no NUL
@@ -22,6 +25,7 @@ generated case comes near them.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -81,7 +85,13 @@ schema = _schema()
 
 
 def _since_before_until(query: dict[str, Any] | None) -> None:
-    """Swap a page's ``since`` and ``until`` that are the wrong way round."""
+    """Swap a page's ``since`` and ``until`` that are the wrong way round; as_of stands alone."""
+    if query and "as_of" in query:
+        query.pop("since", None)
+        query.pop("until", None)
+        with contextlib.suppress(EventTimeError):
+            parse_us(str(query["as_of"]), bounded=False)
+            query["as_of"] = "2999-01-01T00:00:00Z"
     if not query or "since" not in query or "until" not in query:
         return
     try:

@@ -373,6 +373,15 @@ class GraphNode(TypedDict):
             "null for a dataset or a job that never ran"
         ),
     ]
+    version: NotRequired[
+        Annotated[
+            str | None,
+            Field(
+                description="as_of answers only: the dataset version (or job version) current "
+                "at that instant, the id its versions endpoint answers; null when none was"
+            ),
+        ]
+    ]
 
 
 class GraphEdge(TypedDict):
@@ -406,6 +415,19 @@ class GraphEdge(TypedDict):
             "JobEvent or DatasetEvent) or observed (a RunEvent); null for edges of inputs, "
             "outputs, parents and symlinks"
         ),
+    ]
+    run_count: NotRequired[
+        Annotated[
+            int, Field(description="Window answers only: the window's runs that listed the edge")
+        ]
+    ]
+    first_seen: NotRequired[
+        Annotated[
+            str, Field(description="Window answers only: the earliest time one of them listed it")
+        ]
+    ]
+    last_seen: NotRequired[
+        Annotated[str, Field(description="Window answers only: the latest event of one of them")]
     ]
 
 
@@ -470,6 +492,11 @@ class GraphPage(TypedDict):
     limit: Annotated[int, Field(description="Nodes per page, as used (see clamped)")]
     offset: int
     clamped: Annotated[list[Clamped], Field(description=_CLAMPED)]
+    as_of: Annotated[
+        str | None, Field(description="The instant asked (ISO 8601); null unless as_of was given")
+    ]
+    since: Annotated[str | None, Field(description="The window's start; null when open or none")]
+    until: Annotated[str | None, Field(description="The window's end; null when open or none")]
 
 
 class Subgraph(TypedDict):
@@ -485,6 +512,11 @@ class Subgraph(TypedDict):
     ]
     limit: int
     clamped: Annotated[list[Clamped], Field(description=_CLAMPED)]
+    as_of: Annotated[
+        str | None, Field(description="The instant asked (ISO 8601); null unless as_of was given")
+    ]
+    since: Annotated[str | None, Field(description="The window's start; null when open or none")]
+    until: Annotated[str | None, Field(description="The window's end; null when open or none")]
 
 
 # --- column lineage -------------------------------------------------------------

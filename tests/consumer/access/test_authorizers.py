@@ -366,3 +366,36 @@ def test_admin_endpoints_stay_open_without_a_key_when_reads_are_open(
     assert "so are prune and reset" in caplog.text
     seed(client)
     assert client.delete(f"{API}/reset", params={"namespace": "team_a"}).status_code == 200
+
+
+def test_as_of_and_windows_show_team_b_to_team_a_nowhere(make_client: AppFactory) -> None:
+    client, runs = team_client(make_client)
+    hidden_runs = {runs["b_dag"], runs["b_job"]}
+    visible = {"dataset:team_a:raw", "dataset:spark://team-a:clean", "job:spark://team-a:etl"}
+    times = ({"as_of": at(100)}, {"as_of": at(15)}, {"since": at(0)}, {"until": at(100)})
+    for when in times:
+        for params in ({}, {"namespace": SECRET}, {"namespace": f"airflow://{SECRET}-prod"}):
+            page = get(client, f"{API}/graph", **when, **params)
+            assert page.status_code == 200, page.text
+            assert not any(r in page.text for r in hidden_runs)
+            body = page.json()
+            assert {n["id"] for n in body["nodes"]} <= (visible if not params else set())
+            assert body["total_nodes"] == len(body["nodes"])
+        assert get(client, f"{API}/graph", **when).json()["total_edges"] == 2  # raw->etl->clean
+        for kind, ns, name in (
+            ("dataset", "spark://team-a", "clean"),
+            ("job", "spark://team-a", "etl"),
+            ("dataset", "team_a", "raw"),
+        ):
+            sub = get(client, subgraph_path(kind, ns, name), depth=10, **when)
+            assert sub.status_code == 200, sub.text
+            assert {n["id"] for n in sub.json()["nodes"]} <= visible
+            query_form = get(
+                client, f"{API}/graph/node", type=kind, namespace=ns, name=name, depth=10, **when
+            )
+            assert query_form.json() == sub.json()
+        hidden = client.get(subgraph_path("job", SECRET, f"{SECRET}_job"), params=when)
+        missing = client.get(subgraph_path("job", SECRET, f"{SECRET}_nope"), params=when)
+        assert hidden.status_code == missing.status_code == 404
+        message = hidden.json()["error"]["message"]
+        assert message.replace("_job", "_nope") == missing.json()["error"]["message"]

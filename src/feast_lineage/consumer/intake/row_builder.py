@@ -288,6 +288,12 @@ class RowBuilder:
                 job["input_rank"], job["input_run"] = self.rank, self.io_run
             else:
                 job["output_rank"], job["output_run"] = self.rank, self.io_run
+            self.out.io_listings[(jid, direction, self.rank)] = {
+                "job_id": jid,
+                "direction": direction,
+                "rank": self.rank,
+                "run_key": self.io_run,
+            }
             for ds in datasets:
                 did = self.dataset(ds, writes=direction == "output")
                 if direction == "input":
@@ -297,7 +303,12 @@ class RowBuilder:
                     self.column_lineage(did, ds, jid)
                 self.out.run_io.setdefault(
                     (self.io_run, did, direction),
-                    {"run_id": self.io_run, "dataset_id": did, "direction": direction},
+                    {
+                        "run_id": self.io_run,
+                        "dataset_id": did,
+                        "direction": direction,
+                        "first_us": self.time_us,
+                    },
                 )
 
 

@@ -9,6 +9,7 @@ routing, so the path form takes its segments from the raw request path.
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
@@ -18,15 +19,24 @@ from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import (
+    DATE_TIME,
     NODE_TYPES,
     DirectionParam,
     decode_segments,
     encoded_segments,
     enum_schema,
+    parse_time,
+    time_range,
 )
 from feast_lineage.consumer.schemas import GraphPage, Subgraph
 from feast_lineage.consumer.services.bounds import MAX_DEPTH, MAX_GRAPH_PAGE
 from feast_lineage.consumer.services.graph import graph_page, subgraph
+from feast_lineage.consumer.services.graph_history import (
+    History,
+    graph_page_at,
+    history,
+    subgraph_at,
+)
 from feast_lineage.consumer.services.reader import StoreReader
 
 router = APIRouter(
@@ -45,6 +55,33 @@ Depth = Annotated[
         f"past {MAX_DEPTH} the walk stops at {MAX_DEPTH} and the answer says so under clamped",
     ),
 ]
+AsOf = Annotated[
+    str | None,
+    Query(
+        description="The lineage as it stood at this instant (ISO 8601): the answer of a store "
+        "holding only the events up to it; a future instant is now. Not with since/until",
+        json_schema_extra=DATE_TIME,
+    ),
+]
+Since = Annotated[
+    str | None,
+    Query(
+        description="With or without until: the lineage the runs overlapping [since, until) "
+        "observed, each input and output edge with its run count and first and last seen",
+        json_schema_extra=DATE_TIME,
+    ),
+]
+Until = Annotated[
+    str | None, Query(description="The end of the window (see since)", json_schema_extra=DATE_TIME)
+]
+
+
+def _history(as_of: str | None, since: str | None, until: str | None) -> History | None:
+    since_us, until_us = time_range(since, until)
+    now_us = time.time_ns() // 1000
+    return history(parse_time("as_of", as_of), since_us, until_us, now_us)
+
+
 SubgraphLimit = Annotated[
     int, Query(ge=1, le=10_000, description="At most this many nodes, the nearest first")
 ]
@@ -69,7 +106,15 @@ async def get_graph(
         ),
     ] = 500,
     offset: Offset = 0,
+    as_of: AsOf = None,
+    since: Since = None,
+    until: Until = None,
 ) -> Response:
+    at = _history(as_of, since, until)
+    if at is not None:
+        return await answer(
+            graph_page_at, read, namespace=namespace, limit=limit, offset=offset, at=at
+        )
     return await answer(graph_page, read, namespace=namespace, limit=limit, offset=offset)
 
 
@@ -81,6 +126,7 @@ async def _subgraph(
     depth: int,
     direction: Direction,
     limit: int,
+    at: History | None,
 ) -> Response:
     if kind not in NODE_TYPES:
         raise LineageError(
@@ -90,6 +136,18 @@ async def _subgraph(
     node_kind: Literal["job", "dataset"] = "job" if kind == "job" else "dataset"
     if not namespace or not name:
         raise LineageError("the namespace and the name must not be empty", code="invalid_parameter")
+    if at is not None:
+        return await answer(
+            subgraph_at,
+            read,
+            kind=node_kind,
+            namespace=namespace,
+            name=name,
+            depth=depth,
+            direction=direction,
+            limit=limit,
+            at=at,
+        )
     return await answer(
         subgraph,
         read,
@@ -118,8 +176,12 @@ async def get_subgraph_by_query(
     depth: Depth = 3,
     direction: DirectionParam = "both",
     limit: SubgraphLimit = 2000,
+    as_of: AsOf = None,
+    since: Since = None,
+    until: Until = None,
 ) -> Response:
-    return await _subgraph(read, type, namespace, name, depth, direction, limit)
+    at = _history(as_of, since, until)
+    return await _subgraph(read, type, namespace, name, depth, direction, limit, at)
 
 
 def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
@@ -155,8 +217,12 @@ async def get_subgraph(
     depth: Depth = 3,
     direction: DirectionParam = "both",
     limit: SubgraphLimit = 2000,
+    as_of: AsOf = None,
+    since: Since = None,
+    until: Until = None,
 ) -> Response:
+    at = _history(as_of, since, until)
     # The decoded path parameters split at every "/", encoded or not: the
     # segments come from the raw path.
     kind, ns, node_name = _segments(request, f"{node_type}/{namespace}/{name}")
-    return await _subgraph(read, kind, ns, node_name, depth, direction, limit)
+    return await _subgraph(read, kind, ns, node_name, depth, direction, limit, at)

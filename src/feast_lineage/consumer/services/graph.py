@@ -52,7 +52,7 @@ from feast_lineage.identity import dataset_id, job_id
 _MAX_DERIVED = 50_000
 
 
-class _Built(TypedDict):
+class Built(TypedDict):
     """What a page and a subgraph share: the nodes, the edges among them, the symlinks."""
 
     nodes: list[GraphNode]
@@ -152,20 +152,20 @@ def _node(
 
 
 @dataclass(frozen=True, slots=True)
-class _Ref:
+class NodeRef:
     """A node of the answer: its id and the string the API names it by."""
 
     node: NodeId
     key: str
 
 
-def _ref(kind: NodeKind, namespace: str, name: str) -> _Ref:
+def node_ref(kind: NodeKind, namespace: str, name: str) -> NodeRef:
     node = NodeId(kind, namespace, name)
-    return _Ref(node, str(node))
+    return NodeRef(node, str(node))
 
 
-def _edge(
-    source: _Ref, target: _Ref, kind: EdgeType, created_us: int, origin: Origin | None = None
+def graph_edge(
+    source: NodeRef, target: NodeRef, kind: EdgeType, created_us: int, origin: Origin | None = None
 ) -> GraphEdge:
     """An edge: Feast's fields, then ours."""
     src, dst = source.node, target.node
@@ -186,36 +186,36 @@ def _edge(
 
 
 # job -> {dataset: when the edge was first seen}
-_Ends = dict[int, dict[int, int]]
+Ends = dict[int, dict[int, int]]
 
 
-def _seen(ends: _Ends, job: int, dataset: int, created_us: int) -> None:
+def seen(ends: Ends, job: int, dataset: int, created_us: int) -> None:
     known = ends.setdefault(job, {})
     known[dataset] = min(created_us, known.get(dataset, created_us))
 
 
-def _lineage_edges(conn: Connection, refs: dict[int, _Ref], built: _Built) -> None:
+def _lineage_edges(conn: Connection, refs: dict[int, NodeRef], built: Built) -> None:
     """The current lineage and explicit edges among the nodes, and Feast's derived edges."""
     ids = set(refs)
-    inputs: _Ends = {}
-    outputs: _Ends = {}
+    inputs: Ends = {}
+    outputs: Ends = {}
     for e in g.edges_among(conn, ids):
-        built["edges"].append(_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us))
+        built["edges"].append(graph_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us))
         if e.edge_type == "input":
-            _seen(inputs, e.dst_id, e.src_id, e.created_us)
+            seen(inputs, e.dst_id, e.src_id, e.created_us)
         elif e.edge_type == "output":
-            _seen(outputs, e.src_id, e.dst_id, e.created_us)
+            seen(outputs, e.src_id, e.dst_id, e.created_us)
     for x in explicit_edges_among(conn, ids):
         src, dst = refs[x.src_id], refs[x.dst_id]
-        built["edges"].append(_edge(src, dst, x.edge_type, x.created_us, x.origin))
+        built["edges"].append(graph_edge(src, dst, x.edge_type, x.created_us, x.origin))
         if x.edge_type == "input":
-            _seen(inputs, x.dst_id, x.src_id, x.created_us)
+            seen(inputs, x.dst_id, x.src_id, x.created_us)
         elif x.edge_type == "output":
-            _seen(outputs, x.src_id, x.dst_id, x.created_us)
-    _derived(inputs, outputs, refs, built)
+            seen(outputs, x.src_id, x.dst_id, x.created_us)
+    add_derived(inputs, outputs, refs, built)
 
 
-def _derived(inputs: _Ends, outputs: _Ends, refs: dict[int, _Ref], built: _Built) -> None:
+def add_derived(inputs: Ends, outputs: Ends, refs: dict[int, NodeRef], built: Built) -> None:
     """Feast's "derived" edges: one per (source, target), whatever job links them.
 
     First seen when both of the job's edges had been.
@@ -231,11 +231,11 @@ def _derived(inputs: _Ends, outputs: _Ends, refs: dict[int, _Ref], built: _Built
                     both_us = max(read_us, wrote_us)
                     pairs[(src, dst)] = min(both_us, pairs.get((src, dst), both_us))
     for (src, dst), created_us in pairs.items():
-        built["edges"].append(_edge(refs[src], refs[dst], "derived", created_us))
+        built["edges"].append(graph_edge(refs[src], refs[dst], "derived", created_us))
 
 
 def _symlinks(
-    conn: Connection, dataset_ids: set[int], refs: dict[int, _Ref], scope: Scope, built: _Built
+    conn: Connection, dataset_ids: set[int], refs: dict[int, NodeRef], scope: Scope, built: Built
 ) -> None:
     """The current symlinks touching the datasets, and a symlink edge where both are nodes."""
     for s in g.symlinks_touching(conn, dataset_ids, scope.ns_ids):
@@ -257,7 +257,7 @@ def _symlinks(
         )
         if s.dataset_id in refs and s.alias_id in refs:
             owner, alias = refs[s.dataset_id], refs[s.alias_id]
-            built["edges"].append(_edge(owner, alias, "symlink", s.created_us))
+            built["edges"].append(graph_edge(owner, alias, "symlink", s.created_us))
 
 
 def _build(
@@ -266,19 +266,19 @@ def _build(
     scope: Scope,
     mapping: Mapping[str, str],
     depths: Mapping[int, int] | None = None,
-) -> _Built:
+) -> Built:
     job_ids = {r.id for r in rows if r.kind == "job"}
     dataset_ids = {r.id for r in rows if r.kind == "dataset"}
     with_columns = has_column_lineage(conn, dataset_ids, scope)
     states = latest_run_states(conn, job_ids)
     job_facets = read_common.facets_of(conn, t.job_facets, job_ids, raw=True)
     dataset_facets = read_common.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
-    refs: dict[int, _Ref] = {}
-    built = _Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
+    refs: dict[int, NodeRef] = {}
+    built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
     for r in rows:
         stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
         facets = redaction.stored_facets(stored, scope, _READ_FACETS)
-        ref = refs[r.id] = _ref(r.kind, r.namespace, r.name)
+        ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
         node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, states.get(r.id))
         built["nodes"].append(node)
@@ -306,6 +306,9 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
         limit=limit,
         offset=offset,
         clamped=clamped,
+        as_of=None,
+        since=None,
+        until=None,
     )
 
 
@@ -376,4 +379,7 @@ def subgraph(
         truncated=truncated,
         limit=limit,
         clamped=clamped,
+        as_of=None,
+        since=None,
+        until=None,
     )

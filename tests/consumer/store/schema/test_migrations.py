@@ -187,7 +187,7 @@ def test_run_facets_move_to_the_events_without_loss(engine: Engine, store_url: s
     assert "feast_lineage_run_facets" not in inspect(engine).get_table_names()
     with engine.connect() as conn:
         blobs = conn.execute(select(t.facet_blobs.c.id)).scalars().all()
-        io = conn.execute(select(t.run_io)).all()
+        io = conn.execute(select(*t.run_io.primary_key.columns)).all()
     assert sorted(blobs) == ["dataset-too", "job-too"]  # the run's own blob went
     assert [tuple(row) for row in io] == [(run_id, 2, "input")]
 

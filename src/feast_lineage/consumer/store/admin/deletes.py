@@ -36,6 +36,7 @@ API_NAMES.update(
         t.explicit_edges.name: "explicit_edges",
         t.dataset_versions.name: "dataset_versions",
         t.dataset_states.name: "dataset_versions",
+        t.io_listings.name: "io_listings",
         **job_versions.API_NAMES,
     }
 )
@@ -78,7 +79,7 @@ def _delete_runs(conn: Connection, run_ids: list[str], removed: Removed) -> None
 
 
 def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> None:
-    """Delete the inputs/outputs of deleted JobEvents, unless their job's current ones."""
+    """Delete the inputs/outputs of deleted JobEvents, unless current or named by a listing."""
     keys = {row.event_key: row.subject_id for row in rows if row.kind == "job"}
     if not keys:
         return
@@ -86,7 +87,12 @@ def _job_event_io(conn: Connection, rows: Sequence[Any], removed: Removed) -> No
     current = conn.execute(
         select(j.input_run, j.output_run).where(j.id.in_(set(keys.values())))
     ).all()
-    gone = set(keys) - {run for pair in current for run in pair}
+    # A kept listing (the job's latest before a prune's cutoff) answers as_of with them.
+    lst = t.io_listings.c
+    listed = conn.execute(
+        select(lst.run_key).where(lst.job_id.in_(set(keys.values())), lst.run_key.in_(set(keys)))
+    ).scalars()
+    gone = set(keys) - {run for pair in current for run in pair} - set(listed)
     if gone:
         removed.add("openlineage_run_io", delete_rows(conn, t.run_io, t.run_io.c.run_id.in_(gone)))
 

@@ -9,6 +9,7 @@ from sqlalchemy import Engine, and_, exists, or_, select
 from feast_lineage.consumer.store.admin import deletes, job_versions
 from feast_lineage.consumer.store.admin.dataset_versions import prune_versions
 from feast_lineage.consumer.store.admin.deletes import DEFAULT_CHUNK, Removed
+from feast_lineage.consumer.store.admin.io_listings import listed_run_kept, prune_listings
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.read.run_facets import superseded_events
 from feast_lineage.consumer.store.schema import tables as t
@@ -29,17 +30,28 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     datasets, edges, symlinks and their facets) stays, and so does each
     job's latest run that listed inputs or outputs (and a JobEvent's
     inputs and outputs that are its job's latest): they tell which of its
-    edges are current.
+    edges are current; and its latest before the cutoff, with which
+    ``as_of`` answers every instant from the cutoff on (:mod:`.io_listings`).
     """
     removed = Removed()
     e, r = t.events.c, t.runs.c
+    runs = t.runs
     kept_run = exists().where(
-        r.run_id == e.run_id, or_(r.last_event_us >= cutoff_us, _current_io_run(r))
+        r.run_id == e.run_id,
+        or_(r.last_event_us >= cutoff_us, _current_io_run(r), listed_run_kept(runs, cutoff_us)),
     )
+    # Listings first: the JobEvents whose inputs and outputs a kept listing
+    # names keep them (:func:`.deletes.chunked_events`).
+    removed.add("io_listings", prune_listings(engine, cutoff_us))
     old_events = and_(e.event_time_us < cutoff_us, or_(e.run_id.is_(None), ~kept_run))
     deletes.chunked_events(engine, old_events, chunk, removed)
     # A run starts no later than its last event: the start-time index finds them.
-    expired = and_(r.started_us < cutoff_us, r.last_event_us < cutoff_us, ~_current_io_run(r))
+    expired = and_(
+        r.started_us < cutoff_us,
+        r.last_event_us < cutoff_us,
+        ~_current_io_run(r),
+        ~listed_run_kept(runs, cutoff_us),
+    )
     deletes.chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
     removed.add("dataset_versions", prune_versions(engine, cutoff_us, chunk=chunk))

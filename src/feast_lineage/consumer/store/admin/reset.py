@@ -27,6 +27,7 @@ _EVERYTHING = (
     t.column_edges,
     t.column_lineage,
     t.events,
+    t.io_listings,
     t.run_io,
     t.runs,
     t.lineage_edges,
@@ -59,9 +60,13 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
     its namespace, and other runs' inputs/outputs that name its datasets.
     """
     removed = Removed()
+    its = _Namespace(ns_id)
+    with write_transaction(engine) as conn:  # first: JobEvents' io outlives no listing
+        bump(conn)
+        lst = t.io_listings
+        removed.add("io_listings", delete_rows(conn, lst, lst.c.job_id.in_(its.jobs)))
     chunked_events(engine, t.events.c.ns_id == ns_id, chunk, removed)
     chunked_runs(engine, t.runs.c.ns_id == ns_id, chunk, removed)
-    its = _Namespace(ns_id)
     with write_transaction(engine) as conn:
         bump(conn)
         blobs = _delete_facets(conn, its, removed)

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, Row, Select, null, select
+from sqlalchemy import Connection, Integer, Row, Select, literal, null, select, union_all
 
 from feast_lineage.consumer.store.engine.meta import read_meta
 from feast_lineage.consumer.store.schema import tables as t
@@ -200,3 +200,68 @@ def job_names(conn: Connection, ids: Iterable[int | None]) -> dict[int, tuple[st
 def dataset_known(conn: Connection, dataset: int) -> bool:
     d = t.datasets.c
     return conn.execute(select(d.id).where(d.id == dataset)).first() is not None
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentVersion:
+    """A dataset's version current at an instant: its row's id and the schema it holds."""
+
+    id: int
+    schema_id: str | None
+
+
+def current_at(
+    conn: Connection, datasets: Iterable[int], time_us: int
+) -> dict[int, CurrentVersion]:
+    """Dataset id -> its version current at ``time_us``: the last of :func:`versions` until then.
+
+    Walks each dataset's rows at or before the instant, oldest first, with
+    :func:`versions`' rules on the columns that decide them only (one
+    statement per 2,000 datasets): the cost is the number of those rows.
+    """
+    v, s = t.dataset_versions.c, t.dataset_states.c
+    ordered = sorted(set(datasets))
+    out: dict[int, CurrentVersion] = {}
+    for start in range(0, len(ordered), 2000):
+        chunk = ordered[start : start + 2000]
+        made = select(
+            v.dataset_id,
+            v.time_us,
+            v.id,
+            v.writes,
+            v.schema_id,
+            v.lifecycle_id,
+            v.dataset_version,
+            v.symlinks_id,
+        ).where(v.dataset_id.in_(chunk), v.time_us <= time_us)
+        stated = select(
+            s.dataset_id,
+            s.time_us,
+            s.id,
+            literal(0, Integer),
+            s.schema_id,
+            null(),
+            s.dataset_version,
+            s.symlinks_id,
+        ).where(s.dataset_id.in_(chunk), s.time_us <= time_us)
+        rows = union_all(made, stated).subquery()
+        stmt = select(*(c for c in rows.c if c.name != "time_us")).order_by(
+            rows.c.dataset_id, rows.c.time_us, rows.c.id
+        )
+        dataset = -1
+        schema = version = symlinks = None
+        for row in conn.execute(stmt):
+            owner, vid, writes, s_id, lifecycle, d_version, l_id = row
+            if owner != dataset:
+                dataset, schema, version, symlinks = owner, None, None, None
+            changed = (
+                writes
+                or lifecycle is not None
+                or (s_id is not None and s_id != schema)
+                or (d_version is not None and d_version != version)
+                or (l_id is not None and l_id != symlinks)
+            )
+            schema, version, symlinks = s_id or schema, d_version or version, l_id or symlinks
+            if changed:
+                out[dataset] = CurrentVersion(vid, schema)
+    return out

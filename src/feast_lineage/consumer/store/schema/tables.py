@@ -74,6 +74,15 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
 * Migration 0014 indexes runs by ``root_run_id``: a run tree finds the runs
   that name its root, those whose parent never arrived included
   (:mod:`.run_tree`).
+* Migration 0017 lets every lineage answer be asked at an instant
+  (``as_of``, :mod:`..read.as_of`): ``feast_lineage_io_listings`` keeps one
+  row per (event, direction) whose event listed datasets, keyed by (job,
+  direction, the event's rank), naming the run (or JobEvent key) they
+  belong to, so "the job's latest event at or before T that listed inputs"
+  is one backward seek; ``feast_lineage_run_io.first_us`` is the earliest
+  event time at which the run listed the dataset (a minimum, so arrival
+  order does not matter). Written once per event, never rewritten; the
+  migration derives both from the stored events.
 * Migration 0012 adds dataset versions: ``feast_lineage_dataset_versions``
   keeps one immutable, content-addressed row per (event, dataset) the event
   wrote (a COMPLETE run's output) or stated a followed facet of (schema,
@@ -215,6 +224,20 @@ run_io = Table(
     Column("run_id", String(36), primary_key=True),  # or a JobEvent's event_key
     Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
     Column("direction", String(6), primary_key=True),  # input | output
+    # The earliest eventTime at which the run listed it (migration 0017).
+    Column("first_us", BigInteger, nullable=True),
+)
+
+# One row per (event, direction) whose event listed datasets (migration 0017):
+# the job's latest listing at or before T is one backward seek of the key.
+io_listings = Table(
+    "feast_lineage_io_listings",
+    metadata,
+    Column("job_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("direction", String(6), primary_key=True),  # input | output
+    Column("rank", String(64), primary_key=True),  # the event's rank (time first)
+    Column("run_key", String(36), nullable=False),  # the run, or a JobEvent's event key
+    sqlite_with_rowid=False,
 )
 
 lineage_edges = Table(

@@ -89,7 +89,7 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     ex("events", partial(insert_ignore, conn, t.events, ["event_key"]), d.events)
     blobs = [{"id": k, "payload": blob_text(v)} for k, v in d.blobs.items() if k not in cache.blobs]
     ex("blobs", partial(insert_ignore, conn, t.facet_blobs, ["id"]), blobs)
-    _write_merged(conn, ex, touch, d)
+    _write_merged(conn, ex, touch, d, cache)
     _write_once(conn, ex, d, cache)
     states = [
         r for r in d.dataset_states.values() if not cache.dataset_states.covers(r["id"], r["rank"])
@@ -107,8 +107,10 @@ def _upsert(conn: Connection, table: Table, rules: mr.TableRules) -> Callable[[]
     return lambda: upsert(conn, table, rules.key, assignments(rules), changes(rules))
 
 
-def _write_merged(conn: Connection, ex: Execute, touch: Touch, d: RowBatch) -> None:
-    """Upsert the rows of the tables whose rows merge: jobs, datasets, runs, pointers.
+def _write_merged(
+    conn: Connection, ex: Execute, touch: Touch, d: RowBatch, cache: WriteCache
+) -> None:
+    """Upsert the rows of the tables whose rows merge: jobs, datasets, runs, run_io, pointers.
 
     Each row matches at most one (its key is unique in the list): when a
     narrower UPDATE (:mod:`.sqlite_touch`) moved them all, the upsert would
@@ -125,6 +127,8 @@ def _write_merged(conn: Connection, ex: Execute, touch: Touch, d: RowBatch) -> N
         rows = list(facets.values())
         if not touch(table.name, TOUCH_FACET.format(table=table.name), rows):
             ex(table.name, _upsert(conn, table, mr.FACETS), rows)
+    run_io = [r for k, r in d.run_io.items() if not cache.run_io.covers(k, r["first_us"])]
+    ex("run_io", _upsert(conn, t.run_io, mr.RUN_IO), run_io)
     pointers = (
         (t.column_lineage, mr.COLUMN_LINEAGE, list(d.column_lineage.values())),
         (t.explicit_lineage, mr.EXPLICIT_LINEAGE, list(d.explicit_lineage.values())),
@@ -142,7 +146,7 @@ def _write_once(conn: Connection, ex: Execute, d: RowBatch, cache: WriteCache) -
         if report not in cache.column_reports:
             column_edges.extend(column_edge_rows(report, pending).values())
     once: tuple[tuple[str, Table, Rows], ...] = (
-        ("run_io", t.run_io, [r for k, r in d.run_io.items() if k not in cache.run_io]),
+        ("io_listings", t.io_listings, list(d.io_listings.values())),
         ("edges", t.lineage_edges, [r for k, r in d.edges.items() if k not in cache.edges]),
         (
             "listings",
@@ -184,8 +188,8 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.symlinks.add(symlink)
     for listing in d.listings:
         cache.listings.add(listing)
-    for io in d.run_io:
-        cache.run_io.add(io)
+    for io_key, io in d.run_io.items():
+        cache.run_io.add(io_key, io["first_us"])
     for key in d.column_edges:
         cache.column_reports.add(_report(key))
     for report in d.column_reports:

@@ -1,8 +1,9 @@
 """Rows this process knows are stored, so a steady stream of events does not rewrite them.
 
 :class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
-list, run inputs/outputs, dataSource links, the columnLineage payloads
-whose column edges are stored and the rank of each dataset state stored. It is dropped whenever the
+list, run inputs/outputs (with the earliest time each is known listed),
+dataSource links, the columnLineage payloads whose column edges are stored
+and the rank of each dataset state stored. It is dropped whenever the
 store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
 the same transaction as their deletes, also across processes.
 """
@@ -61,6 +62,32 @@ class _BoundedRanks:
         self._items.clear()
 
 
+class _BoundedMinimum:
+    """Key -> the least value known stored, forgetting the least recently added past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self._items: OrderedDict[Any, int] = OrderedDict()
+        self._limit = limit
+
+    def covers(self, key: object, value: int) -> bool:
+        """Whether a value at or below ``value`` is known stored under ``key``."""
+        known = self._items.get(key)
+        return known is not None and known <= value
+
+    def add(self, key: Any, value: int) -> None:
+        known = self._items.get(key)
+        if known is not None:
+            self._items.move_to_end(key)
+            if known <= value:
+                return
+        self._items[key] = value
+        if len(self._items) > self._limit:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
 class WriteCache:
     """Rows known to be in the store, valid for one store generation."""
 
@@ -71,7 +98,8 @@ class WriteCache:
         self.edges = _BoundedSet(limit)
         self.symlinks = _BoundedSet(limit)
         self.listings = _BoundedSet(limit)
-        self.run_io = _BoundedSet(limit)
+        # (run, dataset, direction) -> the least first_us known stored
+        self.run_io = _BoundedMinimum(limit)
         self.uri_links = _BoundedSet(limit)
         # (dataset, job, origin, digest): a columnLineage payload whose edges are stored
         self.column_reports = _BoundedSet(limit)

@@ -147,6 +147,13 @@ RUNS = TableRules(
     },
 )
 
+# A run's input or output: when the run first listed it (migration 0017).
+RUN_IO = TableRules(
+    key=("run_id", "dataset_id", "direction"),
+    same=(),
+    rules={"first_us": LEAST_PRESENT},
+)
+
 # A job's or dataset's facet: the payload of the highest-ranked event.
 FACETS = TableRules(
     key=("owner_id", "name"),

@@ -9,8 +9,8 @@ transaction. Rows are TypedDicts, not classes: they go to the driver's
 Merging keeps what the store's upserts would keep, so a batch written at
 once leaves the same rows as its events written one by one, in any order:
 both are generated from one table of rules (:mod:`.merge_rules`), and rows
-that are written once (edges, symlinks, run inputs/outputs, column edges)
-keep the first seen.
+that are written once (edges, symlinks, io listings, column edges) keep the
+first seen.
 """
 
 from __future__ import annotations
@@ -92,6 +92,16 @@ class RunIoRow(TypedDict):
     run_id: str  # a run, or a JobEvent's event key
     dataset_id: int
     direction: str  # input or output
+    first_us: int  # the earliest eventTime at which the run listed it
+
+
+class IoListingRow(TypedDict):
+    """An event that listed inputs (or outputs): the job's listings answer ``as_of``."""
+
+    job_id: int
+    direction: str  # input or output
+    rank: str  # the event's
+    run_key: str  # the run, or a JobEvent's event key
 
 
 class EdgeRow(TypedDict):
@@ -246,6 +256,7 @@ class RowBatch:
     datasets: dict[int, DatasetRow] = field(default_factory=dict)
     runs: list[RunRow] = field(default_factory=list)
     run_io: dict[tuple[str, int, str], RunIoRow] = field(default_factory=dict)
+    io_listings: dict[tuple[int, str, str], IoListingRow] = field(default_factory=dict)
     edges: dict[tuple[int, int, str], EdgeRow] = field(default_factory=dict)
     symlinks: dict[tuple[int, int], SymlinkRow] = field(default_factory=dict)
     # (symlinks facet blob, alias): which aliases a SymlinksDatasetFacet payload lists
@@ -268,7 +279,8 @@ class RowBatch:
         combine(self.jobs, other.jobs, merge_job)
         combine(self.datasets, other.datasets, merge_dataset)
         self.runs.extend(other.runs)
-        _keep_first(self.run_io, other.run_io)
+        combine(self.run_io, other.run_io, merge_run_io)
+        _keep_first(self.io_listings, other.io_listings)
         _keep_first(self.edges, other.edges)
         _keep_first(self.symlinks, other.symlinks)
         _keep_first(self.listings, other.listings)
@@ -293,6 +305,7 @@ R = TypeVar("R")
 merge_job = cast(Callable[[JobRow, JobRow], JobRow], merger(mr.JOBS))
 merge_dataset = cast(Callable[[DatasetRow, DatasetRow], DatasetRow], merger(mr.DATASETS))
 merge_run = cast(Callable[[RunRow, RunRow], RunRow], merger(mr.RUNS))
+merge_run_io = cast(Callable[[RunIoRow, RunIoRow], RunIoRow], merger(mr.RUN_IO))
 merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.FACETS))
 merge_state = cast(
     Callable[[DatasetStateRow, DatasetStateRow], DatasetStateRow], merger(mr.DATASET_STATES)

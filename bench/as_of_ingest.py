@@ -1,0 +1,102 @@
+"""What issue 39's history costs ingest: this branch against the code before it, same workload.
+
+Each round fills two fresh SQLite stores with the same events of the
+standard workload (:mod:`bench.workload`), 100 events a batch, through the
+real intake and writer in process (``parse_events`` and
+``IngestPipeline.write_now``, as ``bench.query``'s fill does): one child
+process runs this tree's ``src``, the other a copy of the code before it
+(``--before``: a ``src`` directory, e.g. from ``git archive main``), put
+first on ``PYTHONPATH``. The two alternate which goes first, round after
+round, so load on the machine falls on both alike; the answer is the ratio
+of their times (schema creation excluded).
+
+Not part of the test suite; no timed assertions::
+
+    git archive main src | tar -x -C /tmp/before
+    .venv/bin/python -m bench.as_of_ingest --before /tmp/before/src --events 20000 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def child(events: int, db: Path) -> float:
+    import orjson
+
+    from bench.workload import Workload, WorkloadConfig
+    from feast_lineage.consumer.intake.body import parse_events
+    from feast_lineage.consumer.intake.facet_memo import FacetMemo
+    from feast_lineage.consumer.intake.pipeline import IngestPipeline
+    from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+    from feast_lineage.event_time import now_us
+
+    engine = create_store_engine(f"sqlite:///{db}")
+    upgrade_schema(engine)
+    pipeline, memo = IngestPipeline(engine), FacetMemo()
+    workload = Workload(WorkloadConfig())
+    bodies = [orjson.dumps(workload.take(100)) for _ in range(events // 100)]
+    started = time.perf_counter()
+    for body in bodies:
+        parsed = parse_events(body, now_us(), max_events=10_000, memo=memo)
+        pipeline.write_now([r for r in parsed.results if not isinstance(r, Exception)])
+    took = time.perf_counter() - started
+    engine.dispose()
+    return took
+
+
+def _run(src: Path, events: int, work: Path, name: str) -> float:
+    db = work / f"{name}.db"
+    for path in work.glob(f"{name}.db*"):
+        path.unlink()
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.as_of_ingest", "--child", str(db), "--events", str(events)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.as_of_ingest")
+    parser.add_argument("--before", type=Path)
+    parser.add_argument("--events", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child is not None:
+        print(child(args.events, args.child))
+        return 0
+    sides = {"before": args.before, "after": ROOT / "src"}
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    with tempfile.TemporaryDirectory(prefix="as-of-ingest-") as tmp:
+        for n in range(args.rounds):
+            order = ("before", "after") if n % 2 == 0 else ("after", "before")
+            for side in order:
+                times[side].append(_run(sides[side], args.events, Path(tmp), side))
+            print(f"round {n + 1}: " + ", ".join(f"{s} {times[s][-1]:.1f} s" for s in order))
+    ratios = [a / b for a, b in zip(times["after"], times["before"], strict=True)]
+    load = os.getloadavg()
+    print(f"{args.events:,} events a round, {args.rounds} rounds, load {load[0]:.2f} {load[1]:.2f}")
+    for side, values in times.items():
+        rate = args.events / statistics.median(values)
+        print(f"{side}: median {statistics.median(values):.1f} s ({rate:.0f} events/s)")
+    print(f"after / before: median {statistics.median(ratios):.3f}, rounds {ratios}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,285 @@
+"""The lineage graph at an instant (``as_of``) and over a window (``since``/``until``).
+
+The same answers as :mod:`.graph` (a page of the graph, a subgraph), from
+the history reads: :mod:`..store.read.as_of` and :mod:`..store.read.window`.
+An ``as_of`` node carries the version current then (``version``) and that
+version's schema; a window's input and output edges carry how many of the
+window's runs listed them, and when. The current-graph answers never come
+here, so they cost what they cost before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import Connection
+
+from feast_lineage.consumer import redaction
+from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.errors import LineageError, NotFound
+from feast_lineage.consumer.lineage_model import Direction, NodeId, ways
+from feast_lineage.consumer.schemas import Clamped, GraphEdge, GraphPage, Subgraph
+from feast_lineage.consumer.services.bounds import MAX_GRAPH_PAGE, clamp_depth, clamp_limit
+from feast_lineage.consumer.services.dataset_versions import version_key
+from feast_lineage.consumer.services.graph import (
+    Built,
+    Ends,
+    NodeRef,
+    _node,
+    add_derived,
+    graph_edge,
+    node_ref,
+    seen,
+)
+from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.store.read import as_of as at_reads
+from feast_lineage.consumer.store.read import dataset_versions as dv
+from feast_lineage.consumer.store.read import graph as g
+from feast_lineage.consumer.store.read import window as window_reads
+from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.common import NsIds
+from feast_lineage.consumer.store.read.graph import EdgeRow, NodeKind, NodeRow
+from feast_lineage.consumer.store.read.window import Window
+from feast_lineage.event_time import to_iso
+from feast_lineage.identity import dataset_id, job_id
+
+History = Instant | Window
+
+
+def _echo(at: History) -> tuple[str | None, str | None, str | None]:
+    """(as_of, since, until) as the answer states them."""
+    if isinstance(at, Instant):
+        return to_iso(at.time_us), None, None
+    return None, to_iso(at.since_us), to_iso(at.until_us)
+
+
+def history(
+    as_of_us: int | None, since_us: int | None, until_us: int | None, now_us: int
+) -> History | None:
+    """What an answer is asked at: an instant (a future one is now), a window, or now (None)."""
+    if as_of_us is not None and (since_us is not None or until_us is not None):
+        raise LineageError(
+            "as_of asks the lineage at one instant and since/until over a window: "
+            "pass as_of alone, or since and/or until alone",
+            code="invalid_parameter",
+        )
+    if as_of_us is not None:
+        return Instant(min(as_of_us, now_us))
+    if since_us is not None or until_us is not None:
+        return Window(since_us, until_us)
+    return None
+
+
+def _answerable(conn: Connection, at: History) -> None:
+    """An instant before the retention horizon is refused, naming the oldest one answered."""
+    horizon = dv.horizon(conn)
+    if isinstance(at, Instant) and horizon is not None and at.time_us < horizon:
+        raise LineageError(
+            f"as_of {to_iso(at.time_us)} is before the retention horizon: the oldest instant "
+            f"still answered is {to_iso(horizon)}",
+            code="invalid_parameter",
+        )
+
+
+def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, Any]:
+    """Node id -> (version id, schema text or None) at ``at``."""
+    datasets = at_reads.dataset_versions_at(conn, (r.id for r in rows if r.kind == "dataset"), at)
+    schemas = at_reads.schema_texts(conn, datasets)
+    out: dict[int, Any] = {
+        node: (version_key(v.id), schemas.get(v.schema_id or "")) for node, v in datasets.items()
+    }
+    jobs = at_reads.job_versions_at(conn, (r.id for r in rows if r.kind == "job"), at)
+    out.update({node: (version, None) for node, version in jobs.items()})
+    return out
+
+
+def _nodes(
+    conn: Connection,
+    rows: list[NodeRow],
+    scope: Scope,
+    mapping: Mapping[str, str],
+    depths: Mapping[int, int] | None,
+    at: History,
+) -> tuple[dict[int, NodeRef], Built]:
+    """The answer's nodes: an ``as_of`` node with its version then, a window's as stored."""
+    versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
+    refs: dict[int, NodeRef] = {}
+    built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
+    for r in rows:
+        version, schema = versions.get(r.id, (None, None))
+        stored = {"schema": schema} if schema is not None else {}
+        facets = redaction.stored_facets(stored, scope, ("schema",))
+        ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
+        depth = depths.get(r.id) if depths is not None else None
+        node = _node(r, ref.key, facets, mapping, depth, False, None)
+        if isinstance(at, Instant):
+            node["producer"] = None
+            node["updated_at"] = node["updated_at_iso"] = None
+            node["version"] = version
+        built["nodes"].append(node)
+    return refs, built
+
+
+def _edges(conn: Connection, refs: dict[int, NodeRef], built: Built, at: History) -> None:
+    """The edges among the nodes at ``at`` (a window's with their runs), and derived edges."""
+    ids = set(refs)
+    rows: list[EdgeRow]
+    if isinstance(at, Instant):
+        rows = at_reads.edges_among(conn, ids, at)
+        stats = {}
+    else:
+        rows = window_reads.edges_among(conn, ids, at)
+        stats = window_reads.edge_stats(
+            conn, {e.dst_id for e in rows} | {e.src_id for e in rows}, at
+        )
+    inputs: Ends = {}
+    outputs: Ends = {}
+    for e in rows:
+        edge = graph_edge(refs[e.src_id], refs[e.dst_id], e.edge_type, e.created_us)
+        if e.edge_type == "input":
+            seen(inputs, e.dst_id, e.src_id, e.created_us)
+            _with_stats(edge, stats.get((e.dst_id, e.src_id, "input")))
+        elif e.edge_type == "output":
+            seen(outputs, e.src_id, e.dst_id, e.created_us)
+            _with_stats(edge, stats.get((e.src_id, e.dst_id, "output")))
+        built["edges"].append(edge)
+    add_derived(inputs, outputs, refs, built)
+    built["edges"].sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
+
+
+def _with_stats(edge: GraphEdge, stats: window_reads.EdgeStats | None) -> None:
+    if stats is not None:
+        edge["run_count"] = stats.runs
+        edge["first_seen"] = to_iso(stats.first_us) or ""
+        edge["last_seen"] = to_iso(stats.last_us) or ""
+
+
+def _build(
+    conn: Connection,
+    rows: list[NodeRow],
+    read: StoreReader,
+    depths: Mapping[int, int] | None,
+    at: History,
+) -> Built:
+    refs, built = _nodes(conn, rows, read.scope, read.namespace_mapping, depths, at)
+    _edges(conn, refs, built, at)
+    return built
+
+
+def _window_nodes(
+    conn: Connection, ns_ids: NsIds, seen_then: window_reads.Observed
+) -> list[NodeRow]:
+    """Every visible node the window observed, sorted as the graph's pages."""
+    rows = g.nodes_by_id(conn, seen_then.nodes, ns_ids)
+    rows.sort(key=lambda r: (r.namespace, r.name, r.kind))
+    return rows
+
+
+def graph_page_at(
+    read: StoreReader, *, namespace: str | None, limit: int, offset: int, at: History
+) -> GraphPage:
+    """A page of the graph as of an instant, or of what a window observed."""
+    clamped: list[Clamped] = []
+    limit = clamp_limit(limit, MAX_GRAPH_PAGE, clamped)
+    ns_ids = read.scope.narrow(namespace).ns_ids
+    with read.engine.connect() as conn:
+        _answerable(conn, at)
+        if isinstance(at, Instant):
+            total = at_reads.count_nodes(conn, ns_ids, at)
+            rows = at_reads.node_page(conn, ns_ids, at, offset, limit)
+            total_edges = at_reads.count_edges(conn, ns_ids, at)
+        else:
+            seen_then = window_reads.observed(conn, ns_ids, at)
+            everything = _window_nodes(conn, ns_ids, seen_then)
+            total, rows = len(everything), everything[offset : offset + limit]
+            total_edges = len(seen_then.edges)
+        built = _build(conn, rows, read, None, at)
+    as_of, since, until = _echo(at)
+    return GraphPage(
+        **built,
+        total_nodes=total,
+        total_edges=total_edges,
+        limit=limit,
+        offset=offset,
+        clamped=clamped,
+        as_of=as_of,
+        since=since,
+        until=until,
+    )
+
+
+def _start(
+    conn: Connection, kind: NodeKind, node: int, namespace: str, read: StoreReader, at: History
+) -> bool:
+    """Whether the caller may see the node and it existed at ``at`` (for a window: is stored)."""
+    scope = read.scope
+    if not scope.allows(namespace):
+        return False
+    if isinstance(at, Instant):
+        return bool(at_reads.nodes_by_id(conn, [node], scope.ns_ids, at))
+    return g.has_node(conn, kind, node, scope.ns_ids)
+
+
+def _reach(
+    conn: Connection, start: int, direction: Direction, depth: int, scope: Scope, at: History
+) -> dict[int, int]:
+    depths: dict[int, int] = {}
+    for way in ways(direction):
+        if isinstance(at, Instant):
+            found = at_reads.walk(conn, start, way, depth, scope.ns_ids, at)
+        else:
+            found = window_reads.walk(conn, start, way, depth, scope.ns_ids, at)
+        for node, level in found.items():
+            if node not in depths or level < depths[node]:
+                depths[node] = level
+    return depths
+
+
+def subgraph_at(
+    read: StoreReader,
+    *,
+    kind: NodeKind,
+    namespace: str,
+    name: str,
+    depth: int,
+    direction: Direction,
+    limit: int,
+    at: History,
+) -> Subgraph:
+    """The subgraph around one node as of an instant, or of what a window observed."""
+    clamped: list[Clamped] = []
+    depth = clamp_depth(depth, clamped)
+    start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
+    with read.engine.connect() as conn:
+        _answerable(conn, at)
+        if not _start(conn, kind, start, namespace, read, at):
+            when = "then" if isinstance(at, Instant) else "(stored)"
+            raise NotFound(
+                f"no {kind} named {name!r} in namespace {namespace!r} {when}; "
+                "list them with GET /api/v1/lineage/openlineage/"
+                + ("jobs" if kind == "job" else "datasets")
+            )
+        depths = _reach(conn, start, direction, depth, read.scope, at)
+        nearest = sorted(depths, key=lambda n: (depths[n], n))
+        considered = nearest[: 2 * limit + 16]
+        if isinstance(at, Instant):
+            rows = at_reads.nodes_by_id(conn, considered, read.scope.ns_ids, at)
+        else:
+            rows = g.nodes_by_id(conn, considered, read.scope.ns_ids)
+        rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
+        truncated = len(rows) > limit or len(considered) < len(nearest)
+        built = _build(conn, rows[:limit], read, depths, at)
+    as_of, since, until = _echo(at)
+    return Subgraph(
+        center=str(NodeId(kind, namespace, name)),
+        depth=depth,
+        direction=direction,
+        **built,
+        truncated=truncated,
+        limit=limit,
+        clamped=clamped,
+        as_of=as_of,
+        since=since,
+        until=until,
+    )

@@ -1,0 +1,293 @@
+"""The lineage graph as it stood at an instant (``as_of``).
+
+The answer at ``T`` is today's rules on the events whose eventTime is at or
+before ``T`` (docs/api.md). For input and output edges: a job's latest
+event at or before ``T`` that listed inputs is the last of its
+``feast_lineage_io_listings`` rows with a rank below :func:`rank_bound`
+(ranks start with the event time), and an input edge is current then when
+that listing's run had listed the dataset by ``T`` (``run_io.first_us``);
+outputs likewise. Parent and root edges count from their first stored time.
+A job or dataset exists at ``T`` when its ``created_us``, the least event
+time that named it, is at or before ``T``.
+
+Symlinks and explicit lineage are not followed in an ``as_of`` answer yet
+(docs/performance.md says what is missing). Every statement is filtered by
+the visible namespaces, as the current graph's (:mod:`.graph`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Connection,
+    FromClause,
+    Integer,
+    Select,
+    and_,
+    bindparam,
+    case,
+    cast,
+    exists,
+    func,
+    literal,
+    literal_column,
+    select,
+    union_all,
+)
+
+from feast_lineage.consumer.lineage_model import Way
+from feast_lineage.consumer.store.read import dataset_versions as dv
+from feast_lineage.consumer.store.read.common import NsIds
+from feast_lineage.consumer.store.read.graph import FOLLOWED_EDGES, EdgeRow, NodeRow, _node_selects
+from feast_lineage.consumer.store.read.walk import Step, recursive_walk
+from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.event_time import SORT_OFFSET
+
+_CHUNK = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Instant:
+    """An instant the graph is asked at, in microseconds, and the rank bound of its events."""
+
+    time_us: int
+
+    @property
+    def rank_bound(self) -> str:
+        return rank_bound(self.time_us)
+
+    def params(self) -> dict[str, int | str]:
+        return {"as_of_us": self.time_us, "as_of_rank": self.rank_bound}
+
+
+def rank_bound(time_us: int) -> str:
+    """The least rank of an event later than ``time_us`` (ranks start with the event time)."""
+    return f"{time_us + SORT_OFFSET + 1:020d}"
+
+
+def _as_of_us() -> Any:
+    return bindparam("as_of_us", type_=BigInteger)
+
+
+def edge_at(edges: FromClause) -> ColumnElement[bool]:
+    """Whether an edge of ``edges`` (the edges table or an alias) was current at ``as_of_us``.
+
+    Input and output edges: a backward seek of the job's listings and a
+    primary-key lookup of the listing run's input (output); parent and root
+    edges: stored by then.
+    """
+    e = edges.c
+
+    def listed(job_end: Any, dataset_end: Any, direction: str) -> ColumnElement[bool]:
+        lst = t.io_listings.alias(f"at_{direction}_listing")
+        io = t.run_io.alias(f"at_{direction}_io")
+        latest = (
+            select(lst.c.run_key)
+            .where(
+                lst.c.job_id == job_end,
+                lst.c.direction == direction,
+                lst.c.rank < bindparam("as_of_rank"),
+            )
+            .order_by(lst.c.rank.desc())
+            .limit(1)
+            .correlate_except(lst)
+            .scalar_subquery()
+        )
+        return (
+            exists()
+            .where(
+                io.c.run_id == latest,
+                io.c.dataset_id == dataset_end,
+                io.c.direction == direction,
+                io.c.first_us <= _as_of_us(),
+            )
+            .correlate_except(io)
+        )
+
+    return case(
+        (e.edge_type == "input", listed(e.dst_id, e.src_id, "input")),
+        (e.edge_type == "output", listed(e.src_id, e.dst_id, "output")),
+        else_=e.created_us <= _as_of_us(),
+    )
+
+
+def _ids(name: str = "ids") -> Any:
+    return bindparam(name, expanding=True)
+
+
+def _existed(table: Any) -> ColumnElement[bool]:
+    return table.c.created_us <= _as_of_us()  # type: ignore[no-any-return]
+
+
+def _scope(ns_ids: NsIds) -> dict[str, Any]:
+    return {} if ns_ids is None else {"ns_ids": sorted(ns_ids)}
+
+
+@lru_cache(maxsize=4)
+def _node_statements(scoped: bool) -> tuple[Any, Any]:
+    jobs, datasets = _node_selects(None)
+    jobs = jobs.where(_existed(t.jobs))
+    datasets = datasets.where(_existed(t.datasets))
+    if scoped:
+        jobs = jobs.where(t.jobs.c.ns_id.in_(_ids("ns_ids")))
+        datasets = datasets.where(t.datasets.c.ns_id.in_(_ids("ns_ids")))
+    return jobs, datasets
+
+
+def count_nodes(conn: Connection, ns_ids: NsIds, at: Instant) -> int:
+    """The jobs and datasets visible and existing at ``at``."""
+    if ns_ids is not None and not ns_ids:
+        return 0
+    jobs, datasets = _node_statements(ns_ids is not None)
+    total = 0
+    for part in (jobs, datasets):
+        stmt = select(func.count()).select_from(part.subquery())
+        total += int(conn.execute(stmt, {**at.params(), **_scope(ns_ids)}).scalar_one())
+    return total
+
+
+@lru_cache(maxsize=4)
+def _page_statement(scoped: bool) -> Any:
+    jobs, datasets = _node_statements(scoped)
+    keys: list[Any] = [literal_column(k) for k in ("namespace", "name", "kind")]
+    return (
+        union_all(jobs, datasets)
+        .order_by(*keys)
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+    )
+
+
+def node_page(
+    conn: Connection, ns_ids: NsIds, at: Instant, offset: int, limit: int
+) -> list[NodeRow]:
+    """Nodes existing at ``at``, sorted by (namespace, name, kind)."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    params = {"limit": limit, "offset": offset, **at.params(), **_scope(ns_ids)}
+    return [NodeRow(*row) for row in conn.execute(_page_statement(ns_ids is not None), params)]
+
+
+@lru_cache(maxsize=4)
+def _by_id_statement(scoped: bool) -> Any:
+    jobs, datasets = _node_statements(scoped)
+    return union_all(
+        jobs.where(t.jobs.c.id.in_(_ids())), datasets.where(t.datasets.c.id.in_(_ids()))
+    )
+
+
+def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds, at: Instant) -> list[NodeRow]:
+    """The visible jobs and datasets among ``ids`` that existed at ``at``."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    ordered = sorted(set(ids))
+    out: list[NodeRow] = []
+    for start in range(0, len(ordered), _CHUNK):
+        params = {"ids": ordered[start : start + _CHUNK], **at.params(), **_scope(ns_ids)}
+        out.extend(
+            NodeRow(*row) for row in conn.execute(_by_id_statement(ns_ids is not None), params)
+        )
+    return out
+
+
+@lru_cache(maxsize=1)
+def _edges_from_statement() -> Any:
+    e = t.lineage_edges.c
+    return select(e.src_id, e.dst_id, e.edge_type, e.src_kind, e.dst_kind, e.created_us).where(
+        e.src_id.in_(_ids()), edge_at(t.lineage_edges)
+    )
+
+
+def edges_among(conn: Connection, ids: set[int], at: Instant) -> list[EdgeRow]:
+    """Every edge current at ``at`` whose two ends are both in ``ids``."""
+    ordered = sorted(ids)
+    out: list[EdgeRow] = []
+    for start in range(0, len(ordered), _CHUNK):
+        params = {"ids": ordered[start : start + _CHUNK], **at.params()}
+        rows = conn.execute(_edges_from_statement(), params).all()
+        out.extend(EdgeRow(*row) for row in rows if row.dst_id in ids)
+    return out
+
+
+def count_edges(conn: Connection, ns_ids: NsIds, at: Instant) -> int:
+    """Edges current at ``at`` with both ends visible."""
+    if ns_ids is not None and not ns_ids:
+        return 0
+    e = t.lineage_edges.c
+    stmt = select(func.count()).select_from(t.lineage_edges).where(edge_at(t.lineage_edges))
+    if ns_ids is not None:
+        stmt = stmt.where(e.src_ns_id.in_(_ids("ns_ids")), e.dst_ns_id.in_(_ids("ns_ids")))
+    return int(conn.execute(stmt, {**at.params(), **_scope(ns_ids)}).scalar_one())
+
+
+def _walk_steps(w: FromClause, direction: Way, scoped: bool) -> list[Step]:
+    e = t.lineage_edges.alias("e")
+    if direction == "upstream":
+        near, far, far_ns = e.c.dst_id, e.c.src_id, e.c.src_ns_id
+    else:
+        near, far, far_ns = e.c.src_id, e.c.dst_id, e.c.dst_ns_id
+    on = and_(near == w.c.node_id, e.c.edge_type.in_(FOLLOWED_EDGES), edge_at(e))
+    if scoped:
+        on = and_(on, far_ns.in_(_ids("ns_ids")))
+    return [Step(e, on, (far,), far, deeper=True)]
+
+
+@lru_cache(maxsize=4)
+def _walk_statement(direction: Way, scoped: bool) -> Select[int, int]:
+    seed = select(
+        cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),
+        cast(literal(0), Integer).label("depth"),
+    )
+    walked = recursive_walk("walk_at", seed, lambda w: _walk_steps(w, direction, scoped))
+    return select(walked.c.node_id, func.min(walked.c.depth)).group_by(walked.c.node_id)
+
+
+def walk(
+    conn: Connection, start: int, direction: Way, depth: int, ns_ids: NsIds, at: Instant
+) -> dict[int, int]:
+    """Node id -> distance from ``start`` of every node within ``depth`` steps at ``at``."""
+    if depth <= 0 or (ns_ids is not None and not ns_ids):
+        return {start: 0}
+    params: dict[str, Any] = {"start": start, "depth": depth, **at.params(), **_scope(ns_ids)}
+    stmt = _walk_statement(direction, ns_ids is not None)
+    return {int(node): int(level) for node, level in conn.execute(stmt, params).all()}
+
+
+def dataset_versions_at(
+    conn: Connection, dataset_ids: Iterable[int], at: Instant
+) -> dict[int, dv.CurrentVersion]:
+    """Dataset id -> its version current at ``at`` (from its rows at or before it)."""
+    return dv.current_at(conn, dataset_ids, at.time_us)
+
+
+def job_versions_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> dict[int, str]:
+    """Job id -> the version its latest run (or JobEvent) started at or before ``at`` ran."""
+    rv = t.run_versions.alias("rv")
+    j = t.jobs.c
+    latest = (
+        select(rv.c.version_id)
+        .where(rv.c.job_id == j.id, rv.c.time_us <= _as_of_us())
+        .order_by(rv.c.time_us.desc(), rv.c.run_key.desc())
+        .limit(1)
+        .correlate_except(rv)
+        .scalar_subquery()
+    )
+    ordered = sorted(set(job_ids))
+    out: dict[int, str] = {}
+    for start in range(0, len(ordered), _CHUNK):
+        stmt = select(j.id, latest).where(j.id.in_(ordered[start : start + _CHUNK]))
+        for row in conn.execute(stmt, at.params()):
+            if row[1] is not None:
+                out[int(row[0])] = str(row[1])
+    return out
+
+
+def schema_texts(conn: Connection, versions: Mapping[int, dv.CurrentVersion]) -> dict[str, str]:
+    """The schema facet texts the versions point at, by blob id."""
+    return dv.blob_texts(conn, (v.schema_id for v in versions.values()))

@@ -1,0 +1,121 @@
+"""``as_of`` and ``since``/``until`` on the graph page and the subgraph, over HTTP."""
+
+from __future__ import annotations
+
+import uuid
+
+from fastapi.testclient import TestClient
+
+from tests.consumer.lineage import API, ingest, subgraph_path
+from tests.factories import at, dataset, run_event, schema_facet
+
+JOB = ("spark://prod", "etl")
+
+
+def _history(client: TestClient) -> tuple[str, str]:
+    """etl read old and wrote out (schema a) at 10; read new and wrote out (schema a, b) at 20."""
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            run_id=second,
+            job=JOB,
+            time=at(20),
+            inputs=[dataset("s3://b", "new")],
+            outputs=[dataset("s3://b", "out", schema=schema_facet("a", "b"))],
+        ),
+        run_event("START", run_id=first, job=JOB, time=at(5), inputs=[dataset("s3://b", "old")]),
+        run_event(
+            "COMPLETE",
+            run_id=first,
+            job=JOB,
+            time=at(10),
+            inputs=[dataset("s3://b", "old")],
+            outputs=[dataset("s3://b", "out", schema=schema_facet("a"))],
+        ),
+    )
+    return first, second
+
+
+def _edges(body: dict) -> set[tuple[str, str, str]]:
+    return {(e["source"], e["target"], e["type"]) for e in body["edges"] if e["type"] != "derived"}
+
+
+ETL = "job:spark://prod:etl"
+OLD, NEW, OUT = ("dataset:s3://b:" + n for n in ("old", "new", "out"))
+
+
+def test_subgraph_as_of_answers_the_lineage_then_with_versions(client: TestClient) -> None:
+    _history(client)
+    path = subgraph_path("dataset", "s3://b", "out")
+    then = client.get(path, params={"as_of": at(12), "direction": "upstream"}).json()
+    assert _edges(then) == {(OLD, ETL, "input"), (ETL, OUT, "output")}
+    assert (then["as_of"], then["since"]) == (at(12), None)
+    nodes = {n["id"]: n for n in then["nodes"]}
+    out = nodes[OUT]
+    versions = client.get(f"{API}/datasets/s3%3A%2F%2Fb/out/versions").json()["versions"]
+    assert out["version"] == versions[-1]["id"]  # the oldest: written at 10
+    assert [f["name"] for f in out["schema_fields"]] == ["a"]
+    assert out["facets"].keys() == {"schema"}
+    assert nodes[ETL]["version"] is not None
+    now = client.get(path, params={"as_of": "2999-01-01T00:00:00Z", "direction": "upstream"})
+    assert _edges(now.json()) == {(NEW, ETL, "input"), (ETL, OUT, "output")}
+    assert now.json()["nodes"][0]["version"] == versions[0]["id"]
+    current = client.get(path, params={"direction": "upstream"}).json()
+    assert _edges(current) == _edges(now.json())
+    assert "version" not in current["nodes"][0]
+    assert current["as_of"] is None
+
+
+def test_a_node_not_yet_named_then_is_404_and_the_page_counts_what_existed(
+    client: TestClient,
+) -> None:
+    _history(client)
+    early = client.get(subgraph_path("dataset", "s3://b", "new"), params={"as_of": at(12)})
+    assert early.status_code == 404
+    assert "then" in early.json()["error"]["message"]
+    page = client.get(f"{API}/graph", params={"as_of": at(7)}).json()
+    assert [n["id"] for n in page["nodes"]] == [OLD, ETL]
+    assert (page["total_nodes"], page["total_edges"]) == (2, 1)
+    assert page["edges"][0]["type"] == "input"
+
+
+def test_windows_count_the_runs_that_listed_each_edge(client: TestClient) -> None:
+    _history(client)
+    week = client.get(f"{API}/graph", params={"since": at(0), "until": at(30)}).json()
+    edges = {(e["source"], e["target"], e["type"]): e for e in week["edges"]}
+    assert edges[(ETL, OUT, "output")]["run_count"] == 2
+    assert edges[(ETL, OUT, "output")]["first_seen"] == at(10)
+    assert edges[(ETL, OUT, "output")]["last_seen"] == at(20)
+    assert edges[(OLD, ETL, "input")]["run_count"] == 1
+    assert edges[(OLD, ETL, "input")]["first_seen"] == at(5)
+    assert (week["since"], week["until"], week["as_of"]) == (at(0), at(30), None)
+    assert week["total_edges"] == 3
+    # The first run ended at 10: a window from 15 sees the second alone.
+    late = client.get(subgraph_path("job", *JOB), params={"since": at(15)}).json()
+    assert _edges(late) == {(NEW, ETL, "input"), (ETL, OUT, "output")}
+    assert {e["run_count"] for e in late["edges"] if e["type"] != "derived"} == {1}
+    empty = client.get(f"{API}/graph", params={"until": at(1)}).json()
+    assert (empty["nodes"], empty["total_nodes"], empty["total_edges"]) == ([], 0, 0)
+
+
+def test_a_running_run_counts_through_until(client: TestClient) -> None:
+    ingest(
+        client,
+        run_event("START", job=JOB, time=at(0), inputs=[dataset("s3://b", "stream")]),
+    )
+    body = client.get(subgraph_path("job", *JOB), params={"since": at(50), "until": at(60)}).json()
+    assert _edges(body) == {("dataset:s3://b:stream", ETL, "input")}
+
+
+def test_as_of_with_a_window_or_a_bad_instant_is_a_400_naming_it(client: TestClient) -> None:
+    _history(client)
+    for url in (f"{API}/graph", subgraph_path("job", *JOB)):
+        both = client.get(url, params={"as_of": at(1), "since": at(0)})
+        assert both.status_code == 400
+        assert both.json()["error"]["code"] == "invalid_parameter"
+        assert "as_of" in both.json()["error"]["message"]
+        bad = client.get(url, params={"as_of": "last tuesday"})
+        assert bad.status_code == 400
+        assert "as_of" in bad.json()["error"]["message"]

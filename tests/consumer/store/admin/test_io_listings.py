@@ -1,0 +1,73 @@
+"""After a prune, instants from the cutoff on answer as if nothing was pruned; before, a 400."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.services.graph_history import graph_page_at
+from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.store.admin.prune import prune
+from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.positions import PositionCache
+from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.event_time import parse_us
+from tests.factories import at, dataset, job_event, run_event
+from tests.store_helpers import Store
+
+JOBS = [("spark://p", "j0"), ("spark://p", "j1")]
+
+
+def _history() -> list[dict[str, Any]]:
+    """Each job runs every 10 s reading another dataset; j1 last ran at 20, j0 declared at 35."""
+    events = []
+    for i in range(6):
+        job = JOBS[0] if i % 3 else JOBS[1]
+        run_id = str(uuid.uuid4())
+        inputs = [dataset("s3://b", f"in{i % 4}")]
+        events.append(run_event("START", run_id=run_id, job=job, time=at(10 * i), inputs=inputs))
+        events.append(
+            run_event(
+                "COMPLETE",
+                run_id=run_id,
+                job=job,
+                time=at(10 * i + 5),
+                inputs=inputs,
+                outputs=[dataset("s3://b", f"out{i % 2}")],
+            )
+        )
+    events.append(job_event(*JOBS[0], time=at(35), outputs=[dataset("s3://b", "declared")]))
+    return events
+
+
+def _page(store: Store, seconds: float) -> dict[str, Any]:
+    read = StoreReader(store.engine, Scope.everything(), {}, PositionCache())
+    page = graph_page_at(
+        read, namespace=None, limit=100, offset=0, at=Instant(parse_us(at(seconds)))
+    )
+    return {
+        "nodes": sorted(n["id"] for n in page["nodes"]),
+        "edges": sorted((e["source"], e["target"], e["type"]) for e in page["edges"]),
+        "totals": (page["total_nodes"], page["total_edges"]),
+    }
+
+
+def test_instants_from_the_cutoff_on_answer_as_if_nothing_was_pruned(
+    two_stores: tuple[Store, Store],
+) -> None:
+    pruned, whole = two_stores
+    for store in two_stores:
+        store.ingest_each(_history())
+    listings = pruned.count(t.io_listings)
+    removed = prune(pruned.engine, parse_us(at(42)))
+    assert removed.get("io_listings") > 0
+    assert pruned.count(t.io_listings) < listings
+    assert pruned.count(t.runs) < whole.count(t.runs)
+    for seconds in (42, 44, 45, 50, 55, 1000):
+        assert _page(pruned, seconds) == _page(whole, seconds), seconds
+    with pytest.raises(LineageError, match=f"oldest instant still answered is {at(42)}"):
+        _page(pruned, 41)

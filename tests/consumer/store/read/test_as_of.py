@@ -1,0 +1,105 @@
+"""The graph at an instant: each job's latest listing then, and what its run had listed by then."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from feast_lineage.consumer.store.read import as_of
+from feast_lineage.consumer.store.read import dataset_versions as dv
+from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.event_time import parse_us
+from feast_lineage.identity import dataset_id, job_id, namespace_id
+from tests.factories import at, dataset, run_event
+from tests.store_helpers import Store
+
+JOB = ("spark://prod", "etl")
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    s = Store(store_url)
+    yield s
+    s.close()
+
+
+def instant(seconds: float) -> Instant:
+    return Instant(parse_us(at(seconds)))
+
+
+def inputs_at(store: Store, seconds: float) -> set[int]:
+    with store.engine.connect() as conn:
+        found = as_of.walk(conn, job_id(*JOB), "upstream", 1, None, instant(seconds))
+    return set(found) - {job_id(*JOB)}
+
+
+def history() -> list[dict]:
+    """Run 1 reads a at 10 and a, b at 30; run 2 reads c alone at 20 (no outputs)."""
+    one, two = str(uuid.uuid4()), str(uuid.uuid4())
+    return [
+        run_event("START", run_id=one, job=JOB, time=at(10), inputs=[dataset("s3://b", "a")]),
+        run_event(
+            "START", run_id=two, job=JOB, time=at(20), inputs=[dataset("s3://b", "c")], outputs=[]
+        ),
+        run_event(
+            "COMPLETE",
+            run_id=one,
+            job=JOB,
+            time=at(30),
+            inputs=[dataset("s3://b", "a"), dataset("s3://b", "b")],
+            outputs=[dataset("s3://b", "out")],
+        ),
+    ]
+
+
+A, B, C = (dataset_id("s3://b", n) for n in "abc")
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 2, 0, 2, 1)])
+def test_inputs_are_the_latest_listing_runs_as_listed_by_then(store: Store, order: tuple) -> None:
+    events = history()
+    store.ingest_each(events[i] for i in order)
+    assert inputs_at(store, 9) == set()
+    assert inputs_at(store, 10) == {A}
+    assert inputs_at(store, 25) == {C}
+    assert inputs_at(store, 30) == {A, B}
+    assert inputs_at(store, 10_000) == {A, B}
+
+
+def test_nodes_exist_from_the_first_event_that_named_them(store: Store) -> None:
+    store.ingest_each(reversed(history()))
+    with store.engine.connect() as conn:
+        early = as_of.count_nodes(conn, None, instant(15))
+        late = as_of.count_nodes(conn, None, instant(30))
+        page = as_of.node_page(conn, None, instant(15), 0, 10)
+        hidden = as_of.count_nodes(conn, frozenset({namespace_id("elsewhere")}), instant(30))
+    assert early == 2  # the job and a
+    assert [r.name for r in page] == ["a", "etl"]
+    assert late == 5  # and c, b, out
+    assert hidden == 0
+
+
+def test_edges_counted_and_among_nodes_at_the_instant(store: Store) -> None:
+    store.ingest_each(history())
+    ids = {job_id(*JOB), A, B, C, dataset_id("s3://b", "out")}
+    with store.engine.connect() as conn:
+        at_25 = {(e.src_id, e.dst_id) for e in as_of.edges_among(conn, ids, instant(25))}
+        at_30 = as_of.count_edges(conn, None, instant(30))
+    assert at_25 == {(C, job_id(*JOB))}
+    assert at_30 == 3  # a, b -> etl -> out
+
+
+def test_dataset_versions_at_the_instant(store: Store) -> None:
+    store.ingest_each(history())
+    out = dataset_id("s3://b", "out")
+    with store.engine.connect() as conn:
+        before = as_of.dataset_versions_at(conn, [out], instant(29))
+        after = as_of.dataset_versions_at(conn, [out], instant(31))
+        jobs = as_of.job_versions_at(conn, [job_id(*JOB)], instant(31))
+        (written,) = dv.versions(dv.observations(conn, out))
+    assert before == {}
+    assert written.row.time_us == parse_us(at(30))
+    assert after[out] == dv.CurrentVersion(written.row.id, written.schema_id)
+    assert set(jobs) == {job_id(*JOB)}

@@ -1,0 +1,231 @@
+"""Issue 39: ``as_of=T`` is today's answer on the events up to T; a window, its runs' union.
+
+Histories of runs (and JobEvents) with changing inputs, outputs and
+schemas, delivered to store A in any order with duplicates. For several
+instants T, a fresh store B is fed only the events whose eventTime is at
+or before T: A's graph page and subgraphs as of T equal B's current ones
+(nodes, input/output/derived edges, counts), and each dataset node's
+version is B's latest version of it. For windows, the answer's edges are
+the union of the inputs and outputs of the runs that overlapped the
+window, each with the number of those runs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.schemas import GraphPage, Subgraph
+from feast_lineage.consumer.services.dataset_versions import version_key
+from feast_lineage.consumer.services.graph import graph_page, subgraph
+from feast_lineage.consumer.services.graph_history import graph_page_at, subgraph_at
+from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.store.read import dataset_versions as dv
+from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.positions import PositionCache
+from feast_lineage.consumer.store.read.window import Window
+from feast_lineage.event_time import parse_us
+from feast_lineage.identity import dataset_id
+from tests.factories import at, dataset, job_event, run_event, schema_facet
+from tests.store_helpers import Store
+
+NS = "s3://b"
+JOBS = [("spark://p", "j0"), ("spark://p", "j1")]
+NAMES = ["d0", "d1", "d2", "d3"]
+TERMINAL = ("COMPLETE", "FAIL")
+
+_datasets = st.lists(st.sampled_from(NAMES), max_size=3, unique=True)
+_event = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["START", "RUNNING", "COMPLETE", "FAIL", "OTHER"]),
+        "time": st.integers(0, 12),
+        "inputs": _datasets,
+        "outputs": _datasets,
+        "schema": st.sampled_from([None, ("a",), ("a", "b")]),
+    }
+)
+_run = st.fixed_dictionaries(
+    {
+        "job": st.integers(0, len(JOBS) - 1),
+        "events": st.lists(_event, min_size=1, max_size=3),
+        "job_event": st.booleans(),  # a JobEvent instead of a run (its first event)
+    }
+)
+
+
+def _reader(store: Store) -> StoreReader:
+    return StoreReader(store.engine, Scope.everything(), {}, PositionCache())
+
+
+def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for spec in runs:
+        job, run_id = JOBS[spec["job"]], str(uuid.uuid4())
+        for e in spec["events"]:
+            outputs = [
+                dataset(NS, n, **({"schema": schema_facet(*e["schema"])} if e["schema"] else {}))
+                for n in e["outputs"]
+            ]
+            inputs = [dataset(NS, n) for n in e["inputs"]]
+            if spec["job_event"]:
+                out.append(job_event(*job, time=at(e["time"]), inputs=inputs, outputs=outputs))
+                break
+            out.append(
+                run_event(
+                    e["type"],
+                    run_id=run_id,
+                    job=job,
+                    time=at(e["time"]),
+                    inputs=inputs,
+                    outputs=outputs,
+                )
+            )
+    return out
+
+
+def _shape(answer: GraphPage | Subgraph) -> dict[str, Any]:
+    return {
+        "nodes": sorted((n["id"], n["depth"]) for n in answer["nodes"]),
+        "edges": sorted((e["source"], e["target"], e["type"]) for e in answer["edges"]),
+        "derived": sorted((d["source"], d["target"], d["via"]) for d in answer["derived_edges"]),
+    }
+
+
+def _latest_versions(store: Store) -> dict[str, str]:
+    out = {}
+    with store.engine.connect() as conn:
+        for name in NAMES:
+            found = dv.versions(dv.observations(conn, dataset_id(NS, name)))
+            if found:
+                out[f"dataset:{NS}:{name}"] = version_key(found[-1].row.id)
+    return out
+
+
+def _settings(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+def _ingest_shuffled(store: Store, events: list[dict[str, Any]], data: st.DataObject) -> None:
+    dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=3), label="dups")
+    order = data.draw(st.permutations(list(range(len(events))) + dups), label="order")
+    cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
+    batch: list[dict[str, Any]] = []
+    for position, cut in zip(order, cuts, strict=True):
+        batch.append(events[position])
+        if cut:
+            store.ingest(*batch)
+            batch = []
+    if batch:
+        store.ingest(*batch)
+
+
+def _compare_at(a: Store, b: Store, events: list[dict[str, Any]], seconds: int) -> None:
+    b.reset()
+    b.ingest_each(e for e in events if parse_us(e["eventTime"]) <= parse_us(at(seconds)))
+    instant = Instant(parse_us(at(seconds)))
+    then = graph_page_at(_reader(a), namespace=None, limit=500, offset=0, at=instant)
+    now = graph_page(_reader(b), namespace=None, limit=500, offset=0)
+    assert _shape(then) == _shape(now), seconds
+    assert then["total_nodes"] == now["total_nodes"]
+    assert then["total_edges"] == now["total_edges"]
+    versions = {n["id"]: n.get("version") for n in then["nodes"] if n["type"] == "dataset"}
+    latest = _latest_versions(b)
+    assert {k: v for k, v in versions.items() if v is not None} == latest
+    for node in now["nodes"]:
+        kind = node["type"]
+        for direction in ("upstream", "downstream", "both"):
+            args = {"kind": kind, "namespace": node["namespace"], "name": node["name"]}
+            args |= {"depth": 3, "direction": direction, "limit": 100}
+            assert _shape(subgraph_at(_reader(a), **args, at=instant)) == _shape(
+                subgraph(_reader(b), **args)
+            )
+
+
+@pytest.mark.slow
+def test_as_of_is_the_answer_of_a_store_of_the_events_until_then(
+    two_stores: tuple[Store, Store],
+) -> None:
+    a, b = two_stores
+    examples = 40 if a.dialect == "sqlite" else 10
+
+    @_settings(examples)
+    @given(st.lists(_run, min_size=1, max_size=4), st.data())
+    def check(runs: list[dict[str, Any]], data: st.DataObject) -> None:
+        a.reset()
+        events = _events(runs)
+        _ingest_shuffled(a, events, data)
+        times = sorted({parse_us(e["eventTime"]) for e in events})
+        drawn = data.draw(st.lists(st.integers(-1, 13), min_size=1, max_size=3), label="at")
+        for seconds in drawn:
+            _compare_at(a, b, events, seconds)
+        assert times  # every history has an event
+
+    check()
+
+
+def _expected_window(
+    runs: list[dict[str, Any]], since: int, until: int
+) -> dict[tuple[str, str, str], int]:
+    """(source, target, type) -> how many overlapping runs listed it."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for spec in runs:
+        if spec["job_event"]:
+            continue
+        events = spec["events"]
+        starts = [e["time"] for e in events if e["type"] == "START"]
+        started = min(starts) if starts else min(e["time"] for e in events)
+        ends = [e for e in events if e["type"] in TERMINAL]
+        # The terminal event of the highest rank ends it; with one, its time.
+        ended = max(e["time"] for e in ends) if ends else None
+        if not (started < until and (ended is None or ended >= since)):
+            continue
+        job = "job:{}:{}".format(*JOBS[spec["job"]])
+        edges = {(f"dataset:{NS}:{n}", job, "input") for e in events for n in e["inputs"]}
+        edges |= {(job, f"dataset:{NS}:{n}", "output") for e in events for n in e["outputs"]}
+        for edge in edges:
+            counts[edge] = counts.get(edge, 0) + 1
+    return counts
+
+
+@pytest.mark.slow
+def test_a_window_is_the_union_of_its_runs_lineage(store_url: str) -> None:
+    store = Store(store_url)
+    examples = 40 if store.dialect == "sqlite" else 10
+
+    @_settings(examples)
+    @given(st.lists(_run, min_size=1, max_size=4), st.data())
+    def check(runs: list[dict[str, Any]], data: st.DataObject) -> None:
+        for spec in runs:  # at most one terminal event a run: its time ends it
+            terminal = [e for e in spec["events"] if e["type"] in TERMINAL]
+            for extra in terminal[1:]:
+                extra["type"] = "RUNNING"
+        store.reset()
+        events = _events(runs)
+        _ingest_shuffled(store, events, data)
+        since = data.draw(st.integers(-1, 13), label="since")
+        until = data.draw(st.integers(since, 14), label="until")
+        window = Window(parse_us(at(since)), parse_us(at(until)))
+        page = graph_page_at(_reader(store), namespace=None, limit=500, offset=0, at=window)
+        got = {
+            (e["source"], e["target"], e["type"]): e["run_count"]
+            for e in page["edges"]
+            if e["type"] in ("input", "output")
+        }
+        assert got == _expected_window(runs, since, until)
+        assert page["total_edges"] == len(got)
+
+    try:
+        check()
+    finally:
+        store.close()
