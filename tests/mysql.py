@@ -137,8 +137,8 @@ def mysql_server() -> Iterator[MySQLServer]:
         yield MySQLServer(root, port)
     finally:
         # Killed, as PostgreSQL is stopped in immediate mode: its data goes with
-        # it, and a clean shutdown first writes out the pages of every table of
-        # the session's databases (it took 30 s and more after a few hundred).
+        # it, and a clean shutdown would first write out, for nothing, the pages
+        # of every table of the session's databases.
         server.kill()
         server.wait()
         shutil.rmtree(root, ignore_errors=True)
