@@ -136,10 +136,9 @@ def mysql_server() -> Iterator[MySQLServer]:
                 time.sleep(0.1)
         yield MySQLServer(root, port)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        # Killed, as PostgreSQL is stopped in immediate mode: its data goes with
+        # it, and a clean shutdown would first write out, for nothing, the pages
+        # of every table of the session's databases.
+        server.kill()
+        server.wait()
         shutil.rmtree(root, ignore_errors=True)

@@ -162,6 +162,10 @@ def test_a_killed_worker_loses_no_acknowledged_event(tmp_path: Path) -> None:
         consumer={"api_key": KEY, "connection_string": "sqlite:///data/lineage.db"},
     )
     with lineage_server(repo, extra_args=["--workers", "2"]) as server:
+        # Both workers serving (each opens the Feast registry first): one is
+        # killed, the other carries on.
+        started = "Application startup complete"
+        assert wait_for(lambda: server.log().count(started) == 2, timeout=300), server.log()
         producers = [Producer(server.url, n) for n in range(CLIENTS)]
         for producer in producers:
             producer.start()

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 from urllib.parse import quote
 
@@ -50,7 +49,7 @@ from tests.feast_api.feast_server import (
     shared_events,
     write_feast_repo,
 )
-from tests.server_process import ServerProcess, start_server, wait_ready, write_repo
+from tests.server_process import ServerProcess, lineage_server, write_repo
 
 pytestmark = [
     pytest.mark.slow,
@@ -92,12 +91,10 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Both]:
     # time): ours has retention off.
     ours_repo = write_repo(root / "ours", consumer={"retention_days": 0})
     events = shared_events()
-    # Ours starts while Feast's does (each imports Feast first, for seconds).
-    ours = start_server(ours_repo)
-    with ExitStack() as stack:
-        stack.callback(ours.stop)
-        feast = stack.enter_context(feast_lineage_server(feast_repo))
-        wait_ready(ours)
+    with (
+        feast_lineage_server(feast_repo) as feast,
+        lineage_server(ours_repo) as ours,
+    ):
         pair = Both(feast, ours, events)
         with httpx.Client(timeout=60) as client:
             assert set(post_each(client, feast.url, events)) == {201}
