@@ -231,8 +231,6 @@ def _snapshot(store: Store) -> dict[str, Any]:
             for table in (
                 t.job_versions,
                 t.run_versions,
-                t.job_version_io,
-                t.job_version_sources,
                 t.job_sources,
             )
         },

@@ -1,8 +1,8 @@
 """Rows this process knows are stored, so a steady stream of events does not rewrite them.
 
 :class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
-list, run inputs/outputs, dataSource links and the columnLineage payloads
-whose column edges are stored. It is dropped whenever the
+list, run inputs/outputs, dataSource links, the columnLineage payloads
+whose column edges are stored and job versions' source facet payloads. It is dropped whenever the
 store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
 the same transaction as their deletes, also across processes.
 """
@@ -51,6 +51,8 @@ class WriteCache:
         self.column_reports = _BoundedSet(limit)
         # (owner, facet, origin, digest): an explicit lineage payload whose edges are stored
         self.explicit_reports = _BoundedSet(limit)
+        # (job, digest): a job version's source facet payload
+        self.job_sources = _BoundedSet(limit)
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def sync(self, generation: str) -> None:
@@ -63,4 +65,5 @@ class WriteCache:
             self.uri_links.clear()
             self.column_reports.clear()
             self.explicit_reports.clear()
+            self.job_sources.clear()
             self.generation = generation
