@@ -228,7 +228,8 @@ def test_a_parent_retention_pruned_is_pruned_and_one_that_never_came_is_missing(
     with store.engine.connect() as conn:
         after = run_tree(conn, task, None)
         never = run_tree(conn, late, None)
-    assert after is not None and never is not None
+    assert after is not None
+    assert never is not None
     assert [(n.run_id, n.missing, n.pruned) for n in after.runs] == [
         (dag, True, True),
         (task, False, False),
