@@ -6,9 +6,14 @@ In one process, on SQLite files under ``bench/data/`` (deleted at the end):
    events a batch, into two stores through the real intake and writer
    (``parse_events`` and ``IngestPipeline.write_now``): one with job
    versions, one without (the event's parts are neither derived nor
-   written: the baseline, the code before job versions). Each chunk goes to
+   written, no run's version is stored: the baseline, the code before job
+   versions). Each chunk goes to
    both, in alternating order, so load on the machine falls on both alike;
-   the ratio of their times is the cost of job versions.
+   the ratio of their CPU times (this thread's: ``write_now`` writes in
+   the caller's thread) is the cost of job versions; wall times are
+   printed beside.
+   ``--rounds`` repeats this on fresh stores (the median ratio is the
+   figure).
 2. **reads**: on the store with versions, the versions page
    (``job_version_page``, 50 a page) and one version's detail of the jobs
    with the most runs, each timed many times: p50 and p95 in ms, beside a
@@ -43,13 +48,15 @@ from feast_lineage.consumer.services.version_pages import VersionWindow
 from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.consumer.store.write import batch
 from feast_lineage.consumer.store.write.rows import RowBatch
 
 DATA = Path(__file__).parent / "data"
 _REAL_ADD_PARTS = vars(row_builder)["add_parts"]
+_REAL_WRITE = vars(batch)["write_job_versions"]
 
 
-def _no_parts(*_args: object, **_kwargs: object) -> None:
+def _nothing(*_args: object, **_kwargs: object) -> None:
     return None
 
 
@@ -60,16 +67,20 @@ class Side:
         self.pipeline = IngestPipeline(self.engine)
         self.memo = FacetMemo()
         self.versions = versions
-        self.seconds = 0.0
+        self.seconds = 0.0  # wall
+        self.cpu = 0.0
 
     def ingest(self, body: bytes) -> None:
-        vars(row_builder)["add_parts"] = _REAL_ADD_PARTS if self.versions else _no_parts
-        started = time.perf_counter()
+        vars(row_builder)["add_parts"] = _REAL_ADD_PARTS if self.versions else _nothing
+        vars(batch)["write_job_versions"] = _REAL_WRITE if self.versions else _nothing
+        started, cpu = time.perf_counter(), time.thread_time()
         parsed = parse_events(body, 0, max_events=10_000, memo=self.memo)
         batches = [item for item in parsed.results if isinstance(item, RowBatch)]
         self.pipeline.write_now(batches)
         self.seconds += time.perf_counter() - started
+        self.cpu += time.thread_time() - cpu
         vars(row_builder)["add_parts"] = _REAL_ADD_PARTS
+        vars(batch)["write_job_versions"] = _REAL_WRITE
 
 
 def _percentiles(samples: list[float]) -> tuple[float, float]:
@@ -78,28 +89,48 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p95 * 1000
 
 
+def ingest_round(where: Path, batches: list[bytes]) -> tuple[Side, Side]:
+    """Both stores fed the same batches, alternating which goes first."""
+    with_versions = Side(where / "with.db", versions=True)
+    without = Side(where / "without.db", versions=False)
+    for i, body in enumerate(batches):
+        for side in (with_versions, without) if i % 2 == 0 else (without, with_versions):
+            side.ingest(body)
+    return with_versions, without
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--jobs", type=int, default=20, help="busiest jobs to read")
     parser.add_argument("--reads", type=int, default=50, help="reads per job and endpoint")
+    parser.add_argument("--rounds", type=int, default=3, help="fresh pairs of stores")
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args(argv)
 
     where = DATA / f"job-versions-{int(time.time())}"
     where.mkdir(parents=True)
     try:
-        with_versions = Side(where / "with.db", versions=True)
-        without = Side(where / "without.db", versions=False)
         batches = Workload().take_batches(args.events, 100)
-        for i, body in enumerate(batches):
-            for side in (with_versions, without) if i % 2 == 0 else (without, with_versions):
-                side.ingest(body)
-        ratio = with_versions.seconds / without.seconds
-        print(
-            f"ingest of {args.events} events: with versions {with_versions.seconds:.1f} s, "
-            f"without {without.seconds:.1f} s, ratio {ratio:.3f}"
-        )
+        rounds: list[dict[str, float]] = []
+        for n in range(args.rounds):
+            (where / str(n)).mkdir()
+            with_versions, without = ingest_round(where / str(n), batches)
+            rounds.append(
+                {
+                    "cpu_with": with_versions.cpu,
+                    "cpu_without": without.cpu,
+                    "cpu_ratio": with_versions.cpu / without.cpu,
+                    "wall_ratio": with_versions.seconds / without.seconds,
+                }
+            )
+            print(
+                f"round {n + 1}: ingest of {args.events} events, CPU with versions "
+                f"{with_versions.cpu:.2f} s, without {without.cpu:.2f} s, ratio "
+                f"{rounds[-1]['cpu_ratio']:.3f} (wall ratio {rounds[-1]['wall_ratio']:.3f})"
+            )
+        ratio = statistics.median(r["cpu_ratio"] for r in rounds)
+        print(f"median CPU ratio of {args.rounds} rounds: {ratio:.3f}")
         engine = with_versions.engine
         rv = t.run_versions.c
         with engine.connect() as conn:
@@ -152,8 +183,8 @@ def main(argv: list[str] | None = None) -> None:
                 bare.append(time.perf_counter() - started)
         report = {
             "events": args.events,
-            "ingest_seconds": {"with": with_versions.seconds, "without": without.seconds},
-            "ingest_ratio": ratio,
+            "ingest_rounds": rounds,
+            "ingest_cpu_ratio": ratio,
             "store": counts,
             "versions_page_ms": _percentiles(pages),
             "version_detail_ms": _percentiles(details),

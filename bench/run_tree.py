@@ -20,6 +20,11 @@ baseline's. ``--keep`` keeps the store under ``bench/data/``.
 
     .venv/bin/python -m bench.run_tree --events 300000 --trees 20 --keep
     .venv/bin/python -m bench.run_tree --events 300000 --reuse   # time it again
+    .venv/bin/python -m bench.run_tree --store bench/data/standard-1000000/lineage.db
+
+``--store`` takes a store filled elsewhere (a copy of the shared 1M-event
+standard store, say): it is migrated to head, the hierarchies are added
+unless it has them, and it is kept.
 """
 
 from __future__ import annotations
@@ -111,7 +116,8 @@ def _batches(events: Iterator[Any], size: int) -> Iterator[list[Any]]:
         yield batch
 
 
-def fill(db: Path, events: int, trees: int, seed: int) -> None:
+def _writer(db: Path) -> tuple[Any, Callable[[list[Any]], None]]:
+    """The store's engine (migrated) and a function writing a batch through the real intake."""
     from feast_lineage.consumer.intake.body import parse_events
     from feast_lineage.consumer.intake.facet_memo import FacetMemo
     from feast_lineage.consumer.intake.pipeline import IngestPipeline
@@ -122,7 +128,6 @@ def fill(db: Path, events: int, trees: int, seed: int) -> None:
     upgrade_schema(engine)
     pipeline = IngestPipeline(engine)
     memo = FacetMemo()
-    rng = random.Random(seed)
 
     def write(batch: list[Any]) -> None:
         parsed = parse_events(
@@ -132,15 +137,24 @@ def fill(db: Path, events: int, trees: int, seed: int) -> None:
         assert len(rows) == len(batch), [r for r in parsed.results if isinstance(r, InvalidEvent)]
         pipeline.write_now(rows)
 
-    started = time.perf_counter()
-    workload = Workload(WorkloadConfig(seed=seed))
-    hierarchies: list[list[str]] = []
+    return engine, write
+
+
+def _tree_events(trees: int, seed: int) -> list[Any]:
+    rng = random.Random(seed)
     tree_events: list[Any] = []
     base_us = 1_767_225_600_000_000  # 2026-01-01
     for t in range(trees):
-        ids, evs = hierarchy(rng, base_us + t * 3_600_000_000, t)
-        hierarchies.append(ids)
+        _ids, evs = hierarchy(rng, base_us + t * 3_600_000_000, t)
         tree_events += evs
+    return tree_events
+
+
+def fill(db: Path, events: int, trees: int, seed: int) -> None:
+    engine, write = _writer(db)
+    started = time.perf_counter()
+    workload = Workload(WorkloadConfig(seed=seed))
+    tree_events = _tree_events(trees, seed)
     # The hierarchies' events go in among the workload's, spread over the fill.
     every = max(1, events // max(1, len(tree_events)))
     mixed = iter(tree_events)
@@ -154,6 +168,26 @@ def fill(db: Path, events: int, trees: int, seed: int) -> None:
         write(rest)
         written += len(rest)
     print(f"filled {written:,} events in {time.perf_counter() - started:.0f} s")
+    engine.dispose()
+
+
+def add_trees(db: Path, trees: int, seed: int) -> None:
+    """Add the hierarchies to a store filled elsewhere (migrated first), unless it has them."""
+    from sqlalchemy import func, select
+
+    from feast_lineage.consumer.store.schema import tables as t
+
+    started = time.perf_counter()
+    engine, write = _writer(db)
+    print(f"store opened (migrated to head) in {time.perf_counter() - started:.0f} s")
+    with engine.connect() as conn:
+        have = conn.execute(
+            select(func.count()).select_from(t.jobs).where(t.jobs.c.name.like("bench_dag_%"))
+        ).scalar_one()
+    if not have:
+        for batch in _batches(iter(_tree_events(trees, seed)), 500):
+            write(batch)
+        print(f"added {trees} hierarchies of 200 runs in {time.perf_counter() - started:.0f} s")
     engine.dispose()
 
 
@@ -178,6 +212,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reuse", action="store_true", help="time the store a run with --keep left, no fill"
     )
+    parser.add_argument(
+        "--store",
+        type=Path,
+        help="a SQLite store filled elsewhere (a copy: it is migrated and the trees added to it)",
+    )
     args = parser.parse_args(argv)
 
     from sqlalchemy import func, select
@@ -192,7 +231,10 @@ def main(argv: list[str] | None = None) -> int:
 
     folder = DATA / f"run-tree-{args.events}"
     db = folder / "lineage.db"
-    if not args.reuse:
+    if args.store is not None:
+        db = args.store
+        add_trees(db, args.trees, args.seed)
+    elif not args.reuse:
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         fill(db, args.events, args.trees, args.seed)
@@ -244,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"tree p95 / baseline p95 (wall): {_pct(tree_wall, 0.95) / _pct(base_wall, 0.95):.2f}")
     engine.dispose()
-    if not args.keep:
+    if not args.keep and args.store is None:
         shutil.rmtree(folder, ignore_errors=True)
     return 0
 

@@ -121,9 +121,10 @@ def to_iso(us: int | None) -> str | None:
     if us is None:
         return None
     seconds, micros = divmod(us, 1_000_000)
-    moment = _EPOCH + timedelta(seconds=seconds)
-    # The year always four digits: strftime's %Y leaves years before 1000 short.
-    base = f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}"
+    m = _EPOCH + timedelta(seconds=seconds)
+    # Fields formatted one by one (strftime costs twice as much, and its %Y
+    # leaves years before 1000 short): a 200-run tree formats 600 times.
+    base = f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
     return f"{base}.{micros:06d}Z" if micros else f"{base}Z"
 
 

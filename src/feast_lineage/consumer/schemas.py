@@ -769,6 +769,10 @@ class RunTreeNode(BaseModel):
         description="Named as a parent or root by runs below it but never received; "
         "it hangs under the root they name"
     )
+    pruned: bool = Field(
+        description="A missing run that retention most likely pruned: the runs below it "
+        "started before the retention horizon (false: it never arrived)"
+    )
     child_count: int = Field(description="Runs directly below it in this tree")
     started_at_iso: str | None = Field(description=_ISO)
     ended_at_iso: str | None = Field(description=_ISO)

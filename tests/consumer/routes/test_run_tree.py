@@ -145,6 +145,7 @@ def test_a_child_before_its_parent_names_it_missing_then_hangs_under_it(
         (3, "train_app.stage", "FAIL"),
     ]
     assert [n["missing"] for n in early["runs"]] == [True, False, True, False, False, False]
+    assert not any(n["pruned"] for n in early["runs"])  # no retention ran: never arrived
     ingest(client, train, *dag_events)
     late = _tree(client, ids["job2"])
     assert late["missing_run_ids"] == []

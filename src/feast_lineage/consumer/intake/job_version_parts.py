@@ -28,12 +28,10 @@ import re
 from typing import Any
 
 from feast_lineage import canonical_json
-from feast_lineage.consumer.store.write.job_versions import (
-    SOURCE_FACETS,
-    JobVersionParts,
-    RunOwner,
-)
-from feast_lineage.identity import dataset_id, namespace_id
+from feast_lineage.consumer.intake.facet_memo import FacetMemo
+from feast_lineage.consumer.store.write.job_versions import SOURCE_FACETS, source_payload
+from feast_lineage.consumer.store.write.rows import JobVersionParts, PendingSource
+from feast_lineage.identity import dataset_id
 
 _PARTITION_SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*=[^/=]*")
 
@@ -70,62 +68,58 @@ def strip_partitions(name: str) -> str:
     return name if end == len(parts) else "/".join(parts[:end])
 
 
-def source_payload(value: Any) -> Any:
-    """A source facet as it counts: without its ``_`` keys; None when deleted or empty."""
-    if not isinstance(value, dict):
-        return value
-    if value.get("_deleted") is True:
-        return None
-    kept = {k: v for k, v in value.items() if not k.startswith("_")}
-    return kept or None
-
-
 def add_parts(
     out: JobVersionParts,
     event: dict[str, Any],
     job_id: int,
-    job_ns: str,
     run_key: str,
     rank: str,
-    time_us: int,
-    *,
-    is_run: bool,
+    memo: FacetMemo | None,
 ) -> None:
-    """Add the parts of ``event`` (a RunEvent or JobEvent of job ``job_id``) to ``out``."""
-    out.owners[run_key] = RunOwner(job_id, namespace_id(job_ns), None if is_run else time_us)
+    """Add what ``event`` (a RunEvent or JobEvent of job ``job_id``) adds to its run's version.
+
+    The datasets it lists reach the writer as ``run_io`` rows already; only
+    those that stand for another dataset (their table) are added here.
+    ``memo`` remembers source facets' digests, as it does blobs'.
+    """
     for direction, key in (("input", "inputs"), ("output", "outputs")):
         listed = event.get(key)
-        for ds in listed if isinstance(listed, list) else []:
-            did = dataset_id(ds["namespace"], ds["name"])
+        for ds in listed if listed else ():
+            name, facets = ds["name"], ds.get("facets")
+            if "=" not in name and not (isinstance(facets, dict) and "symlinks" in facets):
+                continue  # the common case: the dataset is its own table
             gns, gname = table_of(ds)
-            gid = dataset_id(gns, gname)
-            out.io.setdefault(
-                (run_key, direction, did, gid),
-                {
-                    "run_key": run_key,
-                    "direction": direction,
-                    "dataset_id": did,
-                    "group_id": gid,
-                    "group_namespace": gns,
-                    "group_name": gname,
-                },
-            )
+            if gns != ds["namespace"] or gname != name:
+                did = dataset_id(ds["namespace"], name)
+                out.tables.add((run_key, direction, did, dataset_id(gns, gname), gns, gname))
     facets = event.get("job", {}).get("facets")
     if not isinstance(facets, dict):
         return
     for name in SOURCE_FACETS:
-        if name not in facets:
-            continue
-        payload = source_payload(facets[name])
-        if payload is None:
-            digest = ""  # deleted: counts as absent, but as the latest value
-        else:
-            text = canonical_json.dumps(payload)
-            digest = canonical_json.digest(text)
-            out.payloads.setdefault(
-                (job_id, digest), {"job_id": job_id, "digest": digest, "payload": text.decode()}
-            )
-        out.sources.setdefault(
-            (run_key, name, rank),
-            {"run_key": run_key, "name": name, "rank": rank, "digest": digest},
-        )
+        if name in facets:
+            digest = _source_digest(out, job_id, name, facets[name], memo)
+            out.add_source(run_key, name, rank, digest)
+
+
+def _source_digest(
+    out: JobVersionParts, job_id: int, name: str, value: Any, memo: FacetMemo | None
+) -> str:
+    """The digest of a source facet as it counts ("" when deleted); its payload into ``out``."""
+    fingerprint = 0
+    if memo is not None:
+        fingerprint = memo.fingerprint(value)
+        known = memo.get((job_id, "source:" + name), fingerprint)
+        if known is not None:
+            if known and (job_id, known) not in out.payloads:
+                out.payloads[(job_id, known)] = PendingSource(value)
+            return known
+    payload = source_payload(value)
+    if payload is None:
+        digest = ""  # deleted: counts as absent, but as the latest value
+    else:
+        text = canonical_json.dumps(payload)
+        digest = canonical_json.digest(text)
+        out.payloads[(job_id, digest)] = text.decode()
+    if memo is not None:
+        memo.put((job_id, "source:" + name), fingerprint, digest)
+    return digest

@@ -269,16 +269,7 @@ class RowBuilder:
         )
 
     def io(self, event: dict[str, Any], jid: int, job_ns: str) -> None:
-        add_parts(
-            self.out.job_versions,
-            event,
-            jid,
-            job_ns,
-            self.io_run,
-            self.rank,
-            self.time_us,
-            is_run=self.run_id is not None,
-        )
+        add_parts(self.out.job_versions, event, jid, self.io_run, self.rank, self.memo)
         for direction, key in (("input", "inputs"), ("output", "outputs")):
             datasets = event.get(key)
             if not datasets:

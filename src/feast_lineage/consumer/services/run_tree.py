@@ -65,6 +65,7 @@ def _visible_node(node: TreeRun, shown: set[str], facets_text: str | None) -> Ru
         updated_at=ms(node.last_event_us),
         depth=node.depth,
         missing=node.missing,
+        pruned=node.pruned,
         child_count=node.child_count,
         started_at_iso=to_iso(node.started_us),
         ended_at_iso=to_iso(node.ended_us),

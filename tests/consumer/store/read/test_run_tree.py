@@ -9,7 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.read.run_tree import run_tree, tree_root
+from feast_lineage.event_time import parse_us
 from tests.factories import at, facet, run_event
 from tests.store_helpers import Store
 
@@ -185,3 +187,54 @@ def _reaches_root(h: dict[str, Any], i: int) -> bool:
             return False
         j = p
     return True
+
+
+def _child_of(parent: str, child: str, start: float, end: float) -> list[dict[str, Any]]:
+    link = facet(run={"runId": parent}, job={"namespace": NS, "name": "dag"})
+    return [
+        run_event(
+            state, run_id=child, job=(NS, "dag.task"), time=at(t), run_facets={"parent": link}
+        )
+        for state, t in (("START", start), ("COMPLETE", end))
+    ]
+
+
+def test_a_parent_retention_pruned_is_pruned_and_one_that_never_came_is_missing(
+    store: Store,
+) -> None:
+    """Retention pruned the DAG run; its task, still running past the horizon, stays.
+
+    The task started before the horizon, so its missing parent is named
+    ``pruned``; a parent whose children all started after the horizon never
+    arrived (it would have been running then): ``missing`` only.
+    """
+    dag, task, lost, late = _ids(4)
+    store.ingest_each(
+        [
+            run_event("START", run_id=dag, job=(NS, "dag"), time=at(1)),
+            run_event("COMPLETE", run_id=dag, job=(NS, "dag"), time=at(2)),
+            *_child_of(dag, task, 3, 200),
+            *_child_of(lost, late, 150, 160),
+        ]
+    )
+    with store.engine.connect() as conn:
+        before = run_tree(conn, task, None)
+    assert before is not None
+    assert [(n.run_id, n.missing, n.pruned) for n in before.runs] == [
+        (dag, False, False),
+        (task, False, False),
+    ]
+    prune(store.engine, parse_us(at(100)))
+    with store.engine.connect() as conn:
+        after = run_tree(conn, task, None)
+        never = run_tree(conn, late, None)
+    assert after is not None
+    assert never is not None
+    assert [(n.run_id, n.missing, n.pruned) for n in after.runs] == [
+        (dag, True, True),
+        (task, False, False),
+    ]
+    assert [(n.run_id, n.missing, n.pruned) for n in never.runs] == [
+        (lost, True, False),
+        (late, False, False),
+    ]

@@ -59,7 +59,7 @@ def test_0017_backfills_what_ingest_writes(store_url: str) -> None:
         config = alembic_config(engine)
         with engine.begin() as conn:
             config.attributes["connection"] = conn
-            command.downgrade(config, "0015")
+            command.downgrade(config, "0016")
         assert t.io_listings.name not in inspect(engine).get_table_names()
         columns = {c["name"] for c in inspect(engine).get_columns(t.run_io.name)}
         assert "first_us" not in columns

@@ -1,4 +1,9 @@
-"""Migration 0013 builds the job versions ingest would have built from the events a store holds."""
+"""Migrations 0013 and 0016 build the job versions ingest would have built from a store's events.
+
+0013 derives each run's parts (a row per part) and version from the
+stored events; 0016 merges each run's parts into its run -> version row,
+as ingest now keeps them, and drops 0013's tables of parts.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import uuid
 from typing import Any
 
 from alembic import command
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, text
 
 from feast_lineage.consumer.store.engine.database import alembic_config, create_store_engine
 from feast_lineage.consumer.store.schema import tables as t
@@ -16,7 +21,8 @@ from tests.conftest import EVENTS_DIR
 from tests.factories import at, dataset, facet, job_event, run_event
 from tests.store_helpers import Store
 
-TABLES = (t.job_version_io, t.job_version_sources, t.job_sources, t.run_versions, t.job_versions)
+TABLES = (t.job_sources, t.run_versions, t.job_versions)
+PART_TABLES = ("feast_lineage_job_version_io", "feast_lineage_job_version_sources")
 JOB = ("spark://cluster", "orders")
 
 
@@ -82,6 +88,14 @@ def _rows(store: Store) -> dict[str, list[Any]]:
     }
 
 
+def _migrate(engine: Engine, revision: str, *, down: bool = False, chunk: int = 1) -> None:
+    config = alembic_config(engine)
+    config.attributes[CHUNK_ATTRIBUTE] = chunk  # every rule crosses chunk edges
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        (command.downgrade if down else command.upgrade)(config, revision)
+
+
 def test_0013_backfills_what_ingest_writes(store_url: str) -> None:
     store = Store(store_url)
     engine: Engine = create_store_engine(store_url)
@@ -104,3 +118,42 @@ def test_0013_backfills_what_ingest_writes(store_url: str) -> None:
     finally:
         engine.dispose()
         store.close()
+
+
+def test_0016_merges_the_parts_0013_stored_into_what_ingest_writes(store_url: str) -> None:
+    """A store at 0015 with versions in it: 0016 fills each run's parts as ingest would.
+
+    Ingest at head, go down to 0015 (0016's downgrade rebuilds 0013's rows
+    of parts, with the parts' column gone), and up again: the rows are
+    those ingest wrote. Then ingest more on the migrated store: the merge
+    with the migrated parts gives what ingest alone gives.
+    """
+    store = Store(store_url)
+    engine: Engine = create_store_engine(store_url)
+    history = _history()
+    try:
+        store.ingest_each(history[:-4])
+        live = _rows(store)
+        _migrate(engine, "0015", down=True)
+        names = inspect(engine).get_table_names()
+        assert set(PART_TABLES) <= set(names)
+        columns = {c["name"] for c in inspect(engine).get_columns(t.run_versions.name)}
+        assert "parts" not in columns
+        with engine.connect() as conn:
+            (io_rows,) = conn.execute(text(f"SELECT count(*) FROM {PART_TABLES[0]}")).one()
+        assert io_rows >= 5  # a row per dataset of each run
+        _migrate(engine, "head")
+        assert not set(PART_TABLES) & set(inspect(engine).get_table_names())
+        assert _rows(store) == live
+        store.ingest_each(history[-4:])
+        migrated_then_live = _rows(store)
+    finally:
+        engine.dispose()
+        store.close()
+    fresh = Store(store_url)
+    try:
+        fresh.reset()
+        fresh.ingest_each(history)
+        assert _rows(fresh) == migrated_then_live
+    finally:
+        fresh.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -182,6 +183,46 @@ def test_a_late_event_never_changes_another_runs_version(store: Store) -> None:
     assert kept is not None
 
 
+def test_a_runs_parts_are_one_row_merged_with_each_event(store: Store) -> None:
+    """The run's row holds its parts: a later event merges with them, a repeat changes nothing."""
+    r = new_run()
+    store.ingest(run("START", r, 1, inputs=("orders", "c/date=1"), sql="q1"))
+    store.ingest(run("COMPLETE", r, 2, inputs=(), outputs=("y/part=2",), sql="q2"))
+    (row,) = store.rows(t.run_versions)
+    parts = orjson.loads(row["parts"])
+    assert [p[0] for p in parts["io"]] == ["input", "input", "output"]
+    assert {(p[3], p[4]) for p in parts["io"]} == {
+        ("s3://raw", "c"),
+        ("s3://raw", "orders"),
+        ("s3://lake", "y"),
+    }
+    assert set(parts["sources"]) == {"sql"}  # the latest of each facet, with its rank
+    (version,) = versions(store)
+    assert tables(version) == (
+        (("s3://raw", "c"), ("s3://raw", "orders")),
+        (("s3://lake", "y"),),
+    )
+    assert store.count(t.job_versions) == 1
+
+
+def test_an_event_reads_its_runs_one_row_and_a_repeat_writes_nothing(sqlite_url: str) -> None:
+    store = Store(sqlite_url)  # SQLite traces what the writer hands the driver
+    r = new_run()
+    store.ingest(run("START", r, 1, inputs=("orders", "customers"), sql="q1"))
+    complete = run("COMPLETE", r, 2, inputs=(), outputs=("daily",), sql="q1")
+    statements = store.traced_statements(lambda: store.ingest(complete))
+    touching = [s for s in statements if "run_versions" in s or "job_versions" in s]
+    verbs = [s.lstrip().split(None, 1)[0].upper() for s in touching]
+    # One read of the run's row (with its start), its row written, the new
+    # version inserted, the START's partial version dropped: nothing per part.
+    assert verbs == ["SELECT", "INSERT", "INSERT", "DELETE"]
+    again = store.traced_statements(lambda: store.ingest(complete))
+    touching = [s for s in again if "run_versions" in s or "job_versions" in s]
+    assert [s.lstrip().split(None, 1)[0].upper() for s in touching] == ["SELECT"]
+    assert len(versions(store)) == 1
+    store.close()
+
+
 # --- the property: any order, any duplication, any batching ---------------------------
 
 _spec = st.fixed_dictionaries(
@@ -231,8 +272,6 @@ def _snapshot(store: Store) -> dict[str, Any]:
             for table in (
                 t.job_versions,
                 t.run_versions,
-                t.job_version_io,
-                t.job_version_sources,
                 t.job_sources,
             )
         },

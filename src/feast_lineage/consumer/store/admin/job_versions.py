@@ -1,8 +1,8 @@
 """Retention and reset of job versions.
 
-Retention deletes the run -> version rows of runs (and JobEvents) it
-pruned, with their parts, and the versions no remaining run ran, except
-each job's *current* version: the row of the job's latest run (or
+Retention deletes the run -> version rows (each holding its run's parts)
+of runs (and JobEvents) it pruned, and the versions no remaining run ran,
+except each job's *current* version: the row of the job's latest run (or
 JobEvent) stays even when that run went, so the current version is always
 kept with its latest run named. Source facet payloads stay (one per
 distinct payload of a job: they grow with changes, not runs). A namespace
@@ -20,14 +20,12 @@ from feast_lineage.consumer.store.schema import tables as t
 
 # Removed rows are counted under these names (the API's).
 API_NAMES = {
-    t.job_version_io.name: "job_version_io",
-    t.job_version_sources.name: "job_version_sources",
     t.job_sources.name: "job_sources",
     t.run_versions.name: "run_versions",
     t.job_versions.name: "job_versions",
 }
 # In the order a full reset deletes them.
-TABLES = (t.job_version_io, t.job_version_sources, t.job_sources, t.run_versions, t.job_versions)
+TABLES = (t.job_sources, t.run_versions, t.job_versions)
 
 Count = Callable[[str, int], None]
 
@@ -37,14 +35,13 @@ def _delete(conn: Connection, table: Table, *where: ColumnElement[bool]) -> int:
 
 
 def _forget_runs(conn: Connection, keys: list[str], count: Count) -> None:
-    """Delete the run -> version rows of ``keys`` with their parts, then orphaned versions."""
+    """Delete the run -> version rows of ``keys`` (with their parts), then orphaned versions."""
     rv, jv = t.run_versions.c, t.job_versions.c
     versions = {
         (job, vid)
         for job, vid in conn.execute(select(rv.job_id, rv.version_id).where(rv.run_key.in_(keys)))
     }
-    for table in (t.job_version_io, t.job_version_sources, t.run_versions):
-        count(API_NAMES[table.name], _delete(conn, table, table.c.run_key.in_(keys)))
+    count(API_NAMES[t.run_versions.name], _delete(conn, t.run_versions, rv.run_key.in_(keys)))
     ran = exists().where(rv.job_id == jv.job_id, rv.version_id == jv.id)
     for job, vid in sorted(versions):
         n = _delete(conn, t.job_versions, jv.id == vid, jv.job_id == job, ~ran)
@@ -97,9 +94,6 @@ def reset_namespace(
     """Delete the versions of a namespace's jobs, inside the reset's transaction."""
     rv = t.run_versions.c
     # Through the (job, version) index: ingest keeps one index fewer per run.
-    its_runs = select(rv.run_key).where(rv.job_id.in_(its_jobs))
-    for table in (t.job_version_io, t.job_version_sources):
-        count(API_NAMES[table.name], _delete(conn, table, table.c.run_key.in_(its_runs)))
     count(API_NAMES[t.run_versions.name], _delete(conn, t.run_versions, rv.job_id.in_(its_jobs)))
     jv, s = t.job_versions.c, t.job_sources.c
     count(API_NAMES[t.job_versions.name], _delete(conn, t.job_versions, jv.ns_id == ns_id))

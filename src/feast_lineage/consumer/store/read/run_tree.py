@@ -15,7 +15,11 @@ A run names its parent, and the root of its tree, in its ``parent`` facet
 * **Missing runs**: a parent named by a member but never stored is a node of
   its own (``missing``); its job is the one its children's parent facet
   names. It hangs under the run its children name as their root (its own
-  parent is unknown).
+  parent is unknown). A missing run is also ``pruned`` when retention has
+  run with a horizon later than the earliest start of the runs below it:
+  a parent runs while its children do, so one whose children started
+  after the horizon was not pruned (it never arrived), and one whose
+  children started before it most likely was (its events are gone).
 
 Nothing here depends on the order events arrived in: the links are the
 runs' stored ``parent_run_id``/``root_run_id`` (the least id, should a run's
@@ -31,13 +35,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection, Row, String, bindparam, cast, func, or_, select
 
 from feast_lineage.consumer.store.read.common import NsIds
+from feast_lineage.consumer.store.read.dataset_versions import horizon
 from feast_lineage.consumer.store.read.run_facets import run_facets
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.identity import namespace_id
@@ -57,6 +62,7 @@ class TreeRun:
     tree_parent: str | None  # the node this one hangs under (None: the root)
     visible: bool  # False: a run the caller may not see (no job, state or times)
     missing: bool  # named as a parent or root, never stored
+    pruned: bool  # missing, and retention most likely pruned it
     parent_run_id: str | None  # as stored (the parent facet's run)
     root_run_id: str | None  # as stored (the parent facet's root run)
     job_namespace: str | None  # None when hidden (or, for a missing run, unknown)
@@ -268,9 +274,10 @@ def run_tree(conn: Connection, run_id: str, ns_ids: NsIds) -> RunTree | None:
     never = named - _stored(conn, named)
     where = _place(rows, root, never, ns_ids)
     jobs = _missing_jobs(conn, where.child_of_missing) if where.child_of_missing else {}
+    pruned_before = horizon(conn) if never else None
     return RunTree(
         root_run_id=root,
-        runs=tuple(_depth_first(root, by_id, never, where, jobs, ns_ids)),
+        runs=tuple(_depth_first(root, by_id, never, where, jobs, ns_ids, pruned_before)),
         truncated=truncated,
     )
 
@@ -282,8 +289,12 @@ def _depth_first(
     where: _Placement,
     jobs: dict[str, tuple[str, str] | None],
     ns_ids: NsIds,
+    horizon_us: int | None,
 ) -> list[TreeRun]:
-    """The tree's runs from the root down, siblings by start time."""
+    """The tree's runs from the root down, siblings by start time.
+
+    ``horizon_us``: the retention horizon, if retention ever ran.
+    """
     children: dict[str | None, list[str]] = {}
     for node, parent in where.placed.items():
         children.setdefault(parent, []).append(node)
@@ -296,6 +307,11 @@ def _depth_first(
     def order(node: str) -> tuple[int, str]:
         return (starts.get(node, 0), node)
 
+    def pruned(node: str) -> bool:
+        return (
+            horizon_us is not None and node in never and starts.get(node, horizon_us) < horizon_us
+        )
+
     out: list[TreeRun] = []
     stack: list[tuple[str, int]] = [(root, 0)]
     done: set[str] = set()
@@ -307,12 +323,14 @@ def _depth_first(
         below = sorted(children.get(node, ()), key=order)
         parent = where.placed.get(node)
         row = by_id.get(node)
-        out.append(_node(node, depth, parent, row, jobs, ns_ids, where.seen_by_caller, len(below)))
+        found = _node(node, depth, parent, row, jobs, ns_ids, where.seen_by_caller, len(below))
+        out.append(replace(found, pruned=True) if pruned(node) else found)
         stack.extend((child, depth + 1) for child in reversed(below))
     # Runs in a cycle of parent links above no root: answered under the root.
     for node in sorted(set(where.placed) - done, key=order):
         row = by_id.get(node)
-        out.append(_node(node, 1, root, row, jobs, ns_ids, where.seen_by_caller, 0))
+        found = _node(node, 1, root, row, jobs, ns_ids, where.seen_by_caller, 0)
+        out.append(replace(found, pruned=True) if pruned(node) else found)
     return out
 
 
@@ -338,6 +356,7 @@ def _node(
             tree_parent=tree_parent,
             visible=visible,
             missing=True,
+            pruned=False,
             parent_run_id=None,
             root_run_id=None,
             job_namespace=job[0] if visible and job is not None else None,
@@ -355,6 +374,7 @@ def _node(
         tree_parent=tree_parent,
         visible=visible,
         missing=False,
+        pruned=False,
         parent_run_id=row.parent_run_id if visible else None,
         root_run_id=row.root_run_id if visible else None,
         job_namespace=row.job_namespace if visible else None,

@@ -43,4 +43,9 @@ class VersionContent:
 
 def version_id(job_id: int, content: VersionContent) -> str:
     """The content-derived id of a version of job ``job_id``."""
-    return canonical_json.digest(f"{job_id}\x1f{content.to_json()}".encode())
+    return text_version_id(job_id, content.to_json())
+
+
+def text_version_id(job_id: int, content: str) -> str:
+    """The id of a version of job ``job_id`` whose content's text is ``content``."""
+    return canonical_json.digest(f"{job_id}\x1f{content}".encode())

@@ -92,14 +92,18 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   (:mod:`..read.dataset_versions`). The migration derives the rows of the
   stored events.
 * Migration 0013 adds job versions (:mod:`.write.job_versions`), derived
-  from the stored events too. ``feast_lineage_job_version_io`` and
-  ``feast_lineage_job_version_sources`` are each run's (and JobEvent's)
-  parts: the datasets it listed with the table each stands for, and the
-  source facets its events carried by rank; ``feast_lineage_job_sources``
-  holds those facets' payloads by digest. ``feast_lineage_run_versions``
-  says which version each run ran (recomputed from all its parts whenever
-  an event of it arrives), and ``feast_lineage_job_versions`` holds each
-  version's content once, keyed by its digest.
+  from the stored events too. ``feast_lineage_job_sources`` holds the
+  source facets' payloads by digest, ``feast_lineage_run_versions`` says
+  which version each run (or JobEvent) ran, and
+  ``feast_lineage_job_versions`` holds each version's content once, keyed
+  by its digest.
+* Migration 0016 keeps each run's job version parts (the datasets its
+  events listed, with the table each stands for, and the latest of each
+  source facet) merged in one column, ``feast_lineage_run_versions.parts``,
+  in place of 0013's row per part (``feast_lineage_job_version_io``, which
+  repeated ``feast_lineage_run_io``, and ``feast_lineage_job_version_sources``):
+  ingest merges an event's parts into the run's stored ones rather than
+  reading all of them back (:mod:`..write.job_versions`).
 * Migration 0015 keeps in ``feast_lineage_dataset_versions`` only what
   events *made* (writes, lifecycle changes) and moves what events *stated*
   (a schema, datasetVersion or symlinks read or announced) to
@@ -431,26 +435,6 @@ dataset_facets = _facet_table(
 )
 
 # Job versions (migration 0013).
-job_version_io = Table(
-    "feast_lineage_job_version_io",
-    metadata,
-    Column("run_key", String(36), primary_key=True),  # a run id, or a JobEvent's event key
-    Column("direction", String(6), primary_key=True),  # input | output
-    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
-    Column("group_id", BigInteger, primary_key=True, autoincrement=False),  # the table's id
-    Column("group_namespace", Text, nullable=False),
-    Column("group_name", Text, nullable=False),
-)
-
-job_version_sources = Table(
-    "feast_lineage_job_version_sources",
-    metadata,
-    Column("run_key", String(36), primary_key=True),
-    Column("name", String(32), primary_key=True),  # sourceCode | sql | sourceCodeLocation | ...
-    Column("rank", String(64), primary_key=True),  # the event's: the highest counts
-    Column("digest", String(32), nullable=False),  # of the payload without "_" keys
-)
-
 job_sources = Table(
     "feast_lineage_job_sources",
     metadata,
@@ -468,6 +452,7 @@ run_versions = Table(
     Column("version_id", String(32), nullable=False),
     Column("time_us", BigInteger, nullable=False),  # the run's start, or the JobEvent's time
     Column("is_run", Integer, nullable=False),  # 0: a JobEvent
+    Column("parts", Text, nullable=False),  # canonical JSON: what its events listed, merged
     Index("ix_ol_run_versions_job_version", "job_id", "version_id", "time_us"),
     Index("ix_ol_run_versions_job_time", "job_id", "time_us"),
 )

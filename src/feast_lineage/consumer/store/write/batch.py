@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Connection, Table
+from sqlalchemy import BindParameter, Connection, Table, bindparam
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import Insert
@@ -80,6 +80,43 @@ def _execute(
         cursor.close()
 
 
+def _fetch(
+    conn: Connection,
+    cache: WriteCache,
+    key: str,
+    build: Callable[[list[BindParameter[Any]]], Any],
+    values: Sequence[Any],
+) -> list[Sequence[Any]]:
+    """The rows of ``build(parameters)``'s query for ``values``, compiled once per store and size.
+
+    ``build`` gets a bound parameter per value (to put in an ``IN``). As in
+    :func:`_execute`, the statement is compiled once and runs on the
+    driver's cursor; ``values`` are padded to the next power of two with
+    their last, so a few shapes serve every size (a repeat in ``IN`` is harmless).
+    """
+    if not values:
+        return []
+    size = max(8, 1 << (len(values) - 1).bit_length())
+    sql = cache.sql.get((key, (str(size),)))
+    if sql is None:
+        dialect = conn.dialect
+        if dialect.name == "sqlite":
+            dialect = sqlite.dialect(paramstyle="named")
+        sql = str(build([bindparam(f"v{i}") for i in range(size)]).compile(dialect=dialect))
+        cache.sql[(key, (str(size),))] = sql
+    params = {f"v{i}": v for i, v in enumerate(values)}
+    params.update({f"v{i}": values[-1] for i in range(len(values), size)})
+    dbapi = conn.dialect.loaded_dbapi
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
+    except dbapi.Error as err:
+        raise DBAPIError.instance(sql, None, err, dbapi.Error, dialect=conn.dialect) from None
+    finally:
+        cursor.close()
+
+
 def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tuple[int, int]]:
     """Apply ``d`` inside the caller's transaction; pass the result to :func:`remember`."""
     cache.sync(read_generation(conn))
@@ -95,7 +132,8 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
         r for r in d.dataset_states.values() if not cache.dataset_states.covers(r["id"], r["rank"])
     ]
     ex("dataset_states", _upsert(conn, t.dataset_states, mr.DATASET_STATES), states)
-    write_job_versions(conn, d.job_versions, ex)
+    fetch = partial(_fetch, conn, cache)
+    write_job_versions(conn, d, ex, fetch, cache.job_sources.__contains__)
     return link_uris(conn, d, cache)
 
 
@@ -198,3 +236,5 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.explicit_reports.add(explicit[:4])
     for state in d.dataset_states.values():
         cache.dataset_states.note(state["id"], state["rank"])
+    for source in d.job_versions.payloads:
+        cache.job_sources.add(source)

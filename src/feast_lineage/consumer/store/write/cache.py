@@ -2,8 +2,9 @@
 
 :class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
 list, run inputs/outputs (with the earliest time each is known listed),
-dataSource links, the columnLineage payloads whose column edges are stored
-and the rank of each dataset state stored. It is dropped whenever the
+dataSource links, the columnLineage payloads whose column edges are stored,
+the rank of each dataset state stored and job versions' source facet
+payloads. It is dropped whenever the
 store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
 the same transaction as their deletes, also across processes.
 """
@@ -107,6 +108,8 @@ class WriteCache:
         self.explicit_reports = _BoundedSet(limit)
         # dataset state id -> the rank stored: a restatement that ranks no higher is not sent
         self.dataset_states = _BoundedRanks(limit)
+        # (job, digest): a job version's source facet payload
+        self.job_sources = _BoundedSet(limit)
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def sync(self, generation: str) -> None:
@@ -120,4 +123,5 @@ class WriteCache:
             self.column_reports.clear()
             self.explicit_reports.clear()
             self.dataset_states.clear()
+            self.job_sources.clear()
             self.generation = generation

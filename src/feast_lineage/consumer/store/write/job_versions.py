@@ -1,4 +1,4 @@
-"""Job versions: the rows that define what a run (or a JobEvent) ran, and the version they make.
+"""Job versions: each run's (or JobEvent's) parts, merged as events arrive, and its version.
 
 A job's version is what defines it: the set of datasets it reads and
 writes (each named by the table it belongs to, so a partition that moves
@@ -6,57 +6,45 @@ every run does not mint a version a run: see
 :mod:`feast_lineage.consumer.intake.job_version_parts`), its ``sourceCode``,
 ``sql`` and ``sourceCodeLocation`` facets and its ``jobType``.
 
-Ingest hands each event's *parts* (:class:`JobVersionParts`): the datasets
-it listed with their table, the source facets it carried (by rank) and who
-owns the run. Parts are immutable, content-addressed rows written with
-``insert_ignore``. After writing them, :func:`write_job_versions` recomputes
-the version of every run the batch touched from *all* its stored parts
-(a run's inputs and outputs are the union of its events'; each source
-facet is the one of its latest event carrying it), so the answer depends
-only on the set of events stored, never on their order or repetition. A
-version's id is the digest of its content and job; its row is written
-once, and goes when no run runs it any more (a run's partial state before
-its last event), so the tables hold the same rows whatever the order.
-``feast_lineage_run_versions`` says which version each run ran; "current"
-and "first seen" are derived at read time.
+A run's *parts* are what its events listed and carried: the datasets, each
+with its table (from the batch's ``run_io`` and datasets, and
+:class:`~.rows.JobVersionParts` where the table is another dataset), and
+per source facet the (rank, digest) of the latest event carrying it. The
+parts of two sets of events merge by a union and, per facet, the highest
+rank: commutative, associative and idempotent, so a run's parts do not
+depend on the order its events arrive in or on repeats. Each run keeps its
+merged parts in its ``feast_lineage_run_versions`` row (``parts``, in one
+canonical text: :meth:`RunParts.to_json`), so a transaction reads each
+touched run's row once (with its start time, in one statement), merges in
+what the transaction holds, and writes the row back only if it changed:
+no read of all the run's parts, no row per part. A version's id is the
+digest of its content and job; its row is written once, and goes when no
+run runs it any more (a run's partial state before its last event), so the
+tables hold the same rows whatever the order. "Current" and "first seen"
+are derived at read time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
-from sqlalchemy import Connection, delete, exists, select
+from sqlalchemy import BindParameter, Connection, Select, delete, exists, select
 
+from feast_lineage import canonical_json
 from feast_lineage.consumer.store.engine.dialect import insert_ignore, upsert
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.schema.job_version_content import VersionContent, version_id
+from feast_lineage.consumer.store.schema.job_version_content import text_version_id
+from feast_lineage.consumer.store.write.rows import JobVersionParts, RowBatch
 
 # The job facets that define a version, besides its inputs and outputs.
 SOURCE_FACETS = ("sourceCode", "sql", "sourceCodeLocation", "jobType")
 
 _CHUNK = 1000
 
-
-class JobVersionIoRow(TypedDict):
-    """A dataset a run (or JobEvent) listed, with the table it stands for."""
-
-    run_key: str  # a run id, or a JobEvent's event key
-    direction: str  # input or output
-    dataset_id: int  # the dataset as the event named it
-    group_id: int  # dataset_id(group_namespace, group_name)
-    group_namespace: str
-    group_name: str
-
-
-class JobVersionSourceRow(TypedDict):
-    """A source facet an event of a run carried: the latest (highest rank) counts."""
-
-    run_key: str
-    name: str  # one of SOURCE_FACETS
-    rank: str  # the event's
-    digest: str  # of the payload without its "_" keys (the job_sources row)
+# A dataset a run listed: (direction, dataset id, its table's id, the table's namespace, name).
+IoPart = tuple[str, int, int, str, str]
 
 
 class JobSourceRow(TypedDict):
@@ -67,8 +55,20 @@ class JobSourceRow(TypedDict):
     payload: str  # canonical JSON
 
 
-@dataclass(frozen=True, slots=True)
-class RunOwner:
+def source_payload(value: Any) -> Any:
+    """A source facet as it counts: without its ``_`` keys; None when deleted or empty.
+
+    An upgraded client (a new ``_producer``) does not change what the job does.
+    """
+    if not isinstance(value, dict):
+        return value
+    if value.get("_deleted") is True:
+        return None
+    kept = {k: v for k, v in value.items() if not k.startswith("_")}
+    return kept or None
+
+
+class Owner(NamedTuple):
     """Whose run a key is: its job, and for a JobEvent its time (a run's is its start)."""
 
     job_id: int
@@ -76,101 +76,223 @@ class RunOwner:
     event_time_us: int | None  # None for a run: its start time is read from the runs table
 
 
-@dataclass
-class JobVersionParts:
-    """The job version rows of one or more events."""
+@dataclass(slots=True)
+class RunParts:
+    """What a run's (or a JobEvent's) events listed and carried: the makings of its version."""
 
-    io: dict[tuple[str, str, int, int], JobVersionIoRow] = field(default_factory=dict)
-    sources: dict[tuple[str, str, str], JobVersionSourceRow] = field(default_factory=dict)
-    payloads: dict[tuple[int, str], JobSourceRow] = field(default_factory=dict)
-    owners: dict[str, RunOwner] = field(default_factory=dict)
+    io: set[IoPart] = field(default_factory=set)
+    sources: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (rank, digest)
 
-    def merge(self, other: JobVersionParts) -> None:
-        for key, io in other.io.items():
-            self.io.setdefault(key, io)
-        for skey, source in other.sources.items():
-            self.sources.setdefault(skey, source)
-        for pkey, payload in other.payloads.items():
-            self.payloads.setdefault(pkey, payload)
-        self.owners.update(other.owners)
+    def add_source(self, name: str, rank: str, digest: str) -> None:
+        have = self.sources.get(name)
+        if have is None or rank > have[0]:
+            self.sources[name] = (rank, digest)
+
+    def add_stored(self, text: str) -> None:
+        """Merge in the parts stored as ``text`` (:meth:`to_json`)."""
+        stored = canonical_json.loads(text)
+        for direction, did, gid, gns, gname in stored["io"]:
+            self.io.add((direction, int(did), int(gid), gns, gname))
+        for name, (rank, digest) in stored["sources"].items():
+            self.add_source(name, rank, digest)
+
+    def to_json(self) -> str:
+        """The canonical text of these parts: equal parts, equal text.
+
+        A dataset that one event names by its table and another by itself
+        (one sent its symlinks, one did not) counts as the table: only the
+        table is kept, which merges to the same answer.
+        """
+        return canonical_json.dumps_str({"io": sorted(_named(self.io)), "sources": self.sources})
+
+    def content_json(self) -> str:
+        """The text of the version these parts define (:class:`.VersionContent`'s)."""
+        inputs: set[tuple[str, str]] = set()
+        outputs: set[tuple[str, str]] = set()
+        for direction, _did, _gid, gns, gname in _named(self.io):
+            (inputs if direction == "input" else outputs).add((gns, gname))
+        return canonical_json.dumps_str(
+            {
+                "inputs": sorted(inputs),
+                "outputs": sorted(outputs),
+                # A deleted facet (digest "") is absent, unless a later event sends it again.
+                "sources": {name: d for name, (_, d) in self.sources.items() if d},
+            }
+        )
 
 
-def run_content(
-    io: Iterable[tuple[str, int, int, str, str]], sources: Iterable[tuple[str, str, str]]
-) -> VersionContent:
-    """A run's version content from all its parts, whatever order they were stored in.
+def _named(io: Iterable[IoPart]) -> set[IoPart]:
+    """``io`` less each dataset's own entry where another names its table."""
+    tabled = {(p[0], p[1]) for p in io if p[2] != p[1]}
+    if not tabled:
+        return set(io)
+    return {p for p in io if p[2] != p[1] or (p[0], p[1]) not in tabled}
 
-    ``io``: (direction, dataset id, group id, group namespace, group name).
-    A dataset one event names by its table and another by itself (one
-    sent its symlinks, one did not) counts as the table. ``sources``:
-    (facet name, rank, digest); the highest rank wins per name.
-    """
-    grouped: dict[tuple[str, int], set[tuple[int, str, str]]] = {}
-    for direction, did, gid, gns, gname in io:
-        grouped.setdefault((direction, did), set()).add((gid, gns, gname))
-    tables: dict[str, set[tuple[str, str]]] = {"input": set(), "output": set()}
-    for (direction, did), groups in grouped.items():
-        named = {g for g in groups if g[0] != did} or groups
-        tables.setdefault(direction, set()).update((gns, gname) for _, gns, gname in named)
-    latest: dict[str, tuple[str, str]] = {}
-    for name, rank, digest in sources:
-        if name not in latest or rank > latest[name][0]:
-            latest[name] = (rank, digest)
-    return VersionContent(
-        inputs=tuple(sorted(tables["input"])),
-        outputs=tuple(sorted(tables["output"])),
-        # A deleted facet (digest "") is absent, unless a later event sends it again.
-        sources=tuple(sorted((name, d) for name, (_, d) in latest.items() if d)),
-    )
+
+def gather(d: RowBatch) -> dict[str, tuple[Owner, RunParts]]:
+    """Each run (and JobEvent) of ``d`` with its owner and the parts ``d`` holds of it."""
+    owners: dict[str, Owner] = {}
+    for run in d.runs:  # a row per event: the last one's job counts, as a merged run's
+        owners[run["run_id"]] = Owner(run["job_id"], run["ns_id"], None)
+    for event in d.events:
+        if event["kind"] == "job":
+            owners[event["event_key"]] = Owner(
+                event["subject_id"], event["ns_id"], event["event_time_us"]
+            )
+    runs = {key: (owner, RunParts()) for key, owner in owners.items()}
+    for key, did, direction in d.run_io:
+        found = runs.get(key)
+        if found is not None:
+            ds = d.datasets[did]
+            found[1].io.add((direction, did, did, ds["namespace"], ds["name"]))
+    for key, direction, did, gid, gns, gname in d.job_versions.tables:
+        found = runs.get(key)
+        if found is not None:
+            found[1].io.add((direction, did, gid, gns, gname))
+    for (key, name), (rank, digest) in d.job_versions.sources.items():
+        found = runs.get(key)
+        if found is not None:
+            found[1].add_source(name, rank, digest)
+    return runs
 
 
 Rows = Sequence[Mapping[str, Any]]
 Execute = Callable[[str, Callable[[], Any], Rows], int]
+# (statement key, a query of bound parameters, their values) -> rows
+Fetch = Callable[
+    [str, Callable[[list[BindParameter[Any]]], Any], Sequence[Any]], list[Sequence[Any]]
+]
 
 
-def write_job_versions(conn: Connection, parts: JobVersionParts, ex: Execute) -> None:
-    """Store ``parts`` and recompute the version of every run they touch (runs written first)."""
-    ex(
-        "job_version_io",
-        lambda: insert_ignore(
-            conn, t.job_version_io, ["run_key", "direction", "dataset_id", "group_id"]
-        ),
-        list(parts.io.values()),
-    )
-    ex(
-        "job_version_sources",
-        lambda: insert_ignore(conn, t.job_version_sources, ["run_key", "name", "rank"]),
-        list(parts.sources.values()),
-    )
+class Stored(NamedTuple):
+    """A run's row before this transaction (Nones where it had none), and its start."""
+
+    version_id: str | None
+    time_us: int | None
+    parts: str | None
+    started_us: int | None  # a run's, from the runs table (None for a JobEvent)
+
+
+def source_rows(
+    parts: JobVersionParts, known: Callable[[tuple[int, str]], bool]
+) -> list[JobSourceRow]:
+    """The source payload rows of ``parts`` the store may lack (``known``: those it has)."""
+    return [
+        {
+            "job_id": job,
+            "digest": digest,
+            "payload": p
+            if isinstance(p, str)
+            else canonical_json.dumps_str(source_payload(p.facet)),
+        }
+        for (job, digest), p in parts.payloads.items()
+        if not known((job, digest))
+    ]
+
+
+def write_job_versions(
+    conn: Connection,
+    d: RowBatch,
+    ex: Execute,
+    fetch: Fetch,
+    known: Callable[[tuple[int, str]], bool],
+) -> None:
+    """Merge ``d``'s parts into each touched run's and store its version (runs written first).
+
+    ``ex`` and ``fetch`` run statements (:mod:`.batch`); ``known``: the
+    source payloads this process knows are stored.
+    """
     ex(
         "job_sources",
         lambda: insert_ignore(conn, t.job_sources, ["job_id", "digest"]),
-        list(parts.payloads.values()),
+        source_rows(d.job_versions, known),
     )
-    keys = sorted(parts.owners)
+    runs = gather(d)
+    keys = sorted(runs)
     for start in range(0, len(keys), _CHUNK):
-        chunk = keys[start : start + _CHUNK]
-        before = _assigned(conn, chunk)
-        versions, assigned = recompute(conn, {k: parts.owners[k] for k in chunk})
-        ex(
-            "job_versions",
-            lambda: insert_ignore(conn, t.job_versions, ["id"]),
-            versions,
-        )
+        chunk = {k: runs[k] for k in keys[start : start + _CHUNK]}
+        versions, assigned, replaced = merge_runs(chunk, _stored(fetch, chunk))
+        ex("job_versions", lambda: insert_ignore(conn, t.job_versions, ["id"]), versions)
         ex(
             "run_versions",
-            lambda: upsert(conn, t.run_versions, ["run_key"], _run_version_set, _changed),
+            lambda: upsert(conn, t.run_versions, ["run_key"], _run_version_set),
             assigned,
         )
-        now = {(row["job_id"], row["version_id"]) for row in assigned}
-        _drop_unran(conn, {v for v in before if v not in now})
+        _drop_unran(conn, replaced)
 
 
-def _assigned(conn: Connection, keys: list[str]) -> set[tuple[int, str]]:
-    """The (job, version) the runs ``keys`` ran before this batch."""
+def _stored(fetch: Fetch, runs: Mapping[str, tuple[Owner, RunParts]]) -> dict[str, Stored]:
+    """The stored rows of ``runs``: one query for runs (with their start), one for JobEvents."""
+    found: dict[str, Stored] = {}
+    run_keys = [k for k, (owner, _) in runs.items() if owner.event_time_us is None]
+    for key, vid, time_us, text, started in fetch("job_version_runs", _runs_query, run_keys):
+        found[key] = Stored(vid, time_us, text, int(started))
+    event_keys = [k for k, (owner, _) in runs.items() if owner.event_time_us is not None]
+    for key, vid, time_us, text in fetch("job_version_events", _events_query, event_keys):
+        found[key] = Stored(vid, time_us, text, None)
+    return found
+
+
+def _runs_query(keys: list[BindParameter[Any]]) -> Select[Any]:
+    rv, r = t.run_versions.c, t.runs.c
+    return (
+        select(r.run_id, rv.version_id, rv.time_us, rv.parts, r.started_us)
+        .select_from(t.runs.outerjoin(t.run_versions, rv.run_key == r.run_id))
+        .where(r.run_id.in_(keys))
+    )
+
+
+def _events_query(keys: list[BindParameter[Any]]) -> Select[Any]:
     rv = t.run_versions.c
-    stmt = select(rv.job_id, rv.version_id).where(rv.run_key.in_(keys))
-    return {(int(job), vid) for job, vid in conn.execute(stmt)}
+    return select(rv.run_key, rv.version_id, rv.time_us, rv.parts).where(rv.run_key.in_(keys))
+
+
+def merge_runs(
+    runs: Mapping[str, tuple[Owner, RunParts]], stored: Mapping[str, Stored]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], set[tuple[int, str]]]:
+    """The new version rows, the changed run -> version rows, and the versions runs left."""
+    versions: dict[str, dict[str, Any]] = {}
+    assigned: list[dict[str, Any]] = []
+    replaced: set[tuple[int, str]] = set()
+    for key, (owner, parts) in runs.items():
+        before = stored.get(key, _NONE)
+        time_us = owner.event_time_us if owner.event_time_us is not None else before.started_us
+        if time_us is None:
+            continue  # a run not stored (cannot happen: runs are written first)
+        if before.parts is not None:
+            parts.add_stored(before.parts)
+        text = parts.to_json()
+        if before.parts == text and before.version_id is not None:
+            if before.time_us == time_us:
+                continue  # nothing new: a repeat, or an event that changes no part
+            vid = before.version_id
+        else:
+            content = parts.content_json()
+            vid = text_version_id(owner.job_id, content)
+            if vid not in versions:
+                versions[vid] = {
+                    "id": vid,
+                    "job_id": owner.job_id,
+                    "ns_id": owner.ns_id,
+                    "content": content,
+                }
+        if before.version_id is not None and before.version_id != vid:
+            replaced.add((owner.job_id, before.version_id))
+        assigned.append(
+            {
+                "run_key": key,
+                "job_id": owner.job_id,
+                "ns_id": owner.ns_id,
+                "version_id": vid,
+                "time_us": time_us,
+                "is_run": 0 if owner.event_time_us is not None else 1,
+                "parts": text,
+            }
+        )
+    return list(versions.values()), assigned, replaced
+
+
+_NONE = Stored(None, None, None, None)
 
 
 def _drop_unran(conn: Connection, versions: set[tuple[int, str]]) -> None:
@@ -188,58 +310,5 @@ def _drop_unran(conn: Connection, versions: set[tuple[int, str]]) -> None:
     conn.execute(delete(t.job_versions).where(jv.id.in_(ids), ~ran))
 
 
-def recompute(
-    conn: Connection, owners: Mapping[str, RunOwner]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The version rows and run -> version rows of ``owners``' runs, from their stored parts."""
-    keys = sorted(owners)
-    io, s, r = t.job_version_io.c, t.job_version_sources.c, t.runs.c
-    io_rows: dict[str, list[tuple[str, int, int, str, str]]] = {}
-    for key, direction, did, gid, gns, gname in conn.execute(
-        select(
-            io.run_key, io.direction, io.dataset_id, io.group_id, io.group_namespace, io.group_name
-        ).where(io.run_key.in_(keys))
-    ):
-        io_rows.setdefault(key, []).append((direction, int(did), int(gid), gns, gname))
-    source_rows: dict[str, list[tuple[str, str, str]]] = {}
-    for key, name, rank, digest in conn.execute(
-        select(s.run_key, s.name, s.rank, s.digest).where(s.run_key.in_(keys))
-    ):
-        source_rows.setdefault(key, []).append((name, rank, digest))
-    run_keys = [k for k in keys if owners[k].event_time_us is None]
-    started: dict[str, int] = {}
-    if run_keys:
-        stmt = select(r.run_id, r.started_us).where(r.run_id.in_(run_keys))
-        started = {run: int(us) for run, us in conn.execute(stmt)}
-    versions: dict[str, dict[str, Any]] = {}
-    assigned: list[dict[str, Any]] = []
-    for key in keys:
-        owner = owners[key]
-        time_us = owner.event_time_us if owner.event_time_us is not None else started.get(key)
-        if time_us is None:  # not stored (cannot happen: the run is written first)
-            continue
-        content = run_content(io_rows.get(key, ()), source_rows.get(key, ()))
-        vid = version_id(owner.job_id, content)
-        versions.setdefault(
-            vid,
-            {"id": vid, "job_id": owner.job_id, "ns_id": owner.ns_id, "content": content.to_json()},
-        )
-        assigned.append(
-            {
-                "run_key": key,
-                "job_id": owner.job_id,
-                "ns_id": owner.ns_id,
-                "version_id": vid,
-                "time_us": time_us,
-                "is_run": 0 if owner.event_time_us is not None else 1,
-            }
-        )
-    return list(versions.values()), assigned
-
-
 def _run_version_set(_existing: Any, new: Any) -> dict[str, Any]:
-    return {"version_id": new.version_id, "time_us": new.time_us}
-
-
-def _changed(existing: Any, new: Any) -> Any:
-    return (existing.version_id != new.version_id) | (existing.time_us != new.time_us)
+    return {"version_id": new.version_id, "time_us": new.time_us, "parts": new.parts}

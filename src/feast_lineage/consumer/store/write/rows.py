@@ -22,7 +22,6 @@ from typing import Any, TypedDict, TypeVar, cast
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.write import merge_rules as mr
 from feast_lineage.consumer.store.write.dataset_versions import DatasetStateRow, DatasetVersionRow
-from feast_lineage.consumer.store.write.job_versions import JobVersionParts
 from feast_lineage.consumer.store.write.merge import merger
 
 # The alias id of a symlinks facet payload's own listing row (no dataset id is 0).
@@ -240,6 +239,53 @@ class PendingColumnEdges:
         self.namespace = namespace  # of the output dataset
         self.facet = facet
         self.time_us = time_us
+
+
+class PendingSource:
+    """A job's source facet, as sent, whose digest is known but not yet its canonical text.
+
+    The writer serializes it (:func:`.job_versions.source_rows`) only when
+    the store may lack it: most repeat run after run and are known stored.
+    """
+
+    __slots__ = ("facet",)
+
+    def __init__(self, facet: Any) -> None:
+        self.facet = facet
+
+
+# A dataset a run (or JobEvent) listed that stands for another, its table:
+# (run key, direction, dataset id, table id, table namespace, table name).
+TableKey = tuple[str, str, int, int, str, str]
+
+
+@dataclass
+class JobVersionParts:
+    """What a job version needs of events besides the rows above.
+
+    The writer (:mod:`.job_versions`) takes whose runs they are from the
+    runs and JobEvents, and what each listed from ``run_io``; these add the
+    table a listed dataset stands for where it is not the dataset itself (a
+    partition, a path with a ``TABLE`` symlink), each run's source facets
+    (the latest of each by rank: deleted is digest ``""``) and the facets'
+    payloads by digest.
+    """
+
+    sources: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    tables: set[TableKey] = field(default_factory=set)
+    payloads: dict[tuple[int, str], str | PendingSource] = field(default_factory=dict)
+
+    def add_source(self, run_key: str, name: str, rank: str, digest: str) -> None:
+        have = self.sources.get((run_key, name))
+        if have is None or rank > have[0]:
+            self.sources[(run_key, name)] = (rank, digest)
+
+    def merge(self, other: JobVersionParts) -> None:
+        for (key, name), (rank, digest) in other.sources.items():
+            self.add_source(key, name, rank, digest)
+        self.tables |= other.tables
+        for payload_key, payload in other.payloads.items():
+            self.payloads.setdefault(payload_key, payload)
 
 
 def blob_text(value: str | PendingBlob) -> str:

@@ -13,8 +13,10 @@ module named for the revision that froze it: ``ids_0009`` (the stable ids),
 ``payloads_0009`` (stored payloads and canonical JSON), ``column_rows_0009``
 (a ``columnLineage`` facet to rows), ``explicit_0010`` (explicit lineage
 facets to rows), ``producer_rank_0011`` (who produced a dataset), ``dataset_versions_0012``
-(an event's dataset version rows), ``job_versions_0013`` (a run's job
-version), ``dataset_states_0015`` (a dataset state's id and rank).
+(an event's dataset version rows), ``job_versions_0013`` (an event's job
+version parts, a version's content and id), ``dataset_states_0015`` (a
+dataset state's id and rank) and ``job_versions_0016`` (a run's merged job
+version parts).
 
 Rules:
 

@@ -12,7 +12,7 @@ known since ever. What it needs (decompressing a payload, the rank from an
 event key, dataset ids) comes from the frozen modules of migration 0009.
 
 Revision ID: 0017
-Revises: 0015
+Revises: 0016
 Create Date: 2026-12-02
 """
 
@@ -30,7 +30,7 @@ from feast_lineage.consumer.store.schema.migrations.frozen.ids_0009 import datas
 from feast_lineage.consumer.store.schema.migrations.frozen.payloads_0009 import decompress, rank
 
 revision = "0017"
-down_revision = "0015"
+down_revision = "0016"
 branch_labels = None
 depends_on = None
 
