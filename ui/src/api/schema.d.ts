@@ -1329,6 +1329,21 @@ export interface components {
              * @description Explicit lineage (a lineage or jobDependencies facet): declared (a JobEvent or DatasetEvent) or observed (a RunEvent); null for edges of inputs, outputs, parents and symlinks
              */
             origin: ("declared" | "observed") | null;
+            /**
+             * Run Count
+             * @description Window answers only: the window's runs that listed the edge
+             */
+            run_count?: number;
+            /**
+             * First Seen
+             * @description Window answers only: the earliest time one of them listed it
+             */
+            first_seen?: string;
+            /**
+             * Last Seen
+             * @description Window answers only: the latest event of one of them
+             */
+            last_seen?: string;
         };
         /** GraphNode */
         GraphNode: {
@@ -1457,6 +1472,11 @@ export interface components {
              * @description A job's latest run's state (RUNNING, COMPLETE, FAIL, ABORT or OTHER); null for a dataset or a job that never ran
              */
             latest_run_state: string | null;
+            /**
+             * Version
+             * @description as_of answers only: the dataset version (or job version) current at that instant, the id its versions endpoint answers; null when none was
+             */
+            version?: string | null;
         };
         /** GraphPage */
         GraphPage: {
@@ -1496,6 +1516,21 @@ export interface components {
              * @description Parameters served with another value than asked (empty when none was)
              */
             clamped: components["schemas"]["Clamped"][];
+            /**
+             * As Of
+             * @description The instant asked (ISO 8601); null unless as_of was given
+             */
+            as_of: string | null;
+            /**
+             * Since
+             * @description The window's start; null when open or none
+             */
+            since: string | null;
+            /**
+             * Until
+             * @description The window's end; null when open or none
+             */
+            until: string | null;
         };
         /** GraphSymlink */
         GraphSymlink: {
@@ -2379,6 +2414,11 @@ export interface components {
              */
             missing: boolean;
             /**
+             * Pruned
+             * @description A missing run that retention most likely pruned: the runs below it started before the retention horizon (false: it never arrived)
+             */
+            pruned: boolean;
+            /**
              * Child Count
              * @description Runs directly below it in this tree
              */
@@ -2515,6 +2555,21 @@ export interface components {
              * @description Parameters served with another value than asked (empty when none was)
              */
             clamped: components["schemas"]["Clamped"][];
+            /**
+             * As Of
+             * @description The instant asked (ISO 8601); null unless as_of was given
+             */
+            as_of: string | null;
+            /**
+             * Since
+             * @description The window's start; null when open or none
+             */
+            since: string | null;
+            /**
+             * Until
+             * @description The window's end; null when open or none
+             */
+            until: string | null;
         };
         /** Summary */
         Summary: {
@@ -3724,6 +3779,12 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
+                /** @description The lineage as it stood at this instant (ISO 8601): the answer of a store holding only the events up to it; a future instant is now. Not with since/until */
+                as_of?: string | null;
+                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input and output edge with its run count and first and last seen */
+                since?: string | null;
+                /** @description The end of the window (see since) */
+                until?: string | null;
             };
             header?: never;
             path?: never;
@@ -3793,6 +3854,12 @@ export interface operations {
                 direction?: "upstream" | "downstream" | "both";
                 /** @description At most this many nodes, the nearest first */
                 limit?: number;
+                /** @description The lineage as it stood at this instant (ISO 8601): the answer of a store holding only the events up to it; a future instant is now. Not with since/until */
+                as_of?: string | null;
+                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input and output edge with its run count and first and last seen */
+                since?: string | null;
+                /** @description The end of the window (see since) */
+                until?: string | null;
             };
             header?: never;
             path?: never;
@@ -3865,6 +3932,12 @@ export interface operations {
                 direction?: "upstream" | "downstream" | "both";
                 /** @description At most this many nodes, the nearest first */
                 limit?: number;
+                /** @description The lineage as it stood at this instant (ISO 8601): the answer of a store holding only the events up to it; a future instant is now. Not with since/until */
+                as_of?: string | null;
+                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input and output edge with its run count and first and last seen */
+                since?: string | null;
+                /** @description The end of the window (see since) */
+                until?: string | null;
             };
             header?: never;
             path: {
