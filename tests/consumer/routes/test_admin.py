@@ -31,7 +31,9 @@ def seed_old_and_new(client: TestClient) -> str:
     """Three old runs of a job (2026-01-01) and one from an hour ago; returns the new run id.
 
     The new run reads another dataset than the old ones, so none of them is
-    the job's latest run that read or wrote (which retention keeps).
+    the job's latest run that read or wrote; retention keeps the last old
+    one all the same, the job's latest listing before the cutoff, so that
+    ``as_of`` answers every instant after it exactly: a prune removes two.
     """
     for i in range(3):
         ingest(
@@ -106,12 +108,14 @@ def test_prune_needs_the_key_and_keeps_the_graph(make_client: AppFactory) -> Non
     removed = response.json()["removed"]
     assert response.json()["deleted"] == removed
     assert response.json()["message"] == "Pruning completed"
-    assert removed["openlineage_events"] == 3
-    assert removed["openlineage_runs"] == 3
-    assert removed["openlineage_run_io"] == 6
+    assert removed["openlineage_events"] == 2
+    assert removed["openlineage_runs"] == 2
+    assert removed["openlineage_run_io"] == 4
     events = client.get(f"{API}/events").json()
-    assert events["total"] == 1
-    assert [r["run_id"] for r in client.get(f"{API}/runs").json()["runs"]] == [new_run]
+    assert events["total"] == 2
+    runs = [r["run_id"] for r in client.get(f"{API}/runs").json()["runs"]]
+    assert len(runs) == 2
+    assert runs[0] == new_run  # and the job's latest listing before the cutoff
     assert client.get(f"{API}/runs/{new_run}").json()["facets"]["custom"]["value"] == "new"
     after = client.get(f"{API}/graph").json()
     assert after["nodes"] == before["nodes"]
@@ -170,13 +174,13 @@ def test_background_prune_runs_every_interval(make_client: AppFactory) -> None:
     seed_old_and_new(client)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        if client.get(f"{API}/events").json()["total"] == 1:
+        if client.get(f"{API}/events").json()["total"] == 2:
             break
         time.sleep(0.2)
-    assert client.get(f"{API}/events").json()["total"] == 1
+    assert client.get(f"{API}/events").json()["total"] == 2
     last = client.get(f"{API}/retention").json()["last_prune"]
     assert last["cutoff"] is not None  # later prunes find nothing left to remove
-    assert client.get(f"{API}/runs").json()["total"] == 1
+    assert client.get(f"{API}/runs").json()["total"] == 2
 
 
 @pytest.mark.parametrize("claimed_hours_ago", [None, 7.0, 1.0])
@@ -196,7 +200,7 @@ def test_the_schedule_counts_from_the_stores_last_prune_not_from_start(
     restarted = make_client(retention_days=30, retention_check_interval_hours=6)
     time.sleep(1.5)
     total = restarted.get(f"{API}/events").json()["total"]
-    assert total == (4 if claimed_hours_ago == 1.0 else 1)
+    assert total == (4 if claimed_hours_ago == 1.0 else 2)
 
 
 def test_embedded_server_of_a_standalone_setup_does_not_prune(head_store_url: str) -> None:
@@ -223,5 +227,5 @@ def test_the_last_prune_is_shared_by_every_server_of_a_store(head_store_url: str
         assert other.get(f"{API}/retention").json()["last_prune"] is None
         seed_old_and_new(one)
         pruned = one.post(f"{API}/retention/prune").json()
-        assert pruned["removed"]["openlineage_events"] == 3
+        assert pruned["removed"]["openlineage_events"] == 2
         assert other.get(f"{API}/retention").json()["last_prune"] == pruned
