@@ -73,6 +73,49 @@ class _InterimServer(uvicorn.Server):
         await super().shutdown(sockets)
 
 
+_THREAD = "lineage-upgrading"
+
+
+class _QuietInterim(logging.Filter):
+    """Drops uvicorn's INFO lines from the interim server's thread.
+
+    Its "Started server process" and "Shutting down" would read as the
+    server's own start and stop; its warnings pass.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or record.threadName != _THREAD
+
+
+class Interim:
+    """The interim server's thread; :meth:`stop` ends it (once, from any thread)."""
+
+    def __init__(self, server: _InterimServer, sock: socket.socket) -> None:
+        self._server = server
+        self._duplicate = sock.dup()
+        self._thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [self._duplicate]}, name=_THREAD, daemon=True
+        )
+        self._stopped = threading.Lock()
+        self._quiet = _QuietInterim()
+
+    def start(self) -> None:
+        logging.getLogger("uvicorn.error").addFilter(self._quiet)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop accepting, answer what was accepted, end the thread; ``sock`` listens on."""
+        if not self._stopped.acquire(blocking=False):
+            return  # stopped already
+        self._server.should_exit = True
+        self._thread.join(timeout=HANDOVER_S + 15)
+        self._duplicate.close()
+        if self._thread.is_alive():
+            log.warning("the server answering during the upgrade did not stop in time")
+        else:
+            logging.getLogger("uvicorn.error").removeFilter(self._quiet)
+
+
 @contextmanager
 def answering_while_upgrading(
     sock: socket.socket,
@@ -82,33 +125,27 @@ def answering_while_upgrading(
     uvicorn_options: dict[str, Any],
     tls_key_path: str = "",
     tls_cert_path: str = "",
-) -> Iterator[None]:
-    """Serve :class:`UpgradingApp` on ``sock`` from a thread until the block ends.
+) -> Iterator[Interim]:
+    """Serve :class:`UpgradingApp` on ``sock`` from a thread until stopped or the block ends.
 
-    The thread serves a duplicate of ``sock``: ending it closes the duplicate,
-    and ``sock`` itself listens on, for the real server.
+    The thread serves a duplicate of ``sock``: stopping it closes the
+    duplicate, and ``sock`` itself listens on, for the real server. The
+    caller may stop it earlier, from any thread (:meth:`Interim.stop`): the
+    one-process server does so once its app has started.
     """
     config = uvicorn.Config(
         UpgradingApp(progress, database),
         lifespan="off",
         ws="none",
-        log_config=None,
-        log_level="warning",
+        log_config=None,  # nor log levels: the real server's uvicorn sets them
+        log_level=None,
         ssl_keyfile=tls_key_path or None,
         ssl_certfile=tls_cert_path or None,
         **uvicorn_options,
     )
-    server = _InterimServer(config)
-    duplicate = sock.dup()
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [duplicate]}, name="lineage-upgrading", daemon=True
-    )
-    thread.start()
+    interim = Interim(_InterimServer(config), sock)
+    interim.start()
     try:
-        yield
+        yield interim
     finally:
-        server.should_exit = True
-        thread.join(timeout=HANDOVER_S + 15)
-        duplicate.close()
-        if thread.is_alive():
-            log.warning("the server answering during the upgrade did not stop in time")
+        interim.stop()

@@ -13,12 +13,14 @@ several cores; their write transactions take turns
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import gc
 import logging
 import os
 import socket
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -145,18 +147,51 @@ def serve(
     )
     sock = listen(host, port)
     try:
-        if upgrade is not None:
-            progress = MigrationProgress()
-            with answering_while_upgrading(
-                sock, progress, database=upgrade.database, uvicorn_options=uvicorn_options, **tls
-            ):
+        with ExitStack() as interim:
+            handed_over: Callable[[], None] = _nothing
+            if upgrade is not None:
+                progress = MigrationProgress()
+                answering = interim.enter_context(
+                    answering_while_upgrading(
+                        sock,
+                        progress,
+                        database=upgrade.database,
+                        uvicorn_options=uvicorn_options,
+                        **tls,
+                    )
+                )
                 upgrade.run(progress)
-        if workers == 1:
-            _serve_one(factory, sock, log_level, uvicorn_options, **tls)
-        else:
-            _serve_workers(factory, sock, workers, log_level, uvicorn_options, **tls)
+                handed_over = answering.stop
+            if workers == 1:
+                # The interim answers until the app has started (the Feast registry open).
+                _serve_one(factory, sock, log_level, uvicorn_options, handed_over, **tls)
+            else:
+                handed_over()  # before the fork: no worker inherits the interim's thread
+                _serve_workers(factory, sock, workers, log_level, uvicorn_options, **tls)
     finally:
         sock.close()
+
+
+def _nothing() -> None:
+    return None
+
+
+class _HandOver(uvicorn.Server):
+    """uvicorn that calls ``started`` once its app has started, before it accepts connections."""
+
+    def __init__(self, config: uvicorn.Config, started: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._started = started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        lifespan_startup = self.lifespan.startup
+
+        async def then_hand_over() -> None:
+            await lifespan_startup()
+            await asyncio.to_thread(self._started)
+
+        self.lifespan.startup = then_hand_over
+        await super().startup(sockets)
 
 
 def _serve_one(
@@ -164,11 +199,12 @@ def _serve_one(
     sock: socket.socket,
     log_level: str,
     uvicorn_options: dict[str, Any],
+    started: Callable[[], None],
     *,
     tls_key_path: str,
     tls_cert_path: str,
 ) -> None:
-    """uvicorn in this process, on the listening ``sock``."""
+    """uvicorn in this process, on the listening ``sock``; ``started`` once the app has."""
     config = uvicorn.Config(
         partial(_worker_app, factory, None),
         factory=True,
@@ -177,7 +213,7 @@ def _serve_one(
         ssl_certfile=tls_cert_path or None,
         **uvicorn_options,
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    _HandOver(config, started).run(sockets=[sock])
 
 
 def _serve_workers(
