@@ -193,7 +193,7 @@ def test_no_cross_product_of_inputs_and_outputs() -> None:
     # Which datasets a run used, no more: their facets in the run are read
     # back from the run's events (tests/consumer/store/read/test_run_facets.py).
     assert {tuple(row) for row in derived.run_io.values()} == {
-        ("run_id", "dataset_id", "direction")
+        ("run_id", "dataset_id", "direction", "first_us")  # first_us: when it was first listed
     }
     assert len(derived.datasets) == 5
 
