@@ -55,9 +55,10 @@ def _parse_key(text: str) -> int | None:
     if len(text) != 16:
         return None
     try:
-        return int(text, 16)
+        value = int(text, 16)
     except ValueError:
         return None
+    return value if value < 1 << 63 else None  # ids are 63-bit digests: no row has a larger one
 
 
 def flat_fields(schema: JsonValue) -> list[VersionField]:
