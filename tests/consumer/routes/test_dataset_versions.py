@@ -204,7 +204,7 @@ def test_a_name_with_slashes_and_unknown_names_and_ids(client: TestClient) -> No
     unknown = client.get(path("s3://bucket", "path/to/t") + "/" + "0" * 16)
     assert unknown.status_code == 404
     assert "no version" in unknown.json()["error"]["message"]
-    # Well-formed but beyond 63 bits (ids are 63-bit digests; mixed case is hex too): no such version.
+    # Well-formed but beyond 63 bits (ids are 63-bit digests; mixed case is hex): no such version.
     beyond = client.get(path("s3://bucket", "path/to/t") + "/d5A0FD8faF000000")
     assert beyond.status_code == 404, beyond.text
     assert "no version" in beyond.json()["error"]["message"]
