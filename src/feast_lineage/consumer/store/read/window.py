@@ -24,24 +24,21 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     FromClause,
-    Integer,
     Select,
     and_,
     bindparam,
     case,
-    cast,
     exists,
     false,
     func,
-    literal,
     or_,
     select,
 )
 
 from feast_lineage.consumer.lineage_model import Way
+from feast_lineage.consumer.store.read import filtered_walk
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.graph import EdgeRow
-from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
 
 _CHUNK = 2000
@@ -111,58 +108,19 @@ def _ids(name: str = "ids") -> Any:
     return bindparam(name, expanding=True)
 
 
-def _walk_steps(w: FromClause, direction: Way, scoped: bool) -> list[Step]:
-    e = t.lineage_edges.alias("e")
-    if direction == "upstream":
-        near, far, far_ns = e.c.dst_id, e.c.src_id, e.c.src_ns_id
-    else:
-        near, far, far_ns = e.c.src_id, e.c.dst_id, e.c.dst_ns_id
-    on = and_(near == w.c.node_id, e.c.edge_type.in_(("input", "output")), edge_in_window(e))
-    if scoped:
-        on = and_(on, far_ns.in_(_ids("ns_ids")))
-    return [Step(e, on, (far,), far, deeper=True)]
-
-
-@lru_cache(maxsize=4)
-def _walk_statement(direction: Way, scoped: bool) -> Select[int, int]:
-    seed = select(
-        cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),
-        cast(literal(0), Integer).label("depth"),
-    )
-    walked = recursive_walk("walk_window", seed, lambda w: _walk_steps(w, direction, scoped))
-    return select(walked.c.node_id, func.min(walked.c.depth)).group_by(walked.c.node_id)
+_HOW = ("walk_window", edge_in_window, ("input", "output"))
 
 
 def walk(
     conn: Connection, start: int, direction: Way, depth: int, ns_ids: NsIds, window: Window
 ) -> dict[int, int]:
     """Node id -> distance from ``start`` of every node within ``depth`` steps in the window."""
-    if depth <= 0 or (ns_ids is not None and not ns_ids):
-        return {start: 0}
-    params: dict[str, Any] = {"start": start, "depth": depth, **window.params()}
-    if ns_ids is not None:
-        params["ns_ids"] = sorted(ns_ids)
-    stmt = _walk_statement(direction, ns_ids is not None)
-    return {int(node): int(level) for node, level in conn.execute(stmt, params).all()}
-
-
-@lru_cache(maxsize=1)
-def _edges_from_statement() -> Any:
-    e = t.lineage_edges.c
-    return select(e.src_id, e.dst_id, e.edge_type, e.src_kind, e.dst_kind, e.created_us).where(
-        e.src_id.in_(_ids()), edge_in_window(t.lineage_edges)
-    )
+    return filtered_walk.walk(conn, start, direction, depth, ns_ids, _HOW, window.params())
 
 
 def edges_among(conn: Connection, ids: set[int], window: Window) -> list[EdgeRow]:
     """Every edge observed in the window whose two ends are both in ``ids``."""
-    ordered = sorted(ids)
-    out: list[EdgeRow] = []
-    for start in range(0, len(ordered), _CHUNK):
-        params = {"ids": ordered[start : start + _CHUNK], **window.params()}
-        rows = conn.execute(_edges_from_statement(), params).all()
-        out.extend(EdgeRow(*row) for row in rows if row.dst_id in ids)
-    return out
+    return filtered_walk.edges_among(conn, ids, edge_in_window, window.params())
 
 
 @lru_cache(maxsize=1)
