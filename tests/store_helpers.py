@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
+from hypothesis import strategies as st
 from sqlalchemy import ColumnElement, Table, select
 from sqlalchemy import event as sa_event
 
@@ -229,3 +230,24 @@ class Store:
             for row in self.rows(table):
                 parts.extend(str(v) for v in row.values())
         return "\n".join(parts)
+
+
+def ingest_shuffled(
+    store: Store, events: list[dict[str, Any]], data: st.DataObject, *, max_dups: int = 3
+) -> None:
+    """Ingest ``events`` in a drawn order, some twice, in drawn batches.
+
+    The property tests' delivery: whatever order and duplication, the store
+    must hold what in-order delivery gives.
+    """
+    dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=max_dups), label="dups")
+    order = data.draw(st.permutations(list(range(len(events))) + dups), label="order")
+    cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
+    batch: list[dict[str, Any]] = []
+    for position, cut in zip(order, cuts, strict=True):
+        batch.append(events[position])
+        if cut:
+            store.ingest(*batch)
+            batch = []
+    if batch:
+        store.ingest(*batch)

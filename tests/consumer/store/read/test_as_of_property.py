@@ -32,7 +32,7 @@ from feast_lineage.consumer.store.read.window import Window
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, job_event, run_event, schema_facet
-from tests.store_helpers import Store
+from tests.store_helpers import Store, ingest_shuffled
 
 NS = "s3://b"
 JOBS = [("spark://p", "j0"), ("spark://p", "j1")]
@@ -116,20 +116,6 @@ def _settings(examples: int) -> settings:
     )
 
 
-def _ingest_shuffled(store: Store, events: list[dict[str, Any]], data: st.DataObject) -> None:
-    dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=3), label="dups")
-    order = data.draw(st.permutations(list(range(len(events))) + dups), label="order")
-    cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-    batch: list[dict[str, Any]] = []
-    for position, cut in zip(order, cuts, strict=True):
-        batch.append(events[position])
-        if cut:
-            store.ingest(*batch)
-            batch = []
-    if batch:
-        store.ingest(*batch)
-
-
 def _compare_at(a: Store, b: Store, events: list[dict[str, Any]], seconds: int) -> None:
     b.reset()
     b.ingest_each(e for e in events if parse_us(e["eventTime"]) <= parse_us(at(seconds)))
@@ -164,7 +150,7 @@ def test_as_of_is_the_answer_of_a_store_of_the_events_until_then(
     def check(runs: list[dict[str, Any]], data: st.DataObject) -> None:
         a.reset()
         events = _events(runs)
-        _ingest_shuffled(a, events, data)
+        ingest_shuffled(a, events, data)
         times = sorted({parse_us(e["eventTime"]) for e in events})
         drawn = data.draw(st.lists(st.integers(-1, 13), min_size=1, max_size=3), label="at")
         for seconds in drawn:
@@ -212,7 +198,7 @@ def test_a_window_is_the_union_of_its_runs_lineage(store_url: str) -> None:
                 extra["type"] = "RUNNING"
         store.reset()
         events = _events(runs)
-        _ingest_shuffled(store, events, data)
+        ingest_shuffled(store, events, data)
         since = data.draw(st.integers(-1, 13), label="since")
         until = data.draw(st.integers(since, 14), label="until")
         window = Window(parse_us(at(since)), parse_us(at(until)))

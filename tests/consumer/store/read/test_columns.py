@@ -20,7 +20,7 @@ from feast_lineage.event_time import parse_us
 from feast_lineage.identity import namespace_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
 from tests.fixture_events import TemplateFiller, load_fixtures
-from tests.store_helpers import Store
+from tests.store_helpers import Store, ingest_shuffled
 
 # (dst ns, dst name, dst field or None, src ns, src name, src field, job ns, job name,
 #  transformations as (type, subtype, description, masking) tuples)
@@ -404,17 +404,7 @@ def test_column_edges_do_not_depend_on_order_or_duplication(
         ]
         for event in events:
             a.ingest(event)
-        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=3))
-        order = data.draw(st.permutations(list(range(len(events))) + dups))
-        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-        batch: list[dict[str, Any]] = []
-        for position, cut in zip(order, cuts, strict=True):
-            batch.append(events[position])
-            if cut:
-                b.ingest(*batch)
-                batch = []
-        if batch:
-            b.ingest(*batch)
+        ingest_shuffled(b, events, data, max_dups=3)
 
         assert _stored(a, current=False) == _stored(b, current=False)
         assert sorted(a.rows(t.column_lineage), key=repr) == sorted(

@@ -17,7 +17,7 @@ from feast_lineage.consumer.store.read.dataset_versions import (
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, dataset_event, facet, run_event, schema_facet
-from tests.store_helpers import Store
+from tests.store_helpers import Store, ingest_shuffled
 
 NS, NAME = "lake", "t"
 
@@ -139,17 +139,7 @@ def test_versions_do_not_depend_on_order_or_duplication(two_stores: tuple[Store,
         events = [_event(step, i) for i, step in enumerate(steps)]
         for event in sorted(events, key=lambda e: e["eventTime"]):
             a.ingest(event)
-        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=3))
-        order = data.draw(st.permutations(list(range(len(events))) + dups))
-        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-        batch: list[dict[str, Any]] = []
-        for position, cut in zip(order, cuts, strict=True):
-            batch.append(events[position])
-            if cut:
-                b.ingest(*batch)
-                batch = []
-        if batch:
-            b.ingest(*batch)
+        ingest_shuffled(b, events, data, max_dups=3)
         assert _answer(a) == _answer(b)
         assert sorted(a.rows(t.dataset_versions), key=repr) == sorted(
             b.rows(t.dataset_versions), key=repr

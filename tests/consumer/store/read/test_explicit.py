@@ -19,7 +19,7 @@ from feast_lineage.consumer.store.read.explicit import (
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.identity import namespace_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, ingest_shuffled
 from tests.test_explicit_lineage import AF, EXPECTED, WH, example
 
 # (source "kind:ns:name", target "kind:ns:name", edge type, origin)
@@ -181,17 +181,7 @@ def test_explicit_edges_do_not_depend_on_order_or_duplication(
         ]
         for event in events:
             a.ingest(event)
-        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=3))
-        order = data.draw(st.permutations(list(range(len(events))) + dups))
-        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-        batch: list[dict[str, Any]] = []
-        for position, cut in zip(order, cuts, strict=True):
-            batch.append(events[position])
-            if cut:
-                b.ingest(*batch)
-                batch = []
-        if batch:
-            b.ingest(*batch)
+        ingest_shuffled(b, events, data, max_dups=3)
 
         assert stored(a, current=False) == stored(b, current=False)
         assert sorted(a.rows(t.explicit_lineage), key=repr) == sorted(

@@ -13,7 +13,7 @@ from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.read.run_tree import run_tree, tree_root
 from feast_lineage.event_time import parse_us
 from tests.factories import at, facet, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, ingest_shuffled
 
 NS = "airflow://prod"
 
@@ -101,17 +101,7 @@ def test_run_trees_do_not_depend_on_order_or_duplication(
         if not events:
             return
         a.ingest_each(events)
-        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=4))
-        order = data.draw(st.permutations(list(range(len(events))) + dups))
-        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-        batch: list[dict[str, Any]] = []
-        for position, cut in zip(order, cuts, strict=True):
-            batch.append(events[position])
-            if cut:
-                b.ingest(*batch)
-                batch = []
-        if batch:
-            b.ingest(*batch)
+        ingest_shuffled(b, events, data, max_dups=4)
         sent = [run_id for run_id, s in zip(ids, h["sent"], strict=True) if s]
         in_order = _trees(a, sent)
         assert in_order == _trees(b, sent)

@@ -24,7 +24,7 @@ from feast_lineage.consumer.store.write.sqlite_touch import TOUCH_MAX_EVENTS
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event, schema_facet
-from tests.store_helpers import RECEIVED_US, Store
+from tests.store_helpers import RECEIVED_US, Store, ingest_shuffled
 
 
 def us(seconds: float) -> int:
@@ -261,23 +261,6 @@ def _property_settings(examples: int) -> settings:
     )
 
 
-def _ingest_shuffled(
-    store: Store, events: list[dict[str, Any]], data: st.DataObject, *, max_dups: int
-) -> None:
-    """Ingest ``events`` in a drawn order, some twice, in drawn batches."""
-    dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=max_dups), label="dups")
-    order = data.draw(st.permutations(list(range(len(events))) + dups), label="order")
-    cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-    batch: list[dict[str, Any]] = []
-    for position, cut in zip(order, cuts, strict=True):
-        batch.append(events[position])
-        if cut:
-            store.ingest(*batch)
-            batch = []
-    if batch:
-        store.ingest(*batch)
-
-
 @pytest.mark.slow
 def test_every_order_and_duplication_gives_the_same_store(
     two_stores: tuple[Store, Store],
@@ -293,7 +276,7 @@ def test_every_order_and_duplication_gives_the_same_store(
         tag = run_id[:8]
         events = [_build(spec, i, run_id, tag) for i, spec in enumerate(specs)]
         a.ingest_each(events)
-        _ingest_shuffled(b, events, data, max_dups=4)
+        ingest_shuffled(b, events, data, max_dups=4)
 
         snap_a, snap_b = _snapshot(a, run_id, tag), _snapshot(b, run_id, tag)
         assert snap_a == snap_b
@@ -807,7 +790,7 @@ def test_current_edges_do_not_depend_on_arrival(two_stores: tuple[Store, Store])
             for i, spec in enumerate(specs)
         ]
         a.ingest_each(events)
-        _ingest_shuffled(b, events, data, max_dups=3)
+        ingest_shuffled(b, events, data, max_dups=3)
 
         def expected(key: str) -> set[str]:
             listing = [i for i, spec in enumerate(specs) if spec[key]]

@@ -27,7 +27,7 @@ from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import job_id
 from tests.factories import at, dataset, facet, job_event, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, ingest_shuffled
 
 JOB = ("spark://cluster", "daily_orders")
 JID = job_id(*JOB)
@@ -300,17 +300,7 @@ def test_any_order_and_duplication_gives_the_versions_of_in_order_delivery(
         events = [_event(spec, runs, i) for i, spec in enumerate(specs)]
         in_order = sorted(events, key=lambda e: e["eventTime"])
         a.ingest_each(in_order)
-        dups = data.draw(st.lists(st.integers(0, len(events) - 1), max_size=4))
-        order = data.draw(st.permutations(list(range(len(events))) + dups))
-        cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
-        batch: list[dict[str, Any]] = []
-        for position, cut in zip(order, cuts, strict=True):
-            batch.append(events[position])
-            if cut:
-                b.ingest(*batch)
-                batch = []
-        if batch:
-            b.ingest(*batch)
+        ingest_shuffled(b, events, data, max_dups=4)
         assert _snapshot(a) == _snapshot(b)
         # Each run ran the version of the union of what its events listed.
         for version in versions(a):
