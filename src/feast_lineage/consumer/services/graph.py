@@ -9,7 +9,7 @@ for each node and edge costs more than the queries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypedDict
@@ -21,7 +21,7 @@ from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_objects import feast_object
 from feast_lineage.consumer.feast_shape import dataset_fields, job_fields, link_type, ms
-from feast_lineage.consumer.lineage_model import Direction, EdgeType, NodeId, Origin, ways
+from feast_lineage.consumer.lineage_model import Direction, EdgeType, NodeId, Origin, Way, ways
 from feast_lineage.consumer.schemas import (
     Clamped,
     DerivedEdge,
@@ -328,16 +328,21 @@ def _visible_start(
     return g.alias_owner(conn, node_id, scope.ns_ids) if kind == "dataset" else None
 
 
+def nearest(direction: Direction, walk: Callable[[Way], Mapping[int, int]]) -> dict[int, int]:
+    """Node id -> its least distance in the walks of ``direction``'s ways (both for ``both``)."""
+    depths: dict[int, int] = {}
+    for way in ways(direction):
+        for node, level in walk(way).items():
+            if node not in depths or level < depths[node]:
+                depths[node] = level
+    return depths
+
+
 def _reach(
     conn: Connection, start: int, direction: Direction, depth: int, scope: Scope
 ) -> dict[int, int]:
     """Node id -> its least distance from ``start`` of every node the walks reach."""
-    depths: dict[int, int] = {}
-    for way in ways(direction):
-        for node, level in g.walk(conn, start, way, depth, scope.ns_ids).items():
-            if node not in depths or level < depths[node]:
-                depths[node] = level
-    return depths
+    return nearest(direction, lambda way: g.walk(conn, start, way, depth, scope.ns_ids))
 
 
 def subgraph(

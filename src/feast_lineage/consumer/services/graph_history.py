@@ -18,7 +18,7 @@ from sqlalchemy import Connection
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import LineageError, NotFound
-from feast_lineage.consumer.lineage_model import Direction, NodeId, ways
+from feast_lineage.consumer.lineage_model import Direction, NodeId
 from feast_lineage.consumer.schemas import Clamped, GraphEdge, GraphPage, Subgraph
 from feast_lineage.consumer.services.bounds import MAX_GRAPH_PAGE, clamp_depth, clamp_limit
 from feast_lineage.consumer.services.dataset_versions import version_key
@@ -29,6 +29,7 @@ from feast_lineage.consumer.services.graph import (
     _node,
     add_derived,
     graph_edge,
+    nearest,
     node_ref,
     seen,
 )
@@ -224,16 +225,13 @@ def _start(
 def _reach(
     conn: Connection, start: int, direction: Direction, depth: int, scope: Scope, at: History
 ) -> dict[int, int]:
-    depths: dict[int, int] = {}
-    for way in ways(direction):
-        if isinstance(at, Instant):
-            found = at_reads.walk(conn, start, way, depth, scope.ns_ids, at)
-        else:
-            found = window_reads.walk(conn, start, way, depth, scope.ns_ids, at)
-        for node, level in found.items():
-            if node not in depths or level < depths[node]:
-                depths[node] = level
-    return depths
+    if isinstance(at, Instant):
+        return nearest(
+            direction, lambda way: at_reads.walk(conn, start, way, depth, scope.ns_ids, at)
+        )
+    return nearest(
+        direction, lambda way: window_reads.walk(conn, start, way, depth, scope.ns_ids, at)
+    )
 
 
 def subgraph_at(
