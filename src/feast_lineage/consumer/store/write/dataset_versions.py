@@ -156,7 +156,7 @@ class _Event:
     a frozen dataclass's ``__init__`` costs a ``object.__setattr__`` a field.
     """
 
-    __slots__ = ("key", "time_us", "run_id", "job", "code", "digest", "_run_bytes", "_rank")
+    __slots__ = ("_rank", "_run_bytes", "code", "digest", "job", "key", "run_id", "time_us")
 
     def __init__(
         self,
