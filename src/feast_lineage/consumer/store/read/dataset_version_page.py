@@ -9,7 +9,8 @@ without walking every row. It rests on two facts of the rows
   ``feast_lineage_dataset_versions`` (dataset, time, id), newest first,
   and their number a count over that range;
 * the *state* rows are few (one per state a dataset was stated with, not
-  one per event), so they are read whole, and whether each is a version
+  one per event), so their keys and stated values are read whole (whole
+  rows only for the states a page answers), and whether each is a version
   (it states a value other than the one carried before it) is decided
   with one indexed lookup per facet it states: the latest made row before
   it stating that facet.
