@@ -112,10 +112,8 @@ def _items(
     name: str,
     found: list[dv.DatasetVersion],
 ) -> list[DatasetVersionItem]:
-    texts = dv.blob_texts(
-        conn,
-        [b for v in found for b in (v.schema_id, v.row.lifecycle_id, v.symlinks_id)],
-    )
+    wanted = [b for v in found for b in (v.schema_id, v.row.lifecycle_id, v.symlinks_id)]
+    texts = dv.blob_texts(conn, wanted)
     blobs = {key: orjson.loads(text) for key, text in texts.items()}  # each parsed once
     jobs = dv.job_names(conn, (v.row.job_id for v in found))
     fields: dict[str | None, list[VersionField]] = {}  # by schema blob: a page shares a few
