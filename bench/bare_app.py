@@ -26,6 +26,7 @@ _CREATED = orjson.dumps({"status": "created"})
 
 
 @app.get("/healthz")
+@app.get("/readyz")  # what bench.ingest waits on, as for the lineage server
 async def healthz() -> Response:
     return Response(b'{"status":"ok"}', media_type="application/json")
 

@@ -118,6 +118,7 @@ def create_app(store_dir: Path) -> FastAPI:
     app = FastAPI(title="durable ingest floor", lifespan=lifespan)
 
     @app.get("/healthz")
+    @app.get("/readyz")  # what bench.ingest waits on, as for the lineage server
     async def healthz() -> Response:
         return Response(b'{"status":"ok"}', media_type="application/json")
 

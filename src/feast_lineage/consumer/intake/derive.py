@@ -103,6 +103,7 @@ def derive(
         time_us=time_us,
         run_id=run_id,
         digest=b.digest,
+        job=subject if kind == "run" else None,
     )
     out.dataset_versions, out.dataset_states = history.made, history.states
 

@@ -112,12 +112,11 @@ def _items(
     name: str,
     found: list[dv.DatasetVersion],
 ) -> list[DatasetVersionItem]:
-    texts = dv.blob_texts(
-        conn,
-        [b for v in found for b in (v.schema_id, v.row.lifecycle_id, v.symlinks_id)],
-    )
+    wanted = [b for v in found for b in (v.schema_id, v.row.lifecycle_id, v.symlinks_id)]
+    texts = dv.blob_texts(conn, wanted)
     blobs = {key: orjson.loads(text) for key, text in texts.items()}  # each parsed once
     jobs = dv.job_names(conn, (v.row.job_id for v in found))
+    fields: dict[str | None, list[VersionField]] = {}  # by schema blob: a page shares a few
     items = []
     for v in found:
         row = v.row
@@ -154,7 +153,7 @@ def _items(
                 else None,
                 event_type=row.event_type,
                 changes=list(v.changes),
-                fields=flat_fields(schema),
+                fields=_fields(fields, v.schema_id, schema),
                 lifecycle_state_change=state if isinstance(state, str) else None,
                 dataset_version=row.dataset_version,
                 statistics=OutputStatistics(row_count=stats[0], bytes=stats[1], file_count=stats[2])
@@ -165,6 +164,16 @@ def _items(
             )
         )
     return items
+
+
+def _fields(
+    known: dict[str | None, list[VersionField]], blob: str | None, schema: Any
+) -> list[VersionField]:
+    """``flat_fields(schema)``, flattened once per schema blob of a page (redacted alike)."""
+    found = known.get(blob)
+    if found is None:
+        found = known[blob] = flat_fields(schema)
+    return found
 
 
 def dataset_version_page(

@@ -108,3 +108,32 @@ def test_a_page_of_a_long_history_reads_the_page(store: Store) -> None:
                 wanted[offset : offset + limit],
             )
     assert [v.changes for v in found if "write" not in v.changes] == [("schema",)]
+
+
+def test_a_page_reads_whole_rows_of_its_own_states_only(store: Store) -> None:
+    """A `datasetVersion` announced by every run's START: as many states as writes, all versions."""
+    events = []
+    for i in range(20):
+        facets = {"version": {"datasetVersion": f"v{i}"}}
+        announced = dataset(NS, NAME, **facets)
+        run = f"00000000-0000-4000-8000-{i:012d}"
+        events.append(
+            run_event("START", run_id=run, job=("spark", "w"), time=at(i * 10), outputs=[announced])
+        )
+        events.append(
+            run_event(
+                "COMPLETE", run_id=run, job=("spark", "w"), time=at(i * 10 + 5), outputs=[announced]
+            )
+        )
+    store.ingest(*events)
+    with store.engine.connect() as conn:
+        found = versions(observations(conn, DID))
+        history = History(conn, DID, None)
+        assert len(history.states) == 20
+        wanted = _window(found, None, None)
+        assert page(history, None, None, 4, 6) == (len(wanted), wanted[4:10])
+        # the page's 6 versions are 3 writes and 3 states: only those 3 of the 20
+        # states were read whole (the version before the oldest is a write)
+        read = [v.row.id for v in wanted[4:11] if v.row.stated]
+        assert len(read) == 3
+        assert sorted(history.whole_rows) == sorted(read)

@@ -9,7 +9,8 @@ without walking every row. It rests on two facts of the rows
   ``feast_lineage_dataset_versions`` (dataset, time, id), newest first,
   and their number a count over that range;
 * the *state* rows are few (one per state a dataset was stated with, not
-  one per event), so they are read whole, and whether each is a version
+  one per event), so their keys and stated values are read whole (whole
+  rows only for the states a page answers), and whether each is a version
   (it states a value other than the one carried before it) is decided
   with one indexed lookup per facet it states: the latest made row before
   it stating that facet.
@@ -31,8 +32,10 @@ from sqlalchemy import ColumnElement, Connection, and_, func, or_, select
 from feast_lineage.consumer.store.read.dataset_versions import (
     DatasetVersion,
     ObservationRow,
+    StateKey,
     made_row,
     made_rows_query,
+    state_keys,
     state_rows,
 )
 from feast_lineage.consumer.store.schema import tables as t
@@ -42,7 +45,7 @@ _FACETS = ("schema_id", "dataset_version", "symlinks_id")
 _CHANGE = {"schema_id": "schema", "dataset_version": "version", "symlinks_id": "symlinks"}
 
 
-def _key(row: ObservationRow) -> Key:
+def _key(row: ObservationRow | StateKey) -> Key:
     return row.time_us, row.id
 
 
@@ -58,9 +61,9 @@ def _at_or_after(key: Key) -> ColumnElement[bool]:
 
 @dataclass(frozen=True, slots=True)
 class _Stated:
-    """A state row that is a version, with what it changed."""
+    """A state row that is a version (its key and stated values), with what it changed."""
 
-    row: ObservationRow
+    row: StateKey
     changes: tuple[str, ...]
 
 
@@ -71,7 +74,8 @@ class History:
         self, conn: Connection, dataset: int, horizon_us: int | None, lookups: int = 32
     ) -> None:
         self.conn, self.dataset = conn, dataset
-        self.states = state_rows(conn, dataset)  # oldest first
+        self.states = state_keys(conn, dataset)  # oldest first: keys and stated values only
+        self.whole_rows: dict[int, ObservationRow] = {}  # the state rows read whole, by id
         self.state_keys = [_key(row) for row in self.states]  # sorted: bisect them
         if len(self.states) <= lookups:
             found = [self._stated(row) for row in self.states]
@@ -90,6 +94,14 @@ class History:
             else len(self.stated)
         )
         return self.stated[start:end]
+
+    def rows_of(self, stated: list[_Stated]) -> list[ObservationRow]:
+        """The whole rows of ``stated`` (read once, in one statement, then kept)."""
+        wanted = [s.row.id for s in stated if s.row.id not in self.whole_rows]
+        for start in range(0, len(wanted), 500):
+            for row in state_rows(self.conn, self.dataset, wanted[start : start + 500]):
+                self.whole_rows[row.id] = row
+        return [self.whole_rows[s.row.id] for s in stated]
 
     def _stated_in_one_pass(self) -> list[_Stated | None]:
         """Whether each state row is a version, walking the made rows' stated values once."""
@@ -148,7 +160,7 @@ class History:
             out[column] = best[1] if best is not None else None
         return out
 
-    def _stated(self, row: ObservationRow) -> _Stated | None:
+    def _stated(self, row: StateKey) -> _Stated | None:
         stating = tuple(c for c in _FACETS if getattr(row, c) is not None)
         before = self.carried(_key(row), stating)
         changes = tuple(_CHANGE[c] for c in stating if getattr(row, c) != before[c])
@@ -178,8 +190,13 @@ class History:
         made = int(self.conn.execute(stmt).scalar_one())
         return made + len(self._stated_between(low, until_us))
 
-    def newest(self, since: Key | None, until_us: int | None, n: int) -> list[ObservationRow]:
-        """The ``n`` newest versions' rows in the window, newest first."""
+    def newest(
+        self, since: Key | None, until_us: int | None, n: int, skip: int = 0
+    ) -> list[ObservationRow]:
+        """The ``n`` newest versions' rows in the window, newest first, less the first ``skip``.
+
+        Only the state rows kept are read whole.
+        """
         low = max((k for k in (since, self.low) if k is not None), default=None)
         v = t.dataset_versions.c
         stmt = made_rows_query(self.dataset)
@@ -188,17 +205,22 @@ class History:
         if until_us is not None:
             stmt = stmt.where(v.time_us < until_us)
         stmt = stmt.order_by(v.time_us.desc(), v.id.desc()).limit(n)
-        rows = [made_row(row) for row in self.conn.execute(stmt)]
-        rows += [s.row for s in self._stated_between(low, until_us)[-n:]]
+        made = [made_row(row) for row in self.conn.execute(stmt)]
+        stated = self._stated_between(low, until_us)[-n:]
+        keys = sorted([_key(row) for row in made] + [_key(s.row) for s in stated], reverse=True)
+        kept = set(keys[skip:n])
+        rows = [row for row in made if _key(row) in kept]
+        rows += self.rows_of([s for s in stated if _key(s.row) in kept])
         rows.sort(key=_key, reverse=True)
-        return rows[:n]
+        return rows
 
     def previous(self, key: Key) -> ObservationRow | None:
         """The version answered just before ``key``."""
         made = self._latest_made(key)
         found = [made] if made is not None else []
         at = bisect_left(self.stated_keys, key)
-        found += [self.stated[at - 1].row] if at > 0 else []
+        if at > 0 and (made is None or _key(made) < self.stated_keys[at - 1]):
+            found = self.rows_of([self.stated[at - 1]])  # read whole only when it is the one
         best = max(found, key=_key, default=None)
         if best is None or (self.low is not None and _key(best) < self.low):
             return None
@@ -252,7 +274,7 @@ def page(
     total = history.count(since, until_us)
     if offset >= total:
         return total, []
-    newest = history.newest(since, until_us, offset + limit)[offset:]
+    newest = history.newest(since, until_us, offset + limit, offset)
     newest.reverse()
     up_to = history.count(None, until_us)  # the number of the newest in the window
     first_number = up_to - offset - len(newest) + 1
@@ -276,7 +298,7 @@ def one(history: History, version: int) -> tuple[DatasetVersion, DatasetVersion 
 def _find(history: History, version: int) -> ObservationRow | None:
     for stated in history.stated:
         if stated.row.id == version:
-            return stated.row
+            return history.rows_of([stated])[0]
     v = t.dataset_versions.c
     stmt = made_rows_query(history.dataset).where(v.id == version)
     found = history.conn.execute(stmt).first()

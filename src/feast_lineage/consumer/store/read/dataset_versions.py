@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Integer, Row, Select, literal, null, select, union_all
 
@@ -90,12 +90,41 @@ def made_row(row: Row[tuple[object, ...]]) -> ObservationRow:
     return _row(row, False)
 
 
-def state_rows(conn: Connection, dataset: int) -> list[ObservationRow]:
-    """``dataset``'s state rows, oldest first (event time, then id)."""
+def state_rows(
+    conn: Connection, dataset: int, ids: Iterable[int] | None = None
+) -> list[ObservationRow]:
+    """``dataset``'s state rows (those of ``ids`` only, when given), oldest first (time, id)."""
     s = t.dataset_states.c
     stmt = select(*(c if c is not None else null() for c in _STATED)).where(s.dataset_id == dataset)
+    if ids is not None:
+        stmt = stmt.where(s.id.in_(sorted(set(ids))))
     out = [_row(row, True) for row in conn.execute(stmt)]
     out.sort(key=lambda row: (row.time_us, row.id))
+    return out
+
+
+class StateKey(NamedTuple):
+    """A state row's place in the history (event time, id) and what it states: no other column."""
+
+    time_us: int
+    id: int
+    schema_id: str | None
+    dataset_version: str | None
+    symlinks_id: str | None
+
+
+def state_keys(conn: Connection, dataset: int) -> list[StateKey]:
+    """``dataset``'s states, oldest first, each as its key and stated values only.
+
+    What deciding which states are versions needs, without building a whole
+    row for each (the page then reads whole rows of its own states only).
+    """
+    s = t.dataset_states.c
+    stmt = select(s.time_us, s.id, s.schema_id, s.dataset_version, s.symlinks_id).where(
+        s.dataset_id == dataset
+    )
+    out = [StateKey(*row) for row in conn.execute(stmt)]
+    out.sort()  # by (time, id): ids are unique in a dataset, so no tie reaches the rest
     return out
 
 

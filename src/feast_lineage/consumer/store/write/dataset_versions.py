@@ -149,47 +149,59 @@ def _code(event_type: str | None) -> int | None:
     return EVENT_TYPES.get(event_type) if event_type is not None else None
 
 
-@dataclass(frozen=True, slots=True)
 class _Event:
-    """What every row of one event shares."""
+    """What every row of one event shares; the run's bytes and the rank are made once, on demand.
 
-    key: str
-    time_us: int
-    run_id: str | None
-    run_bytes: bytes | None
-    job: int | None
-    code: int | None  # the RunEvent's type, coded
-    rank: str  # of its statements (state_rank)
-    digest: Digest
+    A plain slotted class, not a frozen dataclass: one is made per event, and
+    a frozen dataclass's ``__init__`` costs a ``object.__setattr__`` a field.
+    """
 
+    __slots__ = ("_rank", "_run_bytes", "code", "digest", "job", "key", "run_id", "time_us")
 
-def _event(
-    key: str,
-    time_us: int,
-    run_id: str | None,
-    job: int | None,
-    event_type: str | None,
-    digest: Digest,
-) -> _Event:
-    # a run id as ingest keys runs (normalize_run_id): lowercase, hyphenated
-    run_bytes = bytes.fromhex(run_id.replace("-", "")) if run_id is not None else None
-    code = _code(event_type)
-    rank = state_rank(time_us, run_bytes, code)
-    return _Event(key, time_us, run_id, run_bytes, job, code, rank, digest)
+    def __init__(
+        self,
+        key: str,
+        time_us: int,
+        run_id: str | None,
+        job: int | None,
+        event_type: str | None,
+        digest: Digest,
+    ) -> None:
+        self.key, self.time_us, self.run_id, self.job = key, time_us, run_id, job
+        self.code = _code(event_type)
+        self.digest = digest
+        self._run_bytes: bytes | None = None
+        self._rank: str | None = None
+
+    @property
+    def run_bytes(self) -> bytes | None:
+        """The run's UUID as 16 bytes (a run id as ingest keys runs: lowercase, hyphenated)."""
+        if self._run_bytes is None and self.run_id is not None:
+            self._run_bytes = bytes.fromhex(self.run_id.replace("-", ""))
+        return self._run_bytes
+
+    @property
+    def rank(self) -> str:
+        """The rank of the event's statements (:func:`state_rank`)."""
+        if self._rank is None:
+            self._rank = state_rank(self.time_us, self.run_bytes, self.code)
+        return self._rank
 
 
 def _add(out: VersionRows, ds: Any, writes: bool, ev: _Event) -> None:
     """The row ``ds`` (one dataset of the event) adds, if any."""
     if not isinstance(ds, dict):
         return
+    facets = ds.get("facets")
+    if isinstance(facets, dict) and facets:
+        schema, version = facets.get("schema"), facets.get("version")
+        symlinks, lifecycle = facets.get("symlinks"), facets.get("lifecycleStateChange")
+    else:
+        schema = version = symlinks = lifecycle = None
+    if not writes and schema is None and version is None and symlinks is None and lifecycle is None:
+        return  # what nearly every input of a run is: nothing to look at further
     namespace, name = ds.get("namespace"), ds.get("name")
     if not isinstance(namespace, str) or not isinstance(name, str):
-        return
-    facets = ds.get("facets")
-    facets = facets if isinstance(facets, dict) else {}
-    schema, version = facets.get("schema"), facets.get("version")
-    symlinks, lifecycle = facets.get("symlinks"), facets.get("lifecycleStateChange")
-    if not writes and schema is None and version is None and symlinks is None and lifecycle is None:
         return
     did = dataset_id(namespace, name)
     digest = ev.digest
@@ -263,20 +275,34 @@ def version_rows(
     time_us: int,
     run_id: str | None,
     digest: Digest = canonical_digest,
+    job: int | None = None,
 ) -> VersionRows:
-    """The rows ``event`` (validated, credentials removed) adds."""
+    """The rows ``event`` (validated, credentials removed) adds.
+
+    ``job``: the event's job id when the caller has it (ingest does), else
+    it is derived from the event's ``job``.
+    """
     out = VersionRows()
     if kind == "dataset":
-        _add(out, event.get("dataset"), False, _event(event_key, time_us, None, None, None, digest))
+        _add(out, event.get("dataset"), False, _Event(event_key, time_us, None, None, None, digest))
     elif kind == "run":
-        job = event.get("job")
-        ns, name = (job.get("namespace"), job.get("name")) if isinstance(job, dict) else (0, 0)
-        jid = job_id(ns, name) if isinstance(ns, str) and isinstance(name, str) else None
+        inputs, outputs = event.get("inputs"), event.get("outputs")
+        if not inputs and not outputs:
+            return out
         event_type = event.get("eventType")
         event_type = event_type if isinstance(event_type, str) else None
-        ev = _event(event_key, time_us, run_id, jid, event_type, digest)
-        for key, output in (("inputs", False), ("outputs", True)):
-            listed = event.get(key)
-            for ds in listed if isinstance(listed, list) else []:
-                _add(out, ds, output and event_type == "COMPLETE", ev)
+        ev = _Event(
+            event_key, time_us, run_id, job if job is not None else _job(event), event_type, digest
+        )
+        writes = event_type == "COMPLETE"
+        for ds in inputs if isinstance(inputs, list) else ():
+            _add(out, ds, False, ev)
+        for ds in outputs if isinstance(outputs, list) else ():
+            _add(out, ds, writes, ev)
     return out
+
+
+def _job(event: dict[str, Any]) -> int | None:
+    job = event.get("job")
+    ns, name = (job.get("namespace"), job.get("name")) if isinstance(job, dict) else (0, 0)
+    return job_id(ns, name) if isinstance(ns, str) and isinstance(name, str) else None
