@@ -198,16 +198,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    servers = {"after": _start("after", Path(sys.executable).parent, args.repo)}
-    if args.before is not None:
-        repo = args.before_repo or args.repo
-        servers["before"] = _start("before", args.before / ".venv" / "bin", repo)
-    clients = {
-        arm: httpx.Client(base_url=f"http://127.0.0.1:{s.port}", timeout=120)
-        for arm, s in servers.items()
-    }
-    results: dict[str, dict[str, Series]] = {arm: {} for arm in servers}
+    servers: dict[str, Server] = {}
+    clients: dict[str, httpx.Client] = {}
+    results: dict[str, dict[str, Series]] = {"after": {}}
     try:
+        servers["after"] = _start("after", Path(sys.executable).parent, args.repo)
+        if args.before is not None:
+            repo = args.before_repo or args.repo
+            servers["before"] = _start("before", args.before / ".venv" / "bin", repo)
+            results["before"] = {}
+        for arm, server in servers.items():
+            clients[arm] = httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=120)
         centers, nodes = _centers(clients["after"])
         span = _span(args.repo)
         for client in clients.values():  # warm both: caches, pages of the file
