@@ -94,7 +94,9 @@ def _get(client: httpx.Client, url: str, series: Series, round_no: int) -> None:
     series.samples.setdefault(round_no, []).append(elapsed)
 
 
-def _urls(rng: random.Random, centers: list[str], nodes: int, span: tuple[int, int], n: int):
+def _urls(
+    rng: random.Random, centers: list[str], nodes: int, span: tuple[int, int], n: int
+) -> dict[str, list[str]]:
     low, high = span
     # Instants in the later three quarters of the span: most centers existed by then.
     instants = [low + int((high - low) * (0.25 + 0.75 * rng.random())) for _ in range(n)]

@@ -268,7 +268,8 @@ def dataset_versions_at(
     out: dict[int, dv.CurrentVersion] = {}
     walk: list[int] = []
     for start in range(0, len(ordered), _CHUNK):
-        params = {"ids": ordered[start : start + _CHUNK], **at.params()}
+        chunk = ordered[start : start + _CHUNK]
+        params: dict[str, Any] = {"ids": chunk, **at.params()}
         made: dict[int, tuple[int, int, Any]] = {}
         for ds, time_us, vid, writes, lifecycle, schema in conn.execute(
             _latest_made_statement(), params
@@ -281,7 +282,7 @@ def dataset_versions_at(
         stated: dict[int, tuple[int, int]] = {}
         for ds, time_us, sid in conn.execute(_stated_statement(), params):
             stated[int(ds)] = max(stated.get(int(ds), (-(2**63), 0)), (int(time_us), int(sid)))
-        for ds in params["ids"]:
+        for ds in chunk:
             row = made.get(ds)
             if row is not None and row[2] is not None and stated.get(ds, (-(2**63), 0)) < row[:2]:
                 out[ds] = dv.CurrentVersion(row[1], row[2])
