@@ -46,7 +46,7 @@ import httpx
 import orjson
 
 from bench.ingest import free_port, lineage_cmd, machine_details, start_server, write_repo
-from bench.workload import WORKLOADS, Workload, WorkloadConfig
+from bench.workload import WORKLOADS, Workload, WorkloadConfig, config_for
 
 BENCH_DIR = Path(__file__).resolve().parent
 API = "/api/v1/lineage/openlineage"
@@ -93,7 +93,7 @@ def fill(
         from feast_lineage.consumer.store.engine.meta import ensure_meta
 
         ensure_meta(conn)
-    workload = Workload(WorkloadConfig(seed=seed, column_chains=WORKLOADS[workload_name]))
+    workload = Workload(config_for(workload_name, seed))
     started = time.monotonic()
     done = 0
     while done < resume_from:

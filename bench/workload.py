@@ -74,7 +74,12 @@ NS_SCHEMA_REGISTRY = "confluent://schema-registry:8081"
 FEAST_PROJECTS = ("feast_ml", "feast_risk")
 
 # The share of new flows that are column-heavy Spark chains, by workload name.
-WORKLOADS = {"standard": 0.0, "columns": 0.3}
+WORKLOADS = {"standard": 0.0, "columns": 0.3, "history": 0.0}
+# The history workload (issue 39): a run changes its job's inputs with this
+# chance, its outputs with a third of it and a dataset's symlinks with a
+# quarter, and event times grow ten times slower (1M events span ~2 months).
+HISTORY_DRIFT = 0.08
+HISTORY_TICK_SCALE = 10
 
 # Layers of the data platform: a pipeline reads a lower layer and writes a higher one.
 RAW, STAGED, MART, FEATURE = 0, 1, 2, 3
@@ -220,6 +225,15 @@ class WorkloadConfig:
     jobs_per_sqrt_event: float = 3.0
     uuid7_run_ids: bool = True  # what current OpenLineage clients generate
     column_chains: float = 0.0  # share of new flows that are column-heavy Spark chains
+    drift: float = 0.0  # chance a run changes its job's inputs (history workload)
+    tick_scale: int = 1  # event times grow this many times slower
+
+
+def config_for(name: str, seed: int = WorkloadConfig.seed, **kwargs: Any) -> WorkloadConfig:
+    """The config of a named workload (``standard``, ``columns``, ``history``)."""
+    if name == "history":
+        kwargs = {"drift": HISTORY_DRIFT, "tick_scale": HISTORY_TICK_SCALE, **kwargs}
+    return WorkloadConfig(seed=seed, column_chains=WORKLOADS[name], **kwargs)
 
 
 @dataclass
@@ -231,6 +245,7 @@ class Stats:
     symlinked_refs: int = 0
     child_runs: int = 0
     column_edges: int = 0  # field edges stated by distinct columnLineage facets
+    drifts: int = 0  # runs that drew a history change (history workload)
 
 
 class Workload:
@@ -805,7 +820,8 @@ class Workload:
         return str(uuid.UUID(int=value))
 
     def _tick(self) -> int:
-        self._clock_us += 50_000 + int(self._rng.random() * 900_000)
+        step = 50_000 + int(self._rng.random() * 900_000)
+        self._clock_us += step * self.config.tick_scale
         return self._clock_us
 
     def _generate(self) -> Iterator[Event]:
@@ -816,6 +832,8 @@ class Workload:
     def _run(
         self, job: Job, parent: tuple[str, Job] | None, root: tuple[str, Job] | None
     ) -> Iterator[Event]:
+        if self.config.drift:
+            self._drift(job)
         run_id = self._run_id()
         self.stats.runs += 1
         run_facets: dict[str, Any] = dict(job.run_facets)
@@ -844,6 +862,44 @@ class Workload:
         for child in job.children:
             yield from self._run(child, me, root or me)
         yield self._event(job, run_id, run_facets, "COMPLETE")
+
+    def _others(self, layer: int, job: Job) -> list[Dataset]:
+        """Recent datasets of ``layer`` that ``job`` neither reads nor writes."""
+        return [ds for ds in self._layers[layer][-400:] if ds not in job.inputs + job.outputs]
+
+    def _drift(self, job: Job) -> None:
+        """History: the job reads another dataset, writes one more or one fewer, re-links one.
+
+        New lists, never changed in place: jobs of a flow may share them.
+        """
+        rng, chance = self._rng, self.config.drift
+        self.stats.drifts += 1
+        if job.inputs and rng.random() < chance:
+            i = rng.randrange(len(job.inputs))
+            pool = self._others(job.inputs[i].layer, job)
+            if pool:
+                job.inputs = [*job.inputs[:i], rng.choice(pool), *job.inputs[i + 1 :]]
+        if job.outputs and rng.random() < chance / 3:
+            if len(job.outputs) > 1:
+                job.outputs = job.outputs[:1]
+            else:
+                pool = self._others(job.outputs[0].layer, job)
+                if pool:
+                    job.outputs = [*job.outputs, rng.choice(pool)]
+        named = job.inputs + job.outputs
+        if named and rng.random() < chance / 4:
+            ds = rng.choice(named)
+            link = self._default_symlink(ds.namespace, f"{ds.name}_{self._clock_us}")
+            if link is not None:
+                ns, name, kind = link
+                producer = PRODUCERS[job.producer]
+                ds.facets["symlinks"] = _facet(
+                    producer,
+                    "SymlinksDatasetFacet",
+                    "1-0-1",
+                    identifiers=[{"namespace": ns, "name": name, "type": kind}],
+                )
+                ds._by_producer.clear()
 
     def _event(self, job: Job, run_id: str, run_facets: dict[str, Any], kind: str) -> Event:
         now = self._tick()
@@ -901,7 +957,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=WorkloadConfig.seed)
     parser.add_argument("--workload", choices=sorted(WORKLOADS), default="standard")
     args = parser.parse_args(argv)
-    workload = Workload(WorkloadConfig(seed=args.seed, column_chains=WORKLOADS[args.workload]))
+    workload = Workload(config_for(args.workload, args.seed))
     started = time.perf_counter()
     checkpoints = {10**k for k in range(3, 8)} | {args.events}
     size = 0

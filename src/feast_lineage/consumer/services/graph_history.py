@@ -72,15 +72,30 @@ def history(
     return None
 
 
-def _answerable(conn: Connection, at: History) -> None:
-    """An instant before the retention horizon is refused, naming the oldest one answered."""
+def _answerable(conn: Connection, at: History) -> History:
+    """What is answered: an instant or a window start before the retention horizon is refused.
+
+    The 400 names the oldest instant still answered; a window without
+    ``since`` starts at the horizon after a prune (its answer says so).
+    """
     horizon = dv.horizon(conn)
-    if isinstance(at, Instant) and horizon is not None and at.time_us < horizon:
+    if horizon is None:
+        return at
+    if isinstance(at, Instant) and at.time_us < horizon:
         raise LineageError(
             f"as_of {to_iso(at.time_us)} is before the retention horizon: the oldest instant "
             f"still answered is {to_iso(horizon)}",
             code="invalid_parameter",
         )
+    if isinstance(at, Window):
+        if at.since_us is not None and at.since_us < horizon:
+            raise LineageError(
+                f"since {to_iso(at.since_us)} is before the retention horizon: runs that ended "
+                f"before it were pruned; pass since at or after {to_iso(horizon)}",
+                code="invalid_parameter",
+            )
+        return window_reads.from_horizon(at, horizon)
+    return at
 
 
 def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, Any]:
@@ -185,7 +200,7 @@ def graph_page_at(
     limit = clamp_limit(limit, MAX_GRAPH_PAGE, clamped)
     ns_ids = read.scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
-        _answerable(conn, at)
+        at = _answerable(conn, at)
         if isinstance(at, Instant):
             total = at_reads.count_nodes(conn, ns_ids, at)
             rows = at_reads.node_page(conn, ns_ids, at, offset, limit)
@@ -250,7 +265,7 @@ def subgraph_at(
     depth = clamp_depth(depth, clamped)
     start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
     with read.engine.connect() as conn:
-        _answerable(conn, at)
+        at = _answerable(conn, at)
         if not _start(conn, kind, start, namespace, read, at):
             when = "then" if isinstance(at, Instant) else "(stored)"
             raise NotFound(

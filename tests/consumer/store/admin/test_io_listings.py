@@ -14,6 +14,7 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
+from feast_lineage.consumer.store.read.window import Window
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from tests.factories import at, dataset, job_event, run_event
@@ -71,3 +72,36 @@ def test_instants_from_the_cutoff_on_answer_as_if_nothing_was_pruned(
         assert _page(pruned, seconds) == _page(whole, seconds), seconds
     with pytest.raises(LineageError, match=f"oldest instant still answered is {at(42)}"):
         _page(pruned, 41)
+
+
+def _window(store: Store, since: float | None, until: float | None) -> dict[str, Any]:
+    read = StoreReader(store.engine, Scope.everything(), {}, PositionCache())
+    window = Window(
+        None if since is None else parse_us(at(since)),
+        None if until is None else parse_us(at(until)),
+    )
+    page = graph_page_at(read, namespace=None, limit=100, offset=0, at=window)
+    return {
+        "nodes": sorted(n["id"] for n in page["nodes"]),
+        "edges": sorted(
+            (e["source"], e["target"], e["type"], e.get("run_count")) for e in page["edges"]
+        ),
+        "since": page["since"],
+    }
+
+
+def test_windows_from_the_cutoff_on_answer_as_if_nothing_was_pruned(
+    two_stores: tuple[Store, Store],
+) -> None:
+    pruned, whole = two_stores
+    for store in two_stores:
+        store.ingest_each(_history())
+    prune(pruned.engine, parse_us(at(42)))
+    assert pruned.count(t.runs) < whole.count(t.runs)
+    for since, until in ((42, 50), (42, None), (44, 56), (51, 1000)):
+        assert _window(pruned, since, until) == _window(whole, since, until), (since, until)
+    # No since: the window starts at the horizon, and the answer says so.
+    assert _window(pruned, None, 60) == _window(whole, 42, 60)
+    assert _window(pruned, None, 60)["since"] == at(42)
+    with pytest.raises(LineageError, match=f"pass since at or after {at(42)}"):
+        _window(pruned, 41, 60)

@@ -12,7 +12,7 @@ from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id
-from tests.factories import at, dataset, run_event
+from tests.factories import at, dataset, dataset_event, facet, run_event, schema_facet
 from tests.store_helpers import Store
 
 JOB = ("spark://prod", "etl")
@@ -103,3 +103,37 @@ def test_dataset_versions_at_the_instant(store: Store) -> None:
     assert written.row.time_us == parse_us(at(30))
     assert after[out] == dv.CurrentVersion(written.row.id, written.schema_id)
     assert set(jobs) == {job_id(*JOB)}
+
+
+def _versions_history() -> list[dict]:
+    """A dataset written with and without a schema, stated anew, read, and its lifecycle changed."""
+    out = ("s3://b", "hist")
+    events = []
+    for i, (schema, writes) in enumerate(
+        [(("a",), True), (None, True), (("a", "b"), False), (("a",), True), (("c",), False)]
+    ):
+        run_id = str(uuid.uuid4())
+        facets = {"schema": schema_facet(*schema)} if schema else {}
+        ref = dataset(*out, **facets)
+        kind = "COMPLETE" if writes else "START"
+        events.append(run_event(kind, run_id=run_id, job=JOB, time=at(10 * i + 5), outputs=[ref]))
+    events.append(
+        dataset_event(*out, time=at(60), lifecycleStateChange=facet(lifecycleStateChange="DROP"))
+    )
+    reader = str(uuid.uuid4())
+    read = dataset(*out, schema=schema_facet("z"))
+    events.append(run_event("START", run_id=reader, job=JOB, time=at(70), inputs=[read]))
+    return events
+
+
+def test_the_version_then_by_seek_is_the_walk_of_every_row_until_then(store: Store) -> None:
+    """The index seek (latest write) and the full walk agree at every instant, both orders."""
+    events = _versions_history()
+    store.ingest_each(reversed(events))
+    ds = dataset_id("s3://b", "hist")
+    with store.engine.connect() as conn:
+        for seconds in range(80):
+            seek = as_of.dataset_versions_at(conn, [ds, A], instant(seconds))
+            walk = dv.current_at(conn, [ds, A], parse_us(at(seconds)))
+            assert seek == walk, seconds
+        assert as_of.dataset_versions_at(conn, [ds], instant(80))[ds].schema_id is not None

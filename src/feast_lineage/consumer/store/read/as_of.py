@@ -218,11 +218,78 @@ def walk(
     return filtered_walk.walk(conn, start, direction, depth, ns_ids, _HOW, at.params())
 
 
+@lru_cache(maxsize=1)
+def _latest_made_statement() -> Any:
+    """Each dataset's made rows at the latest time at or before ``as_of_us``: an index seek.
+
+    Driven by the datasets table, so the seek's bound (a correlated backward
+    seek of the (dataset, time) key) is known before the rows are read.
+    """
+    d = t.datasets.c
+    m = t.dataset_versions.alias("made")
+    seek = t.dataset_versions.alias("seek")
+    latest = (
+        select(seek.c.time_us)
+        .where(seek.c.dataset_id == d.id, seek.c.time_us <= _as_of_us())
+        .order_by(seek.c.time_us.desc())
+        .limit(1)
+        .correlate_except(seek)
+        .scalar_subquery()
+    )
+    return (
+        select(m.c.dataset_id, m.c.time_us, m.c.id, m.c.writes, m.c.lifecycle_id, m.c.schema_id)
+        .select_from(t.datasets.join(m, (m.c.dataset_id == d.id) & (m.c.time_us == latest)))
+        .where(d.id.in_(_ids()))
+    )
+
+
+@lru_cache(maxsize=1)
+def _stated_statement() -> Any:
+    s = t.dataset_states.c
+    return select(s.dataset_id, s.time_us, s.id).where(
+        s.dataset_id.in_(_ids()), s.time_us <= _as_of_us()
+    )
+
+
 def dataset_versions_at(
     conn: Connection, dataset_ids: Iterable[int], at: Instant
 ) -> dict[int, dv.CurrentVersion]:
-    """Dataset id -> its version current at ``at`` (from its rows at or before it)."""
-    return dv.current_at(conn, dataset_ids, at.time_us)
+    """Dataset id -> its version current at ``at``: the last of its versions until then.
+
+    A made row (a write or a lifecycle change) is always a version, so when
+    a dataset's latest row at or before ``at`` is a made row that states a
+    schema, that row is the answer: one index seek. A dataset whose latest
+    row then is a state row (only read so far, or stated anew since its last
+    write) or whose latest write states no schema is walked in full by
+    :func:`.dataset_versions.current_at` (the rows decide against the values
+    before them).
+    """
+    ordered = sorted(set(dataset_ids))
+    out: dict[int, dv.CurrentVersion] = {}
+    walk: list[int] = []
+    for start in range(0, len(ordered), _CHUNK):
+        chunk = ordered[start : start + _CHUNK]
+        params: dict[str, Any] = {"ids": chunk, **at.params()}
+        made: dict[int, tuple[int, int, Any]] = {}
+        for ds, time_us, vid, writes, lifecycle, schema in conn.execute(
+            _latest_made_statement(), params
+        ):
+            key = (int(time_us), int(vid))
+            # Every made row is a version; one that is not leaves the dataset to the walk.
+            versioned = bool(writes) or lifecycle is not None
+            if int(ds) not in made or key > made[int(ds)][:2]:
+                made[int(ds)] = (*key, schema if versioned else None)
+        stated: dict[int, tuple[int, int]] = {}
+        for ds, time_us, sid in conn.execute(_stated_statement(), params):
+            stated[int(ds)] = max(stated.get(int(ds), (-(2**63), 0)), (int(time_us), int(sid)))
+        for ds in chunk:
+            row = made.get(ds)
+            if row is not None and row[2] is not None and stated.get(ds, (-(2**63), 0)) < row[:2]:
+                out[ds] = dv.CurrentVersion(row[1], row[2])
+            elif row is not None or ds in stated:
+                walk.append(ds)
+    out.update(dv.current_at(conn, walk, at.time_us) if walk else {})
+    return out
 
 
 def job_versions_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> dict[int, str]:

@@ -61,6 +61,16 @@ class Window:
         }
 
 
+def from_horizon(window: Window, horizon_us: int) -> Window:
+    """``window``, starting at the retention horizon when it has no start.
+
+    A prune removed the runs whose last event is older than the horizon
+    (but for each job's latest listing runs, which ended before it): from
+    the horizon on, every run that overlapped the window is kept.
+    """
+    return window if window.since_us is not None else Window(horizon_us, window.until_us)
+
+
 class EdgeStats(NamedTuple):
     """How the window's runs observed an input or output edge."""
 
