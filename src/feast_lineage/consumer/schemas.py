@@ -630,6 +630,9 @@ class ColumnLineage(TypedDict):
             "(downstream) the dataset"
         ),
     ]
+    as_of: Annotated[
+        str | None, Field(description="The instant asked (ISO 8601); null unless as_of was given")
+    ]
 
 
 class NamespaceItem(BaseModel):
