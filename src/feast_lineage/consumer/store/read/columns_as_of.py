@@ -29,7 +29,6 @@ from sqlalchemy import (
     and_,
     bindparam,
     exists,
-    func,
     select,
 )
 
@@ -46,54 +45,73 @@ def _rank() -> Any:
 
 
 def column_edge_at(edges: FromClause, listings: FromClause) -> ColumnElement[bool]:
-    """The join condition of a column edge with its listing, when the edge is current at T."""
+    """The join condition of a column edge with its listing, when the edge is current at T.
+
+    "The latest listing at or before T" is stated as "no later one before T"
+    and the job's latest output listing likewise: comparisons of columns only,
+    since MariaDB refuses a scalar subquery where it flattens an EXISTS.
+    """
     e, lc = edges.c, listings.c
-    latest = t.column_listings.alias("latest_listing")
-    latest_rank = (
-        select(func.max(latest.c.rank))
+    later = t.column_listings.alias("later_column_listing")
+    superseded = (
+        exists()
         .where(
-            latest.c.dataset_id == e.dst_dataset_id,
-            latest.c.job_id == e.job_id,
-            latest.c.origin == e.origin,
-            latest.c.rank < _rank(),
+            later.c.dataset_id == lc.dataset_id,
+            later.c.job_id == lc.job_id,
+            later.c.origin == lc.origin,
+            later.c.rank > lc.rank,
+            later.c.rank < _rank(),
         )
-        .correlate_except(latest)
-        .scalar_subquery()
+        .correlate_except(later)
     )
     return and_(
         lc.dataset_id == e.dst_dataset_id,
         lc.job_id == e.job_id,
         lc.origin == e.origin,
-        lc.rank == latest_rank,
         lc.digest == e.digest,
+        lc.rank < _rank(),
+        ~superseded,
         ~_stopped_at(edges),
     )
 
 
 def _stopped_at(edges: FromClause) -> ColumnElement[bool]:
-    """Whether the edge's job no longer wrote its output dataset at T."""
+    """Whether the job's latest output listing at T had not listed the edge's output by then."""
     e = edges.c
     lst = t.io_listings.alias("column_out_listing")
+    later = t.io_listings.alias("column_later_out")
     io = t.run_io.alias("column_out_io")
-    latest_run = (
-        select(lst.c.run_key)
-        .where(lst.c.job_id == e.job_id, lst.c.direction == "output", lst.c.rank < _rank())
-        .order_by(lst.c.rank.desc())
-        .limit(1)
-        .correlate_except(lst)
-        .scalar_subquery()
+    superseded = (
+        exists()
+        .where(
+            later.c.job_id == lst.c.job_id,
+            later.c.direction == "output",
+            later.c.rank > lst.c.rank,
+            later.c.rank < _rank(),
+        )
+        .correlate_except(later)
     )
     wrote = (
         exists()
         .where(
-            io.c.run_id == latest_run,
+            io.c.run_id == lst.c.run_key,
             io.c.dataset_id == e.dst_dataset_id,
             io.c.direction == "output",
             io.c.first_us <= bindparam("as_of_us", type_=BigInteger),
         )
         .correlate_except(io)
     )
-    return and_(latest_run.is_not(None), ~wrote)
+    return (
+        exists()
+        .where(
+            lst.c.job_id == e.job_id,
+            lst.c.direction == "output",
+            lst.c.rank < _rank(),
+            ~superseded,
+            ~wrote,
+        )
+        .correlate_except(lst)
+    )
 
 
 @lru_cache(maxsize=8)
