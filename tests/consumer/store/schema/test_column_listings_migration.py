@@ -51,7 +51,8 @@ def test_0018_lists_each_payload_at_its_first_time_and_the_pointer_at_its_rank(
     try:
         store.ingest_each([_write(10, "a"), _write(20, "b"), _write(30, "a")])
         live = _listings(store)
-        assert len(live) == 3 and live[0][1] == live[2][1] != live[1][1]
+        assert len(live) == 3
+        assert live[0][1] == live[2][1] != live[1][1]
         config = alembic_config(engine)
         with engine.begin() as conn:
             config.attributes["connection"] = conn
