@@ -83,7 +83,7 @@ def health_page(
     limit = max(1, min(limit, MAX_PROBLEMS_PAGE))
     scope = read.scope.narrow(namespace)
     with read.engine.connect() as conn:
-        health = assess(conn, read.freshness, read.clock())
+        health = assess(conn, read.freshness, read.clock(), read.health_cache)
         visible = [
             c
             for c in health.causes.values()
@@ -109,8 +109,8 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
         node = _visible_start(conn, kind, start, namespace, read.scope)
         if node is None:
             raise NotFound(
-                f"no {kind} named {name!r} in namespace {namespace!r}; "
-                "list them with GET /api/v1/lineage/openlineage/"
+                f"no such {kind} (or it is not visible); check node_type, namespace and name "
+                "against GET /api/v1/lineage/openlineage/"
                 + ("jobs" if kind == "job" else "datasets")
             )
         walked, infos = _reached(conn, read, node, depth)
@@ -161,7 +161,7 @@ def _per_namespace(health: Assessment, kind: str) -> list[tuple[tuple[str], floa
 def health_figures(read: StoreReader) -> HealthFigures:
     """Every namespace's figures (``/metrics`` is for callers who may see them all)."""
     with read.engine.connect() as conn:
-        health = assess(conn, read.freshness, read.clock())
+        health = assess(conn, read.freshness, read.clock(), read.health_cache)
     mat: Series = []
     src: Series = []
     risk: Series = []
