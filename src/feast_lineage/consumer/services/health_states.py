@@ -27,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Literal
 
 from sqlalchemy import Connection
@@ -109,13 +110,13 @@ class Assessment:
             return None
         return NodeHealth(
             causes=[self._cause(c, d, scope, key) for c, d in risks],
-            since=to_iso(cause.since_us) if cause else None,
+            since=_iso(cause.since_us) if cause else None,
             error=cause.error if cause else None,
             materialization_lag_seconds=lags[0] if lags else None,
             source_lag_seconds=lags[1] if lags else None,
             expected_interval_seconds=fresh.interval_s if fresh else None,
             interval_source=fresh.source if fresh else None,
-            last_write=to_iso(fresh.last_write_us) if fresh and fresh.last_write_us else None,
+            last_write=_iso(fresh.last_write_us) if fresh and fresh.last_write_us else None,
         )
 
     def _cause(
@@ -128,6 +129,11 @@ class Assessment:
         return HealthCause(
             node=key(node), state=kind, distance=distance, label=f"{info.namespace}/{info.name}"
         )
+
+
+@lru_cache(maxsize=1 << 14)
+def _iso(us: int) -> str | None:
+    return to_iso(us)
 
 
 def learned_interval(writes: list[int]) -> float | None:
