@@ -147,7 +147,7 @@ def test_a_dataset_written_less_often_than_it_used_to_is_stale(make_client: AppF
     )
     _at(client, 240 + 170)  # learned: median 60 s x 3 = 180 s
     assert client.get(f"{API}/health").json()["total"] == 0
-    _at(client, 240 + 190)  # (an assessment is reused for 5 s at most)
+    _at(client, 240 + 190)  # the store unchanged: time alone makes it stale
     body = client.get(f"{API}/health", params={"kind": "stale"}).json()
     (problem,) = body["problems"]
     assert problem["id"] == "stale:dataset:warehouse:daily"
