@@ -148,7 +148,7 @@ def build(
 ) -> Built:
     """The nodes of ``rows`` and the edges among them: now (None), at an instant, over a window."""
     if at is None:
-        return build_now(conn, rows, read.scope, read.namespace_mapping, depths)
+        return build_now(conn, rows, read, depths)
     return _build(conn, rows, read, depths, at)
 
 

@@ -1,0 +1,196 @@
+"""The open problems (``/health``) and what a node's failure would reach (``/impact``).
+
+States come from :mod:`.health_states`; what a problem reaches is walked
+downstream over visible nodes only (a path never crosses a hidden one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import Connection
+
+from feast_lineage.consumer.errors import LineageError, NotFound
+from feast_lineage.consumer.schemas import Clamped, HealthPage, HealthProblem, Impact
+from feast_lineage.consumer.services import reach
+from feast_lineage.consumer.services.bounds import MAX_DEPTH, clamp_depth
+from feast_lineage.consumer.services.graph import _visible_start, build_nodes, node_key
+from feast_lineage.consumer.services.health_states import Assessment, Cause, assess
+from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.store.read import graph as g
+from feast_lineage.consumer.store.read import health as h
+from feast_lineage.consumer.store.read.graph import NodeKind
+from feast_lineage.event_time import to_iso
+from feast_lineage.identity import dataset_id, job_id
+
+MAX_PROBLEMS_PAGE = 200
+ProblemKind = Literal["failed", "stale"]
+
+
+Reach = tuple[reach.Walked, dict[int, h.NodeInfo]]
+
+
+def _reached(
+    conn: Connection, read: StoreReader, start: int, depth: int, marker: object = None
+) -> Reach:
+    """Visible nodes downstream of ``start``, with their infos (kept while the store is as at
+    ``marker``, when given)."""
+    cache = read.health_cache
+    if cache is None or marker is None:
+        return _walk_visible(conn, read, start, depth)
+    key = (marker, start, depth, read.scope.cache_key())
+    return cache.reach(key, lambda: _walk_visible(conn, read, start, depth))  # type: ignore[return-value]
+
+
+def _walk_visible(conn: Connection, read: StoreReader, start: int, depth: int) -> Reach:
+    scope = read.scope
+    walked = reach.walk(conn, [start], depth)
+    infos = h.node_info(conn, walked.distance)
+    allowed = {n for n, i in infos.items() if scope.allows_id(i.ns_id)}
+    if len(allowed) < len(walked.distance) - 1:
+        # A hidden node on the way: walk again on visible nodes only.
+        walked = reach.walk(conn, [start], depth, allowed=lambda n: n in allowed)
+    return walked, infos
+
+
+def _key(infos: dict[int, h.NodeInfo]) -> Callable[[int], str]:
+    return lambda n: node_key(infos[n].kind, infos[n].namespace, infos[n].name)
+
+
+def _problem(
+    conn: Connection, read: StoreReader, cause: Cause, health: Assessment
+) -> HealthProblem | None:
+    rows = g.nodes_by_id(conn, [cause.node], read.scope.ns_ids)
+    if not rows:
+        return None
+    nodes, _ = build_nodes(conn, rows, read, health=health)
+    walked, infos = _reached(conn, read, cause.node, MAX_DEPTH, health.marker)
+    groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=True)
+    node = nodes[0]
+    return HealthProblem(
+        id=f"{cause.kind}:{node['id']}",
+        kind=cause.kind,
+        node=node,
+        since=to_iso(cause.since_us) or "",
+        error=cause.error,
+        run_id=cause.run_id,
+        expected_interval_seconds=cause.interval_s,
+        last_write=to_iso(cause.last_write_us),
+        reaches=groups,
+        reach_totals=totals,
+    )
+
+
+def health_page(
+    read: StoreReader,
+    *,
+    namespace: str | None,
+    kind: ProblemKind | None,
+    limit: int,
+    offset: int,
+) -> HealthPage:
+    """The open problems the caller may see, newest first."""
+    limit = max(1, min(limit, MAX_PROBLEMS_PAGE))
+    scope = read.scope.narrow(namespace)
+    with read.engine.connect() as conn:
+        health = assess(conn, read.freshness, read.clock(), read.health_cache)
+        visible = [
+            c
+            for c in health.causes.values()
+            if (kind is None or c.kind == kind)
+            and c.node in health.infos
+            and scope.allows_id(health.infos[c.node].ns_id)
+        ]
+        visible.sort(key=lambda c: (-c.since_us, c.kind, c.node))
+        problems = [
+            p
+            for c in visible[offset : offset + limit]
+            if (p := _problem(conn, read, c, health)) is not None
+        ]
+    return HealthPage(problems=problems, total=len(visible), limit=limit, offset=offset)
+
+
+def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, depth: int) -> Impact:
+    """Every visible node downstream of one node, with one shortest path each, by group."""
+    clamped: list[Clamped] = []
+    depth = clamp_depth(depth, clamped)
+    start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
+    with read.engine.connect() as conn:
+        node = _visible_start(conn, kind, start, namespace, read.scope)
+        if node is None:
+            raise NotFound(
+                f"no such {kind} (or it is not visible); check node_type, namespace and name "
+                "against GET /api/v1/lineage/openlineage/"
+                + ("jobs" if kind == "job" else "datasets")
+            )
+        walked, infos = _reached(conn, read, node, depth)
+        groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=False)
+    if node not in infos:
+        raise LineageError("the node vanished while it was read; retry", code="conflict")
+    return Impact(
+        root=_key(infos)(node),
+        depth=depth,
+        affected=groups,
+        totals=totals,
+        clamped=clamped,
+    )
+
+
+# At most this many series per health gauge (docs/api.md, Metrics): the
+# largest lags (or at-risk services, or namespaces) first.
+MAX_SERIES = 1000
+
+Series = list[tuple[tuple[str, str], float]]
+
+
+@dataclass(frozen=True, slots=True)
+class HealthFigures:
+    """The health gauges of ``/metrics``, computed from the store at the scrape."""
+
+    materialization_lag: Series  # (namespace, name) of a feature view -> seconds
+    source_lag: Series
+    service_at_risk: Series  # (namespace, name) of a feature service -> 0 or 1
+    failed_jobs: list[tuple[tuple[str], float]]  # (namespace,) -> count
+    stale_datasets: list[tuple[tuple[str], float]]
+
+
+def _top(series: Series) -> Series:
+    return sorted(series, key=lambda s: (-s[1], s[0]))[:MAX_SERIES]
+
+
+def _per_namespace(health: Assessment, kind: str) -> list[tuple[tuple[str], float]]:
+    counts: dict[str, int] = {}
+    for cause in health.causes.values():
+        info = health.infos.get(cause.node)
+        if cause.kind == kind and info is not None:
+            counts[info.namespace] = counts.get(info.namespace, 0) + 1
+    ranked = sorted(counts.items(), key=lambda c: (-c[1], c[0]))[:MAX_SERIES]
+    return [((namespace,), float(n)) for namespace, n in ranked]
+
+
+def health_figures(read: StoreReader) -> HealthFigures:
+    """Every namespace's figures (``/metrics`` is for callers who may see them all)."""
+    with read.engine.connect() as conn:
+        health = assess(conn, read.freshness, read.clock(), read.health_cache)
+    mat: Series = []
+    src: Series = []
+    risk: Series = []
+    for node, (mat_lag, src_lag) in health.lags.items():
+        info = health.infos[node]
+        labels = (info.namespace, info.name)
+        if info.feast_type == "feature_service":
+            risk.append((labels, 1.0 if node in health.at_risk else 0.0))
+            continue
+        if mat_lag is not None:
+            mat.append((labels, mat_lag))
+        if src_lag is not None:
+            src.append((labels, src_lag))
+    return HealthFigures(
+        materialization_lag=_top(mat),
+        source_lag=_top(src),
+        service_at_risk=_top(risk),
+        failed_jobs=_per_namespace(health, "failed"),
+        stale_datasets=_per_namespace(health, "stale"),
+    )

@@ -1,0 +1,447 @@
+"""Each node's health as of now: failed, stale, at risk, unknown or ok (docs/api.md, Health).
+
+Computed at read time from the store (runs, dataset versions, the current
+graph), as of ``StoreReader.clock``; nothing is kept at ingest
+(docs/performance.md, Health). The causes (failed jobs, stale datasets)
+and the walk that puts their downstream at risk are unscoped: a cause in a
+hidden namespace still puts a visible node at risk, and :meth:`health`
+names it only as "a hidden upstream".
+
+Expected intervals, in order: the ``freshness`` setting (the first
+"namespace/name" glob that matches), Feast's knowledge for a feature view
+(its materialization cadence learned from its materialize runs, else its
+``ttl``), else learned from the dataset's own writes: the median of its
+last :data:`KEEP` - 1 intervals times :data:`FACTOR`. The median ignores
+one late run or one backfill burst; three times it lets a job slip by two
+runs before anyone is paged. Fewer than :data:`MIN_INTERVALS` intervals is
+too little history: ``unknown``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import statistics
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from typing import Literal
+
+from sqlalchemy import Connection
+
+from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.schemas import HealthCause, HealthState, IntervalSource, NodeHealth
+from feast_lineage.consumer.services import reach
+from feast_lineage.consumer.store.read import common as read_common
+from feast_lineage.consumer.store.read import health as h
+from feast_lineage.consumer.store.read.run_facets import run_facets
+from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.event_time import parse_us, to_iso
+
+KEEP = 11  # writes read per dataset: ten intervals
+MIN_INTERVALS = 3
+FACTOR = 3.0
+CAUSE_DEPTH = 20  # how far downstream a cause puts nodes at risk
+MAX_CAUSES = 5  # nearest causes named per node
+FEATURE_VIEWS = ("feature_view", "stream_feature_view", "on_demand_feature_view")
+SOURCE_DEPTH = 4  # steps upstream of a feature view to its data source's dataset
+_US = 1_000_000
+
+CauseKind = Literal["failed", "stale"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    node: int
+    kind: CauseKind
+    since_us: int
+    error: str | None = None
+    run_id: str | None = None
+    interval_s: float | None = None
+    last_write_us: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Freshness:
+    last_write_us: int | None
+    interval_s: float | None
+    source: IntervalSource | None
+
+
+@dataclass(slots=True)
+class Assessment:
+    """The health of the store's nodes as of ``now_us``."""
+
+    now_us: int
+    causes: dict[int, Cause] = field(default_factory=dict)
+    freshness: dict[int, Freshness] = field(default_factory=dict)
+    # node -> its nearest causes: (cause, distance)
+    at_risk: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    infos: dict[int, h.NodeInfo] = field(default_factory=dict)
+    # feature view or service -> (materialization lag, source lag) in seconds
+    lags: dict[int, tuple[float | None, float | None]] = field(default_factory=dict)
+    # what the lags are computed from: feature view -> materialized to, its source's last write
+    materialized_to: dict[int, int] = field(default_factory=dict)
+    source_written: dict[int, int] = field(default_factory=dict)
+    service_views: dict[int, list[int]] = field(default_factory=dict)  # service -> its views
+    marker: object = None  # the store state it was computed for (:func:`.store_marker`)
+    dues: list[int] = field(default_factory=list)  # when each dataset turns stale, in order
+    due_ids: list[int] = field(default_factory=list)  # the datasets, in the same order
+
+    def state(self, node: int) -> HealthState:
+        cause = self.causes.get(node)
+        if cause is not None:
+            return cause.kind
+        if node in self.at_risk:
+            return "at_risk"
+        fresh = self.freshness.get(node)
+        if fresh is not None and fresh.interval_s is None:
+            return "unknown"
+        return "ok"
+
+    def health(self, node: int, scope: Scope, key: Callable[[int], str]) -> NodeHealth | None:
+        """Why ``node`` is in its state, with hidden causes unnamed; None when nothing to say."""
+        cause, fresh, lags = self.causes.get(node), self.freshness.get(node), self.lags.get(node)
+        risks = self.at_risk.get(node, [])
+        if cause is None and fresh is None and lags is None and not risks:
+            return None
+        return NodeHealth(
+            causes=[self._cause(c, d, scope, key) for c, d in risks],
+            since=_iso(cause.since_us) if cause else None,
+            error=cause.error if cause else None,
+            materialization_lag_seconds=lags[0] if lags else None,
+            source_lag_seconds=lags[1] if lags else None,
+            expected_interval_seconds=fresh.interval_s if fresh else None,
+            interval_source=fresh.source if fresh else None,
+            last_write=_iso(fresh.last_write_us) if fresh and fresh.last_write_us else None,
+        )
+
+    def _cause(
+        self, node: int, distance: int, scope: Scope, key: Callable[[int], str]
+    ) -> HealthCause:
+        info = self.infos.get(node)
+        kind = self.causes[node].kind
+        if info is None or not scope.allows_id(info.ns_id):
+            return HealthCause(node=None, state=kind, distance=distance, label="a hidden upstream")
+        return HealthCause(
+            node=key(node), state=kind, distance=distance, label=f"{info.namespace}/{info.name}"
+        )
+
+
+@lru_cache(maxsize=1 << 14)
+def _iso(us: int) -> str | None:
+    return to_iso(us)
+
+
+def learned_interval(writes: list[int]) -> float | None:
+    """Seconds: the median of the intervals between ``writes`` (newest first) times FACTOR."""
+    gaps = [(a - b) / _US for a, b in itertools.pairwise(writes) if a > b]
+    if len(gaps) < MIN_INTERVALS:
+        return None
+    return statistics.median(gaps) * FACTOR
+
+
+def configured_interval(rules: Mapping[str, float], namespace: str, name: str) -> float | None:
+    """The first ``freshness`` glob matching "namespace/name"."""
+    path = f"{namespace}/{name}"
+    for glob, seconds in rules.items():
+        if fnmatchcase(path, glob):
+            return float(seconds)
+    return None
+
+
+def _ttl(facets: Mapping[str, object]) -> float | None:
+    facet = facets.get("feast_feature_view")
+    ttl = facet.get("ttl_seconds") if isinstance(facet, dict) else None
+    return float(ttl) if isinstance(ttl, int | float) and ttl > 0 else None
+
+
+def _interval(
+    info: h.NodeInfo,
+    writes: list[int],
+    rules: Mapping[str, float],
+    facets: Mapping[int, Mapping[str, object]],
+) -> tuple[float | None, IntervalSource | None]:
+    configured = configured_interval(rules, info.namespace, info.name)
+    if configured is not None:
+        return configured, "configured"
+    learned = learned_interval(writes)
+    if info.feast_type in FEATURE_VIEWS:
+        cadence = learned if learned is not None else _ttl(facets.get(info.id, {}))
+        if cadence is not None:
+            return cadence, "feast"
+    if learned is not None:
+        return learned, "learned"
+    return None, None
+
+
+def _failed(conn: Connection, found: Assessment) -> None:
+    failed = h.failed_jobs(conn)
+    facets = run_facets(conn, [f.run_id for f in failed])
+    for f in failed:
+        error = facets[f.run_id].facets.get("errorMessage") if f.run_id in facets else None
+        message = error.get("message") if isinstance(error, dict) else None
+        found.causes[f.job_id] = Cause(
+            f.job_id,
+            "failed",
+            f.ended_us,
+            error=message if isinstance(message, str) else None,
+            run_id=f.run_id,
+        )
+
+
+def _freshness(conn: Connection, found: Assessment, rules: Mapping[str, float]) -> None:
+    """Each written dataset's latest write and expected interval (nothing here depends on now)."""
+    writes = h.recent_writes(conn, None, KEEP)
+    written = sorted(writes)
+    found.infos.update(h.node_info(conn, written))
+    views = [i for i in written if found.infos[i].feast_type in FEATURE_VIEWS]
+    facets = read_common.facets_of(conn, t.dataset_facets, views)
+    for did in written:
+        info, times = found.infos[did], writes.get(did, [])
+        interval, source = _interval(info, times, rules, facets)
+        found.freshness[did] = Freshness(times[0] if times else None, interval, source)
+
+
+def _dues(found: Assessment) -> None:
+    """When each dataset with an interval turns stale, earliest first."""
+    dues = sorted(
+        (fresh.last_write_us + int(fresh.interval_s * _US), did)
+        for did, fresh in found.freshness.items()
+        if fresh.interval_s is not None and fresh.last_write_us is not None
+    )
+    found.dues = [due for due, _ in dues]
+    found.due_ids = [did for _, did in dues]
+
+
+def stale_count(kept: Assessment, now_us: int) -> int:
+    """How many datasets are stale at ``now_us``: the first this many of ``kept.due_ids``."""
+    return bisect.bisect_left(kept.dues, now_us)
+
+
+def stale_causes(kept: Assessment, count: int) -> dict[int, Cause]:
+    """The first ``count`` datasets to turn stale, as causes."""
+    out: dict[int, Cause] = {}
+    for due, did in zip(kept.dues[:count], kept.due_ids[:count], strict=True):
+        fresh = kept.freshness[did]
+        out[did] = Cause(
+            did, "stale", due, interval_s=fresh.interval_s, last_write_us=fresh.last_write_us
+        )
+    return out
+
+
+def _spread(conn: Connection, found: Assessment) -> None:
+    """Put every node downstream of a cause at risk, naming its nearest causes.
+
+    One breadth-first walk from every cause at once, a query per level: each
+    node keeps the causes at its least distance (at most MAX_CAUSES).
+    """
+    best: dict[int, int] = dict.fromkeys(found.causes, 0)
+    nearest: dict[int, list[int]] = {c: [c] for c in found.causes}
+    frontier, deeper, level = sorted(found.causes), set[int](), 0
+    while frontier:
+        same: set[int] = set()
+        for step in h.steps(conn, frontier, downstream=True):
+            far_level = level + step.deeper
+            if far_level > CAUSE_DEPTH or best.get(step.far, far_level) < far_level:
+                continue
+            if step.far not in best:
+                best[step.far] = far_level
+                (same if step.deeper == 0 else deeper).add(step.far)
+            _merge(nearest.setdefault(step.far, []), nearest[step.near])
+        if same:
+            frontier = sorted(same)
+            continue
+        frontier, deeper, level = sorted(deeper), set(), level + 1
+    for node, causes in nearest.items():
+        if node not in found.causes:
+            found.at_risk[node] = [(c, best[node]) for c in sorted(causes)]
+
+
+def _merge(into: list[int], causes: list[int]) -> None:
+    for cause in causes:
+        if len(into) >= MAX_CAUSES:
+            return
+        if cause not in into:
+            into.append(cause)
+
+
+def base(conn: Connection, rules: Mapping[str, float]) -> Assessment:
+    """What an assessment reads from the store and that does not depend on now."""
+    found = Assessment(0)
+    _failed(conn, found)
+    _freshness(conn, found, rules)
+    _lag_sources(conn, found)
+    _dues(found)
+    found.infos.update(h.node_info(conn, set(found.causes) - set(found.infos)))
+    return found
+
+
+def at(kept: Assessment, now_us: int, stale: dict[int, Cause] | None = None) -> Assessment:
+    """``kept`` (a :func:`base`) as of ``now_us``: stale datasets (``stale`` when the caller
+    knows them) and lags; not yet spread."""
+    if stale is None:
+        stale = stale_causes(kept, stale_count(kept, now_us))
+    found = Assessment(
+        now_us,
+        causes={**kept.causes, **stale},
+        freshness=kept.freshness,
+        infos=kept.infos,
+        materialized_to=kept.materialized_to,
+        source_written=kept.source_written,
+        service_views=kept.service_views,
+        marker=kept.marker,
+    )
+    _lag_seconds(found)
+    return found
+
+
+def compute(conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
+    """The health of every node as of ``now_us`` (microseconds), from the store."""
+    found = at(base(conn, rules), now_us)
+    _spread(conn, found)
+    return found
+
+
+class HealthCache:
+    """What a process's assessments share while the store is unchanged.
+
+    The part read from the store (failed runs, every written dataset's recent
+    writes and interval, the lags' sources: about 300 ms on the 1M-event
+    store) is kept until an event is stored, pruned or reset
+    (:func:`.store_marker`); the walk from the causes, until the causes
+    change (a dataset turns stale with time alone); what a problem reaches,
+    per cause and scope. Each request then applies its own now: states are
+    exact, never late.
+    """
+
+    def __init__(self, most_reaches: int = 4096) -> None:
+        self._lock = threading.Lock()
+        self._base: tuple[object, Assessment] | None = None
+        self._spread: tuple[object, frozenset[int], dict[int, list[tuple[int, int]]]] | None = None
+        self._reaches: OrderedDict[Hashable, object] = OrderedDict()
+        self._stale: tuple[object, dict[int, Cause]] | None = None
+        self._most = most_reaches
+
+    def assessment(self, conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
+        key = (h.store_marker(conn), tuple(rules.items()))
+        with self._lock:
+            kept, spread = self._base, self._spread
+        if kept is None or kept[0] != key:
+            kept = (key, base(conn, rules))
+            kept[1].marker = key
+            with self._lock:
+                self._base = kept
+                self._reaches.clear()
+        count = stale_count(kept[1], now_us)
+        with self._lock:
+            known = self._stale
+        if known is None or known[0] != (key, count):
+            known = ((key, count), stale_causes(kept[1], count))
+            with self._lock:
+                self._stale = known
+        found = at(kept[1], now_us, known[1])
+        causes = frozenset(found.causes)
+        if spread is not None and spread[0] == key and spread[1] == causes:
+            found.at_risk = spread[2]
+            return found
+        _spread(conn, found)
+        with self._lock:
+            self._spread = (key, causes, found.at_risk)
+        return found
+
+    def reach(self, key: Hashable, walk: Callable[[], object]) -> object:
+        """``walk()``'s answer, kept under ``key`` (it must name the store state) while it is."""
+        with self._lock:
+            if key in self._reaches:
+                self._reaches.move_to_end(key)
+                return self._reaches[key]
+        value = walk()
+        with self._lock:
+            self._reaches[key] = value
+            while len(self._reaches) > self._most:
+                self._reaches.popitem(last=False)
+        return value
+
+
+def assess(
+    conn: Connection, rules: Mapping[str, float], now_us: int, cache: HealthCache | None = None
+) -> Assessment:
+    """The health of every node as of ``now_us``: the cache's when it holds, else computed."""
+    if cache is None:
+        return compute(conn, rules, now_us)
+    return cache.assessment(conn, rules, now_us)
+
+
+def _materialized_to(conn: Connection, views: list[int]) -> dict[int, int]:
+    """Feature view -> the end of the interval its latest materialization wrote."""
+    runs = h.latest_writing_runs(conn, views)
+    texts = {v: _uuid(run) for v, run in runs.items()}
+    facets = run_facets(conn, set(texts.values()))
+    out: dict[int, int] = {}
+    for view, run in texts.items():
+        facet = facets[run].facets.get("feast_materialization") if run in facets else None
+        end = facet.get("end_date") if isinstance(facet, dict) else None
+        if isinstance(end, str):
+            try:
+                out[view] = parse_us(end)
+            except ValueError:
+                continue
+    return out
+
+
+def _uuid(value: bytes) -> str:
+    text = value.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def _source_written(conn: Connection, view: int, found: Assessment) -> int | None:
+    """The latest write of a dataset upstream of ``view`` that is no Feast object of its own."""
+    walked = reach.walk(conn, [view], SOURCE_DEPTH, downstream=False)
+    infos = h.node_info(conn, walked.distance)
+    sources = [
+        n
+        for n, i in infos.items()
+        if n != view and i.kind == "dataset" and i.feast_type in (None, "data_source")
+    ]
+    writes = h.recent_writes(conn, sources, 1)
+    return max((w[0] for w in writes.values() if w), default=None)
+
+
+def _lag_sources(conn: Connection, found: Assessment) -> None:
+    """Each feature view's materialized-to time and its source's latest write; the services'
+    views."""
+    views = h.feast_datasets(conn, FEATURE_VIEWS)
+    services = h.feast_datasets(conn, ("feature_service",))
+    found.materialized_to.update(_materialized_to(conn, [v.id for v in views]))
+    for view in views:
+        found.infos[view.id] = view
+        source = _source_written(conn, view.id, found)
+        if source is not None:
+            found.source_written[view.id] = source
+    view_ids = {v.id for v in views}
+    for service in services:
+        found.infos[service.id] = service
+        walked = reach.walk(conn, [service.id], 2, downstream=False)
+        found.service_views[service.id] = sorted(n for n in walked.distance if n in view_ids)
+
+
+def _lag_seconds(found: Assessment) -> None:
+    """Each feature view's lags as of now; a feature service takes its worst view's."""
+    now = found.now_us
+    for view, info in found.infos.items():
+        if info.feast_type not in FEATURE_VIEWS:
+            continue
+        ended, source = found.materialized_to.get(view), found.source_written.get(view)
+        found.lags[view] = (
+            (now - ended) / _US if ended is not None else None,
+            (now - source) / _US if source is not None else None,
+        )
+    for service, views in found.service_views.items():
+        mine = [found.lags[v] for v in views if v in found.lags]
+        mats = [m for m, _ in mine if m is not None]
+        srcs = [s for _, s in mine if s is not None]
+        found.lags[service] = (max(mats, default=None), max(srcs, default=None))
