@@ -40,6 +40,9 @@ class ConsumerSettings(BaseModel):
     # A connection must send a request's headers within this many seconds.
     header_timeout_seconds: float = Field(default=30, gt=0)
     naive_event_time: Literal["utc", "refuse"] = "utc"
+    # "namespace/name" glob -> the seconds a dataset may go unwritten before it
+    # is stale (the first glob that matches, in order); docs/configuration.md.
+    freshness: dict[str, float] = Field(default_factory=dict)
     authorizer: AuthorizerSettings = Field(default_factory=OpenAuthorizerSettings)
 
     _strip_secrets = field_validator("api_key", "connection_string")(strip_secret)
@@ -49,6 +52,22 @@ class ConsumerSettings(BaseModel):
     def _no_mapping(cls, value: object) -> object:
         # ``namespace_mapping:`` left empty (null), which Feast's own section accepts.
         return {} if value is None else value
+
+    @field_validator("freshness", mode="before")
+    @classmethod
+    def _no_freshness(cls, value: object) -> object:
+        return {} if value is None else value
+
+    @field_validator("freshness")
+    @classmethod
+    def _positive_intervals(cls, value: dict[str, float]) -> dict[str, float]:
+        for glob, seconds in value.items():
+            if not glob or seconds <= 0:
+                raise ValueError(
+                    f"freshness: {glob!r}: {seconds} is not a positive number of seconds "
+                    "under a non-empty 'namespace/name' glob (e.g. 'postgres://db/*': 3600)"
+                )
+        return value
 
     def api_key_value(self) -> str | None:
         return self.api_key.get_secret_value() if self.api_key else None

@@ -120,6 +120,8 @@ async def get_reader(state: StateDep, scope: ScopeDep) -> StoreReader:
         scope=scope,
         namespace_mapping=state.settings.consumer.namespace_mapping,
         positions=state.positions,
+        freshness=state.settings.consumer.freshness,
+        clock=state.clock,
     )
 
 

@@ -312,6 +312,59 @@ class SchemaField(TypedDict):
 NodeType = Literal["job", "dataset"]
 
 
+HealthState = Literal["ok", "failed", "stale", "at_risk", "unknown"]
+CauseState = Literal["failed", "stale"]
+IntervalSource = Literal["configured", "feast", "learned"]
+
+
+class HealthCause(TypedDict):
+    node: Annotated[
+        str | None,
+        Field(description="The failed job or stale dataset (node id); null: a hidden upstream"),
+    ]
+    state: CauseState
+    distance: Annotated[int, Field(description="Steps from the cause to the node")]
+    label: Annotated[
+        str, Field(description='"namespace/name" of the cause, or "a hidden upstream"')
+    ]
+
+
+class NodeHealth(TypedDict):
+    causes: Annotated[
+        list[HealthCause],
+        Field(description="The nearest failed jobs and stale datasets upstream (at_risk)"),
+    ]
+    since: Annotated[
+        str | None, Field(description="Failed: the failed run's end; stale: when it became stale")
+    ]
+    error: Annotated[str | None, Field(description="Failed: the run's errorMessage facet")]
+    materialization_lag_seconds: Annotated[
+        float | None,
+        Field(
+            description="Feature views and services: now - the end of the latest "
+            "materialized interval (a service: its worst view's)"
+        ),
+    ]
+    source_lag_seconds: Annotated[
+        float | None,
+        Field(
+            description="Feature views and services: now - the latest write of the data "
+            "source's physical dataset (a service: its worst view's)"
+        ),
+    ]
+    expected_interval_seconds: Annotated[
+        float | None, Field(description="A dataset's expected interval between writes")
+    ]
+    interval_source: Annotated[
+        IntervalSource | None,
+        Field(
+            description="Where the interval comes from: the freshness setting, Feast "
+            "(ttl, materialization cadence) or learned from the dataset's writes"
+        ),
+    ]
+    last_write: Annotated[str | None, Field(description="A dataset's latest write (ISO 8601)")]
+
+
 class GraphNode(TypedDict):
     # Feast's fields
     type: NodeType
@@ -372,6 +425,20 @@ class GraphNode(TypedDict):
             description="A job's latest run's state (RUNNING, COMPLETE, FAIL, ABORT or OTHER); "
             "null for a dataset or a job that never ran"
         ),
+    ]
+    state: Annotated[
+        HealthState,
+        Field(
+            description="Health as of now (docs/api.md, Health): ok, failed (a job whose latest "
+            "run failed), stale (a dataset written less often than expected), at_risk "
+            "(downstream of either), unknown (too little history to tell)"
+        ),
+    ]
+    health: NotRequired[
+        Annotated[
+            NodeHealth | None,
+            Field(description="Why the state is what it is, and a Feast object's lags"),
+        ]
     ]
     version: NotRequired[
         Annotated[
@@ -1087,3 +1154,61 @@ class JobVersionDetail(JobVersionItem):
     changes: JobVersionChanges | None = Field(
         description="Against the version before it; null for the first"
     )
+
+
+class Reached(TypedDict):
+    node: Annotated[str, Field(description="Node id")]
+    type: NodeType
+    namespace: str
+    name: str
+    distance: Annotated[int, Field(description="Steps from the cause (or the root)")]
+    path: Annotated[
+        list[str],
+        Field(description="One shortest path of node ids, from the cause to this node"),
+    ]
+
+
+class ReachGroups(TypedDict):
+    feature_services: list[Reached]
+    feature_views: list[Reached]
+    saved_datasets: list[Reached]
+    other: Annotated[
+        list[Reached], Field(description="Models and other terminal nodes (nothing downstream)")
+    ]
+
+
+class ReachTotals(TypedDict):
+    feature_services: int
+    feature_views: int
+    saved_datasets: int
+    other: int
+
+
+class HealthProblem(TypedDict):
+    id: Annotated[str, Field(description='"failed:{node id}" or "stale:{node id}"')]
+    kind: CauseState
+    node: GraphNode
+    since: Annotated[str, Field(description="Failed: the run's end; stale: last write + interval")]
+    error: str | None
+    run_id: Annotated[str | None, Field(description="Failed: the failed run")]
+    expected_interval_seconds: float | None
+    last_write: str | None
+    reaches: Annotated[
+        ReachGroups, Field(description="Downstream Feast objects and terminal nodes, nearest first")
+    ]
+    reach_totals: ReachTotals
+
+
+class HealthPage(TypedDict):
+    problems: Annotated[list[HealthProblem], Field(description="Newest first")]
+    total: int
+    limit: int
+    offset: int
+
+
+class Impact(TypedDict):
+    root: Annotated[str, Field(description="Node id")]
+    depth: int
+    affected: ReachGroups
+    totals: ReachTotals
+    clamped: list[Clamped]

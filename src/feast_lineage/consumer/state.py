@@ -23,6 +23,7 @@ from feast_lineage.consumer.services.ingest import Intake
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.store.read.positions import PositionCache
+from feast_lineage.event_time import now_us
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ class ConsumerState:
     authorizer: Authorizer = field(default_factory=OpenAuthorizer)
     positions: PositionCache = field(default_factory=PositionCache)
     retention: Retention = field(default_factory=Retention)
+    clock: Callable[[], int] = now_us  # health's "now" (tests set their own)
     bodies: BodyBudget = field(init=False)
     intake: Intake = field(init=False)
     pace: Callable[[], BodyPace] = field(init=False)  # a new request body's time limits

@@ -245,6 +245,13 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
             return [(path, {})] + [(path, {"run_id": r}) for r in runs]
         case "/graph":
             return [(path, {}), (path, {"namespace": "ml_team"})]
+        case "/health":
+            return [(path, {}), (path, {"kind": "failed"}), (path, {"namespace": HIDDEN})]
+        case "/impact":
+            return [
+                (path, {"node_type": k, "namespace": ns, "name": n, "depth": 20})
+                for k, ns, n in nodes
+            ] + [(path, {"node_type": "dataset", "namespace": HIDDEN, "name": "salaries"})]
         case _ if "{" not in path:
             return [(path, {})]
     raise AssertionError(f"{path}: this test does not know how to read it; teach it")

@@ -38,6 +38,7 @@ from feast_lineage.consumer.services.bounds import (
     clamp_limit,
 )
 from feast_lineage.consumer.services.columns import has_column_lineage
+from feast_lineage.consumer.services.health_states import Assessment, assess
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import graph as g
@@ -148,6 +149,7 @@ def _node(
         "depth": depth,
         "has_column_lineage": with_columns,
         "latest_run_state": state,
+        "state": "unknown",
     }
 
 
@@ -260,13 +262,15 @@ def _symlinks(
             built["edges"].append(graph_edge(owner, alias, "symlink", s.created_us))
 
 
-def _build(
+def build_nodes(
     conn: Connection,
     rows: list[NodeRow],
-    scope: Scope,
-    mapping: Mapping[str, str],
+    read: StoreReader,
     depths: Mapping[int, int] | None = None,
-) -> Built:
+    health: Assessment | None = None,
+) -> tuple[list[GraphNode], dict[int, NodeRef]]:
+    """The nodes of ``rows``, each with its state (``unknown`` without an assessment)."""
+    scope, mapping = read.scope, read.namespace_mapping
     job_ids = {r.id for r in rows if r.kind == "job"}
     dataset_ids = {r.id for r in rows if r.kind == "dataset"}
     with_columns = has_column_lineage(conn, dataset_ids, scope)
@@ -274,16 +278,38 @@ def _build(
     job_facets = read_common.facets_of(conn, t.job_facets, job_ids, raw=True)
     dataset_facets = read_common.facets_of(conn, t.dataset_facets, dataset_ids, raw=True)
     refs: dict[int, NodeRef] = {}
-    built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
+    nodes: list[GraphNode] = []
     for r in rows:
         stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
         facets = redaction.stored_facets(stored, scope, _READ_FACETS)
         ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
         node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, states.get(r.id))
-        built["nodes"].append(node)
+        if health is not None:
+            node["state"] = health.state(r.id)
+            node["health"] = health.health(r.id, scope, lambda n: health_key(health, n))
+        nodes.append(node)
+    return nodes, refs
+
+
+def health_key(health: Assessment, node: int) -> str:
+    """The API id of a node the assessment knows."""
+    info = health.infos[node]
+    return node_key(info.kind, info.namespace, info.name)
+
+
+def _build(
+    conn: Connection,
+    rows: list[NodeRow],
+    read: StoreReader,
+    depths: Mapping[int, int] | None = None,
+    health: Assessment | None = None,
+) -> Built:
+    nodes, refs = build_nodes(conn, rows, read, depths, health)
+    built = Built(nodes=nodes, edges=[], derived_edges=[], symlinks=[])
+    dataset_ids = {r.id for r in rows if r.kind == "dataset"}
     _lineage_edges(conn, refs, built)
-    _symlinks(conn, dataset_ids, refs, scope, built)
+    _symlinks(conn, dataset_ids, refs, read.scope, built)
     built["edges"].sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
     return built
 
@@ -292,12 +318,13 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
     """A page of ``limit`` nodes (0, Feast's "no limit", and past the most: the most)."""
     clamped: list[Clamped] = []
     limit = clamp_limit(limit, MAX_GRAPH_PAGE, clamped)
-    scope, mapping = read.scope, read.namespace_mapping
+    scope, _mapping = read.scope, read.namespace_mapping
     ns_ids = scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
         total = g.count_nodes(conn, ns_ids)
         rows = g.node_page(conn, ns_ids, total, offset, limit)
-        built = _build(conn, rows, scope, mapping)
+        health = assess(conn, read.freshness, read.clock())
+        built = _build(conn, rows, read, health=health)
         total_edges = g.count_edges(conn, ns_ids) + count_explicit_edges(conn, ns_ids)
     return GraphPage(
         **built,
@@ -357,7 +384,7 @@ def subgraph(
 ) -> Subgraph:
     clamped: list[Clamped] = []
     depth = clamp_depth(depth, clamped)
-    scope, mapping = read.scope, read.namespace_mapping
+    scope, _mapping = read.scope, read.namespace_mapping
     start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
     with read.engine.connect() as conn:
         node = _visible_start(conn, kind, start, namespace, scope)
@@ -375,7 +402,8 @@ def subgraph(
         rows = g.nodes_by_id(conn, considered, scope.ns_ids)
         rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
         truncated = len(rows) > limit or len(considered) < len(nearest)
-        built = _build(conn, rows[:limit], scope, mapping, depths)
+        health = assess(conn, read.freshness, read.clock())
+        built = _build(conn, rows[:limit], read, depths, health)
     return Subgraph(
         center=str(NodeId(kind, namespace, name)),
         depth=depth,

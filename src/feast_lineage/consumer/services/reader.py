@@ -7,13 +7,14 @@ of HTTP.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.store.read.positions import PositionCache
+from feast_lineage.event_time import now_us
 from feast_lineage.registry.source import RegistrySource
 
 
@@ -26,6 +27,9 @@ class StoreReader:
     # OpenLineage namespace -> Feast project, for naming Feast objects
     namespace_mapping: Mapping[str, str]
     positions: PositionCache  # deep pages of events and runs
+    # "namespace/name" glob -> expected seconds between writes (health)
+    freshness: Mapping[str, float] = field(default_factory=dict)
+    clock: Callable[[], int] = now_us  # microseconds since the epoch: health's "now"
 
 
 @dataclass(frozen=True, slots=True)

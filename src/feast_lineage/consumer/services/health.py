@@ -1,0 +1,125 @@
+"""The open problems (``/health``) and what a node's failure would reach (``/impact``).
+
+States come from :mod:`.health_states`; what a problem reaches is walked
+downstream over visible nodes only (a path never crosses a hidden one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from sqlalchemy import Connection
+
+from feast_lineage.consumer.errors import LineageError, NotFound
+from feast_lineage.consumer.schemas import Clamped, HealthPage, HealthProblem, Impact
+from feast_lineage.consumer.services import reach
+from feast_lineage.consumer.services.bounds import MAX_DEPTH, clamp_depth
+from feast_lineage.consumer.services.graph import _visible_start, build_nodes, node_key
+from feast_lineage.consumer.services.health_states import Assessment, Cause, assess
+from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.store.read import graph as g
+from feast_lineage.consumer.store.read import health as h
+from feast_lineage.consumer.store.read.graph import NodeKind
+from feast_lineage.event_time import to_iso
+from feast_lineage.identity import dataset_id, job_id
+
+MAX_PROBLEMS_PAGE = 200
+ProblemKind = Literal["failed", "stale"]
+
+
+def _reached(
+    conn: Connection, read: StoreReader, start: int, depth: int
+) -> tuple[reach.Walked, dict[int, h.NodeInfo]]:
+    """Visible nodes downstream of ``start``, with their infos."""
+    scope = read.scope
+    walked = reach.walk(conn, [start], depth)
+    infos = h.node_info(conn, walked.distance)
+    allowed = {n for n, i in infos.items() if scope.allows_id(i.ns_id)}
+    if len(allowed) < len(walked.distance) - 1:
+        # A hidden node on the way: walk again on visible nodes only.
+        walked = reach.walk(conn, [start], depth, allowed=lambda n: n in allowed)
+    return walked, infos
+
+
+def _key(infos: dict[int, h.NodeInfo]) -> Callable[[int], str]:
+    return lambda n: node_key(infos[n].kind, infos[n].namespace, infos[n].name)
+
+
+def _problem(
+    conn: Connection, read: StoreReader, cause: Cause, health: Assessment
+) -> HealthProblem | None:
+    rows = g.nodes_by_id(conn, [cause.node], read.scope.ns_ids)
+    if not rows:
+        return None
+    nodes, _ = build_nodes(conn, rows, read, health=health)
+    walked, infos = _reached(conn, read, cause.node, MAX_DEPTH)
+    groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=True)
+    node = nodes[0]
+    return HealthProblem(
+        id=f"{cause.kind}:{node['id']}",
+        kind=cause.kind,
+        node=node,
+        since=to_iso(cause.since_us) or "",
+        error=cause.error,
+        run_id=cause.run_id,
+        expected_interval_seconds=cause.interval_s,
+        last_write=to_iso(cause.last_write_us),
+        reaches=groups,
+        reach_totals=totals,
+    )
+
+
+def health_page(
+    read: StoreReader,
+    *,
+    namespace: str | None,
+    kind: ProblemKind | None,
+    limit: int,
+    offset: int,
+) -> HealthPage:
+    """The open problems the caller may see, newest first."""
+    limit = max(1, min(limit, MAX_PROBLEMS_PAGE))
+    scope = read.scope.narrow(namespace)
+    with read.engine.connect() as conn:
+        health = assess(conn, read.freshness, read.clock())
+        visible = [
+            c
+            for c in health.causes.values()
+            if (kind is None or c.kind == kind)
+            and c.node in health.infos
+            and scope.allows_id(health.infos[c.node].ns_id)
+        ]
+        visible.sort(key=lambda c: (-c.since_us, c.kind, c.node))
+        problems = [
+            p
+            for c in visible[offset : offset + limit]
+            if (p := _problem(conn, read, c, health)) is not None
+        ]
+    return HealthPage(problems=problems, total=len(visible), limit=limit, offset=offset)
+
+
+def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, depth: int) -> Impact:
+    """Every visible node downstream of one node, with one shortest path each, by group."""
+    clamped: list[Clamped] = []
+    depth = clamp_depth(depth, clamped)
+    start = job_id(namespace, name) if kind == "job" else dataset_id(namespace, name)
+    with read.engine.connect() as conn:
+        node = _visible_start(conn, kind, start, namespace, read.scope)
+        if node is None:
+            raise NotFound(
+                f"no {kind} named {name!r} in namespace {namespace!r}; "
+                "list them with GET /api/v1/lineage/openlineage/"
+                + ("jobs" if kind == "job" else "datasets")
+            )
+        walked, infos = _reached(conn, read, node, depth)
+        groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=False)
+    if node not in infos:
+        raise LineageError("the node vanished while it was read; retry", code="conflict")
+    return Impact(
+        root=_key(infos)(node),
+        depth=depth,
+        affected=groups,
+        totals=totals,
+        clamped=clamped,
+    )

@@ -1,0 +1,118 @@
+"""Walks of the current graph that keep one shortest path to each node (impact, health).
+
+A breadth-first walk in Python over one query per level
+(:func:`~feast_lineage.consumer.store.read.health.steps`): a step across a
+symlink stays on the same level (aliases are one dataset), as in the
+graph's own walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import Connection
+
+from feast_lineage.consumer.schemas import Reached, ReachGroups, ReachTotals
+from feast_lineage.consumer.store.read.health import NodeInfo, Step, steps
+
+# At most this many reached nodes of one group in an answer (totals count all).
+MAX_LISTED = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Walked:
+    """Node id -> its distance and the node it was reached from (None: a start)."""
+
+    distance: dict[int, int]
+    previous: dict[int, int | None]
+
+    def path(self, node: int) -> list[int]:
+        out = [node]
+        while (before := self.previous.get(out[-1])) is not None:
+            out.append(before)
+        return out[::-1]
+
+
+def walk(
+    conn: Connection,
+    starts: Collection[int],
+    depth: int,
+    *,
+    downstream: bool = True,
+    allowed: Callable[[int], bool] | None = None,
+) -> Walked:
+    """Every node within ``depth`` steps of ``starts``; ``allowed`` keeps the walk on its nodes."""
+    distance = dict.fromkeys(starts, 0)
+    previous: dict[int, int | None] = dict.fromkeys(starts)
+    frontier = sorted(distance)
+    deeper: list[int] = []  # found one level down, walked once this level's aliases are
+    level = 0
+    while frontier:
+        same: list[int] = []
+        for step in sorted(steps(conn, frontier, downstream=downstream)):
+            far_level = level + step.deeper
+            if step.far in distance or far_level > depth:
+                continue
+            if allowed is not None and not allowed(step.far):
+                continue
+            distance[step.far] = far_level
+            previous[step.far] = step.near
+            (same if step.deeper == 0 else deeper).append(step.far)
+        if same:
+            frontier = same
+            continue
+        frontier, deeper, level = deeper, [], level + 1
+    return Walked(distance, previous)
+
+
+def group_of(info: NodeInfo, downstream_ids: Collection[int] | None) -> str | None:
+    """Which group a reached node falls in; None: not listed (``other`` is for terminal nodes)."""
+    kind = info.feast_type
+    if kind == "feature_service":
+        return "feature_services"
+    if kind == "feature_view" or kind == "on_demand_feature_view" or kind == "stream_feature_view":
+        return "feature_views"
+    if kind == "saved_dataset":
+        return "saved_datasets"
+    if downstream_ids is None or info.id not in downstream_ids:
+        return "other"
+    return None
+
+
+def grouped(
+    walked: Walked,
+    infos: Mapping[int, NodeInfo],
+    key: Callable[[int], str],
+    terminal_only: bool,
+) -> tuple[ReachGroups, ReachTotals]:
+    """The reached nodes (not the starts) by group, nearest first, and each group's total."""
+    groups = ReachGroups(feature_services=[], feature_views=[], saved_datasets=[], other=[])
+    totals = ReachTotals(feature_services=0, feature_views=0, saved_datasets=0, other=0)
+    # A node something else was reached from is not terminal.
+    inner = {p for p in walked.previous.values() if p is not None} if terminal_only else None
+    order = sorted(walked.distance, key=lambda n: (walked.distance[n], key(n)))
+    for node in order:
+        info = infos.get(node)
+        if info is None or walked.previous.get(node) is None:
+            continue
+        group = group_of(info, inner)
+        if group is None:
+            continue
+        totals[group] += 1  # type: ignore[literal-required]
+        listed: list[Reached] = groups[group]  # type: ignore[literal-required]
+        if len(listed) < MAX_LISTED:
+            listed.append(
+                Reached(
+                    node=key(node),
+                    type=info.kind,
+                    namespace=info.namespace,
+                    name=info.name,
+                    distance=walked.distance[node],
+                    path=[key(p) for p in walked.path(node)],
+                )
+            )
+    return groups, totals
+
+
+__all__ = ["MAX_LISTED", "Step", "Walked", "group_of", "grouped", "walk"]

@@ -1,0 +1,261 @@
+"""GET /health (the open problems) and GET /impact, on SQLite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.conftest import AppFactory
+from tests.consumer.lineage import API, ingest
+from tests.factories import T0, at, dataset, facet, run_event
+
+US = 1_000_000
+T0_US = int(T0.timestamp()) * US
+ERROR = "DatabaseError: the upload lost its connection"
+
+
+def _feast_chain(upload_ns: str = "airflow") -> list[dict[str, Any]]:
+    """upload -> raw -> materialize -> driver_fv -> serve -> driver_fs; upload fails later.
+
+    The feature view is materialized up to T0 + 30 min by its run at T0 + 60 s.
+    """
+    fv = dataset("ml_team", "driver_fv", feast_feature_view=facet(name="driver_fv", ttl_seconds=0))
+    fs = dataset("ml_team", "driver_fs", feast_feature_service=facet(name="driver_fs"))
+    materialization = facet(
+        feature_views=["driver_fv"], start_date=at(-3600), end_date=at(1800), rows_written=3
+    )
+    return [
+        run_event(
+            "COMPLETE", job=(upload_ns, "upload"), time=at(0), outputs=[dataset("warehouse", "raw")]
+        ),
+        run_event(
+            "COMPLETE",
+            job=("ml_team", "materialize"),
+            time=at(60),
+            inputs=[dataset("warehouse", "raw")],
+            outputs=[fv],
+            run_facets={"feast_materialization": materialization},
+        ),
+        run_event(
+            "COMPLETE",
+            job=("ml_team", "serve"),
+            time=at(70),
+            inputs=[dataset("ml_team", "driver_fv")],
+            outputs=[fs],
+        ),
+        run_event(
+            "FAIL",
+            job=(upload_ns, "upload"),
+            time=at(3600),
+            outputs=[dataset("warehouse", "raw")],
+            run_facets={"errorMessage": facet(message=ERROR, programmingLanguage="PYTHON")},
+        ),
+    ]
+
+
+def _at(client: TestClient, seconds: float) -> None:
+    client.app.state.consumer.clock = lambda: T0_US + int(seconds * US)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def client(make_client: AppFactory) -> TestClient:
+    client = make_client()
+    ingest(client, *_feast_chain())
+    _at(client, 7200)
+    return client
+
+
+def test_a_failed_job_is_a_problem_reaching_the_feature_view_and_service(
+    client: TestClient,
+) -> None:
+    body = client.get(f"{API}/health").json()
+    assert body["total"] == 1
+    (problem,) = body["problems"]
+    assert problem["id"] == "failed:job:airflow:upload"
+    assert problem["kind"] == "failed"
+    assert problem["error"] == ERROR
+    assert problem["since"].startswith(at(3600)[:19])
+    assert problem["node"]["state"] == "failed"
+    reaches = problem["reaches"]
+    assert [r["node"] for r in reaches["feature_views"]] == ["dataset:ml_team:driver_fv"]
+    (service,) = reaches["feature_services"]
+    assert service["distance"] == 5
+    assert service["path"] == [
+        "job:airflow:upload",
+        "dataset:warehouse:raw",
+        "job:ml_team:materialize",
+        "dataset:ml_team:driver_fv",
+        "job:ml_team:serve",
+        "dataset:ml_team:driver_fs",
+    ]
+    assert problem["reach_totals"] == {
+        "feature_services": 1,
+        "feature_views": 1,
+        "saved_datasets": 0,
+        "other": 0,
+    }
+
+
+def test_graph_nodes_carry_states_causes_and_lags(client: TestClient) -> None:
+    nodes = {n["id"]: n for n in client.get(f"{API}/graph").json()["nodes"]}
+    assert nodes["job:airflow:upload"]["state"] == "failed"
+    assert nodes["job:airflow:upload"]["health"]["error"] == ERROR
+    fv = nodes["dataset:ml_team:driver_fv"]
+    assert fv["state"] == "at_risk"
+    assert fv["health"]["causes"] == [
+        {"node": "job:airflow:upload", "state": "failed", "distance": 3, "label": "airflow/upload"}
+    ]
+    # now (T0 + 2 h) - materialized to (T0 + 30 min); - raw's write (T0)
+    assert fv["health"]["materialization_lag_seconds"] == 5400
+    assert fv["health"]["source_lag_seconds"] == 7200
+    fs = nodes["dataset:ml_team:driver_fs"]
+    assert fs["state"] == "at_risk"
+    assert fs["health"]["materialization_lag_seconds"] == 5400
+
+
+def test_a_later_complete_clears_the_failure(client: TestClient) -> None:
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("airflow", "upload"),
+            time=at(4000),
+            outputs=[dataset("warehouse", "raw")],
+        ),
+    )
+    assert client.get(f"{API}/health").json()["total"] == 0
+    nodes = {n["id"]: n for n in client.get(f"{API}/graph").json()["nodes"]}
+    assert nodes["job:airflow:upload"]["state"] == "ok"
+    assert nodes["dataset:ml_team:driver_fv"]["state"] != "at_risk"
+
+
+def test_a_dataset_written_less_often_than_it_used_to_is_stale(make_client: AppFactory) -> None:
+    client = make_client()
+    ingest(
+        client,
+        *[
+            run_event(
+                "COMPLETE",
+                job=("cron", "export"),
+                time=at(60 * i),
+                outputs=[dataset("warehouse", "daily")],
+            )
+            for i in range(5)
+        ],
+    )
+    _at(client, 240 + 179)  # learned: median 60 s x 3
+    assert client.get(f"{API}/health").json()["total"] == 0
+    _at(client, 240 + 181)
+    body = client.get(f"{API}/health", params={"kind": "stale"}).json()
+    (problem,) = body["problems"]
+    assert problem["id"] == "stale:dataset:warehouse:daily"
+    assert problem["expected_interval_seconds"] == 180
+    assert problem["last_write"].startswith(at(240)[:19])
+    assert client.get(f"{API}/health", params={"kind": "failed"}).json()["total"] == 0
+
+
+def test_configured_freshness_comes_first(make_client: AppFactory) -> None:
+    client = make_client(freshness={"warehouse/*": 30})
+    ingest(
+        client,
+        run_event(
+            "COMPLETE", job=("cron", "export"), time=at(0), outputs=[dataset("warehouse", "daily")]
+        ),
+    )
+    _at(client, 31)
+    (problem,) = client.get(f"{API}/health").json()["problems"]
+    assert problem["expected_interval_seconds"] == 30
+    node = problem["node"]
+    assert node["health"]["interval_source"] == "configured"
+
+
+def test_too_little_history_is_unknown(make_client: AppFactory) -> None:
+    client = make_client()
+    ingest(
+        client,
+        run_event(
+            "COMPLETE", job=("cron", "export"), time=at(0), outputs=[dataset("warehouse", "daily")]
+        ),
+    )
+    _at(client, 10**6)
+    nodes = {n["id"]: n for n in client.get(f"{API}/graph").json()["nodes"]}
+    assert nodes["dataset:warehouse:daily"]["state"] == "unknown"
+    assert client.get(f"{API}/health").json()["total"] == 0
+
+
+def test_impact_lists_everything_downstream_with_a_shortest_path(client: TestClient) -> None:
+    body = client.get(
+        f"{API}/impact", params={"node_type": "dataset", "namespace": "warehouse", "name": "raw"}
+    ).json()
+    assert body["root"] == "dataset:warehouse:raw"
+    assert body["totals"] == {
+        "feature_services": 1,
+        "feature_views": 1,
+        "saved_datasets": 0,
+        "other": 2,
+    }
+    assert [(r["node"], r["distance"]) for r in body["affected"]["other"]] == [
+        ("job:ml_team:materialize", 1),
+        ("job:ml_team:serve", 3),
+    ]
+    short = client.get(
+        f"{API}/impact",
+        params={"node_type": "dataset", "namespace": "warehouse", "name": "raw", "depth": 2},
+    ).json()
+    assert short["totals"]["feature_services"] == 0
+    assert short["totals"]["feature_views"] == 1
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"node_type": "model", "namespace": "a", "name": "b"}, "node_type"),
+        ({"node_type": "job", "namespace": "a"}, "name"),
+        ({"node_type": "job", "namespace": "a", "name": "b", "depth": 0}, "depth"),
+    ],
+)
+def test_impact_refuses_bad_parameters_naming_them(
+    client: TestClient, params: dict[str, Any], named: str
+) -> None:
+    response = client.get(f"{API}/impact", params=params)
+    assert response.status_code == 400
+    assert named in response.text
+
+
+def test_impact_of_an_unknown_node_is_404(client: TestClient) -> None:
+    params = {"node_type": "job", "namespace": "nowhere", "name": "x"}
+    assert client.get(f"{API}/impact", params=params).status_code == 404
+
+
+def test_health_refuses_an_unknown_kind(client: TestClient) -> None:
+    response = client.get(f"{API}/health", params={"kind": "broken"})
+    assert response.status_code == 400
+    assert "kind" in response.text
+
+
+def test_a_hidden_cause_is_a_hidden_upstream(make_client: AppFactory) -> None:
+    keys = {
+        "type": "api_keys",
+        "keys": [
+            {"key": "key-ml", "projects": ["ml_team", "warehouse"]},
+            {"key": "key-all", "projects": ["*"]},
+        ],
+    }
+    client = make_client(authorizer=keys)
+    client.headers["X-API-Key"] = "key-all"
+    ingest(client, *_feast_chain("secret_airflow"))
+    _at(client, 7200)
+    client.headers["X-API-Key"] = "key-ml"
+    assert client.get(f"{API}/health").json()["total"] == 0
+    text = client.get(f"{API}/graph").text
+    assert "secret_airflow" not in text
+    nodes = {n["id"]: n for n in client.get(f"{API}/graph").json()["nodes"]}
+    fv = nodes["dataset:ml_team:driver_fv"]
+    assert fv["state"] == "at_risk"
+    assert fv["health"]["causes"] == [
+        {"node": None, "state": "failed", "distance": 3, "label": "a hidden upstream"}
+    ]
+    client.headers["X-API-Key"] = "key-all"
+    assert client.get(f"{API}/health").json()["total"] == 1
