@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import httpx
@@ -18,7 +19,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from feast_lineage import metrics_processes
 from feast_lineage.workers import WORKER_NAME
-from tests.factories import run_event
+from tests.consumer.routes.test_problems import feast_chain
+from tests.factories import T0, run_event
 from tests.server_process import (
     ServerProcess,
     alive,
@@ -29,6 +31,16 @@ from tests.server_process import (
 )
 
 INGESTED = "feast_lineage_events_ingested_total"
+HEALTH_GAUGES = {
+    f"feast_lineage_{name}"
+    for name in (
+        "feature_view_materialization_lag_seconds",
+        "feature_view_source_lag_seconds",
+        "feature_service_at_risk",
+        "failed_jobs",
+        "stale_datasets",
+    )
+}
 
 
 def scraped_total(server: ServerProcess, name: str) -> float:
@@ -63,6 +75,32 @@ def send(server: ServerProcess, index: int) -> None:
         server.url + "/api/v1/lineage", json=event, headers={"Connection": "close"}, timeout=10
     )
     assert response.status_code == 201, response.text
+
+
+def health_gauges_once_with_their_values(server: ServerProcess) -> None:
+    """The health gauges, computed from the store at each scrape, appear once whoever answers."""
+    response = httpx.post(server.url + "/api/v1/lineage", json=feast_chain(), timeout=10)
+    assert response.status_code == 200, response.text
+    materialized_to = T0.timestamp() + 1800
+    view, service = ("ml_team", "driver_fv"), ("ml_team", "driver_fs")
+    for _ in range(4):
+        before = time.time()
+        text = httpx.get(server.url + "/metrics", headers={"Connection": "close"}).text
+        after = time.time()
+        samples = [
+            (s.name, tuple(s.labels.values()), s.value)
+            for family in text_string_to_metric_families(text)
+            for s in family.samples
+            if s.name in HEALTH_GAUGES
+        ]
+        names = [(name, labels) for name, labels, _ in samples]
+        assert len(names) == len(set(names)), samples  # each series once
+        values = {(name, labels): value for name, labels, value in samples}
+        lag = values[("feast_lineage_feature_view_materialization_lag_seconds", view)]
+        assert before - materialized_to - 1 <= lag <= after - materialized_to + 1
+        assert values[("feast_lineage_feature_service_at_risk", service)] == 1
+        assert values[("feast_lineage_failed_jobs", ("airflow",))] == 1
+        assert ("feast_lineage_feature_view_source_lag_seconds", view) in values
 
 
 def test_workers_add_up_their_figures_and_an_exited_workers_counters_stay(tmp_path: Path) -> None:
@@ -105,6 +143,7 @@ def test_workers_add_up_their_figures_and_an_exited_workers_counters_stay(tmp_pa
             send(server, index)
         assert scraped_total(server, INGESTED) == sent + 5
         assert scraped_total(server, "feast_lineage_writer_queue_depth") == 0
+        health_gauges_once_with_their_values(server)
     # A directory that was given stays (a last scrape may still read it).
     assert metrics_dir.is_dir()
 

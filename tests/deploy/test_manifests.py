@@ -228,3 +228,58 @@ def test_a_worker_s_peak_memory_stays_under_the_pod_limit_with_margin(
     budget = body_budget_bytes(largest, memory_limit=limit, workers=workers)
     peak = workers * peak_bytes(max(budget, largest))
     assert peak <= 0.85 * limit, (peak / 2**20, limit / 2**20)
+
+
+# The fields of a PrometheusRule (monitoring.coreos.com/v1) the example uses,
+# from the Prometheus Operator's API reference; closed, so a typo fails.
+_RULE = {
+    "type": "object",
+    "required": ["alert", "expr"],
+    "additionalProperties": False,
+    "properties": {
+        "alert": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+        "expr": {"type": "string", "minLength": 1},
+        "for": {"type": "string", "pattern": "^[0-9]+(ms|s|m|h|d|w|y)$"},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+}
+_RULE_SPEC = {
+    "type": "object",
+    "required": ["groups"],
+    "additionalProperties": False,
+    "properties": {
+        "groups": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "rules"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string"},
+                    "rules": {"type": "array", "items": _RULE, "minItems": 1},
+                },
+            },
+        }
+    },
+}
+
+
+def test_the_prometheus_rule_of_deployment_md_is_valid() -> None:
+    """kubernetes-validate has no schema for a custom resource: its metadata is checked
+    as any object's (in a ConfigMap), its spec against the operator's fields above."""
+    import jsonschema
+
+    from feast_lineage.consumer.services.health import HealthFigures
+
+    text = (ROOT / "docs" / "deployment.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.DOTALL)
+    (rule,) = [yaml.safe_load(b) for b in blocks if "kind: PrometheusRule" in b]
+    assert rule["apiVersion"] == "monitoring.coreos.com/v1"
+    carrier = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": rule["metadata"], "data": {}}
+    kubernetes_validate.validate(carrier, kubernetes_validate.latest_version(), strict=True)
+    jsonschema.validate(rule["spec"], _RULE_SPEC)
+    (alert,) = rule["spec"]["groups"][0]["rules"]
+    assert alert["for"] == "15m"
+    assert "feast_lineage_feature_service_at_risk" in alert["expr"]
+    assert "service_at_risk" in HealthFigures.__dataclass_fields__

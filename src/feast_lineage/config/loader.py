@@ -34,6 +34,7 @@ from feast_lineage.config.producer import ENV_NAMES, ProducerSettings
 _JSON_EXAMPLES = {
     "namespace_mapping": '{"spark://ml-team": "my_project"}',
     "additional_config": '{"timeout": 5}',
+    "freshness": '{"postgres://db:5432/public.*": 86400}',
     "authorizer": '{"type": "api_keys", "keys": [{"key": "...", "projects": ["my_project"]}]}',
 }
 _DOCS = "see docs/configuration.md for valid values"
@@ -51,6 +52,8 @@ _FIXES: dict[str, str] = {
     "namespace_mapping": "use a mapping of OpenLineage namespace to Feast project, "
     'e.g. {"spark://ml-team": "my_project"}',
     "additional_config": "use a mapping of transport settings, e.g. {log_file_path: lineage.json}",
+    "freshness": "use a mapping of 'namespace/name' glob to seconds greater than 0, "
+    'e.g. {"postgres://db:5432/public.*": 86400}',
     "retention_days": "use a whole number of days from 1 to 36500, or 0 to keep everything",
     "retention_check_interval_hours": "use a number of hours greater than 0",
     "max_request_bytes": "use a whole number of bytes, at least 1024",

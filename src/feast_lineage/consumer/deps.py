@@ -122,6 +122,7 @@ async def get_reader(state: StateDep, scope: ScopeDep) -> StoreReader:
         positions=state.positions,
         freshness=state.settings.consumer.freshness,
         clock=state.clock,
+        health_cache=state.health_cache,
     )
 
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -38,7 +38,9 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
 
 from feast_lineage.metrics_processes import MULTIPROC_ENV
 
@@ -61,6 +63,32 @@ def multiprocess() -> bool:
     from prometheus_client import values
 
     return bool(os.environ.get(MULTIPROC_ENV)) and values.ValueClass is not values.MutexValue
+
+
+class GaugeFamily(NamedTuple):
+    """A gauge computed at scrape time (lineage health), not kept by any worker.
+
+    The scraping worker computes it from the store, which every worker
+    shares, and adds it to the answer once: nothing to add up across
+    workers, and no value left over from a dead one.
+    """
+
+    name: str
+    help: str
+    labels: tuple[str, ...]
+    samples: Sequence[tuple[tuple[str, ...], float]]
+
+
+class _Computed(Collector):
+    def __init__(self, families: Sequence[GaugeFamily]) -> None:
+        self.families = families
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        for f in self.families:
+            family = GaugeMetricFamily(f"{PREFIX}_{f.name}", f.help, labels=list(f.labels))
+            for labels, value in f.samples:
+                family.add_metric(list(labels), value)
+            yield family
 
 
 class Metrics:
@@ -171,13 +199,18 @@ class Metrics:
 
     # --- /metrics ------------------------------------------------------------------
 
-    def render(self) -> tuple[bytes, str]:
-        """The exposition text and its content type: every worker's figures, added up."""
+    def render(self, computed: Sequence[GaugeFamily] = ()) -> tuple[bytes, str]:
+        """The exposition text and its content type: every worker's figures, added up,
+        then the gauges ``computed`` at this scrape."""
         if multiprocess():
             registry = CollectorRegistry()
             MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-            return generate_latest(registry), CONTENT_TYPE_LATEST
-        return generate_latest(self.registry), CONTENT_TYPE_LATEST
+            kept = generate_latest(registry)
+        else:
+            kept = generate_latest(self.registry)
+        extra = CollectorRegistry()
+        extra.register(_Computed(computed))
+        return kept + generate_latest(extra), CONTENT_TYPE_LATEST
 
 
 _AsgiScope = dict[str, Any]

@@ -211,6 +211,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lineage/openlineage/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The open problems (failed jobs, stale datasets), each with what it reaches */
+        get: operations["get_health_api_v1_lineage_openlineage_health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lineage/openlineage/impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** If this node breaks, what is affected: every node downstream, by kind */
+        get: operations["get_impact_api_v1_lineage_openlineage_impact_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage/openlineage/namespaces": {
         parameters: {
             query?: never;
@@ -1473,6 +1507,14 @@ export interface components {
              */
             latest_run_state: string | null;
             /**
+             * State
+             * @description Health as of now (docs/api.md, Health): ok, failed (a job whose latest run failed), stale (a dataset written less often than expected), at_risk (downstream of either), unknown (too little history to tell)
+             * @enum {string}
+             */
+            state: "ok" | "failed" | "stale" | "at_risk" | "unknown";
+            /** @description Why the state is what it is, and a Feast object's lags */
+            health?: components["schemas"]["NodeHealth"] | null;
+            /**
              * Version
              * @description as_of answers only: the dataset version (or job version) current at that instant, the id its versions endpoint answers; null when none was
              */
@@ -1592,6 +1634,76 @@ export interface components {
             /** Database */
             database: string;
         };
+        /** HealthCause */
+        HealthCause: {
+            /**
+             * Node
+             * @description The failed job or stale dataset (node id); null: a hidden upstream
+             */
+            node: string | null;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "failed" | "stale";
+            /**
+             * Distance
+             * @description Steps from the cause to the node
+             */
+            distance: number;
+            /**
+             * Label
+             * @description "namespace/name" of the cause, or "a hidden upstream"
+             */
+            label: string;
+        };
+        /** HealthPage */
+        HealthPage: {
+            /**
+             * Problems
+             * @description Newest first
+             */
+            problems: components["schemas"]["HealthProblem"][];
+            /** Total */
+            total: number;
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+        };
+        /** HealthProblem */
+        HealthProblem: {
+            /**
+             * Id
+             * @description "failed:{node id}" or "stale:{node id}"
+             */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "failed" | "stale";
+            node: components["schemas"]["GraphNode"];
+            /**
+             * Since
+             * @description Failed: the run's end; stale: last write + interval
+             */
+            since: string;
+            /** Error */
+            error: string | null;
+            /**
+             * Run Id
+             * @description Failed: the failed run
+             */
+            run_id: string | null;
+            /** Expected Interval Seconds */
+            expected_interval_seconds: number | null;
+            /** Last Write */
+            last_write: string | null;
+            /** @description Downstream Feast objects and terminal nodes, nearest first */
+            reaches: components["schemas"]["ReachGroups"];
+            reach_totals: components["schemas"]["ReachTotals"];
+        };
         /**
          * HiddenRunNode
          * @description A run of a namespace the caller may not see: only its place in the tree.
@@ -1605,6 +1717,20 @@ export interface components {
             hidden: true;
             /** Depth */
             depth: number;
+        };
+        /** Impact */
+        Impact: {
+            /**
+             * Root
+             * @description Node id
+             */
+            root: string;
+            /** Depth */
+            depth: number;
+            affected: components["schemas"]["ReachGroups"];
+            totals: components["schemas"]["ReachTotals"];
+            /** Clamped */
+            clamped: components["schemas"]["Clamped"][];
         };
         /** IngestAccepted */
         IngestAccepted: {
@@ -1969,6 +2095,49 @@ export interface components {
             /** Total */
             total: number;
         };
+        /** NodeHealth */
+        NodeHealth: {
+            /**
+             * Causes
+             * @description The nearest failed jobs and stale datasets upstream (at_risk)
+             */
+            causes: components["schemas"]["HealthCause"][];
+            /**
+             * Since
+             * @description Failed: the failed run's end; stale: when it became stale
+             */
+            since: string | null;
+            /**
+             * Error
+             * @description Failed: the run's errorMessage facet
+             */
+            error: string | null;
+            /**
+             * Materialization Lag Seconds
+             * @description Feature views and services: now - the end of the latest materialized interval (a service: its worst view's)
+             */
+            materialization_lag_seconds: number | null;
+            /**
+             * Source Lag Seconds
+             * @description Feature views and services: now - the latest write of the data source's physical dataset (a service: its worst view's)
+             */
+            source_lag_seconds: number | null;
+            /**
+             * Expected Interval Seconds
+             * @description A dataset's expected interval between writes
+             */
+            expected_interval_seconds: number | null;
+            /**
+             * Interval Source
+             * @description Where the interval comes from: the freshness setting, Feast (ttl, materialization cadence) or learned from the dataset's writes
+             */
+            interval_source: ("configured" | "feast" | "learned") | null;
+            /**
+             * Last Write
+             * @description A dataset's latest write (ISO 8601)
+             */
+            last_write: string | null;
+        };
         /**
          * OutputStatistics
          * @description The ``outputStatistics`` output facet of the write that made the version.
@@ -2014,6 +2183,58 @@ export interface components {
              * @default 1
              */
             prunes: number;
+        };
+        /** ReachGroups */
+        ReachGroups: {
+            /** Feature Services */
+            feature_services: components["schemas"]["Reached"][];
+            /** Feature Views */
+            feature_views: components["schemas"]["Reached"][];
+            /** Saved Datasets */
+            saved_datasets: components["schemas"]["Reached"][];
+            /**
+             * Other
+             * @description Models and other terminal nodes (nothing downstream)
+             */
+            other: components["schemas"]["Reached"][];
+        };
+        /** ReachTotals */
+        ReachTotals: {
+            /** Feature Services */
+            feature_services: number;
+            /** Feature Views */
+            feature_views: number;
+            /** Saved Datasets */
+            saved_datasets: number;
+            /** Other */
+            other: number;
+        };
+        /** Reached */
+        Reached: {
+            /**
+             * Node
+             * @description Node id
+             */
+            node: string;
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "job" | "dataset";
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
+            /**
+             * Distance
+             * @description Steps from the cause (or the root)
+             */
+            distance: number;
+            /**
+             * Path
+             * @description One shortest path of node ids, from the cause to this node
+             */
+            path: string[];
         };
         /** RegistryEdge */
         RegistryEdge: {
@@ -3959,6 +4180,145 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Subgraph"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such node (or it is not visible) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_health_api_v1_lineage_openlineage_health_get: {
+        parameters: {
+            query?: {
+                /** @description Only problems in this namespace */
+                namespace?: string | null;
+                /** @description failed or stale; both when left out */
+                kind?: "failed" | "stale";
+                /** @description Problems per page, 1 to 200 */
+                limit?: number;
+                /** @description Items to skip (0 to 1,000,000,000) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthPage"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_impact_api_v1_lineage_openlineage_impact_get: {
+        parameters: {
+            query: {
+                /** @description job or dataset */
+                node_type: "job" | "dataset";
+                /** @description The node's OpenLineage namespace */
+                namespace: string;
+                /** @description The node's name */
+                name: string;
+                /** @description Steps downstream; past 20 the walk stops at 20 and the answer says so under clamped */
+                depth?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Impact"];
                 };
             };
             /** @description A parameter is invalid */

@@ -323,7 +323,7 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
     with read.engine.connect() as conn:
         total = g.count_nodes(conn, ns_ids)
         rows = g.node_page(conn, ns_ids, total, offset, limit)
-        health = assess(conn, read.freshness, read.clock())
+        health = assess(conn, read.freshness, read.clock(), read.health_cache)
         built = _build(conn, rows, read, health=health)
         total_edges = g.count_edges(conn, ns_ids) + count_explicit_edges(conn, ns_ids)
     return GraphPage(
@@ -402,7 +402,7 @@ def subgraph(
         rows = g.nodes_by_id(conn, considered, scope.ns_ids)
         rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
         truncated = len(rows) > limit or len(considered) < len(nearest)
-        health = assess(conn, read.freshness, read.clock())
+        health = assess(conn, read.freshness, read.clock(), read.health_cache)
         built = _build(conn, rows[:limit], read, depths, health)
     return Subgraph(
         center=str(NodeId(kind, namespace, name)),

@@ -7,6 +7,7 @@ downstream over visible nodes only (a path never crosses a hidden one).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import Connection
@@ -82,7 +83,7 @@ def health_page(
     limit = max(1, min(limit, MAX_PROBLEMS_PAGE))
     scope = read.scope.narrow(namespace)
     with read.engine.connect() as conn:
-        health = assess(conn, read.freshness, read.clock())
+        health = assess(conn, read.freshness, read.clock(), read.health_cache)
         visible = [
             c
             for c in health.causes.values()
@@ -108,8 +109,8 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
         node = _visible_start(conn, kind, start, namespace, read.scope)
         if node is None:
             raise NotFound(
-                f"no {kind} named {name!r} in namespace {namespace!r}; "
-                "list them with GET /api/v1/lineage/openlineage/"
+                f"no such {kind} (or it is not visible); check node_type, namespace and name "
+                "against GET /api/v1/lineage/openlineage/"
                 + ("jobs" if kind == "job" else "datasets")
             )
         walked, infos = _reached(conn, read, node, depth)
@@ -122,4 +123,62 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
         affected=groups,
         totals=totals,
         clamped=clamped,
+    )
+
+
+# At most this many series per health gauge (docs/api.md, Metrics): the
+# largest lags (or at-risk services, or namespaces) first.
+MAX_SERIES = 1000
+
+Series = list[tuple[tuple[str, str], float]]
+
+
+@dataclass(frozen=True, slots=True)
+class HealthFigures:
+    """The health gauges of ``/metrics``, computed from the store at the scrape."""
+
+    materialization_lag: Series  # (namespace, name) of a feature view -> seconds
+    source_lag: Series
+    service_at_risk: Series  # (namespace, name) of a feature service -> 0 or 1
+    failed_jobs: list[tuple[tuple[str], float]]  # (namespace,) -> count
+    stale_datasets: list[tuple[tuple[str], float]]
+
+
+def _top(series: Series) -> Series:
+    return sorted(series, key=lambda s: (-s[1], s[0]))[:MAX_SERIES]
+
+
+def _per_namespace(health: Assessment, kind: str) -> list[tuple[tuple[str], float]]:
+    counts: dict[str, int] = {}
+    for cause in health.causes.values():
+        info = health.infos.get(cause.node)
+        if cause.kind == kind and info is not None:
+            counts[info.namespace] = counts.get(info.namespace, 0) + 1
+    ranked = sorted(counts.items(), key=lambda c: (-c[1], c[0]))[:MAX_SERIES]
+    return [((namespace,), float(n)) for namespace, n in ranked]
+
+
+def health_figures(read: StoreReader) -> HealthFigures:
+    """Every namespace's figures (``/metrics`` is for callers who may see them all)."""
+    with read.engine.connect() as conn:
+        health = assess(conn, read.freshness, read.clock(), read.health_cache)
+    mat: Series = []
+    src: Series = []
+    risk: Series = []
+    for node, (mat_lag, src_lag) in health.lags.items():
+        info = health.infos[node]
+        labels = (info.namespace, info.name)
+        if info.feast_type == "feature_service":
+            risk.append((labels, 1.0 if node in health.at_risk else 0.0))
+            continue
+        if mat_lag is not None:
+            mat.append((labels, mat_lag))
+        if src_lag is not None:
+            src.append((labels, src_lag))
+    return HealthFigures(
+        materialization_lag=_top(mat),
+        source_lag=_top(src),
+        service_at_risk=_top(risk),
+        failed_jobs=_per_namespace(health, "failed"),
+        stale_datasets=_per_namespace(health, "stale"),
     )

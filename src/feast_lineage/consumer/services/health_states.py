@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -178,8 +179,8 @@ def _failed(conn: Connection, found: Assessment) -> None:
 
 
 def _stale(conn: Connection, found: Assessment, rules: Mapping[str, float]) -> None:
-    written = h.written_datasets(conn)
-    writes = h.recent_writes(conn, written, KEEP)
+    writes = h.recent_writes(conn, None, KEEP)
+    written = sorted(writes)
     found.infos.update(h.node_info(conn, written))
     views = [i for i in written if found.infos[i].feast_type in FEATURE_VIEWS]
     facets = read_common.facets_of(conn, t.dataset_facets, views)
@@ -197,29 +198,88 @@ def _stale(conn: Connection, found: Assessment, rules: Mapping[str, float]) -> N
 
 
 def _spread(conn: Connection, found: Assessment) -> None:
-    """Put every node downstream of a cause at risk, naming its nearest causes."""
-    for cause in sorted(found.causes):
-        walked = reach.walk(conn, [cause], CAUSE_DEPTH)
-        for node, distance in walked.distance.items():
-            if node == cause:
+    """Put every node downstream of a cause at risk, naming its nearest causes.
+
+    One breadth-first walk from every cause at once, a query per level: each
+    node keeps the causes at its least distance (at most MAX_CAUSES).
+    """
+    best: dict[int, int] = dict.fromkeys(found.causes, 0)
+    nearest: dict[int, list[int]] = {c: [c] for c in found.causes}
+    frontier, deeper, level = sorted(found.causes), set[int](), 0
+    while frontier:
+        same: set[int] = set()
+        for step in h.steps(conn, frontier, downstream=True):
+            far_level = level + step.deeper
+            if far_level > CAUSE_DEPTH or best.get(step.far, far_level) < far_level:
                 continue
-            known = found.at_risk.setdefault(node, [])
-            known.append((cause, distance))
-    for node, causes in found.at_risk.items():
-        causes.sort(key=lambda c: (c[1], c[0]))
-        nearest = causes[0][1]
-        found.at_risk[node] = [c for c in causes if c[1] == nearest][:MAX_CAUSES]
+            if step.far not in best:
+                best[step.far] = far_level
+                (same if step.deeper == 0 else deeper).add(step.far)
+            _merge(nearest.setdefault(step.far, []), nearest[step.near])
+        if same:
+            frontier = sorted(same)
+            continue
+        frontier, deeper, level = sorted(deeper), set(), level + 1
+    for node, causes in nearest.items():
+        if node not in found.causes:
+            found.at_risk[node] = [(c, best[node]) for c in sorted(causes)]
     found.infos.update(h.node_info(conn, set(found.causes) - set(found.infos)))
 
 
-def assess(conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
-    """The health of every node as of ``now_us`` (microseconds)."""
+def _merge(into: list[int], causes: list[int]) -> None:
+    for cause in causes:
+        if len(into) >= MAX_CAUSES:
+            return
+        if cause not in into:
+            into.append(cause)
+
+
+def compute(conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
+    """The health of every node as of ``now_us`` (microseconds), from the store."""
     found = Assessment(now_us)
     _failed(conn, found)
     _stale(conn, found, rules)
     _spread(conn, found)
     _lags(conn, found)
     return found
+
+
+class HealthCache:
+    """The process's latest assessment, reused while the store is unchanged and it is recent.
+
+    An assessment reads every written dataset's recent writes and walks the
+    graph from every cause (about a second on the 1M-event store); reads
+    share it until an event is stored, pruned or reset (:func:`.store_marker`)
+    or :data:`REUSE_US` pass (a dataset becomes stale with time alone).
+    """
+
+    def __init__(self, reuse_us: int) -> None:
+        self.reuse_us = reuse_us
+        self._lock = threading.Lock()
+        self._kept: tuple[object, Assessment] | None = None
+
+    def assessment(self, conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
+        key = (h.store_marker(conn), tuple(rules.items()))
+        with self._lock:
+            kept = self._kept
+        if kept is not None and kept[0] == key and 0 <= now_us - kept[1].now_us < self.reuse_us:
+            return kept[1]
+        fresh = compute(conn, rules, now_us)
+        with self._lock:
+            self._kept = (key, fresh)
+        return fresh
+
+
+REUSE_US = 5_000_000
+
+
+def assess(
+    conn: Connection, rules: Mapping[str, float], now_us: int, cache: HealthCache | None = None
+) -> Assessment:
+    """The health of every node as of ``now_us``: the cache's when it holds, else computed."""
+    if cache is None:
+        return compute(conn, rules, now_us)
+    return cache.assessment(conn, rules, now_us)
 
 
 def _materialized_to(conn: Connection, views: list[int]) -> dict[int, int]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.access.scope import Scope
+from feast_lineage.consumer.services.health_states import HealthCache
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import now_us
 from feast_lineage.registry.source import RegistrySource
@@ -30,6 +31,7 @@ class StoreReader:
     # "namespace/name" glob -> expected seconds between writes (health)
     freshness: Mapping[str, float] = field(default_factory=dict)
     clock: Callable[[], int] = now_us  # microseconds since the epoch: health's "now"
+    health_cache: HealthCache | None = None  # the process's latest health assessment
 
 
 @dataclass(frozen=True, slots=True)

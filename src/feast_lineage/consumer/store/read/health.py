@@ -78,50 +78,59 @@ def failed_jobs(conn: Connection) -> list[FailedRun]:
     return sorted(latest.values(), key=lambda f: (-f.ended_us, f.job_id))
 
 
-@lru_cache(maxsize=1)
-def _writes_statement() -> Any:
-    v = t.dataset_versions.c
-    ids: Any = bindparam("ids", expanding=True)
-    wrote = or_(v.writes == 1, and_(v.event_type.is_(None), v.run_id.is_(None)))
-    ranked = (
-        select(
-            v.dataset_id,
-            v.time_us,
-            func.row_number().over(partition_by=v.dataset_id, order_by=v.time_us.desc()).label("n"),
-        )
-        .where(v.dataset_id.in_(ids), wrote)
-        .subquery("ranked")
-    )
+def _wrote(v: Any) -> Any:
+    """A dataset version row that is a write: a COMPLETE run's output, or a DatasetEvent's."""
+    return or_(v.writes == 1, and_(v.event_type.is_(None), v.run_id.is_(None)))
+
+
+@lru_cache(maxsize=2)
+def _writes_statement(every: bool) -> Any:
+    """Each dataset's latest ``keep`` writes: the keep-th latest write's time per dataset
+    (one short index scan each), then the writes from it on (an index range each)."""
+    d = t.datasets.c
+    v = t.dataset_versions.alias("v")
+    v2 = t.dataset_versions.alias("v2")
     keep: Any = bindparam("keep")
+    kth = (
+        select(v2.c.time_us)
+        .where(v2.c.dataset_id == d.id, _wrote(v2.c))
+        .order_by(v2.c.time_us.desc())
+        .limit(1)
+        .offset(keep - 1)
+        .scalar_subquery()
+    )
+    low = func.coalesce(kth, literal(-(2**62)))
+    cut = select(d.id.label("did"), low.label("low"))
+    if not every:
+        cut = cut.where(d.id.in_(bindparam("ids", expanding=True)))
+    # The LIMIT keeps SQLite from flattening the cut into the join (which
+    # would run the subquery once per write rather than once per dataset).
+    cuts = cut.limit(1 << 40).subquery("cut")
     return (
-        select(ranked.c.dataset_id, ranked.c.time_us)
-        .where(ranked.c.n <= keep)
-        .order_by(ranked.c.dataset_id, ranked.c.time_us.desc())
+        select(v.c.dataset_id, v.c.time_us)
+        .select_from(cuts.join(v, and_(v.c.dataset_id == cuts.c.did, v.c.time_us >= cuts.c.low)))
+        .where(_wrote(v.c))
     )
 
 
 def recent_writes(
-    conn: Connection, dataset_ids: Collection[int], keep: int
+    conn: Connection, dataset_ids: Collection[int] | None, keep: int
 ) -> dict[int, list[int]]:
-    """Dataset id -> the times of its latest ``keep`` writes, newest first.
+    """Dataset id -> the times of its latest ``keep`` writes, newest first (None: every dataset).
 
     A write: a COMPLETE run listing it as an output, or a DatasetEvent
     stating a lifecycle change. Datasets never written are left out.
     """
-    out: dict[int, list[int]] = {}
-    for chunk in _chunks(dataset_ids):
-        for did, time_us in conn.execute(_writes_statement(), {"ids": chunk, "keep": keep}):
-            out.setdefault(int(did), []).append(int(time_us))
-    return out
-
-
-def written_datasets(conn: Connection) -> list[int]:
-    """Every dataset with at least one write."""
-    v = t.dataset_versions.c
-    d = t.datasets.c
-    wrote = or_(v.writes == 1, and_(v.event_type.is_(None), v.run_id.is_(None)))
-    written = select(v.dataset_id).where(v.dataset_id == d.id, wrote).exists()
-    return [int(i) for i in conn.execute(select(d.id).where(written)).scalars()]
+    found: dict[int, list[int]] = {}
+    chunks: Iterable[list[int] | None] = [None] if dataset_ids is None else _chunks(dataset_ids)
+    for chunk in chunks:
+        params: dict[str, Any] = {"keep": keep}
+        if chunk is not None:
+            params["ids"] = chunk
+        stmt = _writes_statement(chunk is None)
+        for did, time_us in conn.execute(stmt, params):
+            found.setdefault(int(did), []).append(int(time_us))
+    return {did: sorted(times, reverse=True)[:keep] for did, times in found.items()}
 
 
 @lru_cache(maxsize=2)
@@ -193,3 +202,16 @@ def latest_writing_runs(conn: Connection, dataset_ids: Collection[int]) -> dict[
             if known is None or time_us > known[0]:
                 out[int(did)] = (int(time_us), bytes(run))
     return {did: run for did, (_, run) in out.items()}
+
+
+def store_marker(conn: Connection) -> tuple[int, int, int]:
+    """What changes when events are stored, pruned or reset: three index lookups.
+
+    (the highest and lowest event row ids, and the runs' count bound by the
+    last run started) -- an assessment computed for one marker holds until it changes.
+    """
+    e, r = t.events.c, t.runs.c
+    high = conn.execute(select(func.max(e.id))).scalar()
+    low = conn.execute(select(func.min(e.id))).scalar()
+    started = conn.execute(select(func.max(r.started_us))).scalar()
+    return int(high or 0), int(low or 0), int(started or 0)

@@ -1,0 +1,131 @@
+"""The reads health is computed from, and the states on generated histories.
+
+Histories of runs of two jobs on a fixed chain (``up`` writes ``raw``,
+``down`` reads it and writes ``out``), each run one terminal event at a
+drawn time, delivered in any order with duplicates: the failed jobs, the
+stale and unknown datasets and the nodes at risk are those a model of the
+definitions in docs/api.md (Lineage health) gives.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import uuid
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from feast_lineage.consumer.services.health_states import FACTOR, KEEP, MIN_INTERVALS, compute
+from feast_lineage.consumer.store.read import health as h
+from feast_lineage.event_time import parse_us
+from feast_lineage.identity import dataset_id, job_id
+from tests.factories import at, dataset, facet, run_event
+from tests.store_helpers import Store, ingest_shuffled
+
+UP, DOWN = ("airflow", "up"), ("airflow", "down")
+RAW, OUT = ("warehouse", "raw"), ("warehouse", "out")
+NOW_S = 10_000
+
+
+def _run(job: tuple[str, str], state: str, minute: int) -> dict[str, Any]:
+    inputs = [dataset(*RAW)] if job == DOWN else []
+    outputs = [dataset(*(OUT if job == DOWN else RAW))]
+    return run_event(
+        state,
+        run_id=str(uuid.uuid4()),
+        job=job,
+        time=at(60 * minute),
+        inputs=inputs,
+        outputs=outputs,
+    )
+
+
+def _failed(runs: list[tuple[str, int]]) -> bool:
+    fails = [m for s, m in runs if s in ("FAIL", "ABORT")]
+    done = [m for s, m in runs if s == "COMPLETE"]
+    return bool(fails) and (not done or max(done) < max(fails))
+
+
+def _interval(minutes: list[int]) -> float | None:
+    times = sorted(minutes, reverse=True)[:KEEP]
+    gaps = [60.0 * (a - b) for a, b in itertools.pairwise(times) if a > b]
+    return statistics.median(gaps) * FACTOR if len(gaps) >= MIN_INTERVALS else None
+
+
+_runs = st.lists(
+    st.tuples(st.sampled_from(["COMPLETE", "FAIL", "ABORT"]), st.integers(0, 120)),
+    min_size=1,
+    max_size=7,
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(up=_runs, down=_runs, now_minute=st.integers(60, 400), data=st.data())
+def test_states_follow_the_definitions_in_any_order(
+    store: Store,
+    up: list[tuple[str, int]],
+    down: list[tuple[str, int]],
+    now_minute: int,
+    data: st.DataObject,
+) -> None:
+    store.reset()
+    events = [_run(UP, s, m) for s, m in up] + [_run(DOWN, s, m) for s, m in down]
+    ingest_shuffled(store, events, data)
+    now_us = parse_us(at(60 * now_minute))
+    with store.engine.connect() as conn:
+        found = compute(conn, {}, now_us)
+    ids = {
+        "up": job_id(*UP),
+        "down": job_id(*DOWN),
+        "raw": dataset_id(*RAW),
+        "out": dataset_id(*OUT),
+    }
+    expected: dict[str, str] = {}
+    for name, runs in (("up", up), ("down", down)):
+        expected[name] = "failed" if _failed(runs) else "ok"
+    for name, runs in (("raw", up), ("out", down)):
+        written = [m for s, m in runs if s == "COMPLETE"]
+        interval = _interval(written)
+        if not written:
+            expected[name] = "ok"
+        elif interval is None:
+            expected[name] = "unknown"
+        else:
+            late = 60 * now_minute > 60 * max(written) + interval
+            expected[name] = "stale" if late else "ok"
+    chain = ["up", "raw", "down", "out"]
+    for i, name in enumerate(chain):
+        causes = [c for c in chain[:i] if expected[c] in ("failed", "stale")]
+        if expected[name] in ("ok", "unknown") and causes:
+            expected[name] = "at_risk"
+            nearest = causes[-1]
+            assert found.at_risk[ids[name]][0] == (ids[nearest], i - chain.index(nearest))
+    assert {n: found.state(ids[n]) for n in chain} == expected
+
+
+def test_recent_writes_keeps_the_latest_writes_of_each_dataset(store: Store) -> None:
+    store.reset()
+    store.ingest(*[_run(UP, "COMPLETE", m) for m in range(15)], _run(UP, "FAIL", 20))
+    store.ingest(_run(DOWN, "COMPLETE", 3))
+    with store.engine.connect() as conn:
+        every = h.recent_writes(conn, None, 4)
+        some = h.recent_writes(conn, [dataset_id(*OUT)], 4)
+    raw_times = [parse_us(at(60 * m)) for m in (14, 13, 12, 11)]
+    assert every == {dataset_id(*RAW): raw_times, dataset_id(*OUT): [parse_us(at(180))]}
+    assert some == {dataset_id(*OUT): [parse_us(at(180))]}
+
+
+def test_steps_cross_symlinks_on_the_same_level(store: Store) -> None:
+    store.reset()
+    alias = facet(identifiers=[{"namespace": "s3://b", "name": "raw", "type": "FILE"}])
+    store.ingest(
+        run_event("COMPLETE", job=UP, time=at(0), outputs=[dataset(*RAW, symlinks=alias)]),
+        run_event("COMPLETE", job=DOWN, time=at(1), inputs=[dataset("s3://b", "raw")]),
+    )
+    with store.engine.connect() as conn:
+        out = h.steps(conn, [dataset_id(*RAW)], downstream=True)
+        on = h.steps(conn, [dataset_id("s3://b", "raw")], downstream=True)
+    assert h.Step(dataset_id(*RAW), dataset_id("s3://b", "raw"), 0) in out
+    assert h.Step(dataset_id("s3://b", "raw"), job_id(*DOWN), 1) in on
