@@ -53,7 +53,8 @@ def test_the_health_tab_lists_the_failed_task_and_lights_the_path_to_its_service
     )
     shoot(page, "ui-health")
 
-    # The service's link (by keyboard): the graph focused on the task, downstream, the service selected.
+    # The service's link, by keyboard: the graph focused on the task, downstream,
+    # the service selected.
     services.get_by_role("button", name="driver_activity_v2", exact=True).focus()
     page.keyboard.press("Enter")
     expect(page.get_by_role("tab", name="Lineage")).to_have_attribute("aria-selected", "true")
@@ -87,4 +88,5 @@ def test_the_feature_view_panel_says_both_lags_and_the_failed_upstream(
     expect(freshness).to_contain_text("failed")
     # "3 h ago", "40 min ago": a number and a unit, never a raw count of seconds.
     text = freshness.inner_text()
-    assert "seconds" not in text and " ago" in text, text
+    assert "seconds" not in text, text
+    assert " ago" in text, text
