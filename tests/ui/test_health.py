@@ -75,6 +75,7 @@ def test_the_health_tab_lists_the_failed_task_and_lights_the_path_to_its_service
     legend = page.get_by_label("Legend")
     expect(legend.locator("[data-legend=health-failed]")).to_contain_text("failed")
     expect(legend.locator("[data-legend=health-at_risk]")).to_contain_text("at risk")
+    shoot(page, "ui-health-path")
 
 
 def test_the_feature_view_panel_says_both_lags_and_the_failed_upstream(

@@ -23,7 +23,7 @@ export function HealthGlyph({ state, size = 16 }: { state: Marked; size?: number
 /**
  * A node's health mark: its glyph with the state in words for screen readers
  * and on hover. `zoomedOut`: the node's mark when it shows its name alone (in
- * its top left corner), else the one in its top row.
+ * its top right corner), else the one in its top row.
  */
 export function HealthMark({ state, zoomedOut = false }: { state: Marked; zoomedOut?: boolean }) {
   const style = HEALTH_MARKS[state];
