@@ -88,7 +88,7 @@ def health_gauges_once_with_their_values(server: ServerProcess) -> None:
         text = httpx.get(server.url + "/metrics", headers={"Connection": "close"}).text
         after = time.time()
         samples = [
-            (s.name, tuple(s.labels.values()), s.value)
+            (s.name, tuple(s.labels[k] for k in ("namespace", "name") if k in s.labels), s.value)
             for family in text_string_to_metric_families(text)
             for s in family.samples
             if s.name in HEALTH_GAUGES

@@ -19,7 +19,7 @@ from feast_lineage.consumer.intake.memory import (
     return_memory,
 )
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
-from feast_lineage.consumer.services.health_states import REUSE_US, HealthCache
+from feast_lineage.consumer.services.health_states import HealthCache
 from feast_lineage.consumer.services.ingest import Intake
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
@@ -39,7 +39,7 @@ class ConsumerState:
     positions: PositionCache = field(default_factory=PositionCache)
     retention: Retention = field(default_factory=Retention)
     clock: Callable[[], int] = now_us  # health's "now" (tests set their own)
-    health_cache: HealthCache = field(default_factory=lambda: HealthCache(REUSE_US))
+    health_cache: HealthCache = field(default_factory=HealthCache)
     bodies: BodyBudget = field(init=False)
     intake: Intake = field(init=False)
     pace: Callable[[], BodyPace] = field(init=False)  # a new request body's time limits

@@ -29,10 +29,22 @@ MAX_PROBLEMS_PAGE = 200
 ProblemKind = Literal["failed", "stale"]
 
 
+Reach = tuple[reach.Walked, dict[int, h.NodeInfo]]
+
+
 def _reached(
-    conn: Connection, read: StoreReader, start: int, depth: int
-) -> tuple[reach.Walked, dict[int, h.NodeInfo]]:
-    """Visible nodes downstream of ``start``, with their infos."""
+    conn: Connection, read: StoreReader, start: int, depth: int, marker: object = None
+) -> Reach:
+    """Visible nodes downstream of ``start``, with their infos (kept while the store is as at
+    ``marker``, when given)."""
+    cache = read.health_cache
+    if cache is None or marker is None:
+        return _walk_visible(conn, read, start, depth)
+    key = (marker, start, depth, read.scope.cache_key())
+    return cache.reach(key, lambda: _walk_visible(conn, read, start, depth))  # type: ignore[return-value]
+
+
+def _walk_visible(conn: Connection, read: StoreReader, start: int, depth: int) -> Reach:
     scope = read.scope
     walked = reach.walk(conn, [start], depth)
     infos = h.node_info(conn, walked.distance)
@@ -54,7 +66,7 @@ def _problem(
     if not rows:
         return None
     nodes, _ = build_nodes(conn, rows, read, health=health)
-    walked, infos = _reached(conn, read, cause.node, MAX_DEPTH)
+    walked, infos = _reached(conn, read, cause.node, MAX_DEPTH, health.marker)
     groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=True)
     node = nodes[0]
     return HealthProblem(

@@ -19,12 +19,15 @@ too little history: ``unknown``.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import statistics
 import threading
-from collections.abc import Callable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Literal
 
 from sqlalchemy import Connection
@@ -80,6 +83,13 @@ class Assessment:
     infos: dict[int, h.NodeInfo] = field(default_factory=dict)
     # feature view or service -> (materialization lag, source lag) in seconds
     lags: dict[int, tuple[float | None, float | None]] = field(default_factory=dict)
+    # what the lags are computed from: feature view -> materialized to, its source's last write
+    materialized_to: dict[int, int] = field(default_factory=dict)
+    source_written: dict[int, int] = field(default_factory=dict)
+    service_views: dict[int, list[int]] = field(default_factory=dict)  # service -> its views
+    marker: object = None  # the store state it was computed for (:func:`.store_marker`)
+    dues: list[int] = field(default_factory=list)  # when each dataset turns stale, in order
+    due_ids: list[int] = field(default_factory=list)  # the datasets, in the same order
 
     def state(self, node: int) -> HealthState:
         cause = self.causes.get(node)
@@ -100,13 +110,13 @@ class Assessment:
             return None
         return NodeHealth(
             causes=[self._cause(c, d, scope, key) for c, d in risks],
-            since=to_iso(cause.since_us) if cause else None,
+            since=_iso(cause.since_us) if cause else None,
             error=cause.error if cause else None,
             materialization_lag_seconds=lags[0] if lags else None,
             source_lag_seconds=lags[1] if lags else None,
             expected_interval_seconds=fresh.interval_s if fresh else None,
             interval_source=fresh.source if fresh else None,
-            last_write=to_iso(fresh.last_write_us) if fresh and fresh.last_write_us else None,
+            last_write=_iso(fresh.last_write_us) if fresh and fresh.last_write_us else None,
         )
 
     def _cause(
@@ -119,6 +129,11 @@ class Assessment:
         return HealthCause(
             node=key(node), state=kind, distance=distance, label=f"{info.namespace}/{info.name}"
         )
+
+
+@lru_cache(maxsize=1 << 14)
+def _iso(us: int) -> str | None:
+    return to_iso(us)
 
 
 def learned_interval(writes: list[int]) -> float | None:
@@ -178,7 +193,8 @@ def _failed(conn: Connection, found: Assessment) -> None:
         )
 
 
-def _stale(conn: Connection, found: Assessment, rules: Mapping[str, float]) -> None:
+def _freshness(conn: Connection, found: Assessment, rules: Mapping[str, float]) -> None:
+    """Each written dataset's latest write and expected interval (nothing here depends on now)."""
     writes = h.recent_writes(conn, None, KEEP)
     written = sorted(writes)
     found.infos.update(h.node_info(conn, written))
@@ -187,14 +203,34 @@ def _stale(conn: Connection, found: Assessment, rules: Mapping[str, float]) -> N
     for did in written:
         info, times = found.infos[did], writes.get(did, [])
         interval, source = _interval(info, times, rules, facets)
-        last = times[0] if times else None
-        found.freshness[did] = Freshness(last, interval, source)
-        if interval is not None and last is not None:
-            due = last + int(interval * _US)
-            if found.now_us > due:
-                found.causes[did] = Cause(
-                    did, "stale", due, interval_s=interval, last_write_us=last
-                )
+        found.freshness[did] = Freshness(times[0] if times else None, interval, source)
+
+
+def _dues(found: Assessment) -> None:
+    """When each dataset with an interval turns stale, earliest first."""
+    dues = sorted(
+        (fresh.last_write_us + int(fresh.interval_s * _US), did)
+        for did, fresh in found.freshness.items()
+        if fresh.interval_s is not None and fresh.last_write_us is not None
+    )
+    found.dues = [due for due, _ in dues]
+    found.due_ids = [did for _, did in dues]
+
+
+def stale_count(kept: Assessment, now_us: int) -> int:
+    """How many datasets are stale at ``now_us``: the first this many of ``kept.due_ids``."""
+    return bisect.bisect_left(kept.dues, now_us)
+
+
+def stale_causes(kept: Assessment, count: int) -> dict[int, Cause]:
+    """The first ``count`` datasets to turn stale, as causes."""
+    out: dict[int, Cause] = {}
+    for due, did in zip(kept.dues[:count], kept.due_ids[:count], strict=True):
+        fresh = kept.freshness[did]
+        out[did] = Cause(
+            did, "stale", due, interval_s=fresh.interval_s, last_write_us=fresh.last_write_us
+        )
+    return out
 
 
 def _spread(conn: Connection, found: Assessment) -> None:
@@ -223,7 +259,6 @@ def _spread(conn: Connection, found: Assessment) -> None:
     for node, causes in nearest.items():
         if node not in found.causes:
             found.at_risk[node] = [(c, best[node]) for c in sorted(causes)]
-    found.infos.update(h.node_info(conn, set(found.causes) - set(found.infos)))
 
 
 def _merge(into: list[int], causes: list[int]) -> None:
@@ -234,43 +269,102 @@ def _merge(into: list[int], causes: list[int]) -> None:
             into.append(cause)
 
 
+def base(conn: Connection, rules: Mapping[str, float]) -> Assessment:
+    """What an assessment reads from the store and that does not depend on now."""
+    found = Assessment(0)
+    _failed(conn, found)
+    _freshness(conn, found, rules)
+    _lag_sources(conn, found)
+    _dues(found)
+    found.infos.update(h.node_info(conn, set(found.causes) - set(found.infos)))
+    return found
+
+
+def at(kept: Assessment, now_us: int, stale: dict[int, Cause] | None = None) -> Assessment:
+    """``kept`` (a :func:`base`) as of ``now_us``: stale datasets (``stale`` when the caller
+    knows them) and lags; not yet spread."""
+    if stale is None:
+        stale = stale_causes(kept, stale_count(kept, now_us))
+    found = Assessment(
+        now_us,
+        causes={**kept.causes, **stale},
+        freshness=kept.freshness,
+        infos=kept.infos,
+        materialized_to=kept.materialized_to,
+        source_written=kept.source_written,
+        service_views=kept.service_views,
+        marker=kept.marker,
+    )
+    _lag_seconds(found)
+    return found
+
+
 def compute(conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
     """The health of every node as of ``now_us`` (microseconds), from the store."""
-    found = Assessment(now_us)
-    _failed(conn, found)
-    _stale(conn, found, rules)
+    found = at(base(conn, rules), now_us)
     _spread(conn, found)
-    _lags(conn, found)
     return found
 
 
 class HealthCache:
-    """The process's latest assessment, reused while the store is unchanged and it is recent.
+    """What a process's assessments share while the store is unchanged.
 
-    An assessment reads every written dataset's recent writes and walks the
-    graph from every cause (about a second on the 1M-event store); reads
-    share it until an event is stored, pruned or reset (:func:`.store_marker`)
-    or :data:`REUSE_US` pass (a dataset becomes stale with time alone).
+    The part read from the store (failed runs, every written dataset's recent
+    writes and interval, the lags' sources: about 300 ms on the 1M-event
+    store) is kept until an event is stored, pruned or reset
+    (:func:`.store_marker`); the walk from the causes, until the causes
+    change (a dataset turns stale with time alone); what a problem reaches,
+    per cause and scope. Each request then applies its own now: states are
+    exact, never late.
     """
 
-    def __init__(self, reuse_us: int) -> None:
-        self.reuse_us = reuse_us
+    def __init__(self, most_reaches: int = 4096) -> None:
         self._lock = threading.Lock()
-        self._kept: tuple[object, Assessment] | None = None
+        self._base: tuple[object, Assessment] | None = None
+        self._spread: tuple[object, frozenset[int], dict[int, list[tuple[int, int]]]] | None = None
+        self._reaches: OrderedDict[Hashable, object] = OrderedDict()
+        self._stale: tuple[object, dict[int, Cause]] | None = None
+        self._most = most_reaches
 
     def assessment(self, conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
         key = (h.store_marker(conn), tuple(rules.items()))
         with self._lock:
-            kept = self._kept
-        if kept is not None and kept[0] == key and 0 <= now_us - kept[1].now_us < self.reuse_us:
-            return kept[1]
-        fresh = compute(conn, rules, now_us)
+            kept, spread = self._base, self._spread
+        if kept is None or kept[0] != key:
+            kept = (key, base(conn, rules))
+            kept[1].marker = key
+            with self._lock:
+                self._base = kept
+                self._reaches.clear()
+        count = stale_count(kept[1], now_us)
         with self._lock:
-            self._kept = (key, fresh)
-        return fresh
+            known = self._stale
+        if known is None or known[0] != (key, count):
+            known = ((key, count), stale_causes(kept[1], count))
+            with self._lock:
+                self._stale = known
+        found = at(kept[1], now_us, known[1])
+        causes = frozenset(found.causes)
+        if spread is not None and spread[0] == key and spread[1] == causes:
+            found.at_risk = spread[2]
+            return found
+        _spread(conn, found)
+        with self._lock:
+            self._spread = (key, causes, found.at_risk)
+        return found
 
-
-REUSE_US = 5_000_000
+    def reach(self, key: Hashable, walk: Callable[[], object]) -> object:
+        """``walk()``'s answer, kept under ``key`` (it must name the store state) while it is."""
+        with self._lock:
+            if key in self._reaches:
+                self._reaches.move_to_end(key)
+                return self._reaches[key]
+        value = walk()
+        with self._lock:
+            self._reaches[key] = value
+            while len(self._reaches) > self._most:
+                self._reaches.popitem(last=False)
+        return value
 
 
 def assess(
@@ -331,24 +425,43 @@ def _online_stores(conn: Connection, views: list[h.NodeInfo]) -> dict[int, int]:
     return out
 
 
-def _lags(conn: Connection, found: Assessment) -> None:
-    """Each feature view's lags; a feature service takes its worst view's."""
+def _lag_sources(conn: Connection, found: Assessment) -> None:
+    """Each feature view's materialized-to time and its source's latest write; the services'
+    views."""
     views = h.feast_datasets(conn, FEATURE_VIEWS)
     services = h.feast_datasets(conn, ("feature_service",))
     stores = _online_stores(conn, views)
     ended = _materialized_to(conn, [v.id for v in views] + list(stores.values()))
-    now = found.now_us
+    for view in views:
+        # Materialized to: a run writing the view itself, or (Feast's shape) its online store.
+        ends = [ended[i] for i in (view.id, stores.get(view.id)) if i is not None and i in ended]
+        if ends:
+            found.materialized_to[view.id] = max(ends)
     for view in views:
         found.infos[view.id] = view
         source = _source_written(conn, view.id, found)
-        # Materialized to: a run writing the view itself, or (Feast's shape) its online store.
-        ends = [ended[i] for i in (view.id, stores.get(view.id)) if i is not None and i in ended]
-        mat = (now - max(ends)) / _US if ends else None
-        found.lags[view.id] = (mat, (now - source) / _US if source is not None else None)
+        if source is not None:
+            found.source_written[view.id] = source
+    view_ids = {v.id for v in views}
     for service in services:
         found.infos[service.id] = service
         walked = reach.walk(conn, [service.id], 2, downstream=False)
-        mine = [found.lags[n] for n in walked.distance if n in found.lags and n != service.id]
+        found.service_views[service.id] = sorted(n for n in walked.distance if n in view_ids)
+
+
+def _lag_seconds(found: Assessment) -> None:
+    """Each feature view's lags as of now; a feature service takes its worst view's."""
+    now = found.now_us
+    for view, info in found.infos.items():
+        if info.feast_type not in FEATURE_VIEWS:
+            continue
+        ended, source = found.materialized_to.get(view), found.source_written.get(view)
+        found.lags[view] = (
+            (now - ended) / _US if ended is not None else None,
+            (now - source) / _US if source is not None else None,
+        )
+    for service, views in found.service_views.items():
+        mine = [found.lags[v] for v in views if v in found.lags]
         mats = [m for m, _ in mine if m is not None]
         srcs = [s for _, s in mine if s is not None]
-        found.lags[service.id] = (max(mats, default=None), max(srcs, default=None))
+        found.lags[service] = (max(mats, default=None), max(srcs, default=None))

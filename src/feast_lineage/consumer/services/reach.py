@@ -91,7 +91,8 @@ def grouped(
     totals = ReachTotals(feature_services=0, feature_views=0, saved_datasets=0, other=0)
     # A node something else was reached from is not terminal.
     inner = {p for p in walked.previous.values() if p is not None} if terminal_only else None
-    order = sorted(walked.distance, key=lambda n: (walked.distance[n], key(n)))
+    known = [n for n in walked.distance if n in infos]  # aliases never stored are no nodes
+    order = sorted(known, key=lambda n: (walked.distance[n], key(n)))
     for node in order:
         info = infos.get(node)
         if info is None or walked.previous.get(node) is None:
@@ -109,7 +110,8 @@ def grouped(
                     namespace=info.namespace,
                     name=info.name,
                     distance=walked.distance[node],
-                    path=[key(p) for p in walked.path(node)],
+                    # an alias never stored as a dataset is the same dataset as its owner
+                    path=[key(p) for p in walked.path(node) if p in infos],
                 )
             )
     return groups, totals

@@ -90,13 +90,13 @@ def _writes_statement(every: bool) -> Any:
     d = t.datasets.c
     v = t.dataset_versions.alias("v")
     v2 = t.dataset_versions.alias("v2")
-    keep: Any = bindparam("keep")
+    skip: Any = bindparam("skip")  # keep - 1 (MariaDB takes no expression in LIMIT)
     kth = (
         select(v2.c.time_us)
         .where(v2.c.dataset_id == d.id, _wrote(v2.c))
         .order_by(v2.c.time_us.desc())
         .limit(1)
-        .offset(keep - 1)
+        .offset(skip)
         .scalar_subquery()
     )
     low = func.coalesce(kth, literal(-(2**62)))
@@ -124,7 +124,7 @@ def recent_writes(
     found: dict[int, list[int]] = {}
     chunks: Iterable[list[int] | None] = [None] if dataset_ids is None else _chunks(dataset_ids)
     for chunk in chunks:
-        params: dict[str, Any] = {"keep": keep}
+        params: dict[str, Any] = {"skip": keep - 1}
         if chunk is not None:
             params["ids"] = chunk
         stmt = _writes_statement(chunk is None)
