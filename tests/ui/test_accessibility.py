@@ -46,6 +46,10 @@ def open_dataset_panel(page: Page) -> None:
     expect(page.get_by_test_id("details-panel").get_by_test_id("schema-table")).to_be_visible()
 
 
+def open_problems(page: Page) -> None:
+    expect(page.get_by_test_id("problem").first).to_be_visible()
+
+
 def open_not_found(page: Page) -> None:
     expect(page.get_by_test_id("not-found")).to_be_visible()
 
@@ -65,6 +69,7 @@ PAGES: dict[str, tuple[str, Callable[[Page], None]]] = {
     "datasets": ("/?tab=datasets", open_rows("dataset-table")),
     "runs": ("/?tab=runs", open_rows("run-list")),
     "events": ("/?tab=events", open_event_json),
+    "health": ("/?tab=health", open_problems),
     "column-view": ("/?" + urlencode(TRACE), open_columns),
     "job-details": ("/?" + urlencode(JOB), open_panel),
     "dataset-details": ("/?" + urlencode(SERVICE), open_dataset_panel),

@@ -55,6 +55,31 @@ def fan_out() -> list[dict[str, Any]]:
     ]
 
 
+# Pixels of the canvas near an RGB colour: the health overlay's rings and glyphs were painted.
+COLOUR_PIXELS = """([selector, rgb]) => {
+  const canvas = document.querySelector(selector);
+  const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  let count = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (data[i + 3] > 200 && Math.abs(data[i] - rgb[0]) < 24 && Math.abs(data[i + 1] - rgb[1]) < 24
+        && Math.abs(data[i + 2] - rgb[2]) < 24) count++;
+  }
+  return count;
+}"""
+AT_RISK_RGB = [0xC2, 0x41, 0x0C]  # healthOverlay.ts HEALTH_MARKS.at_risk
+
+
+def failed_run() -> list[dict[str, Any]]:
+    """The fan-out job's next run, failed: the job is failed, each output at risk."""
+    run = {"runId": str(uuid.uuid4())}
+    job = {"namespace": "scheduler", "name": "hub.fan_out"}
+    base = {"producer": PRODUCER, "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json"}
+    return [
+        {**base, "eventType": "START", "eventTime": "2026-11-02T00:00:00Z", "job": job, "run": run},
+        {**base, "eventType": "FAIL", "eventTime": "2026-11-02T00:01:00Z", "job": job, "run": run},
+    ]
+
+
 def hover_until_lit(page: Page) -> dict[str, float]:
     """Moves over the canvas until a node lights its path; where, and how many lit."""
     box = page.locator(".canvas").bounding_box()
@@ -108,3 +133,16 @@ def test_a_large_graph_is_painted_readable_and_can_be_explored(
         page.wait_for_selector(f".canvas[data-state=ready][data-nodes='{NODES}']")
         expect(page.locator(CANVAS)).to_have_attribute("data-center-drawn", JOB)
         expect(page.locator(".react-flow__node")).to_have_count(0)
+
+        # The health overlay, painted too: the job failed, its outputs at risk.
+        assert page.evaluate(COLOUR_PIXELS, [CANVAS, AT_RISK_RGB]) == 0
+        answer = httpx.post(f"{server.url}/api/v1/lineage/batch", json=failed_run(), timeout=60)
+        assert answer.status_code in (200, 204), answer.text
+        page.goto(server.url)
+        page.wait_for_selector(f".canvas[data-state=ready][data-nodes='{NODES}']", timeout=60_000)
+        expect(page.locator(f"{CANVAS}:not([data-drawn='0'])")).to_have_count(1)
+        legend = page.get_by_label("Legend")
+        expect(legend.locator("[data-legend=health-failed]")).to_contain_text("failed 1")
+        expect(legend.locator("[data-legend=health-at_risk]")).to_contain_text(f"at risk {OUTPUTS}")
+        assert page.evaluate(COLOUR_PIXELS, [CANVAS, AT_RISK_RGB]) > 500
+        shoot(page, "painted-graph-health")

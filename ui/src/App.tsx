@@ -5,6 +5,7 @@ import { Failure, Loading } from "./components/Status";
 import { isUnknownPath, useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
 import { EventsView } from "./views/events/EventsView";
+import { HealthView } from "./views/health/HealthView";
 import { LineageView } from "./views/lineage/LineageView";
 import { NotFound } from "./views/NotFound";
 import { RunsView } from "./views/runs/RunsView";
@@ -15,6 +16,7 @@ const TABS = [
   { id: "runs", label: "Runs", consumer: true },
   { id: "jobs", label: "Jobs", consumer: true },
   { id: "datasets", label: "Datasets", consumer: true },
+  { id: "health", label: "Health", consumer: true },
 ] as const;
 
 function ConsumerOff({ tab }: { tab: string }) {
@@ -53,6 +55,7 @@ export function App() {
     const needsConsumer = TABS.find((t) => t.id === tab)?.consumer ?? false;
     if (needsConsumer && !s.consumer_enabled) body = <ConsumerOff tab={tab} />;
     else if (tab === "events") body = <EventsView route={route} navigate={go} />;
+    else if (tab === "health") body = <HealthView route={route} navigate={go} />;
     else if (tab === "runs") body = <RunsView route={route} navigate={go} />;
     else if (tab === "jobs") body = <CatalogView key="jobs" kind="job" route={route} navigate={go} />;
     else if (tab === "datasets") body = <CatalogView key="datasets" kind="dataset" route={route} navigate={go} />;

@@ -1,6 +1,6 @@
 // The view lives in the URL's query string, so a copied link opens the same
 // tab, node, filters and page. Keys (all optional):
-//   tab       lineage (default) | events | runs | jobs | datasets
+//   tab       lineage (default) | events | runs | jobs | datasets | health
 //   view      lineage tab: "feast" for the Feast-only (registry) graph
 //   ns        namespace filter (lineage, events, jobs, datasets)
 //   focus     lineage tab: the node whose upstream/downstream is shown
@@ -15,6 +15,7 @@
 //   sort      runs, jobs, datasets: the server's sort key, "-" before it for descending
 //   offset    the first row of the page (events, runs, jobs, datasets)
 //   ev        the event whose JSON is open
+//   kind      health: failed | stale (the problems listed)
 
 import { useCallback, useEffect, useState } from "react";
 

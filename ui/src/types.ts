@@ -75,3 +75,11 @@ export type RegistryNode = Schemas["RegistryNode"];
 export type RegistryEdge = Schemas["RegistryEdge"];
 export type RegistryLineage = Schemas["RegistryLineage"];
 export type RegistryObject = Schemas["RegistryObject"];
+
+export type HealthState = GraphNode["state"];
+export type NodeHealth = Schemas["NodeHealth"];
+export type HealthCause = Schemas["HealthCause"];
+export type HealthProblem = Schemas["HealthProblem"];
+export type HealthPage = Schemas["HealthPage"];
+export type Reached = Schemas["Reached"];
+export type ReachGroups = Schemas["ReachGroups"];

@@ -259,3 +259,44 @@ def test_a_hidden_cause_is_a_hidden_upstream(make_client: AppFactory) -> None:
     ]
     client.headers["X-API-Key"] = "key-all"
     assert client.get(f"{API}/health").json()["total"] == 1
+
+
+def test_a_feature_view_is_materialized_to_its_online_store_s_latest_write(
+    make_client: AppFactory,
+) -> None:
+    """Feast's own shape: materialize reads the feature view and writes its online store."""
+    client = make_client()
+    fv = dataset(
+        "ml_team", "feature_view/trips", feast_feature_view=facet(name="trips", ttl_seconds=0)
+    )
+    store = dataset("ml_team", "online_store/trips", feast_online_store=facet(feature_view="trips"))
+    materialization = facet(
+        feature_views=["trips"], start_date=at(-3600), end_date=at(1800), rows_written=3
+    )
+    ingest(
+        client,
+        run_event(
+            "COMPLETE", job=("airflow", "upload"), time=at(0), outputs=[dataset("wh", "raw")]
+        ),
+        run_event(
+            "COMPLETE",
+            job=("ml_team", "define"),
+            time=at(10),
+            inputs=[dataset("wh", "raw")],
+            outputs=[fv],
+        ),
+        run_event(
+            "COMPLETE",
+            job=("ml_team", "materialize"),
+            time=at(60),
+            inputs=[dataset("ml_team", "feature_view/trips")],
+            outputs=[store],
+            run_facets={"feast_materialization": materialization},
+        ),
+    )
+    _at(client, 7200)
+    nodes = {n["id"]: n for n in client.get(f"{API}/graph").json()["nodes"]}
+    health = nodes["dataset:ml_team:feature_view/trips"]["health"]
+    # now (T0 + 2 h) - materialized to (T0 + 30 min); - raw's write (T0)
+    assert health["materialization_lag_seconds"] == 5400
+    assert health["source_lag_seconds"] == 7200

@@ -3,6 +3,8 @@
 import { BaseEdge, Handle, Position, getBezierPath, type EdgeProps, type NodeProps } from "@xyflow/react";
 import { memo, useMemo } from "react";
 import { useEdgeLit, useIsSelected, useNodeLit } from "./highlight";
+import { markedHealth } from "./healthOverlay";
+import { HealthMark } from "./HealthMark";
 import { EDGE_MEANINGS, KIND_STYLES } from "./kinds";
 import type { Point } from "./layered";
 import { measure, middleEllipsis, twoLines } from "./labels";
@@ -72,6 +74,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
   const { node, center, tagged } = data;
   const style = KIND_STYLES[node.kind];
   const text = useMemo(() => nodeText(node, tagged), [node, tagged]);
+  const health = markedHealth(node);
   const classes = [
     "lnode",
     `shape-${style.shape}`,
@@ -88,9 +91,12 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
       data-node-id={node.id}
       data-label={node.label}
       data-state={node.state ?? undefined}
+      data-health={health ?? undefined}
     >
       <Handle type="target" position={Position.Left} isConnectable={false} />
+      {health && <HealthMark state={health} zoomedOut />}
       <div className="lnode-top">
+        {health && <HealthMark state={health} />}
         <span className="lnode-badge" style={{ background: style.color }}>
           {style.label}
         </span>

@@ -21,6 +21,7 @@ import {
   TAG_PX,
   type NodeText,
 } from "./elements";
+import { paintHealth } from "./healthOverlay";
 import { EDGE_SWATCHES, FAILURE_COLOR, KIND_STYLES, SELECT_COLOR, type KindStyle, type Shape } from "./kinds";
 import type { Point } from "./layered";
 import type { EdgeKind, LEdge, LGraph, LNode, RunState } from "./model";
@@ -302,6 +303,7 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
   }
 
   paintRunStates(ctx, shown, alpha, zoom);
+  paintHealth(ctx, shown, alpha, zoom);
 
   // The lit path's ring, the selection and the focus centre, over the nodes.
   ctx.globalAlpha = 1;

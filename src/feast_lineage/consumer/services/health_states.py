@@ -411,12 +411,32 @@ def _source_written(conn: Connection, view: int, found: Assessment) -> int | Non
     return max((w[0] for w in writes.values() if w), default=None)
 
 
+def _online_stores(conn: Connection, views: list[h.NodeInfo]) -> dict[int, int]:
+    """Feature view -> its online store's dataset (``online_store/<view>``, same namespace),
+    which Feast's materialize runs write (they read the feature view)."""
+    stores = {
+        (s.ns_id, s.name.split("/", 1)[-1]): s.id for s in h.feast_datasets(conn, ("online_store",))
+    }
+    out: dict[int, int] = {}
+    for view in views:
+        store = stores.get((view.ns_id, view.name.split("/", 1)[-1]))
+        if store is not None:
+            out[view.id] = store
+    return out
+
+
 def _lag_sources(conn: Connection, found: Assessment) -> None:
     """Each feature view's materialized-to time and its source's latest write; the services'
     views."""
     views = h.feast_datasets(conn, FEATURE_VIEWS)
     services = h.feast_datasets(conn, ("feature_service",))
-    found.materialized_to.update(_materialized_to(conn, [v.id for v in views]))
+    stores = _online_stores(conn, views)
+    ended = _materialized_to(conn, [v.id for v in views] + list(stores.values()))
+    for view in views:
+        # Materialized to: a run writing the view itself, or (Feast's shape) its online store.
+        ends = [ended[i] for i in (view.id, stores.get(view.id)) if i is not None and i in ended]
+        if ends:
+            found.materialized_to[view.id] = max(ends)
     for view in views:
         found.infos[view.id] = view
         source = _source_written(conn, view.id, found)

@@ -10,6 +10,7 @@ import { AliasList } from "./AliasList";
 import { DatasetSections } from "./DatasetSections";
 import type { PanelProps } from "./DetailsPanel";
 import { facetString, feastRows, SHOWN_FACETS } from "./facets";
+import { Freshness } from "./Freshness";
 import { JobSections } from "./JobSections";
 import { OpenLineageHead } from "./OpenLineageHead";
 import { SchemaSection } from "./SchemaTable";
@@ -38,6 +39,7 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
   return (
     <div className="panel-body" data-node-id={node.id}>
       <OpenLineageHead node={node} navigate={navigate} />
+      <Freshness node={node} />
       {doc && (
         <Section title="Documentation">
           <p className="doc">{doc}</p>

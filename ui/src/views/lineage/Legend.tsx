@@ -6,6 +6,7 @@
 import { useMemo } from "react";
 import { EDGE_MEANINGS, EDGE_SWATCHES, KIND_STYLES, LEGEND_ORDER, type VisualKind } from "../../graph/kinds";
 import type { EdgeKind, LGraph } from "../../graph/model";
+import { HealthLegend } from "../health/HealthLegend";
 
 /** Edge kinds the legend lists, in order, when the graph has them. */
 const EDGE_ORDER: EdgeKind[] = ["parent", "jobjob", "same", "derived"];
@@ -50,6 +51,7 @@ export function Legend({ graph }: { graph: LGraph | null }) {
         <span className="legend-swatch legend-select" />
         selected · path
       </span>
+      <HealthLegend graph={graph} />
       {failed && (
         <span className="legend-item" data-legend="failed" title="A job whose latest run failed: red is for failure only">
           <span className="legend-swatch legend-failed" />

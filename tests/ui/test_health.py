@@ -1,0 +1,93 @@
+"""Lineage health in the UI (issue 41), in Chromium on the quickstart: today's
+Airflow export task fails after its good nights, so the Health tab lists it with
+the feature service it reaches; a click shows the graph focused on the task with
+the path to that service lit, marked failed and at risk (glyphs, not colour
+alone); the feature view's panel says its source and materialization lags in
+words, and which upstream failed. One server for the module: the session's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlencode
+
+from playwright.sync_api import Page, expect
+
+from tests.server_process import ServerProcess
+from tests.ui.conftest import wait_graph
+
+Shoot = Callable[[Page, str], Path]
+TASK_NS = "airflow://prod-cluster"
+TASK = "driver_features_daily.export_daily_trips"
+TASK_ID = f"job:{TASK_NS}:{TASK}"
+SERVICE = "feature_service/driver_activity_v2"
+SERVICE_ID = f"dataset:driver_ranking:{SERVICE}"
+
+
+def _has(name: str) -> re.Pattern[str]:
+    """A class attribute that holds ``name`` among its classes."""
+    return re.compile(rf"(^|\s){re.escape(name)}(\s|$)")
+
+
+VIEW = {
+    "node_type": "dataset",
+    "node_ns": "driver_ranking",
+    "node": "feature_view/driver_daily_trips",
+}
+
+
+def test_the_health_tab_lists_the_failed_task_and_lights_the_path_to_its_service(
+    page: Page, server: ServerProcess, shoot: Shoot
+) -> None:
+    page.goto(server.url + "/?tab=health")
+    expect(page.get_by_role("tab", name="Health")).to_have_attribute("aria-selected", "true")
+    problem = page.locator(f"[data-problem='failed:{TASK_ID}']")
+    expect(problem).to_contain_text(TASK)
+    expect(problem).to_contain_text("permission denied for schema exports")
+    expect(problem.locator("[data-health=failed]")).to_have_count(1)
+    services = problem.locator("[data-group=feature_services]")
+    # Under its group's heading, a Feast object by its own name.
+    expect(services.locator(f"li[data-node-id='{SERVICE_ID}']")).to_contain_text(
+        "driver_activity_v2"
+    )
+    shoot(page, "ui-health")
+
+    # The service's link, by keyboard: the graph focused on the task, downstream,
+    # the service selected.
+    services.get_by_role("button", name="driver_activity_v2", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("tab", name="Lineage")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_test_id("focus-controls")).to_contain_text(TASK)
+    wait_graph(page)
+    task = page.locator(f".lnode[data-node-id='{TASK_ID}']")
+    service = page.locator(f".lnode[data-node-id='{SERVICE_ID}']")
+    # The path from the task to the service is lit; the service is selected.
+    expect(page.locator(".canvas[data-lit]")).to_have_count(1)
+    expect(service).to_have_class(_has("is-selected"))
+    expect(task).to_have_class(_has("lit-on"))
+    expect(service).to_have_class(_has("lit-on"))
+    # Marked by state, each with its glyph (named for screen readers) and the legend's count.
+    expect(task).to_have_attribute("data-health", "failed")
+    expect(task.get_by_role("img", name="failed")).to_have_count(1)
+    expect(service).to_have_attribute("data-health", "at_risk")
+    expect(service.get_by_role("img", name="at risk")).to_have_count(1)
+    legend = page.get_by_label("Legend")
+    expect(legend.locator("[data-legend=health-failed]")).to_contain_text("failed")
+    expect(legend.locator("[data-legend=health-at_risk]")).to_contain_text("at risk")
+    shoot(page, "ui-health-path")
+
+
+def test_the_feature_view_panel_says_both_lags_and_the_failed_upstream(
+    page: Page, server: ServerProcess
+) -> None:
+    page.goto(server.url + "/?" + urlencode(VIEW))
+    freshness = page.get_by_test_id("details-panel").get_by_test_id("freshness")
+    expect(freshness).to_contain_text("source written")
+    expect(freshness).to_contain_text("materialized to")
+    expect(freshness).to_contain_text(TASK)
+    expect(freshness).to_contain_text("failed")
+    # "3 h ago", "40 min ago": a number and a unit, never a raw count of seconds.
+    text = freshness.inner_text()
+    assert "seconds" not in text, text
+    assert " ago" in text, text

@@ -1,0 +1,83 @@
+// One open problem of the Health tab: the failed job or stale dataset, since
+// when and why, and what it reaches, grouped. A click on the problem (or on
+// one node it reaches) shows it on the graph with the affected path lit.
+
+import { formatTime } from "../../format";
+import { HealthMark } from "../../graph/HealthMark";
+import type { HealthProblem, Reached } from "../../types";
+import { graphPatch, REACH_GROUPS } from "./reach";
+import type { Patch } from "../../route";
+import { agoFrom, span } from "./words";
+
+interface Props {
+  problem: HealthProblem;
+  now: number;
+  onShow: (patch: Patch) => void;
+}
+
+/** Feast objects' datasets are named "<group>/<name>": under the group's heading, the name reads best. */
+const FEAST_PREFIX = /^(feature_service|feature_view|saved_dataset|online_store|data_source|entity|training_frame)\//;
+
+function ReachedItem({ reached, onShow }: { reached: Reached; onShow: () => void }) {
+  return (
+    <li data-node-id={reached.node}>
+      <button type="button" className="link" onClick={onShow} title={`Show the path to ${reached.name} on the graph`}>
+        {reached.name.replace(FEAST_PREFIX, "")}
+      </button>{" "}
+      <span className="muted small">
+        {reached.namespace} · {reached.distance} step{reached.distance === 1 ? "" : "s"}
+      </span>
+    </li>
+  );
+}
+
+export function ProblemCard({ problem, now, onShow }: Props) {
+  const node = problem.node;
+  const what = problem.kind === "failed" ? "failed" : "stale";
+  const reachedAny = REACH_GROUPS.some(({ key }) => problem.reach_totals[key] > 0);
+  return (
+    <article className={`problem problem-${problem.kind}`} data-testid="problem" data-problem={problem.id}>
+      <header className="problem-head">
+        <HealthMark state={problem.kind} />
+        <button type="button" className="problem-title link" onClick={() => onShow(graphPatch(problem, null))} title="Show it and everything downstream of it on the graph">
+          <span className="problem-name">{node.name}</span>
+        </button>
+        <span className="muted small">{node.namespace}</span>
+        <span className={`problem-kind problem-kind-${problem.kind}`}>
+          {node.kind} {what}
+        </span>
+        <span className="small" title={formatTime(problem.since)}>
+          since {agoFrom(problem.since, now) ?? formatTime(problem.since)}
+        </span>
+      </header>
+      {problem.error && <p className="problem-error mono small">{problem.error}</p>}
+      {problem.kind === "stale" && (
+        <p className="small">
+          {problem.last_write ? `last written ${agoFrom(problem.last_write, now)}` : "never written"}
+          {problem.expected_interval_seconds != null && `, expected every ${span(problem.expected_interval_seconds)}`}
+        </p>
+      )}
+      {reachedAny ? (
+        <div className="problem-reach">
+          {REACH_GROUPS.filter(({ key }) => problem.reach_totals[key] > 0).map(({ key, label }) => (
+            <section key={key} className="reach-group" data-group={key}>
+              <h3>
+                {label} <span className="muted">{problem.reach_totals[key]}</span>
+              </h3>
+              <ul>
+                {problem.reaches[key].map((reached) => (
+                  <ReachedItem key={reached.node} reached={reached} onShow={() => onShow(graphPatch(problem, reached))} />
+                ))}
+              </ul>
+              {problem.reach_totals[key] > problem.reaches[key].length && (
+                <p className="muted small">and {problem.reach_totals[key] - problem.reaches[key].length} more</p>
+              )}
+            </section>
+          ))}
+        </div>
+      ) : (
+        <p className="muted small">It reaches no Feast object, and nothing downstream.</p>
+      )}
+    </article>
+  );
+}
