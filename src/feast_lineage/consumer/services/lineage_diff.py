@@ -8,8 +8,9 @@ datasets of both whose schema differs (the field-level diff of
 differs, with what differs between the two versions. The answers are
 access-filtered, so a hidden namespace appears in neither, nor in the diff.
 
-Column edges are not answered as of an instant yet: ``column_edges_added``
-and ``column_edges_removed`` are empty (docs/api.md says so).
+``column_edges_added`` and ``column_edges_removed`` are empty: the column
+edges as of an instant (:func:`.columns.column_edges_of_datasets_at`) are
+not compared yet (docs/api.md says so).
 """
 
 from __future__ import annotations
