@@ -185,3 +185,33 @@ def test_a_running_run_stands_for_now(client: TestClient) -> None:
     assert body["to"] > at(5)
     assert body["to"] > "2026"
     assert [n["id"] for n in body["nodes_added"]] == [ETL]
+
+
+def _column_lineage(field: str) -> dict[str, Any]:
+    return facet(
+        fields={"a": {"inputFields": [{"namespace": "s3://b", "name": "src", "field": field}]}}
+    )
+
+
+def test_column_edges_added_and_removed(client: TestClient) -> None:
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    for run, time, field in ((first, 10, "x"), (second, 20, "y")):
+        out = dataset("s3://b", "out", columnLineage=_column_lineage(field))
+        ingest(
+            client,
+            run_event(
+                "COMPLETE",
+                run_id=run,
+                job=JOB,
+                time=at(time),
+                inputs=[dataset("s3://b", "src")],
+                outputs=[out],
+            ),
+        )
+    body = client.get(DIFF, params={"from": at(12), "to": at(30)}).json()
+    added = [(e["source"], e["target"]) for e in body["column_edges_added"]]
+    removed = [(e["source"], e["target"]) for e in body["column_edges_removed"]]
+    assert added == [("field:s3://b:src:y", "field:s3://b:out:a")]
+    assert removed == [("field:s3://b:src:x", "field:s3://b:out:a")]
+    assert body["column_edges_added"][0]["job"] == {"namespace": "spark://prod", "name": "etl"}
+    assert (body["totals"]["column_edges_added"], body["totals"]["column_edges_removed"]) == (1, 1)

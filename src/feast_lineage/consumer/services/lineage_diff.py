@@ -8,9 +8,9 @@ datasets of both whose schema differs (the field-level diff of
 differs, with what differs between the two versions. The answers are
 access-filtered, so a hidden namespace appears in neither, nor in the diff.
 
-``column_edges_added`` and ``column_edges_removed`` are empty: the column
-edges as of an instant (:func:`.columns.column_edges_of_datasets_at`) are
-not compared yet (docs/api.md says so).
+Column edges: those into or out of each answer's datasets as of its
+instant (:func:`.columns.column_edges_of_datasets_at`), both ends in the
+answer, compared by (source field, target field, job, origin).
 """
 
 from __future__ import annotations
@@ -21,16 +21,19 @@ from dataclasses import dataclass
 from sqlalchemy import Connection
 
 from feast_lineage.consumer.errors import LineageError, NotFound
-from feast_lineage.consumer.lineage_model import Direction, NodeId
+from feast_lineage.consumer.lineage_model import Direction, NodeId, Origin
 from feast_lineage.consumer.schemas import (
+    ColumnEdge,
     DiffTotals,
     GraphEdge,
     GraphNode,
     JobChange,
     JobChangeKind,
+    JobRef,
     LineageDiff,
     SchemaChange,
 )
+from feast_lineage.consumer.services.columns import column_edges_of_datasets_at
 from feast_lineage.consumer.services.dataset_versions import flat_fields, schema_diff
 from feast_lineage.consumer.services.graph_history import subgraph_at, whole_graph_at
 from feast_lineage.consumer.services.reader import StoreReader
@@ -41,6 +44,7 @@ from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.graph import NodeKind
 from feast_lineage.consumer.store.schema.job_version_content import VersionContent
 from feast_lineage.event_time import to_iso
+from feast_lineage.identity import dataset_id, job_id
 
 # A centred side keeps at most this many nodes, the nearest first (as a subgraph's limit).
 SIDE_LIMIT = 10_000
@@ -85,6 +89,7 @@ class Side:
     nodes: dict[str, GraphNode]
     edges: dict[tuple[str, str, str, str], GraphEdge]
     truncated: bool = False
+    columns: dict[tuple[str, str, str, str], ColumnEdge] | None = None
 
 
 def _edge_key(e: GraphEdge) -> tuple[str, str, str, str]:
@@ -213,6 +218,45 @@ def job_changes(read: StoreReader, before: Side, after: Side) -> list[JobChange]
     return out
 
 
+def column_edges(read: StoreReader, answer: Side, at: Instant) -> Side:
+    """The answer with the column edges into or out of its datasets as of ``at``.
+
+    An edge is kept when both its datasets are in the answer (the scope); its
+    transformations carry no description (whether every input of the field
+    is visible is not asked here: withheld, as a hidden input would).
+    """
+    names = {
+        dataset_id(n["namespace"], n["name"]): (n["namespace"], n["name"])
+        for n in answer.nodes.values()
+        if n["type"] == "dataset"
+    }
+    jobs = {
+        job_id(n["namespace"], n["name"]): (n["namespace"], n["name"])
+        for n in answer.nodes.values()
+        if n["type"] == "job"
+    }
+    found: dict[tuple[str, str, str, str], ColumnEdge] = {}
+    for r in column_edges_of_datasets_at(read, names.values(), at):
+        if r.dst_dataset_id not in names or r.src_dataset_id not in names:
+            continue
+        dst = names[r.dst_dataset_id]
+        source = str(NodeId.of_field(r.src_namespace, r.src_name, r.src_field))
+        target = str(NodeId.of_field(dst[0], dst[1], r.dst_field))
+        job = jobs.get(r.job_id)
+        origin: Origin = "declared" if r.origin == "declared" else "observed"
+        key = (source, target, f"{job[0]}:{job[1]}" if job else "", origin)
+        found[key] = {
+            "source": source,
+            "target": target,
+            "job": JobRef(namespace=job[0], name=job[1]) if job else None,
+            "run_id": r.run_id,
+            "origin": origin,
+            "indirect": bool(r.indirect),
+            "transformations": [],
+        }
+    return Side(answer.nodes, answer.edges, answer.truncated, found)
+
+
 def _only(a: Side, b: Side) -> tuple[list[GraphNode], list[GraphEdge]]:
     """The nodes and edges of ``a`` that ``b`` lacks, sorted by id."""
     nodes = [a.nodes[k] for k in sorted(a.nodes.keys() - b.nodes.keys())]
@@ -226,6 +270,9 @@ def difference(
     """The diff of two answers (the centre and depth are the caller's to set)."""
     added, edges_added = _only(after, before)
     removed, edges_removed = _only(before, after)
+    old, new = before.columns or {}, after.columns or {}
+    columns_added = [new[k] for k in sorted(new.keys() - old.keys())]
+    columns_removed = [old[k] for k in sorted(old.keys() - new.keys())]
     schemas = schema_changes(before, after)
     jobs = job_changes(read, before, after)
     return {
@@ -240,8 +287,8 @@ def difference(
         "edges_added": edges_added,
         "edges_removed": edges_removed,
         "schema_changes": schemas,
-        "column_edges_added": [],
-        "column_edges_removed": [],
+        "column_edges_added": columns_added,
+        "column_edges_removed": columns_removed,
         "job_changes": jobs,
         "totals": DiffTotals(
             nodes_added=len(added),
@@ -249,8 +296,8 @@ def difference(
             edges_added=len(edges_added),
             edges_removed=len(edges_removed),
             schema_changes=len(schemas),
-            column_edges_added=0,
-            column_edges_removed=0,
+            column_edges_added=len(columns_added),
+            column_edges_removed=len(columns_removed),
             job_changes=len(jobs),
         ),
     }
@@ -271,7 +318,9 @@ def lineage_diff(
             + ("jobs" if centre.kind == "job" else "datasets")
         )
     nothing = side([], [])
-    diff = difference(read, before or nothing, after or nothing, instants)
+    before = column_edges(read, before or nothing, instants[0])
+    after = column_edges(read, after or nothing, instants[1])
+    diff = difference(read, before, after, instants)
     if centre is not None:
         diff["center"] = str(NodeId(centre.kind, centre.namespace, centre.name))
         diff["depth"] = centre.depth
