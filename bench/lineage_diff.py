@@ -30,7 +30,7 @@ from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.services.graph_history import subgraph_at
 from feast_lineage.consumer.services.lineage_diff import Centre, Moment, lineage_diff
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.store.engine.database import create_store_engine
+from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.consumer.store.schema import tables as t
@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     engine = create_store_engine(f"sqlite:///{args.store}")
+    upgrade_schema(engine)  # the store at this branch's head
     read = StoreReader(engine, Scope.everything(), {}, PositionCache())
     rng = random.Random(args.seed)
     with engine.connect() as conn:
