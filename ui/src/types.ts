@@ -75,3 +75,11 @@ export type RegistryNode = Schemas["RegistryNode"];
 export type RegistryEdge = Schemas["RegistryEdge"];
 export type RegistryLineage = Schemas["RegistryLineage"];
 export type RegistryObject = Schemas["RegistryObject"];
+
+export type DatasetVersionItem = Schemas["DatasetVersionItem"];
+export type DatasetVersionDetail = Schemas["DatasetVersionDetail"];
+export type VersionField = Schemas["VersionField"];
+export type SchemaDiff = Schemas["SchemaDiff"];
+export type JobVersionItem = Schemas["JobVersionItem"];
+export type RunTreeNode = Schemas["RunTreeNode"];
+export type DatasetRef = Schemas["DatasetRef"];

@@ -245,3 +245,37 @@ export function useNodeSearch(text: string, enabled: boolean) {
     placeholderData: keepPreviousData,
   });
 }
+
+/** A dataset's versions, newest first (the first 50). */
+export function useDatasetVersions(namespace: string, name: string) {
+  return useQuery({
+    queryKey: ["dataset-versions", namespace, name],
+    queryFn: ({ signal }) => api.datasetVersions(namespace, name, signal),
+  });
+}
+
+/** One dataset version with its full schema and its diff to the previous one; null id: none asked. */
+export function useDatasetVersion(namespace: string, name: string, id: string | null) {
+  return useQuery({
+    queryKey: ["dataset-version", namespace, name, id],
+    queryFn: ({ signal }) => api.datasetVersion(namespace, name, id!, signal),
+    enabled: id !== null,
+  });
+}
+
+/** A job's versions, newest first. */
+export function useJobVersions(namespace: string, name: string) {
+  return useQuery({
+    queryKey: ["job-versions", namespace, name],
+    queryFn: ({ signal }) => api.jobVersions(namespace, name, signal),
+  });
+}
+
+/** A run's tree: its root, parents and children. */
+export function useRunTree(runId: string | null) {
+  return useQuery({
+    queryKey: ["run-tree", runId],
+    queryFn: ({ signal }) => api.runTree(runId!, signal),
+    enabled: runId !== null,
+  });
+}

@@ -8,6 +8,7 @@ import { Failure, Loading } from "../../components/Status";
 import { ColumnCounts } from "../columns/ColumnCounts";
 import { AliasList } from "./AliasList";
 import { DatasetSections } from "./DatasetSections";
+import { DatasetVersions } from "./DatasetVersions";
 import type { PanelProps } from "./DetailsPanel";
 import { facetString, feastRows, SHOWN_FACETS } from "./facets";
 import { JobSections } from "./JobSections";
@@ -70,6 +71,11 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
       {node.kind === "dataset" && node.has_column_lineage && (
         <Section title="Column lineage" testid="column-lineage-section">
           <ColumnCounts namespace={node.namespace} name={node.name} schema={schema ?? []} navigate={navigate} />
+        </Section>
+      )}
+      {node.kind === "dataset" && (
+        <Section title="Versions" testid="dataset-versions-section">
+          <DatasetVersions key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
         </Section>
       )}
       {node.kind === "job" && <JobSections node={node} route={route} navigate={navigate} />}
