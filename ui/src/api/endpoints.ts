@@ -74,8 +74,14 @@ export const api = {
   ) => get(`${OL}/graph/node`, { query: { type: kind, namespace, name, depth, direction, ...history } }, signal),
 
   /** One node with its facets (a subgraph of depth 0). */
-  node: async (kind: NodeKind, namespace: string, name: string, signal?: AbortSignal): Promise<GraphNode> => {
-    const sub = await api.subgraph(kind, namespace, name, 0, "both", signal);
+  node: async (
+    kind: NodeKind,
+    namespace: string,
+    name: string,
+    signal?: AbortSignal,
+    history: History = {},
+  ): Promise<GraphNode> => {
+    const sub = await api.subgraph(kind, namespace, name, 0, "both", signal, history);
     const node = sub.nodes.find((n) => n.id === sub.center) ?? sub.nodes[0];
     if (!node) throw new ApiError(`${kind} ${namespace} ${name} was not found`, 404, "not_found");
     return node;

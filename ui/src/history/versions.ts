@@ -7,7 +7,7 @@ import type { DatasetRef, JobVersionItem, VersionField } from "../types";
 export interface FieldDiff {
   added: string[];
   removed: string[];
-  typeChanged: string[];
+  typeChanged: { name: string; before: string | null; after: string | null }[];
   descriptionChanged: string[];
 }
 
@@ -20,7 +20,9 @@ export function fieldDiff(before: VersionField[] | null, after: VersionField[]):
     const was = old.get(name);
     if (!was) diff.added.push(name);
     else {
-      if ((was.type ?? null) !== (field.type ?? null)) diff.typeChanged.push(name);
+      if ((was.type ?? null) !== (field.type ?? null)) {
+        diff.typeChanged.push({ name, before: was.type ?? null, after: field.type ?? null });
+      }
       if ((was.description ?? null) !== (field.description ?? null)) diff.descriptionChanged.push(name);
     }
   }

@@ -3,6 +3,7 @@
 // SQL and runs), then every other facet as JSON.
 
 import { useNode } from "../../api/queries";
+import { historyQuery, timeView } from "../../history/time";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { ColumnCounts } from "../columns/ColumnCounts";
@@ -14,12 +15,16 @@ import { facetString, feastRows, SHOWN_FACETS } from "./facets";
 import { JobSections } from "./JobSections";
 import { OpenLineageHead } from "./OpenLineageHead";
 import { SchemaSection } from "./SchemaTable";
+import { ChangeSection } from "./ChangeSection";
 import { Rows, Section } from "./Section";
 
-export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelProps) {
+export function OpenLineageDetails({ selection, drawn, navigate, route, schemaChange }: PanelProps) {
   const known = drawn?.ol && drawn.ol.namespace === selection.namespace && drawn.ol.name === selection.name ? drawn.ol : null;
   const kind = selection.type === "job" ? "job" : "dataset";
-  const fetched = useNode(known ? null : { type: kind, namespace: selection.namespace, name: selection.name });
+  const fetched = useNode(
+    known ? null : { type: kind, namespace: selection.namespace, name: selection.name },
+    historyQuery(timeView(route)),
+  );
   const node = known ?? fetched.data;
   if (!node) {
     if (fetched.error) return <Failure error={fetched.error} what="this node" onRetry={fetched.refetch} />;
@@ -39,6 +44,9 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
   return (
     <div className="panel-body" data-node-id={node.id}>
       <OpenLineageHead node={node} navigate={navigate} />
+      {drawn?.change && drawn.ol?.id === node.id && (
+        <ChangeSection change={drawn.change} since={route.changes_since ?? ""} schemaChange={schemaChange ?? null} />
+      )}
       {doc && (
         <Section title="Documentation">
           <p className="doc">{doc}</p>

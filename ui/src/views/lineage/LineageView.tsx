@@ -72,6 +72,7 @@ export function LineageView({ settings, route, navigate }: Props) {
       navigate={navigate}
       onClose={() => navigate(refPatch(null))}
       consumerEnabled={lineage.consumer}
+      schemaChange={drawnSelected ? (lineage.changes?.schemas.get(drawnSelected.id) ?? null) : null}
     />
   );
   // A traced column (issue 25): the column view instead of the dataset graph.
@@ -91,7 +92,7 @@ export function LineageView({ settings, route, navigate }: Props) {
   return (
     <div className="lineage">
       <LineageToolbar lineage={lineage} navigate={navigate} onFocus={focusOn} onToggleFeast={toggleFeast} />
-      <Banners lineage={lineage} route={route} />
+      <Banners lineage={lineage} route={route} navigate={navigate} />
       <div className="lineage-main">
         <div className="lineage-canvas">
           <GraphArea
