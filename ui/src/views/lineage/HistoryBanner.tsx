@@ -7,6 +7,8 @@ import type { Lineage } from "../../hooks/useLineage";
 import { formatTime } from "../../format";
 import type { Navigate } from "../../route";
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 const NOW = { as_of: null, seen: null, seen_since: null, seen_until: null, changes_since: null };
 
 export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigate: Navigate }) {
@@ -20,7 +22,6 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
   const to = time.asOf ? `as of ${formatTime(time.asOf)}` : "now";
   return (
     <div className="banner banner-history" role="status" data-testid="history-banner">
-      <span aria-hidden>🕓</span>
       {time.window ? (
         <span>
           <strong>Seen during</strong> {formatTime(time.since)} – {time.until ? formatTime(time.until) : "now"}: the
@@ -32,15 +33,16 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
           {changes ? (
             <>
               <span className="change-green">
-                {CHANGE_ICONS.added} {changes.counts.added} nodes, {changes.counts.edgesAdded} edges added
+                {CHANGE_ICONS.added} {count(changes.counts.added, "node")}, {count(changes.counts.edgesAdded, "edge")} added
               </span>
               ,{" "}
               <span className="change-red">
-                {CHANGE_ICONS.removed} {changes.counts.removed} nodes, {changes.counts.edgesRemoved} edges removed
+                {CHANGE_ICONS.removed} {count(changes.counts.removed, "node")}, {count(changes.counts.edgesRemoved, "edge")}{" "}
+                removed
               </span>
               ,{" "}
               <span className="change-amber">
-                {CHANGE_ICONS.changed} {changes.counts.changed} schemas changed
+                {CHANGE_ICONS.changed} {count(changes.counts.changed, "schema")} changed
               </span>
             </>
           ) : earlier.error ? (
