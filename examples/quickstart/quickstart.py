@@ -31,10 +31,12 @@ import json
 import os
 import shutil
 import sys
+import time
 import urllib.request
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -125,6 +127,33 @@ def write_data(repo: Path, now: datetime) -> None:
 
 
 CONV_RATE_FLOAT32 = 'Field(name="conv_rate", dtype=Float32,'
+# Seconds between the saved training set and the schema change: the first
+# training run is dated inside them.
+TRAINING_WINDOW_SECONDS = 2.0
+HISTORY_FILE = "quickstart_history.json"
+
+
+def write_history(
+    repo: Path, trained_from: datetime, changed_at: datetime, ran_again: datetime
+) -> None:
+    """The instants of the story, for post-events to date the other producers' runs by."""
+    instants = {"trained_from": trained_from, "changed_at": changed_at, "ran_again": ran_again}
+    (repo / "data" / HISTORY_FILE).write_text(json.dumps({k: iso(v) for k, v in instants.items()}))
+
+
+def read_history(repo: Path, now: datetime) -> dict[str, datetime]:
+    """The instants setup wrote; a repository from an older quickstart gets the last seconds."""
+    path = repo / "data" / HISTORY_FILE
+    if path.exists():
+        stored = json.loads(path.read_text())
+        return {k: datetime.fromisoformat(v.replace("Z", "+00:00")) for k, v in stored.items()}
+    return {
+        "trained_from": now - timedelta(seconds=6),
+        "changed_at": now - timedelta(seconds=4),
+        "ran_again": now - timedelta(seconds=3),
+    }
+
+
 CONV_RATE_FLOAT64 = 'Field(name="conv_rate", dtype=Float64,'
 
 
@@ -181,6 +210,7 @@ def run_feast(repo: Path) -> None:
         feature_service=service,
     )
     log("ran a historical retrieval and saved it as the dataset driver_training_set")
+    retrieved = datetime.now(UTC)
 
     online = store.get_online_features(
         features=store.get_feature_service("driver_activity_v2"),
@@ -190,18 +220,31 @@ def run_feast(repo: Path) -> None:
 
     # A schema change, so the feature view has history: conv_rate becomes a
     # Float64 and the definitions are applied again (a second version of
-    # driver_hourly_stats, with the type change as its schema diff).
+    # driver_hourly_stats, with the type change as its schema diff), then the
+    # views are materialized again.
     definitions = repo / "driver_repo.py"
     text = definitions.read_text()
     changed = text.replace(CONV_RATE_FLOAT32, CONV_RATE_FLOAT64)
     if changed == text:
         raise SystemExit(f"{definitions}: conv_rate is not a Float32 field; cannot change it")
+    # The first training run happens between the saved training set and the
+    # schema change (post-events dates it so): leave it a window of seconds.
+    elapsed = (datetime.now(UTC) - retrieved).total_seconds()
+    time.sleep(max(0.0, TRAINING_WINDOW_SECONDS - elapsed))
+    changed_at = datetime.now(UTC)
     definitions.write_text(changed)
     store.apply(load_definitions(repo))
     log("changed conv_rate from Float32 to Float64 and applied again (feast apply)")
+    stats_file = repo / "data" / "driver_stats.parquet"  # the data changes type with it
+    stats = pd.read_parquet(stats_file)
+    stats["conv_rate"] = stats["conv_rate"].astype("float64")
+    stats.to_parquet(stats_file)
+    store.materialize_incremental(datetime.now(UTC))
+    log("materialized again (feast materialize-incremental)")
     flush = getattr(store, "flush_lineage", None)
     if callable(flush):
         flush()
+    write_history(repo, retrieved, changed_at, datetime.now(UTC))
 
 
 # --- the other producers --------------------------------------------------------
@@ -340,8 +383,40 @@ def file_dataset(
     )
 
 
+@dataclass(frozen=True)
+class Night:
+    """One run of the Airflow DAG: its clock (minutes from its start) and how it goes."""
+
+    label: int  # days ago; 0 is today's run
+    at: Callable[[float], datetime]
+    fails: str | None = None  # the task that fails, if one does
+    dbt_v2: bool = False  # the dbt model's second version (it also reads the shifts)
+
+
+def nights(now: datetime, ran_again: datetime) -> list[Night]:
+    """Three nightly runs (the second one's extract fails), then today's run.
+
+    Today's run happens after Feast's schema change, squeezed between that and
+    ``now``: the dbt model has new inputs and the export task fails.
+    """
+    runs = []
+    for days_ago in (3, 2, 1):
+        start = (now - timedelta(days=days_ago)).replace(hour=2, minute=0, second=0, microsecond=0)
+        runs.append(
+            Night(
+                days_ago,
+                lambda minutes, start=start: start + timedelta(minutes=minutes),
+                "extract" if days_ago == 2 else None,
+            )
+        )
+    span = now - ran_again
+    runs.append(Night(0, lambda minutes: ran_again + span * (minutes + 1) / 24, "export", True))
+    return runs
+
+
 def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
-    """Three days of Airflow and dbt runs (one failed), then two Spark trainings."""
+    """Three nights of Airflow and dbt runs (one failed), the first Spark trainings,
+    then today's run (the dbt model changed, the export fails) and a second training."""
     data = (repo / "data").resolve()
     raw_fields = [
         ("trip_id", "BIGINT", "Trip identifier"),
@@ -455,14 +530,65 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
             DBT, type="git", url="https://git.example.com/analytics/models/driver_hourly_stats.sql"
         ),
     }
+    # The model's second version (today's run) also reads the drivers' shifts:
+    # acc_rate now comes from the offers the driver acknowledged per shift.
+    shift_fields = [
+        ("shift_id", "BIGINT", "Shift identifier"),
+        ("driver_id", "BIGINT", "Driver identifier"),
+        ("acknowledged_offers", "INTEGER", "Offers acknowledged in time during the shift"),
+    ]
+    driver_shifts = dataset(
+        WAREHOUSE,
+        "raw.public.driver_shifts",
+        schema=schema(DBT, *shift_fields),
+        documentation=facet(DBT, description="Every driver shift, from the dispatch service"),
+    )
+    shifts = (WAREHOUSE, "raw.public.driver_shifts")
+    stats_columns_v2 = {
+        **stats_columns,
+        "fields": {
+            **stats_columns["fields"],
+            "acc_rate": column_lineage(
+                DBT,
+                {
+                    "acc_rate": [
+                        (
+                            (*shifts, "acknowledged_offers"),
+                            "DIRECT",
+                            "AGGREGATION",
+                            "avg(s.acknowledged_offers)",
+                        )
+                    ]
+                },
+            )["fields"]["acc_rate"],
+        },
+        "dataset": [
+            *stats_columns["dataset"],
+            column_input((*shifts, "driver_id"), "INDIRECT", "JOIN", "using (driver_id)"),
+        ],
+    }
+    dbt_facets_v2 = {
+        **dbt_facets,
+        "sql": facet(
+            DBT,
+            query=dbt_facets["sql"]["query"]
+            .replace(
+                "avg(t.acknowledged::int) as acc_rate", "avg(s.acknowledged_offers) as acc_rate"
+            )
+            .replace(
+                "group by 1, 2",
+                "join {{ source('raw', 'driver_shifts') }} s using (driver_id)\ngroup by 1, 2",
+            ),
+        ),
+    }
     events: list[dict[str, Any]] = []
-    for days_ago in (3, 2, 1):
-        start = (now - timedelta(days=days_ago)).replace(hour=2, minute=0, second=0, microsecond=0)
-        failed = days_ago == 2
+    history = read_history(repo, now)
+    for night in nights(now, history["ran_again"]):
+        at, days_ago = night.at, night.label
         dag_run = run_id("dag", days_ago)
-        nominal = {"nominalTime": facet(AIRFLOW, nominalStartTime=iso(start))}
+        nominal = {"nominalTime": facet(AIRFLOW, nominalStartTime=iso(at(0)))}
         events.append(
-            event(AIRFLOW, "START", start, dag, dag_run, job_facets=dag_facets, run_facets=nominal)
+            event(AIRFLOW, "START", at(0), dag, dag_run, job_facets=dag_facets, run_facets=nominal)
         )
         # extract_trips: raw table -> staging on S3
         task_run = run_id("extract", days_ago)
@@ -471,7 +597,7 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
             event(
                 AIRFLOW,
                 "START",
-                start + timedelta(minutes=1),
+                at(1),
                 extract,
                 task_run,
                 inputs=[raw_trips],
@@ -480,7 +606,7 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
                 run_facets=up,
             )
         )
-        if failed:
+        if night.fails == "extract":
             error = facet(
                 AIRFLOW,
                 message="connection to warehouse:5432 timed out",
@@ -490,7 +616,7 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
                 event(
                     AIRFLOW,
                     "FAIL",
-                    start + timedelta(minutes=4),
+                    at(4),
                     extract,
                     task_run,
                     inputs=[raw_trips],
@@ -502,7 +628,7 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
                 event(
                     AIRFLOW,
                     "FAIL",
-                    start + timedelta(minutes=5),
+                    at(5),
                     dag,
                     dag_run,
                     job_facets=dag_facets,
@@ -523,7 +649,7 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
             event(
                 AIRFLOW,
                 "COMPLETE",
-                start + timedelta(minutes=6),
+                at(6),
                 extract,
                 task_run,
                 inputs=[raw_trips],
@@ -550,42 +676,79 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
         trips_file["outputFacets"] = {
             "outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)
         }
-        events += start_and_complete(
-            AIRFLOW,
-            start + timedelta(minutes=7),
-            start + timedelta(minutes=9),
-            export,
-            export_run,
-            inputs=[staging],
-            outputs=[trips_file],
-            job_facets=task_type,
-            run_facets=up,
-        )
+        if night.fails == "export":
+            # Today's export fails after its good runs: the trips file goes stale,
+            # and driver_daily_trips and driver_activity_v2 are at risk.
+            denied = facet(
+                AIRFLOW,
+                message="permission denied for schema exports",
+                programmingLanguage="python",
+            )
+            events += [
+                event(
+                    AIRFLOW,
+                    "START",
+                    at(7),
+                    export,
+                    export_run,
+                    inputs=[staging],
+                    outputs=[trips_file],
+                    job_facets=task_type,
+                    run_facets=up,
+                ),
+                event(
+                    AIRFLOW,
+                    "FAIL",
+                    at(9),
+                    export,
+                    export_run,
+                    inputs=[staging],
+                    job_facets=task_type,
+                    run_facets={**up, "errorMessage": denied},
+                ),
+            ]
+        else:
+            events += start_and_complete(
+                AIRFLOW,
+                at(7),
+                at(9),
+                export,
+                export_run,
+                inputs=[staging],
+                outputs=[trips_file],
+                job_facets=task_type,
+                run_facets=up,
+            )
         # dbt: staging + the trips table -> the parquet file driver_hourly_stats_source reads
         dbt_run = run_id("dbt", days_ago)
         stats_file = file_dataset(
-            DBT, data / "driver_stats.parquet", stats_fields, columnLineage=stats_columns
+            DBT,
+            data / "driver_stats.parquet",
+            stats_fields,
+            columnLineage=stats_columns_v2 if night.dbt_v2 else stats_columns,
         )
         stats_file["outputFacets"] = {
             "outputStatistics": facet(DBT, rowCount=len(DRIVERS) * DAYS * 24)
         }
         dbt_inputs = [staging, dataset(WAREHOUSE, "exports.public.driver_trips")]
+        if night.dbt_v2:  # today's model also reads the shifts table
+            dbt_inputs.append(driver_shifts)
         events += start_and_complete(
             DBT,
-            start + timedelta(minutes=10),
-            start + timedelta(minutes=18),
+            at(10),
+            at(18),
             model,
             dbt_run,
             inputs=dbt_inputs,
             outputs=[stats_file],
-            job_facets=dbt_facets,
+            job_facets=dbt_facets_v2 if night.dbt_v2 else dbt_facets,
             run_facets=up,
         )
         events.append(
             event(
                 AIRFLOW,
-                "COMPLETE",
-                start + timedelta(minutes=20),
+                "FAIL" if night.fails else "COMPLETE",
+                at(20),
                 dag,
                 dag_run,
                 job_facets=dag_facets,
@@ -631,69 +794,84 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
         "jobType": facet(SPARK, processingType="BATCH", integration="SPARK", jobType="JOB"),
         "documentation": facet(SPARK, description="Trains the driver ranking model"),
     }
-    # Spark ran once Feast had saved the training set: it failed, then succeeded.
-    saved = data / "driver_training_set.parquet"
-    saved_at = datetime.fromtimestamp(saved.stat().st_mtime, UTC) if saved.exists() else now
-    first = min(saved_at + timedelta(seconds=1), now - timedelta(seconds=4)).replace(microsecond=0)
-    failed_run = run_id("spark", "oom")
-    events.append(
-        event(
-            SPARK, "START", first, train, failed_run, inputs=[training_set], job_facets=spark_facets
-        )
+    # Spark trained once Feast had saved the training set, before the schema
+    # change: it failed, then succeeded. After today's run it trains again.
+    window = history["changed_at"] - history["trained_from"]
+
+    def first(share: float) -> datetime:
+        return history["trained_from"] + window * share
+
+    error = facet(
+        SPARK,
+        message="java.lang.OutOfMemoryError: Java heap space",
+        programmingLanguage="JAVA",
+        stackTrace=OOM_STACK,
     )
-    events.append(
+    failed_run = run_id("spark", "oom")
+    events += [
         event(
             SPARK,
-            "FAIL",
-            first + timedelta(seconds=1),
+            "START",
+            first(0.1),
             train,
             failed_run,
             inputs=[training_set],
             job_facets=spark_facets,
-            run_facets={
-                "errorMessage": facet(
-                    SPARK,
-                    message="java.lang.OutOfMemoryError: Java heap space",
-                    programmingLanguage="JAVA",
-                    stackTrace=OOM_STACK,
-                )
-            },
-        )
-    )
-    second = first + timedelta(seconds=2)
-    good_run = run_id("spark", "ok")
-    model_done = {**model_out, "outputFacets": {"outputStatistics": facet(SPARK, rowCount=1)}}
-    events.append(
+        ),
         event(
             SPARK,
-            "START",
-            second,
+            "FAIL",
+            first(0.3),
             train,
-            good_run,
+            failed_run,
             inputs=[training_set],
-            outputs=[model_out],
             job_facets=spark_facets,
-        )
-    )
-    events.append(
-        event(
-            SPARK,
-            "COMPLETE",
-            max(now, second + timedelta(seconds=1)),
-            train,
-            good_run,
-            inputs=[training_set],
-            outputs=[model_done],
-            job_facets=spark_facets,
-        )
-    )
+            run_facets={"errorMessage": error},
+        ),
+    ]
+    today = nights(now, history["ran_again"])[-1]
+    trainings = [
+        (run_id("spark", "ok"), first(0.5), first(0.8), "2"),
+        (run_id("spark", "retrained"), today.at(21), today.at(22), "3"),
+    ]
+    for run, started, completed, version in trainings:
+        model = {
+            **model_out,
+            "facets": {**model_out["facets"], "version": facet(SPARK, datasetVersion=version)},
+        }
+        done = {**model, "outputFacets": {"outputStatistics": facet(SPARK, rowCount=1)}}
+        events += [
+            event(
+                SPARK,
+                "START",
+                started,
+                train,
+                run,
+                inputs=[training_set],
+                outputs=[model],
+                job_facets=spark_facets,
+            ),
+            event(
+                SPARK,
+                "COMPLETE",
+                completed,
+                train,
+                run,
+                inputs=[training_set],
+                outputs=[done],
+                job_facets=spark_facets,
+            ),
+        ]
     return events
 
 
 def post_events(repo: Path, url: str) -> int:
     if not url.startswith(("http://", "https://")):
         raise SystemExit(f"{url} is not an http(s) URL of a lineage server")
-    events = other_producers(repo, datetime.now(UTC).replace(microsecond=0))
+    # Today's Airflow run is dated between Feast's second run and now: leave it room.
+    ran_again = read_history(repo, datetime.now(UTC))["ran_again"]
+    time.sleep(max(0.0, 2.0 - (datetime.now(UTC) - ran_again).total_seconds()))
+    events = other_producers(repo, datetime.now(UTC))
     request = urllib.request.Request(  # noqa: S310 - an http(s) URL, checked above
         url.rstrip("/") + "/api/v1/lineage",
         data=json.dumps(events).encode(),
