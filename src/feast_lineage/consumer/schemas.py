@@ -1087,3 +1087,80 @@ class JobVersionDetail(JobVersionItem):
     changes: JobVersionChanges | None = Field(
         description="Against the version before it; null for the first"
     )
+
+
+# --- the lineage diff between two instants (issue 40) -------------------------------
+
+
+class SchemaChange(BaseModel):
+    """A dataset in both answers whose schema differs between them."""
+
+    node: str = Field(description="The dataset's graph node id")
+    namespace: str
+    name: str
+    from_version: str | None = Field(
+        description="The dataset version current at `from` (its versions endpoint's id); null "
+        "when it had none then"
+    )
+    to_version: str | None = Field(description="The dataset version current at `to`")
+    diff: SchemaDiff = Field(
+        description="The schema at `to` against the schema at `from` (previous_id: from_version)"
+    )
+
+
+JobChangeKind = Literal["sourceCode", "sql", "sourceCodeLocation", "jobType", "inputs", "outputs"]
+
+
+class JobChange(BaseModel):
+    """A job in both answers whose job version differs between them."""
+
+    node: str = Field(description="The job's graph node id")
+    namespace: str
+    name: str
+    from_version: str | None = Field(
+        description="The job version current at `from` (its versions endpoint's id); null when "
+        "it had not run then"
+    )
+    to_version: str | None = Field(description="The job version current at `to`")
+    changed: list[JobChangeKind] = Field(
+        description="What differs between the two versions: source facets by name, and the "
+        "visible tables read (inputs) or written (outputs)"
+    )
+
+
+class DiffTotals(BaseModel):
+    nodes_added: int
+    nodes_removed: int
+    edges_added: int
+    edges_removed: int
+    schema_changes: int
+    column_edges_added: int
+    column_edges_removed: int
+    job_changes: int
+
+
+class LineageDiff(BaseModel):
+    """What changed between two instants: the difference of the two ``as_of`` answers."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: str = Field(alias="from", description="The instant compared from, as resolved (ISO)")
+    to: str = Field(description="The instant compared to, as resolved (ISO 8601)")
+    center: str | None = Field(description="The node id the diff is centred on; null: whole graph")
+    depth: int | None = Field(description="The walk's depth as used; null for the whole graph")
+    direction: Direction | None = Field(description="The walk's direction; null: whole graph")
+    truncated: bool = Field(
+        description="A centred answer reached more nodes than it keeps on one side; the "
+        "nearest were kept"
+    )
+    nodes_added: list[GraphNode] = Field(description="In the `to` answer only, as of `to`")
+    nodes_removed: list[GraphNode] = Field(description="In the `from` answer only, as of `from`")
+    edges_added: list[GraphEdge] = Field(description="In the `to` answer only")
+    edges_removed: list[GraphEdge] = Field(description="In the `from` answer only")
+    schema_changes: list[SchemaChange]
+    column_edges_added: list[ColumnEdge] = Field(
+        description="Column edges into or out of the datasets in scope, at `to` only"
+    )
+    column_edges_removed: list[ColumnEdge] = Field(description="At `from` only")
+    job_changes: list[JobChange]
+    totals: DiffTotals

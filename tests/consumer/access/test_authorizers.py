@@ -112,6 +112,32 @@ def test_authorizer_config_errors_name_the_option() -> None:
 # --- two teams, every endpoint -----------------------------------------------
 
 
+def _clean() -> dict[str, Any]:
+    b_prod = f"airflow://{SECRET}-prod"
+    """Team A's output, whose facets name team B's datasets."""
+    return dataset(
+        "spark://team-a",
+        "clean",
+        symlinks=facet(
+            identifiers=[
+                {"namespace": b_prod, "name": f"{SECRET}_alias", "type": "TABLE"},
+                {"namespace": "team_a", "name": "raw", "type": "TABLE"},
+            ]
+        ),
+        columnLineage=facet(
+            fields={
+                "id": {
+                    "inputFields": [
+                        {"namespace": "team_a", "name": "raw", "field": "id"},
+                        {"namespace": SECRET, "name": "f", "field": "id"},
+                    ]
+                }
+            },
+            dataset=[{"namespace": SECRET, "name": "f", "field": "id"}],
+        ),
+    )
+
+
 def seed(client: TestClient) -> dict[str, str]:
     runs = {"a": str(uuid.uuid4()), "b_dag": str(uuid.uuid4()), "b_job": str(uuid.uuid4())}
     b_prod = f"airflow://{SECRET}-prod"
@@ -127,29 +153,7 @@ def seed(client: TestClient) -> dict[str, str]:
             # A custom facet naming a hidden dataset: dropped however it is shaped.
             run_facets={"upstream": facet(source={"namespace": SECRET, "name": "x"}, n=1)},
             inputs=[dataset("team_a", "raw"), dataset(SECRET, f"{SECRET}_features")],
-            outputs=[
-                dataset(
-                    "spark://team-a",
-                    "clean",
-                    symlinks=facet(
-                        identifiers=[
-                            {"namespace": b_prod, "name": f"{SECRET}_alias", "type": "TABLE"},
-                            {"namespace": "team_a", "name": "raw", "type": "TABLE"},
-                        ]
-                    ),
-                    columnLineage=facet(
-                        fields={
-                            "id": {
-                                "inputFields": [
-                                    {"namespace": "team_a", "name": "raw", "field": "id"},
-                                    {"namespace": SECRET, "name": "f", "field": "id"},
-                                ]
-                            }
-                        },
-                        dataset=[{"namespace": SECRET, "name": "f", "field": "id"}],
-                    ),
-                )
-            ],
+            outputs=[_clean()],
         ),
         run_event(
             "COMPLETE",
@@ -399,3 +403,58 @@ def test_as_of_and_windows_show_team_b_to_team_a_nowhere(make_client: AppFactory
         assert hidden.status_code == missing.status_code == 404
         message = hidden.json()["error"]["message"]
         assert message.replace("_job", "_nope") == missing.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # a route: SQLite only
+def test_the_diff_shows_team_b_to_team_a_nowhere(make_client: AppFactory) -> None:
+    client, runs = team_client(make_client)
+    client.headers["X-API-Key"] = "admin"
+    # etl stops reading team B's features: a job change to the admin, none to team A.
+    later = run_event(
+        "COMPLETE",
+        run_id=str(uuid.uuid4()),
+        job=("spark://team-a", "etl"),
+        time=at(40),
+        inputs=[dataset("team_a", "raw")],
+        outputs=[_clean()],
+    )
+    ingest(client, later)
+    diff = f"{API}/lineage/diff"
+    everything = client.get(diff, params={"from": at(15), "to": at(100)}).json()
+    assert [j["node"] for j in everything["job_changes"]] == ["job:spark://team-a:etl"]
+    assert everything["edges_removed"]  # the input edge from team B's features
+    client.headers["X-API-Key"] = "key-a"
+    hidden_runs = {runs["b_dag"], runs["b_job"]}
+    visible = {"dataset:team_a:raw", "dataset:spark://team-a:clean", "job:spark://team-a:etl"}
+    asks: list[dict[str, Any]] = [
+        {"from": at(-1), "to": at(100)},
+        {"from": at(100), "to": at(-1)},
+        {"from": at(15), "to": at(100)},
+        {"from_run": runs["a"], "to": at(100)},
+    ]
+    centres = [
+        {"node_type": k, "namespace": ns, "name": n, "depth": 10}
+        for k, ns, n in (("dataset", "spark://team-a", "clean"), ("job", "spark://team-a", "etl"))
+    ]
+    for ask in asks + [a | c for a in asks for c in centres]:
+        response = get(client, diff, **ask)
+        assert response.status_code == 200, response.text
+        assert not any(r in response.text for r in hidden_runs)
+        body = response.json()
+        ids = {n["id"] for n in body["nodes_added"] + body["nodes_removed"]}
+        assert ids <= visible
+        assert body["job_changes"] == [], [
+            j["changed"] for j in body["job_changes"]
+        ]  # only team B's input changed
+    for hidden_run in hidden_runs:
+        refused = get(client, diff, from_run=hidden_run, to=at(100))
+        missing = get(client, diff, from_run=str(uuid.uuid4()), to=at(100))
+        assert refused.status_code == missing.status_code == 404
+    centre = {"from": at(-1), "to": at(100), "node_type": "job", "namespace": SECRET}
+    hidden = client.get(diff, params=centre | {"name": f"{SECRET}_job"})
+    nope = client.get(diff, params=centre | {"name": f"{SECRET}_nope"})
+    assert hidden.status_code == nope.status_code == 404
+    assert (
+        hidden.json()["error"]["message"].replace("_job", "_nope")
+        == nope.json()["error"]["message"]
+    )

@@ -245,6 +245,14 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
             return [(path, {})] + [(path, {"run_id": r}) for r in runs]
         case "/graph":
             return [(path, {}), (path, {"namespace": "ml_team"})]
+        case "/lineage/diff":
+            whole = [(path, {"from": at(t0), "to": at(t1)}) for t0, t1 in ((-1, 99), (99, -1))]
+            span = {"from": at(-1), "to": at(99), "depth": 10}
+            around = [
+                (path, span | {"node_type": k, "namespace": ns, "name": n}) for k, ns, n in nodes
+            ]
+            by_run = [(path, {"from_run": r, "to": at(99)}) for r in runs]
+            return whole + around + by_run
         case _ if "{" not in path:
             return [(path, {})]
     raise AssertionError(f"{path}: this test does not know how to read it; teach it")

@@ -211,6 +211,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lineage/openlineage/lineage/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What changed between two instants: the difference of the two as_of answers */
+        get: operations["get_lineage_diff_api_v1_lineage_openlineage_lineage_diff_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage/openlineage/namespaces": {
         parameters: {
             query?: never;
@@ -1026,6 +1043,25 @@ export interface components {
              */
             via: string;
         };
+        /** DiffTotals */
+        DiffTotals: {
+            /** Nodes Added */
+            nodes_added: number;
+            /** Nodes Removed */
+            nodes_removed: number;
+            /** Edges Added */
+            edges_added: number;
+            /** Edges Removed */
+            edges_removed: number;
+            /** Schema Changes */
+            schema_changes: number;
+            /** Column Edges Added */
+            column_edges_added: number;
+            /** Column Edges Removed */
+            column_edges_removed: number;
+            /** Job Changes */
+            job_changes: number;
+        };
         /** ErrorDetail */
         ErrorDetail: {
             /**
@@ -1664,6 +1700,36 @@ export interface components {
              */
             message: string;
         };
+        /**
+         * JobChange
+         * @description A job in both answers whose job version differs between them.
+         */
+        JobChange: {
+            /**
+             * Node
+             * @description The job's graph node id
+             */
+            node: string;
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
+            /**
+             * From Version
+             * @description The job version current at `from` (its versions endpoint's id); null when it had not run then
+             */
+            from_version: string | null;
+            /**
+             * To Version
+             * @description The job version current at `to`
+             */
+            to_version: string | null;
+            /**
+             * Changed
+             * @description What differs between the two versions: source facets by name, and the visible tables read (inputs) or written (outputs)
+             */
+            changed: ("sourceCode" | "sql" | "sourceCodeLocation" | "jobType" | "inputs" | "outputs")[];
+        };
         /** JobItem */
         JobItem: {
             /** Job Namespace */
@@ -1944,6 +2010,77 @@ export interface components {
              * @description The same time in ISO 8601 (UTC)
              */
             ended_at_iso: string | null;
+        };
+        /**
+         * LineageDiff
+         * @description What changed between two instants: the difference of the two ``as_of`` answers.
+         */
+        LineageDiff: {
+            /**
+             * From
+             * @description The instant compared from, as resolved (ISO)
+             */
+            from: string;
+            /**
+             * To
+             * @description The instant compared to, as resolved (ISO 8601)
+             */
+            to: string;
+            /**
+             * Center
+             * @description The node id the diff is centred on; null: whole graph
+             */
+            center: string | null;
+            /**
+             * Depth
+             * @description The walk's depth as used; null for the whole graph
+             */
+            depth: number | null;
+            /**
+             * Direction
+             * @description The walk's direction; null: whole graph
+             */
+            direction: ("upstream" | "downstream" | "both") | null;
+            /**
+             * Truncated
+             * @description A centred answer reached more nodes than it keeps on one side; the nearest were kept
+             */
+            truncated: boolean;
+            /**
+             * Nodes Added
+             * @description In the `to` answer only, as of `to`
+             */
+            nodes_added: components["schemas"]["GraphNode"][];
+            /**
+             * Nodes Removed
+             * @description In the `from` answer only, as of `from`
+             */
+            nodes_removed: components["schemas"]["GraphNode"][];
+            /**
+             * Edges Added
+             * @description In the `to` answer only
+             */
+            edges_added: components["schemas"]["GraphEdge"][];
+            /**
+             * Edges Removed
+             * @description In the `from` answer only
+             */
+            edges_removed: components["schemas"]["GraphEdge"][];
+            /** Schema Changes */
+            schema_changes: components["schemas"]["SchemaChange"][];
+            /**
+             * Column Edges Added
+             * @description Column edges into or out of the datasets in scope, at `to` only
+             */
+            column_edges_added: components["schemas"]["ColumnEdge"][];
+            /**
+             * Column Edges Removed
+             * @description At `from` only
+             */
+            column_edges_removed: components["schemas"]["ColumnEdge"][];
+            /** Job Changes */
+            job_changes: components["schemas"]["JobChange"][];
+            totals: components["schemas"]["DiffTotals"];
         };
         /** NamespaceItem */
         NamespaceItem: {
@@ -2440,6 +2577,33 @@ export interface components {
             updated_at_iso: string | null;
             /** Duration Ms */
             duration_ms: number | null;
+        };
+        /**
+         * SchemaChange
+         * @description A dataset in both answers whose schema differs between them.
+         */
+        SchemaChange: {
+            /**
+             * Node
+             * @description The dataset's graph node id
+             */
+            node: string;
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
+            /**
+             * From Version
+             * @description The dataset version current at `from` (its versions endpoint's id); null when it had none then
+             */
+            from_version: string | null;
+            /**
+             * To Version
+             * @description The dataset version current at `to`
+             */
+            to_version: string | null;
+            /** @description The schema at `to` against the schema at `from` (previous_id: from_version) */
+            diff: components["schemas"]["SchemaDiff"];
         };
         /**
          * SchemaDiff
@@ -3989,6 +4153,90 @@ export interface operations {
                 };
             };
             /** @description No such node (or it is not visible) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_lineage_diff_api_v1_lineage_openlineage_lineage_diff_get: {
+        parameters: {
+            query?: {
+                /** @description An ISO 8601 instant (a future one is now); or from_run instead */
+                from?: string | null;
+                /** @description An ISO 8601 instant (a future one is now); or to_run instead */
+                to?: string | null;
+                /** @description As of this run's end (a run still running: now); instead of from */
+                from_run?: string | null;
+                /** @description As of this run's end (a run still running: now); instead of to */
+                to_run?: string | null;
+                /** @description Centre on this node (with namespace and name); none: the whole graph */
+                node_type?: "job" | "dataset";
+                /** @description The centre's namespace */
+                namespace?: string | null;
+                /** @description The centre's name */
+                name?: string | null;
+                /** @description Steps from the centre at each instant; default 3 */
+                depth?: number | null;
+                /** @description upstream, downstream or both (the default) */
+                direction?: ("upstream" | "downstream" | "both") | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineageDiff"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such run, or the centre existed at neither instant */
             404: {
                 headers: {
                     [name: string]: unknown;

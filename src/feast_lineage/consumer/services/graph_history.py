@@ -281,3 +281,24 @@ def subgraph_at(
         since=since,
         until=until,
     )
+
+
+def whole_graph_at(read: StoreReader, *, at: Instant) -> GraphPage:
+    """Every visible node and edge as of ``at``: :func:`graph_page_at` in one page of all."""
+    ns_ids = read.scope.ns_ids
+    with read.engine.connect() as conn:
+        _answerable(conn, at)
+        total = at_reads.count_nodes(conn, ns_ids, at)
+        rows = at_reads.node_page(conn, ns_ids, at, 0, max(total, 1))
+        built = _build(conn, rows, read, None, at)
+    return GraphPage(
+        **built,
+        total_nodes=total,
+        total_edges=sum(1 for e in built["edges"] if e["type"] != "derived"),
+        limit=max(total, 1),
+        offset=0,
+        clamped=[],
+        as_of=to_iso(at.time_us),
+        since=None,
+        until=None,
+    )

@@ -159,3 +159,15 @@ def source_payloads(conn: Connection, job: int, digests: Collection[str]) -> dic
     for digest, payload in conn.execute(stmt):
         found[digest] = payload
     return found
+
+
+def version_contents(conn: Connection, ids: Collection[str]) -> dict[str, VersionContent]:
+    """Version id -> what defines it, for the versions among ``ids``."""
+    jv = t.job_versions.c
+    ordered = sorted(set(ids))
+    found: dict[str, VersionContent] = {}
+    for start in range(0, len(ordered), 2000):
+        stmt = select(jv.id, jv.content).where(jv.id.in_(ordered[start : start + 2000]))
+        for vid, content in conn.execute(stmt):
+            found[vid] = VersionContent.from_json(content)
+    return found
