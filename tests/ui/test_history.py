@@ -7,6 +7,7 @@ another's state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,8 @@ FEATURE_VIEW = {
     "node": "feature_view/driver_hourly_stats",
 }
 DAG = {"node_type": "job", "node_ns": "airflow://prod-cluster", "node": "driver_features_daily"}
-# What the second training run wrote, and the first (failed) did not.
-MODEL = "models/driver_ranking"
+# What the dbt model reads since its second version (after the first training run).
+SHIFTS = "raw.public.driver_shifts"
 
 
 def api(server: ServerProcess, path: str, **params: Any) -> Any:
@@ -73,7 +74,7 @@ def test_as_of_the_first_training_run_the_graph_lacks_the_later_change(
 ) -> None:
     page = shared
     open_url(page, server, **TRAIN)
-    expect(node(page, MODEL)).to_have_count(1)
+    expect(node(page, SHIFTS)).to_have_count(1)
     runs = page.get_by_test_id("run-history")
     runs.locator(f"tr.run-row[data-run-id='{first_training['run_id']}'] .run-toggle").click()
     runs.get_by_test_id("as-of-run").click()
@@ -81,7 +82,7 @@ def test_as_of_the_first_training_run_the_graph_lacks_the_later_change(
     expect(banner).to_contain_text("Historical view")
     assert url_param(page, "as_of") is not None
     wait_graph(page)
-    expect(node(page, MODEL)).to_have_count(0)
+    expect(node(page, SHIFTS)).to_have_count(0)
     # The details answer as of then too: the feature view's schema before the type change.
     node(page, "driver_hourly_stats", "feature_view").click()
     schema = page.get_by_test_id("details-panel").get_by_test_id("schema-table")
@@ -94,11 +95,11 @@ def test_as_of_the_first_training_run_the_graph_lacks_the_later_change(
     page.goto(link)
     wait_graph(page)
     expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
-    expect(node(page, MODEL)).to_have_count(0)
+    expect(node(page, SHIFTS)).to_have_count(0)
     page.get_by_test_id("back-to-now").click()
     expect(page.get_by_test_id("history-banner")).to_have_count(0)
     assert url_param(page, "as_of") is None
-    expect(node(page, MODEL)).to_have_count(1)
+    expect(node(page, SHIFTS)).to_have_count(1)
 
 
 def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output(
@@ -112,8 +113,10 @@ def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output
     view = node(page, "driver_hourly_stats", "feature_view").locator(".lnode")
     expect(view).to_have_attribute("data-change", "changed")
     expect(view.locator(".lnode-change")).to_have_text("△ schema changed")  # words, not colour alone
-    expect(node(page, MODEL).locator(".lnode")).to_have_attribute("data-change", "added")
-    expect(page.locator(".ledge.change-added").first).to_be_attached()
+    # The dbt model's new input: the node and its edge, added.
+    expect(node(page, SHIFTS).locator(".lnode")).to_have_attribute("data-change", "added")
+    new_edge = page.locator("[data-testid^='rf__edge-'][data-testid*='driver_shifts'] .ledge")
+    expect(new_edge).to_have_class(re.compile("change-added"))
     node(page, "driver_hourly_stats", "feature_view").click()
     change = page.get_by_test_id("change-section")
     expect(change).to_contain_text("schema changed")
