@@ -112,7 +112,9 @@ def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output
     wait_graph(page)
     view = node(page, "driver_hourly_stats", "feature_view").locator(".lnode")
     expect(view).to_have_attribute("data-change", "changed")
-    expect(view.locator(".lnode-change")).to_have_text("△ schema changed")  # words, not colour alone
+    expect(view.locator(".lnode-change")).to_have_text(
+        "△ schema changed"
+    )  # words, not colour alone
     # The dbt model's new input: the node and its edge, added.
     expect(node(page, SHIFTS).locator(".lnode")).to_have_attribute("data-change", "added")
     new_edge = page.locator("[data-testid^='rf__edge-'][data-testid*='driver_shifts'] .ledge")
@@ -120,7 +122,9 @@ def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output
     node(page, "driver_hourly_stats", "feature_view").click()
     change = page.get_by_test_id("change-section")
     expect(change).to_contain_text("schema changed")
-    expect(change.get_by_test_id("change-schema-diff")).to_contain_text("conv_rate: type FLOAT → DOUBLE")
+    expect(change.get_by_test_id("change-schema-diff")).to_contain_text(
+        "conv_rate: type FLOAT → DOUBLE"
+    )
     shoot(page, "history-changes-since")
     assert axe_violations(page) == [], "axe on the changes view"
 
@@ -156,7 +160,9 @@ def test_the_run_tree_of_the_airflow_dag_run_shows_its_tasks_and_opens_them(
     task.get_by_role("button").click()
     assert url_param(page, "node") == "driver_features_daily.extract_trips"
     assert url_param(page, "run") == task_run
-    expect(page.get_by_test_id("run-tree").locator(".run-tree-node.is-current")).to_contain_text("extract_trips")
+    expect(page.get_by_test_id("run-tree").locator(".run-tree-node.is-current")).to_contain_text(
+        "extract_trips"
+    )
     job_versions = page.get_by_test_id("job-versions")
     expect(job_versions.locator("li.job-version").first).to_contain_text("current")
 
@@ -168,14 +174,19 @@ def test_seen_during_a_window_labels_each_edge_with_its_run_count(
     open_url(page, server)
     page.get_by_label("Seen during").select_option("7d")
     expect(page.get_by_test_id("history-banner")).to_contain_text("Seen during")
-    assert url_param(page, "seen") == "7d" and url_param(page, "seen_since")
+    assert url_param(page, "seen") == "7d"
+    assert url_param(page, "seen_since")
     wait_graph(page)
     expect(page.locator(".react-flow__edge-text").filter(has_text="runs").first).to_be_attached()
     # The Airflow extract task ran every night of the window: its input edge says how often.
     window = api(server, "graph", since=url_param(page, "seen_since"), limit=5000)
     extract = next(
-        e for e in window["edges"] if e["type"] == "input" and e["target_name"].endswith(".extract_trips")
+        e
+        for e in window["edges"]
+        if e["type"] == "input" and e["target_name"].endswith(".extract_trips")
     )
     assert extract["run_count"] >= 3
-    shown = page.eval_on_selector_all(".react-flow__edge-text", "els => els.map(e => e.textContent)")
+    shown = page.eval_on_selector_all(
+        ".react-flow__edge-text", "els => els.map(e => e.textContent)"
+    )
     assert f"{extract['run_count']} runs" in shown, shown
