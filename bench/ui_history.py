@@ -29,6 +29,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -103,6 +104,18 @@ def history_events(seed: int = 11) -> list[dict[str, Any]]:
     return events
 
 
+def wait_ready(url: str) -> None:
+    """Until /readyz: the store's schema is up to date and the app takes events."""
+    for _ in range(1200):
+        try:
+            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"{url} never became ready")
+
+
 def ready_after(page: Page, t0: float) -> float:
     page.wait_for_function(f"() => (window.__lineageTimings?.readyAt ?? 0) > {t0}", timeout=120_000)
     value: float = page.evaluate(f"window.__lineageTimings.readyAt - {t0}")
@@ -130,6 +143,7 @@ def quickstart(browser: Any, rounds: int, work: Path) -> dict[str, list[float]]:
     )
     figures: dict[str, list[float]] = {"as of": [], "now": []}
     with ui_server(repo) as url:
+        wait_ready(url)
         subprocess.run(
             [sys.executable, str(QUICKSTART), "post-events", str(repo), url],
             check=True,
@@ -157,6 +171,7 @@ def changes(browser: Any, rounds: int, work: Path) -> dict[str, list[float]]:
     write_repo(repo)
     figures: dict[str, list[float]] = {"changes since": [], "current": []}
     with ui_server(repo) as url:
+        wait_ready(url)
         events = history_events()
         for start in range(0, len(events), 500):
             httpx.post(
