@@ -519,6 +519,30 @@ class Subgraph(TypedDict):
     until: Annotated[str | None, Field(description="The window's end; null when open or none")]
 
 
+class RunLineage(TypedDict):
+    run_id: str
+    job: Annotated[str, Field(description="The id of the run's job node")]
+    state: Annotated[str, Field(description="The run's state: RUNNING, COMPLETE, FAIL, ...")]
+    depth: Annotated[int, Field(description="As used (see clamped)")]
+    direction: Direction
+    nodes: Annotated[
+        list[GraphNode],
+        Field(description="The job (depth 0), what the run read and wrote (1), and beyond"),
+    ]
+    edges: list[GraphEdge]
+    derived_edges: list[DerivedEdge]
+    symlinks: list[GraphSymlink]
+    truncated: Annotated[
+        bool, Field(description="More nodes were in reach than limit; the nearest kept")
+    ]
+    limit: int
+    clamped: Annotated[list[Clamped], Field(description=_CLAMPED)]
+    as_of: Annotated[
+        str | None,
+        Field(description="The run's end (ISO 8601): the lineage as it stood then; null: now"),
+    ]
+
+
 # --- column lineage -------------------------------------------------------------
 
 
@@ -629,6 +653,9 @@ class ColumnLineage(TypedDict):
             description="Feast 0.67's shape: the direct field edges into (upstream) and out of "
             "(downstream) the dataset"
         ),
+    ]
+    as_of: Annotated[
+        str | None, Field(description="The instant asked (ISO 8601); null unless as_of was given")
     ]
 
 

@@ -179,6 +179,9 @@ def client(make_client: AppFactory) -> TestClient:
     return client
 
 
+_AS_OF = (at(15), at(25), at(1000))  # after the run, after the DatasetEvent, the future
+
+
 def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
     """The requests that read ``path`` (an OpenAPI path template) for every visible object."""
     graph = client.get(f"{API}/graph").json()
@@ -189,6 +192,8 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
     match path.removeprefix(API).removeprefix("/api/v1/lineage"):
         case "/runs/{run_id}":
             return [(f"{API}/runs/{r}", {}) for r in runs]
+        case "/runs/{run_id}/lineage":
+            return [(f"{API}/runs/{r}/lineage", {"depth": 10}) for r in runs]
         case "/runs/{run_id}/tree":
             return [(f"{API}/runs/{r}/tree", {"facets": f}) for r in runs for f in (False, True)]
         case "/graph/node":
@@ -201,14 +206,16 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
                 for k, ns, n in nodes
             ]
         case "/columns":
-            return [(path, {"namespace": ns, "name": n}) for ns, n in datasets] + [
+            calls = [(path, {"namespace": ns, "name": n}) for ns, n in datasets] + [
                 (path, {"namespace": "ml_team", "name": "scores", "field": "risk"}),
                 (path, {"namespace": "ml_team", "name": "scores_filtered", "field": "score"}),
             ]
+            return calls + [(p, {**params, "as_of": t}) for p, params in calls for t in _AS_OF]
         case "/datasets/{namespace}/{name}/columns":
             return [
-                (f"{API}/datasets/{q(ns, safe='')}/{q(n, safe='')}/columns", {})
+                (f"{API}/datasets/{q(ns, safe='')}/{q(n, safe='')}/columns", params)
                 for ns, n in datasets
+                for params in ({}, *({"as_of": t} for t in _AS_OF))
             ]
         case "/datasets/{namespace}/{name}/versions":
             return [

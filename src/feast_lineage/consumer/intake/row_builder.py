@@ -26,6 +26,7 @@ from feast_lineage.consumer.store.write.rows import (
     PendingColumnEdges,
     RowBatch,
     keep_latest_column_lineage,
+    list_column_lineage,
     merge_dataset,
     merge_job,
 )
@@ -239,6 +240,7 @@ class RowBuilder:
             rank=self.rank,
         )
         keep_latest_column_lineage(self.out.column_lineage, {(did, jid, OBSERVED): pointer})
+        list_column_lineage(self.out, pointer)
         self.out.column_reports.setdefault(
             (did, jid, OBSERVED, digest),
             PendingColumnEdges(ds["namespace"], facet, self.time_us),

@@ -7,6 +7,7 @@ servers decode ``%2F`` before routing, so they come from the raw path.
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
@@ -16,13 +17,16 @@ from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import (
+    DATE_TIME,
     DirectionParam,
     decode_segments,
     encoded_segments,
+    parse_time,
 )
 from feast_lineage.consumer.schemas import ColumnLineage
 from feast_lineage.consumer.services.columns import column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.when import instant
 
 router = APIRouter(tags=["columns"], responses=READ_ERRORS)
 _NOT_FOUND = error_responses(
@@ -41,6 +45,15 @@ Indirect = Annotated[
 Limit = Annotated[
     int, Query(ge=1, le=10_000, description="At most this many field nodes, the nearest first")
 ]
+AsOf = Annotated[
+    str | None,
+    Query(
+        description="The column lineage as it stood at this instant (ISO 8601): the latest "
+        "column lineage payload of each output dataset and job by then, schemas of the dataset "
+        "versions current then; symlinks are not followed. A future instant is now",
+        json_schema_extra=DATE_TIME,
+    ),
+]
 
 
 async def _columns(
@@ -52,7 +65,9 @@ async def _columns(
     depth: int,
     indirect: bool,
     limit: int,
+    as_of: str | None,
 ) -> Response:
+    at = instant(parse_time("as_of", as_of), time.time_ns() // 1000)
     if not namespace or not name:
         raise LineageError("the namespace and the name must not be empty", code="invalid_parameter")
     return await answer(
@@ -65,6 +80,7 @@ async def _columns(
         depth=depth,
         indirect=indirect,
         limit=limit,
+        at=at,
     )
 
 
@@ -83,8 +99,9 @@ async def get_columns_by_query(
     depth: Depth = 3,
     indirect: Indirect = True,
     limit: Limit = 2000,
+    as_of: AsOf = None,
 ) -> Response:
-    return await _columns(read, namespace, name, field, direction, depth, indirect, limit)
+    return await _columns(read, namespace, name, field, direction, depth, indirect, limit, as_of)
 
 
 def _segments(request: Request, decoded: str) -> tuple[str, str]:
@@ -120,6 +137,7 @@ async def get_columns(
     depth: Depth = 3,
     indirect: Indirect = True,
     limit: Limit = 2000,
+    as_of: AsOf = None,
 ) -> Response:
     ns, dataset_name = _segments(request, f"{namespace}/{name}/columns")
-    return await _columns(read, ns, dataset_name, field, direction, depth, indirect, limit)
+    return await _columns(read, ns, dataset_name, field, direction, depth, indirect, limit, as_of)

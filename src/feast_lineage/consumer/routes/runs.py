@@ -1,4 +1,4 @@
-"""Runs: ``GET /api/v1/lineage/openlineage/runs`` and ``/runs/{run_id}``."""
+"""Runs: ``GET /api/v1/lineage/openlineage/runs``, ``/runs/{run_id}`` and its ``/lineage``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from feast_lineage.consumer.routes.params import (
     DATE_TIME,
     RUN_ID_SCHEMA,
     RUN_STATES,
+    DirectionParam,
     either_case,
     enum_schema,
     one_of,
@@ -19,7 +20,9 @@ from feast_lineage.consumer.routes.params import (
 )
 from feast_lineage.consumer.routes.params import run_id as parse_run_id
 from feast_lineage.consumer.routes.sort_param import parse_sort, sort_schema
-from feast_lineage.consumer.schemas import RunDetail, RunPage
+from feast_lineage.consumer.schemas import RunDetail, RunLineage, RunPage
+from feast_lineage.consumer.services.bounds import MAX_DEPTH
+from feast_lineage.consumer.services.run_lineage import run_lineage
 from feast_lineage.consumer.services.runs import NEWEST_FIRST, run_detail, run_page
 from feast_lineage.consumer.store.read.sorting import RUN_SORT_KEYS
 
@@ -108,3 +111,33 @@ async def get_run(
     key = parse_run_id("run_id", run_id)
     assert key is not None
     return await answer(run_detail, read, key)
+
+
+@router.get(
+    "/runs/{run_id}/lineage",
+    response_model=RunLineage,
+    responses=error_responses(404, _404="No such run (or not visible)"),
+    summary="The lineage of what one run read and wrote, as it stood when the run ended",
+    description="The run's job is the center; upstream from what the run read and downstream "
+    "from what it wrote, as of the run's end (now for a running run).",
+)
+async def get_run_lineage(
+    read: ReaderDep,
+    run_id: Annotated[str, Path(description="The run's id", json_schema_extra=RUN_ID_SCHEMA)],
+    depth: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=50,
+            description=f"Steps from the run's job; 1: what the run read and wrote. Past "
+            f"{MAX_DEPTH} the walk stops at {MAX_DEPTH} and the answer says so under clamped",
+        ),
+    ] = 3,
+    direction: DirectionParam = "both",
+    limit: Annotated[
+        int, Query(ge=1, le=10_000, description="At most this many nodes, the nearest first")
+    ] = 2000,
+) -> Response:
+    key = parse_run_id("run_id", run_id)
+    assert key is not None
+    return await answer(run_lineage, read, key, depth=depth, direction=direction, limit=limit)

@@ -42,9 +42,15 @@ from feast_lineage.consumer.schemas import (
     JobRef,
 )
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.when import answerable
+from feast_lineage.consumer.store.read import as_of as at_reads
 from feast_lineage.consumer.store.read import columns as c
+from feast_lineage.consumer.store.read import columns_as_of as c_at
+from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.aliases import alias_groups, alias_names
+from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.column_walk import walk_columns
+from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id
 
 Node = tuple[int, int]  # (alias group, field hash)
@@ -53,9 +59,13 @@ Name = tuple[str, str]  # (namespace, name)
 
 @dataclass
 class _Aliases:
-    """Alias groups of the datasets met so far: dataset -> group, group -> members."""
+    """Alias groups of the datasets met so far: dataset -> group, group -> members.
+
+    As of an instant (``at``) symlinks are not followed: each dataset is its own group.
+    """
 
     scope: Scope
+    at: Instant | None = None
     group: dict[int, int] = field(default_factory=dict)
     members: dict[int, frozenset[int]] = field(default_factory=dict)
     names: dict[int, Name] = field(default_factory=dict)
@@ -63,7 +73,10 @@ class _Aliases:
     def add(self, conn: Connection, ids: Iterable[int]) -> None:
         """Put every dataset of ``ids`` (and its visible aliases, transitively) in a group."""
         todo = {i for i in ids if i not in self.group}
-        if todo:
+        if todo and self.at is not None:
+            self.group.update({i: i for i in todo})
+            self.members.update({i: frozenset((i,)) for i in todo})
+        elif todo:
             found = alias_groups(conn, todo, self.scope.ns_ids)
             self.group.update(found.group)
             self.members.update(found.members)
@@ -78,6 +91,8 @@ class _Aliases:
         """Learn the names of ``ids``: stored datasets', else as a symlink names the alias."""
         for ds in c.dataset_names(conn, ids - set(self.names)).values():
             self.names[ds.id] = (ds.namespace, ds.name)
+        if self.at is not None:
+            return
         for alias, named in alias_names(conn, ids - set(self.names)).items():
             self.names[alias] = named
 
@@ -110,6 +125,7 @@ class _Ask:
     field_name: str | None
     depth: int
     indirect: bool
+    at: Instant | None = None
 
 
 def _walk(conn: Connection, aliases: _Aliases, ask: _Ask, way: Way, found: _Found) -> None:
@@ -117,7 +133,7 @@ def _walk(conn: Connection, aliases: _Aliases, ask: _Ask, way: Way, found: _Foun
     start, field_name = ask.start, ask.field_name
     field_id = field_hash(field_name) if field_name is not None else None
     ns_ids = aliases.scope.ns_ids
-    walked = walk_columns(conn, start, field_id, way, ask.depth, ask.indirect, ns_ids)
+    walked = walk_columns(conn, start, field_id, way, ask.depth, ask.indirect, ns_ids, ask.at)
     aliases.add(conn, {i for w in walked for i in (w.edge.src_dataset_id, w.edge.dst_dataset_id)})
     if field_id is not None:
         found.depths.setdefault((aliases.group[start], field_id), 0)
@@ -147,9 +163,22 @@ def _fields_of(payload: str) -> list[tuple[str, object]] | None:
     ]
 
 
-def _types(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
+def _schema_payloads(conn: Connection, ids: Iterable[int], at: Instant | None) -> dict[int, str]:
+    """Dataset id -> its schema facet text: the latest, or that of its version current at ``at``."""
+    if at is None:
+        return c.schema_payloads(conn, ids)
+    versions = dv.current_at(conn, ids, at.time_us)
+    texts = dv.blob_texts(conn, (v.schema_id for v in versions.values()))
+    return {
+        owner: texts[v.schema_id]
+        for owner, v in versions.items()
+        if v.schema_id is not None and v.schema_id in texts
+    }
+
+
+def _types(conn: Connection, ids: Iterable[int], at: Instant | None) -> dict[int, dict[str, str]]:
     out: dict[int, dict[str, str]] = {}
-    for owner, payload in c.schema_payloads(conn, ids).items():
+    for owner, payload in _schema_payloads(conn, ids, at).items():
         fields = _fields_of(payload) or []
         out[owner] = {name: kind for name, kind in fields if isinstance(kind, str)}
     return out
@@ -159,11 +188,11 @@ def _types(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
 _LISTED_COLUMNS = 30
 
 
-def _schema_fields(conn: Connection, ids: Iterable[int]) -> list[str] | None:
+def _schema_fields(conn: Connection, ids: Iterable[int], at: Instant | None) -> list[str] | None:
     """The field names of the datasets' schema facets (aliases together); None: no schema."""
     names: list[str] = []
     known = False
-    for _owner, payload in sorted(c.schema_payloads(conn, ids).items()):
+    for _owner, payload in sorted(_schema_payloads(conn, ids, at).items()):
         fields = _fields_of(payload)
         if fields is None:
             continue
@@ -174,13 +203,15 @@ def _schema_fields(conn: Connection, ids: Iterable[int]) -> list[str] | None:
     return names if known else None
 
 
-def _require_field(conn: Connection, ids: Iterable[int], field_name: str, dataset: str) -> None:
+def _require_field(
+    conn: Connection, ids: Iterable[int], field_name: str, dataset: str, at: Instant | None
+) -> None:
     """Raise NotFound when the dataset's schema is known and lacks the field.
 
     Called only when no edge names the field: column lineage may name a
     field a stale schema facet does not list.
     """
-    names = _schema_fields(conn, ids)
+    names = _schema_fields(conn, ids, at)
     if names is None or field_name in names:
         return
     listed = ", ".join(names[:_LISTED_COLUMNS])
@@ -222,17 +253,28 @@ def _transformations(
     return out
 
 
-def _start(conn: Connection, scope: Scope, namespace: str, name: str) -> _Aliases:
+def _known(conn: Connection, start: int, at: Instant | None) -> bool:
+    """Whether the dataset is stored (existed at ``at``) or some column edge reads it."""
+    if at is None:
+        return bool(c.dataset_names(conn, [start]) or c.column_edges(conn, "from", [start], None))
+    return bool(
+        at_reads.nodes_by_id(conn, [start], None, at)
+        or c_at.column_edges_at(conn, "from", [start], None, at)
+    )
+
+
+def _start(
+    conn: Connection, scope: Scope, namespace: str, name: str, at: Instant | None
+) -> _Aliases:
     """The asked dataset's alias group; NotFound when there is no such visible dataset."""
     start = dataset_id(namespace, name)
-    if not scope.allows(namespace) or (
-        not c.dataset_names(conn, [start]) and not c.column_edges(conn, "from", [start], None)
-    ):
+    if not scope.allows(namespace) or not _known(conn, start, at):
+        then = "" if at is None else f" at {to_iso(at.time_us)}"
         raise NotFound(
-            f"no dataset named {name!r} in namespace {namespace!r}; "
+            f"no dataset named {name!r} in namespace {namespace!r}{then}; "
             "list them with GET /api/v1/lineage/openlineage/datasets"
         )
-    aliases = _Aliases(scope)
+    aliases = _Aliases(scope, at)
     aliases.names[start] = (namespace, name)
     aliases.add(conn, [start])
     return aliases
@@ -257,7 +299,7 @@ def _nodes(conn: Connection, aliases: _Aliases, found: _Found, start: int, limit
     others = {grp: aliases.others(grp, answer.named[grp]) for grp in groups}
     # Where a field's type is looked up: the asked dataset first, then the other members.
     lookup = {grp: sorted(aliases.members[grp], key=lambda m: m != start) for grp in groups}
-    types = _types(conn, members)
+    types = _types(conn, members, aliases.at)
     depths, fields, named = found.depths, found.fields, answer.named
     nearest = sorted(depths, key=lambda n: (depths[n], *named[n[0]], fields.get(n) or ""))
     answer.truncated = len(nearest) > limit
@@ -367,17 +409,23 @@ def column_lineage(
     depth: int,
     indirect: bool,
     limit: int,
+    at: Instant | None = None,
 ) -> ColumnLineage:
-    """The column lineage of a dataset (or one of its fields) within ``depth`` steps."""
-    ask = _Ask(dataset_id(namespace, name), field_name, depth, indirect)
+    """The column lineage of a dataset (or one of its fields) within ``depth`` steps.
+
+    With ``at``: as it stood at that instant (docs/api.md, ``as_of``).
+    """
+    ask = _Ask(dataset_id(namespace, name), field_name, depth, indirect, at)
     with read.engine.connect() as conn:
-        aliases = _start(conn, read.scope, namespace, name)
+        if at is not None:
+            answerable(conn, at)
+        aliases = _start(conn, read.scope, namespace, name, at)
         group = aliases.group[ask.start]
         found = _Found()
         for way in ways(direction):
             _walk(conn, aliases, ask, way, found)
         if field_name is not None and not found.edges:
-            _require_field(conn, aliases.members[group], field_name, name)
+            _require_field(conn, aliases.members[group], field_name, name, at)
         answer = _nodes(conn, aliases, found, ask.start, limit)
         kept = {k: v for k, v in found.edges.items() if k[0] in answer.ids and k[1] in answer.ids}
         hidden = _with_hidden_inputs(conn, aliases, {k[1] for k in kept}, read.scope)
@@ -394,6 +442,7 @@ def column_lineage(
         truncated=answer.truncated,
         limit=limit,
         column_lineage=[row for row in feast if row is not None],
+        as_of=to_iso(at.time_us) if at is not None else None,
     )
 
 
@@ -407,12 +456,12 @@ def _with_hidden_inputs(
     """
     if scope.is_everything or not targets:
         return set()
-    rows = c.column_edges(
-        conn,
-        "into",
-        aliases.datasets({grp for grp, _f in targets}),
-        {fid for _g, fid in targets} | {WHOLE_DATASET},
-    )
+    datasets = aliases.datasets({grp for grp, _f in targets})
+    fields = {fid for _g, fid in targets} | {WHOLE_DATASET}
+    if aliases.at is None:
+        rows = c.column_edges(conn, "into", datasets, fields)
+    else:
+        rows = c_at.column_edges_at(conn, "into", datasets, fields, aliases.at)
     hidden: set[Node] = set()
     for r in rows:
         if not scope.allows_id(r.src_ns_id):
@@ -440,3 +489,33 @@ def has_column_lineage(conn: Connection, dataset_ids: Iterable[int], scope: Scop
     with_edges = found | c.with_column_lineage(conn, others, scope.ns_ids)
     lit = {grp for grp in groups if aliases.members[grp] & with_edges}
     return found | {i for i in rest if aliases.group[i] in lit}
+
+
+def column_edges_of_datasets_at(
+    read: StoreReader, datasets: Iterable[tuple[str, str]], at: Instant | None
+) -> list[c.ColumnEdgeRead]:
+    """The column edges into or out of these (namespace, name) datasets, as of ``at`` (None: now).
+
+    Only edges whose two ends the caller may see, each once, sorted by
+    (output dataset, output field, job, origin, input dataset, input field);
+    symlinks are not followed. An instant before the retention horizon is a
+    400 naming the oldest one answered.
+    """
+    scope = read.scope
+    ids = {dataset_id(ns, nm) for ns, nm in datasets if scope.allows(ns)}
+    if not ids:
+        return []
+    with read.engine.connect() as conn:
+        if at is not None:
+            answerable(conn, at)
+        found: dict[tuple[object, ...], c.ColumnEdgeRead] = {}
+        for side in ("into", "from"):
+            if at is None:
+                rows = c.column_edges(conn, side, ids, None)
+            else:
+                rows = c_at.column_edges_at(conn, side, ids, None, at)
+            for r in rows:
+                if scope.allows_id(r.src_ns_id) and scope.allows_id(r.dst_ns_id):
+                    key = (r.dst_dataset_id, r.dst_field_id, r.job_id, r.origin)
+                    found[(*key, r.src_dataset_id, r.src_field_id)] = r
+    return [found[k] for k in sorted(found, key=str)]

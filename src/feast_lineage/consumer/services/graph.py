@@ -260,13 +260,14 @@ def _symlinks(
             built["edges"].append(graph_edge(owner, alias, "symlink", s.created_us))
 
 
-def _build(
+def build_now(
     conn: Connection,
     rows: list[NodeRow],
     scope: Scope,
     mapping: Mapping[str, str],
     depths: Mapping[int, int] | None = None,
 ) -> Built:
+    """The nodes of ``rows`` as they are now, the current edges among them, their symlinks."""
     job_ids = {r.id for r in rows if r.kind == "job"}
     dataset_ids = {r.id for r in rows if r.kind == "dataset"}
     with_columns = has_column_lineage(conn, dataset_ids, scope)
@@ -297,7 +298,7 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
     with read.engine.connect() as conn:
         total = g.count_nodes(conn, ns_ids)
         rows = g.node_page(conn, ns_ids, total, offset, limit)
-        built = _build(conn, rows, scope, mapping)
+        built = build_now(conn, rows, scope, mapping)
         total_edges = g.count_edges(conn, ns_ids) + count_explicit_edges(conn, ns_ids)
     return GraphPage(
         **built,
@@ -375,7 +376,7 @@ def subgraph(
         rows = g.nodes_by_id(conn, considered, scope.ns_ids)
         rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
         truncated = len(rows) > limit or len(considered) < len(nearest)
-        built = _build(conn, rows[:limit], scope, mapping, depths)
+        built = build_now(conn, rows[:limit], scope, mapping, depths)
     return Subgraph(
         center=str(NodeId(kind, namespace, name)),
         depth=depth,

@@ -10,15 +10,15 @@ here, so they cost what they cost before.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import Connection
 
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
-from feast_lineage.consumer.errors import LineageError, NotFound
-from feast_lineage.consumer.lineage_model import Direction, NodeId
+from feast_lineage.consumer.errors import NotFound
+from feast_lineage.consumer.lineage_model import Direction, NodeId, Way
 from feast_lineage.consumer.schemas import Clamped, GraphEdge, GraphPage, Subgraph
 from feast_lineage.consumer.services.bounds import MAX_GRAPH_PAGE, clamp_depth, clamp_limit
 from feast_lineage.consumer.services.dataset_versions import version_key
@@ -28,14 +28,15 @@ from feast_lineage.consumer.services.graph import (
     NodeRef,
     _node,
     add_derived,
+    build_now,
     graph_edge,
     nearest,
     node_ref,
     seen,
 )
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.when import History, When, answerable, echo, when
 from feast_lineage.consumer.store.read import as_of as at_reads
-from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read import graph as g
 from feast_lineage.consumer.store.read import window as window_reads
 from feast_lineage.consumer.store.read.as_of import Instant
@@ -45,42 +46,12 @@ from feast_lineage.consumer.store.read.window import Window
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id, job_id
 
-History = Instant | Window
+__all__ = ["History", "build", "graph_page_at", "history", "nodes_at", "subgraph_at", "walk_at"]
 
 
-def _echo(at: History) -> tuple[str | None, str | None, str | None]:
-    """(as_of, since, until) as the answer states them."""
-    if isinstance(at, Instant):
-        return to_iso(at.time_us), None, None
-    return None, to_iso(at.since_us), to_iso(at.until_us)
-
-
-def history(
-    as_of_us: int | None, since_us: int | None, until_us: int | None, now_us: int
-) -> History | None:
-    """What an answer is asked at: an instant (a future one is now), a window, or now (None)."""
-    if as_of_us is not None and (since_us is not None or until_us is not None):
-        raise LineageError(
-            "as_of asks the lineage at one instant and since/until over a window: "
-            "pass as_of alone, or since and/or until alone",
-            code="invalid_parameter",
-        )
-    if as_of_us is not None:
-        return Instant(min(as_of_us, now_us))
-    if since_us is not None or until_us is not None:
-        return Window(since_us, until_us)
-    return None
-
-
-def _answerable(conn: Connection, at: History) -> None:
-    """An instant before the retention horizon is refused, naming the oldest one answered."""
-    horizon = dv.horizon(conn)
-    if isinstance(at, Instant) and horizon is not None and at.time_us < horizon:
-        raise LineageError(
-            f"as_of {to_iso(at.time_us)} is before the retention horizon: the oldest instant "
-            f"still answered is {to_iso(horizon)}",
-            code="invalid_parameter",
-        )
+_echo = echo
+_answerable = answerable
+history = when
 
 
 def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, Any]:
@@ -168,6 +139,37 @@ def _build(
     return built
 
 
+def build(
+    conn: Connection,
+    rows: list[NodeRow],
+    read: StoreReader,
+    depths: Mapping[int, int] | None,
+    at: When,
+) -> Built:
+    """The nodes of ``rows`` and the edges among them: now (None), at an instant, over a window."""
+    if at is None:
+        return build_now(conn, rows, read.scope, read.namespace_mapping, depths)
+    return _build(conn, rows, read, depths, at)
+
+
+def nodes_at(conn: Connection, ids: Iterable[int], ns_ids: NsIds, at: When) -> list[NodeRow]:
+    """The visible nodes among ``ids`` that existed at ``at`` (now and a window: stored)."""
+    if isinstance(at, Instant):
+        return at_reads.nodes_by_id(conn, ids, ns_ids, at)
+    return g.nodes_by_id(conn, ids, ns_ids)
+
+
+def walk_at(
+    conn: Connection, start: int, way: Way, depth: int, ns_ids: NsIds, at: When
+) -> dict[int, int]:
+    """Node id -> distance from ``start`` along ``way`` at ``at`` (None: the current graph)."""
+    if isinstance(at, Instant):
+        return at_reads.walk(conn, start, way, depth, ns_ids, at)
+    if isinstance(at, Window):
+        return window_reads.walk(conn, start, way, depth, ns_ids, at)
+    return g.walk(conn, start, way, depth, ns_ids)
+
+
 def _window_nodes(
     conn: Connection, ns_ids: NsIds, seen_then: window_reads.Observed
 ) -> list[NodeRow]:
@@ -225,13 +227,7 @@ def _start(
 def _reach(
     conn: Connection, start: int, direction: Direction, depth: int, scope: Scope, at: History
 ) -> dict[int, int]:
-    if isinstance(at, Instant):
-        return nearest(
-            direction, lambda way: at_reads.walk(conn, start, way, depth, scope.ns_ids, at)
-        )
-    return nearest(
-        direction, lambda way: window_reads.walk(conn, start, way, depth, scope.ns_ids, at)
-    )
+    return nearest(direction, lambda way: walk_at(conn, start, way, depth, scope.ns_ids, at))
 
 
 def subgraph_at(

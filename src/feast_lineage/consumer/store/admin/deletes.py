@@ -32,6 +32,7 @@ API_NAMES.update(
     {
         t.column_lineage.name: "column_lineage",
         t.column_edges.name: "column_edges",
+        t.column_listings.name: "column_listings",
         t.explicit_lineage.name: "explicit_lineage",
         t.explicit_edges.name: "explicit_edges",
         t.dataset_versions.name: "dataset_versions",

@@ -26,6 +26,7 @@ _EVERYTHING = (
     t.explicit_lineage,
     t.column_edges,
     t.column_lineage,
+    t.column_listings,
     t.events,
     t.io_listings,
     t.run_io,
@@ -172,6 +173,9 @@ def _delete_column_lineage(conn: Connection, its: _Namespace, removed: Removed) 
         removed.add("column_edges", delete_rows(conn, t.column_edges, where))
     for where in (cl.dataset_id.in_(its.datasets), cl.job_id.in_(its.jobs)):
         removed.add("column_lineage", delete_rows(conn, t.column_lineage, where))
+    lc = t.column_listings.c
+    for where in (lc.dataset_id.in_(its.datasets), lc.job_id.in_(its.jobs)):
+        removed.add("column_listings", delete_rows(conn, t.column_listings, where))
 
 
 def _delete_explicit_lineage(conn: Connection, its: _Namespace, removed: Removed) -> None:

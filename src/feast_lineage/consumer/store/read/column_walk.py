@@ -52,11 +52,13 @@ from sqlalchemy import (
 from feast_lineage.column_lineage import WHOLE_DATASET
 from feast_lineage.consumer.lineage_model import Way
 from feast_lineage.consumer.store.read.aliases import alias_steps
+from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.columns import (
     ColumnEdgeRead,
     current_column_edge,
     edge_columns,
 )
+from feast_lineage.consumer.store.read.columns_as_of import column_edge_at
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
@@ -80,10 +82,19 @@ def _ends(e: Any, way: Way) -> tuple[Any, Any, Any, Any, Any]:
     return c.src_dataset_id, c.src_field_id, c.dst_dataset_id, c.dst_field_id, c.dst_ns_id
 
 
-def _followed(e: Any, way: Way, indirect: bool, scoped: bool) -> Any:
+def _pointed(e: Any, at: bool, name: str) -> tuple[Any, Any]:
+    """The table saying which payload is current (pointers, or listings at an instant), joined."""
+    if at:
+        p = t.column_listings.alias(name)
+        return p, column_edge_at(e, p)
+    p = t.column_lineage.alias(name)
+    return p, current_column_edge(e, p)
+
+
+def _followed(e: Any, way: Way, indirect: bool, scoped: bool, at: bool) -> Any:
     """What an edge must be to be walked: current, its far end visible, direct if asked."""
-    p = t.column_lineage.alias(f"{e.name}_pointer")
-    cond = [exists().where(current_column_edge(e, p)).correlate_except(p)]
+    p, current = _pointed(e, at, f"{e.name}_pointer")
+    cond = [exists().where(current).correlate_except(p)]
     if scoped:
         cond.append(_ends(e, way)[4].in_(bindparam("ns_ids", expanding=True)))
     if not indirect:  # dataset-level inputs count as indirect, typed or not
@@ -91,15 +102,17 @@ def _followed(e: Any, way: Way, indirect: bool, scoped: bool) -> Any:
     return and_(*cond)
 
 
-def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool) -> list[Step]:
+def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool, at: bool) -> list[Step]:
     """From a field: along its edges, every field's edges, the dataset-level inputs, aliases."""
     by_field = t.column_edges.alias("by_field")
     every = t.column_edges.alias("every_field")
     near0, nearf0, far0, farf0, _ = _ends(by_field, way)
     near1, _, far1, farf1, _ = _ends(every, way)
-    on_field = and_(near0 == w.c.ds, nearf0 == w.c.fld, _followed(by_field, way, indirect, scoped))
+    on_field = and_(
+        near0 == w.c.ds, nearf0 == w.c.fld, _followed(by_field, way, indirect, scoped, at)
+    )
     on_every = and_(
-        w.c.fld == EVERY_FIELD, near1 == w.c.ds, _followed(every, way, indirect, scoped)
+        w.c.fld == EVERY_FIELD, near1 == w.c.ds, _followed(every, way, indirect, scoped, at)
     )
     steps = [
         Step(by_field, on_field, (far0, farf0), far0, deeper=True),
@@ -112,15 +125,17 @@ def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool) -> list[S
             w.c.fld != EVERY_FIELD,
             whole.c.dst_dataset_id == w.c.ds,
             whole.c.dst_field_id == WHOLE_DATASET,
-            _followed(whole, "upstream", indirect, scoped),
+            _followed(whole, "upstream", indirect, scoped, at),
         )
         steps.append(Step(whole, on_whole, (far2, farf2), far2, deeper=True))
+    if at:  # symlinks are not followed as of an instant (docs/api.md)
+        return steps
     return [*steps, *alias_steps(w.c.ds, lambda found: (found, w.c.fld), scoped)]
 
 
 @lru_cache(maxsize=16)
-def _walk_statement(way: Way, indirect: bool, scoped: bool) -> CompoundSelect[*_Row]:
-    """The walk as one statement, built once: parameters start, field, depth, ns_ids."""
+def _walk_statement(way: Way, indirect: bool, scoped: bool, at: bool) -> CompoundSelect[*_Row]:
+    """The walk as one statement, built once: parameters start, field, depth, ns_ids (as_of)."""
     seed = select(
         cast(bindparam("start", type_=BigInteger), BigInteger).label("ds"),
         # MariaDB types a recursive query's columns by its seed's values: the
@@ -128,7 +143,9 @@ def _walk_statement(way: Way, indirect: bool, scoped: bool) -> CompoundSelect[*_
         (cast(bindparam("field", type_=BigInteger), BigInteger) + 0 * _WIDEST).label("fld"),
         cast(literal(0), Integer).label("depth"),
     )
-    walked = recursive_walk("column_walk", seed, lambda w: _walk_steps(w, way, indirect, scoped))
+    walked = recursive_walk(
+        "column_walk", seed, lambda w: _walk_steps(w, way, indirect, scoped, at)
+    )
     reached = (
         select(walked.c.ds, walked.c.fld, func.min(walked.c.depth).label("depth"))
         .group_by(walked.c.ds, walked.c.fld)
@@ -137,13 +154,14 @@ def _walk_statement(way: Way, indirect: bool, scoped: bool) -> CompoundSelect[*_
     kinds: list[_Kind] = ["field", "every"]
     if way == "upstream" and indirect:
         kinds.append("whole")
-    return union_all(*(_edges_from(reached, way, indirect, scoped, kind) for kind in kinds))
+    return union_all(*(_edges_from(reached, way, (indirect, scoped, at), kind) for kind in kinds))
 
 
-def _edges_from(reached: CTE, way: Way, indirect: bool, scoped: bool, kind: _Kind) -> Select[*_Row]:
+def _edges_from(reached: CTE, way: Way, how: tuple[bool, bool, bool], kind: _Kind) -> Select[*_Row]:
     """The current edges out of the reached nodes below ``depth``, each with its near level."""
+    indirect, scoped, at = how
     e = t.column_edges.alias(f"out_{kind}")
-    p = t.column_lineage.alias(f"out_{kind}_pointer")
+    p, current = _pointed(e, at, f"out_{kind}_pointer")
     r = reached.alias(f"near_{kind}")
     near, near_field, _, _, far_ns = _ends(e, way if kind != "whole" else "upstream")
     if kind == "field":
@@ -160,7 +178,7 @@ def _edges_from(reached: CTE, way: Way, indirect: bool, scoped: bool, kind: _Kin
         )
     stmt = (
         select(*edge_columns(e, p), r.c.depth)
-        .select_from(r.join(e, on).join(p, current_column_edge(e, p)))
+        .select_from(r.join(e, on).join(p, current))
         .where(r.c.depth < bindparam("depth", type_=Integer))
     )
     if scoped:
@@ -178,12 +196,14 @@ def walk_columns(
     depth: int,
     indirect: bool,
     ns_ids: NsIds,
+    at: Instant | None = None,
 ) -> list[WalkedEdge]:
     """Every current column edge within ``depth`` levels of the field (or every field) asked.
 
     Each edge once, with the least level of its near end; the edges of
     symlinked aliases are met as the asked dataset's (the caller groups
-    aliases into one node).
+    aliases into one node). With ``at``: the edges current at that instant,
+    no symlinks followed.
     """
     if depth <= 0 or (ns_ids is not None and not ns_ids):
         return []
@@ -191,7 +211,9 @@ def walk_columns(
     params: dict[str, Any] = {"start": start, "field": field, "depth": depth}
     if ns_ids is not None:
         params["ns_ids"] = sorted(ns_ids)
-    stmt = _walk_statement(way, indirect, ns_ids is not None)
+    if at is not None:
+        params.update(at.params())
+    stmt = _walk_statement(way, indirect, ns_ids is not None, at is not None)
     best: dict[tuple[Any, ...], WalkedEdge] = {}
     for row in conn.execute(stmt, params):
         edge = ColumnEdgeRead(*row[:-1])

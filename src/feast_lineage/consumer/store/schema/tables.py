@@ -83,6 +83,14 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   event time at which the run listed the dataset (a minimum, so arrival
   order does not matter). Written once per event, never rewritten; the
   migration derives both from the stored events.
+* Migration 0018 keeps the history of column lineage:
+  ``feast_lineage_column_listings`` holds one row per (event, output
+  dataset, job, origin) whose event stated column lineage, keyed by the
+  event's rank, naming the payload's digest, so "the latest payload of an
+  (output, job, origin) at or before T" is one backward seek
+  (:mod:`..read.columns_as_of`). Written once per event, never rewritten.
+  The migration derives the rows of stored stores from their column edges
+  (each payload from its edges' first stored time) and pointers (the latest).
 * Migration 0012 adds dataset versions: ``feast_lineage_dataset_versions``
   keeps one immutable, content-addressed row per (event, dataset) the event
   wrote (a COMPLETE run's output) or stated a followed facet of (schema,
@@ -299,6 +307,22 @@ column_lineage = Table(
     Column("run_id", String(36), nullable=True),  # the run that reported it
     Column("ns_id", BigInteger, nullable=False),  # the dataset's namespace
     Index("ix_ol_column_lineage_job", "job_id"),
+)
+
+# One row per (event, output dataset, job, origin) whose event stated column
+# lineage (migration 0018): the payload current at T is one backward seek.
+column_listings = Table(
+    "feast_lineage_column_listings",
+    metadata,
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("job_id", BigInteger, primary_key=True, autoincrement=False),  # 0: no job
+    Column("origin", String(16), primary_key=True),  # observed | declared
+    Column("rank", String(64), primary_key=True),  # the event's rank (time first)
+    Column("digest", String(32), nullable=False),  # of the payload it stated
+    Column("run_id", String(36), nullable=True),
+    Column("ns_id", BigInteger, nullable=False),  # the dataset's namespace
+    Index("ix_ol_column_listings_job", "job_id"),
+    sqlite_with_rowid=False,
 )
 
 column_edges = Table(

@@ -197,6 +197,7 @@ def _write_once(conn: Connection, ex: Execute, d: RowBatch, cache: WriteCache) -
             [r for k, r in d.symlinks.items() if k not in cache.symlinks],
         ),
         ("column_edges", t.column_edges, column_edges),
+        ("column_listings", t.column_listings, list(d.column_listings.values())),
         (
             "explicit_edges",
             t.explicit_edges,

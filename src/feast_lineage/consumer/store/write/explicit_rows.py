@@ -22,6 +22,7 @@ from feast_lineage.consumer.store.write.rows import (
     RowBatch,
     keep_latest_column_lineage,
     keep_latest_explicit,
+    list_column_lineage,
 )
 from feast_lineage.explicit_lineage import DATASET_LINEAGE, Node, Statement
 from feast_lineage.identity import namespace_id, node_id
@@ -112,6 +113,7 @@ def add_explicit_rows(out: RowBatch, rows: ExplicitRows) -> None:
         if stated is not None and stated["digest"] != column_pointer["digest"]:
             continue
         keep_latest_column_lineage(out.column_lineage, {key: column_pointer})
+        list_column_lineage(out, column_pointer)
         payload = (key[0], key[1], key[2], column_pointer["digest"])
         for column_key, column_edge in rows.column_edges.items():
             if (column_key[0], column_key[2], column_key[3], column_key[4]) == payload:

@@ -149,6 +149,18 @@ class ColumnLineageRow(TypedDict):
     ns_id: int
 
 
+class ColumnListingRow(TypedDict):
+    """An event that stated column lineage: the listings answer ``as_of`` for column lineage."""
+
+    dataset_id: int
+    job_id: int
+    origin: str
+    rank: str  # the event's
+    digest: str
+    run_id: str | None
+    ns_id: int
+
+
 class ColumnEdgeRow(TypedDict):
     """One input field -> output field edge of one columnLineage payload."""
 
@@ -311,6 +323,7 @@ class RowBatch:
     job_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     column_lineage: dict[ColumnKey, ColumnLineageRow] = field(default_factory=dict)
+    column_listings: dict[tuple[int, int, str, str], ColumnListingRow] = field(default_factory=dict)
     column_edges: dict[ColumnEdgeKey, ColumnEdgeRow] = field(default_factory=dict)
     column_reports: dict[ColumnReportKey, PendingColumnEdges] = field(default_factory=dict)
     explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
@@ -334,6 +347,7 @@ class RowBatch:
         combine(self.job_facets, other.job_facets, merge_facet)
         combine(self.dataset_facets, other.dataset_facets, merge_facet)
         keep_latest_column_lineage(self.column_lineage, other.column_lineage)
+        _keep_first(self.column_listings, other.column_listings)
         _keep_first(self.column_edges, other.column_edges)
         _keep_first(self.column_reports, other.column_reports)
         keep_latest_explicit(self.explicit_lineage, other.explicit_lineage)
@@ -376,6 +390,23 @@ def combine(into: dict[K, R], new: dict[K, R], merge: Callable[[R, R], R]) -> No
     for key, row in new.items():
         old = into.get(key)
         into[key] = row if old is None else merge(old, row)
+
+
+def list_column_lineage(into: RowBatch, pointer: ColumnLineageRow) -> None:
+    """Record that the pointer's event stated its payload: the history ``as_of`` reads."""
+    key = (pointer["dataset_id"], pointer["job_id"], pointer["origin"], pointer["rank"])
+    into.column_listings.setdefault(
+        key,
+        {
+            "dataset_id": pointer["dataset_id"],
+            "job_id": pointer["job_id"],
+            "origin": pointer["origin"],
+            "rank": pointer["rank"],
+            "digest": pointer["digest"],
+            "run_id": pointer["run_id"],
+            "ns_id": pointer["ns_id"],
+        },
+    )
 
 
 def keep_latest_column_lineage(
