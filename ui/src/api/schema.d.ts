@@ -140,6 +140,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lineage/openlineage/runs/{run_id}/lineage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lineage of what one run read and wrote, as it stood when the run ended
+         * @description The run's job is the center; upstream from what the run read and downstream from what it wrote, as of the run's end (now for a running run).
+         */
+        get: operations["get_run_lineage_api_v1_lineage_openlineage_runs__run_id__lineage_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage/openlineage/runs/{run_id}/tree": {
         parameters: {
             query?: never;
@@ -659,6 +679,11 @@ export interface components {
              * @description Feast 0.67's shape: the direct field edges into (upstream) and out of (downstream) the dataset
              */
             column_lineage: components["schemas"]["FeastColumnLineageRow"][];
+            /**
+             * As Of
+             * @description The instant asked (ISO 8601); null unless as_of was given
+             */
+            as_of: string | null;
         };
         /** ColumnNode */
         ColumnNode: {
@@ -2438,6 +2463,59 @@ export interface components {
             /** Duration Ms */
             duration_ms: number | null;
         };
+        /** RunLineage */
+        RunLineage: {
+            /** Run Id */
+            run_id: string;
+            /**
+             * Job
+             * @description The id of the run's job node
+             */
+            job: string;
+            /**
+             * State
+             * @description The run's state: RUNNING, COMPLETE, FAIL, ...
+             */
+            state: string;
+            /**
+             * Depth
+             * @description As used (see clamped)
+             */
+            depth: number;
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "upstream" | "downstream" | "both";
+            /**
+             * Nodes
+             * @description The job (depth 0), what the run read and wrote (1), and beyond
+             */
+            nodes: components["schemas"]["GraphNode"][];
+            /** Edges */
+            edges: components["schemas"]["GraphEdge"][];
+            /** Derived Edges */
+            derived_edges: components["schemas"]["DerivedEdge"][];
+            /** Symlinks */
+            symlinks: components["schemas"]["GraphSymlink"][];
+            /**
+             * Truncated
+             * @description More nodes were in reach than limit; the nearest kept
+             */
+            truncated: boolean;
+            /** Limit */
+            limit: number;
+            /**
+             * Clamped
+             * @description Parameters served with another value than asked (empty when none was)
+             */
+            clamped: components["schemas"]["Clamped"][];
+            /**
+             * As Of
+             * @description The run's end (ISO 8601): the lineage as it stood then; null: now
+             */
+            as_of: string | null;
+        };
         /** RunPage */
         RunPage: {
             /** Runs */
@@ -3863,6 +3941,81 @@ export interface operations {
             };
         };
     };
+    get_run_lineage_api_v1_lineage_openlineage_runs__run_id__lineage_get: {
+        parameters: {
+            query?: {
+                /** @description Steps from the run's job; 1: what the run read and wrote. Past 20 the walk stops at 20 and the answer says so under clamped */
+                depth?: number;
+                /** @description upstream, downstream or both */
+                direction?: "upstream" | "downstream" | "both";
+                /** @description At most this many nodes, the nearest first */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The run's id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunLineage"];
+                };
+            };
+            /** @description A parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An API key (or token) is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Access refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such run (or not visible) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     get_run_tree_api_v1_lineage_openlineage_runs__run_id__tree_get: {
         parameters: {
             query?: {
@@ -4452,6 +4605,8 @@ export interface operations {
                 indirect?: boolean;
                 /** @description At most this many field nodes, the nearest first */
                 limit?: number;
+                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then; symlinks are not followed. A future instant is now */
+                as_of?: string | null;
             };
             header?: never;
             path?: never;
@@ -4528,6 +4683,8 @@ export interface operations {
                 indirect?: boolean;
                 /** @description At most this many field nodes, the nearest first */
                 limit?: number;
+                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then; symlinks are not followed. A future instant is now */
+                as_of?: string | null;
             };
             header?: never;
             path: {
