@@ -16,10 +16,12 @@ from starlette.responses import JSONResponse
 from feast_lineage.consumer.schemas import ErrorResponse, StoredEventText
 
 
-def _embedded(value: object) -> orjson.Fragment:
-    """Stored JSON text inside an answer, embedded as it is."""
+def _embedded(value: object) -> orjson.Fragment | dict[str, object]:
+    """Stored JSON text inside an answer, embedded as it is; a response model in a TypedDict."""
     if isinstance(value, StoredEventText):
         return orjson.Fragment(value.text)
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True)
     raise TypeError(f"cannot render a {type(value).__name__} as JSON")
 
 

@@ -1119,43 +1119,56 @@ class JobVersionDetail(JobVersionItem):
 # --- the lineage diff between two instants (issue 40) -------------------------------
 
 
-class SchemaChange(BaseModel):
+class SchemaChange(TypedDict):
     """A dataset in both answers whose schema differs between them."""
 
-    node: str = Field(description="The dataset's graph node id")
+    node: Annotated[str, Field(description="The dataset's graph node id")]
     namespace: str
     name: str
-    from_version: str | None = Field(
-        description="The dataset version current at `from` (its versions endpoint's id); null "
-        "when it had none then"
-    )
-    to_version: str | None = Field(description="The dataset version current at `to`")
-    diff: SchemaDiff = Field(
-        description="The schema at `to` against the schema at `from` (previous_id: from_version)"
-    )
+    from_version: Annotated[
+        str | None,
+        Field(
+            description="The dataset version current at `from` (its versions endpoint's id); "
+            "null when it had none then"
+        ),
+    ]
+    to_version: Annotated[str | None, Field(description="The dataset version current at `to`")]
+    diff: Annotated[
+        SchemaDiff,
+        Field(
+            description="The schema at `to` against the schema at `from` (previous_id: "
+            "from_version)"
+        ),
+    ]
 
 
 JobChangeKind = Literal["sourceCode", "sql", "sourceCodeLocation", "jobType", "inputs", "outputs"]
 
 
-class JobChange(BaseModel):
+class JobChange(TypedDict):
     """A job in both answers whose job version differs between them."""
 
-    node: str = Field(description="The job's graph node id")
+    node: Annotated[str, Field(description="The job's graph node id")]
     namespace: str
     name: str
-    from_version: str | None = Field(
-        description="The job version current at `from` (its versions endpoint's id); null when "
-        "it had not run then"
-    )
-    to_version: str | None = Field(description="The job version current at `to`")
-    changed: list[JobChangeKind] = Field(
-        description="What differs between the two versions: source facets by name, and the "
-        "visible tables read (inputs) or written (outputs)"
-    )
+    from_version: Annotated[
+        str | None,
+        Field(
+            description="The job version current at `from` (its versions endpoint's id); null "
+            "when it had not run then"
+        ),
+    ]
+    to_version: Annotated[str | None, Field(description="The job version current at `to`")]
+    changed: Annotated[
+        list[JobChangeKind],
+        Field(
+            description="What differs between the two versions: source facets by name, and the "
+            "visible tables read (inputs) or written (outputs)"
+        ),
+    ]
 
 
-class DiffTotals(BaseModel):
+class DiffTotals(TypedDict):
     nodes_added: int
     nodes_removed: int
     edges_added: int
@@ -1166,28 +1179,43 @@ class DiffTotals(BaseModel):
     job_changes: int
 
 
-class LineageDiff(BaseModel):
-    """What changed between two instants: the difference of the two ``as_of`` answers."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    from_: str = Field(alias="from", description="The instant compared from, as resolved (ISO)")
-    to: str = Field(description="The instant compared to, as resolved (ISO 8601)")
-    center: str | None = Field(description="The node id the diff is centred on; null: whole graph")
-    depth: int | None = Field(description="The walk's depth as used; null for the whole graph")
-    direction: Direction | None = Field(description="The walk's direction; null: whole graph")
-    truncated: bool = Field(
-        description="A centred answer reached more nodes than it keeps on one side; the "
-        "nearest were kept"
-    )
-    nodes_added: list[GraphNode] = Field(description="In the `to` answer only, as of `to`")
-    nodes_removed: list[GraphNode] = Field(description="In the `from` answer only, as of `from`")
-    edges_added: list[GraphEdge] = Field(description="In the `to` answer only")
-    edges_removed: list[GraphEdge] = Field(description="In the `from` answer only")
-    schema_changes: list[SchemaChange]
-    column_edges_added: list[ColumnEdge] = Field(
-        description="Column edges into or out of the datasets in scope, at `to` only"
-    )
-    column_edges_removed: list[ColumnEdge] = Field(description="At `from` only")
-    job_changes: list[JobChange]
-    totals: DiffTotals
+# Functional form: "from" is a Python keyword.
+LineageDiff = TypedDict(
+    "LineageDiff",
+    {
+        "from": Annotated[str, Field(description="The instant compared from, as resolved (ISO)")],
+        "to": Annotated[str, Field(description="The instant compared to, as resolved (ISO 8601)")],
+        "center": Annotated[
+            str | None, Field(description="The node id the diff is centred on; null: whole graph")
+        ],
+        "depth": Annotated[
+            int | None, Field(description="The walk's depth as used; null for the whole graph")
+        ],
+        "direction": Annotated[
+            Direction | None, Field(description="The walk's direction; null: whole graph")
+        ],
+        "truncated": Annotated[
+            bool,
+            Field(
+                description="A centred answer reached more nodes than it keeps on one side; the "
+                "nearest were kept"
+            ),
+        ],
+        "nodes_added": Annotated[
+            list[GraphNode], Field(description="In the `to` answer only, as of `to`")
+        ],
+        "nodes_removed": Annotated[
+            list[GraphNode], Field(description="In the `from` answer only, as of `from`")
+        ],
+        "edges_added": Annotated[list[GraphEdge], Field(description="In the `to` answer only")],
+        "edges_removed": Annotated[list[GraphEdge], Field(description="In the `from` answer only")],
+        "schema_changes": list[SchemaChange],
+        "column_edges_added": Annotated[
+            list[ColumnEdge],
+            Field(description="Column edges into or out of the datasets in scope, at `to` only"),
+        ],
+        "column_edges_removed": Annotated[list[ColumnEdge], Field(description="At `from` only")],
+        "job_changes": list[JobChange],
+        "totals": DiffTotals,
+    },
+)

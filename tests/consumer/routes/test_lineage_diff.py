@@ -96,6 +96,11 @@ def test_the_diff_names_what_was_added_removed_and_changed(client: TestClient) -
         "column_edges_removed": 0,
         "job_changes": 1,
     }
+    early = client.get(DIFF, params={"from": at(1), "to": at(30)}).json()
+    assert "nodes_added" in early, early
+    out = next(n for n in early["nodes_added"] if n["id"] == OUT)
+    assert [f["name"] for f in out["schema"]["fields"]] == ["a", "b"]  # as of `to`
+    assert out["version"] == versions[0]["id"]
     back = client.get(DIFF, params={"from": at(30), "to": at(12)}).json()
     assert [n["id"] for n in back["nodes_removed"]] == [NEW]
     assert _edges(back["edges_added"]) == _edges(body["edges_removed"])

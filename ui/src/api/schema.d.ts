@@ -2036,10 +2036,7 @@ export interface components {
              */
             ended_at_iso: string | null;
         };
-        /**
-         * LineageDiff
-         * @description What changed between two instants: the difference of the two ``as_of`` answers.
-         */
+        /** LineageDiff */
         LineageDiff: {
             /**
              * From

@@ -227,22 +227,22 @@ def difference(
     removed, edges_removed = _only(before, after)
     schemas = schema_changes(before, after)
     jobs = job_changes(read, before, after)
-    return LineageDiff(
-        from_=to_iso(instants[0].time_us) or "",
-        to=to_iso(instants[1].time_us) or "",
-        center=None,
-        depth=None,
-        direction=None,
-        truncated=before.truncated or after.truncated,
-        nodes_added=added,
-        nodes_removed=removed,
-        edges_added=edges_added,
-        edges_removed=edges_removed,
-        schema_changes=schemas,
-        column_edges_added=[],
-        column_edges_removed=[],
-        job_changes=jobs,
-        totals=DiffTotals(
+    return {
+        "from": to_iso(instants[0].time_us) or "",
+        "to": to_iso(instants[1].time_us) or "",
+        "center": None,
+        "depth": None,
+        "direction": None,
+        "truncated": before.truncated or after.truncated,
+        "nodes_added": added,
+        "nodes_removed": removed,
+        "edges_added": edges_added,
+        "edges_removed": edges_removed,
+        "schema_changes": schemas,
+        "column_edges_added": [],
+        "column_edges_removed": [],
+        "job_changes": jobs,
+        "totals": DiffTotals(
             nodes_added=len(added),
             nodes_removed=len(removed),
             edges_added=len(edges_added),
@@ -252,7 +252,7 @@ def difference(
             column_edges_removed=0,
             job_changes=len(jobs),
         ),
-    )
+    }
 
 
 def lineage_diff(
@@ -272,7 +272,7 @@ def lineage_diff(
     nothing = side([], [])
     diff = difference(read, before or nothing, after or nothing, instants)
     if centre is not None:
-        diff.center = str(NodeId(centre.kind, centre.namespace, centre.name))
-        diff.depth = centre.depth
-        diff.direction = centre.direction
+        diff["center"] = str(NodeId(centre.kind, centre.namespace, centre.name))
+        diff["depth"] = centre.depth
+        diff["direction"] = centre.direction
     return diff
