@@ -458,3 +458,28 @@ def test_the_diff_shows_team_b_to_team_a_nowhere(make_client: AppFactory) -> Non
         hidden.json()["error"]["message"].replace("_job", "_nope")
         == nope.json()["error"]["message"]
     )
+
+
+def test_a_runs_lineage_and_column_lineage_as_of_show_team_b_to_team_a_nowhere(
+    make_client: AppFactory,
+) -> None:
+    client, runs = team_client(make_client)
+    visible = {"dataset:team_a:raw", "dataset:spark://team-a:clean", "job:spark://team-a:etl"}
+    lineage = get(client, f"{API}/runs/{runs['a']}/lineage", depth=10)
+    assert lineage.status_code == 200, lineage.text
+    assert {n["id"] for n in lineage.json()["nodes"]} <= visible
+    assert runs["b_dag"] not in lineage.text
+    for hidden in (runs["b_dag"], runs["b_job"], str(uuid.uuid4())):
+        response = get(client, f"{API}/runs/{hidden}/lineage")
+        assert response.status_code == 404
+        assert response.json()["error"]["message"] == f"no run with run_id {hidden}; " + (
+            "list them with GET /api/v1/lineage/openlineage/runs"
+        )
+    for when in ({"as_of": at(100)}, {"as_of": at(15)}):
+        for ns, name in (("spark://team-a", "clean"), ("team_a", "raw")):
+            cols = get(client, f"{API}/columns", namespace=ns, name=name, **when)
+            assert cols.status_code in (200, 404), cols.text
+        hidden = client.get(f"{API}/columns", params={"namespace": SECRET, "name": "x", **when})
+        missing = client.get(f"{API}/columns", params={"namespace": "nope", "name": "x", **when})
+        assert hidden.status_code == missing.status_code == 404  # told apart by nothing
+        assert hidden.text.replace(SECRET, "nope") == missing.text

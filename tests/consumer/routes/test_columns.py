@@ -527,3 +527,46 @@ def test_a_hidden_dataset_is_answered_like_a_missing_one(scoped: TestClient) -> 
         "t": True,
         "u": True,
     }
+
+
+def test_as_of_answers_the_column_lineage_and_schema_of_then(client: TestClient) -> None:
+    """build reads old.x into out.x at 10 (schema x), then new.x at 20 (schema x, y)."""
+    for time, source, fields in ((20, "new", ("x", "y")), (10, "old", ("x",))):
+        ingest(
+            client,
+            run_event(
+                "COMPLETE",
+                job=("spark", "build"),
+                time=at(time),
+                inputs=[dataset("lake", source)],
+                outputs=[
+                    dataset(
+                        "lake",
+                        "out",
+                        columnLineage=cll({"x": [("lake", source, "x", "DIRECT")]}),
+                        schema=schema_facet(*fields),
+                    )
+                ],
+            ),
+        )
+    path = f"{API}/columns"
+
+    def sources(**params: Any) -> set[str]:
+        body = client.get(path, params={"namespace": "lake", "name": "out", **params}).json()
+        return {e["source"] for e in body["edges"]}
+
+    assert sources() == {"field:lake:new:x"}
+    assert sources(as_of=at(15)) == {"field:lake:old:x"}
+    assert sources(as_of=at(10_000)) == {"field:lake:new:x"}  # the future is now
+    then = client.get(path, params={"namespace": "lake", "name": "out", "as_of": at(15)}).json()
+    assert then["as_of"] == at(15)
+    unknown_then = {"namespace": "lake", "name": "out", "field": "y", "as_of": at(15)}
+    missing = client.get(path, params=unknown_then)
+    assert missing.status_code == 404
+    assert "its columns are x" in missing.json()["error"]["message"]
+    assert client.get(path, params={**unknown_then, "as_of": at(25)}).status_code == 200
+    before = client.get(path, params={"namespace": "lake", "name": "out", "as_of": at(5)})
+    assert before.status_code == 404
+    bad = client.get(path, params={"namespace": "lake", "name": "out", "as_of": "Tuesday"})
+    assert bad.status_code == 400
+    assert "as_of" in bad.json()["error"]["message"]
