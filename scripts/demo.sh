@@ -38,8 +38,11 @@ trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null' EXIT INT TERM
 SHOWN_HOST=$HOST
 [ "$HOST" = "0.0.0.0" ] && SHOWN_HOST=127.0.0.1
 URL="http://$SHOWN_HOST:$PORT"
-for _ in $(seq 1 150); do
-  curl -fsS "$URL/readyz" >/dev/null 2>&1 && break
+# Ready once its migrations ran and Feast's registry is open (a minute or more
+# on a loaded machine): until then /readyz answers 503.
+READY=
+for _ in $(seq 1 1500); do
+  if curl -fsS "$URL/readyz" >/dev/null 2>&1; then READY=1; break; fi
   if ! kill -0 $SERVER 2>/dev/null; then
     tail -n 5 "$DEMO_DIR/ui.log" >&2
     echo "feast-lineage ui did not start (is port $PORT taken? try PORT=8899 $0)" >&2
@@ -47,6 +50,11 @@ for _ in $(seq 1 150); do
   fi
   sleep 0.2
 done
+if [ -z "$READY" ]; then
+  tail -n 5 "$DEMO_DIR/ui.log" >&2
+  echo "feast-lineage ui was not ready after 5 minutes (log: $DEMO_DIR/ui.log)" >&2
+  exit 1
+fi
 
 echo "==> sending the lineage of the Airflow DAG, the dbt model and the Spark training job"
 .venv/bin/python examples/quickstart/quickstart.py post-events "$DEMO_DIR" "$URL"

@@ -6,15 +6,24 @@
 ``setup`` writes a feature repository (the driver-stats example, with the
 OpenLineage producer and consumer on SQLite), generates its parquet data,
 applies the definitions, materializes, runs a historical retrieval saved as
-a dataset, and an online retrieval, then changes ``conv_rate`` to a Float64
-and applies again (so ``driver_hourly_stats`` has two versions), all through feast_lineage's
-FeatureStore, so each step records its lineage in REPO/data/lineage.db.
+a dataset, and an online retrieval, then changes ``conv_rate`` to a Float64,
+applies again (so ``driver_hourly_stats`` has two versions) and materializes
+again, all through feast_lineage's FeatureStore, so each step records its
+lineage in REPO/data/lineage.db. It writes the instants of that story to
+REPO/data/quickstart_history.json.
 
 ``post-events`` sends the events other producers would send to the lineage
 server at URL (``POST /api/v1/lineage``): an Airflow DAG that extracts trips
 and exports the daily trip file one Feast source reads, a dbt model that
 builds the hourly stats file the other source reads, and a Spark job that
-trains the ranking model on the saved dataset. Their datasets meet Feast's
+trains the ranking model on the saved dataset. They tell a history: three
+nightly runs (the second one's extract fails); a first training (an
+out-of-memory failure, then a success) dated between the saved training set
+and Feast's schema change; then today's run, after the change, where the dbt
+model also reads ``raw.public.driver_shifts`` (a second job version, a new
+edge, ``acc_rate`` from another column) and the export task fails (so the
+trips file and the features read from it are at risk), and a second training.
+Their datasets meet Feast's
 through dataSource URIs and a symlink, so the graph is one piece from the raw
 table to the model. Their outputs carry column lineage (``columnLineage``
 1-2-0), as Feast's do, so one column path runs from ``raw.public.trips``'s
@@ -36,10 +45,9 @@ import urllib.request
 import uuid
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 PROJECT = "driver_ranking"
@@ -383,8 +391,7 @@ def file_dataset(
     )
 
 
-@dataclass(frozen=True)
-class Night:
+class Night(NamedTuple):
     """One run of the Airflow DAG: its clock (minutes from its start) and how it goes."""
 
     label: int  # days ago; 0 is today's run

@@ -3,13 +3,12 @@ assets, and the layout engine started alongside the graph, not after it."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, Response
+import time
+
+from playwright.sync_api import Page, Response, Route
 
 from tests.server_process import ServerProcess
 from tests.ui.conftest import wait_graph
-
-TIMINGS = """() => performance.getEntriesByType('resource').map(e => ({
-  name: e.name, start: e.startTime, end: e.responseEnd }))"""
 
 
 def test_answers_are_compressed_and_assets_cached(page: Page, server: ServerProcess) -> None:
@@ -59,14 +58,23 @@ def test_the_graph_waits_for_no_large_download_nor_for_the_settings(
 ) -> None:
     responses: list[Response] = []  # the page's and its workers'
     page.on("response", lambda response: responses.append(response))
-    page.goto(server.url)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    # The settings are held unanswered until the graph has been asked for: a
+    # page that waited for them would never ask (no race of milliseconds).
+    held: list[Route] = []
+    page.route("**/ui/settings", lambda route: held.append(route))
+    page.goto(server.url, wait_until="commit")
+    deadline = time.monotonic() + 30
+    while not any("/openlineage/graph" in url for url in requested):
+        assert time.monotonic() < deadline, f"no graph request while the settings wait: {requested}"
+        page.wait_for_timeout(50)
+    assert held, "the settings were not asked for"
+    for route in held:
+        route.continue_()
+    page.unroute("**/ui/settings")
     page.wait_for_selector(".canvas[data-state=ready]", timeout=30_000)
     page.wait_for_load_state("networkidle")
-    timings = page.evaluate(TIMINGS)
-    graph = next(t for t in timings if "/openlineage/graph" in t["name"])
-    settings = next(t for t in timings if t["name"].endswith("/ui/settings"))
-    # The graph is asked for beside the settings, not after them.
-    assert graph["start"] < settings["end"], (graph, settings)
     # No layout engine of a megabyte or more to fetch first: every script is small.
     scripts = {r.url: len(r.body()) for r in responses if r.url.endswith(".js")}
     assert any("layout.worker" in url for url in scripts)
