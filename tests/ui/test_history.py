@@ -190,3 +190,23 @@ def test_seen_during_a_window_labels_each_edge_with_its_run_count(
         ".react-flow__edge-text", "els => els.map(e => e.textContent)"
     )
     assert f"{extract['run_count']} runs" in shown, shown
+
+
+def test_the_column_view_answers_as_of_the_instant_and_says_so(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    trace = {
+        "col_ns": "driver_ranking",
+        "col_ds": "feature_service/driver_activity_v1",
+        "col": "driver_hourly_stats:conv_rate",
+    }
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/openlineage/columns" in r.url else None)
+    page.goto(f"{server.url}/?{urlencode(trace | {'as_of': first_training['ended_at_iso']})}")
+    page.wait_for_selector("[data-testid=column-ready]", state="attached", timeout=30_000)
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
+    assert any("as_of=" in url for url in asked), asked
+    page.get_by_test_id("back-to-now").click()
+    expect(page.get_by_test_id("history-banner")).to_have_count(0)
+    expect(page.get_by_test_id("column-view")).to_be_visible()  # still the traced column

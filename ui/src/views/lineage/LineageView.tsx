@@ -17,6 +17,7 @@ import { traceOf } from "../columns/trace";
 import { DetailsPanel } from "../details/DetailsPanel";
 import { Banners } from "./Banners";
 import { GraphArea } from "./GraphArea";
+import { HistoryBanner } from "./HistoryBanner";
 import { Legend } from "./Legend";
 import { LineageToolbar } from "./LineageToolbar";
 
@@ -85,6 +86,7 @@ export function LineageView({ settings, route, navigate }: Props) {
         route={route}
         navigate={navigate}
         panel={panel}
+        banner={<HistoryBanner lineage={lineage} navigate={navigate} />}
       />
     );
   }
