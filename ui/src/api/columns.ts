@@ -22,6 +22,8 @@ export interface ColumnQuery {
   direction: ColumnDirection;
   depth: number;
   indirect: boolean;
+  /** The column lineage as of this instant (ISO 8601); absent or null: now. */
+  asOf?: string | null;
 }
 
 export function fetchColumns(query: ColumnQuery, signal?: AbortSignal): Promise<ColumnLineage> {
@@ -35,6 +37,7 @@ export function fetchColumns(query: ColumnQuery, signal?: AbortSignal): Promise<
         direction: query.direction,
         depth: query.depth,
         indirect: query.indirect,
+        as_of: query.asOf ?? null,
       },
     },
     signal,

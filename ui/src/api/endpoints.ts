@@ -47,11 +47,21 @@ export function startSettings(): void {
   startGet("/api/v1/ui/settings", {});
 }
 
+/**
+ * When the Lineage tab answers for (issue 40): now (all null), as of an
+ * instant, or what the runs of a window observed. ISO 8601 instants.
+ */
+export interface History {
+  as_of?: string | null;
+  since?: string | null;
+  until?: string | null;
+}
+
 export const api = {
   settings: (signal?: AbortSignal) => get("/api/v1/ui/settings", {}, signal),
 
-  graph: (namespace: string | null, limit: number, signal?: AbortSignal) =>
-    get(`${OL}/graph`, { query: { namespace, limit } }, signal),
+  graph: (namespace: string | null, limit: number, signal?: AbortSignal, history: History = {}) =>
+    get(`${OL}/graph`, { query: { namespace, limit, ...history } }, signal),
 
   subgraph: (
     kind: NodeKind,
@@ -60,11 +70,18 @@ export const api = {
     depth: number,
     direction: Direction,
     signal?: AbortSignal,
-  ) => get(`${OL}/graph/node`, { query: { type: kind, namespace, name, depth, direction } }, signal),
+    history: History = {},
+  ) => get(`${OL}/graph/node`, { query: { type: kind, namespace, name, depth, direction, ...history } }, signal),
 
   /** One node with its facets (a subgraph of depth 0). */
-  node: async (kind: NodeKind, namespace: string, name: string, signal?: AbortSignal): Promise<GraphNode> => {
-    const sub = await api.subgraph(kind, namespace, name, 0, "both", signal);
+  node: async (
+    kind: NodeKind,
+    namespace: string,
+    name: string,
+    signal?: AbortSignal,
+    history: History = {},
+  ): Promise<GraphNode> => {
+    const sub = await api.subgraph(kind, namespace, name, 0, "both", signal, history);
     const node = sub.nodes.find((n) => n.id === sub.center) ?? sub.nodes[0];
     if (!node) throw new ApiError(`${kind} ${namespace} ${name} was not found`, 404, "not_found");
     return node;
@@ -81,6 +98,21 @@ export const api = {
   runs: (query: RunsQuery, signal?: AbortSignal) => get(`${OL}/runs`, { query }, signal),
 
   run: (runId: string, signal?: AbortSignal) => get(`${OL}/runs/{run_id}`, { path: { run_id: runId } }, signal),
+
+  datasetVersions: (namespace: string, name: string, signal?: AbortSignal) =>
+    get(`${OL}/datasets/{namespace}/{name}/versions`, { path: { namespace, name }, query: { limit: 50 } }, signal),
+
+  datasetVersion: (namespace: string, name: string, id: string, signal?: AbortSignal) =>
+    get(`${OL}/datasets/{namespace}/{name}/versions/{version_id}`, { path: { namespace, name, version_id: id } }, signal),
+
+  jobVersions: (namespace: string, name: string, signal?: AbortSignal) =>
+    get(`${OL}/jobs/{namespace}/{name}/versions`, { path: { namespace, name } }, signal),
+
+  jobVersion: (namespace: string, name: string, id: string, signal?: AbortSignal) =>
+    get(`${OL}/jobs/{namespace}/{name}/versions/{version_id}`, { path: { namespace, name, version_id: id } }, signal),
+
+  runTree: (runId: string, signal?: AbortSignal) =>
+    get(`${OL}/runs/{run_id}/tree`, { path: { run_id: runId } }, signal),
 
   registry: (project: string | null, signal?: AbortSignal) =>
     project

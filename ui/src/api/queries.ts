@@ -12,6 +12,7 @@ import { datasetRow, jobRow } from "../types";
 import {
   api,
   isRegistryObjectType,
+  type History,
   type DatasetsQuery,
   type EventsQuery,
   type JobsQuery,
@@ -56,11 +57,17 @@ export function prefetchGraph(client: QueryClient, search: string): void {
   });
 }
 
-/** The OpenLineage graph (its first `limit` nodes); `enabled` false: not asked for. */
-export function useGraph(namespace: string | null, limit: number, enabled: boolean) {
+/** A query key's part for a history (none for now: the key prefetchGraph used). */
+const historyKey = (history: History) => (history.as_of || history.since || history.until ? [history] : []);
+
+/**
+ * The OpenLineage graph (its first `limit` nodes), now or as `history` says;
+ * `enabled` false: not asked for.
+ */
+export function useGraph(namespace: string | null, limit: number, enabled: boolean, history: History = {}) {
   return useQuery({
-    queryKey: ["graph", namespace, limit],
-    queryFn: ({ signal }) => api.graph(namespace, limit, signal),
+    queryKey: ["graph", namespace, limit, ...historyKey(history)],
+    queryFn: ({ signal }) => api.graph(namespace, limit, signal, history),
     enabled,
     // The graph prefetchGraph asked for as the page started is not asked for
     // again when the tab opens a moment later.
@@ -73,22 +80,22 @@ export function useRegistry(enabled: boolean) {
   return useQuery({ queryKey: ["registry"], queryFn: ({ signal }) => api.registry(null, signal), enabled });
 }
 
-/** A node's neighbourhood; the one shown stays until the next arrives. */
-export function useSubgraph(center: NodeRef | null, depth: number, direction: Direction) {
+/** A node's neighbourhood, now or as `history` says; the one shown stays until the next arrives. */
+export function useSubgraph(center: NodeRef | null, depth: number, direction: Direction, history: History = {}) {
   return useQuery({
-    queryKey: ["subgraph", center?.type, center?.namespace, center?.name, depth, direction],
+    queryKey: ["subgraph", center?.type, center?.namespace, center?.name, depth, direction, ...historyKey(history)],
     queryFn: ({ signal }) =>
-      api.subgraph(center!.type, center!.namespace, center!.name, depth, direction, signal),
+      api.subgraph(center!.type, center!.namespace, center!.name, depth, direction, signal, history),
     enabled: center !== null,
     placeholderData: keepPreviousData,
   });
 }
 
-/** One node with its facets; null: nothing to ask (the graph has it). */
-export function useNode(node: NodeRef | null) {
+/** One node with its facets, now or as of an instant; null: nothing to ask (the graph has it). */
+export function useNode(node: NodeRef | null, history: History = {}) {
   return useQuery({
-    queryKey: ["node", node?.type, node?.namespace, node?.name],
-    queryFn: ({ signal }) => api.node(node!.type, node!.namespace, node!.name, signal),
+    queryKey: ["node", node?.type, node?.namespace, node?.name, ...historyKey(history)],
+    queryFn: ({ signal }) => api.node(node!.type, node!.namespace, node!.name, signal, history),
     enabled: node !== null,
   });
 }
@@ -243,5 +250,39 @@ export function useNodeSearch(text: string, enabled: boolean) {
     },
     enabled,
     placeholderData: keepPreviousData,
+  });
+}
+
+/** A dataset's versions, newest first (the first 50). */
+export function useDatasetVersions(namespace: string, name: string) {
+  return useQuery({
+    queryKey: ["dataset-versions", namespace, name],
+    queryFn: ({ signal }) => api.datasetVersions(namespace, name, signal),
+  });
+}
+
+/** One dataset version with its full schema and its diff to the previous one; null id: none asked. */
+export function useDatasetVersion(namespace: string, name: string, id: string | null) {
+  return useQuery({
+    queryKey: ["dataset-version", namespace, name, id],
+    queryFn: ({ signal }) => api.datasetVersion(namespace, name, id!, signal),
+    enabled: id !== null,
+  });
+}
+
+/** A job's versions, newest first. */
+export function useJobVersions(namespace: string, name: string) {
+  return useQuery({
+    queryKey: ["job-versions", namespace, name],
+    queryFn: ({ signal }) => api.jobVersions(namespace, name, signal),
+  });
+}
+
+/** A run's tree: its root, parents and children. */
+export function useRunTree(runId: string | null) {
+  return useQuery({
+    queryKey: ["run-tree", runId],
+    queryFn: ({ signal }) => api.runTree(runId!, signal),
+    enabled: runId !== null,
   });
 }

@@ -8,7 +8,8 @@ import { HealthMark } from "./HealthMark";
 import { EDGE_MEANINGS, KIND_STYLES } from "./kinds";
 import type { Point } from "./layered";
 import { measure, middleEllipsis, twoLines } from "./labels";
-import type { EdgeKind, LGraph, LNode } from "./model";
+import type { Change, EdgeKind, LGraph, LNode } from "./model";
+import { CHANGE_LABELS } from "./useNodeKeys";
 
 export const NODE_WIDTH = 220;
 export const NODE_HEIGHT = 80;
@@ -81,6 +82,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
     lit ? "lit-on" : "",
     selected ? "is-selected" : "",
     center ? "is-center" : "",
+    node.change ? `change-${node.change}` : "",
   ].join(" ");
   return (
     <div
@@ -92,9 +94,15 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
       data-label={node.label}
       data-state={node.state ?? undefined}
       data-health={health ?? undefined}
+      data-change={node.change}
     >
       <Handle type="target" position={Position.Left} isConnectable={false} />
       {health && <HealthMark state={health} zoomedOut />}
+      {node.change && (
+        <span className={`lnode-change change-${node.change}`}>
+          {CHANGE_ICONS[node.change]} {CHANGE_LABELS[node.change]}
+        </span>
+      )}
       <div className="lnode-top">
         {health && <HealthMark state={health} />}
         <span className="lnode-badge" style={{ background: style.color }}>
@@ -128,6 +136,9 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
 
 export const LineageNode = memo(LineageNodeView);
 
+/** The icon beside a change's word, on nodes and in lists. */
+export const CHANGE_ICONS: Record<Change, string> = { added: "+", removed: "−", changed: "△" };
+
 /** How far a folded edge's turn reaches beyond its ends (graph units). */
 const TURN = 24;
 
@@ -157,30 +168,48 @@ export function routePath(points: Point[]): string {
   return path;
 }
 
-export type LineageEdgeData = { kind: EdgeKind; route?: Point[]; origin?: string };
+export type LineageEdgeData = { kind: EdgeKind; route?: Point[]; origin?: string; runs?: number; change?: Change };
+
+/** Where an edge's label goes: the middle of its route. */
+function middle(points: Point[]): Point {
+  const a = points[Math.floor((points.length - 1) / 2)];
+  const b = points[Math.ceil((points.length - 1) / 2)];
+  return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+}
 
 function LineageEdgeView(props: EdgeProps & { data?: LineageEdgeData }) {
   const lit = useEdgeLit(props.id);
   const route = props.data?.route;
-  const path =
-    route && route.length >= 2
-      ? routePath(route)
-      : getBezierPath({
-          sourceX: props.sourceX,
-          sourceY: props.sourceY,
-          sourcePosition: props.sourcePosition,
-          targetX: props.targetX,
-          targetY: props.targetY,
-          targetPosition: props.targetPosition,
-        })[0];
+  const bezier = getBezierPath({
+    sourceX: props.sourceX,
+    sourceY: props.sourceY,
+    sourcePosition: props.sourcePosition,
+    targetX: props.targetX,
+    targetY: props.targetY,
+    targetPosition: props.targetPosition,
+  });
+  const routed = route && route.length >= 2;
+  const path = routed ? routePath(route) : bezier[0];
+  const mid = routed ? middle(route) : { x: bezier[1], y: bezier[2] };
   const kind = props.data?.kind ?? "io";
   const origin = props.data?.origin;
+  const runs = props.data?.runs;
+  const change = props.data?.change;
+  // A window's run count, and a change in words: never told by colour alone.
+  const words = [runs !== undefined ? `${runs} run${runs === 1 ? "" : "s"}` : "", change ? CHANGE_LABELS[change] : ""]
+    .filter(Boolean)
+    .join(" · ");
   const edge = (
     <BaseEdge
       id={props.id}
       path={path}
       markerEnd={props.markerEnd}
-      className={`ledge ledge-${kind}${lit ? " lit-on" : ""}`}
+      className={`ledge ledge-${kind}${lit ? " lit-on" : ""}${change ? ` change-${change}` : ""}`}
+      label={words || undefined}
+      labelX={mid.x}
+      labelY={mid.y}
+      labelStyle={{ fontSize: 11 }}
+      labelBgPadding={[3, 1]}
     />
   );
   if (origin) {

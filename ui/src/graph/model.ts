@@ -42,7 +42,12 @@ export interface LNode {
   source: "openlineage" | "registry";
   ol?: GraphNode;
   reg?: RegistryNode;
+  /** "Changes since…" (history/changes.ts): how it differs from the earlier graph. */
+  change?: Change;
 }
+
+/** How a node or edge differs from an earlier graph: changed is a dataset whose schema changed. */
+export type Change = "added" | "removed" | "changed";
 
 /** What a job node shows of its latest run. */
 export type RunState = "running" | "completed" | "failed" | "aborted";
@@ -68,6 +73,10 @@ export interface LEdge {
   kind: EdgeKind;
   /** Explicit lineage: "declared", "observed" or both, as the API's edges between the two say. */
   origin?: string;
+  /** A "seen during" window's answer: the runs that observed it. */
+  runs?: number;
+  /** "Changes since…": added or removed since the earlier graph. */
+  change?: Change;
 }
 
 export interface LGraph {
@@ -148,7 +157,7 @@ class UnionFind {
   }
 }
 
-function index(nodes: LNode[], edges: LEdge[], drawnAs: Map<string, string>): LGraph {
+export function index(nodes: LNode[], edges: LEdge[], drawnAs: Map<string, string>): LGraph {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const outgoing = new Map<string, LEdge[]>();
   const incoming = new Map<string, LEdge[]>();
@@ -162,11 +171,12 @@ function index(nodes: LNode[], edges: LEdge[], drawnAs: Map<string, string>): LG
 class EdgeSet {
   readonly edges: LEdge[] = [];
   private byKey = new Map<string, LEdge>();
-  add(source: string, target: string, kind: EdgeKind, origin?: string | null): void {
+  add(source: string, target: string, kind: EdgeKind, origin?: string | null, runs?: number): void {
     if (source === target) return;
     const key = `${source}\u0000${target}`;
     const known = this.byKey.get(key);
     if (known) {
+      if (runs !== undefined) known.runs = Math.max(known.runs ?? 0, runs);
       if (origin && !(known.origin ?? "").split(", ").includes(origin)) {
         known.origin = [known.origin, origin].filter(Boolean).sort().join(", ");
       }
@@ -174,6 +184,7 @@ class EdgeSet {
     }
     const edge: LEdge = { id: `${kind}:${key}`, source, target, kind };
     if (origin) edge.origin = origin;
+    if (runs !== undefined) edge.runs = runs;
     this.byKey.set(key, edge);
     this.edges.push(edge);
   }
@@ -181,7 +192,7 @@ class EdgeSet {
 
 export function fromOpenLineage(
   input: OpenLineageInput,
-  options: { jobs: JobsShown; keep?: string | null },
+  options: { jobs: JobsShown; keep?: string | null; runCounts?: boolean },
 ): LGraph {
   const apiNodes = new Map(input.nodes.map((n) => [n.id, n]));
   const groups = new UnionFind();
@@ -294,7 +305,7 @@ export function fromOpenLineage(
     const s = drawn(edge.source);
     const t = drawn(edge.target);
     const kind = edge.type === "parent" ? "parent" : edge.type === "job_to_job" ? "jobjob" : "io";
-    if (s && t) edges.add(s, t, kind, edge.origin);
+    if (s && t) edges.add(s, t, kind, edge.origin, options.runCounts ? edge.run_count : undefined);
   }
   if (hidden.size) {
     for (const edge of input.derived_edges) {

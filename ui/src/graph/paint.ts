@@ -24,7 +24,7 @@ import {
 import { paintHealth } from "./healthOverlay";
 import { EDGE_SWATCHES, FAILURE_COLOR, KIND_STYLES, SELECT_COLOR, type KindStyle, type Shape } from "./kinds";
 import type { Point } from "./layered";
-import type { EdgeKind, LEdge, LGraph, LNode, RunState } from "./model";
+import type { Change, EdgeKind, LEdge, LGraph, LNode, RunState } from "./model";
 import { zoomLevel } from "./viewport";
 
 export interface Box {
@@ -304,6 +304,7 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
 
   paintRunStates(ctx, shown, alpha, zoom);
   paintHealth(ctx, shown, alpha, zoom);
+  paintChanges(ctx, scene, shown, zoom, view);
 
   // The lit path's ring, the selection and the focus centre, over the nodes.
   ctx.globalAlpha = 1;
@@ -332,6 +333,45 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
     }
   }
   return shown.length;
+}
+
+/** "Changes since…" (styles.css's .change-*): added green, removed red (faded, dashed), a changed schema amber. */
+const CHANGE_COLORS: Record<Change, string> = { added: "#16a34a", removed: "#dc2626", changed: "#d97706" };
+const CHANGE_WORDS: Record<Change, string> = { added: "+ added", removed: "− removed", changed: "△ schema changed" };
+
+/** Changed edges over the others, and each changed node ringed, faded when removed, and labelled in words. */
+function paintChanges(ctx: Ctx, scene: Scene, shown: SceneNode[], zoom: number, view: Box): void {
+  ctx.globalAlpha = 1;
+  ctx.lineWidth = Math.max(3, 3 / zoom);
+  for (const change of ["added", "removed"] as const) {
+    ctx.strokeStyle = CHANGE_COLORS[change];
+    ctx.setLineDash(change === "removed" ? [8 / zoom, 5 / zoom] : []);
+    ctx.beginPath();
+    for (const e of scene.edges) if (e.edge.change === change && overlaps(e.box, view)) trace(ctx, e);
+    ctx.stroke();
+  }
+  ctx.setLineDash([]);
+  const changed = shown.filter((n) => n.node.change);
+  if (changed.length === 0) return;
+  ctx.fillStyle = "rgba(255, 255, 255, 0.55)";
+  for (const n of changed) if (n.node.change === "removed") ctx.fillRect(n.x, n.y, NODE_WIDTH, NODE_HEIGHT);
+  ctx.lineWidth = Math.max(4, 4 / zoom);
+  for (const n of changed) {
+    const change = n.node.change!;
+    ctx.strokeStyle = CHANGE_COLORS[change];
+    ctx.setLineDash(change === "removed" ? [10, 6] : []);
+    ctx.beginPath();
+    ctx.roundRect(n.x - 5, n.y - 5, NODE_WIDTH + 10, NODE_HEIGHT + 10, 8);
+    ctx.stroke();
+  }
+  ctx.setLineDash([]);
+  // The change in words above the node, large enough to read at every zoom.
+  const size = Math.max(11, 11 / zoom);
+  ctx.font = font(700, size);
+  for (const n of changed) {
+    ctx.fillStyle = CHANGE_COLORS[n.node.change!];
+    ctx.fillText(CHANGE_WORDS[n.node.change!], n.x, n.y - 8);
+  }
 }
 
 /** The colours of a job's latest run state (styles.css's .lnode-state). */

@@ -17,10 +17,14 @@ const ARIA: Partial<AriaLabelConfig> = {
 };
 
 /** What a screen reader says of a node: its kind, name, namespace and latest run. */
+/** A change of "Changes since…" in words (the graph never tells it by colour alone). */
+export const CHANGE_LABELS = { added: "added", removed: "removed", changed: "schema changed" } as const;
+
 export function nodeAriaLabel(node: LNode): string {
   const parts = [`${KIND_STYLES[node.kind].label} ${node.label}`];
   if (node.sublabel) parts.push(node.sublabel);
   if (node.state) parts.push(`latest run ${node.state}`);
+  if (node.change) parts.push(CHANGE_LABELS[node.change]);
   return parts.join(", ");
 }
 

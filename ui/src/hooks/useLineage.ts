@@ -15,6 +15,8 @@ import {
   type LNode,
 } from "../graph/model";
 import { parseDepth } from "../depth";
+import { compare, markChanges, type Changes } from "../history/changes";
+import { historyQuery, isHistorical, timeView } from "../history/time";
 import type { Navigate, Route } from "../route";
 import { isFeastKind, refPatch, selectionId, selectionOf } from "../selection";
 import type { Direction, UiSettings } from "../types";
@@ -42,6 +44,8 @@ export interface Focused {
   graph: LGraph;
   center: string;
   truncated: boolean;
+  /** "Changes since…" over the neighbourhood, when asked. */
+  changes?: Changes | null;
 }
 
 export function useLineage(settings: UiSettings, route: Route, navigate: Navigate) {
@@ -51,8 +55,12 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
 
   // The OpenLineage graph: always asked for when there is a consumer, so an
   // empty store can fall back to the registry view.
-  const olGraph = useGraph(ns, GRAPH_LIMIT, consumer && route.view !== "feast");
-  const olEmpty = consumer && route.view !== "openlineage" && olGraph.data?.total_nodes === 0 && !ns;
+  const time = timeView(route);
+  const history = historyQuery(time);
+  const olGraph = useGraph(ns, GRAPH_LIMIT, consumer && route.view !== "feast", history);
+  // (A graph as of an instant before the first event is empty: still the OpenLineage view.)
+  const olEmpty =
+    consumer && route.view !== "openlineage" && olGraph.data?.total_nodes === 0 && !ns && !isHistorical(time);
   const registryView = !consumer || route.view === "feast" || olEmpty;
   const registry = useRegistry(registryView && settings.registry_enabled);
   const namespaces = useNamespaces(consumer && !registryView);
@@ -62,11 +70,21 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
   const selection = chosen && (registryView || !isFeastKind(chosen.type)) ? chosen : null;
   const focus = selectionOf(route, registryView, "focus");
   const olFocus = !registryView && focus && (focus.type === "job" || focus.type === "dataset") ? focus : null;
-  const subgraph = useSubgraph(
-    olFocus ? { type: olFocus.type as "job" | "dataset", namespace: olFocus.namespace, name: olFocus.name } : null,
-    depth,
-    direction,
-  );
+  const olCenter = olFocus
+    ? { type: olFocus.type as "job" | "dataset", namespace: olFocus.namespace, name: olFocus.name }
+    : null;
+  const subgraph = useSubgraph(olCenter, depth, direction, history);
+  // "Changes since…": the same graph as of the earlier instant.
+  const since = registryView ? null : time.changesSince;
+  const earlierHistory = { as_of: since };
+  const earlierGraph = useGraph(ns, GRAPH_LIMIT, since !== null && !olFocus, earlierHistory);
+  const earlierSub = useSubgraph(since !== null ? olCenter : null, depth, direction, earlierHistory);
+  const runCounts = time.window !== null;
+
+  const olDiff = useMemo(() => {
+    if (!since || olFocus || !olGraph.data || !earlierGraph.data) return null;
+    return compare(earlierGraph.data, olGraph.data);
+  }, [since, olFocus, olGraph.data, earlierGraph.data]);
 
   const fullGraph: LGraph | null = useMemo(() => {
     if (registryView) {
@@ -74,8 +92,9 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
       if (!ns) return fromRegistry(registry.data);
       return fromRegistry({ ...registry.data, nodes: registry.data.nodes.filter((n) => n.project === ns) });
     }
-    return olGraph.data ? fromOpenLineage(olGraph.data, { jobs }) : null;
-  }, [registryView, registry.data, olGraph.data, ns, jobs]);
+    if (olDiff) return markChanges(fromOpenLineage(olDiff.merged, { jobs }), olDiff.merged, olDiff.changes);
+    return olGraph.data ? fromOpenLineage(olGraph.data, { jobs, runCounts }) : null;
+  }, [registryView, registry.data, olGraph.data, ns, jobs, olDiff, runCounts]);
 
   // Links from the registry view name Feast objects: find their datasets here.
   useEffect(() => {
@@ -99,10 +118,20 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
       return { graph: neighbourhood(fullGraph, id, depth, direction), center: id, truncated: false };
     }
     if (!subgraph.data) return null;
-    const graph = fromOpenLineage(subgraph.data, { jobs, keep: subgraph.data.center });
-    const center = graph.drawnAs.get(subgraph.data.center) ?? subgraph.data.center;
-    return { graph, center, truncated: subgraph.data.truncated };
-  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs]);
+    const keep = subgraph.data.center;
+    let graph: LGraph;
+    let changes: Changes | null = null;
+    if (since) {
+      // The centre may not have existed then: compared with nothing, all of it is new.
+      if (!earlierSub.data && !earlierSub.error) return null;
+      const then = earlierSub.data ?? { nodes: [], edges: [], derived_edges: [], symlinks: [] };
+      const diff = compare(then, subgraph.data);
+      changes = diff.changes;
+      graph = markChanges(fromOpenLineage(diff.merged, { jobs, keep }), diff.merged, diff.changes);
+    } else graph = fromOpenLineage(subgraph.data, { jobs, keep, runCounts });
+    const center = graph.drawnAs.get(keep) ?? keep;
+    return { graph, center, truncated: subgraph.data.truncated, changes };
+  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, earlierSub.data, earlierSub.error, runCounts]);
 
   const graph = focus ? (focused?.graph ?? null) : fullGraph;
   const selectedId = selection ? (graph?.drawnAs.get(selectionId(selection)) ?? selectionId(selection)) : null;
@@ -116,8 +145,17 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
   // The whole graph is larger than the part loaded.
   const truncated = !registryView && !focus && !!olGraph.data && olGraph.data.total_nodes > olGraph.data.nodes.length;
 
+  const changes = focus ? (focused?.changes ?? null) : (olDiff?.changes ?? null);
+  const earlier = olFocus ? earlierSub : earlierGraph;
+
   return {
     params,
+    /** When the view answers for (the URL's as_of, seen, changes_since). */
+    time,
+    /** "Changes since…": what changed, once both graphs are here. */
+    changes,
+    /** The earlier graph "Changes since…" compares with (its loading and errors). */
+    earlier,
     consumer,
     registryView,
     /** The consumer has no events yet: the registry view is shown instead. */

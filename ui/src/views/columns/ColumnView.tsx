@@ -25,9 +25,11 @@ interface Props {
   navigate: Navigate;
   /** The details panel, when a node is open. */
   panel: ReactNode;
+  /** Above the columns: the Lineage tab's history banner (as of an instant), if any. */
+  banner?: ReactNode;
 }
 
-export function ColumnView({ trace, graphNodes, route, navigate, panel }: Props) {
+export function ColumnView({ trace, graphNodes, route, navigate, panel, banner }: Props) {
   const fetched = useColumns(traceQuery(trace));
   // Whether the path goes on past the depth shown: the whole walk, asked for
   // when the answer reaches its depth somewhere.
@@ -170,6 +172,7 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel }: Props)
           Showing the nearest {data.limit.toLocaleString("en-US")} columns of more in reach; lower the depth.
         </div>
       )}
+      {banner}
       <div className="lineage-main">
         <div className="lineage-canvas">{body}</div>
         {panel}

@@ -3,11 +3,13 @@
 //   col              the traced column (field)
 //   depth, dir       as in the focus view (default depth here: 3)
 //   col_indirect     "0": leave INDIRECT edges (filters, joins, grouping) out
+//   as_of            the column lineage as of this instant (history/time.ts)
 // Clearing col_ns, col_ds and col goes back to the dataset graph (and its
 // focus, which the column view keeps).
 
 import type { ColumnQuery } from "../../api/columns";
 import { parseDepth } from "../../depth";
+import { timeView } from "../../history/time";
 import type { Patch, Route } from "../../route";
 
 export const COLUMN_DEPTHS = [1, 2, 3, 4, 5, 10, 20];
@@ -22,6 +24,8 @@ export interface Trace {
   direction: ColumnQuery["direction"];
   depth: number;
   indirect: boolean;
+  /** The Lineage tab's as_of (issue 40): the trace as of then; null: now. */
+  asOf: string | null;
 }
 
 /** The traced column the URL names, or null (the dataset graph). */
@@ -37,6 +41,7 @@ export function traceOf(route: Route): Trace | null {
     direction: route.dir === "upstream" || route.dir === "downstream" ? route.dir : "both",
     depth: parseDepth(route.depth) ?? DEFAULT_DEPTH,
     indirect: route.col_indirect !== "0",
+    asOf: timeView(route).asOf,
   };
 }
 

@@ -3,6 +3,7 @@
 // nodes show their Feast definition (RegistryDetails).
 
 import type { LNode } from "../../graph/model";
+import type { FieldDiff } from "../../history/versions";
 import type { Navigate, Route } from "../../route";
 import type { Selection } from "../../selection";
 import { OpenLineageDetails } from "./OpenLineageDetails";
@@ -16,6 +17,8 @@ export interface PanelProps {
   navigate: Navigate;
   onClose: () => void;
   consumerEnabled: boolean;
+  /** "Changes since…": the selected dataset's field diff, when its schema changed. */
+  schemaChange?: FieldDiff | null;
 }
 
 export function DetailsPanel(props: PanelProps) {

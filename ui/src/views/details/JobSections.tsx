@@ -3,7 +3,9 @@
 import type { Navigate, Route } from "../../route";
 import type { GraphNode } from "../../types";
 import { facetString } from "./facets";
+import { JobVersions } from "./JobVersions";
 import { RunHistory } from "./RunHistory";
+import { RunTree } from "./RunTree";
 import { Rows, Section } from "./Section";
 import { text } from "./values";
 
@@ -33,6 +35,14 @@ export function JobSections({ node, route, navigate }: { node: GraphNode; route:
       )}
       <Section title="Run history" testid="run-history">
         <RunHistory key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
+      </Section>
+      {route.run && (
+        <Section title="Run tree" testid="run-tree-section">
+          <RunTree key={route.run} runId={route.run} navigate={navigate} />
+        </Section>
+      )}
+      <Section title="Versions" testid="job-versions-section">
+        <JobVersions key={node.id} namespace={node.namespace} name={node.name} />
       </Section>
     </>
   );

@@ -3,23 +3,29 @@
 // SQL and runs), then every other facet as JSON.
 
 import { useNode } from "../../api/queries";
+import { historyQuery, timeView } from "../../history/time";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { ColumnCounts } from "../columns/ColumnCounts";
 import { AliasList } from "./AliasList";
 import { DatasetSections } from "./DatasetSections";
+import { DatasetVersions } from "./DatasetVersions";
 import type { PanelProps } from "./DetailsPanel";
 import { facetString, feastRows, SHOWN_FACETS } from "./facets";
 import { Freshness } from "./Freshness";
 import { JobSections } from "./JobSections";
 import { OpenLineageHead } from "./OpenLineageHead";
 import { SchemaSection } from "./SchemaTable";
+import { ChangeSection } from "./ChangeSection";
 import { Rows, Section } from "./Section";
 
-export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelProps) {
+export function OpenLineageDetails({ selection, drawn, navigate, route, schemaChange }: PanelProps) {
   const known = drawn?.ol && drawn.ol.namespace === selection.namespace && drawn.ol.name === selection.name ? drawn.ol : null;
   const kind = selection.type === "job" ? "job" : "dataset";
-  const fetched = useNode(known ? null : { type: kind, namespace: selection.namespace, name: selection.name });
+  const fetched = useNode(
+    known ? null : { type: kind, namespace: selection.namespace, name: selection.name },
+    historyQuery(timeView(route)),
+  );
   const node = known ?? fetched.data;
   if (!node) {
     if (fetched.error) return <Failure error={fetched.error} what="this node" onRetry={fetched.refetch} />;
@@ -40,6 +46,9 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
     <div className="panel-body" data-node-id={node.id}>
       <OpenLineageHead node={node} navigate={navigate} />
       <Freshness node={node} />
+      {drawn?.change && drawn.ol?.id === node.id && (
+        <ChangeSection change={drawn.change} since={route.changes_since ?? ""} schemaChange={schemaChange ?? null} />
+      )}
       {doc && (
         <Section title="Documentation">
           <p className="doc">{doc}</p>
@@ -72,6 +81,11 @@ export function OpenLineageDetails({ selection, drawn, navigate, route }: PanelP
       {node.kind === "dataset" && node.has_column_lineage && (
         <Section title="Column lineage" testid="column-lineage-section">
           <ColumnCounts namespace={node.namespace} name={node.name} schema={schema ?? []} navigate={navigate} />
+        </Section>
+      )}
+      {node.kind === "dataset" && (
+        <Section title="Versions" testid="dataset-versions-section">
+          <DatasetVersions key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
         </Section>
       )}
       {node.kind === "job" && <JobSections node={node} route={route} navigate={navigate} />}

@@ -7,6 +7,7 @@ import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { formatCount, formatDuration, formatTime } from "../../format";
 import type { Navigate, Route } from "../../route";
+import { runTimePatch } from "../../history/time";
 import type { RunDataset, RunDetail, RunItem } from "../../types";
 import { RunError, runFailure } from "./RunError";
 
@@ -171,7 +172,8 @@ function RunRows({
                   }
                 >
                   Events of this run
-                </button>
+                </button>{" "}
+                · <HistoryLinks run={run} navigate={navigate} />
               </div>
             ) : (
               <Loading what="the run" />
@@ -196,5 +198,30 @@ function DatasetList({ items, onPick }: { items: RunDataset[]; onPick: (ds: RunD
         </li>
       ))}
     </ul>
+  );
+}
+
+/** "As of this run" and "Changes since this run": the Lineage tab at the run's end. */
+function HistoryLinks({ run, navigate }: { run: RunItem; navigate: Navigate }) {
+  return (
+    <>
+      <button
+        type="button"
+        className="link"
+        data-testid="as-of-run"
+        onClick={() => navigate(runTimePatch(run, "as_of"), { push: true })}
+      >
+        Lineage as of this run
+      </button>{" "}
+      ·{" "}
+      <button
+        type="button"
+        className="link"
+        data-testid="changes-since-run"
+        onClick={() => navigate(runTimePatch(run, "changes_since"), { push: true })}
+      >
+        Changes since this run
+      </button>
+    </>
   );
 }

@@ -2,12 +2,14 @@
 // the graph loaded, a focused node with more neighbours than shown.
 
 import type { Lineage } from "../../hooks/useLineage";
-import type { Route } from "../../route";
+import type { Navigate, Route } from "../../route";
+import { HistoryBanner } from "./HistoryBanner";
 
-export function Banners({ lineage, route }: { lineage: Lineage; route: Route }) {
+export function Banners({ lineage, route, navigate }: { lineage: Lineage; route: Route; navigate: Navigate }) {
   const page = lineage.olGraph.data;
   return (
     <>
+      <HistoryBanner lineage={lineage} navigate={navigate} />
       {!lineage.consumer && (
         <div className="banner banner-info" data-testid="consumer-off">
           Showing the Feast registry only: the OpenLineage consumer is off. To see lineage from every producer (Airflow,

@@ -7,6 +7,7 @@ import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
 import { FocusControls } from "./FocusControls";
 import { SearchBox } from "./SearchBox";
+import { TimeControl } from "./TimeControl";
 
 interface Props {
   lineage: Lineage;
@@ -65,6 +66,7 @@ export function LineageToolbar({ lineage, navigate, onFocus, onToggleFeast }: Pr
           </select>
         </label>
       )}
+      {!registryView && consumer && <TimeControl time={lineage.time} navigate={navigate} />}
       {focus && <FocusControls name={focus.name} params={params} navigate={navigate} />}
       <span className="toolbar-spacer" />
       {graph && (

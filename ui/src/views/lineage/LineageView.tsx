@@ -17,6 +17,7 @@ import { traceOf } from "../columns/trace";
 import { DetailsPanel } from "../details/DetailsPanel";
 import { Banners } from "./Banners";
 import { GraphArea } from "./GraphArea";
+import { HistoryBanner } from "./HistoryBanner";
 import { Legend } from "./Legend";
 import { LineageToolbar } from "./LineageToolbar";
 
@@ -72,6 +73,7 @@ export function LineageView({ settings, route, navigate }: Props) {
       navigate={navigate}
       onClose={() => navigate(refPatch(null))}
       consumerEnabled={lineage.consumer}
+      schemaChange={drawnSelected ? (lineage.changes?.schemas.get(drawnSelected.id) ?? null) : null}
     />
   );
   // A traced column (issue 25): the column view instead of the dataset graph.
@@ -84,6 +86,7 @@ export function LineageView({ settings, route, navigate }: Props) {
         route={route}
         navigate={navigate}
         panel={panel}
+        banner={<HistoryBanner lineage={lineage} navigate={navigate} />}
       />
     );
   }
@@ -91,7 +94,7 @@ export function LineageView({ settings, route, navigate }: Props) {
   return (
     <div className="lineage">
       <LineageToolbar lineage={lineage} navigate={navigate} onFocus={focusOn} onToggleFeast={toggleFeast} />
-      <Banners lineage={lineage} route={route} />
+      <Banners lineage={lineage} route={route} navigate={navigate} />
       <div className="lineage-main">
         <div className="lineage-canvas">
           <GraphArea

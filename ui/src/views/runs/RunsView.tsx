@@ -13,6 +13,7 @@ import { formatDuration, formatTime, shortId } from "../../format";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { refPatch } from "../../selection";
+import { runTimePatch } from "../../history/time";
 import type { RunItem } from "../../types";
 import { RunError, runFailure } from "../details/RunError";
 import { NO_RUN_FILTERS, RunFilters, RUN_STATES, toIso } from "./RunFilters";
@@ -54,6 +55,21 @@ function columns(navigate: Navigate): ColumnDef<RunItem, unknown>[] {
           onClick={() => navigate({ tab: "events", ...clearRunsPatch, run_id: row.original.run_id }, { push: true })}
         >
           {shortId(row.original.run_id)}
+        </button>
+      ),
+    },
+    {
+      id: "history",
+      header: "Lineage",
+      enableSorting: false,
+      cell: ({ row }) => (
+        <button
+          type="button"
+          className="link small nowrap"
+          title="The lineage graph as it stood when this run ended"
+          onClick={() => navigate({ ...clearRunsPatch, ...runTimePatch(row.original, "as_of") }, { push: true })}
+        >
+          as of this run
         </button>
       ),
     },

@@ -1,0 +1,212 @@
+"""History in the UI (issue 40): the time control, "changes since", versions, run trees.
+
+One page and the session's quickstart server for the whole module (the browser
+pass is a share of the gate): each test starts from a URL, so none depends on
+another's state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlparse
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.server_process import ServerProcess
+from tests.ui.conftest import VIEWPORT, PageErrors, axe_violations, node, wait_graph
+
+Shoot = Callable[[Page, str], Path]
+OL = "/api/v1/lineage/openlineage"
+TRAIN = {"node_type": "job", "node_ns": "spark://ml-team", "node": "train_driver_ranking"}
+FEATURE_VIEW = {
+    "node_type": "dataset",
+    "node_ns": "driver_ranking",
+    "node": "feature_view/driver_hourly_stats",
+}
+DAG = {"node_type": "job", "node_ns": "airflow://prod-cluster", "node": "driver_features_daily"}
+# What the dbt model reads since its second version (after the first training run).
+SHIFTS = "raw.public.driver_shifts"
+
+
+def api(server: ServerProcess, path: str, **params: Any) -> Any:
+    answer = httpx.get(f"{server.url}{OL}/{path}", params=params, timeout=30)
+    answer.raise_for_status()
+    return answer.json()
+
+
+def url_param(page: Page, key: str) -> str | None:
+    return parse_qs(urlparse(page.url).query).get(key, [None])[0]
+
+
+@pytest.fixture(scope="module")
+def shared(browser: Browser) -> Iterator[Page]:
+    """One page for the module; it fails the last test on a JavaScript error."""
+    context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+    opened = context.new_page()
+    errors = PageErrors()
+    opened.on("console", errors.on_console)
+    opened.on("pageerror", errors.on_page_error)
+    opened.set_default_timeout(20_000)
+    yield opened
+    context.close()
+    assert not errors.errors, f"the page logged errors: {errors.errors}"
+
+
+@pytest.fixture(scope="module")
+def first_training(server: ServerProcess) -> dict[str, Any]:
+    """The first training run (the oldest of train_driver_ranking)."""
+    runs = api(server, "runs", job_name="train_driver_ranking", limit=100)["runs"]
+    return min(runs, key=lambda run: run["started_at"])
+
+
+def open_url(page: Page, server: ServerProcess, **params: str) -> None:
+    page.goto(f"{server.url}/?{urlencode(params)}")
+    wait_graph(page)
+
+
+def test_as_of_the_first_training_run_the_graph_lacks_the_later_change(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any], shoot: Shoot
+) -> None:
+    page = shared
+    open_url(page, server, **TRAIN)
+    expect(node(page, SHIFTS)).to_have_count(1)
+    runs = page.get_by_test_id("run-history")
+    runs.locator(f"tr.run-row[data-run-id='{first_training['run_id']}'] .run-toggle").click()
+    runs.get_by_test_id("as-of-run").click()
+    banner = page.get_by_test_id("history-banner")
+    expect(banner).to_contain_text("Historical view")
+    assert url_param(page, "as_of") is not None
+    wait_graph(page)
+    expect(node(page, SHIFTS)).to_have_count(0)
+    # The details answer as of then too: the feature view's schema before the type change.
+    node(page, "driver_hourly_stats", "feature_view").click()
+    schema = page.get_by_test_id("details-panel").get_by_test_id("schema-table")
+    expect(schema.locator("tr", has_text="conv_rate")).to_contain_text("FLOAT")
+    shoot(page, "history-as-of")
+
+    # A deep link reproduces the view; one click goes back to now.
+    link = page.url
+    page.goto("about:blank")
+    page.goto(link)
+    wait_graph(page)
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
+    expect(node(page, SHIFTS)).to_have_count(0)
+    page.get_by_test_id("back-to-now").click()
+    expect(page.get_by_test_id("history-banner")).to_have_count(0)
+    assert url_param(page, "as_of") is None
+    expect(node(page, SHIFTS)).to_have_count(1)
+
+
+def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any], shoot: Shoot
+) -> None:
+    page = shared
+    open_url(page, server, **TRAIN, run=first_training["run_id"])
+    page.get_by_test_id("run-history").get_by_test_id("changes-since-run").click()
+    expect(page.get_by_test_id("changes-summary")).to_contain_text("schema")
+    wait_graph(page)
+    view = node(page, "driver_hourly_stats", "feature_view").locator(".lnode")
+    expect(view).to_have_attribute("data-change", "changed")
+    expect(view.locator(".lnode-change")).to_have_text(
+        "△ schema changed"
+    )  # words, not colour alone
+    # The dbt model's new input: the node and its edge, added.
+    expect(node(page, SHIFTS).locator(".lnode")).to_have_attribute("data-change", "added")
+    new_edge = page.locator("[data-testid^='rf__edge-'][data-testid*='driver_shifts'] .ledge")
+    expect(new_edge).to_have_class(re.compile("change-added"))
+    node(page, "driver_hourly_stats", "feature_view").click()
+    change = page.get_by_test_id("change-section")
+    expect(change).to_contain_text("schema changed")
+    expect(change.get_by_test_id("change-schema-diff")).to_contain_text(
+        "conv_rate: type FLOAT → DOUBLE"
+    )
+    shoot(page, "history-changes-since")
+    assert axe_violations(page) == [], "axe on the changes view"
+
+
+def test_the_dataset_versions_show_the_type_change_and_open_its_diff(
+    shared: Page, server: ServerProcess, shoot: Shoot
+) -> None:
+    page = shared
+    open_url(page, server, **FEATURE_VIEW)
+    versions = page.get_by_test_id("dataset-versions")
+    changed = versions.locator("tr.version-row", has_text="1 type changed")
+    expect(changed).to_have_count(1)
+    changed.locator("button").click()
+    diff = page.get_by_test_id("version-detail").get_by_test_id("schema-diff")
+    expect(diff).to_contain_text("conv_rate: type FLOAT → DOUBLE")
+    assert url_param(page, "dsver") is not None
+    shoot(page, "history-dataset-versions")
+
+
+def test_the_run_tree_of_the_airflow_dag_run_shows_its_tasks_and_opens_them(
+    shared: Page, server: ServerProcess
+) -> None:
+    page = shared
+    dag_runs = api(server, "runs", job_name="driver_features_daily", limit=100)["runs"]
+    dag_run = next(r for r in dag_runs if r["job_name"] == "driver_features_daily")
+    open_url(page, server, **DAG, run=dag_run["run_id"])
+    tree = page.get_by_test_id("run-tree")
+    expect(tree.locator(".run-tree-node.is-current")).to_contain_text("driver_features_daily")
+    task = tree.locator(".run-tree-node", has_text="extract_trips")
+    expect(task).to_have_count(1)
+    expect(tree.locator(".run-tree-node", has_text="export_daily_trips")).to_have_count(1)
+    task_run = task.get_attribute("data-run-id")
+    task.get_by_role("button").click()
+    assert url_param(page, "node") == "driver_features_daily.extract_trips"
+    assert url_param(page, "run") == task_run
+    expect(page.get_by_test_id("run-tree").locator(".run-tree-node.is-current")).to_contain_text(
+        "extract_trips"
+    )
+    job_versions = page.get_by_test_id("job-versions")
+    expect(job_versions.locator("li.job-version").first).to_contain_text("current")
+
+
+def test_seen_during_a_window_labels_each_edge_with_its_run_count(
+    shared: Page, server: ServerProcess
+) -> None:
+    page = shared
+    open_url(page, server)
+    page.get_by_label("Seen during").select_option("7d")
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Seen during")
+    assert url_param(page, "seen") == "7d"
+    assert url_param(page, "seen_since")
+    wait_graph(page)
+    expect(page.locator(".react-flow__edge-text").filter(has_text="runs").first).to_be_attached()
+    # The Airflow extract task ran every night of the window: its input edge says how often.
+    window = api(server, "graph", since=url_param(page, "seen_since"), limit=5000)
+    extract = next(
+        e
+        for e in window["edges"]
+        if e["type"] == "input" and e["target_name"].endswith(".extract_trips")
+    )
+    assert extract["run_count"] >= 3
+    shown = page.eval_on_selector_all(
+        ".react-flow__edge-text", "els => els.map(e => e.textContent)"
+    )
+    assert f"{extract['run_count']} runs" in shown, shown
+
+
+def test_the_column_view_answers_as_of_the_instant_and_says_so(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    trace = {
+        "col_ns": "driver_ranking",
+        "col_ds": "feature_service/driver_activity_v1",
+        "col": "driver_hourly_stats:conv_rate",
+    }
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/openlineage/columns" in r.url else None)
+    page.goto(f"{server.url}/?{urlencode(trace | {'as_of': first_training['ended_at_iso']})}")
+    page.wait_for_selector("[data-testid=column-ready]", state="attached", timeout=30_000)
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
+    assert any("as_of=" in url for url in asked), asked
+    page.get_by_test_id("back-to-now").click()
+    expect(page.get_by_test_id("history-banner")).to_have_count(0)
+    expect(page.get_by_test_id("column-view")).to_be_visible()  # still the traced column

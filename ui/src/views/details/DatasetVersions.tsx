@@ -1,0 +1,156 @@
+// A dataset's versions (issue 40): time, run, job, rows, bytes and the schema
+// change in one line; a click opens the version's full schema and its diff to
+// the one before.
+
+import { useDatasetVersion, useDatasetVersions } from "../../api/queries";
+import { Failure, Loading } from "../../components/Status";
+import { formatBytes, formatCount, formatTime, shortId } from "../../format";
+import { fieldDiff, schemaChangeLine } from "../../history/versions";
+import type { Navigate, Route } from "../../route";
+import type { DatasetVersionItem, SchemaDiff } from "../../types";
+
+interface Props {
+  namespace: string;
+  name: string;
+  route: Route;
+  navigate: Navigate;
+}
+
+export function DatasetVersions({ namespace, name, route, navigate }: Props) {
+  const versions = useDatasetVersions(namespace, name);
+  if (versions.error) return <Failure error={versions.error} what="the versions" onRetry={versions.refetch} />;
+  if (!versions.data) return <Loading what="versions" />;
+  const items = versions.data.versions;
+  if (items.length === 0) return <p className="muted small">No versions recorded.</p>;
+  const open = route.dsver ?? null;
+  return (
+    <>
+      <table className="table versions-table" data-testid="dataset-versions">
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Run</th>
+            <th className="num">Rows</th>
+            <th className="num">Bytes</th>
+            <th>Schema</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((item, i) => (
+            <VersionRow
+              key={item.id}
+              item={item}
+              previous={items[i + 1] ?? null}
+              open={open === item.id}
+              onOpen={() => navigate({ dsver: open === item.id ? null : item.id })}
+            />
+          ))}
+        </tbody>
+      </table>
+      {versions.data.total > items.length && (
+        <p className="muted small">
+          The newest {items.length} of {versions.data.total} versions.
+        </p>
+      )}
+      {open && <VersionDetail namespace={namespace} name={name} id={open} />}
+    </>
+  );
+}
+
+function VersionRow({
+  item,
+  previous,
+  open,
+  onOpen,
+}: {
+  item: DatasetVersionItem;
+  previous: DatasetVersionItem | null;
+  open: boolean;
+  onOpen: () => void;
+}) {
+  // The oldest version shown has no earlier one to compare with (unless the API named it).
+  const line = previous ? schemaChangeLine(fieldDiff(previous.fields, item.fields)) : "";
+  const stats = item.statistics;
+  return (
+    <tr className={open ? "version-row is-open" : "version-row"} data-version-id={item.id}>
+      <td className="nowrap">
+        <button type="button" className="link" aria-expanded={open} onClick={onOpen} title="Its schema and diff">
+          {formatTime(item.created_at_iso)}
+        </button>
+      </td>
+      <td className="small">
+        {item.created_by_run_id ? (
+          <span className="mono" title={item.created_by_run_id}>
+            {shortId(item.created_by_run_id)}
+          </span>
+        ) : (
+          "—"
+        )}
+        {item.job && <div className="muted break">{item.job.name}</div>}
+      </td>
+      <td className="num">{formatCount(stats?.row_count ?? null)}</td>
+      <td className="num">{stats?.bytes == null ? "—" : formatBytes(stats.bytes)}</td>
+      <td className="small" data-testid="schema-change">
+        {line ? <span className="change-amber">△ {line}</span> : <span className="muted">{previous ? "same" : "first"}</span>}
+      </td>
+    </tr>
+  );
+}
+
+function VersionDetail({ namespace, name, id }: { namespace: string; name: string; id: string }) {
+  const version = useDatasetVersion(namespace, name, id);
+  if (version.error) return <Failure error={version.error} what="the version" onRetry={version.refetch} />;
+  if (!version.data) return <Loading what="the version" />;
+  const v = version.data;
+  return (
+    <div className="version-detail" data-testid="version-detail">
+      <h4>
+        Version of {formatTime(v.created_at_iso)} <span className="mono small muted">{shortId(v.id)}</span>
+      </h4>
+      <SchemaDiffView diff={v.diff} />
+      <table className="table schema-table">
+        <thead>
+          <tr>
+            <th>Field</th>
+            <th>Type</th>
+          </tr>
+        </thead>
+        <tbody>
+          {v.fields.map((field) => (
+            <tr key={field.name}>
+              <td className="mono">{field.name}</td>
+              <td className="mono">{field.type ?? "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A schema diff, field by field; each change says what it is in words and with an icon. */
+export function SchemaDiffView({ diff }: { diff: SchemaDiff }) {
+  const rows = [
+    ...diff.added.map((f) => ({ key: `+${f.name}`, cls: "change-green", icon: "+", text: `${f.name} added (${f.type ?? "no type"})` })),
+    ...diff.removed.map((f) => ({ key: `-${f.name}`, cls: "change-red", icon: "−", text: `${f.name} removed (${f.type ?? "no type"})` })),
+    ...diff.type_changed.map((f) => ({
+      key: `t${f.name}`,
+      cls: "change-amber",
+      icon: "△",
+      text: `${f.name}: type ${f.before ?? "none"} → ${f.after ?? "none"}`,
+    })),
+    ...diff.description_changed.map((f) => ({ key: `d${f.name}`, cls: "change-amber", icon: "△", text: `${f.name}: description changed` })),
+  ];
+  if (rows.length === 0) {
+    return <p className="muted small">{diff.previous_id ? "Same schema as the version before." : "The first version."}</p>;
+  }
+  return (
+    <ul className="plain schema-diff" data-testid="schema-diff">
+      {rows.map((row) => (
+        <li key={row.key} className={row.cls}>
+          <span aria-hidden>{row.icon}</span> {row.text}
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,62 @@
+// The banners of a view that is not the current graph (issue 40): as of an
+// instant, a "seen during" window, the changes since an instant; each with
+// one click back to now.
+
+import { CHANGE_ICONS } from "../../graph/elements";
+import type { Lineage } from "../../hooks/useLineage";
+import { formatTime } from "../../format";
+import type { Navigate } from "../../route";
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+const NOW = { as_of: null, seen: null, seen_since: null, seen_until: null, changes_since: null };
+
+export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigate: Navigate }) {
+  const { time, changes, earlier } = lineage;
+  if (lineage.registryView || (!time.asOf && !time.window && !time.changesSince)) return null;
+  const back = (
+    <button type="button" className="btn" onClick={() => navigate(NOW, { push: true })} data-testid="back-to-now">
+      Back to now
+    </button>
+  );
+  const to = time.asOf ? `as of ${formatTime(time.asOf)}` : "now";
+  return (
+    <div className="banner banner-history" role="status" data-testid="history-banner">
+      {time.window ? (
+        <span>
+          <strong>Seen during</strong> {formatTime(time.since)} – {time.until ? formatTime(time.until) : "now"}: the
+          edges the runs of this window observed, each with its run count.
+        </span>
+      ) : time.changesSince ? (
+        <span data-testid="changes-summary">
+          <strong>Changes since {formatTime(time.changesSince)}</strong> (to {to}):{" "}
+          {changes ? (
+            <>
+              <span className="change-green">
+                {CHANGE_ICONS.added} {count(changes.counts.added, "node")}, {count(changes.counts.edgesAdded, "edge")} added
+              </span>
+              ,{" "}
+              <span className="change-red">
+                {CHANGE_ICONS.removed} {count(changes.counts.removed, "node")}, {count(changes.counts.edgesRemoved, "edge")}{" "}
+                removed
+              </span>
+              ,{" "}
+              <span className="change-amber">
+                {CHANGE_ICONS.changed} {count(changes.counts.changed, "schema")} changed
+              </span>
+            </>
+          ) : earlier.error ? (
+            `the earlier graph could not be read: ${earlier.error.message}`
+          ) : (
+            "comparing…"
+          )}
+        </span>
+      ) : (
+        <span>
+          <strong>Historical view:</strong> the lineage as it stood at {formatTime(time.asOf)}.
+        </span>
+      )}
+      {back}
+    </div>
+  );
+}
