@@ -17,7 +17,7 @@ only when all inputs of the field are visible).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
@@ -97,23 +97,53 @@ def edge_columns(e: FromClause, p: FromClause) -> tuple[ColumnElement[object], .
     )
 
 
-@lru_cache(maxsize=8)
-def _edges_statement(side: Side, by_field: bool) -> Any:
+def edges_statement(side: Side, by_field: bool, pointers: Any, joined: Any) -> Any:
+    """Column edges into (or out of) ``:datasets`` (of ``:fields``), joined to ``pointers``.
+
+    ``joined(edge, pointers)`` says which edges count: the current ones (the
+    pointers' table) or those of an instant (the column listings').
+    """
     e = t.column_edges.alias("ce")
-    p = t.column_lineage.alias("cp")
     dataset, field = (
         (e.c.dst_dataset_id, e.c.dst_field_id)
         if side == "into"
         else (e.c.src_dataset_id, e.c.src_field_id)
     )
     stmt = (
-        select(*edge_columns(e, p))
-        .select_from(e.join(p, current_column_edge(e, p)))
+        select(*edge_columns(e, pointers))
+        .select_from(e.join(pointers, joined(e, pointers)))
         .where(dataset.in_(bindparam("datasets", expanding=True)))
     )
     if by_field:
         stmt = stmt.where(field.in_(bindparam("fields", expanding=True)))
     return stmt
+
+
+@lru_cache(maxsize=8)
+def _edges_statement(side: Side, by_field: bool) -> Any:
+    return edges_statement(side, by_field, t.column_lineage.alias("cp"), current_column_edge)
+
+
+def read_edges(
+    conn: Connection,
+    stmt: Any,
+    dataset_ids: Collection[int],
+    field_ids: Collection[int] | None,
+    extra: Mapping[str, Any] | None = None,
+) -> list[ColumnEdgeRead]:
+    """``stmt``'s edges for the datasets (and fields), in chunks of bound parameters."""
+    out: list[ColumnEdgeRead] = []
+    if not dataset_ids or (field_ids is not None and not field_ids):
+        return out
+    fields: list[int | None] = [*sorted(set(field_ids))] if field_ids is not None else [None]
+    ordered = sorted(set(dataset_ids))
+    for start in range(0, len(ordered), _CHUNK):
+        for f_start in range(0, len(fields), _CHUNK):
+            params: dict[str, Any] = {"datasets": ordered[start : start + _CHUNK], **(extra or {})}
+            if field_ids is not None:
+                params["fields"] = fields[f_start : f_start + _CHUNK]
+            out.extend(ColumnEdgeRead(*row) for row in conn.execute(stmt, params))
+    return out
 
 
 def column_edges(
@@ -126,21 +156,8 @@ def column_edges(
 
     The result holds every pair of the two lists; the caller keeps the pairs it means.
     """
-    out: list[ColumnEdgeRead] = []
-    if not dataset_ids or (field_ids is not None and not field_ids):
-        return out
     stmt = _edges_statement(side, field_ids is not None)
-    fields = sorted(set(field_ids)) if field_ids is not None else None
-    ordered = sorted(set(dataset_ids))
-    for start in range(0, len(ordered), _CHUNK):
-        params: dict[str, Any] = {"datasets": ordered[start : start + _CHUNK]}
-        if fields is not None:
-            for f_start in range(0, len(fields), _CHUNK):
-                params["fields"] = fields[f_start : f_start + _CHUNK]
-                out.extend(ColumnEdgeRead(*row) for row in conn.execute(stmt, params))
-        else:
-            out.extend(ColumnEdgeRead(*row) for row in conn.execute(stmt, params))
-    return out
+    return read_edges(conn, stmt, dataset_ids, field_ids)
 
 
 def with_column_lineage(conn: Connection, dataset_ids: Iterable[int], ns_ids: NsIds) -> set[int]:

@@ -33,7 +33,12 @@ from sqlalchemy import (
 )
 
 from feast_lineage.consumer.store.read.as_of import Instant
-from feast_lineage.consumer.store.read.columns import ColumnEdgeRead, Side, edge_columns
+from feast_lineage.consumer.store.read.columns import (
+    ColumnEdgeRead,
+    Side,
+    edges_statement,
+    read_edges,
+)
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.schema import tables as t
 
@@ -116,21 +121,7 @@ def _stopped_at(edges: FromClause) -> ColumnElement[bool]:
 
 @lru_cache(maxsize=8)
 def _edges_statement(side: Side, by_field: bool) -> Any:
-    e = t.column_edges.alias("ce")
-    lc = t.column_listings.alias("cl")
-    dataset, field = (
-        (e.c.dst_dataset_id, e.c.dst_field_id)
-        if side == "into"
-        else (e.c.src_dataset_id, e.c.src_field_id)
-    )
-    stmt = (
-        select(*edge_columns(e, lc))
-        .select_from(e.join(lc, column_edge_at(e, lc)))
-        .where(dataset.in_(bindparam("datasets", expanding=True)))
-    )
-    if by_field:
-        stmt = stmt.where(field.in_(bindparam("fields", expanding=True)))
-    return stmt
+    return edges_statement(side, by_field, t.column_listings.alias("cl"), column_edge_at)
 
 
 def column_edges_at(
@@ -144,19 +135,8 @@ def column_edges_at(
 
     The result holds every pair of the two lists; the caller keeps the pairs it means.
     """
-    out: list[ColumnEdgeRead] = []
-    if not dataset_ids or (field_ids is not None and not field_ids):
-        return out
     stmt = _edges_statement(side, field_ids is not None)
-    fields = sorted(set(field_ids)) if field_ids is not None else [None]
-    ordered = sorted(set(dataset_ids))
-    for start in range(0, len(ordered), _CHUNK):
-        for f_start in range(0, len(fields), _CHUNK):
-            params: dict[str, Any] = {"datasets": ordered[start : start + _CHUNK], **at.params()}
-            if field_ids is not None:
-                params["fields"] = fields[f_start : f_start + _CHUNK]
-            out.extend(ColumnEdgeRead(*row) for row in conn.execute(stmt, params))
-    return out
+    return read_edges(conn, stmt, dataset_ids, field_ids, at.params())
 
 
 @lru_cache(maxsize=4)
