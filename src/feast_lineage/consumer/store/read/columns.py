@@ -17,11 +17,20 @@ only when all inputs of the field are visible).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import ColumnElement, Connection, FromClause, and_, bindparam, exists, select
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Executable,
+    FromClause,
+    and_,
+    bindparam,
+    exists,
+    select,
+)
 
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.schema import tables as t
@@ -47,6 +56,10 @@ class ColumnEdgeRead(NamedTuple):
     indirect: int
     transformations: str  # canonical JSON
     created_us: int
+
+
+# The join of a column edge with what says it counts: its pointer (now) or its listing (at T).
+EdgeJoin = Callable[[FromClause, FromClause], ColumnElement[bool]]
 
 
 def current_column_edge(edges: FromClause, pointers: FromClause) -> ColumnElement[bool]:
@@ -97,7 +110,9 @@ def edge_columns(e: FromClause, p: FromClause) -> tuple[ColumnElement[object], .
     )
 
 
-def edges_statement(side: Side, by_field: bool, pointers: Any, joined: Any) -> Any:
+def edges_statement(
+    side: Side, by_field: bool, pointers: FromClause, joined: EdgeJoin
+) -> Executable:
     """Column edges into (or out of) ``:datasets`` (of ``:fields``), joined to ``pointers``.
 
     ``joined(edge, pointers)`` says which edges count: the current ones (the
@@ -126,10 +141,10 @@ def _edges_statement(side: Side, by_field: bool) -> Any:
 
 def read_edges(
     conn: Connection,
-    stmt: Any,
+    stmt: Executable,
     dataset_ids: Collection[int],
     field_ids: Collection[int] | None,
-    extra: Mapping[str, Any] | None = None,
+    extra: Mapping[str, int | str] | None = None,
 ) -> list[ColumnEdgeRead]:
     """``stmt``'s edges for the datasets (and fields), in chunks of bound parameters."""
     out: list[ColumnEdgeRead] = []
@@ -162,36 +177,55 @@ def column_edges(
 
 def with_column_lineage(conn: Connection, dataset_ids: Iterable[int], ns_ids: NsIds) -> set[int]:
     """The datasets among ``dataset_ids`` with a current column edge whose other end is visible."""
+    return datasets_with_edges(conn, _has_statement, dataset_ids, ns_ids)
+
+
+def datasets_with_edges(
+    conn: Connection,
+    statement: Callable[[Side, bool], Executable],
+    dataset_ids: Iterable[int],
+    ns_ids: NsIds,
+    extra: Mapping[str, int | str] | None = None,
+) -> set[int]:
+    """The datasets among ``dataset_ids`` with an edge of ``statement(side, scoped)`` either way."""
     wanted = sorted(set(dataset_ids))
     if not wanted or (ns_ids is not None and not ns_ids):
         return set()
     found: set[int] = set()
     for side in ("into", "from"):
-        stmt = _has_statement(side, ns_ids is not None)
+        stmt = statement(side, ns_ids is not None)
         for start in range(0, len(wanted), _CHUNK):
-            params: dict[str, Any] = {"ids": wanted[start : start + _CHUNK]}
+            params: dict[str, Any] = {"ids": wanted[start : start + _CHUNK], **(extra or {})}
             if ns_ids is not None:
                 params["ns_ids"] = sorted(ns_ids)
             found.update(int(i) for i in conn.execute(stmt, params).scalars())
     return found
 
 
-@lru_cache(maxsize=4)
-def _has_statement(side: Side, scoped: bool) -> Any:
+def has_edges_statement(
+    side: Side, scoped: bool, pointers: FromClause, joined: EdgeJoin
+) -> Executable:
+    """Which of ``:ids`` have an edge (``joined(edge, pointers)``) whose far end is visible."""
     d = t.datasets.c
     e = t.column_edges.alias("he")
-    p = t.column_lineage.alias("hp")
     near, far_ns = (
         (e.c.dst_dataset_id, e.c.src_ns_id)
         if side == "into"
         else (e.c.src_dataset_id, e.c.dst_ns_id)
     )
-    inner = select(e.c.job_id).select_from(e.join(p, current_column_edge(e, p))).where(near == d.id)
+    inner = (
+        select(e.c.job_id).select_from(e.join(pointers, joined(e, pointers))).where(near == d.id)
+    )
     if scoped:
         inner = inner.where(far_ns.in_(bindparam("ns_ids", expanding=True)))
     return select(d.id).where(
         d.id.in_(bindparam("ids", expanding=True)), exists(inner.correlate(t.datasets))
     )
+
+
+@lru_cache(maxsize=4)
+def _has_statement(side: Side, scoped: bool) -> Any:
+    return has_edges_statement(side, scoped, t.column_lineage.alias("hp"), current_column_edge)
 
 
 class DatasetName(NamedTuple):

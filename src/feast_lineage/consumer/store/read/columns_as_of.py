@@ -29,14 +29,15 @@ from sqlalchemy import (
     and_,
     bindparam,
     exists,
-    select,
 )
 
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.columns import (
     ColumnEdgeRead,
     Side,
+    datasets_with_edges,
     edges_statement,
+    has_edges_statement,
     read_edges,
 )
 from feast_lineage.consumer.store.read.common import NsIds
@@ -141,35 +142,11 @@ def column_edges_at(
 
 @lru_cache(maxsize=4)
 def _has_statement(side: Side, scoped: bool) -> Any:
-    d = t.datasets.c
-    e = t.column_edges.alias("he")
-    lc = t.column_listings.alias("hl")
-    near, far_ns = (
-        (e.c.dst_dataset_id, e.c.src_ns_id)
-        if side == "into"
-        else (e.c.src_dataset_id, e.c.dst_ns_id)
-    )
-    inner = select(e.c.job_id).select_from(e.join(lc, column_edge_at(e, lc))).where(near == d.id)
-    if scoped:
-        inner = inner.where(far_ns.in_(bindparam("ns_ids", expanding=True)))
-    return select(d.id).where(
-        d.id.in_(bindparam("ids", expanding=True)), exists(inner.correlate(t.datasets))
-    )
+    return has_edges_statement(side, scoped, t.column_listings.alias("hl"), column_edge_at)
 
 
 def with_column_lineage_at(
     conn: Connection, dataset_ids: Iterable[int], ns_ids: NsIds, at: Instant
 ) -> set[int]:
     """The datasets among ``dataset_ids`` with a column edge current at ``at``, its far end seen."""
-    wanted = sorted(set(dataset_ids))
-    if not wanted or (ns_ids is not None and not ns_ids):
-        return set()
-    found: set[int] = set()
-    for side in ("into", "from"):
-        stmt = _has_statement(side, ns_ids is not None)
-        for start in range(0, len(wanted), _CHUNK):
-            params: dict[str, Any] = {"ids": wanted[start : start + _CHUNK], **at.params()}
-            if ns_ids is not None:
-                params["ns_ids"] = sorted(ns_ids)
-            found.update(int(i) for i in conn.execute(stmt, params).scalars())
-    return found
+    return datasets_with_edges(conn, _has_statement, dataset_ids, ns_ids, at.params())
