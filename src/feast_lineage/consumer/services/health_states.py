@@ -90,6 +90,8 @@ class Assessment:
     marker: object = None  # the store state it was computed for (:func:`.store_marker`)
     dues: list[int] = field(default_factory=list)  # when each dataset turns stale, in order
     due_ids: list[int] = field(default_factory=list)  # the datasets, in the same order
+    # the steps the spread read: every node within CAUSE_DEPTH of a cause (a problem's walk)
+    downstream: reach.KnownSteps | None = None
 
     def state(self, node: int) -> HealthState:
         cause = self.causes.get(node)
@@ -237,14 +239,17 @@ def _spread(conn: Connection, found: Assessment) -> None:
     """Put every node downstream of a cause at risk, naming its nearest causes.
 
     One breadth-first walk from every cause at once, a query per level: each
-    node keeps the causes at its least distance (at most MAX_CAUSES).
+    node keeps the causes at its least distance (at most MAX_CAUSES). The
+    steps it reads are kept (``found.downstream``) for the problems' walks.
     """
+    known = found.downstream = reach.KnownSteps(downstream=True)
     best: dict[int, int] = dict.fromkeys(found.causes, 0)
     nearest: dict[int, list[int]] = {c: [c] for c in found.causes}
     frontier, deeper, level = sorted(found.causes), set[int](), 0
     while frontier:
         same: set[int] = set()
-        for step in h.steps(conn, frontier, downstream=True):
+        # lineage and explicit steps before symlinks, as the store's query lists them
+        for step in sorted(known.fetch(conn, frontier), key=lambda s: -s.deeper):
             far_level = level + step.deeper
             if far_level > CAUSE_DEPTH or best.get(step.far, far_level) < far_level:
                 continue
@@ -321,7 +326,7 @@ class HealthCache:
     def __init__(self, most_reaches: int = 4096) -> None:
         self._lock = threading.Lock()
         self._base: tuple[object, Assessment] | None = None
-        self._spread: tuple[object, frozenset[int], dict[int, list[tuple[int, int]]]] | None = None
+        self._spread: tuple[object, frozenset[int], Assessment] | None = None
         self._reaches: OrderedDict[Hashable, object] = OrderedDict()
         self._stale: tuple[object, dict[int, Cause]] | None = None
         self._most = most_reaches
@@ -346,25 +351,34 @@ class HealthCache:
         found = at(kept[1], now_us, known[1])
         causes = frozenset(found.causes)
         if spread is not None and spread[0] == key and spread[1] == causes:
-            found.at_risk = spread[2]
+            found.at_risk, found.downstream = spread[2].at_risk, spread[2].downstream
             return found
         _spread(conn, found)
         with self._lock:
-            self._spread = (key, causes, found.at_risk)
+            self._spread = (key, causes, found)
         return found
 
     def reach(self, key: Hashable, walk: Callable[[], object]) -> object:
         """``walk()``'s answer, kept under ``key`` (it must name the store state) while it is."""
+        value = self.known(key)
+        if value is None:
+            value = walk()
+            self.keep(key, value)
+        return value
+
+    def known(self, key: Hashable) -> object | None:
+        """What :meth:`keep` kept under ``key``, if it still is."""
         with self._lock:
             if key in self._reaches:
                 self._reaches.move_to_end(key)
                 return self._reaches[key]
-        value = walk()
+        return None
+
+    def keep(self, key: Hashable, value: object) -> None:
         with self._lock:
             self._reaches[key] = value
             while len(self._reaches) > self._most:
                 self._reaches.popitem(last=False)
-        return value
 
 
 def assess(
@@ -398,17 +412,23 @@ def _uuid(value: bytes) -> str:
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
-def _source_written(conn: Connection, view: int, found: Assessment) -> int | None:
-    """The latest write of a dataset upstream of ``view`` that is no Feast object of its own."""
-    walked = reach.walk(conn, [view], SOURCE_DEPTH, downstream=False)
-    infos = h.node_info(conn, walked.distance)
-    sources = [
-        n
-        for n, i in infos.items()
-        if n != view and i.kind == "dataset" and i.feast_type in (None, "data_source")
+def _source_written(
+    conn: Connection, known: reach.KnownSteps, view: int, found: Assessment
+) -> int | None:
+    """The latest write of a dataset upstream of ``view`` that is no Feast object of its own
+    (every written dataset's latest write and info are in ``found`` already)."""
+    walked = known.walk(conn, view, SOURCE_DEPTH)
+    writes = [
+        fresh.last_write_us
+        for n in walked.distance
+        if n != view
+        and (fresh := found.freshness.get(n)) is not None
+        and fresh.last_write_us is not None
+        and (info := found.infos.get(n)) is not None
+        and info.kind == "dataset"
+        and info.feast_type in (None, "data_source")
     ]
-    writes = h.recent_writes(conn, sources, 1)
-    return max((w[0] for w in writes.values() if w), default=None)
+    return max(writes, default=None)
 
 
 def _online_stores(conn: Connection, views: list[h.NodeInfo]) -> dict[int, int]:
@@ -437,15 +457,19 @@ def _lag_sources(conn: Connection, found: Assessment) -> None:
         ends = [ended[i] for i in (view.id, stores.get(view.id)) if i is not None and i in ended]
         if ends:
             found.materialized_to[view.id] = max(ends)
+    # One walk upstream from every view and service at once; each one's own walk then
+    # reads the steps it fetched (SOURCE_DEPTH >= the services' 2).
+    known = reach.KnownSteps(downstream=False)
+    known.prime(conn, [v.id for v in views] + [s.id for s in services], SOURCE_DEPTH)
     for view in views:
         found.infos[view.id] = view
-        source = _source_written(conn, view.id, found)
+        source = _source_written(conn, known, view.id, found)
         if source is not None:
             found.source_written[view.id] = source
     view_ids = {v.id for v in views}
     for service in services:
         found.infos[service.id] = service
-        walked = reach.walk(conn, [service.id], 2, downstream=False)
+        walked = known.walk(conn, service.id, 2)
         found.service_views[service.id] = sorted(n for n in walked.distance if n in view_ids)
 
 

@@ -34,6 +34,9 @@ class Walked:
         return out[::-1]
 
 
+Fetch = Callable[[list[int]], list[Step]]
+
+
 def walk(
     conn: Connection,
     starts: Collection[int],
@@ -41,8 +44,14 @@ def walk(
     *,
     downstream: bool = True,
     allowed: Callable[[int], bool] | None = None,
+    fetch: Fetch | None = None,
 ) -> Walked:
-    """Every node within ``depth`` steps of ``starts``; ``allowed`` keeps the walk on its nodes."""
+    """Every node within ``depth`` steps of ``starts``; ``allowed`` keeps the walk on its nodes.
+
+    ``fetch``: the steps out of a frontier (default: read from the store).
+    """
+    if fetch is None:
+        fetch = lambda ids: steps(conn, ids, downstream=downstream)  # noqa: E731
     distance = dict.fromkeys(starts, 0)
     previous: dict[int, int | None] = dict.fromkeys(starts)
     frontier = sorted(distance)
@@ -50,7 +59,7 @@ def walk(
     level = 0
     while frontier:
         same: list[int] = []
-        for step in sorted(steps(conn, frontier, downstream=downstream)):
+        for step in sorted(fetch(frontier)):
             far_level = level + step.deeper
             if step.far in distance or far_level > depth:
                 continue
@@ -64,6 +73,48 @@ def walk(
             continue
         frontier, deeper, level = deeper, [], level + 1
     return Walked(distance, previous)
+
+
+class KnownSteps:
+    """The steps out of every node a walk fetched, kept to walk again from other starts.
+
+    :meth:`prime` walks once from every start at once: each node within
+    ``depth`` of one start is within ``depth`` of them all, so a walk from one
+    of them at that depth or less then reads nothing more. A node it does not
+    know is read from the store (``conn``: the caller's connection). Holds for
+    one store state (the caller keeps it under a :func:`.store_marker`); safe to
+    share between threads (a node's steps are added whole).
+    """
+
+    def __init__(self, *, downstream: bool) -> None:
+        self.downstream = downstream
+        self._out: dict[int, list[Step]] = {}
+
+    def fetch(self, conn: Connection, ids: list[int]) -> list[Step]:
+        known = self._out
+        unknown = [n for n in ids if n not in known]
+        if unknown:
+            fresh: dict[int, list[Step]] = {n: [] for n in unknown}
+            for step in steps(conn, unknown, downstream=self.downstream):
+                fresh[step.near].append(step)
+            known.update(fresh)
+        return [step for n in ids for step in known[n]]
+
+    def fetcher(self, conn: Connection) -> Fetch:
+        return lambda ids: self.fetch(conn, ids)
+
+    def prime(self, conn: Connection, starts: Collection[int], depth: int) -> None:
+        walk(conn, starts, depth, downstream=self.downstream, fetch=self.fetcher(conn))
+
+    def walk(
+        self,
+        conn: Connection,
+        start: int,
+        depth: int,
+        allowed: Callable[[int], bool] | None = None,
+    ) -> Walked:
+        fetch = self.fetcher(conn)
+        return walk(conn, [start], depth, downstream=self.downstream, allowed=allowed, fetch=fetch)
 
 
 def group_of(info: NodeInfo, downstream_ids: Collection[int] | None) -> str | None:
@@ -117,4 +168,4 @@ def grouped(
     return groups, totals
 
 
-__all__ = ["MAX_LISTED", "Step", "Walked", "group_of", "grouped", "walk"]
+__all__ = ["MAX_LISTED", "Fetch", "KnownSteps", "Step", "Walked", "group_of", "grouped", "walk"]

@@ -128,7 +128,7 @@ def recent_writes(
         if chunk is not None:
             params["ids"] = chunk
         stmt = _writes_statement(chunk is None)
-        for did, time_us in conn.execute(stmt, params):
+        for did, time_us in conn.execute(stmt, params).all():
             found.setdefault(int(did), []).append(int(time_us))
     return {did: sorted(times, reverse=True)[:keep] for did, times in found.items()}
 
