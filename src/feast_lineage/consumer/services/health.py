@@ -74,8 +74,8 @@ def _reaches(
 ) -> dict[int, Reach]:
     """What each of ``starts`` (causes) reaches, kept while the store is as it was assessed.
 
-    The walks read the steps the assessment's spread read (every node within
-    MAX_DEPTH of a cause), then every reached node's info at once.
+    The walks go over the graph the assessment read whole, and take the
+    nodes' infos it read (else read them, every reached node's at once).
     """
     cache, scope_key = read.health_cache, read.scope.cache_key()
     keys = {s: (health.marker, s, MAX_DEPTH, scope_key) for s in starts}
@@ -87,7 +87,8 @@ def _reaches(
             out[start] = kept  # type: ignore[assignment]
     fetch = health.downstream.fetcher(conn) if health.downstream is not None else None
     walks = {s: reach.walk(conn, [s], MAX_DEPTH, fetch=fetch) for s in starts if s not in out}
-    infos = h.node_info(conn, {n for w in walks.values() for n in w.distance})
+    reached = {n for w in walks.values() for n in w.distance}
+    infos = health.nodes if health.nodes else h.node_info(conn, reached)
     for start, walked in walks.items():
         out[start] = _visible(conn, read, start, MAX_DEPTH, (walked, infos), fetch)
         if cache is not None and keep:

@@ -90,8 +90,9 @@ class Assessment:
     marker: object = None  # the store state it was computed for (:func:`.store_marker`)
     dues: list[int] = field(default_factory=list)  # when each dataset turns stale, in order
     due_ids: list[int] = field(default_factory=list)  # the datasets, in the same order
-    # the steps the spread read: every node within CAUSE_DEPTH of a cause (a problem's walk)
+    # the current graph (read whole once per store state): the spread's and the problems' walks
     downstream: reach.KnownSteps | None = None
+    nodes: dict[int, h.NodeInfo] = field(default_factory=dict)  # every node (read whole too)
 
     def state(self, node: int) -> HealthState:
         cause = self.causes.get(node)
@@ -199,7 +200,7 @@ def _freshness(conn: Connection, found: Assessment, rules: Mapping[str, float]) 
     """Each written dataset's latest write and expected interval (nothing here depends on now)."""
     writes = h.recent_writes(conn, None, KEEP)
     written = sorted(writes)
-    found.infos.update(h.node_info(conn, written))
+    found.infos.update((did, found.nodes[did]) for did in written)
     views = [i for i in written if found.infos[i].feast_type in FEATURE_VIEWS]
     facets = read_common.facets_of(conn, t.dataset_facets, views)
     for did in written:
@@ -238,11 +239,13 @@ def stale_causes(kept: Assessment, count: int) -> dict[int, Cause]:
 def _spread(conn: Connection, found: Assessment) -> None:
     """Put every node downstream of a cause at risk, naming its nearest causes.
 
-    One breadth-first walk from every cause at once, a query per level: each
-    node keeps the causes at its least distance (at most MAX_CAUSES). The
-    steps it reads are kept (``found.downstream``) for the problems' walks.
+    One breadth-first walk from every cause at once, over the graph :func:`base`
+    read (else a query per level): each node keeps the causes at its least
+    distance (at most MAX_CAUSES).
     """
-    known = found.downstream = reach.KnownSteps(downstream=True)
+    if found.downstream is None:
+        found.downstream = reach.KnownSteps(downstream=True)
+    known = found.downstream
     best: dict[int, int] = dict.fromkeys(found.causes, 0)
     nearest: dict[int, list[int]] = {c: [c] for c in found.causes}
     frontier, deeper, level = sorted(found.causes), set[int](), 0
@@ -276,12 +279,15 @@ def _merge(into: list[int], causes: list[int]) -> None:
 
 def base(conn: Connection, rules: Mapping[str, float]) -> Assessment:
     """What an assessment reads from the store and that does not depend on now."""
-    found = Assessment(0)
+    found = Assessment(0, nodes=h.every_node(conn))
     _failed(conn, found)
     _freshness(conn, found, rules)
+    # One read of the whole current graph (cheaper than a read per level once the walks
+    # reach most nodes, as the spread from every stale dataset does).
+    found.downstream = reach.KnownSteps.whole(h.every_step(conn, downstream=True), downstream=True)
     _lag_sources(conn, found)
     _dues(found)
-    found.infos.update(h.node_info(conn, set(found.causes) - set(found.infos)))
+    found.infos.update((n, found.nodes[n]) for n in found.causes if n in found.nodes)
     return found
 
 
@@ -299,6 +305,8 @@ def at(kept: Assessment, now_us: int, stale: dict[int, Cause] | None = None) -> 
         source_written=kept.source_written,
         service_views=kept.service_views,
         marker=kept.marker,
+        downstream=kept.downstream,
+        nodes=kept.nodes,
     )
     _lag_seconds(found)
     return found
@@ -431,12 +439,15 @@ def _source_written(
     return max(writes, default=None)
 
 
-def _online_stores(conn: Connection, views: list[h.NodeInfo]) -> dict[int, int]:
+def _feast(found: Assessment, feast_types: tuple[str, ...]) -> list[h.NodeInfo]:
+    """Every dataset standing for a Feast object of one of ``feast_types``."""
+    return [i for i in found.nodes.values() if i.kind == "dataset" and i.feast_type in feast_types]
+
+
+def _online_stores(found: Assessment, views: list[h.NodeInfo]) -> dict[int, int]:
     """Feature view -> its online store's dataset (``online_store/<view>``, same namespace),
     which Feast's materialize runs write (they read the feature view)."""
-    stores = {
-        (s.ns_id, s.name.split("/", 1)[-1]): s.id for s in h.feast_datasets(conn, ("online_store",))
-    }
+    stores = {(s.ns_id, s.name.split("/", 1)[-1]): s.id for s in _feast(found, ("online_store",))}
     out: dict[int, int] = {}
     for view in views:
         store = stores.get((view.ns_id, view.name.split("/", 1)[-1]))
@@ -448,19 +459,21 @@ def _online_stores(conn: Connection, views: list[h.NodeInfo]) -> dict[int, int]:
 def _lag_sources(conn: Connection, found: Assessment) -> None:
     """Each feature view's materialized-to time and its source's latest write; the services'
     views."""
-    views = h.feast_datasets(conn, FEATURE_VIEWS)
-    services = h.feast_datasets(conn, ("feature_service",))
-    stores = _online_stores(conn, views)
+    views = _feast(found, FEATURE_VIEWS)
+    services = _feast(found, ("feature_service",))
+    stores = _online_stores(found, views)
     ended = _materialized_to(conn, [v.id for v in views] + list(stores.values()))
     for view in views:
         # Materialized to: a run writing the view itself, or (Feast's shape) its online store.
         ends = [ended[i] for i in (view.id, stores.get(view.id)) if i is not None and i in ended]
         if ends:
             found.materialized_to[view.id] = max(ends)
-    # One walk upstream from every view and service at once; each one's own walk then
-    # reads the steps it fetched (SOURCE_DEPTH >= the services' 2).
-    known = reach.KnownSteps(downstream=False)
-    known.prime(conn, [v.id for v in views] + [s.id for s in services], SOURCE_DEPTH)
+    # Each view's and service's walk upstream, over the graph read whole.
+    if found.downstream is not None:
+        known = found.downstream.reversed()
+    else:
+        known = reach.KnownSteps(downstream=False)
+        known.prime(conn, [v.id for v in views] + [s.id for s in services], SOURCE_DEPTH)
     for view in views:
         found.infos[view.id] = view
         source = _source_written(conn, known, view.id, found)

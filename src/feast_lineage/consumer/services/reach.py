@@ -89,9 +89,27 @@ class KnownSteps:
     def __init__(self, *, downstream: bool) -> None:
         self.downstream = downstream
         self._out: dict[int, list[Step]] = {}
+        self._whole = False  # every step of the graph is known: a node not in _out has none
+
+    @classmethod
+    def whole(cls, every: list[Step], *, downstream: bool) -> KnownSteps:
+        """Every step of the graph (:func:`.every_step`) in that direction."""
+        known = cls(downstream=downstream)
+        for step in every:
+            known._out.setdefault(step.near, []).append(step)
+        known._whole = True
+        return known
+
+    def reversed(self) -> KnownSteps:
+        """The same whole graph walked the other way (a step near -> far is far -> near)."""
+        assert self._whole, "only a whole graph reverses"
+        every = [Step(s.far, s.near, s.deeper) for out in self._out.values() for s in out]
+        return KnownSteps.whole(every, downstream=not self.downstream)
 
     def fetch(self, conn: Connection, ids: list[int]) -> list[Step]:
         known = self._out
+        if self._whole:
+            return [step for n in ids for step in known.get(n, ())]
         unknown = [n for n in ids if n not in known]
         if unknown:
             fresh: dict[int, list[Step]] = {n: [] for n in unknown}
