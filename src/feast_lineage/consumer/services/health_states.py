@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import statistics
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
@@ -141,10 +140,13 @@ def _iso(us: int) -> str | None:
 
 def learned_interval(writes: list[int]) -> float | None:
     """Seconds: the median of the intervals between ``writes`` (newest first) times FACTOR."""
-    gaps = [(a - b) / _US for a, b in itertools.pairwise(writes) if a > b]
-    if len(gaps) < MIN_INTERVALS:
+    gaps = sorted([(a - b) / _US for a, b in itertools.pairwise(writes) if a > b])
+    n = len(gaps)
+    if n < MIN_INTERVALS:
         return None
-    return statistics.median(gaps) * FACTOR
+    # statistics.median's, without its checks (2,000 datasets an assessment)
+    median = gaps[n // 2] if n % 2 else (gaps[n // 2 - 1] + gaps[n // 2]) / 2
+    return median * FACTOR
 
 
 def configured_interval(rules: Mapping[str, float], namespace: str, name: str) -> float | None:
@@ -284,8 +286,8 @@ def base(conn: Connection, rules: Mapping[str, float]) -> Assessment:
     _freshness(conn, found, rules)
     # One read of the whole current graph (cheaper than a read per level once the walks
     # reach most nodes, as the spread from every stale dataset does).
-    found.downstream = reach.KnownSteps.whole(h.every_step(conn, downstream=True), downstream=True)
-    _lag_sources(conn, found)
+    found.downstream, upstream = reach.KnownSteps.whole(h.every_step(conn, downstream=True))
+    _lag_sources(conn, found, upstream)
     _dues(found)
     found.infos.update((n, found.nodes[n]) for n in found.causes if n in found.nodes)
     return found
@@ -456,7 +458,9 @@ def _online_stores(found: Assessment, views: list[h.NodeInfo]) -> dict[int, int]
     return out
 
 
-def _lag_sources(conn: Connection, found: Assessment) -> None:
+def _lag_sources(
+    conn: Connection, found: Assessment, upstream: reach.KnownSteps | None = None
+) -> None:
     """Each feature view's materialized-to time and its source's latest write; the services'
     views."""
     views = _feast(found, FEATURE_VIEWS)
@@ -469,8 +473,8 @@ def _lag_sources(conn: Connection, found: Assessment) -> None:
         if ends:
             found.materialized_to[view.id] = max(ends)
     # Each view's and service's walk upstream, over the graph read whole.
-    if found.downstream is not None:
-        known = found.downstream.reversed()
+    if upstream is not None:
+        known = upstream
     else:
         known = reach.KnownSteps(downstream=False)
         known.prime(conn, [v.id for v in views] + [s.id for s in services], SOURCE_DEPTH)

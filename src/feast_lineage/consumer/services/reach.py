@@ -92,19 +92,24 @@ class KnownSteps:
         self._whole = False  # every step of the graph is known: a node not in _out has none
 
     @classmethod
-    def whole(cls, every: list[Step], *, downstream: bool) -> KnownSteps:
-        """Every step of the graph (:func:`.every_step`) in that direction."""
-        known = cls(downstream=downstream)
+    def whole(cls, every: list[Step]) -> tuple[KnownSteps, KnownSteps]:
+        """Every step of the graph (:func:`.every_step`, downstream), walked downstream and
+        upstream (a step near -> far the other way is far -> near)."""
+        down, up = cls(downstream=True), cls(downstream=False)
+        d_out, u_out = down._out, up._out
         for step in every:
-            known._out.setdefault(step.near, []).append(step)
-        known._whole = True
-        return known
-
-    def reversed(self) -> KnownSteps:
-        """The same whole graph walked the other way (a step near -> far is far -> near)."""
-        assert self._whole, "only a whole graph reverses"
-        every = [Step(s.far, s.near, s.deeper) for out in self._out.values() for s in out]
-        return KnownSteps.whole(every, downstream=not self.downstream)
+            near, far = step.near, step.far
+            if near in d_out:
+                d_out[near].append(step)
+            else:
+                d_out[near] = [step]
+            back = Step(far, near, step.deeper)
+            if far in u_out:
+                u_out[far].append(back)
+            else:
+                u_out[far] = [back]
+        down._whole = up._whole = True
+        return down, up
 
     def fetch(self, conn: Connection, ids: list[int]) -> list[Step]:
         known = self._out

@@ -128,8 +128,11 @@ def recent_writes(
         if chunk is not None:
             params["ids"] = chunk
         stmt = _writes_statement(chunk is None)
-        for did, time_us in conn.execute(stmt, params).all():
-            found.setdefault(int(did), []).append(int(time_us))
+        for did, time_us in conn.execute(stmt, params).all():  # BigIntegers: ints already
+            if did in found:
+                found[did].append(time_us)
+            else:
+                found[did] = [time_us]
     return {did: sorted(times, reverse=True)[:keep] for did, times in found.items()}
 
 
