@@ -32,18 +32,6 @@ ProblemKind = Literal["failed", "stale"]
 Reach = tuple[reach.Walked, dict[int, h.NodeInfo]]
 
 
-def _reached(
-    conn: Connection, read: StoreReader, start: int, depth: int, marker: object = None
-) -> Reach:
-    """Visible nodes downstream of ``start``, with their infos (kept while the store is as at
-    ``marker``, when given)."""
-    cache = read.health_cache
-    if cache is None or marker is None:
-        return _walk_visible(conn, read, start, depth)
-    key = (marker, start, depth, read.scope.cache_key())
-    return cache.reach(key, lambda: _walk_visible(conn, read, start, depth))  # type: ignore[return-value]
-
-
 def _walk_visible(
     conn: Connection, read: StoreReader, start: int, depth: int, fetch: reach.Fetch | None = None
 ) -> Reach:
@@ -167,7 +155,7 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
                 "against GET /api/v1/lineage/openlineage/"
                 + ("jobs" if kind == "job" else "datasets")
             )
-        walked, infos = _reached(conn, read, node, depth)
+        walked, infos = _walk_visible(conn, read, node, depth)
         groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=False)
     if node not in infos:
         raise LineageError("the node vanished while it was read; retry", code="conflict")

@@ -1,9 +1,10 @@
 """Walks of the current graph that keep one shortest path to each node (impact, health).
 
 A breadth-first walk in Python over one query per level
-(:func:`~feast_lineage.consumer.store.read.health.steps`): a step across a
-symlink stays on the same level (aliases are one dataset), as in the
-graph's own walk.
+(:func:`~feast_lineage.consumer.store.read.health.steps`), or over the
+steps a :class:`KnownSteps` holds (the whole graph, read once per store
+state): a step across a symlink stays on the same level (aliases are one
+dataset), as in the graph's own walk.
 """
 
 from __future__ import annotations
@@ -78,12 +79,11 @@ def walk(
 class KnownSteps:
     """The steps out of every node a walk fetched, kept to walk again from other starts.
 
-    :meth:`prime` walks once from every start at once: each node within
-    ``depth`` of one start is within ``depth`` of them all, so a walk from one
-    of them at that depth or less then reads nothing more. A node it does not
-    know is read from the store (``conn``: the caller's connection). Holds for
-    one store state (the caller keeps it under a :func:`.store_marker`); safe to
-    share between threads (a node's steps are added whole).
+    :meth:`whole` holds every step of the current graph (read at once); else a
+    node it does not know yet is read from the store (``conn``: the caller's
+    connection) and kept. Holds for one store state (the caller keeps it under
+    a :func:`.store_marker`); safe to share between threads (a node's steps are
+    added whole).
     """
 
     def __init__(self, *, downstream: bool) -> None:
@@ -125,9 +125,6 @@ class KnownSteps:
 
     def fetcher(self, conn: Connection) -> Fetch:
         return lambda ids: self.fetch(conn, ids)
-
-    def prime(self, conn: Connection, starts: Collection[int], depth: int) -> None:
-        walk(conn, starts, depth, downstream=self.downstream, fetch=self.fetcher(conn))
 
     def walk(
         self,
