@@ -223,7 +223,7 @@ def main() -> None:
     measure = run_http if args.http else run
     text = report(measure(args.store, args.rounds, args.seed), args.store, args.rounds, args.http)
     mode = "http" if args.http else "inprocess"
-    out = BENCH_DIR / "results" / f"health-{mode}-{datetime.now(tz=UTC):%Y%m%d-%H%M}.md"
+    out = BENCH_DIR / "results" / f"health-{mode}-{datetime.now(tz=UTC):%Y%m%d-%H%M%S}.md"
     out.write_text(text)
     print(text)
     print(f"written to {out}", file=sys.stderr)
