@@ -32,55 +32,89 @@ ProblemKind = Literal["failed", "stale"]
 Reach = tuple[reach.Walked, dict[int, h.NodeInfo]]
 
 
-def _reached(
-    conn: Connection, read: StoreReader, start: int, depth: int, marker: object = None
+def _walk_visible(
+    conn: Connection, read: StoreReader, start: int, depth: int, fetch: reach.Fetch | None = None
 ) -> Reach:
-    """Visible nodes downstream of ``start``, with their infos (kept while the store is as at
-    ``marker``, when given)."""
-    cache = read.health_cache
-    if cache is None or marker is None:
-        return _walk_visible(conn, read, start, depth)
-    key = (marker, start, depth, read.scope.cache_key())
-    return cache.reach(key, lambda: _walk_visible(conn, read, start, depth))  # type: ignore[return-value]
+    walked = reach.walk(conn, [start], depth, fetch=fetch)
+    return _visible(conn, read, start, depth, (walked, h.node_info(conn, walked.distance)), fetch)
 
 
-def _walk_visible(conn: Connection, read: StoreReader, start: int, depth: int) -> Reach:
+def _visible(
+    conn: Connection,
+    read: StoreReader,
+    start: int,
+    depth: int,
+    found: Reach,
+    fetch: reach.Fetch | None,
+) -> Reach:
+    """``found`` (a walk from ``start`` and infos of its nodes, or more) on visible nodes only."""
+    walked, infos = found
     scope = read.scope
-    walked = reach.walk(conn, [start], depth)
-    infos = h.node_info(conn, walked.distance)
-    allowed = {n for n, i in infos.items() if scope.allows_id(i.ns_id)}
+    allowed = {n for n in walked.distance if n in infos and scope.allows_id(infos[n].ns_id)}
     if len(allowed) < len(walked.distance) - 1:
         # A hidden node on the way: walk again on visible nodes only.
-        walked = reach.walk(conn, [start], depth, allowed=lambda n: n in allowed)
+        walked = reach.walk(conn, [start], depth, allowed=lambda n: n in allowed, fetch=fetch)
     return walked, infos
+
+
+def _reaches(
+    conn: Connection, read: StoreReader, starts: list[int], health: Assessment
+) -> dict[int, Reach]:
+    """What each of ``starts`` (causes) reaches, kept while the store is as it was assessed.
+
+    The walks go over the graph the assessment read whole, and take the
+    nodes' infos it read (else read them, every reached node's at once).
+    """
+    cache, scope_key = read.health_cache, read.scope.cache_key()
+    keys = {s: (health.marker, s, MAX_DEPTH, scope_key) for s in starts}
+    keep = cache is not None and health.marker is not None
+    out: dict[int, Reach] = {}
+    for start in starts:
+        kept = cache.known(keys[start]) if cache is not None and keep else None
+        if kept is not None:
+            out[start] = kept  # type: ignore[assignment]
+    fetch = health.downstream.fetcher(conn) if health.downstream is not None else None
+    walks = {s: reach.walk(conn, [s], MAX_DEPTH, fetch=fetch) for s in starts if s not in out}
+    reached = {n for w in walks.values() for n in w.distance}
+    infos = health.nodes if health.nodes else h.node_info(conn, reached)
+    for start, walked in walks.items():
+        out[start] = _visible(conn, read, start, MAX_DEPTH, (walked, infos), fetch)
+        if cache is not None and keep:
+            cache.keep(keys[start], out[start])
+    return out
 
 
 def _key(infos: dict[int, h.NodeInfo]) -> Callable[[int], str]:
     return lambda n: node_key(infos[n].kind, infos[n].namespace, infos[n].name)
 
 
-def _problem(
-    conn: Connection, read: StoreReader, cause: Cause, health: Assessment
-) -> HealthProblem | None:
-    rows = g.nodes_by_id(conn, [cause.node], read.scope.ns_ids)
-    if not rows:
-        return None
-    nodes, _ = build_nodes(conn, rows, read, health=health)
-    walked, infos = _reached(conn, read, cause.node, MAX_DEPTH, health.marker)
-    groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=True)
-    node = nodes[0]
-    return HealthProblem(
-        id=f"{cause.kind}:{node['id']}",
-        kind=cause.kind,
-        node=node,
-        since=to_iso(cause.since_us) or "",
-        error=cause.error,
-        run_id=cause.run_id,
-        expected_interval_seconds=cause.interval_s,
-        last_write=to_iso(cause.last_write_us),
-        reaches=groups,
-        reach_totals=totals,
-    )
+def _problems(
+    conn: Connection, read: StoreReader, causes: list[Cause], health: Assessment
+) -> list[HealthProblem]:
+    """A page of problems: their nodes built at once, what each reaches (:func:`_reaches`)."""
+    rows = {r.id: r for r in g.nodes_by_id(conn, [c.node for c in causes], read.scope.ns_ids)}
+    shown = [c for c in causes if c.node in rows]
+    nodes, _ = build_nodes(conn, [rows[c.node] for c in shown], read, health=health)
+    reaches = _reaches(conn, read, [c.node for c in shown], health)
+    out: list[HealthProblem] = []
+    for cause, node in zip(shown, nodes, strict=True):
+        walked, infos = reaches[cause.node]
+        groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=True)
+        out.append(
+            HealthProblem(
+                id=f"{cause.kind}:{node['id']}",
+                kind=cause.kind,
+                node=node,
+                since=to_iso(cause.since_us) or "",
+                error=cause.error,
+                run_id=cause.run_id,
+                expected_interval_seconds=cause.interval_s,
+                last_write=to_iso(cause.last_write_us),
+                reaches=groups,
+                reach_totals=totals,
+            )
+        )
+    return out
 
 
 def health_page(
@@ -104,11 +138,7 @@ def health_page(
             and scope.allows_id(health.infos[c.node].ns_id)
         ]
         visible.sort(key=lambda c: (-c.since_us, c.kind, c.node))
-        problems = [
-            p
-            for c in visible[offset : offset + limit]
-            if (p := _problem(conn, read, c, health)) is not None
-        ]
+        problems = _problems(conn, read, visible[offset : offset + limit], health)
     return HealthPage(problems=problems, total=len(visible), limit=limit, offset=offset)
 
 
@@ -125,7 +155,7 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
                 "against GET /api/v1/lineage/openlineage/"
                 + ("jobs" if kind == "job" else "datasets")
             )
-        walked, infos = _reached(conn, read, node, depth)
+        walked, infos = _walk_visible(conn, read, node, depth)
         groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=False)
     if node not in infos:
         raise LineageError("the node vanished while it was read; retry", code="conflict")

@@ -1,9 +1,10 @@
 """Walks of the current graph that keep one shortest path to each node (impact, health).
 
 A breadth-first walk in Python over one query per level
-(:func:`~feast_lineage.consumer.store.read.health.steps`): a step across a
-symlink stays on the same level (aliases are one dataset), as in the
-graph's own walk.
+(:func:`~feast_lineage.consumer.store.read.health.steps`), or over the
+steps a :class:`KnownSteps` holds (the whole graph, read once per store
+state): a step across a symlink stays on the same level (aliases are one
+dataset), as in the graph's own walk.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ class Walked:
         return out[::-1]
 
 
+Fetch = Callable[[list[int]], list[Step]]
+
+
 def walk(
     conn: Connection,
     starts: Collection[int],
@@ -41,8 +45,14 @@ def walk(
     *,
     downstream: bool = True,
     allowed: Callable[[int], bool] | None = None,
+    fetch: Fetch | None = None,
 ) -> Walked:
-    """Every node within ``depth`` steps of ``starts``; ``allowed`` keeps the walk on its nodes."""
+    """Every node within ``depth`` steps of ``starts``; ``allowed`` keeps the walk on its nodes.
+
+    ``fetch``: the steps out of a frontier (default: read from the store).
+    """
+    if fetch is None:
+        fetch = lambda ids: steps(conn, ids, downstream=downstream)  # noqa: E731
     distance = dict.fromkeys(starts, 0)
     previous: dict[int, int | None] = dict.fromkeys(starts)
     frontier = sorted(distance)
@@ -50,7 +60,7 @@ def walk(
     level = 0
     while frontier:
         same: list[int] = []
-        for step in sorted(steps(conn, frontier, downstream=downstream)):
+        for step in sorted(fetch(frontier)):
             far_level = level + step.deeper
             if step.far in distance or far_level > depth:
                 continue
@@ -64,6 +74,67 @@ def walk(
             continue
         frontier, deeper, level = deeper, [], level + 1
     return Walked(distance, previous)
+
+
+class KnownSteps:
+    """The steps out of every node a walk fetched, kept to walk again from other starts.
+
+    :meth:`whole` holds every step of the current graph (read at once); else a
+    node it does not know yet is read from the store (``conn``: the caller's
+    connection) and kept. Holds for one store state (the caller keeps it under
+    a :func:`.store_marker`); safe to share between threads (a node's steps are
+    added whole).
+    """
+
+    def __init__(self, *, downstream: bool) -> None:
+        self.downstream = downstream
+        self._out: dict[int, list[Step]] = {}
+        self._whole = False  # every step of the graph is known: a node not in _out has none
+
+    @classmethod
+    def whole(cls, every: list[Step]) -> tuple[KnownSteps, KnownSteps]:
+        """Every step of the graph (:func:`.every_step`, downstream), walked downstream and
+        upstream (a step near -> far the other way is far -> near)."""
+        down, up = cls(downstream=True), cls(downstream=False)
+        d_out, u_out = down._out, up._out
+        for step in every:
+            near, far = step.near, step.far
+            if near in d_out:
+                d_out[near].append(step)
+            else:
+                d_out[near] = [step]
+            back = Step(far, near, step.deeper)
+            if far in u_out:
+                u_out[far].append(back)
+            else:
+                u_out[far] = [back]
+        down._whole = up._whole = True
+        return down, up
+
+    def fetch(self, conn: Connection, ids: list[int]) -> list[Step]:
+        known = self._out
+        if self._whole:
+            return [step for n in ids for step in known.get(n, ())]
+        unknown = [n for n in ids if n not in known]
+        if unknown:
+            fresh: dict[int, list[Step]] = {n: [] for n in unknown}
+            for step in steps(conn, unknown, downstream=self.downstream):
+                fresh[step.near].append(step)
+            known.update(fresh)
+        return [step for n in ids for step in known[n]]
+
+    def fetcher(self, conn: Connection) -> Fetch:
+        return lambda ids: self.fetch(conn, ids)
+
+    def walk(
+        self,
+        conn: Connection,
+        start: int,
+        depth: int,
+        allowed: Callable[[int], bool] | None = None,
+    ) -> Walked:
+        fetch = self.fetcher(conn)
+        return walk(conn, [start], depth, downstream=self.downstream, allowed=allowed, fetch=fetch)
 
 
 def group_of(info: NodeInfo, downstream_ids: Collection[int] | None) -> str | None:
@@ -117,4 +188,4 @@ def grouped(
     return groups, totals
 
 
-__all__ = ["MAX_LISTED", "Step", "Walked", "group_of", "grouped", "walk"]
+__all__ = ["MAX_LISTED", "Fetch", "KnownSteps", "Step", "Walked", "group_of", "grouped", "walk"]

@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feast_lineage.consumer.services import reach
 from feast_lineage.consumer.services.health_states import FACTOR, KEEP, MIN_INTERVALS, compute
 from feast_lineage.consumer.store.read import health as h
 from feast_lineage.event_time import parse_us
@@ -129,3 +130,32 @@ def test_steps_cross_symlinks_on_the_same_level(store: Store) -> None:
         on = h.steps(conn, [dataset_id("s3://b", "raw")], downstream=True)
     assert h.Step(dataset_id(*RAW), dataset_id("s3://b", "raw"), 0) in out
     assert h.Step(dataset_id("s3://b", "raw"), job_id(*DOWN), 1) in on
+
+
+def test_the_whole_graph_read_at_once_is_every_node_s_steps(store: Store) -> None:
+    """every_step / every_node (read once per store state) against the reads per node, and
+    the walks over them against the walks that query each level."""
+    store.reset()
+    alias = facet(identifiers=[{"namespace": "s3://b", "name": "raw", "type": "FILE"}])
+    store.ingest(
+        run_event("COMPLETE", job=UP, time=at(0), outputs=[dataset(*RAW, symlinks=alias)]),
+        run_event("COMPLETE", job=DOWN, time=at(1), inputs=[dataset("s3://b", "raw")]),
+        # DOWN's latest run reads OUT only: its edge from the alias is no longer current
+        run_event("COMPLETE", job=DOWN, time=at(2), inputs=[dataset(*OUT)]),
+    )
+    with store.engine.connect() as conn:
+        nodes = h.every_node(conn)
+        ids = [*nodes, dataset_id("s3://b", "raw")]
+        for downstream in (True, False):
+            one_by_one = sorted(h.steps(conn, ids, downstream=downstream))
+            assert sorted(h.every_step(conn, downstream=downstream)) == one_by_one
+        assert nodes == h.node_info(conn, ids)
+        down, up = reach.KnownSteps.whole(h.every_step(conn, downstream=True))
+        for start in ids:
+            for known, downstream in ((down, True), (up, False)):
+                queried = reach.walk(conn, [start], 4, downstream=downstream)
+                assert known.walk(conn, start, 4) == queried
+    assert h.Step(job_id(*UP), dataset_id(*RAW), 1) in down.fetch(conn, [job_id(*UP)])
+    assert (dataset_id("s3://b", "raw"), job_id(*DOWN)) not in {
+        (s.near, s.far) for s in down.fetch(conn, [dataset_id("s3://b", "raw")])
+    }

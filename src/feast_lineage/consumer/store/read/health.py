@@ -128,14 +128,18 @@ def recent_writes(
         if chunk is not None:
             params["ids"] = chunk
         stmt = _writes_statement(chunk is None)
-        for did, time_us in conn.execute(stmt, params):
-            found.setdefault(int(did), []).append(int(time_us))
+        for did, time_us in conn.execute(stmt, params).all():  # BigIntegers: ints already
+            if did in found:
+                found[did].append(time_us)
+            else:
+                found[did] = [time_us]
     return {did: sorted(times, reverse=True)[:keep] for did, times in found.items()}
 
 
-@lru_cache(maxsize=2)
-def _steps_statement(downstream: bool) -> Any:
-    """One step of the walk of :mod:`.graph` from each of ``ids``, unscoped."""
+@lru_cache(maxsize=3)
+def _steps_statement(downstream: bool, every: bool = False) -> Any:
+    """One step of the walk of :mod:`.graph` from each of ``ids`` (``every``: from every
+    node), unscoped."""
     ids: Any = bindparam("ids", expanding=True)
     e = t.lineage_edges.alias("e")
     x = t.explicit_edges.alias("x")
@@ -144,18 +148,28 @@ def _steps_statement(downstream: bool) -> Any:
     near, far = (e.c.src_id, e.c.dst_id) if downstream else (e.c.dst_id, e.c.src_id)
     x_near, x_far = (x.c.src_id, x.c.dst_id) if downstream else (x.c.dst_id, x.c.src_id)
     one, zero = literal(1), literal(0)
+
+    def out_of(column: Any) -> Any:
+        return literal(True) if every else column.in_(ids)
+
     return union_all(
         select(near, far, one).where(
-            near.in_(ids), e.c.edge_type.in_(FOLLOWED_EDGES), current_edge(e)
+            out_of(near), e.c.edge_type.in_(FOLLOWED_EDGES), current_edge(e)
         ),
-        select(x_near, x_far, one).where(x_near.in_(ids), current_explicit_edge(x)),
+        select(x_near, x_far, one).where(out_of(x_near), current_explicit_edge(x)),
         select(s1.c.dataset_id, s1.c.alias_id, zero).where(
-            s1.c.dataset_id.in_(ids), current_symlink(s1)
+            out_of(s1.c.dataset_id), current_symlink(s1)
         ),
         select(s2.c.alias_id, s2.c.dataset_id, zero).where(
-            s2.c.alias_id.in_(ids), current_symlink(s2)
+            out_of(s2.c.alias_id), current_symlink(s2)
         ),
     )
+
+
+def every_step(conn: Connection, *, downstream: bool) -> list[Step]:
+    """Every step of the current graph (as :func:`steps` out of every node at once)."""
+    rows = conn.execute(_steps_statement(downstream, every=True)).all()
+    return [Step(int(a), int(b), int(c)) for a, b, c in rows]
 
 
 def steps(conn: Connection, ids: Collection[int], *, downstream: bool) -> list[Step]:
@@ -180,13 +194,15 @@ def node_info(conn: Connection, ids: Collection[int]) -> dict[int, NodeInfo]:
     return out
 
 
-def feast_datasets(conn: Connection, feast_types: Collection[str]) -> list[NodeInfo]:
-    """Every dataset standing for a Feast object of one of ``feast_types``."""
-    d = t.datasets.c
-    stmt = select(d.id, literal("dataset"), d.ns_id, d.namespace, d.name, d.feast_type).where(
-        d.feast_type.in_(sorted(feast_types))
+def every_node(conn: Connection) -> dict[int, NodeInfo]:
+    """Every job and dataset (any namespace), by id: one read of each table."""
+    j, d = t.jobs.c, t.datasets.c
+    stmt = union_all(
+        select(j.id, literal("job"), j.ns_id, j.namespace, j.name, literal(None)),
+        select(d.id, literal("dataset"), d.ns_id, d.namespace, d.name, d.feast_type),
     )
-    return [NodeInfo(int(r[0]), r[1], int(r[2]), r[3], r[4], r[5]) for r in conn.execute(stmt)]
+    rows = conn.execute(stmt).all()
+    return {int(r[0]): NodeInfo(int(r[0]), r[1], int(r[2]), r[3], r[4], r[5]) for r in rows}
 
 
 def latest_writing_runs(conn: Connection, dataset_ids: Collection[int]) -> dict[int, bytes]:
