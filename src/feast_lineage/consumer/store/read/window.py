@@ -190,9 +190,28 @@ def walk(
     return filtered_walk.walk(conn, start, direction, depth, ns_ids, _HOW, _resolved(conn, window))
 
 
-def edges_among(conn: Connection, ids: set[int], window: Window) -> list[EdgeRow]:
-    """Every edge observed in the window whose two ends are both in ``ids``."""
-    return filtered_walk.edges_among(conn, ids, edge_in_window, _resolved(conn, window))
+def _input_or_output(edges: FromClause) -> ColumnElement[bool]:
+    return edges.c.edge_type.in_(("input", "output"))
+
+
+def edges_among(
+    conn: Connection, ids: set[int], window: Window
+) -> tuple[list[EdgeRow], dict[tuple[int, int, Direction], EdgeStats]]:
+    """Every edge observed in the window whose two ends are in ``ids``, with how.
+
+    The window's runs of the jobs in ``ids`` are read once, grouped by what
+    they listed (:func:`edge_stats`); the stored input and output edges
+    among ``ids`` are then kept when their runs listed them. Testing each
+    stored edge with :func:`edge_in_window` instead read the window's runs
+    again for every edge, and every run of a job for an edge its window
+    runs did not list.
+    """
+    stats = edge_stats(conn, ids, window)
+    rows = filtered_walk.edges_among(conn, ids, _input_or_output, {})
+    kept = [e for e in rows if (e.dst_id, e.src_id, "input") in stats if e.edge_type == "input"] + [
+        e for e in rows if e.edge_type == "output" and (e.src_id, e.dst_id, "output") in stats
+    ]
+    return kept, stats
 
 
 @lru_cache(maxsize=1)
