@@ -14,7 +14,8 @@ outputs change over time, so ``as_of`` answers differ by instant), one
 
 With ``--before`` (a checkout of the commit before issue 39, with its own
 ``.venv``) a second server of that code answers the current-graph requests
-(and ``/healthz``) on the same store in the same rounds, so the current
+(and ``/healthz``; every query with ``--before-history``, for a before
+that answers them too) on the same store in the same rounds, so the current
 graph's cost before and after is a same-run ratio. It serves a copy of the
 store (``--before-repo``: a store has one writer), whose schema must be its
 own (the store is only read). A subgraph whose center did not exist at
@@ -140,7 +141,8 @@ def _centers(client: httpx.Client) -> tuple[list[str], int]:
 def _start(name: str, python_dir: Path, repo: Path) -> Server:
     """A ``serve_lineage`` of the code in ``python_dir``'s environment, once it answers.
 
-    Ready when ``/healthz`` answers: the commit before issue 39 has no ``/readyz``.
+    Ready when ``/readyz`` answers 200 (the schema checked), or 404: the
+    commit before issue 39 has no ``/readyz``.
     """
     port = free_port()
     cmd = lineage_cmd(repo, 1, port)
@@ -154,7 +156,8 @@ def _start(name: str, python_dir: Path, repo: Path) -> Server:
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+            ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code
+            if ready in (200, 404):  # 404: a commit without /readyz, ready once it answers
                 return server
         except httpx.HTTPError:
             pass
@@ -194,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="a copy of --repo for the before server (one store has one writer)",
     )
+    parser.add_argument(
+        "--before-history",
+        action="store_true",
+        help="the before checkout answers as_of and windows too (a commit of issue 39)",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=60)
     parser.add_argument("--seed", type=int, default=39)
@@ -223,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
             for i in range(args.requests):  # interleaved request by request
                 for arm, client in clients.items():
                     for name, batch in urls.items():
-                        if arm == "after" or name in CURRENT:
+                        if arm == "after" or name in CURRENT or args.before_history:
                             series = results[arm].setdefault(name, Series())
                             _get(client, batch[i], series, round_no)
             print(f"round {round_no + 1} of {args.rounds} done", file=sys.stderr, flush=True)

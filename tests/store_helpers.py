@@ -22,6 +22,7 @@ from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome
 from feast_lineage.consumer.intake.problems import InvalidEvent
 from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.engine.meta import ensure_meta
 from feast_lineage.consumer.store.read.graph import current_edge, current_symlink
 from feast_lineage.consumer.store.read.run_facets import one_run_facets
 from feast_lineage.consumer.store.schema import codec
@@ -84,6 +85,7 @@ class Store:
             else:
                 for name in names:
                     conn.exec_driver_sql(f"DELETE FROM {name}")
+            ensure_meta(conn)  # as migrations and a starting writer leave a new store
         self.pipeline = IngestPipeline(self.engine)
         self.memo = FacetMemo()
 

@@ -97,14 +97,11 @@ def _edges(conn: Connection, refs: dict[int, NodeRef], built: Built, at: History
     """The edges among the nodes at ``at`` (a window's with their runs), and derived edges."""
     ids = set(refs)
     rows: list[EdgeRow]
+    stats: dict[tuple[int, int, window_reads.Direction], window_reads.EdgeStats] = {}
     if isinstance(at, Instant):
         rows = at_reads.edges_among(conn, ids, at)
-        stats = {}
     else:
-        rows = window_reads.edges_among(conn, ids, at)
-        stats = window_reads.edge_stats(
-            conn, {e.dst_id for e in rows} | {e.src_id for e in rows}, at
-        )
+        rows, stats = window_reads.edges_among(conn, ids, at)
     inputs: Ends = {}
     outputs: Ends = {}
     for e in rows:

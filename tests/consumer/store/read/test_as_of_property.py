@@ -28,7 +28,7 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
-from feast_lineage.consumer.store.read.window import Window
+from feast_lineage.consumer.store.read.window import Window, longest_run_us
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, job_event, run_event, schema_facet
@@ -184,6 +184,27 @@ def _expected_window(
     return counts
 
 
+def _check_longest(store: Store, runs: list[dict[str, Any]]) -> None:
+    """The bound the window reads use: at least every run's length, whatever the order.
+
+    At most the length from a run's earliest event: a run's start can move
+    later (a late START), and the value is never lowered by ingest.
+    """
+    least, most = 0, 0
+    for spec in runs:
+        events = spec["events"]
+        ends = [e["time"] for e in events if e["type"] in TERMINAL]
+        if spec["job_event"] or not ends:
+            continue
+        starts = [e["time"] for e in events if e["type"] == "START"]
+        started = min(starts) if starts else min(e["time"] for e in events)
+        least = max(least, ends[0] - started)
+        most = max(most, ends[0] - min(e["time"] for e in events))
+    with store.engine.connect() as conn:
+        longest = longest_run_us(conn)
+    assert least * 1_000_000 <= longest <= most * 1_000_000
+
+
 @pytest.mark.slow
 def test_a_window_is_the_union_of_its_runs_lineage(store_url: str) -> None:
     store = Store(store_url)
@@ -210,6 +231,7 @@ def test_a_window_is_the_union_of_its_runs_lineage(store_url: str) -> None:
         }
         assert got == _expected_window(runs, since, until)
         assert page["total_edges"] == len(got)
+        _check_longest(store, runs)
 
     try:
         check()

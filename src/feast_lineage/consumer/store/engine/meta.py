@@ -15,10 +15,16 @@ from feast_lineage.consumer.store.engine.dialect import insert_ignore, upsert
 from feast_lineage.consumer.store.schema import tables as t
 
 GENERATION_KEY = "generation"
+# The longest run (end minus start, µs) the store has held: raised at ingest,
+# never lowered (:mod:`..write.run_durations`), read by window answers.
+MAX_RUN_KEY = "max_run_us"
 
 
 def ensure_meta(conn: Connection) -> None:
-    conn.execute(insert_ignore(conn, t.meta, ["key"]), [{"key": GENERATION_KEY, "value": "0"}])
+    conn.execute(
+        insert_ignore(conn, t.meta, ["key"]),
+        [{"key": GENERATION_KEY, "value": "0"}, {"key": MAX_RUN_KEY, "value": "0"}],
+    )
 
 
 def read_meta(conn: Connection, key: str) -> str | None:

@@ -4,10 +4,20 @@ Every run that overlapped the window [since, until) contributes its inputs
 and outputs (``feast_lineage_run_io``): a run overlaps when it started
 before ``until`` and has no end event or ended at or after ``since``. An
 input edge (dataset -> job) is in the window when one of the job's
-overlapping runs read the dataset; an output edge likewise. The walk's
-step tests that with the runs' ``(job_id, started_us)`` index and a
-primary-key lookup of ``run_io`` per run; :func:`edge_stats` then counts,
-for the answer's edges, the runs that listed each and when. JobEvents are
+overlapping runs read the dataset; an output edge likewise.
+
+Nothing in that rule bounds a run's start from below, so the reads bound
+it with the longest run the store has held (``max_run_us`` in the meta
+table, raised at ingest, see :mod:`..write.run_durations`): a run that
+ended at or after ``since`` started at or after ``since - longest``. The
+overlapping runs are then those started in [since - longest, until) that
+have no end or ended at or after ``since`` (a range of the
+``(job_id, started_us)`` index), and the runs with no end that started
+before ``since - longest`` (state ``RUNNING`` or ``OTHER``: the
+``(state, started_us)`` index; few, a run whose end never came). The
+walk's step tests both with a primary-key lookup of ``run_io`` per run;
+:func:`edge_stats` then counts, for the answer's edges, the runs that
+listed each and when. JobEvents are
 not runs: a window shows observed runs only. Every statement is filtered
 by the visible namespaces, as the current graph's (:mod:`.graph`).
 """
@@ -33,9 +43,11 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    union_all,
 )
 
 from feast_lineage.consumer.lineage_model import Way
+from feast_lineage.consumer.store.engine.meta import MAX_RUN_KEY, read_meta
 from feast_lineage.consumer.store.read import filtered_walk
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.graph import EdgeRow
@@ -54,11 +66,28 @@ class Window:
     since_us: int | None
     until_us: int | None
 
-    def params(self) -> dict[str, int]:
+    def params(self, longest_us: int = _LATEST) -> dict[str, int]:
+        """The statements' parameters, given the longest run the store has held."""
+        since = _EARLIEST if self.since_us is None else self.since_us
         return {
-            "since_us": _EARLIEST if self.since_us is None else self.since_us,
+            "since_us": since,
             "until_us": _LATEST if self.until_us is None else self.until_us,
+            "start_lo_us": max(since - max(longest_us, 0), _EARLIEST),
         }
+
+
+# A run has no end while its highest-ranked event is not terminal.
+_OPEN_STATES = ("RUNNING", "OTHER")
+
+
+def longest_run_us(conn: Connection) -> int:
+    """The longest run (end minus start) the store has held: an upper bound, never lowered."""
+    value = read_meta(conn, MAX_RUN_KEY)
+    return _LATEST if value is None else int(value)
+
+
+def _resolved(conn: Connection, window: Window) -> dict[str, int]:
+    return window.params(longest_run_us(conn))
 
 
 def from_horizon(window: Window, horizon_us: int) -> Window:
@@ -79,13 +108,43 @@ class EdgeStats(NamedTuple):
     last_us: int  # the latest event of one of them
 
 
-def overlaps(runs: FromClause) -> ColumnElement[bool]:
-    """Whether a run of ``runs`` overlapped the window (``since_us``, ``until_us`` parameters)."""
+def _param(name: str) -> Any:
+    return bindparam(name, type_=BigInteger)
+
+
+def overlaps_recent(runs: FromClause) -> ColumnElement[bool]:
+    """Whether a run of ``runs`` started at or after ``since - longest`` overlapped the window."""
     r = runs.c
     return and_(
-        r.started_us < bindparam("until_us", type_=BigInteger),
-        or_(r.ended_us.is_(None), r.ended_us >= bindparam("since_us", type_=BigInteger)),
+        r.started_us >= _param("start_lo_us"),
+        r.started_us < _param("until_us"),
+        or_(r.ended_us.is_(None), r.ended_us >= _param("since_us")),
     )
+
+
+def overlaps_open(runs: FromClause) -> ColumnElement[bool]:
+    """Whether a run of ``runs`` with no end started before ``since - longest`` (and ``until``)."""
+    r = runs.c
+    return and_(
+        r.state.in_(_OPEN_STATES),
+        r.started_us < _param("start_lo_us"),
+        r.started_us < _param("until_us"),
+        r.ended_us.is_(None),
+    )
+
+
+def _overlapping(job_ids: bool, ns_ids: bool) -> Any:
+    """The overlapping runs (run_id, job_id, last_event_us), the two kinds as one union."""
+    r = t.runs.c
+    parts = []
+    for kind in (overlaps_recent, overlaps_open):
+        part = select(r.run_id, r.job_id, r.last_event_us).where(kind(t.runs))
+        if job_ids:
+            part = part.where(r.job_id.in_(_ids()))
+        if ns_ids:
+            part = part.where(r.ns_id.in_(_ids("ns_ids")))
+        parts.append(part)
+    return union_all(*parts).subquery("overlapping")
 
 
 def edge_in_window(edges: FromClause) -> ColumnElement[bool]:
@@ -93,19 +152,22 @@ def edge_in_window(edges: FromClause) -> ColumnElement[bool]:
     e = edges.c
 
     def observed(job_end: Any, dataset_end: Any, direction: str) -> ColumnElement[bool]:
-        r = t.runs.alias(f"win_{direction}_run")
-        io = t.run_io.alias(f"win_{direction}_io")
-        return (
-            exists()
-            .where(
-                r.c.job_id == job_end,
-                overlaps(r),
-                io.c.run_id == r.c.run_id,
-                io.c.dataset_id == dataset_end,
-                io.c.direction == direction,
+        def by(kind: Any, name: str) -> ColumnElement[bool]:
+            r = t.runs.alias(f"win_{direction}_{name}_run")
+            io = t.run_io.alias(f"win_{direction}_{name}_io")
+            return (
+                exists()
+                .where(
+                    r.c.job_id == job_end,
+                    kind(r),
+                    io.c.run_id == r.c.run_id,
+                    io.c.dataset_id == dataset_end,
+                    io.c.direction == direction,
+                )
+                .correlate_except(r, io)
             )
-            .correlate_except(r, io)
-        )
+
+        return or_(by(overlaps_recent, "recent"), by(overlaps_open, "open"))
 
     return case(
         (e.edge_type == "input", observed(e.dst_id, e.src_id, "input")),
@@ -125,17 +187,37 @@ def walk(
     conn: Connection, start: int, direction: Way, depth: int, ns_ids: NsIds, window: Window
 ) -> dict[int, int]:
     """Node id -> distance from ``start`` of every node within ``depth`` steps in the window."""
-    return filtered_walk.walk(conn, start, direction, depth, ns_ids, _HOW, window.params())
+    return filtered_walk.walk(conn, start, direction, depth, ns_ids, _HOW, _resolved(conn, window))
 
 
-def edges_among(conn: Connection, ids: set[int], window: Window) -> list[EdgeRow]:
-    """Every edge observed in the window whose two ends are both in ``ids``."""
-    return filtered_walk.edges_among(conn, ids, edge_in_window, window.params())
+def _input_or_output(edges: FromClause) -> ColumnElement[bool]:
+    return edges.c.edge_type.in_(("input", "output"))
+
+
+def edges_among(
+    conn: Connection, ids: set[int], window: Window
+) -> tuple[list[EdgeRow], dict[tuple[int, int, Direction], EdgeStats]]:
+    """Every edge observed in the window whose two ends are in ``ids``, with how.
+
+    The window's runs of the jobs in ``ids`` are read once, grouped by what
+    they listed (:func:`edge_stats`); the stored input and output edges
+    among ``ids`` are then kept when their runs listed them. Testing each
+    stored edge with :func:`edge_in_window` instead read the window's runs
+    again for every edge, and every run of a job for an edge its window
+    runs did not list.
+    """
+    stats = edge_stats(conn, ids, window)
+    rows = filtered_walk.edges_among(conn, ids, _input_or_output, {})
+    kept = [e for e in rows if (e.dst_id, e.src_id, "input") in stats if e.edge_type == "input"] + [
+        e for e in rows if e.edge_type == "output" and (e.src_id, e.dst_id, "output") in stats
+    ]
+    return kept, stats
 
 
 @lru_cache(maxsize=1)
 def _stats_statement() -> Any:
-    r, io = t.runs.c, t.run_io.c
+    runs = _overlapping(job_ids=True, ns_ids=False)
+    r, io = runs.c, t.run_io.c
     return (
         select(
             r.job_id,
@@ -145,8 +227,7 @@ def _stats_statement() -> Any:
             func.min(io.first_us),
             func.max(r.last_event_us),
         )
-        .select_from(t.runs.join(t.run_io, io.run_id == r.run_id))
-        .where(r.job_id.in_(_ids()), overlaps(t.runs))
+        .select_from(runs.join(t.run_io, io.run_id == r.run_id))
         .group_by(r.job_id, io.dataset_id, io.direction)
     )
 
@@ -160,8 +241,9 @@ def edge_stats(
     """(job, dataset, direction) -> how the window's runs of the job observed that edge."""
     ordered = sorted(set(job_ids))
     out: dict[tuple[int, int, Direction], EdgeStats] = {}
+    resolved = _resolved(conn, window)
     for start in range(0, len(ordered), _CHUNK):
-        params = {"ids": ordered[start : start + _CHUNK], **window.params()}
+        params = {"ids": ordered[start : start + _CHUNK], **resolved}
         for job, dataset, direction, runs, first, last in conn.execute(_stats_statement(), params):
             way: Direction = "input" if direction == "input" else "output"
             out[(int(job), int(dataset), way)] = EdgeStats(int(runs), int(first or 0), int(last))
@@ -170,22 +252,23 @@ def edge_stats(
 
 def _observed(ns_ids: NsIds) -> Select[int, int, str]:
     """(job, dataset, direction) of every input and output of the window's runs, both visible."""
-    r, io, d = t.runs.c, t.run_io.c, t.datasets.c
+    runs = _overlapping(job_ids=False, ns_ids=ns_ids is not None)
+    r, io, d = runs.c, t.run_io.c, t.datasets.c
     stmt = (
         select(r.job_id, io.dataset_id, io.direction)
         .select_from(
-            t.runs.join(t.run_io, io.run_id == r.run_id).join(t.datasets, d.id == io.dataset_id)
+            runs.join(t.run_io, io.run_id == r.run_id).join(t.datasets, d.id == io.dataset_id)
         )
-        .where(overlaps(t.runs))
         .distinct()
     )
     if ns_ids is not None:
-        stmt = stmt.where(r.ns_id.in_(_ids("ns_ids")), d.ns_id.in_(_ids("ns_ids")))
+        stmt = stmt.where(d.ns_id.in_(_ids("ns_ids")))
     return stmt
 
 
-def _params(ns_ids: NsIds, window: Window) -> dict[str, Any]:
-    return {**window.params(), **({} if ns_ids is None else {"ns_ids": sorted(ns_ids)})}
+def _params(conn: Connection, ns_ids: NsIds, window: Window) -> dict[str, Any]:
+    scope = {} if ns_ids is None else {"ns_ids": sorted(ns_ids)}
+    return {**_resolved(conn, window), **scope}
 
 
 class Observed(NamedTuple):
@@ -203,11 +286,8 @@ def observed(conn: Connection, ns_ids: NsIds, window: Window) -> Observed:
     """The visible jobs that ran in the window, and the visible datasets their runs listed."""
     if ns_ids is not None and not ns_ids:
         return Observed(frozenset(), frozenset())
-    r = t.runs.c
-    jobs = select(r.job_id).where(overlaps(t.runs)).distinct()
-    if ns_ids is not None:
-        jobs = jobs.where(r.ns_id.in_(_ids("ns_ids")))
-    params = _params(ns_ids, window)
+    jobs = select(_overlapping(job_ids=False, ns_ids=ns_ids is not None).c.job_id).distinct()
+    params = _params(conn, ns_ids, window)
     found = frozenset(int(job) for job in conn.execute(jobs, params).scalars())
     edges = frozenset(
         (int(job), int(dataset), str(way))

@@ -34,6 +34,10 @@ from feast_lineage.consumer.store.write.rows import (
     blob_text,
     reduce_runs,
 )
+from feast_lineage.consumer.store.write.run_durations import (
+    note_longest_run,
+    remember_longest_run,
+)
 from feast_lineage.consumer.store.write.sqlite_touch import (
     TOUCH_DATASET,
     TOUCH_FACET,
@@ -133,6 +137,7 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     ]
     ex("dataset_states", _upsert(conn, t.dataset_states, mr.DATASET_STATES), states)
     fetch = partial(_fetch, conn, cache)
+    note_longest_run(conn, fetch, [run["run_id"] for run in d.runs], cache)
     write_job_versions(conn, d, ex, fetch, cache.job_sources.__contains__)
     return link_uris(conn, d, cache)
 
@@ -239,3 +244,4 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.dataset_states.note(state["id"], state["rank"])
     for source in d.job_versions.payloads:
         cache.job_sources.add(source)
+    remember_longest_run(cache)

@@ -3,8 +3,8 @@
 :class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
 list, run inputs/outputs (with the earliest time each is known listed),
 dataSource links, the columnLineage payloads whose column edges are stored,
-the rank of each dataset state stored and job versions' source facet
-payloads. It is dropped whenever the
+the rank of each dataset state stored, job versions' source facet
+payloads and the longest run stored in meta. It is dropped whenever the
 store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
 the same transaction as their deletes, also across processes.
 """
@@ -110,6 +110,10 @@ class WriteCache:
         self.dataset_states = _BoundedRanks(limit)
         # (job, digest): a job version's source facet payload
         self.job_sources = _BoundedSet(limit)
+        # The longest run known stored in meta (max_run_us), and what this
+        # transaction raised it to (known stored once it commits)
+        self.max_run_us: int | None = None
+        self.pending_max_run_us: int | None = None
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def sync(self, generation: str) -> None:
@@ -124,4 +128,5 @@ class WriteCache:
             self.explicit_reports.clear()
             self.dataset_states.clear()
             self.job_sources.clear()
+            self.max_run_us = None
             self.generation = generation

@@ -1,0 +1,58 @@
+"""A window's runs: bounded below by the longest run, and runs with no end found however old."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from feast_lineage.consumer.store.read import window as w
+from feast_lineage.event_time import parse_us
+from feast_lineage.identity import dataset_id, job_id
+from tests.factories import at, dataset, run_event
+from tests.store_helpers import Store
+
+JOB = ("ns", "job")
+
+
+def _window(since: float, until: float) -> w.Window:
+    return w.Window(parse_us(at(since)), parse_us(at(until)))
+
+
+@pytest.fixture
+def history(store: Store) -> Store:
+    never_ends, short, other = (str(uuid.uuid4()) for _ in range(3))
+    store.ingest(  # started long before any window below, never ended
+        run_event("START", run_id=never_ends, job=JOB, time=at(0), inputs=[dataset("ns", "old")])
+    )
+    store.ingest(
+        run_event("START", run_id=short, job=JOB, time=at(100), inputs=[dataset("ns", "short")]),
+        run_event("COMPLETE", run_id=short, job=JOB, time=at(110)),
+        run_event("START", run_id=other, job=JOB, time=at(300), inputs=[dataset("ns", "new")]),
+        run_event("COMPLETE", run_id=other, job=JOB, time=at(301)),
+    )
+    return store
+
+
+def _inputs(store: Store, window: w.Window) -> set[str]:
+    with store.engine.connect() as conn:
+        seen = w.observed(conn, None, window)
+        walked = w.walk(conn, job_id(*JOB), "upstream", 1, None, window)
+        stats = w.edge_stats(conn, [job_id(*JOB)], window)
+    names = {name: dataset_id("ns", name) for name in ("old", "short", "new")}
+    found = {name for name, ds in names.items() if (job_id(*JOB), ds, "input") in seen.edges}
+    assert found == {name for name, ds in names.items() if ds in walked}
+    assert found == {name for name, ds in names.items() if (job_id(*JOB), ds, "input") in stats}
+    return found
+
+
+def test_the_window_finds_every_run_that_overlapped_it(history: Store) -> None:
+    with history.engine.connect() as conn:
+        assert w.longest_run_us(conn) == 10_000_000
+    # [120, 200): the short run ended before it; the run with no end started 120 s before.
+    assert _inputs(history, _window(120, 200)) == {"old"}
+    # The short run ended at `since` and started exactly the longest run before it.
+    assert _inputs(history, _window(110, 200)) == {"old", "short"}
+    assert _inputs(history, _window(111, 300)) == {"old"}
+    assert _inputs(history, _window(111, 301)) == {"old", "new"}
+    assert _inputs(history, _window(-10, 0)) == set()
