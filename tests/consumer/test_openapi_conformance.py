@@ -13,7 +13,13 @@ after its ``until`` (their descriptions say so; the server answers 400;
 equal, they are an empty window), and the graph's ``as_of`` is never given
 with ``since`` or ``until`` (a 400 too: one instant or one window) nor
 before the retention horizon (the last prune's cutoff, a 400 naming it):
-a generated instant is asked as a future one, which is now.
+a generated instant is asked as a future one, which is now. A graph
+window's ``since`` before that horizon is a 400 as well: a generated one
+is asked from the future, with no ``until``. The diff takes exactly one of
+``from`` and ``from_run`` (and of ``to`` and ``to_run``), its centre whole
+(``node_type``, ``namespace`` and ``name``, none empty) or not at all (and ``depth`` or
+``direction`` only with one), and instants after the horizon: the cases are
+mended to that (the 400s are tested in tests/consumer/routes/test_lineage_diff.py).
 
 Nothing is excluded from the positive-data check (a valid body must be
 accepted): the document states the server's limits on events (no NUL
@@ -84,6 +90,35 @@ def _schema() -> Any:
 schema = _schema()
 
 
+def _future(query: dict[str, Any], key: str) -> None:
+    """A parseable instant in ``query[key]`` asked as a future one (now), after the horizon."""
+    with contextlib.suppress(EventTimeError):
+        parse_us(str(query[key]), bounded=False)
+        query[key] = "2999-01-01T00:00:00Z"
+
+
+def _one_diff(query: dict[str, Any]) -> None:
+    """A diff case as its parameters' rules allow: one ``from``, one ``to``, a whole centre."""
+    for instant, run in (("from", "from_run"), ("to", "to_run")):
+        if instant in query and run in query:
+            query.pop(run)
+        if instant in query:
+            _future(query, instant)
+        elif run not in query:
+            query[instant] = "2999-01-01T00:00:00Z"
+    centre = [k for k in ("node_type", "namespace", "name") if query.get(k) not in (None, "")]
+    if len(centre) < 3:
+        for key in ("node_type", "namespace", "name", "depth", "direction"):
+            query.pop(key, None)
+
+
+def _graph_window(path: str, query: dict[str, Any] | None) -> None:
+    """A graph window's ``since`` after the retention horizon: from the future, open-ended."""
+    if query and "/graph" in path and "since" in query:
+        _future(query, "since")
+        query.pop("until", None)
+
+
 def _since_before_until(query: dict[str, Any] | None) -> None:
     """Swap a page's ``since`` and ``until`` that are the wrong way round; as_of stands alone."""
     if query and "as_of" in query:
@@ -111,5 +146,10 @@ def _since_before_until(query: dict[str, Any] | None) -> None:
     suppress_health_check=list(HealthCheck),
 )
 def test_the_server_answers_as_its_openapi_document_says(server: str, case: Any) -> None:
+    positive = case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE
+    if positive and case.query is not None and case.path.endswith("/lineage/diff"):
+        _one_diff(case.query)
+    if positive:
+        _graph_window(case.path, case.query)
     _since_before_until(case.query)
     case.call_and_validate(base_url=server, timeout=60)
