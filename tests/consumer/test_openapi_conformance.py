@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -57,7 +58,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     repo = write_repo(tmp_path_factory.mktemp("conformance") / "repo")
     with lineage_server(repo) as running:
         events = [
-            run_event("COMPLETE", inputs=[dataset("raw", "trips")], outputs=[dataset("dw", "t")]),
+            # Recent: the server's background prune never puts it before the retention
+            # horizon (a run's lineage as of its end would then be a 400).
+            run_event(
+                "COMPLETE",
+                time=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                inputs=[dataset("raw", "trips")],
+                outputs=[dataset("dw", "t")],
+            ),
         ]
         response = httpx.post(f"{running.url}/api/v1/lineage", json=events, timeout=30)
         assert response.status_code == 200, response.text
