@@ -425,6 +425,28 @@ def test_only_the_event_with_a_huge_integer_fails_in_a_batch() -> None:
     assert isinstance(results[1], InvalidEvent)
 
 
+@pytest.mark.parametrize("text", ["1e20", "-1.66e147", "1.8446744073709552E+19", "-1e19", "2E19"])
+def test_a_number_beyond_64_bits_with_an_exponent_is_refused_too(text: str) -> None:
+    # A double holds it, but the API document allows no number beyond 64 bits
+    # (JSON Schema counts 1e20 an integer): refused like the integer it is.
+    (result,) = parse(with_number(text))
+    assert isinstance(result, InvalidEvent), text
+    (problem,) = result.problems
+    assert problem.path == "$.run.facets.big.n"
+    assert "beyond 64 bits" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [("1e19", 1e19), ("1.5e10", 1.5e10), ("-9.2e18", -9.2e18), ("1E+2", 100.0), ("2.5e05", 2.5e5)],
+)
+def test_numbers_with_an_exponent_within_64_bits_are_kept(text: str, stored: float) -> None:
+    (result,) = parse(with_number(text))
+    assert isinstance(result, RowBatch), text
+    (row,) = result.events
+    assert event_payload(row)["run"]["facets"]["big"]["n"] == stored
+
+
 # --- numbers too small for a double ----------------------------------------------
 
 

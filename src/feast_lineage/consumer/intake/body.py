@@ -234,25 +234,30 @@ def _reject_nul(event: Any) -> None:
 # orjson reads integers beyond 64 bits as floats, silently losing digits, and
 # a number too small for a double (1e-400) as 0. Such an integer has at
 # least 19 digits in a row, and such a number either a run of zeros as long
-# or an exponent of at least three digits below zero; a body with such a
-# run or exponent anywhere (in a number, or in a string) is parsed again
-# exactly, and the numbers the store cannot keep are refused. Finding them:
-# every digit becomes "0", then three searches (about 4 µs for a 4 KB
-# event; a regular expression takes 40 to 65).
+# or an exponent of at least three digits below zero. A number beyond 64
+# bits written with an exponent (1e20, -1.66e147) keeps its value as a float,
+# but it is beyond what the API document allows every JSON number (JSON
+# Schema counts 1e20 an integer), so it is refused as well: it has an
+# exponent of at least two digits above zero. A body with such a run or
+# exponent anywhere (in a number, or in a string) is parsed again exactly,
+# and the numbers the store cannot keep are refused. Finding them: every
+# digit becomes "0", then a few searches (about 4 µs for a 4 KB event; a
+# regular expression takes 40 to 65).
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * 19
 _TINY = (b"e-000", b"E-000")
+_LARGE = (b"e00", b"E00", b"e+00", b"E+00")
 _AFTER_NUMBER = frozenset(b",}] \t\r\n")
 _INT_RANGE = (-(2**63), 2**64 - 1)
 
 
-def _tiny_exponent(zeros: bytes) -> bool:
-    """Whether ``zeros`` (digits as "0") has a number with a three-digit negative exponent.
+def _exponent(zeros: bytes, markers: tuple[bytes, ...]) -> bool:
+    """Whether ``zeros`` (digits as "0") has a number with an exponent one of ``markers`` opens.
 
     A digit before the "e", a delimiter after the exponent: a UUID's
     "...ce-1234-..." is not one.
     """
-    for marker in _TINY:
+    for marker in markers:
         at = zeros.find(marker)
         while at != -1:
             end = at + len(marker)
@@ -310,7 +315,12 @@ def _exact_values(data: bytes, value: Any) -> list[Any] | None:
     found (orjson keeps the last value without a word).
     """
     zeros = data.translate(_DIGITS_AS_ZERO)
-    if _LONG_RUN not in zeros and not _tiny_exponent(zeros) and not _keys_may_repeat(data, value):
+    if (
+        _LONG_RUN not in zeros
+        and not _exponent(zeros, _TINY)
+        and not _exponent(zeros, _LARGE)
+        and not _keys_may_repeat(data, value)
+    ):
         return None
     try:
         exact = json.loads(data, parse_float=Decimal, object_pairs_hook=_pairs)
@@ -325,15 +335,16 @@ def _exact_values(data: bytes, value: Any) -> list[Any] | None:
 def _reject_lost_values(event: Any) -> None:
     """Refuse what orjson would lose: repeated keys, and numbers the store cannot keep.
 
-    ``event`` comes from the exact parse: integers beyond 64 bits, numbers
-    a double would hold as 0, and keys given twice in one object.
+    ``event`` comes from the exact parse: numbers beyond 64 bits (integers,
+    and others such as ``1e20``), numbers a double would hold as 0, and keys
+    given twice in one object.
     """
     low, high = _INT_RANGE
     repeated: list[str] = []
     huge: list[str] = []
     tiny: list[str] = []
     for path, v in _paths(event):
-        if type(v) is int and not low <= v <= high:
+        if type(v) in (int, Decimal) and not low <= v <= high:
             huge.append(path)
         elif type(v) is Decimal and v and float(v) == 0.0:
             tiny.append(path)
@@ -354,7 +365,10 @@ _REPEATED = (
 )
 
 
-_HUGE = "is an integer beyond 64 bits, which the store cannot keep exactly; send it as a string"
+_HUGE = (
+    "is a number beyond 64 bits (-2^63 to 2^64-1), which the store cannot keep exactly; "
+    "send it as a string"
+)
 _TINY_MESSAGE = (
     "is a number too small for a double (the least is about 5e-324), which the store "
     "would keep as 0; send 0, or the value as a string"
