@@ -5,7 +5,8 @@ Every operation gets 50 generated cases, valid (positive) and invalid
 status codes, content types, headers and bodies as documented, invalid
 input refused, valid input accepted. The server is a real
 ``feast-lineage serve_lineage`` process on a SQLite store with a little
-lineage in it, so reads find something.
+lineage in it, so reads find something, and no retention (kept
+everything: no horizon moves while generated cases run).
 
 Two rules between parameters that OpenAPI cannot state are kept out of the
 generated cases instead: an events or runs page's ``since`` must not be
@@ -55,11 +56,14 @@ EXAMPLES = 50
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    repo = write_repo(tmp_path_factory.mktemp("conformance") / "repo")
+    # No retention: generated events are dated as early as 1901, and a background prune
+    # would put their runs before the horizon while the test runs (a run's lineage as of
+    # its end, or a diff to it, would then be a 400 one time and a 200 another).
+    repo = write_repo(
+        tmp_path_factory.mktemp("conformance") / "repo", consumer={"retention_days": 0}
+    )
     with lineage_server(repo) as running:
         events = [
-            # Recent: the server's background prune never puts it before the retention
-            # horizon (a run's lineage as of its end would then be a 400).
             run_event(
                 "COMPLETE",
                 time=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
