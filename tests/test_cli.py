@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import ssl
 import subprocess
 import sys
@@ -256,6 +257,41 @@ def test_a_case_insensitive_mysql_database_fails_in_one_line(
         "collation utf8mb4_general_ci; create it with CHARACTER SET utf8mb4 COLLATE "
         "utf8mb4_bin (or ALTER DATABASE to those before the first start)"
     )
+
+
+def test_a_store_a_newer_release_migrated_fails_in_one_line(tmp_path: Path) -> None:
+    # Rolling a deployment back: the store's revision is one this release never had.
+    (tmp_path / "data").mkdir()
+    db = sqlite3.connect(tmp_path / "data" / "lineage.db")
+    db.execute("CREATE TABLE feast_lineage_alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+    db.execute("INSERT INTO feast_lineage_alembic_version VALUES ('0099_from_a_newer_release')")
+    db.commit()
+    db.close()
+    repo = write_repo(tmp_path, consumer={"connection_string": "sqlite:///data/lineage.db"})
+    message = one_line_error(invoke("-c", repo, "serve_lineage"))
+    assert message.startswith(
+        "openlineage.consumer.connection_string: the lineage store's schema is at revision "
+        "0099_from_a_newer_release, which this feast-lineage does not know (its newest is "
+    )
+    assert message.endswith("or point connection_string at another database")
+
+
+def test_a_migration_that_fails_says_so_in_one_line(tmp_path: Path) -> None:
+    # A store stamped at 0018 whose tables are gone: migration 0019 reads the runs.
+    (tmp_path / "data").mkdir()
+    db = sqlite3.connect(tmp_path / "data" / "lineage.db")
+    db.execute("CREATE TABLE feast_lineage_alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+    db.execute("INSERT INTO feast_lineage_alembic_version VALUES ('0018')")
+    db.commit()
+    db.close()
+    repo = write_repo(tmp_path, consumer={"connection_string": "sqlite:///data/lineage.db"})
+    message = one_line_error(invoke("-c", repo, "serve_lineage"))
+    assert message.startswith(
+        "openlineage.consumer.connection_string: upgrading the lineage store's schema failed "
+        "(OperationalError: no such table: feast_lineage_"
+    )
+    assert "cannot connect" not in message
+    assert message.endswith("the pending migrations run again")
 
 
 def test_an_unusable_sqlite_path_fails_in_one_line(tmp_path: Path) -> None:

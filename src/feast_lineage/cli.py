@@ -459,7 +459,11 @@ def _check_database(
     how far it has got.
     """
     from feast_lineage.consumer.store.engine.database import UnsuitableDatabase
-    from feast_lineage.consumer.store.engine.probe import DatabaseUnreachable, probe_database
+    from feast_lineage.consumer.store.engine.probe import (
+        DatabaseUnreachable,
+        MigrationFailed,
+        probe_database,
+    )
 
     try:
         probe_database(url, migrate=migrate, progress=progress)
@@ -470,6 +474,13 @@ def _check_database(
             option,
             str(err),
             "check the host, port, database name and credentials, and that the server is running",
+        ) from None
+    except MigrationFailed as err:
+        raise ConfigError(
+            option,
+            str(err),
+            "fix what the database said (space, permissions, a lock held elsewhere) and start "
+            "again: the pending migrations run again",
         ) from None
 
 

@@ -293,6 +293,14 @@ def pending_migrations(config: Config, connection: Connection) -> list[Migration
     )
     current = context.get_current_revision()
     script = ScriptDirectory.from_config(config)
+    if current is not None and current not in {str(s.revision) for s in script.walk_revisions()}:
+        head = script.get_current_head()
+        raise UnsuitableDatabase(
+            f"the lineage store's schema is at revision {current}, which this feast-lineage "
+            f"does not know (its newest is {head}): a newer release migrated it",
+            "run the feast-lineage release that migrated it (or a newer one), "
+            "or point connection_string at another database",
+        )
     newest_first = script.iterate_revisions("heads", current or "base")
     return [
         Migration(str(s.revision), next(iter((s.doc or "").strip().splitlines()), ""))
