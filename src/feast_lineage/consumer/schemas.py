@@ -31,6 +31,10 @@ Facets = dict[str, dict[str, Any]]
 # Feast's times are integer milliseconds since the epoch (feast_shape.py); ours
 # are beside them as ISO 8601 strings under "<key>_iso".
 _MS = "Milliseconds since the epoch (as Feast sends it)"
+_NO_POSITION = (
+    "Always null (Feast's key): Feast numbers versions by position, which renumbers; "
+    "our stable version ids are in the versions endpoints"
+)
 _ISO = "The same time in ISO 8601 (UTC)"
 
 
@@ -396,7 +400,8 @@ class GraphNode(TypedDict):
         str | None, Field(description="The lifecycleStateChange facet's state")
     ]
     current_version: Annotated[
-        int | None, Field(description="Always null: versions are not kept yet")
+        int | None,
+        Field(description=_NO_POSITION),
     ]
     facets: Annotated[Facets, Field(description="Facet name -> the latest payload")]
     # ours
@@ -798,7 +803,7 @@ class DatasetItem(BaseModel):
     owner_name: str | None = Field(description="The ownership facet's first owner")
     owner_type: str | None
     lifecycle_state: str | None = Field(description="The lifecycleStateChange facet's state")
-    current_version: int | None = Field(description="Always null: versions are not kept yet")
+    current_version: int | None = Field(description=_NO_POSITION)
     updated_at: int = Field(description=_MS)
     # ours
     id: str
