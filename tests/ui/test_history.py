@@ -66,6 +66,16 @@ def first_training(server: ServerProcess) -> dict[str, Any]:
     return min(runs, key=lambda run: run["started_at"])
 
 
+def on_top(locator: Any) -> bool:
+    """Whether the element is what the page shows at its centre (not clipped, not covered)."""
+    shown: bool = locator.evaluate(
+        "el => { const r = el.getBoundingClientRect();"
+        " const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+        " return el === hit || el.contains(hit); }"
+    )
+    return shown
+
+
 def open_url(page: Page, server: ServerProcess, **params: str) -> None:
     page.goto(f"{server.url}/?{urlencode(params)}")
     wait_graph(page)
@@ -112,8 +122,8 @@ def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output
     page.get_by_test_id("run-history").get_by_test_id("changes-since-run").click()
     expect(page.get_by_test_id("changes-summary")).to_contain_text("schema")
     wait_graph(page)
-    view = node(page, "driver_hourly_stats", "feature_view").locator(".lnode")
-    expect(view).to_have_attribute("data-change", "changed")
+    view = node(page, "driver_hourly_stats", "feature_view")
+    expect(view.locator(".lnode")).to_have_attribute("data-change", "changed")
     expect(view.locator(".lnode-change")).to_have_text(
         "△ schema changed"
     )  # words, not colour alone
@@ -143,9 +153,11 @@ def test_changes_since_the_first_training_run_mark_the_dbt_job_redefined_and_its
     expect(page.get_by_test_id("changes-jobs")).to_contain_text(
         f"{len(diff['job_changes'])} jobs redefined"
     )
-    job = node(page, DBT_MODEL, "job").locator(".lnode")
-    expect(job).to_have_attribute("data-change", "changed")
-    expect(job.locator(".lnode-change")).to_have_text("✎ sql, inputs changed")  # its own icon
+    job = node(page, DBT_MODEL, "job")
+    expect(job.locator(".lnode")).to_have_attribute("data-change", "changed")
+    # Its own icon and words, shown beside its health ring (at risk: upstream of a failure).
+    expect(job.locator(".lnode-change")).to_have_text("✎ sql, inputs changed")
+    assert on_top(job.locator(".lnode-change")), "the job's change is hidden"
     change = page.get_by_test_id("details-panel").get_by_test_id("change-section")
     expect(change).to_contain_text("sql, inputs changed")
     # The job version on each side opens in the panel: then without driver_shifts, now with it.
@@ -185,7 +197,9 @@ def test_the_versions_lists_page_with_show_older(shared: Page, server: ServerPro
     # A page of one version (the server's real paging; the UI asks for 50), so
     # the quickstart's two versions of the feature view make two pages.
     pattern = re.compile(r".*/versions\?.*")
-    page.route(pattern, lambda route: route.continue_(url=route.request.url.replace("limit=50", "limit=1")))
+    page.route(
+        pattern, lambda route: route.continue_(url=route.request.url.replace("limit=50", "limit=1"))
+    )
     try:
         open_url(page, server, **FEATURE_VIEW)
         versions = page.get_by_test_id("dataset-versions")

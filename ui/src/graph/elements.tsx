@@ -85,6 +85,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
     node.change ? `change-${node.change}` : "",
   ].join(" ");
   return (
+    <>
     <div
       className={classes}
       style={{ borderColor: style.color, background: style.fill }}
@@ -98,11 +99,6 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
     >
       <Handle type="target" position={Position.Left} isConnectable={false} />
       {health && <HealthMark state={health} zoomedOut />}
-      {mark && (
-        <span className={`lnode-change change-${node.change}`}>
-          {mark.icon} {mark.words}
-        </span>
-      )}
       <div className="lnode-top">
         {health && <HealthMark state={health} />}
         <span className="lnode-badge" style={{ background: style.color }}>
@@ -131,6 +127,13 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
       </div>
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </div>
+    {/* Beside the node, not in it: a node with a health ring clips what leaves its box. */}
+    {mark && (
+      <span className={`lnode-change change-${node.change}`}>
+        {mark.icon} {mark.words}
+      </span>
+    )}
+    </>
   );
 }
 
