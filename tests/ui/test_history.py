@@ -171,6 +171,18 @@ def test_changes_since_the_first_training_run_mark_the_dbt_job_redefined_and_its
     assert url_param(page, "jobver") == dbt_change["to_version"]
     shoot(page, "history-changes-since-job")
 
+    # Focused on the model, the diff is centred as the graph is (its depth and direction).
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/lineage/diff" in r.url else None)
+    focus = {"focus_type": "job", "focus_ns": DBT["node_ns"], "focus": DBT_MODEL, "depth": "1"}
+    open_url(page, server, **DBT, **focus, changes_since=since)
+    expect(node(page, SHIFTS).locator(".lnode")).to_have_attribute("data-change", "added")
+    expect(node(page, DBT_MODEL, "job").locator(".lnode-change")).to_have_text(
+        "✎ sql, inputs changed"
+    )
+    centred = [parse_qs(urlparse(url).query) for url in asked]
+    assert any(q.get("name") == [DBT_MODEL] and q.get("depth") == ["1"] for q in centred), asked
+
     # The column view of the model's output: its new input column green, the old one red.
     output = next(e for e in diff["column_edges_added"] if "driver_shifts" in e["source"])
     target = next(

@@ -138,7 +138,7 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     } else graph = fromOpenLineage(subgraph.data, { jobs, keep, runCounts });
     const center = graph.drawnAs.get(keep) ?? keep;
     return { graph, center, truncated: subgraph.data.truncated, changes };
-  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, diff.data, runCounts]);
+  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, diff.data, diff.error, runCounts]);
 
   const graph = focus ? (focused?.graph ?? null) : fullGraph;
   const selectedId = selection ? (graph?.drawnAs.get(selectionId(selection)) ?? selectionId(selection)) : null;
@@ -158,7 +158,7 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     params,
     /** When the view answers for (the URL's as_of, seen, changes_since). */
     time,
-    /** "Changes since…": what changed, once both graphs are here. */
+    /** "Changes since…": what changed, once the graph and the diff are here. */
     changes,
     /** The diff "Changes since…" draws (its loading and errors). */
     diff,

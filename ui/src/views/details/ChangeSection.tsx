@@ -15,6 +15,8 @@ const CLASSES: Record<Change, string> = { added: "change-green", removed: "chang
 interface Props {
   change: Change;
   since: string;
+  /** The later instant compared (the time control's as of); null: now. */
+  to: string | null;
   schemaChange: SchemaChangeOf | null;
   jobChange: JobDiff | null;
   /** A changed job's change in words ("sql, inputs changed"). */
@@ -22,7 +24,7 @@ interface Props {
   navigate: Navigate;
 }
 
-export function ChangeSection({ change, since, schemaChange, jobChange, words, navigate }: Props) {
+export function ChangeSection({ change, since, to, schemaChange, jobChange, words, navigate }: Props) {
   const diff = schemaChange?.diff ?? null;
   const rows: [string, string, string][] = diff
     ? [
@@ -65,7 +67,7 @@ export function ChangeSection({ change, since, schemaChange, jobChange, words, n
           {(
             [
               ["then", versions.from, `Version then`],
-              ["now", versions.to, `Version now`],
+              ["now", versions.to, to ? `Version as of ${formatTime(to)}` : `Version now`],
             ] as const
           ).map(([side, id, text]) =>
             id ? (

@@ -48,6 +48,7 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
         <ChangeSection
           change={drawn.change}
           since={route.changes_since ?? ""}
+          to={time.asOf}
           schemaChange={schemaChange ?? null}
           jobChange={jobChange ?? null}
           words={drawn.changeWords ?? null}
