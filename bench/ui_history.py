@@ -12,7 +12,8 @@ servers (as bench/ui.py, whose helpers it uses):
   canvas) whose second day of runs moves edges, adds jobs and changes
   schemas; the page opens ``?changes_since=`` the first day's end (warm: the
   second load in the same browser context) and the figure is navigation to
-  the merged graph drawn with its changes. Baseline: the same page without
+  the graph drawn with its changes (the graph answer and the server's
+  ``/lineage/diff``, merged, laid out once). Baseline: the same page without
   ``changes_since`` (the current graph alone).
 
     .venv/bin/python -m bench.ui_history --rounds 5

@@ -29,6 +29,8 @@ FEATURE_VIEW = {
     "node": "feature_view/driver_hourly_stats",
 }
 DAG = {"node_type": "job", "node_ns": "airflow://prod-cluster", "node": "driver_features_daily"}
+DBT_MODEL = "analytics.driver_hourly_stats"
+DBT = {"node_type": "job", "node_ns": "dbt://analytics", "node": DBT_MODEL}
 # What the dbt model reads since its second version (after the first training run).
 SHIFTS = "raw.public.driver_shifts"
 
@@ -62,6 +64,16 @@ def first_training(server: ServerProcess) -> dict[str, Any]:
     """The first training run (the oldest of train_driver_ranking)."""
     runs = api(server, "runs", job_name="train_driver_ranking", limit=100)["runs"]
     return min(runs, key=lambda run: run["started_at"])
+
+
+def on_top(locator: Any) -> bool:
+    """Whether the element is what the page shows at its centre (not clipped, not covered)."""
+    shown: bool = locator.evaluate(
+        "el => { const r = el.getBoundingClientRect();"
+        " const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+        " return el === hit || el.contains(hit); }"
+    )
+    return shown
 
 
 def open_url(page: Page, server: ServerProcess, **params: str) -> None:
@@ -110,8 +122,8 @@ def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output
     page.get_by_test_id("run-history").get_by_test_id("changes-since-run").click()
     expect(page.get_by_test_id("changes-summary")).to_contain_text("schema")
     wait_graph(page)
-    view = node(page, "driver_hourly_stats", "feature_view").locator(".lnode")
-    expect(view).to_have_attribute("data-change", "changed")
+    view = node(page, "driver_hourly_stats", "feature_view")
+    expect(view.locator(".lnode")).to_have_attribute("data-change", "changed")
     expect(view.locator(".lnode-change")).to_have_text(
         "△ schema changed"
     )  # words, not colour alone
@@ -127,6 +139,103 @@ def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output
     )
     shoot(page, "history-changes-since")
     assert axe_violations(page) == [], "axe on the changes view"
+
+
+def test_changes_since_the_first_training_run_mark_the_dbt_job_redefined_and_its_column_edges(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any], shoot: Shoot
+) -> None:
+    page = shared
+    since = first_training["ended_at_iso"]
+    diff = api(server, "lineage/diff", **{"from": since, "to": "9999-12-31T00:00:00Z"})
+    dbt_change = next(j for j in diff["job_changes"] if j["name"] == DBT_MODEL)
+    assert dbt_change["changed"] == ["sql", "inputs"]
+    open_url(page, server, **DBT, changes_since=since)
+    expect(page.get_by_test_id("changes-jobs")).to_contain_text(
+        f"{len(diff['job_changes'])} jobs redefined"
+    )
+    job = node(page, DBT_MODEL, "job")
+    expect(job.locator(".lnode")).to_have_attribute("data-change", "changed")
+    # Its own icon and words, shown beside its health ring (at risk: upstream of a failure).
+    expect(job.locator(".lnode-change")).to_have_text("✎ sql, inputs changed")
+    assert on_top(job.locator(".lnode-change")), "the job's change is hidden"
+    change = page.get_by_test_id("details-panel").get_by_test_id("change-section")
+    expect(change).to_contain_text("sql, inputs changed")
+    # The job version on each side opens in the panel: then without driver_shifts, now with it.
+    change.get_by_test_id("change-version-then").click()
+    detail = page.get_by_test_id("job-version-detail")
+    expect(detail).to_have_attribute("data-version-id", dbt_change["from_version"])
+    expect(detail).not_to_contain_text("driver_shifts")
+    change.get_by_test_id("change-version-now").click()
+    expect(detail).to_have_attribute("data-version-id", dbt_change["to_version"])
+    expect(detail).to_contain_text(SHIFTS)
+    assert url_param(page, "jobver") == dbt_change["to_version"]
+    shoot(page, "history-changes-since-job")
+
+    # Focused on the model, the diff is centred as the graph is (its depth and direction).
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/lineage/diff" in r.url else None)
+    focus = {"focus_type": "job", "focus_ns": DBT["node_ns"], "focus": DBT_MODEL, "depth": "1"}
+    open_url(page, server, **DBT, **focus, changes_since=since)
+    expect(node(page, SHIFTS).locator(".lnode")).to_have_attribute("data-change", "added")
+    expect(node(page, DBT_MODEL, "job").locator(".lnode-change")).to_have_text(
+        "✎ sql, inputs changed"
+    )
+    centred = [parse_qs(urlparse(url).query) for url in asked]
+    assert any(q.get("name") == [DBT_MODEL] and q.get("depth") == ["1"] for q in centred), asked
+
+    # The column view of the model's output: its new input column green, the old one red.
+    output = next(e for e in diff["column_edges_added"] if "driver_shifts" in e["source"])
+    target = next(
+        n
+        for n in api(server, "graph", limit=5000)["nodes"]
+        if output["target"].startswith(f"field:{n['namespace']}:{n['name']}:")
+    )
+    field = output["target"].removeprefix(f"field:{target['namespace']}:{target['name']}:")
+    trace = {"col_ns": target["namespace"], "col_ds": target["name"], "col": field}
+    page.goto(f"{server.url}/?{urlencode(trace | {'changes_since': since})}")
+    page.wait_for_selector("[data-testid=column-ready]", state="attached", timeout=30_000)
+    added = page.locator(f'.column-edge[data-id^="{output["source"]}>{output["target"]}>"]')
+    expect(added).to_have_attribute("data-change", "added")
+    expect(added.locator(".cedge-change")).to_have_text("+ added")
+    removed = [e for e in diff["column_edges_removed"] if e["target"] == output["target"]]
+    assert removed, diff["column_edges_removed"]
+    gone = page.locator(f'.column-edge[data-id^="{removed[0]["source"]}>{removed[0]["target"]}>"]')
+    expect(gone).to_have_attribute("data-change", "removed")
+    shoot(page, "history-changes-since-columns")
+
+
+def test_the_versions_lists_page_with_show_older(shared: Page, server: ServerProcess) -> None:
+    page = shared
+    # A page of one version (the server's real paging; the UI asks for 50), so
+    # the quickstart's two versions of the feature view make two pages.
+    pattern = re.compile(r".*/versions\?.*")
+    page.route(
+        pattern, lambda route: route.continue_(url=route.request.url.replace("limit=50", "limit=1"))
+    )
+    try:
+        open_url(page, server, **FEATURE_VIEW)
+        versions = page.get_by_test_id("dataset-versions")
+        more = page.get_by_test_id("dataset-versions-more")
+        expect(more).to_contain_text("The newest 1 of 2 versions.")
+        expect(versions.locator("tr.version-row")).to_have_count(1)
+        expect(versions.locator("tr.version-row", has_text="1 type changed")).to_have_count(0)
+        more.get_by_role("button", name="Show older").click()
+        expect(versions.locator("tr.version-row")).to_have_count(2)
+        # The newest now has the one before it: its type change in one line.
+        expect(versions.locator("tr.version-row").first).to_contain_text("1 type changed")
+        expect(more).to_contain_text("All 2 versions.")
+        expect(more.get_by_role("button")).to_have_count(0)
+
+        open_url(page, server, **DBT)
+        jobs = page.get_by_test_id("job-versions")
+        job_more = page.get_by_test_id("job-versions-more")
+        expect(jobs.locator("li.job-version")).to_have_count(1)
+        expect(job_more).to_contain_text("The newest 1 of 2 versions.")
+        job_more.get_by_role("button", name="Show older").click()
+        expect(jobs.locator("li.job-version")).to_have_count(2)
+        expect(jobs.locator("li.job-version").first).to_contain_text("inputs added: " + SHIFTS)
+    finally:
+        page.unroute(pattern)
 
 
 def test_the_dataset_versions_show_the_type_change_and_open_its_diff(

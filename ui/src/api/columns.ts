@@ -3,6 +3,7 @@
 
 import { keepPreviousData, useQuery, type QueryClient } from "@tanstack/react-query";
 import type { components } from "./schema";
+import { withParams } from "./endpoints";
 import { get } from "./http";
 
 type Schemas = components["schemas"];
@@ -24,21 +25,27 @@ export interface ColumnQuery {
   indirect: boolean;
   /** The column lineage as of this instant (ISO 8601); absent or null: now. */
   asOf?: string | null;
+  /** "Seen during": the column edges the runs of this window observed (ISO 8601 bounds; no until: now). */
+  since?: string | null;
+  until?: string | null;
 }
 
 export function fetchColumns(query: ColumnQuery, signal?: AbortSignal): Promise<ColumnLineage> {
   return get(
     "/api/v1/lineage/openlineage/columns",
     {
-      query: {
-        namespace: query.namespace,
-        name: query.name,
-        field: query.field,
-        direction: query.direction,
-        depth: query.depth,
-        indirect: query.indirect,
-        as_of: query.asOf ?? null,
-      },
+      query: withParams(
+        {
+          namespace: query.namespace,
+          name: query.name,
+          field: query.field,
+          direction: query.direction,
+          depth: query.depth,
+          indirect: query.indirect,
+          as_of: query.asOf ?? null,
+        },
+        { since: query.since ?? null, until: query.until ?? null },
+      ),
     },
     signal,
   );

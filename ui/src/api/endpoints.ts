@@ -5,6 +5,8 @@ import type { Direction, GraphNode, NodeKind } from "../types";
 import { ApiError, get, startGet, type PathParams, type QueryOf } from "./http";
 
 const OL = "/api/v1/lineage/openlineage";
+/** A page of a dataset's or job's versions (newest first). */
+export const VERSIONS_PAGE = 50;
 
 export type JobsQuery = QueryOf<`${typeof OL}/jobs`>;
 export type DatasetsQuery = QueryOf<`${typeof OL}/datasets`>;
@@ -57,6 +59,26 @@ export interface History {
   until?: string | null;
 }
 
+/** What "Changes since…" compares: two instants, and the centre of a focused view (none: the whole graph). */
+export interface DiffQuery {
+  from: string;
+  /** ISO 8601; null: now. */
+  to: string | null;
+  center: { type: NodeKind; namespace: string; name: string; depth: number; direction: Direction } | null;
+}
+
+/** "Now" for the diff's `to`: a future instant is now (the server resolves it), and the query key stays the same. */
+const FAR_FUTURE = "9999-12-31T00:00:00Z";
+
+/**
+ * Query parameters the server's OpenAPI document does not list yet (another
+ * change adds `as_of` to the catalog and `since`/`until` to the columns); the
+ * server ignores unknown ones until then.
+ */
+export function withParams<Q extends object>(query: Q, extra: Record<string, string | null | undefined>): Q {
+  return { ...query, ...extra };
+}
+
 export const api = {
   settings: (signal?: AbortSignal) => get("/api/v1/ui/settings", {}, signal),
 
@@ -87,6 +109,22 @@ export const api = {
     return node;
   },
 
+  /** What changed between two instants (GET /lineage/diff): of the whole graph, or around a centre. */
+  diff: (query: DiffQuery, signal?: AbortSignal) => {
+    const c = query.center;
+    return get(
+      `${OL}/lineage/diff`,
+      {
+        query: {
+          from: query.from,
+          to: query.to ?? FAR_FUTURE,
+          ...(c ? { node_type: c.type, namespace: c.namespace, name: c.name, depth: c.depth, direction: c.direction } : {}),
+        },
+      },
+      signal,
+    );
+  },
+
   namespaces: (signal?: AbortSignal) => get(`${OL}/namespaces`, {}, signal),
 
   jobs: (query: JobsQuery, signal?: AbortSignal) => get(`${OL}/jobs`, { query }, signal),
@@ -99,14 +137,18 @@ export const api = {
 
   run: (runId: string, signal?: AbortSignal) => get(`${OL}/runs/{run_id}`, { path: { run_id: runId } }, signal),
 
-  datasetVersions: (namespace: string, name: string, signal?: AbortSignal) =>
-    get(`${OL}/datasets/{namespace}/{name}/versions`, { path: { namespace, name }, query: { limit: 50 } }, signal),
+  datasetVersions: (namespace: string, name: string, offset: number, signal?: AbortSignal) =>
+    get(
+      `${OL}/datasets/{namespace}/{name}/versions`,
+      { path: { namespace, name }, query: { limit: VERSIONS_PAGE, offset } },
+      signal,
+    ),
 
   datasetVersion: (namespace: string, name: string, id: string, signal?: AbortSignal) =>
     get(`${OL}/datasets/{namespace}/{name}/versions/{version_id}`, { path: { namespace, name, version_id: id } }, signal),
 
-  jobVersions: (namespace: string, name: string, signal?: AbortSignal) =>
-    get(`${OL}/jobs/{namespace}/{name}/versions`, { path: { namespace, name } }, signal),
+  jobVersions: (namespace: string, name: string, offset: number, signal?: AbortSignal) =>
+    get(`${OL}/jobs/{namespace}/{name}/versions`, { path: { namespace, name }, query: { limit: VERSIONS_PAGE, offset } }, signal),
 
   jobVersion: (namespace: string, name: string, id: string, signal?: AbortSignal) =>
     get(`${OL}/jobs/{namespace}/{name}/versions/{version_id}`, { path: { namespace, name, version_id: id } }, signal),

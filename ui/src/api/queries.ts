@@ -6,7 +6,7 @@
 // (`keepPreviousData`, with aria-busy on the table); a view that changes
 // subject (another node, another namespace) shows "Loading" instead.
 
-import { keepPreviousData, useQuery, type QueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery, type QueryClient } from "@tanstack/react-query";
 import type { CatalogPage, Direction, JobPage, NodeKind, RunDetail, RunPage } from "../types";
 import { datasetRow, jobRow } from "../types";
 import {
@@ -14,6 +14,8 @@ import {
   isRegistryObjectType,
   type History,
   type DatasetsQuery,
+  type DiffQuery,
+  withParams,
   type EventsQuery,
   type JobsQuery,
   type RegistryObjectType,
@@ -88,6 +90,17 @@ export function useSubgraph(center: NodeRef | null, depth: number, direction: Di
       api.subgraph(center!.type, center!.namespace, center!.name, depth, direction, signal, history),
     enabled: center !== null,
     placeholderData: keepPreviousData,
+  });
+}
+
+/** "Changes since…": what changed between two instants (the server's diff); null: nothing asked. */
+export function useDiff(query: DiffQuery | null) {
+  return useQuery({
+    queryKey: ["diff", query],
+    queryFn: ({ signal }) => api.diff(query!, signal),
+    enabled: query !== null,
+    // The same staleness as the graph it is drawn over.
+    staleTime: GRAPH_FRESH_MS,
   });
 }
 
@@ -186,11 +199,12 @@ export interface DatasetUse {
 const WRITERS_LOOKED_AT = 5;
 const RUNS_LOOKED_AT = 5;
 
-export function useDatasetUse(namespace: string, name: string) {
+/** A dataset's writers, readers and latest write, now or as of `asOf` (its edges then, its runs up to then). */
+export function useDatasetUse(namespace: string, name: string, asOf: string | null = null) {
   return useQuery({
-    queryKey: ["dataset-use", namespace, name],
+    queryKey: ["dataset-use", namespace, name, ...(asOf ? [asOf] : [])],
     queryFn: async ({ signal }): Promise<DatasetUse> => {
-      const sub = await api.subgraph("dataset", namespace, name, 1, "both", signal);
+      const sub = await api.subgraph("dataset", namespace, name, 1, "both", signal, { as_of: asOf });
       const byId = new Map(sub.nodes.map((n) => [n.id, n]));
       const ref = (id: string): NodeRef[] => {
         const node = byId.get(id);
@@ -201,7 +215,9 @@ export function useDatasetUse(namespace: string, name: string) {
       const pages = await Promise.all(
         writers
           .slice(0, WRITERS_LOOKED_AT)
-          .map((job) => api.runs({ job_namespace: job.namespace, job_name: job.name, limit: RUNS_LOOKED_AT }, signal)),
+          .map((job) =>
+            api.runs({ job_namespace: job.namespace, job_name: job.name, limit: RUNS_LOOKED_AT, until: asOf }, signal),
+          ),
       );
       const runs = pages.flatMap((p) => p.runs).sort((a, b) => (b.started_at ?? 0) - (a.started_at ?? 0));
       let latestWrite: DatasetUse["latestWrite"] = null;
@@ -235,13 +251,14 @@ export function useRunList(query: Omit<RunsQuery, "sort"> & { sort?: string | nu
 }
 
 /** Jobs and datasets whose names contain `text`, from the server (the graph may not hold them all). */
-export function useNodeSearch(text: string, enabled: boolean) {
+export function useNodeSearch(text: string, enabled: boolean, asOf: string | null = null) {
   return useQuery({
-    queryKey: ["node-search", text],
+    queryKey: ["node-search", text, ...(asOf ? [asOf] : [])],
     queryFn: async ({ signal }): Promise<NodeRef[]> => {
+      // As of the time control's instant: the catalog of then (the server's as_of).
       const [datasets, jobs] = await Promise.all([
-        api.datasets({ search: text, limit: 8 }, signal),
-        api.jobs({ search: text, limit: 4 }, signal),
+        api.datasets(withParams({ search: text, limit: 8 }, { as_of: asOf }), signal),
+        api.jobs(withParams({ search: text, limit: 4 }, { as_of: asOf }), signal),
       ]);
       return [
         ...datasets.datasets.map((d) => ({ type: "dataset" as const, namespace: d.dataset_namespace, name: d.dataset_name })),
@@ -253,11 +270,19 @@ export function useNodeSearch(text: string, enabled: boolean) {
   });
 }
 
-/** A dataset's versions, newest first (the first 50). */
+/** The offset of the next page of versions, or undefined when every one is loaded. */
+function nextVersions(last: { versions: unknown[]; total: number }, pages: { versions: unknown[] }[]): number | undefined {
+  const loaded = pages.reduce((sum, page) => sum + page.versions.length, 0);
+  return last.versions.length > 0 && loaded < last.total ? loaded : undefined;
+}
+
+/** A dataset's versions, newest first, a page (VERSIONS_PAGE) at a time ("Show older" asks for the next). */
 export function useDatasetVersions(namespace: string, name: string) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: ["dataset-versions", namespace, name],
-    queryFn: ({ signal }) => api.datasetVersions(namespace, name, signal),
+    queryFn: ({ signal, pageParam }) => api.datasetVersions(namespace, name, pageParam, signal),
+    initialPageParam: 0,
+    getNextPageParam: nextVersions,
   });
 }
 
@@ -270,11 +295,22 @@ export function useDatasetVersion(namespace: string, name: string, id: string | 
   });
 }
 
-/** A job's versions, newest first. */
+/** A job's versions, newest first, a page (VERSIONS_PAGE) at a time. */
 export function useJobVersions(namespace: string, name: string) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: ["job-versions", namespace, name],
-    queryFn: ({ signal }) => api.jobVersions(namespace, name, signal),
+    queryFn: ({ signal, pageParam }) => api.jobVersions(namespace, name, pageParam, signal),
+    initialPageParam: 0,
+    getNextPageParam: nextVersions,
+  });
+}
+
+/** One job version with what changed from the one before; null id: none asked. */
+export function useJobVersion(namespace: string, name: string, id: string | null) {
+  return useQuery({
+    queryKey: ["job-version", namespace, name, id],
+    queryFn: ({ signal }) => api.jobVersion(namespace, name, id!, signal),
+    enabled: id !== null,
   });
 }
 

@@ -8,8 +8,7 @@ import { HealthMark } from "./HealthMark";
 import { EDGE_MEANINGS, KIND_STYLES } from "./kinds";
 import type { Point } from "./layered";
 import { measure, middleEllipsis, twoLines } from "./labels";
-import type { Change, EdgeKind, LGraph, LNode } from "./model";
-import { CHANGE_LABELS } from "./useNodeKeys";
+import { CHANGE_LABELS, changeText, type Change, type EdgeKind, type LGraph, type LNode } from "./model";
 
 export const NODE_WIDTH = 220;
 export const NODE_HEIGHT = 80;
@@ -76,6 +75,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
   const style = KIND_STYLES[node.kind];
   const text = useMemo(() => nodeText(node, tagged), [node, tagged]);
   const health = markedHealth(node);
+  const mark = changeText(node);
   const classes = [
     "lnode",
     `shape-${style.shape}`,
@@ -85,6 +85,7 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
     node.change ? `change-${node.change}` : "",
   ].join(" ");
   return (
+    <>
     <div
       className={classes}
       style={{ borderColor: style.color, background: style.fill }}
@@ -98,11 +99,6 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
     >
       <Handle type="target" position={Position.Left} isConnectable={false} />
       {health && <HealthMark state={health} zoomedOut />}
-      {node.change && (
-        <span className={`lnode-change change-${node.change}`}>
-          {CHANGE_ICONS[node.change]} {CHANGE_LABELS[node.change]}
-        </span>
-      )}
       <div className="lnode-top">
         {health && <HealthMark state={health} />}
         <span className="lnode-badge" style={{ background: style.color }}>
@@ -131,13 +127,18 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
       </div>
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </div>
+    {/* Beside the node, not in it: a node with a health ring clips what leaves its box. */}
+    {mark && (
+      <span className={`lnode-change change-${node.change}`}>
+        {mark.icon} {mark.words}
+      </span>
+    )}
+    </>
   );
 }
 
 export const LineageNode = memo(LineageNodeView);
 
-/** The icon beside a change's word, on nodes and in lists. */
-export const CHANGE_ICONS: Record<Change, string> = { added: "+", removed: "−", changed: "△" };
 
 /** How far a folded edge's turn reaches beyond its ends (graph units). */
 const TURN = 24;

@@ -44,10 +44,30 @@ export interface LNode {
   reg?: RegistryNode;
   /** "Changes since…" (history/changes.ts): how it differs from the earlier graph. */
   change?: Change;
+  /** A changed job's change in words ("sql, inputs changed"); absent: a dataset's schema. */
+  changeWords?: string;
 }
 
-/** How a node or edge differs from an earlier graph: changed is a dataset whose schema changed. */
+/**
+ * How a node or edge differs from an earlier graph: changed is a dataset
+ * whose schema changed, or a job whose definition (source facets, inputs,
+ * outputs) changed.
+ */
 export type Change = "added" | "removed" | "changed";
+
+/** The icon beside a change's word, on nodes and in lists. */
+export const CHANGE_ICONS: Record<Change, string> = { added: "+", removed: "−", changed: "△" };
+/** A changed job's own icon (a definition edited), beside its words. */
+export const JOB_CHANGE_ICON = "✎";
+/** A change of "Changes since…" in words (the graph never tells it by colour alone). */
+export const CHANGE_LABELS = { added: "added", removed: "removed", changed: "schema changed" } as const;
+
+/** A node's change as drawn: its icon and its words ("△ schema changed", "✎ sql changed"). */
+export function changeText(node: Pick<LNode, "change" | "changeWords">): { icon: string; words: string } | null {
+  if (!node.change) return null;
+  if (node.change === "changed" && node.changeWords) return { icon: JOB_CHANGE_ICON, words: node.changeWords };
+  return { icon: CHANGE_ICONS[node.change], words: CHANGE_LABELS[node.change] };
+}
 
 /** What a job node shows of its latest run. */
 export type RunState = "running" | "completed" | "failed" | "aborted";

@@ -24,7 +24,7 @@ import {
 import { paintHealth } from "./healthOverlay";
 import { EDGE_SWATCHES, FAILURE_COLOR, KIND_STYLES, SELECT_COLOR, type KindStyle, type Shape } from "./kinds";
 import type { Point } from "./layered";
-import type { Change, EdgeKind, LEdge, LGraph, LNode, RunState } from "./model";
+import { changeText, type Change, type EdgeKind, type LEdge, type LGraph, type LNode, type RunState } from "./model";
 import { zoomLevel } from "./viewport";
 
 export interface Box {
@@ -337,7 +337,6 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
 
 /** "Changes since…" (styles.css's .change-*): added green, removed red (faded, dashed), a changed schema amber. */
 const CHANGE_COLORS: Record<Change, string> = { added: "#16a34a", removed: "#dc2626", changed: "#d97706" };
-const CHANGE_WORDS: Record<Change, string> = { added: "+ added", removed: "− removed", changed: "△ schema changed" };
 
 /** Changed edges over the others, and each changed node ringed, faded when removed, and labelled in words. */
 function paintChanges(ctx: Ctx, scene: Scene, shown: SceneNode[], zoom: number, view: Box): void {
@@ -370,7 +369,8 @@ function paintChanges(ctx: Ctx, scene: Scene, shown: SceneNode[], zoom: number, 
   ctx.font = font(700, size);
   for (const n of changed) {
     ctx.fillStyle = CHANGE_COLORS[n.node.change!];
-    ctx.fillText(CHANGE_WORDS[n.node.change!], n.x, n.y - 8);
+    const mark = changeText(n.node)!;
+    ctx.fillText(`${mark.icon} ${mark.words}`, n.x, n.y - 8);
   }
 }
 

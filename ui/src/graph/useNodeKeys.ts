@@ -8,7 +8,7 @@
 import type { AriaLabelConfig } from "@xyflow/react";
 import { useMemo, type FocusEvent, type KeyboardEvent } from "react";
 import { KIND_STYLES } from "./kinds";
-import type { LNode } from "./model";
+import { changeText, type LNode } from "./model";
 
 const HOW = "Press Enter or Space to open its details; Tab moves to the next node.";
 const ARIA: Partial<AriaLabelConfig> = {
@@ -17,14 +17,13 @@ const ARIA: Partial<AriaLabelConfig> = {
 };
 
 /** What a screen reader says of a node: its kind, name, namespace and latest run. */
-/** A change of "Changes since…" in words (the graph never tells it by colour alone). */
-export const CHANGE_LABELS = { added: "added", removed: "removed", changed: "schema changed" } as const;
 
 export function nodeAriaLabel(node: LNode): string {
   const parts = [`${KIND_STYLES[node.kind].label} ${node.label}`];
   if (node.sublabel) parts.push(node.sublabel);
   if (node.state) parts.push(`latest run ${node.state}`);
-  if (node.change) parts.push(CHANGE_LABELS[node.change]);
+  const mark = changeText(node);
+  if (mark) parts.push(mark.words);
   return parts.join(", ");
 }
 

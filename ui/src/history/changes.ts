@@ -1,92 +1,164 @@
-// "Changes since…" (issue 40): the graph now (or as of an instant) against the
-// graph as of an earlier instant, by the definition of the API's diff: the
-// set differences of the two as_of answers. Removed nodes and edges are drawn
-// too (faded, from the earlier answer), added ones marked, and datasets whose
-// schema changed carry their field diff.
+// "Changes since…" (issue 40): the graph now (or as of an instant) with what
+// the server's diff (GET /lineage/diff) says changed since an earlier
+// instant. The later graph answer gives the layout; the diff gives what was
+// removed (drawn faded at its old place: the diff's nodes and edges as of
+// then), what was added, the datasets whose schema changed (with the field
+// diff), the jobs whose source facets or inputs and outputs changed (with the
+// job version on each side), and the column edges added and removed.
 
 import { index, type Change, type LGraph, type OpenLineageInput } from "../graph/model";
-import type { GraphEdge, GraphNode } from "../types";
-import { fieldDiff, type FieldDiff } from "./versions";
+import type { ColumnEdge } from "../api/columns";
+import type { GraphEdge, GraphNode, LineageDiff, SchemaDiff } from "../types";
+import type { FieldDiff } from "./versions";
+
+/** A job whose job version differs between the two instants. */
+export interface JobDiff {
+  /** Its job version at each instant (the ids of its versions endpoint). */
+  from: string | null;
+  to: string | null;
+  /** What differs: sourceCode, sql, sourceCodeLocation, jobType, inputs, outputs. */
+  changed: string[];
+}
+
+/** A dataset whose schema differs between the two instants. */
+export interface SchemaChangeOf {
+  diff: FieldDiff;
+  from: string | null;
+  to: string | null;
+}
 
 export interface Changes {
   /** API node id -> its change. */
   nodes: Map<string, Change>;
   /** API edge key (edgeKey) -> added or removed. */
   edges: Map<string, Change>;
-  /** API node id of a dataset whose schema changed -> the field diff. */
-  schemas: Map<string, FieldDiff>;
-  counts: { added: number; removed: number; changed: number; edgesAdded: number; edgesRemoved: number };
+  /** API node id of a dataset whose schema changed -> the field diff and its versions. */
+  schemas: Map<string, SchemaChangeOf>;
+  /** API node id of a job whose definition changed -> what and its versions. */
+  jobs: Map<string, JobDiff>;
+  /** Column edges (columnEdgeKey) added, and those removed (as they were). */
+  columnsAdded: Set<string>;
+  columnsRemoved: ColumnEdge[];
+  counts: {
+    added: number;
+    removed: number;
+    changed: number;
+    jobsChanged: number;
+    edgesAdded: number;
+    edgesRemoved: number;
+    columnEdgesAdded: number;
+    columnEdgesRemoved: number;
+  };
 }
 
-export const edgeKey = (edge: GraphEdge) => `${edge.source}\u0000${edge.target}\u0000${edge.type}`;
+export const edgeKey = (edge: Pick<GraphEdge, "source" | "target" | "type">) =>
+  `${edge.source}\u0000${edge.target}\u0000${edge.type}`;
 
-function schemaChanged(diff: FieldDiff): boolean {
-  return diff.added.length + diff.removed.length + diff.typeChanged.length + diff.descriptionChanged.length > 0;
+/** A column edge by its two fields (the column view draws one edge per pair). */
+export const columnEdgeKey = (edge: Pick<ColumnEdge, "source" | "target">) => `${edge.source}\u0000${edge.target}`;
+
+/** The API's field-level diff as the panel lists it. */
+export function fieldDiffOf(diff: SchemaDiff): FieldDiff {
+  return {
+    added: diff.added.map((f) => f.name),
+    removed: diff.removed.map((f) => f.name),
+    typeChanged: diff.type_changed.map((f) => ({ name: f.name, before: f.before ?? null, after: f.after ?? null })),
+    descriptionChanged: diff.description_changed.map((f) => f.name),
+  };
 }
 
-/** The later answer with what the earlier one had and it lost, and what changed between them. */
-export function compare(then: OpenLineageInput, now: OpenLineageInput): { merged: OpenLineageInput; changes: Changes } {
-  const before = new Map(then.nodes.map((n) => [n.id, n]));
-  const after = new Map(now.nodes.map((n) => [n.id, n]));
+const JOB_WORDS: Record<string, string> = {
+  sql: "sql",
+  sourceCode: "source code",
+  sourceCodeLocation: "code location",
+  jobType: "job type",
+  inputs: "inputs",
+  outputs: "outputs",
+};
+
+/** A job's change in words: "sql changed", "sql, inputs changed". */
+export function jobChangeWords(changed: readonly string[]): string {
+  if (changed.length === 0) return "definition changed";
+  return `${changed.map((c) => JOB_WORDS[c] ?? c).join(", ")} changed`;
+}
+
+/**
+ * The later graph answer (`now`) with the diff's removed nodes and edges
+ * (those of the namespace shown, `namespace`; null: every one), and each
+ * change of the diff that the merged graph holds.
+ */
+export function fromDiff(
+  now: OpenLineageInput,
+  diff: LineageDiff,
+  namespace: string | null = null,
+): { merged: OpenLineageInput; changes: Changes } {
+  const present = new Set(now.nodes.map((n) => n.id));
+  const removedNodes: GraphNode[] = diff.nodes_removed.filter(
+    (n) => !present.has(n.id) && (namespace === null || n.namespace === namespace),
+  );
+  const all = new Set([...present, ...removedNodes.map((n) => n.id)]);
   const nodes = new Map<string, Change>();
-  const schemas = new Map<string, FieldDiff>();
-  const removedNodes: GraphNode[] = [];
-  for (const node of now.nodes) {
-    const was = before.get(node.id);
-    if (!was) nodes.set(node.id, "added");
-    else if (node.kind === "dataset" && (was.schema_fields?.length || node.schema_fields?.length)) {
-      const diff = fieldDiff(was.schema_fields ?? [], node.schema_fields ?? []);
-      if (schemaChanged(diff)) {
-        nodes.set(node.id, "changed");
-        schemas.set(node.id, diff);
-      }
-    }
+  for (const n of diff.nodes_added) if (present.has(n.id)) nodes.set(n.id, "added");
+  for (const n of removedNodes) nodes.set(n.id, "removed");
+  const schemas = new Map<string, SchemaChangeOf>();
+  for (const s of diff.schema_changes) {
+    if (!present.has(s.node)) continue;
+    nodes.set(s.node, "changed");
+    schemas.set(s.node, { diff: fieldDiffOf(s.diff), from: s.from_version ?? null, to: s.to_version ?? null });
   }
-  for (const node of then.nodes) {
-    if (!after.has(node.id)) {
-      nodes.set(node.id, "removed");
-      removedNodes.push(node);
-    }
+  const jobs = new Map<string, JobDiff>();
+  for (const j of diff.job_changes) {
+    if (!present.has(j.node)) continue;
+    nodes.set(j.node, "changed");
+    jobs.set(j.node, { from: j.from_version ?? null, to: j.to_version ?? null, changed: [...j.changed] });
   }
   const edges = new Map<string, Change>();
-  const thenEdges = new Set(then.edges.map(edgeKey));
   const nowEdges = new Set(now.edges.map(edgeKey));
-  for (const edge of now.edges) if (!thenEdges.has(edgeKey(edge))) edges.set(edgeKey(edge), "added");
-  const removedEdges = then.edges.filter((edge) => !nowEdges.has(edgeKey(edge)));
-  for (const edge of removedEdges) edges.set(edgeKey(edge), "removed");
-  const linkKey = (l: OpenLineageInput["symlinks"][number]) => `${l.alias}\u0000${l.dataset}`;
-  const nowLinks = new Set(now.symlinks.map(linkKey));
-  const count = (what: Change, map: Map<string, Change>) => [...map.values()].filter((c) => c === what).length;
+  for (const e of diff.edges_added) if (nowEdges.has(edgeKey(e))) edges.set(edgeKey(e), "added");
+  const removedEdges = diff.edges_removed.filter(
+    (e) => !nowEdges.has(edgeKey(e)) && all.has(e.source) && all.has(e.target),
+  );
+  for (const e of removedEdges) edges.set(edgeKey(e), "removed");
+  let nodesAdded = 0;
+  let nodesChanged = 0;
+  for (const change of nodes.values()) {
+    if (change === "added") nodesAdded += 1;
+    else if (change === "changed") nodesChanged += 1;
+  }
+  const edgesAdded = [...edges.values()].filter((c) => c === "added").length;
   return {
     merged: {
       nodes: [...now.nodes, ...removedNodes],
       edges: [...now.edges, ...removedEdges],
       derived_edges: now.derived_edges,
-      // A removed node keeps its aliases of then (an alias link of now wins).
-      symlinks: [
-        ...now.symlinks,
-        ...then.symlinks.filter((l) => !nowLinks.has(linkKey(l)) && !after.has(l.dataset) && !after.has(l.alias)),
-      ],
+      symlinks: now.symlinks,
     },
     changes: {
       nodes,
       edges,
       schemas,
+      jobs,
+      columnsAdded: new Set(diff.column_edges_added.map(columnEdgeKey)),
+      columnsRemoved: diff.column_edges_removed,
       counts: {
-        added: count("added", nodes),
-        removed: count("removed", nodes),
-        changed: count("changed", nodes),
-        edgesAdded: count("added", edges),
-        edgesRemoved: count("removed", edges),
+        added: nodesAdded,
+        removed: removedNodes.length,
+        changed: nodesChanged - jobs.size,
+        jobsChanged: jobs.size,
+        edgesAdded,
+        edgesRemoved: removedEdges.length,
+        columnEdgesAdded: diff.column_edges_added.length,
+        columnEdgesRemoved: diff.column_edges_removed.length,
       },
     },
   };
 }
 
 /**
- * `graph` (drawn from a compare's merged answer) with each drawn node and
+ * `graph` (drawn from a fromDiff's merged answer) with each drawn node and
  * edge marked: a node drawn for several API nodes takes the change of its
- * own id; an edge is added or removed when every API edge it stands for is.
+ * own id (a job's in words: "sql changed"); an edge is added or removed when
+ * every API edge it stands for is.
  */
 export function markChanges(graph: LGraph, merged: OpenLineageInput, changes: Changes): LGraph {
   const pairs = new Map<string, Set<Change | "kept">>();
@@ -99,7 +171,9 @@ export function markChanges(graph: LGraph, merged: OpenLineageInput, changes: Ch
   }
   const nodes = graph.nodes.map((node) => {
     const change = changes.nodes.get(node.id);
-    return change ? { ...node, change } : node;
+    if (!change) return node;
+    const job = change === "changed" ? changes.jobs.get(node.id) : undefined;
+    return job ? { ...node, change, changeWords: jobChangeWords(job.changed) } : { ...node, change };
   });
   const edges = graph.edges.map((edge) => {
     const seen = pairs.get(`${edge.source}\u0000${edge.target}`);

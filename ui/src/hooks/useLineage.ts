@@ -4,7 +4,7 @@
 // focused; the node open in the details panel.
 
 import { useEffect, useMemo } from "react";
-import { GRAPH_LIMIT, useGraph, useNamespaces, useRegistry, useSubgraph } from "../api/queries";
+import { GRAPH_LIMIT, useDiff, useGraph, useNamespaces, useRegistry, useSubgraph } from "../api/queries";
 import {
   feastObjectName,
   fromOpenLineage,
@@ -15,7 +15,7 @@ import {
   type LNode,
 } from "../graph/model";
 import { parseDepth } from "../depth";
-import { compare, markChanges, type Changes } from "../history/changes";
+import { fromDiff, markChanges, type Changes } from "../history/changes";
 import { historyQuery, isHistorical, timeView } from "../history/time";
 import type { Navigate, Route } from "../route";
 import { isFeastKind, refPatch, selectionId, selectionOf } from "../selection";
@@ -74,17 +74,24 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     ? { type: olFocus.type as "job" | "dataset", namespace: olFocus.namespace, name: olFocus.name }
     : null;
   const subgraph = useSubgraph(olCenter, depth, direction, history);
-  // "Changes since…": the same graph as of the earlier instant.
+  // "Changes since…": the server's diff from the earlier instant to the one
+  // shown, centred as the graph is (the whole graph when it is the whole).
   const since = registryView ? null : time.changesSince;
-  const earlierHistory = { as_of: since };
-  const earlierGraph = useGraph(ns, GRAPH_LIMIT, since !== null && !olFocus, earlierHistory);
-  const earlierSub = useSubgraph(since !== null ? olCenter : null, depth, direction, earlierHistory);
+  const diff = useDiff(
+    since === null
+      ? null
+      : {
+          from: since,
+          to: time.asOf,
+          center: olCenter ? { ...olCenter, depth, direction } : null,
+        },
+  );
   const runCounts = time.window !== null;
 
   const olDiff = useMemo(() => {
-    if (!since || olFocus || !olGraph.data || !earlierGraph.data) return null;
-    return compare(earlierGraph.data, olGraph.data);
-  }, [since, olFocus, olGraph.data, earlierGraph.data]);
+    if (!since || olFocus || !olGraph.data || !diff.data) return null;
+    return fromDiff(olGraph.data, diff.data, ns);
+  }, [since, olFocus, olGraph.data, diff.data, ns]);
 
   const fullGraph: LGraph | null = useMemo(() => {
     if (registryView) {
@@ -93,8 +100,10 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
       return fromRegistry({ ...registry.data, nodes: registry.data.nodes.filter((n) => n.project === ns) });
     }
     if (olDiff) return markChanges(fromOpenLineage(olDiff.merged, { jobs }), olDiff.merged, olDiff.changes);
+    // "Changes since…" is laid out once, with what was removed: the graph waits for the diff (unless it failed).
+    if (since && !olFocus && !diff.error) return null;
     return olGraph.data ? fromOpenLineage(olGraph.data, { jobs, runCounts }) : null;
-  }, [registryView, registry.data, olGraph.data, ns, jobs, olDiff, runCounts]);
+  }, [registryView, registry.data, olGraph.data, ns, jobs, olDiff, runCounts, since, olFocus, diff.error]);
 
   // Links from the registry view name Feast objects: find their datasets here.
   useEffect(() => {
@@ -121,17 +130,15 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     const keep = subgraph.data.center;
     let graph: LGraph;
     let changes: Changes | null = null;
-    if (since) {
-      // The centre may not have existed then: compared with nothing, all of it is new.
-      if (!earlierSub.data && !earlierSub.error) return null;
-      const then = earlierSub.data ?? { nodes: [], edges: [], derived_edges: [], symlinks: [] };
-      const diff = compare(then, subgraph.data);
-      changes = diff.changes;
-      graph = markChanges(fromOpenLineage(diff.merged, { jobs, keep }), diff.merged, diff.changes);
+    if (since && (diff.data || !diff.error)) {
+      if (!diff.data) return null;
+      const merged = fromDiff(subgraph.data, diff.data);
+      changes = merged.changes;
+      graph = markChanges(fromOpenLineage(merged.merged, { jobs, keep }), merged.merged, merged.changes);
     } else graph = fromOpenLineage(subgraph.data, { jobs, keep, runCounts });
     const center = graph.drawnAs.get(keep) ?? keep;
     return { graph, center, truncated: subgraph.data.truncated, changes };
-  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, earlierSub.data, earlierSub.error, runCounts]);
+  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, diff.data, diff.error, runCounts]);
 
   const graph = focus ? (focused?.graph ?? null) : fullGraph;
   const selectedId = selection ? (graph?.drawnAs.get(selectionId(selection)) ?? selectionId(selection)) : null;
@@ -146,16 +153,15 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
   const truncated = !registryView && !focus && !!olGraph.data && olGraph.data.total_nodes > olGraph.data.nodes.length;
 
   const changes = focus ? (focused?.changes ?? null) : (olDiff?.changes ?? null);
-  const earlier = olFocus ? earlierSub : earlierGraph;
 
   return {
     params,
     /** When the view answers for (the URL's as_of, seen, changes_since). */
     time,
-    /** "Changes since…": what changed, once both graphs are here. */
+    /** "Changes since…": what changed, once the graph and the diff are here. */
     changes,
-    /** The earlier graph "Changes since…" compares with (its loading and errors). */
-    earlier,
+    /** The diff "Changes since…" draws (its loading and errors). */
+    diff,
     consumer,
     registryView,
     /** The consumer has no events yet: the registry view is shown instead. */

@@ -55,11 +55,13 @@ interface Props {
   namespace: string;
   name: string;
   schema: SchemaField[];
+  /** The time control's instant: the counts as of then; null: now. */
+  asOf?: string | null;
   navigate: Navigate;
 }
 
-export function ColumnCounts({ namespace, name, schema, navigate }: Props) {
-  const fetched = useColumns({ namespace, name, field: null, direction: "both", depth: 1, indirect: true });
+export function ColumnCounts({ namespace, name, schema, asOf = null, navigate }: Props) {
+  const fetched = useColumns({ namespace, name, field: null, direction: "both", depth: 1, indirect: true, asOf });
   if (fetched.error) return <Failure error={fetched.error} what="the column lineage" onRetry={fetched.refetch} />;
   const data = fetched.data;
   if (!data || data.dataset.namespace !== namespace || data.dataset.name !== name) return <Loading what="column lineage" />;

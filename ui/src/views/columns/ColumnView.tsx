@@ -13,7 +13,8 @@ import type { GraphNode } from "../../types";
 import { hopsBeyond, NOTHING_BEYOND, reachesDepth } from "./beyond";
 import { ColumnCanvas } from "./ColumnCanvas";
 import { ColumnToolbar } from "./ColumnToolbar";
-import { boxId, buildPicture, type DatasetBox } from "./model";
+import type { Changes } from "../../history/changes";
+import { boxId, buildPicture, withRemoved, type ColumnChanges, type DatasetBox } from "./model";
 import { MAX_DEPTH, tracePatch, traceQuery, type Trace } from "./trace";
 import "./columns.css";
 
@@ -27,9 +28,11 @@ interface Props {
   panel: ReactNode;
   /** Above the columns: the Lineage tab's history banner (as of an instant), if any. */
   banner?: ReactNode;
+  /** "Changes since…": the diff, whose column edges added and removed are marked. */
+  changes?: Changes | null;
 }
 
-export function ColumnView({ trace, graphNodes, route, navigate, panel, banner }: Props) {
+export function ColumnView({ trace, graphNodes, route, navigate, panel, banner, changes = null }: Props) {
   const fetched = useColumns(traceQuery(trace));
   // Whether the path goes on past the depth shown: the whole walk, asked for
   // when the answer reaches its depth somewhere.
@@ -52,7 +55,16 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel, banner }
     (namespace: string, name: string) => index.get(boxId(namespace, name))?.schema_fields,
     [index],
   );
-  const picture = useMemo(() => (fetched.data ? buildPicture(fetched.data, schemaOf) : null), [fetched.data, schemaOf]);
+  const columnChanges: ColumnChanges | null = useMemo(
+    () => (changes ? { added: changes.columnsAdded, removed: changes.columnsRemoved } : null),
+    [changes],
+  );
+  const picture = useMemo(() => {
+    if (!fetched.data) return null;
+    if (!columnChanges) return buildPicture(fetched.data, schemaOf);
+    const datasets = (graphNodes ?? []).filter((n) => n.kind === "dataset");
+    return buildPicture(withRemoved(fetched.data, columnChanges.removed, datasets), schemaOf, columnChanges);
+  }, [fetched.data, schemaOf, columnChanges, graphNodes]);
   const look = useCallback(
     (box: Pick<DatasetBox, "id" | "name">) => {
       const node = index.get(box.id);
@@ -153,6 +165,16 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel, banner }
           <span className="legend-item">
             <span className="legend-swatch traced-swatch" /> the traced column
           </span>
+          {columnChanges && (
+            <>
+              <span className="legend-item change-green" data-testid="column-legend-added">
+                <span className="legend-line cedge-added" /> + added since
+              </span>
+              <span className="legend-item change-red">
+                <span className="legend-line is-dashed cedge-removed" /> − removed since
+              </span>
+            </>
+          )}
         </div>
       </>
     );

@@ -42,11 +42,13 @@ function EdgeLayerView({ edges, onHover, onOpen }: Props) {
         </defs>
         {edges.map(({ edge, from, to, lit }) => {
           const d = path(from, to);
+          const change = edge.change ? ` cedge-${edge.change}` : "";
           return (
             <g
               key={edge.id}
-              className="column-edge"
+              className={`column-edge${change}`}
               data-id={edge.id}
+              data-change={edge.change}
               onMouseEnter={(e) => onHover(edge, e)}
               onMouseMove={(e) => onHover(edge, e)}
               onMouseLeave={(e) => onHover(null, e)}
@@ -59,6 +61,17 @@ function EdgeLayerView({ edges, onHover, onOpen }: Props) {
                 markerEnd={`url(#${edge.indirect ? "cedge-arrow-indirect" : "cedge-arrow"})`}
               />
               <path d={d} className="cedge-hit" />
+              {edge.change && (
+                // The change in words beside its colour: never told by colour alone.
+                <text
+                  className="cedge-change"
+                  x={(from.x + to.x) / 2}
+                  y={(from.y + to.y) / 2 - 5}
+                  textAnchor="middle"
+                >
+                  {edge.change === "added" ? "+ added" : "− removed"}
+                </text>
+              )}
             </g>
           );
         })}

@@ -8,6 +8,7 @@
 
 import type { ColumnEdge, ColumnLineage, ColumnNode, ColumnTransformation } from "../../api/columns";
 import { layeredLayout, type Point } from "../../graph/layered";
+import { columnEdgeKey } from "../../history/changes";
 import type { SchemaField } from "../../types";
 
 export const BOX_WIDTH = 280;
@@ -49,6 +50,59 @@ export interface FieldEdge {
   transformations: ColumnTransformation[];
   job: { namespace: string; name: string } | null;
   runId: string | null;
+  /** "Changes since…": added since the earlier instant, or removed (drawn faded). */
+  change?: "added" | "removed";
+}
+
+/** "Changes since…" for the column view: the diff's column edges added (by columnEdgeKey) and removed. */
+export interface ColumnChanges {
+  added: ReadonlySet<string>;
+  removed: readonly ColumnEdge[];
+}
+
+const pairKey = columnEdgeKey;
+
+/**
+ * The answer with the removed column edges that touch it: an edge one of
+ * whose columns is on the path, the other column's dataset in the answer
+ * (or in `datasets`, the lineage graph's) is drawn too, at its old place,
+ * with that column as a row of its box.
+ */
+export function withRemoved(
+  answer: ColumnLineage,
+  removed: readonly ColumnEdge[],
+  datasets: readonly { namespace: string; name: string }[] = [],
+): ColumnLineage {
+  if (removed.length === 0) return answer;
+  const byId = new Map(answer.nodes.map((n) => [n.id, n]));
+  const places = new Map<string, { namespace: string; name: string; aliases: ColumnNode["aliases"] }>();
+  for (const d of datasets) places.set(`field:${d.namespace}:${d.name}:`, { ...d, aliases: [] });
+  for (const n of answer.nodes) places.set(`field:${n.namespace}:${n.name}:`, n);
+  const nodeFor = (id: string, depth: number): ColumnNode | null => {
+    let best: string | null = null;
+    for (const prefix of places.keys()) if (id.startsWith(prefix) && (!best || prefix.length > best.length)) best = prefix;
+    if (!best) return null;
+    const place = places.get(best)!;
+    return { id, namespace: place.namespace, name: place.name, field: id.slice(best.length), type: null, depth, aliases: place.aliases };
+  };
+  const present = new Set(answer.edges.map(pairKey));
+  const nodes = [...answer.nodes];
+  const edges = [...answer.edges];
+  for (const e of removed) {
+    if (present.has(pairKey(e))) continue;
+    const source = byId.get(e.source);
+    const target = byId.get(e.target);
+    if (!source && !target) continue;
+    const made = source ? (target ? null : nodeFor(e.target, source.depth + 1)) : nodeFor(e.source, target!.depth + 1);
+    if ((!source || !target) && !made) continue;
+    if (made) {
+      nodes.push(made);
+      byId.set(made.id, made);
+    }
+    edges.push(e);
+    present.add(pairKey(e));
+  }
+  return { ...answer, nodes, edges };
 }
 
 export interface ColumnPicture {
@@ -74,7 +128,8 @@ function byField(a: FieldRow, b: FieldRow): number {
   return (a.field ?? "").localeCompare(b.field ?? "");
 }
 
-export function buildPicture(answer: ColumnLineage, schemaOf: SchemaLookup): ColumnPicture {
+export function buildPicture(answer: ColumnLineage, schemaOf: SchemaLookup, changes: ColumnChanges | null = null): ColumnPicture {
+  const removed = new Set((changes?.removed ?? []).map(pairKey));
   const byId = new Map<string, DatasetBox>();
   const boxOf = new Map<string, string>();
   const asked = answer.dataset;
@@ -108,7 +163,10 @@ export function buildPicture(answer: ColumnLineage, schemaOf: SchemaLookup): Col
     const sourceBox = boxOf.get(e.source);
     const targetBox = boxOf.get(e.target);
     if (!sourceBox || !targetBox) continue;
-    edges.push(edgeOf(e, sourceBox, targetBox));
+    const edge = edgeOf(e, sourceBox, targetBox);
+    if (changes?.added.has(pairKey(e))) edge.change = "added";
+    else if (removed.has(pairKey(e))) edge.change = "removed";
+    edges.push(edge);
     if (e.job) jobs.set(`${e.job.namespace}\u0000${e.job.name}`, e.job);
   }
   const boxes = [...byId.values()].sort((a, b) => a.depth - b.depth || a.name.localeCompare(b.name));

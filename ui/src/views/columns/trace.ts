@@ -4,6 +4,7 @@
 //   depth, dir       as in the focus view (default depth here: 3)
 //   col_indirect     "0": leave INDIRECT edges (filters, joins, grouping) out
 //   as_of            the column lineage as of this instant (history/time.ts)
+//   seen_since, seen_until   "seen during": the edges the window's runs observed
 // Clearing col_ns, col_ds and col goes back to the dataset graph (and its
 // focus, which the column view keeps).
 
@@ -26,6 +27,9 @@ export interface Trace {
   indirect: boolean;
   /** The Lineage tab's as_of (issue 40): the trace as of then; null: now. */
   asOf: string | null;
+  /** The Lineage tab's "seen during" window: its bounds; null: none (until null: now). */
+  since: string | null;
+  until: string | null;
 }
 
 /** The traced column the URL names, or null (the dataset graph). */
@@ -34,6 +38,7 @@ export function traceOf(route: Route): Trace | null {
   const name = route.col_ds;
   const field = route.col;
   if (namespace === undefined || !name || !field) return null;
+  const time = timeView(route);
   return {
     namespace,
     name,
@@ -41,7 +46,9 @@ export function traceOf(route: Route): Trace | null {
     direction: route.dir === "upstream" || route.dir === "downstream" ? route.dir : "both",
     depth: parseDepth(route.depth) ?? DEFAULT_DEPTH,
     indirect: route.col_indirect !== "0",
-    asOf: timeView(route).asOf,
+    asOf: time.asOf,
+    since: time.since,
+    until: time.until,
   };
 }
 

@@ -9,8 +9,16 @@ import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
 import { Rows, Section } from "./Section";
 
-export function DatasetSections({ namespace, name, navigate }: { namespace: string; name: string; navigate: Navigate }) {
-  const use = useDatasetUse(namespace, name);
+interface Props {
+  namespace: string;
+  name: string;
+  /** The time control's instant: the jobs and latest write as of then; null: now. */
+  asOf?: string | null;
+  navigate: Navigate;
+}
+
+export function DatasetSections({ namespace, name, asOf = null, navigate }: Props) {
+  const use = useDatasetUse(namespace, name, asOf);
   if (use.error) return <Failure error={use.error} what="the dataset's jobs" onRetry={use.refetch} />;
   if (!use.data) return <Loading what="the dataset's jobs" />;
   const { writers, readers, latestWrite } = use.data;

@@ -1,6 +1,6 @@
 // A dataset's versions (issue 40): time, run, job, rows, bytes and the schema
 // change in one line; a click opens the version's full schema and its diff to
-// the one before.
+// the one before. Newest first, a page at a time ("Show older").
 
 import { useDatasetVersion, useDatasetVersions } from "../../api/queries";
 import { Failure, Loading } from "../../components/Status";
@@ -8,6 +8,7 @@ import { formatBytes, formatCount, formatTime, shortId } from "../../format";
 import { fieldDiff, schemaChangeLine } from "../../history/versions";
 import type { Navigate, Route } from "../../route";
 import type { DatasetVersionItem, SchemaDiff } from "../../types";
+import { ShowOlder } from "./ShowOlder";
 
 interface Props {
   namespace: string;
@@ -20,7 +21,8 @@ export function DatasetVersions({ namespace, name, route, navigate }: Props) {
   const versions = useDatasetVersions(namespace, name);
   if (versions.error) return <Failure error={versions.error} what="the versions" onRetry={versions.refetch} />;
   if (!versions.data) return <Loading what="versions" />;
-  const items = versions.data.versions;
+  const items = versions.data.pages.flatMap((page) => page.versions);
+  const total = versions.data.pages[versions.data.pages.length - 1]?.total ?? items.length;
   if (items.length === 0) return <p className="muted small">No versions recorded.</p>;
   const open = route.dsver ?? null;
   return (
@@ -41,17 +43,20 @@ export function DatasetVersions({ namespace, name, route, navigate }: Props) {
               key={item.id}
               item={item}
               previous={items[i + 1] ?? null}
+              older={i === items.length - 1 && items.length < total}
               open={open === item.id}
               onOpen={() => navigate({ dsver: open === item.id ? null : item.id })}
             />
           ))}
         </tbody>
       </table>
-      {versions.data.total > items.length && (
-        <p className="muted small">
-          The newest {items.length} of {versions.data.total} versions.
-        </p>
-      )}
+      <ShowOlder
+        shown={items.length}
+        total={total}
+        loading={versions.isFetchingNextPage}
+        onMore={versions.hasNextPage ? () => void versions.fetchNextPage() : null}
+        testid="dataset-versions-more"
+      />
       {open && <VersionDetail namespace={namespace} name={name} id={open} />}
     </>
   );
@@ -60,11 +65,14 @@ export function DatasetVersions({ namespace, name, route, navigate }: Props) {
 function VersionRow({
   item,
   previous,
+  older,
   open,
   onOpen,
 }: {
   item: DatasetVersionItem;
   previous: DatasetVersionItem | null;
+  /** The version before it is not loaded yet ("Show older"). */
+  older: boolean;
   open: boolean;
   onOpen: () => void;
 }) {
@@ -91,7 +99,11 @@ function VersionRow({
       <td className="num">{formatCount(stats?.row_count ?? null)}</td>
       <td className="num">{stats?.bytes == null ? "—" : formatBytes(stats.bytes)}</td>
       <td className="small" data-testid="schema-change">
-        {line ? <span className="change-amber">△ {line}</span> : <span className="muted">{previous ? "same" : "first"}</span>}
+        {line ? (
+          <span className="change-amber">△ {line}</span>
+        ) : (
+          <span className="muted">{previous ? "same" : older ? "—" : "first"}</span>
+        )}
       </td>
     </tr>
   );

@@ -3,7 +3,7 @@
 // nodes show their Feast definition (RegistryDetails).
 
 import type { LNode } from "../../graph/model";
-import type { FieldDiff } from "../../history/versions";
+import type { JobDiff, SchemaChangeOf } from "../../history/changes";
 import type { Navigate, Route } from "../../route";
 import type { Selection } from "../../selection";
 import { OpenLineageDetails } from "./OpenLineageDetails";
@@ -17,8 +17,10 @@ export interface PanelProps {
   navigate: Navigate;
   onClose: () => void;
   consumerEnabled: boolean;
-  /** "Changes since…": the selected dataset's field diff, when its schema changed. */
-  schemaChange?: FieldDiff | null;
+  /** "Changes since…": the selected dataset's field diff and versions, when its schema changed. */
+  schemaChange?: SchemaChangeOf | null;
+  /** "Changes since…": what changed in the selected job's definition, and its versions. */
+  jobChange?: JobDiff | null;
 }
 
 export function DetailsPanel(props: PanelProps) {

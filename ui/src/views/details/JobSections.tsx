@@ -42,7 +42,7 @@ export function JobSections({ node, route, navigate }: { node: GraphNode; route:
         </Section>
       )}
       <Section title="Versions" testid="job-versions-section">
-        <JobVersions key={node.id} namespace={node.namespace} name={node.name} />
+        <JobVersions key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
       </Section>
     </>
   );

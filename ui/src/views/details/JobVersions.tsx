@@ -1,38 +1,77 @@
 // A job's versions (issue 40): when each began, its runs, and what it changed
 // from the one before: inputs and outputs added or removed, source facets.
+// Newest first, a page at a time ("Show older"); a click on a version's time
+// opens it (the URL's jobver): its source facets, inputs and outputs.
 
-import { useJobVersions } from "../../api/queries";
+import { useJobVersion, useJobVersions } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
+import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
-import { formatTime } from "../../format";
+import { formatTime, shortId } from "../../format";
 import { jobChange, type JobChange } from "../../history/versions";
+import type { Navigate, Route } from "../../route";
 import type { DatasetRef } from "../../types";
+import { ShowOlder } from "./ShowOlder";
 
-export function JobVersions({ namespace, name }: { namespace: string; name: string }) {
+interface Props {
+  namespace: string;
+  name: string;
+  route: Route;
+  navigate: Navigate;
+}
+
+export function JobVersions({ namespace, name, route, navigate }: Props) {
   const versions = useJobVersions(namespace, name);
   if (versions.error) return <Failure error={versions.error} what="the versions" onRetry={versions.refetch} />;
   if (!versions.data) return <Loading what="versions" />;
-  const items = versions.data.versions;
+  const items = versions.data.pages.flatMap((page) => page.versions);
+  const total = versions.data.pages[versions.data.pages.length - 1]?.total ?? items.length;
+  const open = route.jobver ?? null;
   if (items.length === 0) return <p className="muted small">No versions recorded.</p>;
   return (
-    <ol className="plain job-versions" data-testid="job-versions">
-      {items.map((item, i) => {
-        const previous = items[i + 1] ?? null;
-        return (
-          <li key={item.id} className="job-version" data-version-id={item.id}>
-            <div>
-              <strong>{formatTime(item.created_at_iso)}</strong>
-              {item.current && <span className="tag">current</span>}{" "}
-              <span className="muted small">
-                {item.run_count} run{item.run_count === 1 ? "" : "s"}
-              </span>{" "}
-              {item.latest_run && <StateBadge state={item.latest_run.state} />}
-            </div>
-            {previous ? <ChangeList change={jobChange(previous, item)} /> : <p className="muted small">The first version.</p>}
-          </li>
-        );
-      })}
-    </ol>
+    <>
+      <ol className="plain job-versions" data-testid="job-versions">
+        {items.map((item, i) => {
+          const previous = items[i + 1] ?? null;
+          const isOpen = open === item.id;
+          return (
+            <li key={item.id} className={isOpen ? "job-version is-open" : "job-version"} data-version-id={item.id}>
+              <div>
+                <button
+                  type="button"
+                  className="link strong"
+                  aria-expanded={isOpen}
+                  title="Its source facets, inputs and outputs"
+                  onClick={() => navigate({ jobver: isOpen ? null : item.id })}
+                >
+                  {formatTime(item.created_at_iso)}
+                </button>
+                {item.current && <span className="tag">current</span>}{" "}
+                <span className="muted small">
+                  {item.run_count} run{item.run_count === 1 ? "" : "s"}
+                </span>{" "}
+                {item.latest_run && <StateBadge state={item.latest_run.state} />}
+              </div>
+              {previous ? (
+                <ChangeList change={jobChange(previous, item)} />
+              ) : i === items.length - 1 && items.length < total ? (
+                <p className="muted small">Older versions not shown.</p>
+              ) : (
+                <p className="muted small">The first version.</p>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+      <ShowOlder
+        shown={items.length}
+        total={total}
+        loading={versions.isFetchingNextPage}
+        onMore={versions.hasNextPage ? () => void versions.fetchNextPage() : null}
+        testid="job-versions-more"
+      />
+      {open && <JobVersionDetail namespace={namespace} name={name} id={open} />}
+    </>
   );
 }
 
@@ -56,5 +95,27 @@ function ChangeList({ change }: { change: JobChange }) {
         </li>
       ))}
     </ul>
+  );
+}
+
+/** One job version: when, its inputs and outputs, its source facets. */
+function JobVersionDetail({ namespace, name, id }: { namespace: string; name: string; id: string }) {
+  const version = useJobVersion(namespace, name, id);
+  if (version.error) return <Failure error={version.error} what="the version" onRetry={version.refetch} />;
+  if (!version.data) return <Loading what="the version" />;
+  const v = version.data;
+  const facets = Object.keys(v.source_facets).length > 0;
+  return (
+    <div className="version-detail" data-testid="job-version-detail" data-version-id={v.id}>
+      <h4>
+        Version of {formatTime(v.created_at_iso)} <span className="mono small muted">{shortId(v.id)}</span>
+      </h4>
+      <p className="small">
+        <strong>Inputs:</strong> {v.inputs.length ? refs(v.inputs) : "none"}
+        <br />
+        <strong>Outputs:</strong> {v.outputs.length ? refs(v.outputs) : "none"}
+      </p>
+      {facets ? <JsonView value={v.source_facets} /> : <p className="muted small">No source facets.</p>}
+    </div>
   );
 }

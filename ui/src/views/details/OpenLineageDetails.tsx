@@ -19,13 +19,11 @@ import { SchemaSection } from "./SchemaTable";
 import { ChangeSection } from "./ChangeSection";
 import { Rows, Section } from "./Section";
 
-export function OpenLineageDetails({ selection, drawn, navigate, route, schemaChange }: PanelProps) {
+export function OpenLineageDetails({ selection, drawn, navigate, route, schemaChange, jobChange }: PanelProps) {
   const known = drawn?.ol && drawn.ol.namespace === selection.namespace && drawn.ol.name === selection.name ? drawn.ol : null;
   const kind = selection.type === "job" ? "job" : "dataset";
-  const fetched = useNode(
-    known ? null : { type: kind, namespace: selection.namespace, name: selection.name },
-    historyQuery(timeView(route)),
-  );
+  const time = timeView(route);
+  const fetched = useNode(known ? null : { type: kind, namespace: selection.namespace, name: selection.name }, historyQuery(time));
   const node = known ?? fetched.data;
   if (!node) {
     if (fetched.error) return <Failure error={fetched.error} what="this node" onRetry={fetched.refetch} />;
@@ -47,7 +45,15 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
       <OpenLineageHead node={node} navigate={navigate} />
       <Freshness node={node} />
       {drawn?.change && drawn.ol?.id === node.id && (
-        <ChangeSection change={drawn.change} since={route.changes_since ?? ""} schemaChange={schemaChange ?? null} />
+        <ChangeSection
+          change={drawn.change}
+          since={route.changes_since ?? ""}
+          to={time.asOf}
+          schemaChange={schemaChange ?? null}
+          jobChange={jobChange ?? null}
+          words={drawn.changeWords ?? null}
+          navigate={navigate}
+        />
       )}
       {doc && (
         <Section title="Documentation">
@@ -77,10 +83,12 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
           {schemaFrom && <p className="muted small">As reported for the alias {schemaFrom.name}.</p>}
         </SchemaSection>
       )}
-      {node.kind === "dataset" && <DatasetSections key={node.id} namespace={node.namespace} name={node.name} navigate={navigate} />}
+      {node.kind === "dataset" && (
+        <DatasetSections key={node.id} namespace={node.namespace} name={node.name} asOf={time.asOf} navigate={navigate} />
+      )}
       {node.kind === "dataset" && node.has_column_lineage && (
         <Section title="Column lineage" testid="column-lineage-section">
-          <ColumnCounts namespace={node.namespace} name={node.name} schema={schema ?? []} navigate={navigate} />
+          <ColumnCounts namespace={node.namespace} name={node.name} schema={schema ?? []} asOf={time.asOf} navigate={navigate} />
         </Section>
       )}
       {node.kind === "dataset" && (

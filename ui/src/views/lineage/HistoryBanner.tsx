@@ -2,7 +2,7 @@
 // instant, a "seen during" window, the changes since an instant; each with
 // one click back to now.
 
-import { CHANGE_ICONS } from "../../graph/elements";
+import { CHANGE_ICONS, JOB_CHANGE_ICON } from "../../graph/model";
 import type { Lineage } from "../../hooks/useLineage";
 import { formatTime } from "../../format";
 import type { Navigate } from "../../route";
@@ -12,7 +12,7 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const NOW = { as_of: null, seen: null, seen_since: null, seen_until: null, changes_since: null };
 
 export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigate: Navigate }) {
-  const { time, changes, earlier } = lineage;
+  const { time, changes, diff } = lineage;
   if (lineage.registryView || (!time.asOf && !time.window && !time.changesSince)) return null;
   const back = (
     <button type="button" className="btn" onClick={() => navigate(NOW, { push: true })} data-testid="back-to-now">
@@ -44,9 +44,24 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
               <span className="change-amber">
                 {CHANGE_ICONS.changed} {count(changes.counts.changed, "schema")} changed
               </span>
+              ,{" "}
+              <span className="change-amber" data-testid="changes-jobs">
+                {JOB_CHANGE_ICON} {count(changes.counts.jobsChanged, "job")} redefined
+              </span>
+              ,{" "}
+              <span data-testid="changes-columns">
+                <span className="change-green">
+                  {CHANGE_ICONS.added} {changes.counts.columnEdgesAdded}
+                </span>{" "}
+                /{" "}
+                <span className="change-red">
+                  {CHANGE_ICONS.removed} {changes.counts.columnEdgesRemoved}
+                </span>{" "}
+                column edges
+              </span>
             </>
-          ) : earlier.error ? (
-            `the earlier graph could not be read: ${earlier.error.message}`
+          ) : diff.error ? (
+            `the changes could not be read: ${diff.error.message}`
           ) : (
             "comparing…"
           )}

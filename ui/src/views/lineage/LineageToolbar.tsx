@@ -23,6 +23,7 @@ export function LineageToolbar({ lineage, navigate, onFocus, onToggleFeast }: Pr
       <SearchBox
         graph={lineage.fullGraph}
         serverSearch={!registryView && lineage.truncated}
+        asOf={lineage.time.asOf}
         onPick={onFocus}
         onPickRef={(ref) => navigate({ ...refPatch(ref), ...refPatch(ref, "focus") }, { push: true })}
       />

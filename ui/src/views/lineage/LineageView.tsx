@@ -74,6 +74,7 @@ export function LineageView({ settings, route, navigate }: Props) {
       onClose={() => navigate(refPatch(null))}
       consumerEnabled={lineage.consumer}
       schemaChange={drawnSelected ? (lineage.changes?.schemas.get(drawnSelected.id) ?? null) : null}
+      jobChange={drawnSelected ? (lineage.changes?.jobs.get(drawnSelected.id) ?? null) : null}
     />
   );
   // A traced column (issue 25): the column view instead of the dataset graph.
@@ -83,6 +84,7 @@ export function LineageView({ settings, route, navigate }: Props) {
       <ColumnView
         trace={trace}
         graphNodes={lineage.olGraph.data?.nodes ?? null}
+        changes={lineage.changes}
         route={route}
         navigate={navigate}
         panel={panel}

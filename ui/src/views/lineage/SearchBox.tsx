@@ -13,6 +13,8 @@ interface Props {
   serverSearch: boolean;
   onPick: (node: LNode) => void;
   onPickRef: (ref: NodeRef) => void;
+  /** The time control's instant: the server's search finds the jobs and datasets of then; null: now. */
+  asOf?: string | null;
 }
 
 const MAX = 12;
@@ -28,7 +30,7 @@ function score(node: LNode, q: string): number {
   return -1;
 }
 
-export function SearchBox({ graph, serverSearch, onPick, onPickRef }: Props) {
+export function SearchBox({ graph, serverSearch, onPick, onPickRef, asOf = null }: Props) {
   const [text, setText] = useState("");
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
@@ -48,7 +50,7 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef }: Props) {
 
   // The server is asked once the text has settled for 200 ms.
   const settled = useDebouncedValue(q, 200);
-  const search = useNodeSearch(settled, serverSearch && settled.length >= 2);
+  const search = useNodeSearch(settled, serverSearch && settled.length >= 2, asOf);
   const remote = serverSearch && q.length >= 2 ? (search.data ?? []) : [];
 
   const localIds = new Set(local.map((n) => n.id));
