@@ -171,6 +171,19 @@ def node_page(
 
 
 @lru_cache(maxsize=4)
+def _all_statement(scoped: bool) -> Any:
+    return union_all(*_node_statements(scoped))
+
+
+def all_nodes(conn: Connection, ns_ids: NsIds, at: Instant) -> list[NodeRow]:
+    """Every visible job and dataset existing at ``at``, in no order."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    params = {**at.params(), **_scope(ns_ids)}
+    return [NodeRow(*row) for row in conn.execute(_all_statement(ns_ids is not None), params)]
+
+
+@lru_cache(maxsize=4)
 def _by_id_statement(scoped: bool) -> Any:
     jobs, datasets = _node_statements(scoped)
     return union_all(
@@ -245,9 +258,25 @@ def _latest_made_statement() -> Any:
 
 @lru_cache(maxsize=1)
 def _stated_statement() -> Any:
-    s = t.dataset_states.c
-    return select(s.dataset_id, s.time_us, s.id).where(
-        s.dataset_id.in_(_ids()), s.time_us <= _as_of_us()
+    """Each dataset's state rows at its latest state time at or before ``as_of_us``.
+
+    The latest time is picked in SQL (a correlated maximum over the
+    dataset's states, a range of the primary key), so a dataset stated
+    many times answers its last statements only, not all of them.
+    """
+    d = t.datasets.c
+    s = t.dataset_states.alias("stated")
+    seek = t.dataset_states.alias("stated_seek")
+    latest = (
+        select(func.max(seek.c.time_us))
+        .where(seek.c.dataset_id == d.id, seek.c.time_us <= _as_of_us())
+        .correlate_except(seek)
+        .scalar_subquery()
+    )
+    return (
+        select(s.c.dataset_id, s.c.time_us, s.c.id)
+        .select_from(t.datasets.join(s, (s.c.dataset_id == d.id) & (s.c.time_us == latest)))
+        .where(d.id.in_(_ids()))
     )
 
 
