@@ -31,6 +31,7 @@ from feast_lineage.consumer.services.graph_history import _edges, _nodes
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.when import answerable
 from feast_lineage.consumer.store.read import as_of as at_reads
+from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.graph import NodeRow
 from feast_lineage.identity import dataset_id, job_id
@@ -138,7 +139,14 @@ def _full_nodes(
 ) -> dict[str, GraphNode]:
     """The nodes of ``ids`` at the outline's instant, built as :mod:`.graph_history` does."""
     rows = [found.rows[i] for i in sorted(set(ids))]
-    _, built = _nodes(conn, rows, read.scope, read.namespace_mapping, None, found.at)
+    datasets = {r.id: found.datasets[r.id] for r in rows if r.id in found.datasets}
+    schemas = dv.blob_texts(conn, (schema for _, schema in datasets.values()))
+    versions: dict[int, tuple[str, str | None]] = {
+        node: (version, schemas.get(schema or "")) for node, (version, schema) in datasets.items()
+    }
+    versions.update({r.id: (found.jobs[r.id], None) for r in rows if r.id in found.jobs})
+    mapping = read.namespace_mapping
+    _, built = _nodes(conn, rows, read.scope, mapping, None, found.at, versions)
     return {n["id"]: n for n in built["nodes"]}
 
 

@@ -260,24 +260,20 @@ def _latest_made_statement() -> Any:
 def _stated_statement() -> Any:
     """Each dataset's state rows at its latest state time at or before ``as_of_us``.
 
-    The latest time is picked in SQL (a correlated maximum over the
-    dataset's states, a range of the primary key), so a dataset stated
-    many times answers its last statements only, not all of them.
+    The latest time is picked in SQL, grouped by dataset and joined back on
+    (dataset, time), so a dataset stated many times sends its last
+    statements only, not all of them. (A maximum correlated to each row
+    would be computed once per state row: the states' key has no time.)
     """
-    d = t.datasets.c
-    s = t.dataset_states.alias("stated")
-    seek = t.dataset_states.alias("stated_seek")
+    s = t.dataset_states
     latest = (
-        select(func.max(seek.c.time_us))
-        .where(seek.c.dataset_id == d.id, seek.c.time_us <= _as_of_us())
-        .correlate_except(seek)
-        .scalar_subquery()
+        select(s.c.dataset_id, func.max(s.c.time_us).label("latest_us"))
+        .where(s.c.dataset_id.in_(_ids()), s.c.time_us <= _as_of_us())
+        .group_by(s.c.dataset_id)
+        .subquery("latest_state")
     )
-    return (
-        select(s.c.dataset_id, s.c.time_us, s.c.id)
-        .select_from(t.datasets.join(s, (s.c.dataset_id == d.id) & (s.c.time_us == latest)))
-        .where(d.id.in_(_ids()))
-    )
+    on = (s.c.dataset_id == latest.c.dataset_id) & (s.c.time_us == latest.c.latest_us)
+    return select(s.c.dataset_id, s.c.time_us, s.c.id).select_from(s.join(latest, on))
 
 
 def dataset_versions_at(
