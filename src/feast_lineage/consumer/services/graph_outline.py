@@ -22,12 +22,19 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
-from feast_lineage.consumer.lineage_model import NodeId, Origin
+from feast_lineage.consumer.lineage_model import EdgeType, NodeId, Origin
 from feast_lineage.consumer.schemas import ColumnEdge, GraphEdge, GraphNode, JobRef
 from feast_lineage.consumer.services.columns import column_edges_of_datasets_at
 from feast_lineage.consumer.services.dataset_versions import version_key
-from feast_lineage.consumer.services.graph import Built, NodeRef, node_ref
-from feast_lineage.consumer.services.graph_history import _edges, _nodes
+from feast_lineage.consumer.services.graph import (
+    Ends,
+    NodeRef,
+    derived_pairs,
+    graph_edge,
+    node_ref,
+    seen,
+)
+from feast_lineage.consumer.services.graph_history import _nodes
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.when import answerable
 from feast_lineage.consumer.store.read import as_of as at_reads
@@ -38,6 +45,7 @@ from feast_lineage.identity import dataset_id, job_id
 
 EdgeKey = tuple[str, str, str, str]
 Names = Mapping[int, tuple[str, str]]  # node id -> (namespace, name)
+EdgeIds = tuple[int, int, EdgeType, int]  # source id, target id, type, first seen (µs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +124,7 @@ class Outline:
     refs: dict[int, NodeRef]
     datasets: dict[int, tuple[str, str | None]]
     jobs: dict[int, str]
-    edges: dict[EdgeKey, GraphEdge]
+    edges: dict[EdgeKey, EdgeIds]
 
 
 def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
@@ -129,9 +137,37 @@ def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
     )
     datasets = {i: (version_key(v.id), v.schema_id) for i, v in versions.items()}
     jobs = at_reads.job_versions_at(conn, (i for i, r in rows.items() if r.kind == "job"), at)
-    built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
-    _edges(conn, refs, built, at)
-    return Outline(at, rows, refs, datasets, jobs, {edge_key(e): e for e in built["edges"]})
+    return Outline(at, rows, refs, datasets, jobs, _edge_ids(conn, refs, at))
+
+
+def _edge_ids(conn: Connection, refs: Mapping[int, NodeRef], at: Instant) -> dict[EdgeKey, EdgeIds]:
+    """The answer's edges at ``at`` by their keys, derived ones as :func:`.graph.add_derived`."""
+    inputs: Ends = {}
+    outputs: Ends = {}
+    found: dict[EdgeKey, EdgeIds] = {}
+    for e in at_reads.edges_among(conn, set(refs), at):
+        found[(refs[e.src_id].key, refs[e.dst_id].key, e.edge_type, "")] = (
+            e.src_id,
+            e.dst_id,
+            e.edge_type,
+            e.created_us,
+        )
+        if e.edge_type == "input":
+            seen(inputs, e.dst_id, e.src_id, e.created_us)
+        elif e.edge_type == "output":
+            seen(outputs, e.src_id, e.dst_id, e.created_us)
+    for (src, dst), created_us in derived_pairs(inputs, outputs)[1].items():
+        found[(refs[src].key, refs[dst].key, "derived", "")] = (src, dst, "derived", created_us)
+    return found
+
+
+def _built_edges(found: Outline, keys: Iterable[EdgeKey]) -> dict[EdgeKey, GraphEdge]:
+    refs = found.refs
+    out: dict[EdgeKey, GraphEdge] = {}
+    for key in keys:
+        src, dst, kind, created_us = found.edges[key]
+        out[key] = graph_edge(refs[src], refs[dst], kind, created_us)
+    return out
 
 
 def _full_nodes(
@@ -187,13 +223,13 @@ def trimmed_sides(read: StoreReader, instants: tuple[Instant, Instant]) -> tuple
     return (
         Side(
             old,
-            {k: before.edges[k] for k in only(before.edges, after.edges)},
+            _built_edges(before, only(before.edges, after.edges)),
             False,
             {k: old_columns[k] for k in only(old_columns, new_columns)},
         ),
         Side(
             new,
-            {k: after.edges[k] for k in only(after.edges, before.edges)},
+            _built_edges(after, only(after.edges, before.edges)),
             False,
             {k: new_columns[k] for k in only(new_columns, old_columns)},
         ),
