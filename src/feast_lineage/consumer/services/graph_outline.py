@@ -40,6 +40,7 @@ from feast_lineage.consumer.services.when import answerable
 from feast_lineage.consumer.store.read import as_of as at_reads
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.graph import NodeRow
 from feast_lineage.identity import dataset_id, job_id
 
@@ -137,15 +138,19 @@ def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
     )
     datasets = {i: (version_key(v.id), v.schema_id) for i, v in versions.items()}
     jobs = at_reads.job_versions_at(conn, (i for i, r in rows.items() if r.kind == "job"), at)
-    return Outline(at, rows, refs, datasets, jobs, _edge_ids(conn, refs, at))
+    return Outline(at, rows, refs, datasets, jobs, _edge_ids(conn, refs, read.scope.ns_ids, at))
 
 
-def _edge_ids(conn: Connection, refs: Mapping[int, NodeRef], at: Instant) -> dict[EdgeKey, EdgeIds]:
+def _edge_ids(
+    conn: Connection, refs: Mapping[int, NodeRef], ns_ids: NsIds, at: Instant
+) -> dict[EdgeKey, EdgeIds]:
     """The answer's edges at ``at`` by their keys, derived ones as :func:`.graph.add_derived`."""
     inputs: Ends = {}
     outputs: Ends = {}
     found: dict[EdgeKey, EdgeIds] = {}
-    for e in at_reads.edges_among(conn, set(refs), at):
+    for e in at_reads.edges_at(conn, ns_ids, at):
+        if e.src_id not in refs or e.dst_id not in refs:
+            continue  # an end that did not exist then (a parent edge to a later job)
         found[(refs[e.src_id].key, refs[e.dst_id].key, e.edge_type, "")] = (
             e.src_id,
             e.dst_id,
