@@ -10,7 +10,16 @@ outputs change over time, so ``as_of`` answers differ by instant), one
   graph page of 500 nodes at a random offset;
 * ``as_of`` a random instant in the store's span: subgraph depth 3 and the
   graph page of 500 nodes;
-* a one-week window ending at a random instant: subgraph depth 3.
+* a one-week window ending at a random instant: subgraph depth 3;
+* column lineage of one field, depth 5, ``as_of`` (``--columns``: fields
+  that have column lineage in the store);
+* the diff (``/lineage/diff``, issue 40) between two random instants of
+  the subgraph depth 3 around a random center, and of the whole graph
+  between two instants a week apart (one request in ``--whole-every``).
+
+Beside each query's wall time, the server's CPU time (its processes'
+utime and stime from ``/proc``, 10 ms ticks, averaged over the requests):
+what the code costs, less moved by the other processes of a loaded machine.
 
 With ``--before`` (a checkout of the commit before issue 39, with its own
 ``.venv``) a second server of that code answers the current-graph requests
@@ -45,8 +54,8 @@ from urllib.parse import quote
 
 import httpx
 
-from bench.ingest import Server, free_port, lineage_cmd, machine_details
-from bench.query import API, every
+from bench.ingest import Server, _proc_cpu_seconds, free_port, lineage_cmd, machine_details
+from bench.query import API, column_targets, every
 
 WEEK_US = 7 * 86_400 * 1_000_000
 KEEP_ALL = {"FEAST_OPENLINEAGE_CONSUMER_RETENTION_DAYS": "0"}
@@ -58,6 +67,11 @@ class Series:
 
     samples: dict[int, list[float]] = field(default_factory=dict)
     missing: int = 0
+    cpu_s: float = 0.0  # the server's CPU seconds over the answered requests
+
+    def cpu_ms(self) -> float:
+        n = len(self.all())
+        return 1000 * self.cpu_s / n if n else 0.0
 
     def all(self) -> list[float]:
         return [s for values in self.samples.values() for s in values]
@@ -83,7 +97,12 @@ def _span(repo: Path) -> tuple[int, int]:
     return int(low), int(high)
 
 
-def _get(client: httpx.Client, url: str, series: Series, round_no: int) -> None:
+def _cpu(pid: int) -> float:
+    return sum((_proc_cpu_seconds(pid) or {}).values())
+
+
+def _get(client: httpx.Client, url: str, series: Series, round_no: int, pid: int) -> None:
+    cpu = _cpu(pid)
     started = time.perf_counter()
     response = client.get(url)
     elapsed = (time.perf_counter() - started) * 1000
@@ -92,15 +111,52 @@ def _get(client: httpx.Client, url: str, series: Series, round_no: int) -> None:
         return
     if response.status_code != 200:
         raise RuntimeError(f"{url}: {response.status_code} {response.text[:300]}")
+    series.cpu_s += _cpu(pid) - cpu
     series.samples.setdefault(round_no, []).append(elapsed)
 
 
+def _node_params(center: tuple[str, str, str]) -> str:
+    kind, namespace, name = center
+    return f"node_type={kind}&namespace={quote(namespace, safe='')}&name={quote(name, safe='')}"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the rounds draw from: centers (as URLs and as nodes), fields with column lineage."""
+
+    centers: list[str]
+    nodes: list[tuple[str, str, str]]
+    fields: list[tuple[str, str, str]]
+    whole_every: int
+
+
 def _urls(
-    rng: random.Random, centers: list[str], nodes: int, span: tuple[int, int], n: int
+    rng: random.Random, asked: Asked, nodes: int, span: tuple[int, int], n: int
 ) -> dict[str, list[str]]:
     low, high = span
+    centers = asked.centers
     # Instants in the later three quarters of the span: most centers existed by then.
     instants = [low + int((high - low) * (0.25 + 0.75 * rng.random())) for _ in range(n)]
+    earlier = [low + int((t - low) * rng.random()) for t in instants]
+    diff = f"{API}/lineage/diff"
+    extra: dict[str, list[str]] = {
+        "diff depth 3": [
+            f"{diff}?{_node_params(rng.choice(asked.nodes))}&depth=3"
+            f"&from={quote(_iso(t1))}&to={quote(_iso(t2))}"
+            for t1, t2 in zip(earlier, instants, strict=True)
+        ],
+        "diff whole graph, a week apart": [
+            f"{diff}?from={quote(_iso(t - WEEK_US))}&to={quote(_iso(t))}" for t in instants
+        ],
+    }
+    if asked.fields:
+        extra["column lineage one field depth 5 as_of"] = [
+            f"{API}/datasets/{quote(ns, safe='')}/{quote(name, safe='')}/columns"
+            f"?field={quote(f)}&depth=5&as_of={quote(_iso(t))}"
+            for (ns, name, f), t in zip(
+                (rng.choice(asked.fields) for _ in range(n)), instants, strict=True
+            )
+        ]
     page = [f"{API}/graph?limit=500&offset={rng.randrange(max(nodes - 500, 1))}" for _ in range(n)]
     sub = [f"{c}?depth=3" for c in (rng.choice(centers) for _ in range(n))]
     return {
@@ -117,15 +173,19 @@ def _urls(
             f"{rng.choice(centers)}?depth=3&since={quote(_iso(t - WEEK_US))}&until={quote(_iso(t))}"
             for t in instants
         ],
+        **extra,
     }
 
 
 CURRENT = ("GET /healthz", "subgraph depth 3 (now)", "graph page 500 (now)")
 
 
-def _centers(client: httpx.Client) -> tuple[list[str], int]:
+def _centers(client: httpx.Client) -> tuple[list[str], list[tuple[str, str, str]], int]:
     jobs = every(client, "/jobs")
     datasets = every(client, "/datasets")
+    as_nodes = [("job", j["job_namespace"], j["job_name"]) for j in jobs] + [
+        ("dataset", d["dataset_namespace"], d["dataset_name"]) for d in datasets
+    ]
     centers = [
         f"{API}/graph/job/{quote(j['job_namespace'], safe='')}/{quote(j['job_name'], safe='')}"
         for j in jobs
@@ -135,7 +195,7 @@ def _centers(client: httpx.Client) -> tuple[list[str], int]:
         for d in datasets
     ]
     nodes = client.get(f"{API}/graph", params={"limit": 1}).json()["total_nodes"]
-    return centers, nodes
+    return centers, as_nodes, nodes
 
 
 def _start(name: str, python_dir: Path, repo: Path) -> Server:
@@ -168,8 +228,9 @@ def _start(name: str, python_dir: Path, repo: Path) -> Server:
 
 def _report(results: dict[str, dict[str, Series]], rounds: int) -> list[str]:
     lines = [
-        "| arm | query | p50 ms | p95 ms | p50 ÷ healthz (median of rounds) | 404s |",
-        "|---|---|---:|---:|---:|---:|",
+        "| arm | query | n | p50 ms | p95 ms | p50 ÷ healthz (median of rounds) | server CPU ms "
+        "mean | 404s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for arm, by_query in results.items():
         base = by_query["GET /healthz"]
@@ -182,8 +243,8 @@ def _report(results: dict[str, dict[str, Series]], rounds: int) -> list[str]:
             ratio = f"{statistics.median(ratios):.2f}" if ratios else "n/a"
             values = series.all()
             lines.append(
-                f"| {arm} | {name} | {_pct(values, 0.5):.2f} | {_pct(values, 0.95):.2f} "
-                f"| {ratio} | {series.missing} |"
+                f"| {arm} | {name} | {len(values)} | {_pct(values, 0.5):.2f} "
+                f"| {_pct(values, 0.95):.2f} | {ratio} | {series.cpu_ms():.1f} | {series.missing} |"
             )
     return lines
 
@@ -205,6 +266,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=60)
     parser.add_argument("--seed", type=int, default=39)
+    parser.add_argument("--columns", action="store_true", help="column lineage as_of too")
+    parser.add_argument(
+        "--whole-every", type=int, default=5, help="one whole-graph diff per this many requests"
+    )
+    parser.add_argument(
+        "--only", help="the queries to ask (comma-separated substrings of their names)"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -219,21 +287,29 @@ def main(argv: list[str] | None = None) -> int:
             results["before"] = {}
         for arm, server in servers.items():
             clients[arm] = httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=120)
-        centers, nodes = _centers(clients["after"])
+        centers, as_nodes, nodes = _centers(clients["after"])
+        fields = column_targets(args.repo)[0] if args.columns else []
+        asked = Asked(centers, as_nodes, fields, args.whole_every)
         span = _span(args.repo)
         for client in clients.values():  # warm both: caches, pages of the file
             for _ in range(20):
                 client.get("/healthz")
-            for url in _urls(rng, centers, nodes, span, 10)["subgraph depth 3 (now)"]:
+            for url in _urls(rng, asked, nodes, span, 10)["subgraph depth 3 (now)"]:
                 client.get(url)
         for round_no in range(args.rounds):
-            urls = _urls(rng, centers, nodes, span, args.requests)
+            urls = _urls(rng, asked, nodes, span, args.requests)
+            wanted = [w for w in (args.only or "").split(",") if w]
+            for name in list(urls):
+                if name != "GET /healthz" and wanted and not any(w in name for w in wanted):
+                    del urls[name]
             for i in range(args.requests):  # interleaved request by request
                 for arm, client in clients.items():
                     for name, batch in urls.items():
+                        if name.startswith("diff whole") and i % asked.whole_every:
+                            continue
                         if arm == "after" or name in CURRENT or args.before_history:
                             series = results[arm].setdefault(name, Series())
-                            _get(client, batch[i], series, round_no)
+                            _get(client, batch[i], series, round_no, servers[arm].pid)
             print(f"round {round_no + 1} of {args.rounds} done", file=sys.stderr, flush=True)
     finally:
         for client in clients.values():

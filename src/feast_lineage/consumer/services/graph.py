@@ -217,21 +217,35 @@ def _lineage_edges(conn: Connection, refs: dict[int, NodeRef], built: Built) -> 
     add_derived(inputs, outputs, refs, built)
 
 
+def derived_pairs(
+    inputs: Ends, outputs: Ends, room: int = _MAX_DERIVED
+) -> tuple[list[tuple[int, int, int]], dict[tuple[int, int], int]]:
+    """Feast's "derived" edges as ids: (source, target, job) of each, at most ``room``; and
+    one time per (source, target), whatever job links them: first seen when both of the
+    job's edges had been (of the pairs counted).
+    """
+    via: list[tuple[int, int, int]] = []
+    pairs: dict[tuple[int, int], int] = {}
+    for job, sources in sorted(inputs.items()):
+        for src, read_us in sorted(sources.items()):
+            for dst, wrote_us in sorted(outputs.get(job, {}).items()):
+                if src != dst and len(via) < room:
+                    via.append((src, dst, job))
+                    both_us = max(read_us, wrote_us)
+                    pairs[(src, dst)] = min(both_us, pairs.get((src, dst), both_us))
+    return via, pairs
+
+
 def add_derived(inputs: Ends, outputs: Ends, refs: dict[int, NodeRef], built: Built) -> None:
     """Feast's "derived" edges: one per (source, target), whatever job links them.
 
     First seen when both of the job's edges had been.
     """
-    pairs: dict[tuple[int, int], int] = {}
-    for job, sources in sorted(inputs.items()):
-        for src, read_us in sorted(sources.items()):
-            for dst, wrote_us in sorted(outputs.get(job, {}).items()):
-                if src != dst and len(built["derived_edges"]) < _MAX_DERIVED:
-                    built["derived_edges"].append(
-                        DerivedEdge(source=refs[src].key, target=refs[dst].key, via=refs[job].key)
-                    )
-                    both_us = max(read_us, wrote_us)
-                    pairs[(src, dst)] = min(both_us, pairs.get((src, dst), both_us))
+    via, pairs = derived_pairs(inputs, outputs, _MAX_DERIVED - len(built["derived_edges"]))
+    for src, dst, job in via:
+        built["derived_edges"].append(
+            DerivedEdge(source=refs[src].key, target=refs[dst].key, via=refs[job].key)
+        )
     for (src, dst), created_us in pairs.items():
         built["edges"].append(graph_edge(refs[src], refs[dst], "derived", created_us))
 

@@ -73,9 +73,15 @@ def _nodes(
     mapping: Mapping[str, str],
     depths: Mapping[int, int] | None,
     at: History,
+    versions: Mapping[int, Any] | None = None,
 ) -> tuple[dict[int, NodeRef], Built]:
-    """The answer's nodes: an ``as_of`` node with its version then, a window's as stored."""
-    versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
+    """The answer's nodes: an ``as_of`` node with its version then, a window's as stored.
+
+    ``versions`` (node id -> (version id, schema text or None)), when the
+    caller has read them, are not read again.
+    """
+    if versions is None:
+        versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
     refs: dict[int, NodeRef] = {}
     built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
     for r in rows:

@@ -15,27 +15,30 @@ answer, compared by (source field, target field, job, origin).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
 from feast_lineage.consumer.errors import LineageError, NotFound
-from feast_lineage.consumer.lineage_model import Direction, NodeId, Origin
+from feast_lineage.consumer.lineage_model import Direction, NodeId
 from feast_lineage.consumer.schemas import (
-    ColumnEdge,
     DiffTotals,
     GraphEdge,
     GraphNode,
     JobChange,
     JobChangeKind,
-    JobRef,
     LineageDiff,
     SchemaChange,
 )
-from feast_lineage.consumer.services.columns import column_edges_of_datasets_at
 from feast_lineage.consumer.services.dataset_versions import flat_fields, schema_diff
 from feast_lineage.consumer.services.graph_history import subgraph_at, whole_graph_at
+from feast_lineage.consumer.services.graph_outline import (
+    Side,
+    column_edges_among,
+    names_of,
+    side,
+    trimmed_sides,
+)
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read import job_versions as jv
@@ -44,7 +47,6 @@ from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.graph import NodeKind
 from feast_lineage.consumer.store.schema.job_version_content import VersionContent
 from feast_lineage.event_time import to_iso
-from feast_lineage.identity import dataset_id, job_id
 
 # A centred side keeps at most this many nodes, the nearest first (as a subgraph's limit).
 SIDE_LIMIT = 10_000
@@ -80,24 +82,6 @@ class Centre:
     name: str
     depth: int
     direction: Direction
-
-
-@dataclass(frozen=True, slots=True)
-class Side:
-    """One ``as_of`` answer, as the diff reads it."""
-
-    nodes: dict[str, GraphNode]
-    edges: dict[tuple[str, str, str, str], GraphEdge]
-    truncated: bool = False
-    columns: dict[tuple[str, str, str, str], ColumnEdge] | None = None
-
-
-def _edge_key(e: GraphEdge) -> tuple[str, str, str, str]:
-    return e["source"], e["target"], e["type"], e["origin"] or ""
-
-
-def side(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], truncated: bool = False) -> Side:
-    return Side({n["id"]: n for n in nodes}, {_edge_key(e): e for e in edges}, truncated)
 
 
 def _instant(conn: Connection, read: StoreReader, asked: Moment, now_us: int) -> Instant:
@@ -221,39 +205,11 @@ def job_changes(read: StoreReader, before: Side, after: Side) -> list[JobChange]
 def column_edges(read: StoreReader, answer: Side, at: Instant) -> Side:
     """The answer with the column edges into or out of its datasets as of ``at``.
 
-    An edge is kept when both its datasets are in the answer (the scope); its
-    transformations carry no description (whether every input of the field
-    is visible is not asked here: withheld, as a hidden input would).
+    An edge is kept when both its datasets are in the answer (the scope);
+    :func:`.graph_outline.column_edges_among` says how they are keyed.
     """
-    names = {
-        dataset_id(n["namespace"], n["name"]): (n["namespace"], n["name"])
-        for n in answer.nodes.values()
-        if n["type"] == "dataset"
-    }
-    jobs = {
-        job_id(n["namespace"], n["name"]): (n["namespace"], n["name"])
-        for n in answer.nodes.values()
-        if n["type"] == "job"
-    }
-    found: dict[tuple[str, str, str, str], ColumnEdge] = {}
-    for r in column_edges_of_datasets_at(read, names.values(), at):
-        if r.dst_dataset_id not in names or r.src_dataset_id not in names:
-            continue
-        dst = names[r.dst_dataset_id]
-        source = str(NodeId.of_field(r.src_namespace, r.src_name, r.src_field))
-        target = str(NodeId.of_field(dst[0], dst[1], r.dst_field))
-        job = jobs.get(r.job_id)
-        origin: Origin = "declared" if r.origin == "declared" else "observed"
-        key = (source, target, f"{job[0]}:{job[1]}" if job else "", origin)
-        found[key] = {
-            "source": source,
-            "target": target,
-            "job": JobRef(namespace=job[0], name=job[1]) if job else None,
-            "run_id": r.run_id,
-            "origin": origin,
-            "indirect": bool(r.indirect),
-            "transformations": [],
-        }
+    datasets, jobs = names_of(answer.nodes.values())
+    found = column_edges_among(read, datasets, jobs, at)
     return Side(answer.nodes, answer.edges, answer.truncated, found)
 
 
@@ -303,12 +259,13 @@ def difference(
     }
 
 
-def lineage_diff(
-    read: StoreReader, *, start: Moment, end: Moment, centre: Centre | None, now_us: int
-) -> LineageDiff:
-    """The diff between the answers as of ``start`` and as of ``end``."""
-    with read.engine.connect() as conn:
-        instants = (_instant(conn, read, start, now_us), _instant(conn, read, end, now_us))
+def sides(
+    read: StoreReader, centre: Centre | None, instants: tuple[Instant, Instant]
+) -> tuple[Side, Side]:
+    """The two ``as_of`` answers with their column edges: the diff's definition.
+
+    A 404 when the centre existed at neither instant.
+    """
     before, after = _side(read, centre, instants[0]), _side(read, centre, instants[1])
     if before is None and after is None:
         assert centre is not None
@@ -320,6 +277,24 @@ def lineage_diff(
     nothing = side([], [])
     before = column_edges(read, before or nothing, instants[0])
     after = column_edges(read, after or nothing, instants[1])
+    return before, after
+
+
+def lineage_diff(
+    read: StoreReader, *, start: Moment, end: Moment, centre: Centre | None, now_us: int
+) -> LineageDiff:
+    """The diff between the answers as of ``start`` and as of ``end``.
+
+    The whole graph's is computed from the two instants' outlines
+    (:mod:`.graph_outline`: full nodes and edges only where they differ),
+    a centred one from the two answers.
+    """
+    with read.engine.connect() as conn:
+        instants = (_instant(conn, read, start, now_us), _instant(conn, read, end, now_us))
+    if centre is None:
+        before, after = trimmed_sides(read, instants)
+    else:
+        before, after = sides(read, centre, instants)
     diff = difference(read, before, after, instants)
     if centre is not None:
         diff["center"] = str(NodeId(centre.kind, centre.namespace, centre.name))

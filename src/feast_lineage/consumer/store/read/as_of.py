@@ -171,6 +171,19 @@ def node_page(
 
 
 @lru_cache(maxsize=4)
+def _all_statement(scoped: bool) -> Any:
+    return union_all(*_node_statements(scoped))
+
+
+def all_nodes(conn: Connection, ns_ids: NsIds, at: Instant) -> list[NodeRow]:
+    """Every visible job and dataset existing at ``at``, in no order."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    params = {**at.params(), **_scope(ns_ids)}
+    return [NodeRow(*row) for row in conn.execute(_all_statement(ns_ids is not None), params)]
+
+
+@lru_cache(maxsize=4)
 def _by_id_statement(scoped: bool) -> Any:
     jobs, datasets = _node_statements(scoped)
     return union_all(
@@ -197,15 +210,96 @@ def edges_among(conn: Connection, ids: set[int], at: Instant) -> list[EdgeRow]:
     return filtered_walk.edges_among(conn, ids, edge_at, at.params())
 
 
+@lru_cache(maxsize=8)
+def _current_statements(scoped: bool, counted: bool) -> tuple[Any, ...]:
+    """The edges current at ``as_of_us``, counted per job rather than tested per edge.
+
+    An input (output) edge is current when the job's latest listing then
+    names a run whose ``run_io`` row for the dataset was listed by then
+    (:func:`edge_at`): so the current input edges are, for each job, the
+    ``run_io`` rows of that one run, each joined to its stored edge. One
+    backward seek of the listings per job and direction, not one per edge.
+    Parent and root edges count from their first stored time. ``counted``:
+    each statement counts its edges, else it selects them (as :class:`EdgeRow`).
+    """
+
+    def what(e: Any) -> list[Any]:
+        if counted:
+            return [func.count()]
+        c = e.c
+        return [c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.created_us]
+
+    j = t.jobs.c
+    parts: list[Any] = []
+    for direction in ("input", "output"):
+        lst = t.io_listings.alias(f"count_{direction}_listing")
+        latest = (
+            select(lst.c.run_key)
+            .where(
+                lst.c.job_id == j.id,
+                lst.c.direction == direction,
+                lst.c.rank < bindparam("as_of_rank"),
+            )
+            .order_by(lst.c.rank.desc())
+            .limit(1)
+            .correlate_except(lst)
+            .scalar_subquery()
+        )
+        # Grouped, so that no database flattens it into a per-edge subquery again.
+        listed = (
+            select(j.id.label("job_id"), latest.label("run_key"))
+            .group_by(j.id)
+            .subquery(f"{direction}_run")
+        )
+        io = t.run_io.alias(f"count_{direction}_io")
+        e = t.lineage_edges.alias(f"count_{direction}_edge")
+        if direction == "input":
+            ends = (e.c.src_id == io.c.dataset_id) & (e.c.dst_id == listed.c.job_id)
+        else:
+            ends = (e.c.src_id == listed.c.job_id) & (e.c.dst_id == io.c.dataset_id)
+        stmt = select(*what(e)).select_from(
+            listed.join(
+                io,
+                (io.c.run_id == listed.c.run_key)
+                & (io.c.direction == direction)
+                & (io.c.first_us <= _as_of_us()),
+            ).join(e, ends & (e.c.edge_type == direction))
+        )
+        if scoped:
+            stmt = stmt.where(e.c.src_ns_id.in_(_ids("ns_ids")), e.c.dst_ns_id.in_(_ids("ns_ids")))
+        parts.append(stmt)
+    c = t.lineage_edges.c
+    others = (
+        select(*what(t.lineage_edges))
+        .select_from(t.lineage_edges)
+        .where(c.edge_type.not_in(("input", "output")), c.created_us <= _as_of_us())
+    )
+    if scoped:
+        others = others.where(c.src_ns_id.in_(_ids("ns_ids")), c.dst_ns_id.in_(_ids("ns_ids")))
+    return (*parts, others)
+
+
 def count_edges(conn: Connection, ns_ids: NsIds, at: Instant) -> int:
     """Edges current at ``at`` with both ends visible."""
     if ns_ids is not None and not ns_ids:
         return 0
-    e = t.lineage_edges.c
-    stmt = select(func.count()).select_from(t.lineage_edges).where(edge_at(t.lineage_edges))
-    if ns_ids is not None:
-        stmt = stmt.where(e.src_ns_id.in_(_ids("ns_ids")), e.dst_ns_id.in_(_ids("ns_ids")))
-    return int(conn.execute(stmt, {**at.params(), **_scope(ns_ids)}).scalar_one())
+    params = {**at.params(), **_scope(ns_ids)}
+    return sum(
+        int(conn.execute(stmt, params).scalar_one())
+        for stmt in _current_statements(ns_ids is not None, True)
+    )
+
+
+def edges_at(conn: Connection, ns_ids: NsIds, at: Instant) -> list[EdgeRow]:
+    """Every edge current at ``at`` with both ends visible: the whole graph's, by job."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    params = {**at.params(), **_scope(ns_ids)}
+    return [
+        EdgeRow(*row)
+        for stmt in _current_statements(ns_ids is not None, False)
+        for row in conn.execute(stmt, params)
+    ]
 
 
 _HOW = ("walk_at", edge_at, FOLLOWED_EDGES)
@@ -245,10 +339,22 @@ def _latest_made_statement() -> Any:
 
 @lru_cache(maxsize=1)
 def _stated_statement() -> Any:
-    s = t.dataset_states.c
-    return select(s.dataset_id, s.time_us, s.id).where(
-        s.dataset_id.in_(_ids()), s.time_us <= _as_of_us()
+    """Each dataset's state rows at its latest state time at or before ``as_of_us``.
+
+    The latest time is picked in SQL, grouped by dataset and joined back on
+    (dataset, time), so a dataset stated many times sends its last
+    statements only, not all of them. (A maximum correlated to each row
+    would be computed once per state row: the states' key has no time.)
+    """
+    s = t.dataset_states
+    latest = (
+        select(s.c.dataset_id, func.max(s.c.time_us).label("latest_us"))
+        .where(s.c.dataset_id.in_(_ids()), s.c.time_us <= _as_of_us())
+        .group_by(s.c.dataset_id)
+        .subquery("latest_state")
     )
+    on = (s.c.dataset_id == latest.c.dataset_id) & (s.c.time_us == latest.c.latest_us)
+    return select(s.c.dataset_id, s.c.time_us, s.c.id).select_from(s.join(latest, on))
 
 
 def dataset_versions_at(

@@ -1,0 +1,241 @@
+"""The whole graph at two instants as ids, and the two sides of their diff built where they differ.
+
+A whole-graph diff (:mod:`.lineage_diff`, no centre) is defined on the two
+whole ``as_of`` answers, but building them costs a full node (its schema
+parsed and redacted, Feast's fields) for every node at both instants, when
+only what differs is answered. An :class:`Outline` is one instant read as
+ids only: each node's row with its version then (and a dataset's schema
+blob id), and the edges at the instant. :func:`trimmed_sides` compares two
+outlines and builds full nodes, edges and column edges only where they
+differ: the nodes of one instant and not the other, the datasets of both
+whose schema *blob* differs (the same blob is the same schema, whatever
+version holds it), the jobs of both whose job version differs. Those
+trimmed sides give :func:`.lineage_diff.difference` the same diff as the
+whole answers (``tests/consumer/services/test_graph_outline.py`` compares
+them byte for byte on the three databases).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import Connection
+
+from feast_lineage.consumer.lineage_model import EdgeType, NodeId, Origin
+from feast_lineage.consumer.schemas import ColumnEdge, GraphEdge, GraphNode, JobRef
+from feast_lineage.consumer.services.columns import column_edges_of_datasets_at
+from feast_lineage.consumer.services.dataset_versions import version_key
+from feast_lineage.consumer.services.graph import (
+    Ends,
+    NodeRef,
+    derived_pairs,
+    graph_edge,
+    node_ref,
+    seen,
+)
+from feast_lineage.consumer.services.graph_history import _nodes
+from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.when import answerable
+from feast_lineage.consumer.store.read import as_of as at_reads
+from feast_lineage.consumer.store.read import dataset_versions as dv
+from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.common import NsIds
+from feast_lineage.consumer.store.read.graph import NodeRow
+from feast_lineage.identity import dataset_id, job_id
+
+EdgeKey = tuple[str, str, str, str]
+Names = Mapping[int, tuple[str, str]]  # node id -> (namespace, name)
+EdgeIds = tuple[int, int, EdgeType, int]  # source id, target id, type, first seen (µs)
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One ``as_of`` answer, as the diff reads it (or the part of it that differs)."""
+
+    nodes: dict[str, GraphNode]
+    edges: dict[EdgeKey, GraphEdge]
+    truncated: bool = False
+    columns: dict[EdgeKey, ColumnEdge] | None = None
+
+
+def edge_key(e: GraphEdge) -> EdgeKey:
+    return e["source"], e["target"], e["type"], e["origin"] or ""
+
+
+def side(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], truncated: bool = False) -> Side:
+    return Side({n["id"]: n for n in nodes}, {edge_key(e): e for e in edges}, truncated)
+
+
+def column_edges_among(
+    read: StoreReader, datasets: Names, jobs: Names, at: Instant
+) -> dict[EdgeKey, ColumnEdge]:
+    """The column edges into or out of ``datasets`` as of ``at`` whose two datasets are in it.
+
+    Keyed by (source field, target field, job, origin); transformations carry
+    no description (whether every input of the field is visible is not
+    asked here: withheld, as a hidden input would).
+    """
+    found: dict[EdgeKey, ColumnEdge] = {}
+    for r in column_edges_of_datasets_at(read, datasets.values(), at):
+        if r.dst_dataset_id not in datasets or r.src_dataset_id not in datasets:
+            continue
+        dst = datasets[r.dst_dataset_id]
+        source = str(NodeId.of_field(r.src_namespace, r.src_name, r.src_field))
+        target = str(NodeId.of_field(dst[0], dst[1], r.dst_field))
+        job = jobs.get(r.job_id)
+        origin: Origin = "declared" if r.origin == "declared" else "observed"
+        key = (source, target, f"{job[0]}:{job[1]}" if job else "", origin)
+        found[key] = {
+            "source": source,
+            "target": target,
+            "job": JobRef(namespace=job[0], name=job[1]) if job else None,
+            "run_id": r.run_id,
+            "origin": origin,
+            "indirect": bool(r.indirect),
+            "transformations": [],
+        }
+    return found
+
+
+def names_of(nodes: Iterable[GraphNode]) -> tuple[dict[int, tuple[str, str]], Names]:
+    """(dataset id -> (namespace, name), job id -> (namespace, name)) of an answer's nodes."""
+    datasets: dict[int, tuple[str, str]] = {}
+    jobs: dict[int, tuple[str, str]] = {}
+    for n in nodes:
+        if n["type"] == "dataset":
+            datasets[dataset_id(n["namespace"], n["name"])] = (n["namespace"], n["name"])
+        elif n["type"] == "job":
+            jobs[job_id(n["namespace"], n["name"])] = (n["namespace"], n["name"])
+    return datasets, jobs
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """The whole visible graph at one instant, as ids.
+
+    ``datasets`` maps a dataset to (its version's key then, its schema blob
+    id) and ``jobs`` a job to its job version then, for the nodes that had
+    one; ``edges`` are the answer's edges (derived ones included), keyed as
+    the diff compares them.
+    """
+
+    at: Instant
+    rows: dict[int, NodeRow]
+    refs: dict[int, NodeRef]
+    datasets: dict[int, tuple[str, str | None]]
+    jobs: dict[int, str]
+    edges: dict[EdgeKey, EdgeIds]
+
+
+def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
+    """The whole graph at ``at`` as ids: no node is built, no schema read."""
+    answerable(conn, at)
+    rows = {r.id: r for r in at_reads.all_nodes(conn, read.scope.ns_ids, at)}
+    refs = {i: node_ref(r.kind, r.namespace, r.name) for i, r in rows.items()}
+    versions = at_reads.dataset_versions_at(
+        conn, (i for i, r in rows.items() if r.kind == "dataset"), at
+    )
+    datasets = {i: (version_key(v.id), v.schema_id) for i, v in versions.items()}
+    jobs = at_reads.job_versions_at(conn, (i for i, r in rows.items() if r.kind == "job"), at)
+    return Outline(at, rows, refs, datasets, jobs, _edge_ids(conn, refs, read.scope.ns_ids, at))
+
+
+def _edge_ids(
+    conn: Connection, refs: Mapping[int, NodeRef], ns_ids: NsIds, at: Instant
+) -> dict[EdgeKey, EdgeIds]:
+    """The answer's edges at ``at`` by their keys, derived ones as :func:`.graph.add_derived`."""
+    inputs: Ends = {}
+    outputs: Ends = {}
+    found: dict[EdgeKey, EdgeIds] = {}
+    for e in at_reads.edges_at(conn, ns_ids, at):
+        if e.src_id not in refs or e.dst_id not in refs:
+            continue  # an end that did not exist then (a parent edge to a later job)
+        found[(refs[e.src_id].key, refs[e.dst_id].key, e.edge_type, "")] = (
+            e.src_id,
+            e.dst_id,
+            e.edge_type,
+            e.created_us,
+        )
+        if e.edge_type == "input":
+            seen(inputs, e.dst_id, e.src_id, e.created_us)
+        elif e.edge_type == "output":
+            seen(outputs, e.src_id, e.dst_id, e.created_us)
+    for (src, dst), created_us in derived_pairs(inputs, outputs)[1].items():
+        found[(refs[src].key, refs[dst].key, "derived", "")] = (src, dst, "derived", created_us)
+    return found
+
+
+def _built_edges(found: Outline, keys: Iterable[EdgeKey]) -> dict[EdgeKey, GraphEdge]:
+    refs = found.refs
+    out: dict[EdgeKey, GraphEdge] = {}
+    for key in keys:
+        src, dst, kind, created_us = found.edges[key]
+        out[key] = graph_edge(refs[src], refs[dst], kind, created_us)
+    return out
+
+
+def _full_nodes(
+    conn: Connection, read: StoreReader, found: Outline, ids: Iterable[int]
+) -> dict[str, GraphNode]:
+    """The nodes of ``ids`` at the outline's instant, built as :mod:`.graph_history` does."""
+    rows = [found.rows[i] for i in sorted(set(ids))]
+    datasets = {r.id: found.datasets[r.id] for r in rows if r.id in found.datasets}
+    schemas = dv.blob_texts(conn, (schema for _, schema in datasets.values()))
+    versions: dict[int, tuple[str, str | None]] = {
+        node: (version, schemas.get(schema or "")) for node, (version, schema) in datasets.items()
+    }
+    versions.update({r.id: (found.jobs[r.id], None) for r in rows if r.id in found.jobs})
+    mapping = read.namespace_mapping
+    _, built = _nodes(conn, rows, read.scope, mapping, None, found.at, versions)
+    return {n["id"]: n for n in built["nodes"]}
+
+
+def _names(found: Outline, kind: str) -> dict[int, tuple[str, str]]:
+    return {i: (r.namespace, r.name) for i, r in found.rows.items() if r.kind == kind}
+
+
+def trimmed_sides(read: StoreReader, instants: tuple[Instant, Instant]) -> tuple[Side, Side]:
+    """The two whole-graph sides, each holding only what the diff can name.
+
+    Each side keeps the nodes the other lacks, and of the nodes of both
+    those whose schema blob (datasets) or job version (jobs) differs; the
+    edges and column edges the other lacks. :func:`.lineage_diff.difference`
+    of these is the diff of the two whole answers.
+    """
+    with read.engine.connect() as conn:
+        before, after = (outline(conn, read, at) for at in instants)
+        both = before.rows.keys() & after.rows.keys()
+        differ = {
+            i
+            for i in both
+            if (
+                before.datasets.get(i, (None, None))[1] != after.datasets.get(i, (None, None))[1]
+                if before.rows[i].kind == "dataset"
+                else before.jobs.get(i) != after.jobs.get(i)
+            )
+        }
+        old = _full_nodes(conn, read, before, (before.rows.keys() - both) | differ)
+        new = _full_nodes(conn, read, after, (after.rows.keys() - both) | differ)
+    old_columns = column_edges_among(
+        read, _names(before, "dataset"), _names(before, "job"), before.at
+    )
+    new_columns = column_edges_among(read, _names(after, "dataset"), _names(after, "job"), after.at)
+
+    def only(a: Mapping[EdgeKey, object], b: Mapping[EdgeKey, object]) -> set[EdgeKey]:
+        return a.keys() - b.keys()
+
+    return (
+        Side(
+            old,
+            _built_edges(before, only(before.edges, after.edges)),
+            False,
+            {k: old_columns[k] for k in only(old_columns, new_columns)},
+        ),
+        Side(
+            new,
+            _built_edges(after, only(after.edges, before.edges)),
+            False,
+            {k: new_columns[k] for k in only(new_columns, old_columns)},
+        ),
+    )
