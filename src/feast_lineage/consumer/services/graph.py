@@ -38,7 +38,8 @@ from feast_lineage.consumer.services.bounds import (
     clamp_limit,
 )
 from feast_lineage.consumer.services.columns import has_column_lineage
-from feast_lineage.consumer.services.health_states import Assessment, assess
+from feast_lineage.consumer.services.health_cache import assess
+from feast_lineage.consumer.services.health_states import Assessment
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import graph as g

@@ -17,7 +17,8 @@ from feast_lineage.consumer.schemas import Clamped, HealthPage, HealthProblem, I
 from feast_lineage.consumer.services import reach
 from feast_lineage.consumer.services.bounds import MAX_DEPTH, clamp_depth
 from feast_lineage.consumer.services.graph import _visible_start, build_nodes, node_key
-from feast_lineage.consumer.services.health_states import Assessment, Cause, assess
+from feast_lineage.consumer.services.health_cache import assess
+from feast_lineage.consumer.services.health_states import Assessment, Cause
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import graph as g
 from feast_lineage.consumer.store.read import health as h
@@ -66,8 +67,8 @@ def _reaches(
     nodes' infos it read (else read them, every reached node's at once).
     """
     cache, scope_key = read.health_cache, read.scope.cache_key()
-    keys = {s: (health.marker, s, MAX_DEPTH, scope_key) for s in starts}
-    keep = cache is not None and health.marker is not None
+    keys = {s: (health.graph_marker, s, MAX_DEPTH, scope_key) for s in starts}
+    keep = cache is not None and health.graph_marker is not None
     out: dict[int, Reach] = {}
     for start in starts:
         kept = cache.known(keys[start]) if cache is not None and keep else None
