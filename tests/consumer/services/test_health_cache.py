@@ -147,6 +147,11 @@ def test_the_kept_assessment_equals_one_computed_afresh_after_every_ingest(
             kept = cache.assessment(conn, rules, now_us)
             afresh = compute(conn, rules, now_us)
         assert _held(kept) == _held(afresh)
+        for walks in ("downstream", "upstream"):  # the walk indexes, changed in place
+            ours, theirs = getattr(kept, walks), getattr(afresh, walks)
+            assert {n: ours.fetch(None, [n]) for n in afresh.nodes} == {
+                n: theirs.fetch(None, [n]) for n in afresh.nodes
+            }
         assert {n: kept.state(n) for n in kept.nodes} == {n: afresh.state(n) for n in kept.nodes}
 
 

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 
 from sqlalchemy import Connection
 
-from feast_lineage.consumer.services import reach
 from feast_lineage.consumer.services.health_states import (
     Assessment,
     Cause,
@@ -44,6 +43,8 @@ from feast_lineage.consumer.services.health_states import (
 )
 from feast_lineage.consumer.store.read import health as h
 from feast_lineage.consumer.store.read import health_changes as changes
+
+_CHANGES = 64  # graph changes remembered: a walk kept across more is walked again
 
 # The store state and the freshness rules a base was read for
 Key = tuple[h.StoreMarker, tuple[tuple[str, float], ...]]
@@ -64,24 +65,30 @@ def refresh(
         nodes=dict(kept.nodes),
         materialized_to=dict(kept.materialized_to),
         graph_marker=kept.graph_marker,
+        node_keys=kept.node_keys,  # a node's key never changes
     )
     # The steps into and out of the touched nodes, read again (any other step is unchanged).
     out = h.steps(conn, nodes, downstream=True)
     into = [h.Step(s.far, s.near, s.deeper) for s in h.steps(conn, nodes, downstream=False)]
     fresh = set(out) | set(into)
-    kept_graph = kept.graph
-    graph = frozenset({s for s in kept_graph if s.near not in nodes and s.far not in nodes} | fresh)
+    was = {s for s in kept.graph if s.near in nodes or s.far in nodes}
+    removed, added = was - fresh, fresh - was
     # The touched nodes' rows, and their neighbours' (a parent job or an alias first named)
     around = nodes | {s.near for s in fresh} | {s.far for s in fresh}
     rows = h.node_info(conn, around)
-    changed = graph != kept_graph or any(kept.nodes.get(n) != info for n, info in rows.items())
+    renamed = {n for n, info in rows.items() if kept.nodes.get(n) != info}
     found.nodes.update(rows)
-    if changed:
-        found.graph = graph
-        found.downstream, found.upstream = reach.KnownSteps.whole(graph)
+    if removed or added or renamed:
+        found.graph = (kept.graph - removed) | added
+        assert kept.downstream is not None
+        assert kept.upstream is not None
+        found.downstream = kept.downstream.replaced(removed, added)
+        found.upstream = kept.upstream.replaced(removed, added)
         found.graph_marker = None  # the caller's new marker
+        # A walk from elsewhere is unchanged unless it reached one of these
+        found.dirty = frozenset({s.near for s in removed | added} | renamed)
     else:
-        found.graph, found.downstream, found.upstream = graph, kept.downstream, kept.upstream
+        found.graph, found.downstream, found.upstream = kept.graph, kept.downstream, kept.upstream
     _failed(conn, found, sorted(touched.jobs))
     _freshness(conn, found, rules, sorted(touched.datasets))
     _materialized(conn, found, nodes)
@@ -100,6 +107,8 @@ class HealthCache:
         self._reaches: OrderedDict[Hashable, object] = OrderedDict()
         self._stale: tuple[object, dict[int, Cause]] | None = None
         self._most = most_reaches
+        # graph marker -> the one before it and the nodes whose steps or rows changed between
+        self._changes: OrderedDict[object, tuple[object, frozenset[int]]] = OrderedDict()
 
     def _current(
         self, conn: Connection, rules: Mapping[str, float]
@@ -125,6 +134,10 @@ class HealthCache:
         current = (key, seen, found)
         with self._lock:
             self._base = current
+            if kept is not None and found.dirty is not None and found is not kept[2]:
+                self._changes[key] = (kept[2].graph_marker, found.dirty)
+                while len(self._changes) > _CHANGES:
+                    self._changes.popitem(last=False)
         return current
 
     def assessment(self, conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
@@ -145,6 +158,42 @@ class HealthCache:
         with self._lock:
             self._spread = (kept.graph_marker, causes, found)
         return found
+
+    def walked(self, key: Hashable, marker: object) -> object | None:
+        """What :meth:`keep_walked` kept under ``key`` for the graph at ``marker``: kept for an
+        earlier graph too, when no change since touched a node it reached."""
+        entry = self.known(key)
+        if entry is None:
+            return None
+        walked: tuple[object, Collection[int], object] = entry  # type: ignore[assignment]
+        at, reached, value = walked
+        if at == marker:
+            return value
+        if not self._unchanged(at, marker, reached):
+            return None
+        self.keep(key, (marker, reached, value))
+        return value
+
+    def keep_walked(
+        self, key: Hashable, marker: object, reached: Collection[int], value: object
+    ) -> None:
+        """Keep ``value``, what a walk that reached ``reached`` over the graph at ``marker``
+        gave."""
+        self.keep(key, (marker, reached, value))
+
+    def _unchanged(self, since: object, now: object, reached: Collection[int]) -> bool:
+        """Whether no graph change from ``since`` to ``now`` touched a node of ``reached``."""
+        for _ in range(_CHANGES):
+            if now == since:
+                return True
+            with self._lock:
+                change = self._changes.get(now)
+            if change is None:
+                return False
+            now, dirty = change
+            if not dirty.isdisjoint(reached):
+                return False
+        return now == since
 
     def reach(self, key: Hashable, walk: Callable[[], object]) -> object:
         """``walk()``'s answer, kept under ``key`` (it must name the store state) while it is."""

@@ -38,7 +38,7 @@ from feast_lineage.consumer.store.read.run_facets import run_facets
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us, to_iso
 
-KEEP = 11  # writes read per dataset: ten intervals
+KEEP = h.KEEP_WRITES  # writes read per dataset: ten intervals (retention keeps them)
 MIN_INTERVALS = 3
 FACTOR = 3.0
 CAUSE_DEPTH = 20  # how far downstream a cause puts nodes at risk
@@ -94,6 +94,9 @@ class Assessment:
     upstream: reach.KnownSteps | None = None
     # the marker when the graph or a node last changed: what a walk's answer is kept under
     graph_marker: object = None
+    node_keys: dict[int, str] = field(default_factory=dict)  # node -> its API id, as asked
+    # a refresh that changed the graph: the nodes whose steps or rows it changed
+    dirty: frozenset[int] | None = None
 
     def state(self, node: int) -> HealthState:
         cause = self.causes.get(node)
@@ -336,6 +339,7 @@ def at(kept: Assessment, now_us: int, stale: dict[int, Cause] | None = None) -> 
         graph=kept.graph,
         upstream=kept.upstream,
         graph_marker=kept.graph_marker,
+        node_keys=kept.node_keys,
     )
     _lag_seconds(found)
     return found

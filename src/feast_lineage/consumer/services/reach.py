@@ -114,6 +114,29 @@ class KnownSteps:
         down._whole = up._whole = True
         return down, up
 
+    def replaced(self, removed: Collection[Step], added: Collection[Step]) -> KnownSteps:
+        """A copy of a :meth:`whole` with ``removed`` gone and ``added`` in (both downstream
+        steps): what :meth:`whole` of the changed graph holds, rebuilt for their nodes only."""
+        assert self._whole, "only the whole graph is changed in place of a read"
+
+        def oriented(step: Step) -> Step:
+            return step if self.downstream else Step(step.far, step.near, step.deeper)
+
+        gone = {oriented(s) for s in removed}
+        new: dict[int, list[Step]] = {}
+        for step in map(oriented, added):
+            new.setdefault(step.near, []).append(step)
+        out = KnownSteps(downstream=self.downstream)
+        out._whole, out._out = True, dict(self._out)
+        for node in {s.near for s in gone} | set(new):
+            kept = [s for s in self._out.get(node, ()) if s not in gone]
+            changed = sorted({*kept, *new.get(node, ())})
+            if changed:
+                out._out[node] = changed
+            else:
+                out._out.pop(node, None)
+        return out
+
     def fetch(self, conn: Connection | None, ids: list[int]) -> list[Step]:
         known = self._out
         if self._whole:

@@ -22,6 +22,9 @@ from feast_lineage.consumer.store.schema import tables as t
 
 _CHUNK = 2000
 FAILED_STATES = ("FAIL", "ABORT")
+# Writes read per dataset (ten intervals to learn its expected interval from); retention
+# keeps them (store/admin/dataset_versions.py).
+KEEP_WRITES = 11
 
 
 class FailedRun(NamedTuple):

@@ -59,11 +59,12 @@ def _gaps(present: Collection[int], low: int, high: int) -> frozenset[int]:
 
 def seen_now(conn: Connection, high: int) -> Seen:
     """What a whole read at store marker ``high`` has seen: every id up to ``high`` present
-    now (the missing ones near it may be transactions still to commit)."""
+    now (the missing ones near it, above the lowest present, may be transactions still to
+    commit; below it, ids a reset or prune removed)."""
     e = t.events.c
     start = max(0, high - WINDOW)
     present = set(conn.scalars(select(e.id).where(e.id > start, e.id <= high)).all())
-    return Seen(high, _gaps(present, start, high))
+    return Seen(high, _gaps(present, min(present, default=high + 1) - 1, high))
 
 
 def touched_since(conn: Connection, seen: Seen) -> Touched:
