@@ -294,9 +294,12 @@ def build_nodes(
 
 
 def health_key(health: Assessment, node: int) -> str:
-    """The API id of a node the assessment knows."""
-    info = health.infos[node]
-    return node_key(info.kind, info.namespace, info.name)
+    """The API id of a node the assessment knows (kept: a node's id never changes its key)."""
+    key = health.node_keys.get(node)
+    if key is None:
+        info = health.infos[node]
+        key = health.node_keys[node] = node_key(info.kind, info.namespace, info.name)
+    return key
 
 
 def build_now(
