@@ -65,6 +65,16 @@ def _event(kind: str, state: str, minute: int, variant: int) -> dict[str, Any]:
     if kind == "down":
         source = dataset(*(RAW if variant % 2 else ALIAS))
         parent = (str(uuid.uuid4()), DAG) if variant % 3 == 0 else None
+        facets: dict[str, Any] = {}
+        if variant % 3 == 1:  # a parent with a root job of its own (a root edge is no step)
+            facets["parent"] = facet(
+                run={"runId": str(uuid.uuid4())},
+                job={"namespace": DAG[0], "name": "task_group"},
+                root={
+                    "run": {"runId": str(uuid.uuid4())},
+                    "job": {"namespace": DAG[0], "name": "root_dag"},
+                },
+            )
         return run_event(
             state,
             run_id=run,
@@ -73,6 +83,7 @@ def _event(kind: str, state: str, minute: int, variant: int) -> dict[str, Any]:
             inputs=[source],
             outputs=[dataset(*OUT)],
             parent=parent,
+            run_facets=facets,
         )
     if kind == "materialize":
         view = dataset(*FV, feast_feature_view=facet(name="fv", ttl_seconds=600 * (variant % 3)))

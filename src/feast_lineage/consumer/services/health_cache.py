@@ -5,7 +5,8 @@ node, the failed runs, every written dataset's latest writes, the whole
 current graph, the feature views' materializations: about 130 ms of CPU on
 the 1M-event store). A process keeps it under the :func:`.store_marker`
 it was read at. When the store has changed by new events only (the same
-generation and lowest event id, a higher highest id), :func:`refresh`
+generation and lowest event id, a highest id at most :data:`MOST_NEW`
+higher), :func:`refresh`
 reads again only what those events touched (:mod:`.health_changes`): the
 touched jobs' failed runs, the touched datasets' latest writes, the steps
 into and out of the touched nodes, those nodes' rows, the touched views'
@@ -45,6 +46,7 @@ from feast_lineage.consumer.store.read import health as h
 from feast_lineage.consumer.store.read import health_changes as changes
 
 _CHANGES = 64  # graph changes remembered: a walk kept across more is walked again
+MOST_NEW = 20_000  # more new event ids than this: read everything again (a bulk import)
 
 # The store state and the freshness rules a base was read for
 Key = tuple[h.StoreMarker, tuple[tuple[str, float], ...]]
@@ -224,8 +226,8 @@ def _follows(before: Key, now: Key) -> bool:
     return bool(
         rules_was == rules
         and was.generation == marker.generation
-        and was.low == marker.low
-        and was.high <= marker.high
+        and (was.low == marker.low or was.high == 0)  # (an empty store kept nothing)
+        and was.high <= marker.high <= was.high + MOST_NEW
     )
 
 

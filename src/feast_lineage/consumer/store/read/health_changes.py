@@ -69,7 +69,8 @@ def seen_now(conn: Connection, high: int) -> Seen:
 
 def touched_since(conn: Connection, seen: Seen) -> Touched:
     """The jobs and datasets the events not yet ``seen`` name (their subjects, the datasets
-    their runs or job events listed, the ends of the explicit edges their nodes own)."""
+    their runs or job events listed, the jobs' parent and root jobs, the ends of the
+    explicit edges their nodes own)."""
     e = t.events.c
     low = min(seen.gaps, default=seen.high + 1) - 1
     rows = conn.execute(
@@ -93,6 +94,7 @@ def touched_since(conn: Connection, seen: Seen) -> Touched:
         datasets.update(
             int(d) for d in conn.scalars(select(io.dataset_id).where(io.run_id.in_(chunk))).all()
         )
+    jobs |= _parents(conn, jobs)  # a parent or root job a run names is a node from then on
     ends = explicit_ends(conn, jobs | datasets)
     gaps = {g for g in seen.gaps if g not in present} | _gaps(present, seen.high, high)
     kept = frozenset(g for g in gaps if g > high - WINDOW)
@@ -107,6 +109,16 @@ def _chunks_text(keys: Iterable[str]) -> Iterable[list[str]]:
     wanted = sorted(set(keys))
     for start in range(0, len(wanted), _CHUNK):
         yield wanted[start : start + _CHUNK]
+
+
+def _parents(conn: Connection, jobs: Collection[int]) -> set[int]:
+    """The parent and root jobs of ``jobs`` (their edges to them; a root edge is no step)."""
+    e = t.lineage_edges.c
+    out: set[int] = set()
+    for chunk in _chunks(jobs):
+        stmt = select(e.src_id).where(e.dst_id.in_(chunk), e.edge_type.in_(("parent", "root")))
+        out.update(int(n) for n in conn.scalars(stmt).all())
+    return out
 
 
 def explicit_ends(conn: Connection, owners: Collection[int]) -> set[tuple[int, str]]:
