@@ -83,7 +83,8 @@ def run(db: Path, rounds: int, seed: int) -> list[tuple[str, list[float]]]:
     from feast_lineage.config import ConsumerSettings
     from feast_lineage.consumer.app import create_app
     from feast_lineage.consumer.services import graph as graph_service
-    from feast_lineage.consumer.services.health_states import Assessment, HealthCache
+    from feast_lineage.consumer.services.health_cache import HealthCache
+    from feast_lineage.consumer.services.health_states import Assessment
     from feast_lineage.consumer.settings import AppSettings
     from feast_lineage.server import tune_gc
 

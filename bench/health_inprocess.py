@@ -14,7 +14,8 @@ from sqlalchemy import create_engine
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.services import graph as gs
 from feast_lineage.consumer.services.health import health_page, impact
-from feast_lineage.consumer.services.health_states import Assessment, HealthCache
+from feast_lineage.consumer.services.health_cache import HealthCache
+from feast_lineage.consumer.services.health_states import Assessment
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read.positions import PositionCache
 import sqlite3

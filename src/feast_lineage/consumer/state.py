@@ -19,7 +19,7 @@ from feast_lineage.consumer.intake.memory import (
     return_memory,
 )
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
-from feast_lineage.consumer.services.health_states import HealthCache
+from feast_lineage.consumer.services.health_cache import HealthCache
 from feast_lineage.consumer.services.ingest import Intake
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings

@@ -38,7 +38,8 @@ from feast_lineage.consumer.services.bounds import (
     clamp_limit,
 )
 from feast_lineage.consumer.services.columns import has_column_lineage
-from feast_lineage.consumer.services.health_states import Assessment, assess
+from feast_lineage.consumer.services.health_cache import assess
+from feast_lineage.consumer.services.health_states import Assessment
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import graph as g
@@ -307,9 +308,12 @@ def build_nodes(
 
 
 def health_key(health: Assessment, node: int) -> str:
-    """The API id of a node the assessment knows."""
-    info = health.infos[node]
-    return node_key(info.kind, info.namespace, info.name)
+    """The API id of a node the assessment knows (kept: a node's id never changes its key)."""
+    key = health.node_keys.get(node)
+    if key is None:
+        info = health.infos[node]
+        key = health.node_keys[node] = node_key(info.kind, info.namespace, info.name)
+    return key
 
 
 def build_now(

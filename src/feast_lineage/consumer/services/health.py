@@ -13,11 +13,19 @@ from typing import Literal
 from sqlalchemy import Connection
 
 from feast_lineage.consumer.errors import LineageError, NotFound
-from feast_lineage.consumer.schemas import Clamped, HealthPage, HealthProblem, Impact
+from feast_lineage.consumer.schemas import (
+    Clamped,
+    HealthPage,
+    HealthProblem,
+    Impact,
+    ReachGroups,
+    ReachTotals,
+)
 from feast_lineage.consumer.services import reach
 from feast_lineage.consumer.services.bounds import MAX_DEPTH, clamp_depth
 from feast_lineage.consumer.services.graph import _visible_start, build_nodes, node_key
-from feast_lineage.consumer.services.health_states import Assessment, Cause, assess
+from feast_lineage.consumer.services.health_cache import assess
+from feast_lineage.consumer.services.health_states import Assessment, Cause
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import graph as g
 from feast_lineage.consumer.store.read import health as h
@@ -65,12 +73,12 @@ def _reaches(
     The walks go over the graph the assessment read whole, and take the
     nodes' infos it read (else read them, every reached node's at once).
     """
-    cache, scope_key = read.health_cache, read.scope.cache_key()
-    keys = {s: (health.marker, s, MAX_DEPTH, scope_key) for s in starts}
-    keep = cache is not None and health.marker is not None
+    cache, scope_key, marker = read.health_cache, read.scope.cache_key(), health.graph_marker
+    keys = {s: ("reach", s, MAX_DEPTH, scope_key) for s in starts}
+    keep = cache is not None and marker is not None
     out: dict[int, Reach] = {}
     for start in starts:
-        kept = cache.known(keys[start]) if cache is not None and keep else None
+        kept = cache.walked(keys[start], marker) if cache is not None and keep else None
         if kept is not None:
             out[start] = kept  # type: ignore[assignment]
     fetch = health.downstream.fetcher(conn) if health.downstream is not None else None
@@ -80,12 +88,41 @@ def _reaches(
     for start, walked in walks.items():
         out[start] = _visible(conn, read, start, MAX_DEPTH, (walked, infos), fetch)
         if cache is not None and keep:
-            cache.keep(keys[start], out[start])
+            cache.keep_walked(keys[start], marker, walked.distance.keys(), out[start])
     return out
 
 
-def _key(infos: dict[int, h.NodeInfo]) -> Callable[[int], str]:
-    return lambda n: node_key(infos[n].kind, infos[n].namespace, infos[n].name)
+def _key(infos: dict[int, h.NodeInfo], memo: dict[int, str] | None = None) -> Callable[[int], str]:
+    """A node's API id; ``memo`` keeps them (a node's id names its kind, namespace and name:
+    its key never changes)."""
+    known = {} if memo is None else memo
+
+    def key(n: int) -> str:
+        found = known.get(n)
+        if found is None:
+            info = infos[n]
+            found = known[n] = node_key(info.kind, info.namespace, info.name)
+        return found
+
+    return key
+
+
+def _grouped(
+    read: StoreReader, start: int, found: Reach, health: Assessment
+) -> tuple[ReachGroups, ReachTotals]:
+    """What a problem reaches, by group: kept with its walk (sorting a thousand reached nodes
+    by name costs more than walking to them)."""
+    cache, marker = read.health_cache, health.graph_marker
+    key = ("grouped", start, MAX_DEPTH, read.scope.cache_key())
+    keep = cache is not None and marker is not None
+    kept = cache.walked(key, marker) if cache is not None and keep else None
+    if kept is not None:
+        return kept  # type: ignore[return-value]
+    walked, infos = found
+    answer = reach.grouped(walked, infos, _key(infos, health.node_keys), terminal_only=True)
+    if cache is not None and keep:
+        cache.keep_walked(key, marker, walked.distance.keys(), answer)
+    return answer
 
 
 def _problems(
@@ -98,8 +135,7 @@ def _problems(
     reaches = _reaches(conn, read, [c.node for c in shown], health)
     out: list[HealthProblem] = []
     for cause, node in zip(shown, nodes, strict=True):
-        walked, infos = reaches[cause.node]
-        groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=True)
+        groups, totals = _grouped(read, cause.node, reaches[cause.node], health)
         out.append(
             HealthProblem(
                 id=f"{cause.kind}:{node['id']}",

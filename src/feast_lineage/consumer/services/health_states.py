@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -40,7 +38,7 @@ from feast_lineage.consumer.store.read.run_facets import run_facets
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us, to_iso
 
-KEEP = 11  # writes read per dataset: ten intervals
+KEEP = h.KEEP_WRITES  # writes read per dataset: ten intervals (retention keeps them)
 MIN_INTERVALS = 3
 FACTOR = 3.0
 CAUSE_DEPTH = 20  # how far downstream a cause puts nodes at risk
@@ -92,6 +90,13 @@ class Assessment:
     # the current graph (read whole once per store state): the spread's and the problems' walks
     downstream: reach.KnownSteps | None = None
     nodes: dict[int, h.NodeInfo] = field(default_factory=dict)  # every node (read whole too)
+    graph: frozenset[h.Step] = frozenset()  # every step of the current graph, downstream
+    upstream: reach.KnownSteps | None = None
+    # the marker when the graph or a node last changed: what a walk's answer is kept under
+    graph_marker: object = None
+    node_keys: dict[int, str] = field(default_factory=dict)  # node -> its API id, as asked
+    # a refresh that changed the graph: the nodes whose steps or rows it changed
+    dirty: frozenset[int] | None = None
 
     def state(self, node: int) -> HealthState:
         cause = self.causes.get(node)
@@ -183,8 +188,12 @@ def _interval(
     return None, None
 
 
-def _failed(conn: Connection, found: Assessment) -> None:
-    failed = h.failed_jobs(conn)
+def _failed(conn: Connection, found: Assessment, job_ids: Collection[int] | None = None) -> None:
+    """The failed jobs (of ``job_ids`` only, their causes replaced; None: of every job)."""
+    if job_ids is not None:
+        for job in job_ids:
+            found.causes.pop(job, None)
+    failed = h.failed_jobs(conn, job_ids)
     facets = run_facets(conn, [f.run_id for f in failed])
     for f in failed:
         error = facets[f.run_id].facets.get("errorMessage") if f.run_id in facets else None
@@ -198,15 +207,23 @@ def _failed(conn: Connection, found: Assessment) -> None:
         )
 
 
-def _freshness(conn: Connection, found: Assessment, rules: Mapping[str, float]) -> None:
-    """Each written dataset's latest write and expected interval (nothing here depends on now)."""
-    writes = h.recent_writes(conn, None, KEEP)
+def _freshness(
+    conn: Connection,
+    found: Assessment,
+    rules: Mapping[str, float],
+    dataset_ids: Collection[int] | None = None,
+) -> None:
+    """Each written dataset's latest write and expected interval (nothing here depends on now);
+    of ``dataset_ids`` only (replaced), None: of every dataset."""
+    if dataset_ids is not None:
+        for did in dataset_ids:
+            found.freshness.pop(did, None)
+    writes = h.recent_writes(conn, dataset_ids, KEEP)
     written = sorted(writes)
-    found.infos.update((did, found.nodes[did]) for did in written)
-    views = [i for i in written if found.infos[i].feast_type in FEATURE_VIEWS]
+    views = [i for i in written if found.nodes[i].feast_type in FEATURE_VIEWS]
     facets = read_common.facets_of(conn, t.dataset_facets, views)
     for did in written:
-        info, times = found.infos[did], writes.get(did, [])
+        info, times = found.nodes[did], writes.get(did, [])
         interval, source = _interval(info, times, rules, facets)
         found.freshness[did] = Freshness(times[0] if times else None, interval, source)
 
@@ -286,11 +303,21 @@ def base(conn: Connection, rules: Mapping[str, float]) -> Assessment:
     _freshness(conn, found, rules)
     # One read of the whole current graph (cheaper than a read per level once the walks
     # reach most nodes, as the spread from every stale dataset does).
-    found.downstream, upstream = reach.KnownSteps.whole(h.every_step(conn, downstream=True))
-    _lag_sources(conn, found, upstream)
-    _dues(found)
-    found.infos.update((n, found.nodes[n]) for n in found.causes if n in found.nodes)
+    found.graph = frozenset(h.every_step(conn, downstream=True))
+    found.downstream, found.upstream = reach.KnownSteps.whole(found.graph)
+    _materialized(conn, found, None)
+    finish(found)
     return found
+
+
+def finish(found: Assessment) -> None:
+    """What a base derives in memory from what it read: the lags' sources (walked over the
+    graph), when each dataset turns stale, the infos of every node it speaks of."""
+    _lag_sources(found)
+    _dues(found)
+    found.infos = {n: found.nodes[n] for n in found.freshness}
+    found.infos.update((n, found.nodes[n]) for n in found.causes if n in found.nodes)
+    found.infos.update((i.id, i) for i in _feast(found, (*FEATURE_VIEWS, "feature_service")))
 
 
 def at(kept: Assessment, now_us: int, stale: dict[int, Cause] | None = None) -> Assessment:
@@ -309,6 +336,10 @@ def at(kept: Assessment, now_us: int, stale: dict[int, Cause] | None = None) -> 
         marker=kept.marker,
         downstream=kept.downstream,
         nodes=kept.nodes,
+        graph=kept.graph,
+        upstream=kept.upstream,
+        graph_marker=kept.graph_marker,
+        node_keys=kept.node_keys,
     )
     _lag_seconds(found)
     return found
@@ -319,85 +350,6 @@ def compute(conn: Connection, rules: Mapping[str, float], now_us: int) -> Assess
     found = at(base(conn, rules), now_us)
     _spread(conn, found)
     return found
-
-
-class HealthCache:
-    """What a process's assessments share while the store is unchanged.
-
-    The part read from the store (failed runs, every node, every written
-    dataset's recent writes and interval, the whole current graph, the lags'
-    sources: about 130 ms of CPU on the 1M-event store) is kept until an
-    event is stored, pruned or reset (:func:`.store_marker`); the walk from
-    the causes, until the causes change (a dataset turns stale with time
-    alone); what a problem reaches, per cause and scope. Each request then
-    applies its own now: states are exact, never late.
-    """
-
-    def __init__(self, most_reaches: int = 4096) -> None:
-        self._lock = threading.Lock()
-        self._base: tuple[object, Assessment] | None = None
-        self._spread: tuple[object, frozenset[int], Assessment] | None = None
-        self._reaches: OrderedDict[Hashable, object] = OrderedDict()
-        self._stale: tuple[object, dict[int, Cause]] | None = None
-        self._most = most_reaches
-
-    def assessment(self, conn: Connection, rules: Mapping[str, float], now_us: int) -> Assessment:
-        key = (h.store_marker(conn), tuple(rules.items()))
-        with self._lock:
-            kept, spread = self._base, self._spread
-        if kept is None or kept[0] != key:
-            kept = (key, base(conn, rules))
-            kept[1].marker = key
-            with self._lock:
-                self._base = kept
-                self._reaches.clear()
-        count = stale_count(kept[1], now_us)
-        with self._lock:
-            known = self._stale
-        if known is None or known[0] != (key, count):
-            known = ((key, count), stale_causes(kept[1], count))
-            with self._lock:
-                self._stale = known
-        found = at(kept[1], now_us, known[1])
-        causes = frozenset(found.causes)
-        if spread is not None and spread[0] == key and spread[1] == causes:
-            found.at_risk, found.downstream = spread[2].at_risk, spread[2].downstream
-            return found
-        _spread(conn, found)
-        with self._lock:
-            self._spread = (key, causes, found)
-        return found
-
-    def reach(self, key: Hashable, walk: Callable[[], object]) -> object:
-        """``walk()``'s answer, kept under ``key`` (it must name the store state) while it is."""
-        value = self.known(key)
-        if value is None:
-            value = walk()
-            self.keep(key, value)
-        return value
-
-    def known(self, key: Hashable) -> object | None:
-        """What :meth:`keep` kept under ``key``, if it still is."""
-        with self._lock:
-            if key in self._reaches:
-                self._reaches.move_to_end(key)
-                return self._reaches[key]
-        return None
-
-    def keep(self, key: Hashable, value: object) -> None:
-        with self._lock:
-            self._reaches[key] = value
-            while len(self._reaches) > self._most:
-                self._reaches.popitem(last=False)
-
-
-def assess(
-    conn: Connection, rules: Mapping[str, float], now_us: int, cache: HealthCache | None = None
-) -> Assessment:
-    """The health of every node as of ``now_us``: the cache's when it holds, else computed."""
-    if cache is None:
-        return compute(conn, rules, now_us)
-    return cache.assessment(conn, rules, now_us)
 
 
 def _materialized_to(conn: Connection, views: list[int]) -> dict[int, int]:
@@ -422,19 +374,17 @@ def _uuid(value: bytes) -> str:
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
-def _source_written(
-    conn: Connection, known: reach.KnownSteps, view: int, found: Assessment
-) -> int | None:
+def _source_written(known: reach.KnownSteps, view: int, found: Assessment) -> int | None:
     """The latest write of a dataset upstream of ``view`` that is no Feast object of its own
     (every written dataset's latest write and info are in ``found`` already)."""
-    walked = known.walk(conn, view, SOURCE_DEPTH)
+    walked = known.walk(None, view, SOURCE_DEPTH)
     writes = [
         fresh.last_write_us
         for n in walked.distance
         if n != view
         and (fresh := found.freshness.get(n)) is not None
         and fresh.last_write_us is not None
-        and (info := found.infos.get(n)) is not None
+        and (info := found.nodes.get(n)) is not None
         and info.kind == "dataset"
         and info.feast_type in (None, "data_source")
     ]
@@ -458,28 +408,42 @@ def _online_stores(found: Assessment, views: list[h.NodeInfo]) -> dict[int, int]
     return out
 
 
-def _lag_sources(conn: Connection, found: Assessment, upstream: reach.KnownSteps) -> None:
-    """Each feature view's materialized-to time and its source's latest write; the services'
-    views (walked upstream over ``upstream``, the whole graph)."""
+def _materialized(conn: Connection, found: Assessment, touched: Collection[int] | None) -> None:
+    """Each feature view's materialized-to time (of the views whose own dataset or online store
+    is among ``touched`` only, replaced; None: of every view)."""
     views = _feast(found, FEATURE_VIEWS)
-    services = _feast(found, ("feature_service",))
     stores = _online_stores(found, views)
-    ended = _materialized_to(conn, [v.id for v in views] + list(stores.values()))
+    if touched is not None:
+        views = [v for v in views if v.id in touched or stores.get(v.id) in touched]
+        for view in views:
+            found.materialized_to.pop(view.id, None)
+    if not views:
+        return
+    ended = _materialized_to(
+        conn, [v.id for v in views] + [stores[v.id] for v in views if v.id in stores]
+    )
     for view in views:
         # Materialized to: a run writing the view itself, or (Feast's shape) its online store.
         ends = [ended[i] for i in (view.id, stores.get(view.id)) if i is not None and i in ended]
         if ends:
             found.materialized_to[view.id] = max(ends)
-    known = upstream
+
+
+def _lag_sources(found: Assessment) -> None:
+    """Each feature view's source's latest write; the services' views (walked upstream over
+    the whole graph, in memory)."""
+    known = found.upstream
+    assert known is not None  # read by base, kept by a refresh
+    views = _feast(found, FEATURE_VIEWS)
+    services = _feast(found, ("feature_service",))
+    found.source_written, found.service_views = {}, {}
     for view in views:
-        found.infos[view.id] = view
-        source = _source_written(conn, known, view.id, found)
+        source = _source_written(known, view.id, found)
         if source is not None:
             found.source_written[view.id] = source
     view_ids = {v.id for v in views}
     for service in services:
-        found.infos[service.id] = service
-        walked = known.walk(conn, service.id, 2)
+        walked = known.walk(None, service.id, 2)
         found.service_views[service.id] = sorted(n for n in walked.distance if n in view_ids)
 
 

@@ -9,7 +9,7 @@ dataset), as in the graph's own walk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
@@ -39,7 +39,7 @@ Fetch = Callable[[list[int]], list[Step]]
 
 
 def walk(
-    conn: Connection,
+    conn: Connection | None,
     starts: Collection[int],
     depth: int,
     *,
@@ -52,7 +52,9 @@ def walk(
     ``fetch``: the steps out of a frontier (default: read from the store).
     """
     if fetch is None:
-        fetch = lambda ids: steps(conn, ids, downstream=downstream)  # noqa: E731
+        assert conn is not None, "a walk without known steps reads them"
+        store = conn
+        fetch = lambda ids: steps(store, ids, downstream=downstream)  # noqa: E731
     distance = dict.fromkeys(starts, 0)
     previous: dict[int, int | None] = dict.fromkeys(starts)
     frontier = sorted(distance)
@@ -92,12 +94,13 @@ class KnownSteps:
         self._whole = False  # every step of the graph is known: a node not in _out has none
 
     @classmethod
-    def whole(cls, every: list[Step]) -> tuple[KnownSteps, KnownSteps]:
+    def whole(cls, every: Iterable[Step]) -> tuple[KnownSteps, KnownSteps]:
         """Every step of the graph (:func:`.every_step`, downstream), walked downstream and
-        upstream (a step near -> far the other way is far -> near)."""
+        upstream (a step near -> far the other way is far -> near); each node's steps in
+        order, whatever order ``every`` came in (a walk is then the same however it was read)."""
         down, up = cls(downstream=True), cls(downstream=False)
         d_out, u_out = down._out, up._out
-        for step in every:
+        for step in sorted(every):
             near, far = step.near, step.far
             if near in d_out:
                 d_out[near].append(step)
@@ -111,24 +114,48 @@ class KnownSteps:
         down._whole = up._whole = True
         return down, up
 
-    def fetch(self, conn: Connection, ids: list[int]) -> list[Step]:
+    def replaced(self, removed: Collection[Step], added: Collection[Step]) -> KnownSteps:
+        """A copy of a :meth:`whole` with ``removed`` gone and ``added`` in (both downstream
+        steps): what :meth:`whole` of the changed graph holds, rebuilt for their nodes only."""
+        assert self._whole, "only the whole graph is changed in place of a read"
+
+        def oriented(step: Step) -> Step:
+            return step if self.downstream else Step(step.far, step.near, step.deeper)
+
+        gone = {oriented(s) for s in removed}
+        new: dict[int, list[Step]] = {}
+        for step in map(oriented, added):
+            new.setdefault(step.near, []).append(step)
+        out = KnownSteps(downstream=self.downstream)
+        out._whole, out._out = True, dict(self._out)
+        for node in {s.near for s in gone} | set(new):
+            kept = [s for s in self._out.get(node, ()) if s not in gone]
+            changed = sorted({*kept, *new.get(node, ())})
+            if changed:
+                out._out[node] = changed
+            else:
+                out._out.pop(node, None)
+        return out
+
+    def fetch(self, conn: Connection | None, ids: list[int]) -> list[Step]:
         known = self._out
         if self._whole:
             return [step for n in ids for step in known.get(n, ())]
         unknown = [n for n in ids if n not in known]
         if unknown:
+            assert conn is not None, "steps not known are read"
             fresh: dict[int, list[Step]] = {n: [] for n in unknown}
             for step in steps(conn, unknown, downstream=self.downstream):
                 fresh[step.near].append(step)
             known.update(fresh)
         return [step for n in ids for step in known[n]]
 
-    def fetcher(self, conn: Connection) -> Fetch:
+    def fetcher(self, conn: Connection | None) -> Fetch:
         return lambda ids: self.fetch(conn, ids)
 
     def walk(
         self,
-        conn: Connection,
+        conn: Connection | None,
         start: int,
         depth: int,
         allowed: Callable[[int], bool] | None = None,

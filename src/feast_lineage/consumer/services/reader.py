@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from feast_lineage.consumer.access.scope import Scope
-from feast_lineage.consumer.services.health_states import HealthCache
+from feast_lineage.consumer.services.health_cache import HealthCache
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import now_us
 from feast_lineage.registry.source import RegistrySource

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+from feast_lineage.consumer.store.admin import dataset_versions
 from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.admin.reset import reset_all, reset_namespace
 from feast_lineage.consumer.store.read.dataset_version_page import History, one, page
 from feast_lineage.consumer.store.read.dataset_versions import horizon, observations, versions
+from feast_lineage.consumer.store.read.health import KEEP_WRITES, recent_writes
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, namespace_id
@@ -33,7 +37,11 @@ def _answer(store: Store, ns: str = "lake", name: str = "t") -> list[tuple[int, 
     return [(v.row.time_us, v.changes) for v in found]
 
 
-def test_a_prune_keeps_each_datasets_current_version_and_what_it_carries(store: Store) -> None:
+def test_a_prune_keeps_each_datasets_current_version_and_what_it_carries(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Versions only: the latest writes health learns from are kept too (the test below)
+    monkeypatch.setattr(dataset_versions, "KEEP_WRITES", 0)
     store.ingest(_write(0, "a"), _write(1), _write(2, "a", "b"), _write(3), _write(100, "a", "b"))
     store.ingest(_write(1, "x", name="old"), _write(2, name="old"))
     before = _answer(store)
@@ -51,6 +59,20 @@ def test_a_prune_keeps_each_datasets_current_version_and_what_it_carries(store: 
         (current,) = versions(observations(conn, dataset_id("lake", "old")), horizon(conn))
         assert current.row.time_us == _us(2)
         assert current.schema_id is not None
+
+
+def test_a_prune_keeps_the_latest_writes_health_learns_an_interval_from(store: Store) -> None:
+    """Each dataset keeps its KEEP_WRITES latest writes, older than the cutoff or not, so a
+    prune never leaves it too few to learn its expected interval from."""
+    store.ingest(*[_write(i) for i in range(15)], _write(100))
+    store.ingest(*[_write(i, name="few") for i in range(4)])
+    with store.engine.connect() as conn:
+        before = recent_writes(conn, None, KEEP_WRITES)
+    removed = prune(store.engine, _us(50))
+    with store.engine.connect() as conn:
+        assert recent_writes(conn, None, KEEP_WRITES) == before
+    assert removed.get("dataset_versions") == 5  # t at 0 to 4: older than its latest 11
+    assert len(before[dataset_id("lake", "t")]) == KEEP_WRITES
 
 
 def test_a_namespace_reset_deletes_its_versions_and_keeps_the_blobs_others_point_at(

@@ -5,7 +5,10 @@ states stated), the rows older than it go but three kinds: the dataset's
 last version before the cutoff (so a dataset always keeps its current
 version, and the first version after the cutoff its predecessor), and
 the latest older rows stating its schema and its symlinks (the values
-that version carries). The read
+that version carries), and its latest writes, so that it keeps the
+:data:`~feast_lineage.consumer.store.read.health.KEEP_WRITES` latest
+writes health learns its expected interval from (a prune never turns
+``stale`` into ``unknown``). The read
 (:func:`~feast_lineage.consumer.store.read.dataset_versions.versions`)
 answers, of the older rows left, that one version only. The horizon is
 kept in the store's meta table, so every worker tells a pruned version's
@@ -25,11 +28,18 @@ from feast_lineage.consumer.store.read.dataset_versions import (
     observations,
     versions,
 )
+from feast_lineage.consumer.store.read.health import KEEP_WRITES
 from feast_lineage.consumer.store.schema import tables as t
 
 # The dataset facets whose blobs versions point at: a namespace reset keeps
 # their blobs, which versions of other datasets may share.
 VERSIONED_FACETS = ("schema", "lifecycleStateChange", "symlinks")
+
+
+def _writes(row: ObservationRow) -> bool:
+    """A write health learns from (:func:`.read.health.recent_writes`): a COMPLETE run's output,
+    or a DatasetEvent's row."""
+    return not row.stated and (row.writes == 1 or (row.event_type is None and row.run_id is None))
 
 
 def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[int]:
@@ -44,6 +54,11 @@ def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[int]:
         stating = [row for row in older if getattr(row, column) is not None]
         if stating:
             keep.add(stating[-1].id)
+    # The latest writes health learns a dataset's interval from, all of them kept.
+    newer = sum(1 for row in rows if row.time_us >= cutoff_us and _writes(row))
+    wanted = max(0, KEEP_WRITES - newer)
+    if wanted:
+        keep.update(row.id for row in [r for r in older if _writes(r)][-wanted:])
     return keep
 
 

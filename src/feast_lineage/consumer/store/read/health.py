@@ -22,6 +22,9 @@ from feast_lineage.consumer.store.schema import tables as t
 
 _CHUNK = 2000
 FAILED_STATES = ("FAIL", "ABORT")
+# Writes read per dataset (ten intervals to learn its expected interval from); retention
+# keeps them (store/admin/dataset_versions.py).
+KEEP_WRITES = 11
 
 
 class FailedRun(NamedTuple):
@@ -56,16 +59,20 @@ def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
         yield wanted[start : start + _CHUNK]
 
 
-def failed_jobs(conn: Connection) -> list[FailedRun]:
-    """Every job whose latest ended run failed or was aborted, with no later COMPLETE."""
+def failed_jobs(conn: Connection, job_ids: Collection[int] | None = None) -> list[FailedRun]:
+    """Every job (of ``job_ids``; None: of all) whose latest ended run failed or was
+    aborted, with no later COMPLETE."""
     r = t.runs.c
     ended = func.coalesce(r.ended_us, r.last_event_us)
     latest: dict[int, FailedRun] = {}
     stmt = select(r.job_id, r.run_id, r.state, ended).where(r.state.in_(FAILED_STATES))
-    for job, run, state, end in conn.execute(stmt).all():
-        known = latest.get(job)
-        if known is None or (end, run) > (known.ended_us, known.run_id):
-            latest[job] = FailedRun(int(job), run, state, int(end))
+    chunks: Iterable[list[int] | None] = [None] if job_ids is None else _chunks(job_ids)
+    for chunk in chunks:
+        some = stmt if chunk is None else stmt.where(r.job_id.in_(chunk))
+        for job, run, state, end in conn.execute(some).all():
+            known = latest.get(job)
+            if known is None or (end, run) > (known.ended_us, known.run_id):
+                latest[job] = FailedRun(int(job), run, state, int(end))
     for chunk in _chunks(latest):
         done = (
             select(r.job_id, func.max(ended))
@@ -220,14 +227,25 @@ def latest_writing_runs(conn: Connection, dataset_ids: Collection[int]) -> dict[
     return {did: run for did, (_, run) in out.items()}
 
 
-def store_marker(conn: Connection) -> tuple[int, int, int]:
-    """What changes when events are stored, pruned or reset: three index lookups.
+class StoreMarker(NamedTuple):
+    """What changes when events are stored, pruned or reset (:func:`store_marker`)."""
 
-    (the highest and lowest event row ids, and the runs' count bound by the
-    last run started) -- an assessment computed for one marker holds until it changes.
+    high: int  # the highest event row id
+    low: int  # the lowest
+    started: int  # the latest run start
+    generation: str  # the store generation: bumped by every prune and reset
+
+
+def store_marker(conn: Connection) -> StoreMarker:
+    """What changes when events are stored, pruned or reset: four index lookups.
+
+    An assessment computed for one marker holds until it changes; one whose
+    marker differs by ``high`` only is brought up to date from the events
+    after it (:mod:`.health_changes`).
     """
-    e, r = t.events.c, t.runs.c
+    e, r, m = t.events.c, t.runs.c, t.meta.c
     high = conn.execute(select(func.max(e.id))).scalar()
     low = conn.execute(select(func.min(e.id))).scalar()
     started = conn.execute(select(func.max(r.started_us))).scalar()
-    return int(high or 0), int(low or 0), int(started or 0)
+    generation = conn.execute(select(m.value).where(m.key == "generation")).scalar()
+    return StoreMarker(int(high or 0), int(low or 0), int(started or 0), str(generation or "0"))
