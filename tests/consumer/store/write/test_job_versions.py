@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feast_lineage.consumer.store.admin.reset import reset_namespace
 from feast_lineage.consumer.store.read.job_versions import (
     JobVersionRow,
     current_version,
@@ -25,7 +26,7 @@ from feast_lineage.consumer.store.read.job_versions import (
 )
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
-from feast_lineage.identity import job_id
+from feast_lineage.identity import job_id, namespace_id
 from tests.factories import at, dataset, facet, job_event, run_event
 from tests.store_helpers import Store, ingest_shuffled
 
@@ -344,3 +345,20 @@ def test_any_order_and_duplication_gives_the_versions_of_in_order_delivery(
         assert set(runs) & {e["run"]["runId"] for e in events if "run" in e} <= ran
 
     check()
+
+
+def test_a_reset_forgets_what_the_writer_knew_of_its_runs(sqlite_url: str) -> None:
+    """After a reset (a new generation) the same events store the run's version again."""
+    store = Store(sqlite_url)
+    r = new_run()
+    start = run("START", r, 1, inputs=("orders",), outputs=("daily",), sql="q1")
+    complete = run("COMPLETE", r, 2, inputs=("orders",), outputs=("daily",), sql="q1")
+    store.ingest(start)
+    store.ingest(complete)
+    reset_namespace(store.engine, namespace_id(JOB[0]))
+    assert store.count(t.run_versions) == 0
+    store.ingest(complete)  # what the writer knew of the run is gone with the generation
+    (version,) = versions(store)
+    assert tables(version) == ((("s3://raw", "orders"),), (("s3://lake", "daily"),))
+    assert [row["run_key"] for row in store.rows(t.run_versions)] == [r]
+    store.close()
