@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feast_lineage.consumer.store.admin.reset import reset_namespace
 from feast_lineage.consumer.store.read.job_versions import (
     JobVersionRow,
     current_version,
@@ -25,7 +26,7 @@ from feast_lineage.consumer.store.read.job_versions import (
 )
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
-from feast_lineage.identity import job_id
+from feast_lineage.identity import job_id, namespace_id
 from tests.factories import at, dataset, facet, job_event, run_event
 from tests.store_helpers import Store, ingest_shuffled
 
@@ -216,10 +217,45 @@ def test_an_event_reads_its_runs_one_row_and_a_repeat_writes_nothing(sqlite_url:
     # One read of the run's row (with its start), its row written, the new
     # version inserted, the START's partial version dropped: nothing per part.
     assert verbs == ["SELECT", "INSERT", "INSERT", "DELETE"]
+    # The writer knows what it stored of the run: a repeat reads nothing either.
     again = store.traced_statements(lambda: store.ingest(complete))
+    assert not [s for s in again if "run_versions" in s or "job_versions" in s]
+    # Another process does not know it: it reads the run's row, and writes nothing.
+    other = Store(sqlite_url)
+    again = other.traced_statements(lambda: other.ingest(complete))
     touching = [s for s in again if "run_versions" in s or "job_versions" in s]
     assert [s.lstrip().split(None, 1)[0].upper() for s in touching] == ["SELECT"]
     assert len(versions(store)) == 1
+    other.close()
+    store.close()
+
+
+def test_a_known_run_is_read_again_when_an_event_adds_to_it(sqlite_url: str) -> None:
+    """What the writer remembers of a run only spares events that add nothing to it."""
+    store = Store(sqlite_url)
+    r = new_run()
+    store.ingest(run("START", r, 5, inputs=("orders",), outputs=("daily",), sql="q1"))
+    store.ingest(run("COMPLETE", r, 6, inputs=("orders",), outputs=("daily",), sql="q1"))
+    (before,) = versions(store)
+
+    def verbs(event: dict[str, Any]) -> list[str]:
+        statements = store.traced_statements(lambda: store.ingest(event))
+        touching = [s for s in statements if "run_versions" in s or "job_versions" in s]
+        return [s.lstrip().split(None, 1)[0].upper() for s in touching]
+
+    # A new input: read, a new version.
+    assert verbs(run("RUNNING", r, 5.5, inputs=("customers",), sql="q1"))[0] == "SELECT"
+    (after,) = versions(store)
+    assert after.id != before.id
+    assert after.content.inputs == (("s3://raw", "customers"), ("s3://raw", "orders"))
+    # A later sql facet (a higher rank): read, another version.
+    assert verbs(run("RUNNING", r, 7, inputs=(), sql="q2"))[0] == "SELECT"
+    # An earlier START: the run's start moves, and its version's time with it.
+    assert verbs(run("START", r, 4, inputs=("orders",), sql="q1"))[0] == "SELECT"
+    (latest,) = versions(store)
+    assert latest.first_us == parse_us(at(4))
+    # An earlier sql facet adds nothing: nothing read.
+    assert verbs(run("RUNNING", r, 4.5, inputs=("orders",), sql="q3")) == []
     store.close()
 
 
@@ -309,3 +345,20 @@ def test_any_order_and_duplication_gives_the_versions_of_in_order_delivery(
         assert set(runs) & {e["run"]["runId"] for e in events if "run" in e} <= ran
 
     check()
+
+
+def test_a_reset_forgets_what_the_writer_knew_of_its_runs(sqlite_url: str) -> None:
+    """After a reset (a new generation) the same events store the run's version again."""
+    store = Store(sqlite_url)
+    r = new_run()
+    start = run("START", r, 1, inputs=("orders",), outputs=("daily",), sql="q1")
+    complete = run("COMPLETE", r, 2, inputs=("orders",), outputs=("daily",), sql="q1")
+    store.ingest(start)
+    store.ingest(complete)
+    reset_namespace(store.engine, namespace_id(JOB[0]))
+    assert store.count(t.run_versions) == 0
+    store.ingest(complete)  # what the writer knew of the run is gone with the generation
+    (version,) = versions(store)
+    assert tables(version) == ((("s3://raw", "orders"),), (("s3://lake", "daily"),))
+    assert [row["run_key"] for row in store.rows(t.run_versions)] == [r]
+    store.close()

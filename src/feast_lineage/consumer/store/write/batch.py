@@ -26,7 +26,10 @@ from feast_lineage.consumer.store.write import merge_rules as mr
 from feast_lineage.consumer.store.write import sqlite_touch
 from feast_lineage.consumer.store.write.cache import WriteCache
 from feast_lineage.consumer.store.write.column_rows import column_edge_rows
-from feast_lineage.consumer.store.write.job_versions import write_job_versions
+from feast_lineage.consumer.store.write.job_versions import (
+    remember_run_parts,
+    write_job_versions,
+)
 from feast_lineage.consumer.store.write.rows import (
     ColumnEdgeKey,
     ColumnReportKey,
@@ -138,7 +141,7 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     ex("dataset_states", _upsert(conn, t.dataset_states, mr.DATASET_STATES), states)
     fetch = partial(_fetch, conn, cache)
     note_longest_run(conn, fetch, [run["run_id"] for run in d.runs], cache)
-    write_job_versions(conn, d, ex, fetch, cache.job_sources.__contains__)
+    write_job_versions(conn, d, ex, fetch, cache)
     return link_uris(conn, d, cache)
 
 
@@ -245,3 +248,4 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
     for source in d.job_versions.payloads:
         cache.job_sources.add(source)
     remember_longest_run(cache)
+    remember_run_parts(cache)

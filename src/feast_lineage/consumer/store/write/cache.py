@@ -4,7 +4,8 @@
 list, run inputs/outputs (with the earliest time each is known listed),
 dataSource links, the columnLineage payloads whose column edges are stored,
 the rank of each dataset state stored, job versions' source facet
-payloads and the longest run stored in meta. It is dropped whenever the
+payloads, the job version parts of recent runs and the longest run stored
+in meta. It is dropped whenever the
 store's ``generation`` changes (:mod:`.meta`), which reset and prune bump in
 the same transaction as their deletes, also across processes.
 """
@@ -12,7 +13,7 @@ the same transaction as their deletes, also across processes.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class _BoundedSet:
@@ -89,6 +90,45 @@ class _BoundedMinimum:
         self._items.clear()
 
 
+class KnownRun(NamedTuple):
+    """A run's job version parts as stored after a commit of this process, and its START time.
+
+    Parts only grow (a union, and per source facet the highest rank) and
+    a run's start only falls once a START is stored, until a prune or reset
+    (which change the generation): an event adding nothing to these
+    changes nothing stored (:func:`..job_versions.adds_nothing`).
+    """
+
+    start_event_us: int
+    io: frozenset[tuple[str, int, int, str, str]]
+    sources: dict[str, tuple[str, str]]
+
+
+class _BoundedMap:
+    """Key -> value, forgetting the least recently put past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._limit = limit
+
+    def get(self, key: object) -> Any:
+        return self._items.get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        if len(self._items) > self._limit:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+# Runs whose parts are remembered: their START and COMPLETE come close
+# together; about 600 bytes a run.
+RUN_PARTS_LIMIT = 8_192
+
+
 class WriteCache:
     """Rows known to be in the store, valid for one store generation."""
 
@@ -110,6 +150,9 @@ class WriteCache:
         self.dataset_states = _BoundedRanks(limit)
         # (job, digest): a job version's source facet payload
         self.job_sources = _BoundedSet(limit)
+        # run key -> KnownRun, and what this transaction stored (known once it commits)
+        self.run_parts = _BoundedMap(min(limit, RUN_PARTS_LIMIT))
+        self.pending_run_parts: dict[str, KnownRun] = {}
         # The longest run known stored in meta (max_run_us), and what this
         # transaction raised it to (known stored once it commits)
         self.max_run_us: int | None = None
@@ -128,5 +171,6 @@ class WriteCache:
             self.explicit_reports.clear()
             self.dataset_states.clear()
             self.job_sources.clear()
+            self.run_parts.clear()
             self.max_run_us = None
             self.generation = generation

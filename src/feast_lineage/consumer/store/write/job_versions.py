@@ -36,6 +36,7 @@ from feast_lineage import canonical_json
 from feast_lineage.consumer.store.engine.dialect import insert_ignore, upsert
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.schema.job_version_content import text_version_id
+from feast_lineage.consumer.store.write.cache import KnownRun, WriteCache
 from feast_lineage.consumer.store.write.rows import JobVersionParts, RowBatch
 
 # The job facets that define a version, besides its inputs and outputs.
@@ -171,6 +172,7 @@ class Stored(NamedTuple):
     time_us: int | None
     parts: str | None
     started_us: int | None  # a run's, from the runs table (None for a JobEvent)
+    start_event_us: int | None = None  # a run's START time, None before one is stored
 
 
 def source_rows(
@@ -191,27 +193,33 @@ def source_rows(
 
 
 def write_job_versions(
-    conn: Connection,
-    d: RowBatch,
-    ex: Execute,
-    fetch: Fetch,
-    known: Callable[[tuple[int, str]], bool],
+    conn: Connection, d: RowBatch, ex: Execute, fetch: Fetch, cache: WriteCache
 ) -> None:
     """Merge ``d``'s parts into each touched run's and store its version (runs written first).
 
-    ``ex`` and ``fetch`` run statements (:mod:`.batch`); ``known``: the
-    source payloads this process knows are stored.
+    ``ex`` and ``fetch`` run statements (:mod:`.batch`); ``cache`` knows
+    the source payloads stored and recent runs' parts (:class:`.KnownRun`):
+    a run whose events here add nothing to them is neither read nor written.
     """
+    cache.pending_run_parts = {}
     ex(
         "job_sources",
         lambda: insert_ignore(conn, t.job_sources, ["job_id", "digest"]),
-        source_rows(d.job_versions, known),
+        source_rows(d.job_versions, cache.job_sources.__contains__),
     )
     runs = gather(d)
-    keys = sorted(runs)
+    starts = _start_events(d)
+    keys = sorted(
+        key
+        for key, (owner, parts) in runs.items()
+        if owner.event_time_us is not None
+        or not adds_nothing(cache.run_parts.get(key), parts, starts.get(key))
+    )
     for start in range(0, len(keys), _CHUNK):
         chunk = {k: runs[k] for k in keys[start : start + _CHUNK]}
-        versions, assigned, replaced = merge_runs(chunk, _stored(fetch, chunk))
+        stored = _stored(fetch, chunk)
+        versions, assigned, replaced = merge_runs(chunk, stored)
+        _note_known(cache, chunk, stored)
         ex("job_versions", lambda: insert_ignore(conn, t.job_versions, ["id"]), versions)
         ex(
             "run_versions",
@@ -221,12 +229,63 @@ def write_job_versions(
         _drop_unran(conn, replaced)
 
 
+def adds_nothing(known: KnownRun | None, parts: RunParts, start_event_us: int | None) -> bool:
+    """Whether a run's events of this transaction leave its stored row as it is.
+
+    ``known``: the run's parts and START time as this process stored or
+    read them (the store's hold at least these parts, and a START at or
+    before it); ``parts`` and ``start_event_us``: what the transaction
+    adds (the least START time among its rows of the run, if any).
+    """
+    if known is None or not parts.io <= known.io:
+        return False
+    if start_event_us is not None and start_event_us < known.start_event_us:
+        return False  # an earlier START: the run's start, so its version's time, moves
+    sources = known.sources
+    for name, (rank, _digest) in parts.sources.items():
+        have = sources.get(name)
+        if have is None or have[0] < rank:
+            return False
+    return True
+
+
+def _start_events(d: RowBatch) -> dict[str, int]:
+    """Each run of ``d`` with a START: the least START time among its rows."""
+    starts: dict[str, int] = {}
+    for run in d.runs:
+        start = run["start_event_us"]
+        if start is not None:
+            key = run["run_id"]
+            have = starts.get(key)
+            starts[key] = start if have is None else min(have, start)
+    return starts
+
+
+def _note_known(
+    cache: WriteCache, runs: Mapping[str, tuple[Owner, RunParts]], stored: Mapping[str, Stored]
+) -> None:
+    """Note the runs' parts (the stored ones merged in) as stored once this commits."""
+    for key, (owner, parts) in runs.items():
+        found = stored.get(key)
+        if owner.event_time_us is None and found is not None and found.start_event_us is not None:
+            cache.pending_run_parts[key] = KnownRun(
+                found.start_event_us, frozenset(parts.io), dict(parts.sources)
+            )
+
+
+def remember_run_parts(cache: WriteCache) -> None:
+    """After a commit: the runs' parts noted are now known stored."""
+    for key, known in cache.pending_run_parts.items():
+        cache.run_parts.put(key, known)
+    cache.pending_run_parts = {}
+
+
 def _stored(fetch: Fetch, runs: Mapping[str, tuple[Owner, RunParts]]) -> dict[str, Stored]:
     """The stored rows of ``runs``: one query for runs (with their start), one for JobEvents."""
     found: dict[str, Stored] = {}
     run_keys = [k for k, (owner, _) in runs.items() if owner.event_time_us is None]
-    for key, vid, time_us, text, started in fetch("job_version_runs", _runs_query, run_keys):
-        found[key] = Stored(vid, time_us, text, int(started))
+    for key, vid, time_us, text, started, start in fetch("job_version_runs", _runs_query, run_keys):
+        found[key] = Stored(vid, time_us, text, int(started), None if start is None else int(start))
     event_keys = [k for k, (owner, _) in runs.items() if owner.event_time_us is not None]
     for key, vid, time_us, text in fetch("job_version_events", _events_query, event_keys):
         found[key] = Stored(vid, time_us, text, None)
@@ -236,7 +295,7 @@ def _stored(fetch: Fetch, runs: Mapping[str, tuple[Owner, RunParts]]) -> dict[st
 def _runs_query(keys: list[BindParameter[Any]]) -> Select[Any]:
     rv, r = t.run_versions.c, t.runs.c
     return (
-        select(r.run_id, rv.version_id, rv.time_us, rv.parts, r.started_us)
+        select(r.run_id, rv.version_id, rv.time_us, rv.parts, r.started_us, r.start_event_us)
         .select_from(t.runs.outerjoin(t.run_versions, rv.run_key == r.run_id))
         .where(r.run_id.in_(keys))
     )
