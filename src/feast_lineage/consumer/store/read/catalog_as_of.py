@@ -91,7 +91,9 @@ def _replayed(conn: Connection, run: _RunThen, at: Instant) -> _RunThen:
         if best is None or rank > best:
             best, best_type = rank, kind
     if best is None or best_type is None:
-        return run
+        # Its events until then were pruned (a run kept across the retention
+        # horizon keeps only its events that hold a facet): it was under way.
+        return run._replace(state="RUNNING", ended_us=None)
     state = _STATE_OF_TYPE.get(best_type, "OTHER")
     ended = best[1] if best_type in _TERMINAL else None
     return run._replace(state=state, ended_us=ended)
