@@ -96,10 +96,10 @@ def main(argv: list[str] | None = None) -> int:
                 add(f"{name}, {which}", _timed(call, read, **asked, **at))
         for kind, pool in (("job", jobs), ("dataset", datasets)):
             ns, node = rng.choice(pool)
-            asked = {"kind": kind, "namespace": ns, "name": node, "depth": 0}
-            asked |= {"direction": "both", "limit": 1}
-            add(f"{kind} details, now", _timed(subgraph, read, **asked))
-            add(f"{kind} details, as_of", _timed(subgraph_at, read, **asked, at=instant))
+            node_args: dict[str, object] = {"kind": kind, "namespace": ns, "name": node}
+            node_args |= {"depth": 0, "direction": "both", "limit": 1}
+            add(f"{kind} details, now", _timed(subgraph, read, **node_args))
+            add(f"{kind} details, as_of", _timed(subgraph_at, read, **node_args, at=instant))
     load = os.getloadavg()
     print(f"store: {args.store} ({events:,} events, {len(jobs):,} jobs, span {span / 3.6e9:.1f} h)")
     print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
