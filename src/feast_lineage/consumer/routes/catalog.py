@@ -43,7 +43,8 @@ def _as_of(keys: tuple[str, ...]) -> object:
         description="The list as it stood at this instant (ISO 8601): the answer of a store "
         "holding only the events up to it (a future instant is now). Sorts by "
         + ", ".join(keys)
-        + ". Not with since/until",
+        + " as of then; producer and updated are null then, so they sort as the default. "
+        "Not with since/until",
         json_schema_extra=DATE_TIME,
     )
 

@@ -84,7 +84,7 @@ def job_page(
     at: When = None,
 ) -> JobPage:
     """A page of jobs, each with its latest run, in ``sort`` order (as of ``at``)."""
-    instant = _instant(at, sort, catalog_as_of.JOB_SORT_KEYS_AT)
+    instant = _instant(at)
     ns_ids = read.scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
         if instant is None:
@@ -99,20 +99,14 @@ def job_page(
     return JobPage(jobs=items, total=total, limit=limit, offset=offset)
 
 
-def _instant(at: When, sort: Sort, keys: tuple[str, ...]) -> Instant | None:
-    """The instant a list is asked at (None: now); a window or a sort it cannot answer: a 400."""
+def _instant(at: When) -> Instant | None:
+    """The instant a list is asked at (None: now); a window is a 400."""
     if at is None:
         return None
     if not isinstance(at, Instant):
         raise LineageError(
             "the catalog answers as of an instant: pass as_of (since/until are taken by the "
             "graph and column lineage)",
-            code="invalid_parameter",
-        )
-    if sort.key not in keys:
-        raise LineageError(
-            f"sort={sort.key!r} is not answered with as_of (the store keeps no history of it): "
-            f"sort by one of {', '.join(keys)}, or leave as_of out",
             code="invalid_parameter",
         )
     return at
@@ -163,7 +157,7 @@ def dataset_page(
     at: When = None,
 ) -> DatasetPage:
     """A page of datasets in ``sort`` order (as of ``at``, with the version current then)."""
-    instant = _instant(at, sort, catalog_as_of.DATASET_SORT_KEYS_AT)
+    instant = _instant(at)
     ns_ids = read.scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
         if instant is None:

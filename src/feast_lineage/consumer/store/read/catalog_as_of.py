@@ -30,7 +30,9 @@ from feast_lineage.consumer.store.read.sorting import Sort, ordering
 from feast_lineage.consumer.store.schema import tables as t
 
 _CHUNK = 2000
-# Sort keys a list answers as of an instant (the others need history the store does not keep).
+# Sort keys whose values a list answers as of an instant; ``producer`` and
+# ``updated`` are null then (their history is not kept): all equal, so the
+# order is the tie-breaker's (namespace, name).
 JOB_SORT_KEYS_AT = ("name", "namespace", "latest_state", "latest_started", "latest_duration")
 DATASET_SORT_KEYS_AT = ("name", "namespace", "kind")
 _RUN_SORTS = ("latest_state", "latest_started", "latest_duration")
@@ -162,6 +164,8 @@ def job_rows_at(
     columns = (j.id, j.namespace, j.name, j.created_us)
     if sort.key not in _RUN_SORTS:
         values = (j.name,) if sort.key == "name" else (j.namespace,)
+        if sort.key not in JOB_SORT_KEYS_AT:  # producer, updated: null then, all tied
+            values = (j.namespace,)
         stmt = (
             select(*columns)
             .where(*where)
@@ -209,7 +213,8 @@ def dataset_rows_at(
     total = int(conn.execute(count, params).scalar_one())
     if offset >= total:
         return total, []
-    values = {"name": (d.name,), "namespace": (d.namespace,), "kind": (d.feast_type,)}[sort.key]
+    # producer, updated: null then, all tied (the tie-breaker's order)
+    values = {"name": (d.name,), "kind": (d.feast_type,)}.get(sort.key, (d.namespace,))
     stmt = (
         select(d.id, d.namespace, d.name, d.feast_type, d.datasource_uri, d.created_us)
         .where(*where)
