@@ -142,9 +142,10 @@ def _known_run(case: Any) -> None:
     """A run's lineage and a diff by runs ask for the server's recent run.
 
     Generated events store runs with generated ids at generated times; the
-    prune keeps each job's latest run ended before its cutoff (the Jobs
-    list as of an instant needs it), and the lineage of a run that ended
-    before the retention horizon is a 400 naming it (tests/consumer/routes).
+    prune keeps some of those that ended before its cutoff (each job's
+    latest listing run then, which ``as_of`` needs), and the lineage of a
+    run that ended before the retention horizon is a 400 naming it
+    (tests/consumer/routes).
     """
     if case.path.endswith("/runs/{run_id}/lineage") and case.path_parameters:
         case.path_parameters["run_id"] = RECENT_RUN

@@ -22,25 +22,6 @@ def _current_io_run(r: Any) -> Any:
     return exists().where(j.id == r.job_id, or_(j.input_run == r.run_id, j.output_run == r.run_id))
 
 
-def _latest_before(r: Any, cutoff_us: int) -> Any:
-    """Run ``r`` started last of its job's runs that ended before the cutoff.
-
-    For any instant from the cutoff on, the job's latest run then is a kept
-    one or this (runs ended before the cutoff are complete then): ``as_of``
-    on the Jobs list answers it (:mod:`..read.catalog_as_of`).
-    """
-    later = t.runs.alias("later_run")
-    lc = later.c
-    return ~exists().where(
-        lc.job_id == r.job_id,
-        lc.last_event_us < cutoff_us,
-        or_(
-            lc.started_us > r.started_us,
-            and_(lc.started_us == r.started_us, lc.run_id > r.run_id),
-        ),
-    )
-
-
 def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
     """Delete runs whose last event is older than ``cutoff_us``, and older events.
 
@@ -51,21 +32,14 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     job's latest run that listed inputs or outputs (and a JobEvent's
     inputs and outputs that are its job's latest): they tell which of its
     edges are current; and its latest before the cutoff, with which
-    ``as_of`` answers every instant from the cutoff on (:mod:`.io_listings`);
-    and the run of each job that started last among those ended before
-    the cutoff (:func:`_latest_before`).
+    ``as_of`` answers every instant from the cutoff on (:mod:`.io_listings`).
     """
     removed = Removed()
     e, r = t.events.c, t.runs.c
     runs = t.runs
     kept_run = exists().where(
         r.run_id == e.run_id,
-        or_(
-            r.last_event_us >= cutoff_us,
-            _current_io_run(r),
-            listed_run_kept(runs, cutoff_us),
-            _latest_before(r, cutoff_us),
-        ),
+        or_(r.last_event_us >= cutoff_us, _current_io_run(r), listed_run_kept(runs, cutoff_us)),
     )
     # Listings first: the JobEvents whose inputs and outputs a kept listing
     # names keep them (:func:`.deletes.chunked_events`).
@@ -78,7 +52,6 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
         r.last_event_us < cutoff_us,
         ~_current_io_run(r),
         ~listed_run_kept(runs, cutoff_us),
-        ~_latest_before(r, cutoff_us),
     )
     deletes.chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
