@@ -19,7 +19,8 @@ window's ``since`` before that horizon is a 400 as well: a generated one
 is asked from the future, with no ``until``. The diff takes exactly one of
 ``from`` and ``from_run`` (and of ``to`` and ``to_run``), its centre whole
 (``node_type``, ``namespace`` and ``name``, none empty) or not at all (and ``depth`` or
-``direction`` only with one), and instants after the horizon: the cases are
+``direction`` only with one), and instants after the horizon; the catalog
+(``/jobs``, ``/datasets``) takes ``as_of`` but no window: the cases are
 mended to that (the 400s are tested in tests/consumer/routes/test_lineage_diff.py).
 
 Nothing is excluded from the positive-data check (a valid body must be
@@ -51,6 +52,8 @@ from tests.factories import dataset, run_event
 from tests.server_process import lineage_server, write_repo
 
 SEED = 20261201
+# The server's own run: recent, so its lineage is answered (see _known_run).
+RECENT_RUN = "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
 EXAMPLES = 50
 
 
@@ -66,6 +69,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         events = [
             run_event(
                 "COMPLETE",
+                run_id=RECENT_RUN,
                 time=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                 inputs=[dataset("raw", "trips")],
                 outputs=[dataset("dw", "t")],
@@ -131,6 +135,30 @@ def _graph_window(path: str, query: dict[str, Any] | None) -> None:
         query.pop("until", None)
 
 
+def _catalog_instant(path: str, query: dict[str, Any] | None) -> None:
+    """The catalog answers at an instant only: its ``since`` and ``until`` are a 400."""
+    if query and path.endswith(("/openlineage/jobs", "/openlineage/datasets")):
+        query.pop("since", None)
+        query.pop("until", None)
+
+
+def _known_run(case: Any) -> None:
+    """A run's lineage and a diff by runs ask for the server's recent run.
+
+    Generated events store runs with generated ids at generated times; the
+    prune keeps some of those that ended before its cutoff (each job's
+    latest listing run then, which ``as_of`` needs), and the lineage of a
+    run that ended before the retention horizon is a 400 naming it
+    (tests/consumer/routes).
+    """
+    if case.path.endswith("/runs/{run_id}/lineage") and case.path_parameters:
+        case.path_parameters["run_id"] = RECENT_RUN
+    if case.path.endswith("/lineage/diff") and case.query:
+        for key in ("from_run", "to_run"):
+            if key in case.query:
+                case.query[key] = RECENT_RUN
+
+
 def _since_before_until(query: dict[str, Any] | None) -> None:
     """Swap a page's ``since`` and ``until`` that are the wrong way round; as_of stands alone."""
     if query and "as_of" in query:
@@ -163,5 +191,7 @@ def test_the_server_answers_as_its_openapi_document_says(server: str, case: Any)
         _one_diff(case.query)
     if positive:
         _graph_window(case.path, case.query)
+        _catalog_instant(case.path, case.query)
+        _known_run(case)
     _since_before_until(case.query)
     case.call_and_validate(base_url=server, timeout=60)

@@ -398,6 +398,20 @@ def test_as_of_and_windows_show_team_b_to_team_a_nowhere(make_client: AppFactory
                 client, f"{API}/graph/node", type=kind, namespace=ns, name=name, depth=10, **when
             )
             assert query_form.json() == sub.json()
+        if "as_of" in when:  # the catalog as of then: team A's own, in every order
+            for kind, sort in (("jobs", "-latest_started"), ("datasets", "kind"), ("jobs", "")):
+                for params in ({}, {"namespace": SECRET}, {"search": SECRET}):
+                    ordered = {"sort": sort} if sort else {}
+                    listed = get(client, f"{API}/{kind}", **when, **params, **ordered)
+                    assert listed.status_code == 200, listed.text
+                    assert SECRET not in listed.text
+                    assert not any(r in listed.text for r in hidden_runs)
+                    names = {
+                        f"{kind[:-1]}:{i[kind[:-1] + '_namespace']}:{i[kind[:-1] + '_name']}"
+                        for i in listed.json()[kind]
+                    }
+                    assert names <= (visible if not params else set())
+                    assert listed.json()["total"] == len(names)
         hidden = client.get(subgraph_path("job", SECRET, f"{SECRET}_job"), params=when)
         missing = client.get(subgraph_path("job", SECRET, f"{SECRET}_nope"), params=when)
         assert hidden.status_code == missing.status_code == 404

@@ -198,7 +198,9 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
             return [(f"{API}/runs/{r}/tree", {"facets": f}) for r in runs for f in (False, True)]
         case "/graph/node":
             return [
-                (path, {"type": k, "namespace": ns, "name": n, "depth": 10}) for k, ns, n in nodes
+                (path, {"type": k, "namespace": ns, "name": n, "depth": d, **w})
+                for k, ns, n in nodes
+                for d, w in ((10, {}), *((0, {"as_of": t}) for t in _AS_OF))
             ]
         case "/graph/{node_type}/{namespace}/{name}":
             return [
@@ -252,6 +254,18 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
             return [(path, {})] + [(path, {"run_id": r}) for r in runs]
         case "/graph":
             return [(path, {}), (path, {"namespace": "ml_team"})]
+        case "/jobs" | "/datasets":
+            sorts = (
+                ({}, {"sort": "-name"})
+                if path.endswith("datasets")
+                else ({}, {"sort": "-latest_started"})
+            )
+            return [(path, s) for s in sorts] + [
+                (path, {**s, "as_of": t, **n})
+                for s in sorts
+                for t in _AS_OF
+                for n in ({}, {"namespace": HIDDEN}, {"search": "sal"})
+            ]
         case "/health":
             return [(path, {}), (path, {"kind": "failed"}), (path, {"namespace": HIDDEN})]
         case "/impact":

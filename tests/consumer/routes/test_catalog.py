@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -139,3 +140,62 @@ def test_jobs_and_datasets_carry_feasts_fields(client: TestClient) -> None:
     assert [f["name"] for f in json.loads(ds["schema_json"])["fields"]] == ["id"]
     assert set(json.loads(ds["facets_json"])) == {"dataSource", "ownership", "schema"}
     assert ds["current_version"] is None
+
+
+def test_as_of_lists_what_existed_then_with_the_run_of_then(client: TestClient) -> None:
+    """/jobs and /datasets as of T: the store of the events until T (issue 39)."""
+    run = str(uuid.uuid4())
+    ingest(
+        client,
+        run_event(
+            "START", run_id=run, job=("asof", "j"), time=at(10), inputs=[dataset("asof", "in")]
+        ),
+    )
+    ingest(
+        client,
+        run_event(
+            "COMPLETE", run_id=run, job=("asof", "j"), time=at(20), outputs=[dataset("asof", "out")]
+        ),
+    )
+    ingest(client, run_event("START", job=("asof", "later"), time=at(30)))
+
+    def jobs(**params: str) -> dict[str, Any]:
+        response = client.get(f"{API}/jobs", params={"namespace": "asof", **params})
+        assert response.status_code == 200, response.text
+        return {j["job_name"]: j["latest_run"] for j in response.json()["jobs"]}
+
+    assert jobs(as_of=at(5)) == {}
+    assert jobs(as_of=at(15))["j"]["state"] == "RUNNING"  # it completed after then
+    assert jobs(as_of=at(15))["j"]["ended_at_iso"] is None
+    assert jobs(as_of=at(25))["j"]["state"] == "COMPLETE"
+    assert set(jobs(as_of=at(25))) == {"j"}
+    assert jobs(as_of=at(10_000)) == jobs()  # the future is now
+    assert list(jobs(as_of=at(35), sort="-latest_started")) == ["later", "j"]
+    assert list(jobs(as_of=at(35), sort="updated")) == ["j", "later"]  # null then: tied
+
+    def datasets(**params: str) -> list[str]:
+        response = client.get(f"{API}/datasets", params={"namespace": "asof", **params})
+        assert response.status_code == 200, response.text
+        return [d["dataset_name"] for d in response.json()["datasets"]]
+
+    assert datasets(as_of=at(15)) == ["in"]
+    assert datasets(as_of=at(25)) == ["in", "out"]
+
+
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # a route: SQLite only
+@pytest.mark.parametrize("path", ["/jobs", "/datasets"])
+@pytest.mark.parametrize(
+    ("params", "needle"),
+    [
+        ({"as_of": at(1), "since": at(0)}, "as_of"),
+        ({"as_of": at(1), "until": at(2)}, "as_of"),
+        ({"since": at(0)}, "as_of"),
+        ({"as_of": "Tuesday"}, "as_of"),
+    ],
+)
+def test_bad_as_of_on_the_catalog_is_400(
+    client: TestClient, path: str, params: dict[str, str], needle: str
+) -> None:
+    response = client.get(API + path, params=params)
+    assert response.status_code == 400, response.text
+    assert needle in response.json()["error"]["message"]

@@ -4825,6 +4825,12 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
+                /** @description The list as it stood at this instant (ISO 8601): the answer of a store holding only the events up to it (a future instant is now). Sorts by name, namespace, latest_state, latest_started, latest_duration as of then; producer and updated are null then, so they sort as the default. Not with since/until */
+                as_of?: string | null;
+                /** @description Not taken here (a 400): the catalog answers as of an instant (as_of) */
+                since?: string | null;
+                /** @description Not taken here (a 400): the catalog answers as of an instant (as_of) */
+                until?: string | null;
             };
             header?: never;
             path?: never;
@@ -4891,6 +4897,12 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
                 offset?: number;
+                /** @description The list as it stood at this instant (ISO 8601): the answer of a store holding only the events up to it (a future instant is now). Sorts by name, namespace, kind as of then; producer and updated are null then, so they sort as the default. Not with since/until */
+                as_of?: string | null;
+                /** @description Not taken here (a 400): the catalog answers as of an instant (as_of) */
+                since?: string | null;
+                /** @description Not taken here (a 400): the catalog answers as of an instant (as_of) */
+                until?: string | null;
             };
             header?: never;
             path?: never;

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.responses import READ_ERRORS, answer
+from feast_lineage.consumer.routes.params import DATE_TIME, parse_time, time_range
 from feast_lineage.consumer.routes.sort_param import parse_sort, sort_schema
 from feast_lineage.consumer.schemas import DatasetPage, JobPage, NamespaceList
 from feast_lineage.consumer.services.catalog import (
@@ -15,6 +17,11 @@ from feast_lineage.consumer.services.catalog import (
     dataset_page,
     job_page,
     namespace_list,
+)
+from feast_lineage.consumer.services.when import When, when
+from feast_lineage.consumer.store.read.catalog_as_of import (
+    DATASET_SORT_KEYS_AT,
+    JOB_SORT_KEYS_AT,
 )
 from feast_lineage.consumer.store.read.sorting import DATASET_SORT_KEYS, JOB_SORT_KEYS
 
@@ -29,6 +36,27 @@ Search = Annotated[
     Query(min_length=1, max_length=200, description="Names containing this (any case)"),
 ]
 Limit = Annotated[int, Query(ge=1, le=1000)]
+
+
+def _as_of(keys: tuple[str, ...]) -> object:
+    return Query(
+        description="The list as it stood at this instant (ISO 8601): the answer of a store "
+        "holding only the events up to it (a future instant is now). Sorts by "
+        + ", ".join(keys)
+        + " as of then; producer and updated are null then, so they sort as the default. "
+        "Not with since/until",
+        json_schema_extra=DATE_TIME,
+    )
+
+
+_NO_WINDOW = "Not taken here (a 400): the catalog answers as of an instant (as_of)"
+Since = Annotated[str | None, Query(description=_NO_WINDOW, json_schema_extra=DATE_TIME)]
+Until = Annotated[str | None, Query(description=_NO_WINDOW, json_schema_extra=DATE_TIME)]
+
+
+def _when(as_of: str | None, since: str | None, until: str | None) -> When:
+    since_us, until_us = time_range(since, until)
+    return when(parse_time("as_of", as_of), since_us, until_us, time.time_ns() // 1000)
 
 
 @router.get("/namespaces", response_model=NamespaceList, summary="Every namespace, by name")
@@ -55,6 +83,9 @@ async def get_jobs(
     ] = None,
     limit: Limit = 100,
     offset: Offset = 0,
+    as_of: Annotated[str | None, _as_of(JOB_SORT_KEYS_AT)] = None,
+    since: Since = None,
+    until: Until = None,
 ) -> Response:
     order = parse_sort(sort, JOB_SORT_KEYS, BY_NAMESPACE)
     return await answer(
@@ -65,6 +96,7 @@ async def get_jobs(
         limit=limit,
         offset=offset,
         sort=order,
+        at=_when(as_of, since, until),
     )
 
 
@@ -87,6 +119,9 @@ async def get_datasets(
     ] = None,
     limit: Limit = 100,
     offset: Offset = 0,
+    as_of: Annotated[str | None, _as_of(DATASET_SORT_KEYS_AT)] = None,
+    since: Since = None,
+    until: Until = None,
 ) -> Response:
     order = parse_sort(sort, DATASET_SORT_KEYS, BY_NAMESPACE)
     return await answer(
@@ -97,4 +132,5 @@ async def get_datasets(
         limit=limit,
         offset=offset,
         sort=order,
+        at=_when(as_of, since, until),
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import orjson
 from sqlalchemy import Connection, Table
 
 from feast_lineage.consumer import redaction
+from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.feast_objects import feast_object
 from feast_lineage.consumer.feast_shape import dataset_fields, facets_json, job_fields, ms
 from feast_lineage.consumer.schemas import (
@@ -19,8 +21,11 @@ from feast_lineage.consumer.schemas import (
 from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.graph import node_key
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.when import When, answerable
+from feast_lineage.consumer.store.read import catalog_as_of
 from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import namespaces as namespace_reads
+from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import JsonObject
 from feast_lineage.consumer.store.read.datasets import DatasetRecord, dataset_rows
 from feast_lineage.consumer.store.read.jobs import JobRecord, job_rows
@@ -42,10 +47,24 @@ def namespace_list(read: StoreReader) -> NamespaceList:
 
 
 def _facets(
-    conn: Connection, table: Table, owners: list[int], read: StoreReader
+    conn: Connection,
+    table: Table,
+    owners: list[int],
+    read: StoreReader,
+    at: Instant | None = None,
 ) -> dict[int, dict[str, JsonObject]]:
-    """Each owner's latest facets, as the caller may see them."""
-    stored = read_common.facets_of(conn, table, owners)
+    """Each owner's latest facets (by ``at``), as the caller may see them."""
+    if at is None:
+        stored = read_common.facets_of(conn, table, owners)
+    else:
+        texts = catalog_as_of.facets_at(conn, table, owners, at)
+        stored = {o: {k: orjson.loads(v) for k, v in f.items()} for o, f in texts.items()}
+    return _shown(stored, read)
+
+
+def _shown(
+    stored: dict[int, dict[str, JsonObject]], read: StoreReader
+) -> dict[int, dict[str, JsonObject]]:
     if read.scope.is_everything:
         return stored
     shown: dict[int, dict[str, JsonObject]] = {
@@ -62,15 +81,35 @@ def job_page(
     limit: int,
     offset: int,
     sort: Sort = BY_NAMESPACE,
+    at: When = None,
 ) -> JobPage:
-    """A page of jobs, each with its latest run, in ``sort`` order."""
+    """A page of jobs, each with its latest run, in ``sort`` order (as of ``at``)."""
+    instant = _instant(at)
+    ns_ids = read.scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
-        total, rows = job_rows(
-            conn, read.scope.narrow(namespace).ns_ids, search, sort, offset, limit
-        )
-        facets = _facets(conn, t.job_facets, [r.id for r in rows], read)
+        if instant is None:
+            total, rows = job_rows(conn, ns_ids, search, sort, offset, limit)
+        else:
+            answerable(conn, instant)  # a 400 before the retention horizon
+            total, rows = catalog_as_of.job_rows_at(
+                conn, ns_ids, search, sort, offset, limit, instant
+            )
+        facets = _facets(conn, t.job_facets, [r.id for r in rows], read, instant)
     items = [_job_item(r, facets.get(r.id, {})) for r in rows]
     return JobPage(jobs=items, total=total, limit=limit, offset=offset)
+
+
+def _instant(at: When) -> Instant | None:
+    """The instant a list is asked at (None: now); a window is a 400."""
+    if at is None:
+        return None
+    if not isinstance(at, Instant):
+        raise LineageError(
+            "the catalog answers as of an instant: pass as_of (since/until are taken by the "
+            "graph and column lineage)",
+            code="invalid_parameter",
+        )
+    return at
 
 
 def _job_item(r: JobRecord, own: dict[str, JsonObject]) -> JobItem:
@@ -115,15 +154,26 @@ def dataset_page(
     limit: int,
     offset: int,
     sort: Sort = BY_NAMESPACE,
+    at: When = None,
 ) -> DatasetPage:
-    """A page of datasets in ``sort`` order."""
+    """A page of datasets in ``sort`` order (as of ``at``, with the version current then)."""
+    instant = _instant(at)
+    ns_ids = read.scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
-        total, rows = dataset_rows(
-            conn, read.scope.narrow(namespace).ns_ids, search, sort, offset, limit
-        )
-        facets = _facets(conn, t.dataset_facets, [r.id for r in rows], read)
+        if instant is None:
+            total, rows = dataset_rows(conn, ns_ids, search, sort, offset, limit)
+            facets = _facets(conn, t.dataset_facets, [r.id for r in rows], read)
+        else:
+            answerable(conn, instant)  # a 400 before the retention horizon
+            total, rows = catalog_as_of.dataset_rows_at(
+                conn, ns_ids, search, sort, offset, limit, instant
+            )
+            facets = _facets(conn, t.dataset_facets, [r.id for r in rows], read, instant)
         with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope)
     items = [_dataset_item(r, facets.get(r.id, {}), r.id in with_columns, read) for r in rows]
+    for item, r in zip(items, rows, strict=True):
+        if instant is not None and "dataSource" not in facets.get(r.id, {}):
+            item.datasource_uri = None  # its value then is not kept
     return DatasetPage(datasets=items, total=total, limit=limit, offset=offset)
 
 

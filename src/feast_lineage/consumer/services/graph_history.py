@@ -23,6 +23,7 @@ from feast_lineage.consumer.schemas import Clamped, GraphEdge, GraphPage, Subgra
 from feast_lineage.consumer.services.bounds import MAX_GRAPH_PAGE, clamp_depth, clamp_limit
 from feast_lineage.consumer.services.dataset_versions import version_key
 from feast_lineage.consumer.services.graph import (
+    _READ_FACETS,
     Built,
     Ends,
     NodeRef,
@@ -37,12 +38,14 @@ from feast_lineage.consumer.services.graph import (
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.when import History, When, answerable, echo, when
 from feast_lineage.consumer.store.read import as_of as at_reads
+from feast_lineage.consumer.store.read import catalog_as_of
 from feast_lineage.consumer.store.read import graph as g
 from feast_lineage.consumer.store.read import window as window_reads
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.graph import EdgeRow, NodeKind, NodeRow
 from feast_lineage.consumer.store.read.window import Window
+from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id, job_id
 
@@ -66,6 +69,21 @@ def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, A
     return out
 
 
+def _facets_then(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, dict[str, str]]:
+    """Node id -> the facets whose latest statement is by ``at`` (:mod:`..read.catalog_as_of`)."""
+    jobs = [r.id for r in rows if r.kind == "job"]
+    out = catalog_as_of.facets_at(conn, t.job_facets, jobs, at)
+    datasets = [r.id for r in rows if r.kind == "dataset"]
+    out.update(catalog_as_of.facets_at(conn, t.dataset_facets, datasets, at))
+    return out
+
+
+def _runs_then(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, str]:
+    """Job id -> the state its latest run had at ``at``."""
+    found = catalog_as_of.latest_runs_at(conn, (r.id for r in rows if r.kind == "job"), at)
+    return {job: run.state for job, run in found.items()}
+
+
 def _nodes(
     conn: Connection,
     rows: list[NodeRow],
@@ -82,15 +100,19 @@ def _nodes(
     """
     if versions is None:
         versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
+    owned = _facets_then(conn, rows, at) if isinstance(at, Instant) else {}
+    runs = _runs_then(conn, rows, at) if isinstance(at, Instant) else {}
     refs: dict[int, NodeRef] = {}
     built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
     for r in rows:
         version, schema = versions.get(r.id, (None, None))
-        stored = {"schema": schema} if schema is not None else {}
-        facets = redaction.stored_facets(stored, scope, ("schema",))
+        stored = dict(owned.get(r.id, {}))
+        if schema is not None and "schema" not in stored:  # stated again since: the version's
+            stored["schema"] = schema
+        facets = redaction.stored_facets(stored, scope, _READ_FACETS)
         ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
-        node = _node(r, ref.key, facets, mapping, depth, False, None)
+        node = _node(r, ref.key, facets, mapping, depth, False, runs.get(r.id))
         if isinstance(at, Instant):
             node["producer"] = None
             node["updated_at"] = node["updated_at_iso"] = None

@@ -1,0 +1,254 @@
+"""The Jobs and Datasets lists as they stood at an instant (``as_of``).
+
+The answer at ``T`` is today's list on the events whose eventTime is at or
+before ``T``: a job or dataset is listed when its ``created_us`` (the least
+event time that named it) is at or before ``T``. A job's latest run then is
+the run that had started last by ``T``; its start then is its earliest
+START at or before ``T``, else its earliest event (both stored:
+``start_event_us``, ``first_event_us``). A run whose last event is at or
+before ``T`` is as stored; one with events after ``T`` has its state and end
+then replayed from its own events up to ``T`` (the events' run index), by
+the rules ingest merges with (:mod:`..write.merge_rules`: a terminal event
+beats START/RUNNING, which beat OTHER; then the highest rank).
+
+Sorts by the latest run's state, start or duration are computed on those
+runs. Every statement is filtered by the visible namespaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from sqlalchemy import BigInteger, ColumnElement, Connection, Table, bindparam, case, func, select
+
+from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
+from feast_lineage.consumer.store.read.datasets import DatasetRecord
+from feast_lineage.consumer.store.read.jobs import JobRecord, LatestRun
+from feast_lineage.consumer.store.read.sorting import Sort, ordering
+from feast_lineage.consumer.store.schema import tables as t
+
+_CHUNK = 2000
+# Sort keys whose values a list answers as of an instant; ``producer`` and
+# ``updated`` are null then (their history is not kept): all equal, so the
+# order is the tie-breaker's (namespace, name).
+JOB_SORT_KEYS_AT = ("name", "namespace", "latest_state", "latest_started", "latest_duration")
+DATASET_SORT_KEYS_AT = ("name", "namespace", "kind")
+_RUN_SORTS = ("latest_state", "latest_started", "latest_duration")
+# The merge rules of a run's state (intake/derive.py): terminal > START/RUNNING > OTHER.
+_STATE_OF_TYPE = {
+    "START": "RUNNING",
+    "RUNNING": "RUNNING",
+    "COMPLETE": "COMPLETE",
+    "FAIL": "FAIL",
+    "ABORT": "ABORT",
+}
+_PRIORITY = {"COMPLETE": 2, "FAIL": 2, "ABORT": 2, "START": 1, "RUNNING": 1}
+_TERMINAL = frozenset({"COMPLETE", "FAIL", "ABORT"})
+
+
+def _as_of_us() -> Any:
+    return bindparam("as_of_us", type_=BigInteger)
+
+
+def _start_then() -> ColumnElement[int]:
+    """A run's start as of ``as_of_us``: its earliest START by then, else its first event."""
+    r = t.runs.c
+    return case((r.start_event_us <= _as_of_us(), r.start_event_us), else_=r.first_event_us)
+
+
+def _latest_run_id() -> Any:
+    r = t.runs.c
+    return (
+        select(r.run_id)
+        .where(r.job_id == t.jobs.c.id, r.first_event_us <= _as_of_us())
+        .order_by(_start_then().desc(), r.run_id.desc())
+        .limit(1)
+        .correlate(t.jobs)
+        .scalar_subquery()
+    )
+
+
+class _RunThen(NamedTuple):
+    run_id: str
+    job_id: int
+    state: str
+    started_us: int
+    ended_us: int | None
+    last_event_us: int
+
+
+def _replayed(conn: Connection, run: _RunThen, at: Instant) -> _RunThen:
+    """A run's state and end at ``at``, from its events up to then."""
+    e = t.events.c
+    stmt = select(e.event_type, e.event_time_us, e.event_key).where(
+        e.run_id == run.run_id, e.event_time_us <= at.time_us
+    )
+    best: tuple[int, int, str] | None = None
+    best_type: str | None = None
+    for event_type, time_us, key in conn.execute(stmt):
+        kind = str(event_type) if event_type is not None else "OTHER"
+        rank = (_PRIORITY.get(kind, 0), int(time_us), str(key)[16:])
+        if best is None or rank > best:
+            best, best_type = rank, kind
+    if best is None or best_type is None:
+        # Its events until then were pruned (a run kept across the retention
+        # horizon keeps only its events that hold a facet): it was under way.
+        return run._replace(state="RUNNING", ended_us=None)
+    state = _STATE_OF_TYPE.get(best_type, "OTHER")
+    ended = best[1] if best_type in _TERMINAL else None
+    return run._replace(state=state, ended_us=ended)
+
+
+def latest_runs_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> dict[int, LatestRun]:
+    """Job id -> its latest run as it stood at ``at`` (jobs that had not run are left out)."""
+    r, j = t.runs.c, t.jobs.c
+    ordered = sorted(set(job_ids))
+    out: dict[int, LatestRun] = {}
+    for start in range(0, len(ordered), _CHUNK):
+        stmt = (
+            select(r.run_id, r.job_id, r.state, _start_then(), r.ended_us, r.last_event_us)
+            .select_from(t.jobs.join(t.runs, r.run_id == _latest_run_id()))
+            .where(j.id.in_(ordered[start : start + _CHUNK]))
+        )
+        for row in conn.execute(stmt, at.params()):
+            run = _RunThen(str(row[0]), int(row[1]), str(row[2]), int(row[3]), row[4], int(row[5]))
+            if run.last_event_us > at.time_us:
+                run = _replayed(conn, run, at)
+            out[run.job_id] = LatestRun(run.run_id, run.state, run.started_us, run.ended_us)
+    return out
+
+
+def _job_where(ns_ids: NsIds, search: str | None) -> tuple[ColumnElement[bool], ...]:
+    j = t.jobs.c
+    return where_all(
+        in_ids(j.ns_id, ns_ids),
+        j.name.icontains(search, autoescape=True) if search else None,
+        j.created_us <= _as_of_us(),
+    )
+
+
+def _job_record(row: Any, latest: LatestRun | None) -> JobRecord:
+    job_id, namespace, name, created_us = row
+    return JobRecord(int(job_id), namespace, name, None, int(created_us), 0, latest)
+
+
+def _run_sort_value(key: str, run: LatestRun | None) -> Any:
+    if run is None:
+        return None
+    if key == "latest_state":
+        return run.state
+    if key == "latest_started":
+        return run.started_us
+    return None if run.ended_us is None else run.ended_us - run.started_us
+
+
+def job_rows_at(
+    conn: Connection,
+    ns_ids: NsIds,
+    search: str | None,
+    sort: Sort,
+    offset: int,
+    limit: int,
+    at: Instant,
+) -> tuple[int, list[JobRecord]]:
+    """A page of the jobs existing at ``at`` in ``sort`` order, each with its run then."""
+    j = t.jobs.c
+    where = _job_where(ns_ids, search)
+    params = at.params()
+    count = select(func.count()).select_from(t.jobs).where(*where)
+    total = int(conn.execute(count, params).scalar_one())
+    if offset >= total:
+        return total, []
+    columns = (j.id, j.namespace, j.name, j.created_us)
+    if sort.key not in _RUN_SORTS:
+        values = (j.name,) if sort.key == "name" else (j.namespace,)
+        if sort.key not in JOB_SORT_KEYS_AT:  # producer, updated: null then, all tied
+            values = (j.namespace,)
+        stmt = (
+            select(*columns)
+            .where(*where)
+            .order_by(*ordering(values, sort, (j.namespace, j.name, j.id)))
+            .limit(limit)
+            .offset(offset)
+        )
+        rows = list(conn.execute(stmt, params))
+        runs = latest_runs_at(conn, (int(r[0]) for r in rows), at)
+        return total, [_job_record(r, runs.get(int(r[0]))) for r in rows]
+    # The latest run then decides the order: every listed job's run is computed.
+    rows = list(conn.execute(select(*columns).where(*where), params))
+    runs = latest_runs_at(conn, (int(r[0]) for r in rows), at)
+    records = [_job_record(r, runs.get(int(r[0]))) for r in rows]
+    return total, _sorted_page(records, sort, offset, limit)
+
+
+def _sorted_page(records: list[JobRecord], sort: Sort, offset: int, limit: int) -> list[JobRecord]:
+    """The SQL order of :func:`.sorting.ordering`: missing values last, then the tie-breaker."""
+    records.sort(key=lambda r: (r.namespace, r.name, r.id), reverse=sort.descending)
+    present = [r for r in records if _run_sort_value(sort.key, r.latest_run) is not None]
+    missing = [r for r in records if _run_sort_value(sort.key, r.latest_run) is None]
+    present.sort(key=lambda r: _run_sort_value(sort.key, r.latest_run), reverse=sort.descending)
+    return (present + missing)[offset : offset + limit]
+
+
+def dataset_rows_at(
+    conn: Connection,
+    ns_ids: NsIds,
+    search: str | None,
+    sort: Sort,
+    offset: int,
+    limit: int,
+    at: Instant,
+) -> tuple[int, list[DatasetRecord]]:
+    """A page of the datasets existing at ``at`` in ``sort`` order, and their total."""
+    d = t.datasets.c
+    where = where_all(
+        in_ids(d.ns_id, ns_ids),
+        d.name.icontains(search, autoescape=True) if search else None,
+        d.created_us <= _as_of_us(),
+    )
+    params = at.params()
+    count = select(func.count()).select_from(t.datasets).where(*where)
+    total = int(conn.execute(count, params).scalar_one())
+    if offset >= total:
+        return total, []
+    # producer, updated: null then, all tied (the tie-breaker's order)
+    values = {"name": (d.name,), "kind": (d.feast_type,)}.get(sort.key, (d.namespace,))
+    stmt = (
+        select(d.id, d.namespace, d.name, d.feast_type, d.datasource_uri, d.created_us)
+        .where(*where)
+        .order_by(*ordering(values, sort, (d.namespace, d.name, d.id)))
+        .limit(limit)
+        .offset(offset)
+    )
+    out = [
+        DatasetRecord(int(i), ns, name, None, kind, uri, int(created), 0)
+        for i, ns, name, kind, uri, created in conn.execute(stmt, params)
+    ]
+    return total, out
+
+
+def facets_at(
+    conn: Connection, table: Table, owners: Iterable[int], at: Instant
+) -> dict[int, dict[str, str]]:
+    """Owner id -> {facet name: stored JSON} of the facets whose latest statement is by ``at``.
+
+    The store keeps each facet's latest statement only: one stated again
+    after ``at`` is left out (its value then is not kept), never shown with
+    the later value.
+    """
+    c, b = table.c, t.facet_blobs.c
+    stmt = (
+        select(c.owner_id, c.name, b.payload)
+        .join(t.facet_blobs, b.id == c.blob_id)
+        .where(c.owner_id.in_(bindparam("owners", expanding=True)))
+        .where(c.rank < bindparam("as_of_rank"))
+    )
+    wanted = sorted(set(owners))
+    out: dict[int, dict[str, str]] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        params = {"owners": wanted[start : start + _CHUNK], **at.params()}
+        for owner, name, payload in conn.execute(stmt, params):
+            out.setdefault(int(owner), {})[str(name)] = str(payload)
+    return out
