@@ -86,8 +86,12 @@ def longest_run_us(conn: Connection) -> int:
     return _LATEST if value is None else int(value)
 
 
-def _resolved(conn: Connection, window: Window) -> dict[str, int]:
+def window_params(conn: Connection, window: Window) -> dict[str, int]:
+    """The window statements' parameters (:meth:`Window.params` with the store's longest run)."""
     return window.params(longest_run_us(conn))
+
+
+_resolved = window_params
 
 
 def from_horizon(window: Window, horizon_us: int) -> Window:
