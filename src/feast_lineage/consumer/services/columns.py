@@ -49,9 +49,10 @@ from feast_lineage.consumer.store.read import columns_as_of as c_at
 from feast_lineage.consumer.store.read import columns_window as c_win
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.aliases import alias_groups, alias_names
+from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.column_walk import walk_columns
-from feast_lineage.consumer.store.read.window import Window
+from feast_lineage.consumer.store.read.window import Window, symlinks_instant
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id
 
@@ -63,8 +64,8 @@ Name = tuple[str, str]  # (namespace, name)
 class _Aliases:
     """Alias groups of the datasets met so far: dataset -> group, group -> members.
 
-    As of an instant or over a window (``at``) symlinks are not followed:
-    each dataset is its own group.
+    As of an instant (``at``) the symlinks current then group them; over a
+    window, those current before its end.
     """
 
     scope: Scope
@@ -76,13 +77,15 @@ class _Aliases:
     def add(self, conn: Connection, ids: Iterable[int]) -> None:
         """Put every dataset of ``ids`` (and its visible aliases, transitively) in a group."""
         todo = {i for i in ids if i not in self.group}
-        if todo and self.at is not None:
-            self.group.update({i: i for i in todo})
-            self.members.update({i: frozenset((i,)) for i in todo})
-        elif todo:
+        if not todo:
+            return
+        if self.at is None:
             found = alias_groups(conn, todo, self.scope.ns_ids)
-            self.group.update(found.group)
-            self.members.update(found.members)
+        else:
+            then = self.at if isinstance(self.at, Instant) else symlinks_instant(self.at)
+            found = alias_groups(conn, todo, self.scope.ns_ids, symlink_at, then.params())
+        self.group.update(found.group)
+        self.members.update(found.members)
 
     def datasets(self, groups: Iterable[int]) -> set[int]:
         out: set[int] = set()
@@ -94,8 +97,6 @@ class _Aliases:
         """Learn the names of ``ids``: stored datasets', else as a symlink names the alias."""
         for ds in c.dataset_names(conn, ids - set(self.names)).values():
             self.names[ds.id] = (ds.namespace, ds.name)
-        if self.at is not None:
-            return
         for alias, named in alias_names(conn, ids - set(self.names)).items():
             self.names[alias] = named
 

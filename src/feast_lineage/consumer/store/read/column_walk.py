@@ -10,8 +10,8 @@ columns). From a node, one step goes
 * upstream from a field, along the dataset-level inputs of its dataset
   (edges into the whole dataset, field hash 0), unless indirect edges are
   left out (one level deeper);
-* across a current symlink, either way, to the same field of an alias (same
-  level: aliases are one dataset).
+* across a current symlink (at an instant: :func:`.aliases_as_of.symlink_at`),
+  either way, to the same field of an alias (same level: aliases are one dataset).
 
 The query stops a level at ``depth``; UNION (not UNION ALL) keeps each
 (node, level) once, so a cycle costs at most ``depth`` rounds. Steps never
@@ -51,7 +51,8 @@ from sqlalchemy import (
 
 from feast_lineage.column_lineage import WHOLE_DATASET
 from feast_lineage.consumer.lineage_model import Way
-from feast_lineage.consumer.store.read.aliases import alias_steps
+from feast_lineage.consumer.store.read.aliases import alias_steps, current_symlink
+from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.columns import (
     ColumnEdgeRead,
@@ -63,7 +64,7 @@ from feast_lineage.consumer.store.read.columns_window import column_edge_in_wind
 from feast_lineage.consumer.store.read.columns_window import params as window_params
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
-from feast_lineage.consumer.store.read.window import Window
+from feast_lineage.consumer.store.read.window import Window, symlinks_instant
 from feast_lineage.consumer.store.schema import tables as t
 
 _Row = tuple[Any, ...]  # a ColumnEdgeRead and the depth of its near end
@@ -136,9 +137,8 @@ def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool, at: _When
             _followed(whole, "upstream", indirect, scoped, at),
         )
         steps.append(Step(whole, on_whole, (far2, farf2), far2, deeper=True))
-    if at != "now":  # symlinks are not followed as of an instant or in a window (docs/api.md)
-        return steps
-    return [*steps, *alias_steps(w.c.ds, lambda found: (found, w.c.fld), scoped)]
+    links = current_symlink if at == "now" else symlink_at  # a window's: before its end
+    return [*steps, *alias_steps(w.c.ds, lambda found: (found, w.c.fld), scoped, links)]
 
 
 @lru_cache(maxsize=16)
@@ -212,8 +212,9 @@ def walk_columns(
 
     Each edge once, with the least level of its near end; the edges of
     symlinked aliases are met as the asked dataset's (the caller groups
-    aliases into one node). With an instant: the edges current then; with a
-    window: the edges stated in it (:mod:`.columns_window`); no symlinks followed.
+    aliases into one node). With an instant: the edges and symlinks current
+    then; with a window: the edges stated in it (:mod:`.columns_window`) and
+    the symlinks current before its end.
     """
     if depth <= 0 or (ns_ids is not None and not ns_ids):
         return []
@@ -228,6 +229,7 @@ def walk_columns(
     elif isinstance(at, Window):
         when = "window"
         params.update(window_params(conn, at))
+        params.update(symlinks_instant(at).params())
     stmt = _walk_statement(way, indirect, ns_ids is not None, when)
     best: dict[tuple[Any, ...], WalkedEdge] = {}
     for row in conn.execute(stmt, params):
