@@ -4972,9 +4972,9 @@ export interface operations {
                 indirect?: boolean;
                 /** @description At most this many field nodes, the nearest first */
                 limit?: number;
-                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then; symlinks are not followed. A future instant is now. Not with since/until */
+                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then, the symlinks current then. A future instant is now. Not with since/until */
                 as_of?: string | null;
-                /** @description With or without until: the column lineage stated by the runs overlapping [since, until) (and by run-less events in it); symlinks are not followed */
+                /** @description With or without until: the column lineage stated by the runs overlapping [since, until) for their outputs (and by DatasetEvents in it); the symlinks current just before until */
                 since?: string | null;
                 /** @description The end of the window (see since) */
                 until?: string | null;
@@ -5054,9 +5054,9 @@ export interface operations {
                 indirect?: boolean;
                 /** @description At most this many field nodes, the nearest first */
                 limit?: number;
-                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then; symlinks are not followed. A future instant is now. Not with since/until */
+                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then, the symlinks current then. A future instant is now. Not with since/until */
                 as_of?: string | null;
-                /** @description With or without until: the column lineage stated by the runs overlapping [since, until) (and by run-less events in it); symlinks are not followed */
+                /** @description With or without until: the column lineage stated by the runs overlapping [since, until) for their outputs (and by DatasetEvents in it); the symlinks current just before until */
                 since?: string | null;
                 /** @description The end of the window (see since) */
                 until?: string | null;

@@ -51,7 +51,7 @@ AsOf = Annotated[
     Query(
         description="The column lineage as it stood at this instant (ISO 8601): the latest "
         "column lineage payload of each output dataset and job by then, schemas of the dataset "
-        "versions current then; symlinks are not followed. A future instant is now. Not with "
+        "versions current then, the symlinks current then. A future instant is now. Not with "
         "since/until",
         json_schema_extra=DATE_TIME,
     ),
@@ -60,7 +60,8 @@ Since = Annotated[
     str | None,
     Query(
         description="With or without until: the column lineage stated by the runs overlapping "
-        "[since, until) (and by run-less events in it); symlinks are not followed",
+        "[since, until) for their outputs (and by DatasetEvents in it); the symlinks current "
+        "just before until",
         json_schema_extra=DATE_TIME,
     ),
 ]
