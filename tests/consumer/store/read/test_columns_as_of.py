@@ -1,7 +1,7 @@
 """Issue 39: column lineage ``as_of=T`` is today's answer on the events up to T.
 
-Histories of runs whose outputs carry changing ``columnLineage`` facets
-and schemas (and outputs dropped from one run to the next), delivered to
+Histories of runs whose outputs carry changing ``columnLineage`` facets,
+schemas and symlinks (and outputs dropped from one run to the next), delivered to
 store A in any order with duplicates. For several instants T, a fresh
 store B is fed only the events at or before T: A's column lineage of every
 dataset as of T equals B's current one (nodes with their types and depths,
@@ -44,6 +44,8 @@ _output = st.fixed_dictionaries(
         "name": st.sampled_from(NAMES),
         "lineage": st.none() | _lineage,
         "schema": st.sampled_from([None, ("a",), ("a", "b")]),
+        # its symlinks facet: None (no facet), or the other datasets it names
+        "links": st.sampled_from([None, None, (), ("d1",), ("d2",)]),
     }
 )
 _event = st.fixed_dictionaries(
@@ -82,6 +84,11 @@ def _out(o: dict[str, Any]) -> dict[str, Any]:
         facets["columnLineage"] = _cll(o["lineage"])
     if o["schema"] is not None:
         facets["schema"] = schema_facet(*o["schema"])
+    if o["links"] is not None:
+        names = [n for n in o["links"] if n != o["name"]]
+        facets["symlinks"] = facet(
+            identifiers=[{"namespace": NS, "name": n, "type": "TABLE"} for n in names]
+        )
     return dataset(NS, o["name"], **facets)
 
 
@@ -241,6 +248,9 @@ def test_column_lineage_over_a_window_is_the_union_of_its_runs_column_lineage(
             terminal = [e for e in spec["events"] if e["type"] != "START"]
             for extra in terminal[1:]:
                 extra["type"] = "START"
+            for e in spec["events"]:  # no symlinks: each dataset a node of its own
+                for o in e["outputs"]:
+                    o["links"] = None
         store.reset()
         ingest_shuffled(store, _events(runs), data)
         since = data.draw(st.integers(-1, 11), label="since")
