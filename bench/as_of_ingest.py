@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def child(events: int, db: Path) -> float:
+def child(events: int, db: Path) -> tuple[float, float, int]:
     import orjson
 
     from bench.workload import Workload, WorkloadConfig
@@ -45,16 +45,21 @@ def child(events: int, db: Path) -> float:
     pipeline, memo = IngestPipeline(engine), FacetMemo()
     workload = Workload(WorkloadConfig())
     bodies = [orjson.dumps(workload.take(100)) for _ in range(events // 100)]
-    started = time.perf_counter()
+    with engine.connect() as conn:
+        empty = conn.exec_driver_sql("PRAGMA page_count").scalar_one()
+    started, cpu = time.perf_counter(), time.process_time()
     for body in bodies:
         parsed = parse_events(body, now_us(), max_events=10_000, memo=memo)
         pipeline.write_now([r for r in parsed.results if not isinstance(r, Exception)])
-    took = time.perf_counter() - started
+    took, cpu = time.perf_counter() - started, time.process_time() - cpu
+    with engine.connect() as conn:
+        pages = conn.exec_driver_sql("PRAGMA page_count").scalar_one()
+        size = conn.exec_driver_sql("PRAGMA page_size").scalar_one()
     engine.dispose()
-    return took
+    return took, cpu, (int(pages) - int(empty)) * int(size)
 
 
-def _run(src: Path, events: int, work: Path, name: str) -> float:
+def _run(src: Path, events: int, work: Path, name: str) -> tuple[float, float, int]:
     db = work / f"{name}.db"
     for path in work.glob(f"{name}.db*"):
         path.unlink()
@@ -67,7 +72,8 @@ def _run(src: Path, events: int, work: Path, name: str) -> float:
         capture_output=True,
         text=True,
     )
-    return float(out.stdout.strip().splitlines()[-1])
+    wall, cpu, size = out.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu), int(size)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,17 +84,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        print(child(args.events, args.child))
+        print(*child(args.events, args.child))
         return 0
     sides = {"before": args.before, "after": ROOT / "src"}
     times: dict[str, list[float]] = {"before": [], "after": []}
+    cpus: dict[str, list[float]] = {"before": [], "after": []}
+    sizes: dict[str, list[int]] = {"before": [], "after": []}
     with tempfile.TemporaryDirectory(prefix="as-of-ingest-") as tmp:
         for n in range(args.rounds):
             order = ("before", "after") if n % 2 == 0 else ("after", "before")
             for side in order:
-                times[side].append(_run(sides[side], args.events, Path(tmp), side))
+                wall, cpu, size = _run(sides[side], args.events, Path(tmp), side)
+                times[side].append(wall)
+                cpus[side].append(cpu)
+                sizes[side].append(size)
             print(f"round {n + 1}: " + ", ".join(f"{s} {times[s][-1]:.1f} s" for s in order))
     ratios = [a / b for a, b in zip(times["after"], times["before"], strict=True)]
+    cpu_ratios = [a / b for a, b in zip(cpus["after"], cpus["before"], strict=True)]
+    for side in sides:
+        per_event = statistics.median(cpus[side]) / args.events * 1e6
+        stored = statistics.median(sizes[side]) / args.events
+        print(f"{side}: CPU {per_event:.0f} us/event, {stored:.0f} bytes/event (SQLite pages)")
+    print(f"CPU after / before: median {statistics.median(cpu_ratios):.3f}, rounds {cpu_ratios}")
     load = os.getloadavg()
     print(f"{args.events:,} events a round, {args.rounds} rounds, load {load[0]:.2f} {load[1]:.2f}")
     for side, values in times.items():

@@ -16,7 +16,7 @@ with ``since`` or ``until`` (a 400 too: one instant or one window) nor
 before the retention horizon (the last prune's cutoff, a 400 naming it):
 a generated instant is asked as a future one, which is now. A graph
 window's ``since`` before that horizon is a 400 as well: a generated one
-is asked from the future, with no ``until``. The diff takes exactly one of
+is asked from the future, with no ``until`` (column lineage's too). The diff takes exactly one of
 ``from`` and ``from_run`` (and of ``to`` and ``to_run``), its centre whole
 (``node_type``, ``namespace`` and ``name``, none empty) or not at all (and ``depth`` or
 ``direction`` only with one), and instants after the horizon; the catalog
@@ -129,8 +129,9 @@ def _one_diff(query: dict[str, Any]) -> None:
 
 
 def _graph_window(path: str, query: dict[str, Any] | None) -> None:
-    """A graph window's ``since`` after the retention horizon: from the future, open-ended."""
-    if query and "/graph" in path and "since" in query:
+    """A graph or column lineage window's ``since`` after the horizon: from the future, open."""
+    windowed = "/graph" in path or path.endswith("/columns")
+    if query and windowed and "since" in query:
         _future(query, "since")
         query.pop("until", None)
 

@@ -729,6 +729,8 @@ class ColumnLineage(TypedDict):
     as_of: Annotated[
         str | None, Field(description="The instant asked (ISO 8601); null unless as_of was given")
     ]
+    since: Annotated[str | None, Field(description="The window's start; null when open or none")]
+    until: Annotated[str | None, Field(description="The window's end; null when open or none")]
 
 
 class NamespaceItem(BaseModel):

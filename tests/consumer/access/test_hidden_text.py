@@ -180,6 +180,13 @@ def client(make_client: AppFactory) -> TestClient:
 
 
 _AS_OF = (at(15), at(25), at(1000))  # after the run, after the DatasetEvent, the future
+# Column lineage windows: the run's, the DatasetEvent's and JobEvent's (run-less), every one.
+_WINDOWS = ({"since": at(0), "until": at(15)}, {"since": at(15)}, {"until": at(1000)})
+
+
+def _history(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """``params``, now, at every instant of :data:`_AS_OF` and over every window."""
+    return [params, *({**params, "as_of": t} for t in _AS_OF), *({**params, **w} for w in _WINDOWS)]
 
 
 def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
@@ -212,12 +219,12 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
                 (path, {"namespace": "ml_team", "name": "scores", "field": "risk"}),
                 (path, {"namespace": "ml_team", "name": "scores_filtered", "field": "score"}),
             ]
-            return calls + [(p, {**params, "as_of": t}) for p, params in calls for t in _AS_OF]
+            return [(p, asked) for p, params in calls for asked in _history(params)]
         case "/datasets/{namespace}/{name}/columns":
             return [
                 (f"{API}/datasets/{q(ns, safe='')}/{q(n, safe='')}/columns", params)
                 for ns, n in datasets
-                for params in ({}, *({"as_of": t} for t in _AS_OF))
+                for params in _history({})
             ]
         case "/datasets/{namespace}/{name}/versions":
             return [

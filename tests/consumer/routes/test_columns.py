@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 from urllib.parse import quote
 
@@ -570,3 +571,46 @@ def test_as_of_answers_the_column_lineage_and_schema_of_then(client: TestClient)
     bad = client.get(path, params={"namespace": "lake", "name": "out", "as_of": "Tuesday"})
     assert bad.status_code == 400
     assert "as_of" in bad.json()["error"]["message"]
+
+
+def test_since_until_answers_the_column_lineage_the_windows_runs_stated(
+    client: TestClient,
+) -> None:
+    """build reads old.x into out.x in a run of 10 to 12, then new.x in a run of 20 to 22."""
+    for start, source in ((20, "new"), (10, "old")):
+        run = str(uuid.uuid4())
+        out = dataset("lake", "out", columnLineage=cll({"x": [("lake", source, "x", "DIRECT")]}))
+        for kind, time in (("START", start), ("COMPLETE", start + 2)):
+            ingest(
+                client,
+                run_event(
+                    kind,
+                    run_id=run,
+                    job=("spark", "build"),
+                    time=at(time),
+                    inputs=[dataset("lake", source)],
+                    outputs=[out],
+                ),
+            )
+    base = {"namespace": "lake", "name": "out"}
+    encoded = f"{API}/datasets/lake/out/columns"
+
+    def sources(path: str, **params: Any) -> set[str]:
+        query = {**base, **params} if path == f"{API}/columns" else params
+        response = client.get(path, params=query)
+        assert response.status_code == 200, response.text
+        return {e["source"] for e in response.json()["edges"]}
+
+    for path in (f"{API}/columns", encoded):
+        assert sources(path, since=at(0), until=at(15)) == {"field:lake:old:x"}
+        assert sources(path, since=at(12), until=at(21)) == {"field:lake:old:x", "field:lake:new:x"}
+        assert sources(path, since=at(13)) == {"field:lake:new:x"}
+        assert sources(path, until=at(10)) == set()  # a run starting at until is not in it
+    body = client.get(f"{API}/columns", params={**base, "since": at(13)}).json()
+    assert (body["as_of"], body["since"], body["until"]) == (None, at(13), None)
+    both = client.get(f"{API}/columns", params={**base, "as_of": at(15), "since": at(0)})
+    assert both.status_code == 400
+    assert "since/until" in both.json()["error"]["message"]
+    swapped = client.get(encoded, params={"since": at(15), "until": at(0)})
+    assert swapped.status_code == 400
+    assert "'since'" in swapped.json()["error"]["message"]

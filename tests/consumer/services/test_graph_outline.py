@@ -5,7 +5,7 @@ edges only where the two instants differ (:mod:`.graph_outline`); the
 definition is :func:`.lineage_diff.difference` of the two whole answers
 (:func:`.lineage_diff.sides`). Histories of runs and JobEvents with changing
 inputs, outputs, schemas (the same schema stated again by a later version),
-column lineage and SQL, in two dataset namespaces, delivered in any order
+column lineage, symlinks and SQL, in two dataset namespaces, delivered in any order
 with duplicates; asked with every namespace visible and with one hidden.
 """
 
@@ -45,6 +45,7 @@ _event = st.fixed_dictionaries(
         "schema": st.sampled_from([None, ("a",), ("a", "b")]),
         "columns": st.booleans(),
         "sql": st.sampled_from([None, "select 1", "select 2"]),
+        "alias": st.sampled_from([None, "d0", "d9"]),  # an output's symlink, stated then
     }
 )
 _run = st.fixed_dictionaries(
@@ -62,6 +63,9 @@ def _output(namespace: str, name: str, e: dict[str, Any]) -> dict[str, Any]:
         source_ns, source = e["inputs"][0]
         read = {"namespace": source_ns, "name": source, "field": "a"}
         facets["columnLineage"] = facet(fields={"a": {"inputFields": [read]}})
+    if e["alias"] is not None and e["alias"] != name:
+        alias = {"namespace": NAMESPACES[1], "name": e["alias"], "type": "TABLE"}
+        facets["symlinks"] = facet(identifiers=[alias])
     return dataset(namespace, name, **facets)
 
 
@@ -104,7 +108,7 @@ SCOPES = [Scope.everything(), Scope.of(["s3://b", "spark://p"])]
 def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> None:
     store = Store(store_url)
     examples = 15 if store.dialect == "sqlite" else 5
-    changed = [0, 0]  # diffs that named a node or schema change, a column edge change
+    changed = [0, 0, 0]  # diffs that named a node or schema change, a column edge, a symlink
 
     @settings(
         max_examples=examples,
@@ -136,10 +140,13 @@ def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> No
                 totals = got["totals"]
                 changed[0] += totals["nodes_added"] + totals["schema_changes"] > 0
                 changed[1] += totals["column_edges_added"] + totals["column_edges_removed"] > 0
+                moved = [*got["edges_added"], *got["edges_removed"]]
+                changed[2] += any(e["type"] == "symlink" for e in moved)
 
     try:
         check()
         assert changed[0] > examples, changed  # not passing by emptiness
         assert changed[1] > 0, changed
+        assert changed[2] > 0, changed
     finally:
         store.close()

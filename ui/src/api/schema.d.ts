@@ -718,6 +718,16 @@ export interface components {
              * @description The instant asked (ISO 8601); null unless as_of was given
              */
             as_of: string | null;
+            /**
+             * Since
+             * @description The window's start; null when open or none
+             */
+            since: string | null;
+            /**
+             * Until
+             * @description The window's end; null when open or none
+             */
+            until: string | null;
         };
         /** ColumnNode */
         ColumnNode: {
@@ -4974,8 +4984,12 @@ export interface operations {
                 indirect?: boolean;
                 /** @description At most this many field nodes, the nearest first */
                 limit?: number;
-                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then; symlinks are not followed. A future instant is now */
+                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then, the symlinks current then. A future instant is now. Not with since/until */
                 as_of?: string | null;
+                /** @description With or without until: the column lineage stated by the runs overlapping [since, until) for their outputs (and by DatasetEvents in it); the symlinks current just before until */
+                since?: string | null;
+                /** @description The end of the window (see since) */
+                until?: string | null;
             };
             header?: never;
             path?: never;
@@ -5052,8 +5066,12 @@ export interface operations {
                 indirect?: boolean;
                 /** @description At most this many field nodes, the nearest first */
                 limit?: number;
-                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then; symlinks are not followed. A future instant is now */
+                /** @description The column lineage as it stood at this instant (ISO 8601): the latest column lineage payload of each output dataset and job by then, schemas of the dataset versions current then, the symlinks current then. A future instant is now. Not with since/until */
                 as_of?: string | null;
+                /** @description With or without until: the column lineage stated by the runs overlapping [since, until) for their outputs (and by DatasetEvents in it); the symlinks current just before until */
+                since?: string | null;
+                /** @description The end of the window (see since) */
+                until?: string | null;
             };
             header?: never;
             path: {

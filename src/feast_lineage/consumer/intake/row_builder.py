@@ -195,6 +195,9 @@ class RowBuilder:
         """
         listings = self.out.listings
         listings.setdefault((blob_id, LISTED), {"blob_id": blob_id, "alias_id": LISTED})
+        self.out.symlink_statements.setdefault(
+            (did, self.rank), {"dataset_id": did, "rank": self.rank, "blob_id": blob_id}
+        )
         identifiers = facet.get("identifiers")
         if not isinstance(identifiers, list):
             return

@@ -22,11 +22,12 @@ from feast_lineage.consumer.routes.params import (
     decode_segments,
     encoded_segments,
     parse_time,
+    time_range,
 )
 from feast_lineage.consumer.schemas import ColumnLineage
 from feast_lineage.consumer.services.columns import column_lineage
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.services.when import instant
+from feast_lineage.consumer.services.when import when
 
 router = APIRouter(tags=["columns"], responses=READ_ERRORS)
 _NOT_FOUND = error_responses(
@@ -50,9 +51,22 @@ AsOf = Annotated[
     Query(
         description="The column lineage as it stood at this instant (ISO 8601): the latest "
         "column lineage payload of each output dataset and job by then, schemas of the dataset "
-        "versions current then; symlinks are not followed. A future instant is now",
+        "versions current then, the symlinks current then. A future instant is now. Not with "
+        "since/until",
         json_schema_extra=DATE_TIME,
     ),
+]
+Since = Annotated[
+    str | None,
+    Query(
+        description="With or without until: the column lineage stated by the runs overlapping "
+        "[since, until) for their outputs (and by DatasetEvents in it); the symlinks current "
+        "just before until",
+        json_schema_extra=DATE_TIME,
+    ),
+]
+Until = Annotated[
+    str | None, Query(description="The end of the window (see since)", json_schema_extra=DATE_TIME)
 ]
 
 
@@ -65,9 +79,11 @@ async def _columns(
     depth: int,
     indirect: bool,
     limit: int,
-    as_of: str | None,
+    times: tuple[str | None, str | None, str | None],
 ) -> Response:
-    at = instant(parse_time("as_of", as_of), time.time_ns() // 1000)
+    as_of, since, until = times
+    since_us, until_us = time_range(since, until)
+    at = when(parse_time("as_of", as_of), since_us, until_us, time.time_ns() // 1000)
     if not namespace or not name:
         raise LineageError("the namespace and the name must not be empty", code="invalid_parameter")
     return await answer(
@@ -100,8 +116,11 @@ async def get_columns_by_query(
     indirect: Indirect = True,
     limit: Limit = 2000,
     as_of: AsOf = None,
+    since: Since = None,
+    until: Until = None,
 ) -> Response:
-    return await _columns(read, namespace, name, field, direction, depth, indirect, limit, as_of)
+    times = (as_of, since, until)
+    return await _columns(read, namespace, name, field, direction, depth, indirect, limit, times)
 
 
 def _segments(request: Request, decoded: str) -> tuple[str, str]:
@@ -138,6 +157,9 @@ async def get_columns(
     indirect: Indirect = True,
     limit: Limit = 2000,
     as_of: AsOf = None,
+    since: Since = None,
+    until: Until = None,
 ) -> Response:
     ns, dataset_name = _segments(request, f"{namespace}/{name}/columns")
-    return await _columns(read, ns, dataset_name, field, direction, depth, indirect, limit, as_of)
+    times = (as_of, since, until)
+    return await _columns(read, ns, dataset_name, field, direction, depth, indirect, limit, times)

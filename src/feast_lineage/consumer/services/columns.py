@@ -42,14 +42,17 @@ from feast_lineage.consumer.schemas import (
     JobRef,
 )
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.services.when import answerable
+from feast_lineage.consumer.services.when import When, answerable, echo
 from feast_lineage.consumer.store.read import as_of as at_reads
 from feast_lineage.consumer.store.read import columns as c
 from feast_lineage.consumer.store.read import columns_as_of as c_at
+from feast_lineage.consumer.store.read import columns_window as c_win
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.aliases import alias_groups, alias_names
+from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.column_walk import walk_columns
+from feast_lineage.consumer.store.read.window import Window, symlinks_instant
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id
 
@@ -61,11 +64,12 @@ Name = tuple[str, str]  # (namespace, name)
 class _Aliases:
     """Alias groups of the datasets met so far: dataset -> group, group -> members.
 
-    As of an instant (``at``) symlinks are not followed: each dataset is its own group.
+    As of an instant (``at``) the symlinks current then group them; over a
+    window, those current before its end.
     """
 
     scope: Scope
-    at: Instant | None = None
+    at: When = None
     group: dict[int, int] = field(default_factory=dict)
     members: dict[int, frozenset[int]] = field(default_factory=dict)
     names: dict[int, Name] = field(default_factory=dict)
@@ -73,13 +77,15 @@ class _Aliases:
     def add(self, conn: Connection, ids: Iterable[int]) -> None:
         """Put every dataset of ``ids`` (and its visible aliases, transitively) in a group."""
         todo = {i for i in ids if i not in self.group}
-        if todo and self.at is not None:
-            self.group.update({i: i for i in todo})
-            self.members.update({i: frozenset((i,)) for i in todo})
-        elif todo:
+        if not todo:
+            return
+        if self.at is None:
             found = alias_groups(conn, todo, self.scope.ns_ids)
-            self.group.update(found.group)
-            self.members.update(found.members)
+        else:
+            then = self.at if isinstance(self.at, Instant) else symlinks_instant(self.at)
+            found = alias_groups(conn, todo, self.scope.ns_ids, symlink_at, then.params())
+        self.group.update(found.group)
+        self.members.update(found.members)
 
     def datasets(self, groups: Iterable[int]) -> set[int]:
         out: set[int] = set()
@@ -91,8 +97,6 @@ class _Aliases:
         """Learn the names of ``ids``: stored datasets', else as a symlink names the alias."""
         for ds in c.dataset_names(conn, ids - set(self.names)).values():
             self.names[ds.id] = (ds.namespace, ds.name)
-        if self.at is not None:
-            return
         for alias, named in alias_names(conn, ids - set(self.names)).items():
             self.names[alias] = named
 
@@ -125,7 +129,12 @@ class _Ask:
     field_name: str | None
     depth: int
     indirect: bool
-    at: Instant | None = None
+    at: When = None
+
+
+def _instant(at: When) -> Instant | None:
+    """The instant whose schemas and datasets an answer shows: a window's are the stored ones."""
+    return at if isinstance(at, Instant) else None
 
 
 def _walk(conn: Connection, aliases: _Aliases, ask: _Ask, way: Way, found: _Found) -> None:
@@ -253,23 +262,23 @@ def _transformations(
     return out
 
 
-def _known(conn: Connection, start: int, at: Instant | None) -> bool:
+def _known(conn: Connection, start: int, at: When) -> bool:
     """Whether the dataset is stored (existed at ``at``) or some column edge reads it."""
     if at is None:
         return bool(c.dataset_names(conn, [start]) or c.column_edges(conn, "from", [start], None))
+    if isinstance(at, Window):
+        return _known(conn, start, None)
     return bool(
         at_reads.nodes_by_id(conn, [start], None, at)
         or c_at.column_edges_at(conn, "from", [start], None, at)
     )
 
 
-def _start(
-    conn: Connection, scope: Scope, namespace: str, name: str, at: Instant | None
-) -> _Aliases:
+def _start(conn: Connection, scope: Scope, namespace: str, name: str, at: When) -> _Aliases:
     """The asked dataset's alias group; NotFound when there is no such visible dataset."""
     start = dataset_id(namespace, name)
     if not scope.allows(namespace) or not _known(conn, start, at):
-        then = "" if at is None else f" at {to_iso(at.time_us)}"
+        then = f" at {to_iso(at.time_us)}" if isinstance(at, Instant) else ""
         raise NotFound(
             f"no dataset named {name!r} in namespace {namespace!r}{then}; "
             "list them with GET /api/v1/lineage/openlineage/datasets"
@@ -299,7 +308,7 @@ def _nodes(conn: Connection, aliases: _Aliases, found: _Found, start: int, limit
     others = {grp: aliases.others(grp, answer.named[grp]) for grp in groups}
     # Where a field's type is looked up: the asked dataset first, then the other members.
     lookup = {grp: sorted(aliases.members[grp], key=lambda m: m != start) for grp in groups}
-    types = _types(conn, members, aliases.at)
+    types = _types(conn, members, _instant(aliases.at))
     depths, fields, named = found.depths, found.fields, answer.named
     nearest = sorted(depths, key=lambda n: (depths[n], *named[n[0]], fields.get(n) or ""))
     answer.truncated = len(nearest) > limit
@@ -409,28 +418,30 @@ def column_lineage(
     depth: int,
     indirect: bool,
     limit: int,
-    at: Instant | None = None,
+    at: When = None,
 ) -> ColumnLineage:
     """The column lineage of a dataset (or one of its fields) within ``depth`` steps.
 
-    With ``at``: as it stood at that instant (docs/api.md, ``as_of``).
+    With ``at``: as it stood at that instant (docs/api.md, ``as_of``), or
+    what the window's runs stated (``since``/``until``).
     """
     ask = _Ask(dataset_id(namespace, name), field_name, depth, indirect, at)
     with read.engine.connect() as conn:
-        if at is not None:
-            answerable(conn, at)
+        at = answerable(conn, at)
+        ask = _Ask(ask.start, field_name, depth, indirect, at)
         aliases = _start(conn, read.scope, namespace, name, at)
         group = aliases.group[ask.start]
         found = _Found()
         for way in ways(direction):
             _walk(conn, aliases, ask, way, found)
         if field_name is not None and not found.edges:
-            _require_field(conn, aliases.members[group], field_name, name, at)
+            _require_field(conn, aliases.members[group], field_name, name, _instant(at))
         answer = _nodes(conn, aliases, found, ask.start, limit)
         kept = {k: v for k, v in found.edges.items() if k[0] in answer.ids and k[1] in answer.ids}
         hidden = _with_hidden_inputs(conn, aliases, {k[1] for k in kept}, read.scope)
         edges = _edges(answer, kept, hidden, c.job_names(conn, {k[2] for k in kept}))
     feast = [_feast_row(answer, key, edge, kept[key], found, group) for key, edge in edges]
+    as_of, since, until = echo(at)
     return ColumnLineage(
         dataset=DatasetRef(namespace=namespace, name=name),
         field=field_name,
@@ -442,7 +453,9 @@ def column_lineage(
         truncated=answer.truncated,
         limit=limit,
         column_lineage=[row for row in feast if row is not None],
-        as_of=to_iso(at.time_us) if at is not None else None,
+        as_of=as_of,
+        since=since,
+        until=until,
     )
 
 
@@ -460,6 +473,8 @@ def _with_hidden_inputs(
     fields = {fid for _g, fid in targets} | {WHOLE_DATASET}
     if aliases.at is None:
         rows = c.column_edges(conn, "into", datasets, fields)
+    elif isinstance(aliases.at, Window):
+        rows = c_win.column_edges_in_window(conn, "into", datasets, fields, aliases.at)
     else:
         rows = c_at.column_edges_at(conn, "into", datasets, fields, aliases.at)
     hidden: set[Node] = set()

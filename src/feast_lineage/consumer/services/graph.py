@@ -9,7 +9,7 @@ for each node and edge costs more than the queries.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypedDict
@@ -255,7 +255,12 @@ def _symlinks(
     conn: Connection, dataset_ids: set[int], refs: dict[int, NodeRef], scope: Scope, built: Built
 ) -> None:
     """The current symlinks touching the datasets, and a symlink edge where both are nodes."""
-    for s in g.symlinks_touching(conn, dataset_ids, scope.ns_ids):
+    add_symlinks(g.symlinks_touching(conn, dataset_ids, scope.ns_ids), refs, built)
+
+
+def add_symlinks(rows: Iterable[g.SymlinkRow], refs: dict[int, NodeRef], built: Built) -> None:
+    """The symlinks of ``rows`` in the answer, and a symlink edge where both ends are nodes."""
+    for s in rows:
         built["symlinks"].append(
             {
                 "dataset_namespace": s.namespace,

@@ -29,6 +29,7 @@ from feast_lineage.consumer.services.graph import (
     NodeRef,
     _node,
     add_derived,
+    add_symlinks,
     build_now,
     graph_edge,
     nearest,
@@ -121,6 +122,15 @@ def _nodes(
     return refs, built
 
 
+def _symlinks(
+    conn: Connection, refs: dict[int, NodeRef], built: Built, ns_ids: NsIds, at: History
+) -> None:
+    """The symlinks current at ``at`` (a window: before its end) touching the datasets."""
+    instant = at if isinstance(at, Instant) else window_reads.symlinks_instant(at)
+    datasets = {node for node, ref in refs.items() if ref.node.kind == "dataset"}
+    add_symlinks(at_reads.symlinks_touching(conn, datasets, ns_ids, instant), refs, built)
+
+
 def _edges(conn: Connection, refs: dict[int, NodeRef], built: Built, at: History) -> None:
     """The edges among the nodes at ``at`` (a window's with their runs), and derived edges."""
     ids = set(refs)
@@ -160,6 +170,7 @@ def _build(
     at: History,
 ) -> Built:
     refs, built = _nodes(conn, rows, read.scope, read.namespace_mapping, depths, at)
+    _symlinks(conn, refs, built, read.scope.ns_ids, at)
     _edges(conn, refs, built, at)
     return built
 

@@ -144,7 +144,7 @@ def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
 def _edge_ids(
     conn: Connection, refs: Mapping[int, NodeRef], ns_ids: NsIds, at: Instant
 ) -> dict[EdgeKey, EdgeIds]:
-    """The answer's edges at ``at`` by their keys, derived ones as :func:`.graph.add_derived`."""
+    """The answer's edges at ``at`` by their keys, derived and symlink ones as :mod:`.graph` adds them."""
     inputs: Ends = {}
     outputs: Ends = {}
     found: dict[EdgeKey, EdgeIds] = {}
@@ -163,6 +163,11 @@ def _edge_ids(
             seen(outputs, e.src_id, e.dst_id, e.created_us)
     for (src, dst), created_us in derived_pairs(inputs, outputs)[1].items():
         found[(refs[src].key, refs[dst].key, "derived", "")] = (src, dst, "derived", created_us)
+    datasets = {i for i, ref in refs.items() if ref.node.kind == "dataset"}
+    for s in at_reads.symlinks_touching(conn, datasets, ns_ids, at):
+        if s.dataset_id in refs and s.alias_id in refs:  # as graph.add_symlinks
+            key = (refs[s.dataset_id].key, refs[s.alias_id].key, "symlink", "")
+            found[key] = (s.dataset_id, s.alias_id, "symlink", s.created_us)
     return found
 
 

@@ -1,10 +1,11 @@
 """Issue 39: ``as_of=T`` is today's answer on the events up to T; a window, its runs' union.
 
-Histories of runs (and JobEvents) with changing inputs, outputs and
-schemas, delivered to store A in any order with duplicates. For several
+Histories of runs (and JobEvents) with changing inputs, outputs, schemas
+and symlinks (an output's symlinks facet naming other datasets of the
+history, or none), delivered to store A in any order with duplicates. For several
 instants T, a fresh store B is fed only the events whose eventTime is at
 or before T: A's graph page and subgraphs as of T equal B's current ones
-(nodes, input/output/derived edges, counts), and each dataset node's
+(nodes, input/output/derived/symlink edges, symlinks, counts), and each dataset node's
 version is B's latest version of it. For windows, the answer's edges are
 the union of the inputs and outputs of the runs that overlapped the
 window, each with the number of those runs.
@@ -35,7 +36,7 @@ from feast_lineage.consumer.store.read.sorting import Sort
 from feast_lineage.consumer.store.read.window import Window, longest_run_us
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id
-from tests.factories import at, dataset, job_event, run_event, schema_facet
+from tests.factories import at, dataset, facet, job_event, run_event, schema_facet
 from tests.store_helpers import Store, ingest_shuffled
 
 NS = "s3://b"
@@ -51,6 +52,8 @@ _event = st.fixed_dictionaries(
         "inputs": _datasets,
         "outputs": _datasets,
         "schema": st.sampled_from([None, ("a",), ("a", "b")]),
+        # the outputs' symlinks facet: None (no facet), or the names it lists
+        "links": st.sampled_from([None, None, (), ("d2",), ("d3",), ("d2", "d3")]),
     }
 )
 _run = st.fixed_dictionaries(
@@ -71,10 +74,7 @@ def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for spec in runs:
         job, run_id = JOBS[spec["job"]], str(uuid.uuid4())
         for e in spec["events"]:
-            outputs = [
-                dataset(NS, n, **({"schema": schema_facet(*e["schema"])} if e["schema"] else {}))
-                for n in e["outputs"]
-            ]
+            outputs = [dataset(NS, n, **_facets(n, e)) for n in e["outputs"]]
             inputs = [dataset(NS, n) for n in e["inputs"]]
             if spec["job_event"]:
                 out.append(job_event(*job, time=at(e["time"]), inputs=inputs, outputs=outputs))
@@ -92,8 +92,20 @@ def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _facets(name: str, e: dict[str, Any]) -> dict[str, Any]:
+    """An output's facets: its schema, and its symlinks to the other datasets listed."""
+    out: dict[str, Any] = {}
+    if e["schema"]:
+        out["schema"] = schema_facet(*e["schema"])
+    if e["links"] is not None:
+        ids = [{"namespace": NS, "name": n, "type": "TABLE"} for n in e["links"] if n != name]
+        out["symlinks"] = facet(identifiers=ids)
+    return out
+
+
 def _shape(answer: GraphPage | Subgraph) -> dict[str, Any]:
     return {
+        "symlinks": sorted((s["dataset"], s["alias"]) for s in answer["symlinks"]),
         "nodes": sorted((n["id"], n["depth"]) for n in answer["nodes"]),
         "edges": sorted((e["source"], e["target"], e["type"]) for e in answer["edges"]),
         "derived": sorted((d["source"], d["target"], d["via"]) for d in answer["derived_edges"]),

@@ -1,13 +1,14 @@
 """Issue 39: column lineage ``as_of=T`` is today's answer on the events up to T.
 
-Histories of runs whose outputs carry changing ``columnLineage`` facets
-and schemas (and outputs dropped from one run to the next), delivered to
+Histories of runs whose outputs carry changing ``columnLineage`` facets,
+schemas and symlinks (and outputs dropped from one run to the next), delivered to
 store A in any order with duplicates. For several instants T, a fresh
 store B is fed only the events at or before T: A's column lineage of every
 dataset as of T equals B's current one (nodes with their types and depths,
 edges with their job, run, transformations), and so do the column edges
 of the datasets (:func:`.columns.column_edges_of_datasets_at`, what the
-lineage diff reads).
+lineage diff reads). Over a window, a dataset's column edges are the union
+of those its overlapping runs stated.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from feast_lineage.consumer.services.columns import column_edges_of_datasets_at,
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
-from feast_lineage.event_time import parse_us
+from feast_lineage.consumer.store.read.window import Window
+from feast_lineage.event_time import parse_us, to_iso
 from tests.factories import at, dataset, facet, run_event, schema_facet
 from tests.store_helpers import Store, ingest_shuffled
 
@@ -42,6 +44,8 @@ _output = st.fixed_dictionaries(
         "name": st.sampled_from(NAMES),
         "lineage": st.none() | _lineage,
         "schema": st.sampled_from([None, ("a",), ("a", "b")]),
+        # its symlinks facet: None (no facet), or the other datasets it names
+        "links": st.sampled_from([None, None, (), ("d1",), ("d2",)]),
     }
 )
 _event = st.fixed_dictionaries(
@@ -80,6 +84,11 @@ def _out(o: dict[str, Any]) -> dict[str, Any]:
         facets["columnLineage"] = _cll(o["lineage"])
     if o["schema"] is not None:
         facets["schema"] = schema_facet(*o["schema"])
+    if o["links"] is not None:
+        names = [n for n in o["links"] if n != o["name"]]
+        facets["symlinks"] = facet(
+            identifiers=[{"namespace": NS, "name": n, "type": "TABLE"} for n in names]
+        )
     return dataset(NS, o["name"], **facets)
 
 
@@ -180,3 +189,78 @@ def test_column_lineage_as_of_is_the_answer_of_a_store_of_the_events_until_then(
             _compare_at(a, b, events, seconds)
 
     check()
+
+
+def _expected_window(runs: list[dict[str, Any]], since: int, until: int) -> dict[str, set[Any]]:
+    """Dataset -> (input field, output field, job) the overlapping runs' events stated into it."""
+    out: dict[str, set[Any]] = {name: set() for name in NAMES}
+    for spec in runs:
+        events = spec["events"]
+        starts = [e["time"] for e in events if e["type"] == "START"]
+        started = min(starts) if starts else min(e["time"] for e in events)
+        ends = [e["time"] for e in events if e["type"] != "START"]
+        if not (started < until and (not ends or ends[0] >= since)):
+            continue
+        job = "{}:{}".format(*JOBS[spec["job"]])
+        for e in events:
+            for o in e["outputs"]:
+                for field, sources in (o["lineage"] or {}).items():
+                    for n, f in sources:
+                        edge = (f"field:{NS}:{n}:{f}", f"field:{NS}:{o['name']}:{field}", job)
+                        out[o["name"]].add(edge)
+    return out
+
+
+def _window_edges(store: Store, name: str, window: Window) -> set[Any]:
+    try:
+        answer = column_lineage(
+            _reader(store),
+            namespace=NS,
+            name=name,
+            field_name=None,
+            direction="upstream",
+            depth=1,
+            indirect=True,
+            limit=100,
+            at=window,
+        )
+    except NotFound:
+        return set()
+    assert (answer["since"], answer["until"]) == (to_iso(window.since_us), to_iso(window.until_us))
+    return {
+        (e["source"], e["target"], "{namespace}:{name}".format(**e["job"]))
+        for e in answer["edges"]
+        if e["job"] is not None
+    }
+
+
+@pytest.mark.slow
+def test_column_lineage_over_a_window_is_the_union_of_its_runs_column_lineage(
+    head_store_url: str,
+) -> None:
+    store = Store(head_store_url)
+    examples = 25 if store.dialect == "sqlite" else 5
+
+    @_settings(examples)
+    @given(st.lists(_run, min_size=1, max_size=4), st.data())
+    def check(runs: list[dict[str, Any]], data: st.DataObject) -> None:
+        for spec in runs:  # at most one terminal event a run: its time ends it
+            terminal = [e for e in spec["events"] if e["type"] != "START"]
+            for extra in terminal[1:]:
+                extra["type"] = "START"
+            for e in spec["events"]:  # no symlinks: each dataset a node of its own
+                for o in e["outputs"]:
+                    o["links"] = None
+        store.reset()
+        ingest_shuffled(store, _events(runs), data)
+        since = data.draw(st.integers(-1, 11), label="since")
+        until = data.draw(st.integers(since, 12), label="until")
+        window = Window(parse_us(at(since)), parse_us(at(until)))
+        expected = _expected_window(runs, since, until)
+        for name in NAMES:
+            assert _window_edges(store, name, window) == expected[name], name
+
+    try:
+        check()
+    finally:
+        store.close()

@@ -10,7 +10,9 @@ that version carries), and its latest writes, so that it keeps the
 writes health learns its expected interval from (a prune never turns
 ``stale`` into ``unknown``). The read
 (:func:`~feast_lineage.consumer.store.read.dataset_versions.versions`)
-answers, of the older rows left, that one version only. The horizon is
+answers, of the older rows left, that one version only. Its symlinks
+statements older than the cutoff go but the last (what the dataset's
+aliases were at the horizon). The horizon is
 kept in the store's meta table, so every worker tells a pruned version's
 id from an unknown one.
 """
@@ -30,6 +32,7 @@ from feast_lineage.consumer.store.read.dataset_versions import (
 )
 from feast_lineage.consumer.store.read.health import KEEP_WRITES
 from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.event_time import SORT_OFFSET
 
 # The dataset facets whose blobs versions point at: a namespace reset keeps
 # their blobs, which versions of other datasets may share.
@@ -104,7 +107,23 @@ def _prune_dataset(conn: Connection, dataset: int, cutoff_us: int, chunk: int) -
                 table.c.dataset_id == dataset, table.c.id.in_(gone[first : first + chunk])
             )
             deleted += int(conn.execute(drop).rowcount or 0)
-    return deleted
+    return deleted + _prune_symlink_statements(conn, dataset, cutoff_us)
+
+
+def _prune_symlink_statements(conn: Connection, dataset: int, cutoff_us: int) -> int:
+    """Delete the dataset's symlinks statements older than the cutoff but the last of them."""
+    st = t.symlink_statements.c
+    cutoff_rank = f"{cutoff_us + SORT_OFFSET:020d}"
+    last = conn.execute(
+        select(st.rank)
+        .where(st.dataset_id == dataset, st.rank < cutoff_rank)
+        .order_by(st.rank.desc())
+        .limit(1)
+    ).scalar_one_or_none()
+    if last is None:
+        return 0
+    drop = delete(t.symlink_statements).where(st.dataset_id == dataset, st.rank < last)
+    return int(conn.execute(drop).rowcount or 0)
 
 
 def _raise_horizon(conn: Connection, cutoff_us: int) -> None:

@@ -38,6 +38,7 @@ API_NAMES.update(
         t.dataset_versions.name: "dataset_versions",
         t.dataset_states.name: "dataset_versions",
         t.io_listings.name: "io_listings",
+        t.symlink_statements.name: "symlink_statements",
         **job_versions.API_NAMES,
     }
 )

@@ -34,6 +34,7 @@ _EVERYTHING = (
     t.runs,
     t.lineage_edges,
     t.dataset_symlinks,
+    t.symlink_statements,
     t.symlink_listings,
     t.job_facets,
     t.dataset_facets,
@@ -91,6 +92,9 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
             ),
         )
         job_versions.reset_namespace(conn, ns_id, its.jobs, removed.add)
+        statements = t.symlink_statements
+        where = statements.c.dataset_id.in_(its.datasets)
+        removed.add("symlink_statements", delete_rows(conn, statements, where))
         for dv in (t.dataset_versions, t.dataset_states):
             removed.add(
                 "dataset_versions", delete_rows(conn, dv, dv.c.dataset_id.in_(its.datasets))
@@ -203,5 +207,6 @@ def _unreferenced_blobs(conn: Connection, candidates: set[str], removed: Removed
         removed.add("openlineage_facet_blobs", n)
         listed = t.symlink_listings.c
         used = exists().where(t.dataset_facets.c.blob_id == listed.blob_id)
-        n = delete_rows(conn, t.symlink_listings, listed.blob_id.in_(chunk), ~used)
+        stated = exists().where(t.symlink_statements.c.blob_id == listed.blob_id)
+        n = delete_rows(conn, t.symlink_listings, listed.blob_id.in_(chunk), ~used, ~stated)
         removed.add("openlineage_symlink_listings", n)

@@ -9,7 +9,7 @@ the same level, never onto a hidden dataset.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -53,8 +53,6 @@ def current_symlink(links: FromClause) -> ColumnElement[bool]:
     f = t.dataset_facets.alias("link_facet")
     listed = t.symlink_listings.alias("link_listed")
     marked = t.symlink_listings.alias("link_marked")
-    owner = t.datasets.alias("link_owner")
-    alias = t.datasets.alias("link_alias")
     recorded = (
         exists()
         .where(marked.c.blob_id == f.c.blob_id, marked.c.alias_id == t.LISTED)
@@ -70,7 +68,15 @@ def current_symlink(links: FromClause) -> ColumnElement[bool]:
         .where(f.c.owner_id == s.dataset_id, f.c.name == "symlinks", recorded, ~lists_it)
         .correlate_except(f)
     )
-    same_uri = (
+    return case((s.source == "datasource", same_uri(links)), else_=~dropped)
+
+
+def same_uri(links: FromClause) -> ColumnElement[bool]:
+    """Whether a dataSource link's two datasets' URIs (or URI and identity) are equal."""
+    s = links.c
+    owner = t.datasets.alias("link_owner")
+    alias = t.datasets.alias("link_alias")
+    return (
         exists()
         .where(
             owner.c.id == s.dataset_id,
@@ -80,7 +86,6 @@ def current_symlink(links: FromClause) -> ColumnElement[bool]:
         )
         .correlate_except(owner, alias)
     )
-    return case((s.source == "datasource", same_uri), else_=~dropped)
 
 
 def _ns_ids() -> BindParameter[list[int]]:
@@ -90,18 +95,24 @@ def _ns_ids() -> BindParameter[list[int]]:
 Place = Callable[[ColumnElement[object]], tuple[ColumnElement[object], ...]]
 
 
-def alias_steps(node: ColumnElement[object], place: Place, scoped: bool) -> tuple[Step, Step]:
+LinkFilter = Callable[[FromClause], ColumnElement[bool]]
+
+
+def alias_steps(
+    node: ColumnElement[object], place: Place, scoped: bool, current: LinkFilter = current_symlink
+) -> tuple[Step, Step]:
     """The two same-level steps from the dataset ``node`` of a walk across current symlinks.
 
     To its alias, and to the dataset whose symlinks name it; ``place`` puts
     the dataset reached among the walk's node columns (the others carried
     over: a field stays the same field). Scoped (an ``ns_ids`` parameter),
     never onto a hidden dataset: the walk's own node is visible already.
+    ``current`` says which links count (:func:`.aliases_as_of.symlink_at`: at an instant).
     """
     s1 = t.dataset_symlinks.alias("s1")
     s2 = t.dataset_symlinks.alias("s2")
-    to_alias: ColumnElement[bool] = (s1.c.dataset_id == node) & current_symlink(s1)
-    to_owner: ColumnElement[bool] = (s2.c.alias_id == node) & current_symlink(s2)
+    to_alias: ColumnElement[bool] = (s1.c.dataset_id == node) & current(s1)
+    to_owner: ColumnElement[bool] = (s2.c.alias_id == node) & current(s2)
     if scoped:
         d2 = t.datasets.alias("d2")
         to_alias = to_alias & s1.c.alias_ns_id.in_(_ns_ids())
@@ -113,8 +124,8 @@ def alias_steps(node: ColumnElement[object], place: Place, scoped: bool) -> tupl
     )
 
 
-@lru_cache(maxsize=2)
-def _groups_statement(scoped: bool) -> Select[int, int]:
+@lru_cache(maxsize=4)
+def _groups_statement(scoped: bool, current: LinkFilter) -> Select[int, int]:
     d, s = t.datasets.c, t.dataset_symlinks.c
     ids: BindParameter[list[int]] = bindparam("ids", expanding=True)
     zero = cast(literal(0), Integer).label("depth")
@@ -125,7 +136,9 @@ def _groups_statement(scoped: bool) -> Select[int, int]:
         named = named.where(s.alias_ns_id.in_(_ns_ids()))
     seed = select(union(stored, named).subquery("seeds"))
     walked: CTE = recursive_walk(
-        "alias_walk", seed, lambda w: alias_steps(w.c.ds, lambda far: (w.c.seed, far), scoped)
+        "alias_walk",
+        seed,
+        lambda w: alias_steps(w.c.ds, lambda far: (w.c.seed, far), scoped, current),
     )
     return select(walked.c.seed, walked.c.ds).distinct()
 
@@ -154,19 +167,25 @@ class AliasGroups(NamedTuple):
     members: dict[int, frozenset[int]]  # group -> its datasets
 
 
-def alias_groups(conn: Connection, ids: Iterable[int], ns_ids: NsIds) -> AliasGroups:
+def alias_groups(
+    conn: Connection,
+    ids: Iterable[int],
+    ns_ids: NsIds,
+    current: LinkFilter = current_symlink,
+    params: Mapping[str, object] | None = None,
+) -> AliasGroups:
     """The alias groups of ``ids``: each with every dataset its visible current symlinks reach.
 
     A lookup of which datasets have symlinks at all, then one recursive
     query per 2,000 of those. A hidden dataset, or one without symlinks, is
-    a group of its own.
+    a group of its own. ``current`` (with ``params``) says which links count.
     """
     wanted = sorted(set(ids))
     reach: dict[int, set[int]] = {i: {i} for i in wanted}
     # Most datasets have no symlink: only those on a link start the walk.
     linked = _linked(conn, wanted) if ns_ids is None or ns_ids else []
-    stmt = _groups_statement(ns_ids is not None)
-    scope = {} if ns_ids is None else {"ns_ids": sorted(ns_ids)}
+    stmt = _groups_statement(ns_ids is not None, current)
+    scope = {**(params or {}), **({} if ns_ids is None else {"ns_ids": sorted(ns_ids)})}
     for start in range(0, len(linked), _CHUNK):
         params = {"ids": linked[start : start + _CHUNK], **scope}
         for seed, ds in conn.execute(stmt, params):

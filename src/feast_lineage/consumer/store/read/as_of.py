@@ -10,9 +10,11 @@ outputs likewise. Parent and root edges count from their first stored time.
 A job or dataset exists at ``T`` when its ``created_us``, the least event
 time that named it, is at or before ``T``.
 
-Symlinks and explicit lineage are not followed in an ``as_of`` answer yet
-(docs/performance.md says what is missing). Every statement is filtered by
-the visible namespaces, as the current graph's (:mod:`.graph`).
+A symlink is current at ``T`` by :func:`.aliases_as_of.symlink_at` (the
+dataset's last symlinks statement by then); the walk crosses it as the
+current walk does. Explicit lineage is not followed in an ``as_of`` answer
+yet (docs/performance.md says what is missing). Every statement is
+filtered by the visible namespaces, as the current graph's (:mod:`.graph`).
 """
 
 from __future__ import annotations
@@ -40,8 +42,17 @@ from sqlalchemy import (
 from feast_lineage.consumer.lineage_model import Way
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read import filtered_walk
+from feast_lineage.consumer.store.read import graph as graph_reads
+from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.common import NsIds
-from feast_lineage.consumer.store.read.graph import FOLLOWED_EDGES, EdgeRow, NodeRow, _node_selects
+from feast_lineage.consumer.store.read.graph import (
+    FOLLOWED_EDGES,
+    EdgeRow,
+    NodeRow,
+    SymlinkRow,
+    _node_selects,
+    count_symlinks,
+)
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import SORT_OFFSET
 
@@ -280,14 +291,15 @@ def _current_statements(scoped: bool, counted: bool) -> tuple[Any, ...]:
 
 
 def count_edges(conn: Connection, ns_ids: NsIds, at: Instant) -> int:
-    """Edges current at ``at`` with both ends visible."""
+    """Edges (and symlinks) current at ``at`` with both ends visible."""
     if ns_ids is not None and not ns_ids:
         return 0
     params = {**at.params(), **_scope(ns_ids)}
-    return sum(
+    stored = sum(
         int(conn.execute(stmt, params).scalar_one())
         for stmt in _current_statements(ns_ids is not None, True)
     )
+    return stored + count_symlinks(conn, ns_ids, symlink_at, at.params(), _existed)
 
 
 def edges_at(conn: Connection, ns_ids: NsIds, at: Instant) -> list[EdgeRow]:
@@ -302,7 +314,14 @@ def edges_at(conn: Connection, ns_ids: NsIds, at: Instant) -> list[EdgeRow]:
     ]
 
 
-_HOW = ("walk_at", edge_at, FOLLOWED_EDGES)
+def symlinks_touching(
+    conn: Connection, dataset_ids: set[int], ns_ids: NsIds, at: Instant
+) -> list[SymlinkRow]:
+    """The symlinks current at ``at`` from or to ``dataset_ids``, both ends visible."""
+    return graph_reads.symlinks_touching(conn, dataset_ids, ns_ids, symlink_at, at.params())
+
+
+_HOW: filtered_walk.How = ("walk_at", edge_at, FOLLOWED_EDGES, symlink_at)
 
 
 def walk(

@@ -10,8 +10,8 @@ columns). From a node, one step goes
 * upstream from a field, along the dataset-level inputs of its dataset
   (edges into the whole dataset, field hash 0), unless indirect edges are
   left out (one level deeper);
-* across a current symlink, either way, to the same field of an alias (same
-  level: aliases are one dataset).
+* across a current symlink (at an instant: :func:`.aliases_as_of.symlink_at`),
+  either way, to the same field of an alias (same level: aliases are one dataset).
 
 The query stops a level at ``depth``; UNION (not UNION ALL) keeps each
 (node, level) once, so a cycle costs at most ``depth`` rounds. Steps never
@@ -51,7 +51,8 @@ from sqlalchemy import (
 
 from feast_lineage.column_lineage import WHOLE_DATASET
 from feast_lineage.consumer.lineage_model import Way
-from feast_lineage.consumer.store.read.aliases import alias_steps
+from feast_lineage.consumer.store.read.aliases import alias_steps, current_symlink
+from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.columns import (
     ColumnEdgeRead,
@@ -59,12 +60,17 @@ from feast_lineage.consumer.store.read.columns import (
     edge_columns,
 )
 from feast_lineage.consumer.store.read.columns_as_of import column_edge_at
+from feast_lineage.consumer.store.read.columns_window import column_edge_in_window
+from feast_lineage.consumer.store.read.columns_window import params as window_params
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
+from feast_lineage.consumer.store.read.window import Window, symlinks_instant
 from feast_lineage.consumer.store.schema import tables as t
 
 _Row = tuple[Any, ...]  # a ColumnEdgeRead and the depth of its near end
 _Kind = Literal["field", "every", "whole"]  # the edges out of a field, every field, the dataset
+# Which edges count: current ones, those current at an instant, those stated in a window.
+_When = Literal["now", "at", "window"]
 EVERY_FIELD = -1  # the walk's seed for every field of a dataset (field hashes are >= 0)
 _WIDEST = literal_column("9223372036854775807", BigInteger)
 
@@ -82,16 +88,19 @@ def _ends(e: Any, way: Way) -> tuple[Any, Any, Any, Any, Any]:
     return c.src_dataset_id, c.src_field_id, c.dst_dataset_id, c.dst_field_id, c.dst_ns_id
 
 
-def _pointed(e: Any, at: bool, name: str) -> tuple[Any, Any]:
-    """The table saying which payload is current (pointers, or listings at an instant), joined."""
-    if at:
+def _pointed(e: Any, at: _When, name: str) -> tuple[Any, Any]:
+    """The table saying which payload counts (pointers, or listings at T or in a window), joined."""
+    if at == "at":
         p = t.column_listings.alias(name)
         return p, column_edge_at(e, p)
+    if at == "window":
+        p = t.column_listings.alias(name)
+        return p, column_edge_in_window(e, p)
     p = t.column_lineage.alias(name)
     return p, current_column_edge(e, p)
 
 
-def _followed(e: Any, way: Way, indirect: bool, scoped: bool, at: bool) -> Any:
+def _followed(e: Any, way: Way, indirect: bool, scoped: bool, at: _When) -> Any:
     """What an edge must be to be walked: current, its far end visible, direct if asked."""
     p, current = _pointed(e, at, f"{e.name}_pointer")
     cond = [exists().where(current).correlate_except(p)]
@@ -102,7 +111,7 @@ def _followed(e: Any, way: Way, indirect: bool, scoped: bool, at: bool) -> Any:
     return and_(*cond)
 
 
-def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool, at: bool) -> list[Step]:
+def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool, at: _When) -> list[Step]:
     """From a field: along its edges, every field's edges, the dataset-level inputs, aliases."""
     by_field = t.column_edges.alias("by_field")
     every = t.column_edges.alias("every_field")
@@ -128,13 +137,12 @@ def _walk_steps(w: FromClause, way: Way, indirect: bool, scoped: bool, at: bool)
             _followed(whole, "upstream", indirect, scoped, at),
         )
         steps.append(Step(whole, on_whole, (far2, farf2), far2, deeper=True))
-    if at:  # symlinks are not followed as of an instant (docs/api.md)
-        return steps
-    return [*steps, *alias_steps(w.c.ds, lambda found: (found, w.c.fld), scoped)]
+    links = current_symlink if at == "now" else symlink_at  # a window's: before its end
+    return [*steps, *alias_steps(w.c.ds, lambda found: (found, w.c.fld), scoped, links)]
 
 
 @lru_cache(maxsize=16)
-def _walk_statement(way: Way, indirect: bool, scoped: bool, at: bool) -> CompoundSelect[*_Row]:
+def _walk_statement(way: Way, indirect: bool, scoped: bool, at: _When) -> CompoundSelect[*_Row]:
     """The walk as one statement, built once: parameters start, field, depth, ns_ids (as_of)."""
     seed = select(
         cast(bindparam("start", type_=BigInteger), BigInteger).label("ds"),
@@ -157,7 +165,9 @@ def _walk_statement(way: Way, indirect: bool, scoped: bool, at: bool) -> Compoun
     return union_all(*(_edges_from(reached, way, (indirect, scoped, at), kind) for kind in kinds))
 
 
-def _edges_from(reached: CTE, way: Way, how: tuple[bool, bool, bool], kind: _Kind) -> Select[*_Row]:
+def _edges_from(
+    reached: CTE, way: Way, how: tuple[bool, bool, _When], kind: _Kind
+) -> Select[*_Row]:
     """The current edges out of the reached nodes below ``depth``, each with its near level."""
     indirect, scoped, at = how
     e = t.column_edges.alias(f"out_{kind}")
@@ -196,14 +206,15 @@ def walk_columns(
     depth: int,
     indirect: bool,
     ns_ids: NsIds,
-    at: Instant | None = None,
+    at: Instant | Window | None = None,
 ) -> list[WalkedEdge]:
     """Every current column edge within ``depth`` levels of the field (or every field) asked.
 
     Each edge once, with the least level of its near end; the edges of
     symlinked aliases are met as the asked dataset's (the caller groups
-    aliases into one node). With ``at``: the edges current at that instant,
-    no symlinks followed.
+    aliases into one node). With an instant: the edges and symlinks current
+    then; with a window: the edges stated in it (:mod:`.columns_window`) and
+    the symlinks current before its end.
     """
     if depth <= 0 or (ns_ids is not None and not ns_ids):
         return []
@@ -211,9 +222,15 @@ def walk_columns(
     params: dict[str, Any] = {"start": start, "field": field, "depth": depth}
     if ns_ids is not None:
         params["ns_ids"] = sorted(ns_ids)
-    if at is not None:
+    when: _When = "now"
+    if isinstance(at, Instant):
+        when = "at"
         params.update(at.params())
-    stmt = _walk_statement(way, indirect, ns_ids is not None, at is not None)
+    elif isinstance(at, Window):
+        when = "window"
+        params.update(window_params(conn, at))
+        params.update(symlinks_instant(at).params())
+    stmt = _walk_statement(way, indirect, ns_ids is not None, when)
     best: dict[tuple[Any, ...], WalkedEdge] = {}
     for row in conn.execute(stmt, params):
         edge = ColumnEdgeRead(*row[:-1])

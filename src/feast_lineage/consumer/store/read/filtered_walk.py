@@ -30,12 +30,15 @@ from sqlalchemy import (
 )
 
 from feast_lineage.consumer.lineage_model import Way
+from feast_lineage.consumer.store.read.aliases import LinkFilter, alias_steps
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.graph import EdgeRow
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
 
 EdgeFilter = Callable[[FromClause], ColumnElement[bool]]
+# (the walk's name, the edge predicate, the edge types followed, the symlink predicate)
+How = tuple[str, EdgeFilter, tuple[str, ...], LinkFilter | None]
 
 _CHUNK = 2000
 
@@ -44,9 +47,8 @@ def _ids(name: str = "ids") -> Any:
     return bindparam(name, expanding=True)
 
 
-def _steps(
-    w: FromClause, keep: EdgeFilter, types: tuple[str, ...], direction: Way, scoped: bool
-) -> list[Step]:
+def _steps(w: FromClause, how: How, direction: Way, scoped: bool) -> list[Step]:
+    _name, keep, types, links = how
     e = t.lineage_edges.alias("e")
     if direction == "upstream":
         near, far, far_ns = e.c.dst_id, e.c.src_id, e.c.src_ns_id
@@ -55,18 +57,19 @@ def _steps(
     on = and_(near == w.c.node_id, e.c.edge_type.in_(types), keep(e))
     if scoped:
         on = and_(on, far_ns.in_(_ids("ns_ids")))
-    return [Step(e, on, (far,), far, deeper=True)]
+    steps = [Step(e, on, (far,), far, deeper=True)]
+    if links is not None:  # across a symlink either way, same level (aliases are one dataset)
+        steps.extend(alias_steps(w.c.node_id, lambda found: (found,), scoped, links))
+    return steps
 
 
 @lru_cache(maxsize=16)
-def _walk_statement(
-    name: str, keep: EdgeFilter, types: tuple[str, ...], direction: Way, scoped: bool
-) -> Select[int, int]:
+def _walk_statement(how: How, direction: Way, scoped: bool) -> Select[int, int]:
     seed = select(
         cast(bindparam("start", type_=BigInteger), BigInteger).label("node_id"),
         cast(literal(0), Integer).label("depth"),
     )
-    walked = recursive_walk(name, seed, lambda w: _steps(w, keep, types, direction, scoped))
+    walked = recursive_walk(how[0], seed, lambda w: _steps(w, how, direction, scoped))
     return select(walked.c.node_id, func.min(walked.c.depth)).group_by(walked.c.node_id)
 
 
@@ -76,20 +79,21 @@ def walk(
     direction: Way,
     depth: int,
     ns_ids: NsIds,
-    how: tuple[str, EdgeFilter, tuple[str, ...]],
+    how: How,
     params: Mapping[str, object],
 ) -> dict[int, int]:
     """Node id -> distance from ``start`` of every node within ``depth`` kept edges.
 
-    ``how`` is (the walk's name, the edge predicate, the edge types followed);
-    ``params`` binds what the predicate names.
+    ``how`` is (the walk's name, the edge predicate, the edge types followed,
+    the symlink predicate or None: no symlinks followed); ``params`` binds
+    what the predicates name.
     """
     if depth <= 0 or (ns_ids is not None and not ns_ids):
         return {start: 0}
     bound: dict[str, Any] = {"start": start, "depth": depth, **params}
     if ns_ids is not None:
         bound["ns_ids"] = sorted(ns_ids)
-    stmt = _walk_statement(*how, direction, ns_ids is not None)
+    stmt = _walk_statement(how, direction, ns_ids is not None)
     return {int(node): int(level) for node, level in conn.execute(stmt, bound).all()}
 
 

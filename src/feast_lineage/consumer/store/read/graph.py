@@ -21,7 +21,7 @@ but is not part of the graph.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
@@ -47,7 +47,7 @@ from sqlalchemy import (
 )
 
 from feast_lineage.consumer.lineage_model import EdgeType, Way
-from feast_lineage.consumer.store.read.aliases import alias_steps
+from feast_lineage.consumer.store.read.aliases import LinkFilter, alias_steps
 from feast_lineage.consumer.store.read.aliases import current_symlink as current_symlink
 from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all
 from feast_lineage.consumer.store.read.explicit import current_explicit_edge
@@ -296,6 +296,20 @@ def count_edges(conn: Connection, ns_ids: NsIds) -> int:
         current_edge(t.lineage_edges),
         *where_all(in_ids(e.src_ns_id, ns_ids), in_ids(e.dst_ns_id, ns_ids)),
     )
+    return stored + count_symlinks(conn, ns_ids)
+
+
+def count_symlinks(
+    conn: Connection,
+    ns_ids: NsIds,
+    current: LinkFilter = current_symlink,
+    params: Mapping[str, object] | None = None,
+    existed: Callable[[FromClause], ColumnElement[bool]] | None = None,
+) -> int:
+    """Symlinks between stored datasets that ``current`` keeps (with ``params``), both visible.
+
+    ``existed``: whether a dataset existed then (as of an instant), both ends.
+    """
     s = t.dataset_symlinks.c
     owner = t.datasets.alias("owner")
     alias = t.datasets.alias("alias")
@@ -305,15 +319,17 @@ def count_edges(conn: Connection, ns_ids: NsIds) -> int:
         .join(owner, owner.c.id == s.dataset_id)
         .join(alias, alias.c.id == s.alias_id)
         .where(
-            current_symlink(t.dataset_symlinks),
+            current(t.dataset_symlinks),
             *where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)),
         )
     )
-    return stored + int(conn.execute(links).scalar_one())
+    if existed is not None:
+        links = links.where(existed(owner), existed(alias))
+    return int(conn.execute(links, dict(params or {})).scalar_one())
 
 
-@lru_cache(maxsize=4)
-def _symlinks_statement(side: str, scoped: bool) -> Any:
+@lru_cache(maxsize=8)
+def _symlinks_statement(side: str, scoped: bool, current: LinkFilter) -> Any:
     s = t.dataset_symlinks.c
     owner = t.datasets.alias("owner")
     stmt = (
@@ -330,7 +346,7 @@ def _symlinks_statement(side: str, scoped: bool) -> Any:
             owner.c.name,
         )
         .join(owner, owner.c.id == s.dataset_id)
-        .where(s[side].in_(_ids_param()), current_symlink(t.dataset_symlinks))
+        .where(s[side].in_(_ids_param()), current(t.dataset_symlinks))
     )
     if scoped:
         stmt = stmt.where(
@@ -339,16 +355,26 @@ def _symlinks_statement(side: str, scoped: bool) -> Any:
     return stmt
 
 
-def symlinks_touching(conn: Connection, dataset_ids: set[int], ns_ids: NsIds) -> list[SymlinkRow]:
-    """Current symlinks from or to ``dataset_ids`` whose two ends are visible."""
+def symlinks_touching(
+    conn: Connection,
+    dataset_ids: set[int],
+    ns_ids: NsIds,
+    current: LinkFilter = current_symlink,
+    params: Mapping[str, object] | None = None,
+) -> list[SymlinkRow]:
+    """Current symlinks from or to ``dataset_ids`` whose two ends are visible.
+
+    ``current`` (with ``params``) says which links count: now, or at an instant.
+    """
     if ns_ids is not None and not ns_ids:
         return []
     seen: dict[tuple[int, int], SymlinkRow] = {}
     for chunk in _chunks(dataset_ids):
         # Two indexed lookups: an OR of the two IN lists would scan the table.
         for side in ("dataset_id", "alias_id"):
-            stmt = _symlinks_statement(side, ns_ids is not None)
-            for row in conn.execute(stmt, {"ids": chunk, **_scope_params(ns_ids)}).all():
+            stmt = _symlinks_statement(side, ns_ids is not None, current)
+            bound = {"ids": chunk, **(params or {}), **_scope_params(ns_ids)}
+            for row in conn.execute(stmt, bound).all():
                 seen[(row.dataset_id, row.alias_id)] = SymlinkRow(*row)
     return [seen[k] for k in sorted(seen)]
 

@@ -49,6 +49,8 @@ from sqlalchemy import (
 from feast_lineage.consumer.lineage_model import Way
 from feast_lineage.consumer.store.engine.meta import MAX_RUN_KEY, read_meta
 from feast_lineage.consumer.store.read import filtered_walk
+from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
+from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import NsIds
 from feast_lineage.consumer.store.read.graph import EdgeRow
 from feast_lineage.consumer.store.schema import tables as t
@@ -86,8 +88,12 @@ def longest_run_us(conn: Connection) -> int:
     return _LATEST if value is None else int(value)
 
 
-def _resolved(conn: Connection, window: Window) -> dict[str, int]:
+def window_params(conn: Connection, window: Window) -> dict[str, int]:
+    """The window statements' parameters (:meth:`Window.params` with the store's longest run)."""
     return window.params(longest_run_us(conn))
+
+
+_resolved = window_params
 
 
 def from_horizon(window: Window, horizon_us: int) -> Window:
@@ -180,14 +186,28 @@ def _ids(name: str = "ids") -> Any:
     return bindparam(name, expanding=True)
 
 
-_HOW = ("walk_window", edge_in_window, ("input", "output"))
+_HOW: filtered_walk.How = ("walk_window", edge_in_window, ("input", "output"), symlink_at)
+# A window without an end follows the symlinks stated by any event.
+_EVERY_STATEMENT = 2**62
+
+
+def symlinks_instant(window: Window) -> Instant:
+    """The instant whose symlinks a window follows: just before its end (its last event's)."""
+    return Instant(_EVERY_STATEMENT if window.until_us is None else window.until_us - 1)
+
+
+def walk_params(conn: Connection, window: Window) -> dict[str, int | str]:
+    """The window walk's parameters: the window's, and its symlinks instant's."""
+    return {**window_params(conn, window), **symlinks_instant(window).params()}
 
 
 def walk(
     conn: Connection, start: int, direction: Way, depth: int, ns_ids: NsIds, window: Window
 ) -> dict[int, int]:
     """Node id -> distance from ``start`` of every node within ``depth`` steps in the window."""
-    return filtered_walk.walk(conn, start, direction, depth, ns_ids, _HOW, _resolved(conn, window))
+    return filtered_walk.walk(
+        conn, start, direction, depth, ns_ids, _HOW, walk_params(conn, window)
+    )
 
 
 def _input_or_output(edges: FromClause) -> ColumnElement[bool]:

@@ -295,6 +295,17 @@ symlink_listings = Table(
     Column("alias_id", BigInteger, primary_key=True, autoincrement=False),
 )
 
+# One row per (event, dataset) whose event carried a symlinks facet (migration
+# 0020): the aliases a dataset had at T are those its last statement by then lists.
+symlink_statements = Table(
+    "feast_lineage_symlink_statements",
+    metadata,
+    Column("dataset_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("rank", String(64), primary_key=True),  # the event's rank (time first)
+    Column("blob_id", String(32), nullable=False),  # the symlinks facet payload
+    sqlite_with_rowid=False,
+)
+
 # Column lineage (migration 0009).
 column_lineage = Table(
     "feast_lineage_column_lineage",

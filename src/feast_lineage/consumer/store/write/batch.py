@@ -199,6 +199,7 @@ def _write_once(conn: Connection, ex: Execute, d: RowBatch, cache: WriteCache) -
             t.symlink_listings,
             [r for k, r in d.listings.items() if k not in cache.listings],
         ),
+        ("symlink_statements", t.symlink_statements, list(d.symlink_statements.values())),
         (
             "symlinks",
             t.dataset_symlinks,

@@ -130,6 +130,12 @@ class ListingRow(TypedDict):
     alias_id: int  # an alias it lists, or LISTED for the payload itself
 
 
+class SymlinkStatementRow(TypedDict):
+    dataset_id: int
+    rank: str  # the event's rank
+    blob_id: str  # the symlinks facet payload it stated
+
+
 class FacetRow(TypedDict):
     owner_id: int  # the job or dataset
     name: str
@@ -319,6 +325,8 @@ class RowBatch:
     symlinks: dict[tuple[int, int], SymlinkRow] = field(default_factory=dict)
     # (symlinks facet blob, alias): which aliases a SymlinksDatasetFacet payload lists
     listings: dict[tuple[str, int], ListingRow] = field(default_factory=dict)
+    # (dataset, rank): the symlinks facet each event stated for a dataset
+    symlink_statements: dict[tuple[int, str], SymlinkStatementRow] = field(default_factory=dict)
     blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
@@ -343,6 +351,7 @@ class RowBatch:
         _keep_first(self.edges, other.edges)
         _keep_first(self.symlinks, other.symlinks)
         _keep_first(self.listings, other.listings)
+        _keep_first(self.symlink_statements, other.symlink_statements)
         self.blobs.update(other.blobs)
         combine(self.job_facets, other.job_facets, merge_facet)
         combine(self.dataset_facets, other.dataset_facets, merge_facet)
