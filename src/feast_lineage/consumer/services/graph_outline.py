@@ -144,7 +144,7 @@ def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
 def _edge_ids(
     conn: Connection, refs: Mapping[int, NodeRef], ns_ids: NsIds, at: Instant
 ) -> dict[EdgeKey, EdgeIds]:
-    """The answer's edges at ``at`` by their keys, derived and symlink ones as :mod:`.graph` adds them."""
+    """The answer's edges at ``at`` by key, derived and symlink ones as :mod:`.graph` adds them."""
     inputs: Ends = {}
     outputs: Ends = {}
     found: dict[EdgeKey, EdgeIds] = {}
