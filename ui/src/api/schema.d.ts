@@ -829,7 +829,7 @@ export interface components {
             lifecycle_state: string | null;
             /**
              * Current Version
-             * @description Always null: versions are not kept yet
+             * @description Always null (Feast's key): Feast numbers versions by position, which renumbers; our stable version ids are in the versions endpoints
              */
             current_version: number | null;
             /**
@@ -1511,7 +1511,7 @@ export interface components {
             lifecycle_state: string | null;
             /**
              * Current Version
-             * @description Always null: versions are not kept yet
+             * @description Always null (Feast's key): Feast numbers versions by position, which renumbers; our stable version ids are in the versions endpoints
              */
             current_version: number | null;
             /**
