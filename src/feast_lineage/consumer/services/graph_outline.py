@@ -9,7 +9,8 @@ blob id), and the edges at the instant. :func:`trimmed_sides` compares two
 outlines and builds full nodes, edges and column edges only where they
 differ: the nodes of one instant and not the other, the datasets of both
 whose schema *blob* differs (the same blob is the same schema, whatever
-version holds it), the jobs of both whose job version differs. Those
+version holds it; the ``schema`` facet stated by then, when there is one,
+is compared by its blob too), the jobs of both whose job version differs. Those
 trimmed sides give :func:`.lineage_diff.difference` the same diff as the
 whole answers (``tests/consumer/services/test_graph_outline.py`` compares
 them byte for byte on the three databases).
@@ -38,6 +39,7 @@ from feast_lineage.consumer.services.graph_history import _nodes
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.when import answerable
 from feast_lineage.consumer.store.read import as_of as at_reads
+from feast_lineage.consumer.store.read import catalog_as_of
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import NsIds
@@ -116,14 +118,17 @@ class Outline:
 
     ``datasets`` maps a dataset to (its version's key then, its schema blob
     id) and ``jobs`` a job to its job version then, for the nodes that had
-    one; ``edges`` are the answer's edges (derived ones included), keyed as
-    the diff compares them.
+    one; ``schema_facets`` a dataset to the blob of its ``schema`` facet
+    when that facet's latest statement is by then (a node's schema is that
+    facet's, else its version's: :mod:`.graph_history`); ``edges`` are the
+    answer's edges (derived ones included), keyed as the diff compares them.
     """
 
     at: Instant
     rows: dict[int, NodeRow]
     refs: dict[int, NodeRef]
     datasets: dict[int, tuple[str, str | None]]
+    schema_facets: dict[int, str]
     jobs: dict[int, str]
     edges: dict[EdgeKey, EdgeIds]
 
@@ -137,8 +142,12 @@ def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
         conn, (i for i, r in rows.items() if r.kind == "dataset"), at
     )
     datasets = {i: (version_key(v.id), v.schema_id) for i, v in versions.items()}
+    stated = catalog_as_of.dataset_facet_blobs_at(
+        conn, (i for i, r in rows.items() if r.kind == "dataset"), "schema", at
+    )
     jobs = at_reads.job_versions_at(conn, (i for i, r in rows.items() if r.kind == "job"), at)
-    return Outline(at, rows, refs, datasets, jobs, _edge_ids(conn, refs, read.scope.ns_ids, at))
+    edges = _edge_ids(conn, refs, read.scope.ns_ids, at)
+    return Outline(at, rows, refs, datasets, stated, jobs, edges)
 
 
 def _edge_ids(
@@ -200,6 +209,11 @@ def _names(found: Outline, kind: str) -> dict[int, tuple[str, str]]:
     return {i: (r.namespace, r.name) for i, r in found.rows.items() if r.kind == kind}
 
 
+def _schema(found: Outline, dataset: int) -> tuple[str | None, str | None]:
+    """What a dataset's schema then is read from (the same ids, the same schema)."""
+    return found.schema_facets.get(dataset), found.datasets.get(dataset, ("", None))[1]
+
+
 def trimmed_sides(read: StoreReader, instants: tuple[Instant, Instant]) -> tuple[Side, Side]:
     """The two whole-graph sides, each holding only what the diff can name.
 
@@ -215,7 +229,7 @@ def trimmed_sides(read: StoreReader, instants: tuple[Instant, Instant]) -> tuple
             i
             for i in both
             if (
-                before.datasets.get(i, (None, None))[1] != after.datasets.get(i, (None, None))[1]
+                _schema(before, i) != _schema(after, i)
                 if before.rows[i].kind == "dataset"
                 else before.jobs.get(i) != after.jobs.get(i)
             )

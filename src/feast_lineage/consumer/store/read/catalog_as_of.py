@@ -252,3 +252,25 @@ def facets_at(
         for owner, name, payload in conn.execute(stmt, params):
             out.setdefault(int(owner), {})[str(name)] = str(payload)
     return out
+
+
+def dataset_facet_blobs_at(
+    conn: Connection, owners: Iterable[int], name: str, at: Instant
+) -> dict[int, str]:
+    """Dataset id -> the blob id of its facet ``name`` when its latest statement is by ``at``.
+
+    What :func:`facets_at` would answer for that facet, as an id: the same
+    blob is the same payload.
+    """
+    c = t.dataset_facets.c
+    stmt = (
+        select(c.owner_id, c.blob_id)
+        .where(c.owner_id.in_(bindparam("owners", expanding=True)))
+        .where(c.name == name, c.rank < bindparam("as_of_rank"))
+    )
+    wanted = sorted(set(owners))
+    out: dict[int, str] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        params = {"owners": wanted[start : start + _CHUNK], **at.params()}
+        out.update((int(owner), str(blob)) for owner, blob in conn.execute(stmt, params))
+    return out
