@@ -25,8 +25,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import func, select, text
+from sqlalchemy import select, text
 
+from bench.stored import event_span
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.services.graph import graph_page, subgraph
@@ -65,11 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     read = StoreReader(engine, Scope.everything(), {}, PositionCache())
     rng = random.Random(args.seed)
     with engine.connect() as conn:
-        e = t.events.c
-        first, last = conn.execute(
-            select(func.min(e.event_time_us), func.max(e.event_time_us))
-        ).one()
-        events = conn.execute(select(func.count()).select_from(t.events)).scalar_one()
+        first, last, events = event_span(conn)
         edges = t.lineage_edges.c
         pairs = conn.execute(
             select(edges.src_id, edges.dst_id, edges.edge_type).where(edges.edge_type == "input")

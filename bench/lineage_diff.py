@@ -25,6 +25,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select, text
 
+from bench.stored import event_span
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.services.graph_history import subgraph_at
@@ -64,11 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     read = StoreReader(engine, Scope.everything(), {}, PositionCache())
     rng = random.Random(args.seed)
     with engine.connect() as conn:
-        e = t.events.c
-        first, last = conn.execute(
-            select(func.min(e.event_time_us), func.max(e.event_time_us))
-        ).one()
-        events = conn.execute(select(func.count()).select_from(t.events)).scalar_one()
+        first, last, events = event_span(conn)
         nodes = conn.execute(select(func.count()).select_from(t.jobs)).scalar_one()
         nodes += conn.execute(select(func.count()).select_from(t.datasets)).scalar_one()
         edges = t.lineage_edges.c

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -89,3 +90,42 @@ def job_event(
         "inputs": inputs or [],
         "outputs": outputs or [],
     }
+
+
+Datasets = list[dict[str, Any]]
+
+
+def generated_history(
+    runs: list[dict[str, Any]],
+    jobs: list[tuple[str, str]],
+    datasets_of: Callable[[dict[str, Any]], tuple[Datasets, Datasets]],
+) -> list[dict[str, Any]]:
+    """The events of generated runs, each ``{"job", "events", "job_event"}``.
+
+    A run's events are run events of one run id (``type``, ``time`` in
+    seconds, ``sql``), or one JobEvent of its first when ``job_event``;
+    ``datasets_of`` gives an event's (inputs, outputs).
+    """
+    out = []
+    for spec in runs:
+        job, run_id = jobs[spec["job"]], str(uuid.uuid4())
+        for e in spec["events"]:
+            inputs, outputs = datasets_of(e)
+            sql = {"sql": facet(query=e["sql"])} if e["sql"] else {}
+            if spec["job_event"]:
+                out.append(
+                    job_event(*job, time=at(e["time"]), inputs=inputs, outputs=outputs, **sql)
+                )
+                break
+            out.append(
+                run_event(
+                    e["type"],
+                    run_id=run_id,
+                    job=job,
+                    time=at(e["time"]),
+                    inputs=inputs,
+                    outputs=outputs,
+                    job_facets=sql,
+                )
+            )
+    return out

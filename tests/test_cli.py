@@ -259,15 +259,20 @@ def test_a_case_insensitive_mysql_database_fails_in_one_line(
     )
 
 
-def test_a_store_a_newer_release_migrated_fails_in_one_line(tmp_path: Path) -> None:
-    # Rolling a deployment back: the store's revision is one this release never had.
+def _repo_with_store_at(tmp_path: Path, revision: str) -> Path:
+    """A feature repo whose SQLite store is stamped at ``revision`` and holds nothing else."""
     (tmp_path / "data").mkdir()
     db = sqlite3.connect(tmp_path / "data" / "lineage.db")
     db.execute("CREATE TABLE feast_lineage_alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
-    db.execute("INSERT INTO feast_lineage_alembic_version VALUES ('0099_from_a_newer_release')")
+    db.execute("INSERT INTO feast_lineage_alembic_version VALUES (?)", (revision,))
     db.commit()
     db.close()
-    repo = write_repo(tmp_path, consumer={"connection_string": "sqlite:///data/lineage.db"})
+    return write_repo(tmp_path, consumer={"connection_string": "sqlite:///data/lineage.db"})
+
+
+def test_a_store_a_newer_release_migrated_fails_in_one_line(tmp_path: Path) -> None:
+    # Rolling a deployment back: the store's revision is one this release never had.
+    repo = _repo_with_store_at(tmp_path, "0099_from_a_newer_release")
     message = one_line_error(invoke("-c", repo, "serve_lineage"))
     assert message.startswith(
         "openlineage.consumer.connection_string: the lineage store's schema is at revision "
@@ -278,13 +283,7 @@ def test_a_store_a_newer_release_migrated_fails_in_one_line(tmp_path: Path) -> N
 
 def test_a_migration_that_fails_says_so_in_one_line(tmp_path: Path) -> None:
     # A store stamped at 0018 whose tables are gone: migration 0019 reads the runs.
-    (tmp_path / "data").mkdir()
-    db = sqlite3.connect(tmp_path / "data" / "lineage.db")
-    db.execute("CREATE TABLE feast_lineage_alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
-    db.execute("INSERT INTO feast_lineage_alembic_version VALUES ('0018')")
-    db.commit()
-    db.close()
-    repo = write_repo(tmp_path, consumer={"connection_string": "sqlite:///data/lineage.db"})
+    repo = _repo_with_store_at(tmp_path, "0018")
     message = one_line_error(invoke("-c", repo, "serve_lineage"))
     assert message.startswith(
         "openlineage.consumer.connection_string: upgrading the lineage store's schema failed "

@@ -11,7 +11,6 @@ with duplicates; asked with every namespace visible and with one hidden.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -25,7 +24,7 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import parse_us
-from tests.factories import at, dataset, facet, job_event, run_event, schema_facet
+from tests.factories import at, dataset, facet, generated_history, schema_facet
 from tests.store_helpers import Store, ingest_shuffled
 
 NAMESPACES = ["s3://b", "s3://other"]
@@ -70,30 +69,12 @@ def _output(namespace: str, name: str, e: dict[str, Any]) -> dict[str, Any]:
 
 
 def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for spec in runs:
-        job, run_id = JOBS[spec["job"]], str(uuid.uuid4())
-        for e in spec["events"]:
-            outputs = [_output(ns, n, e) for ns, n in e["outputs"]]
-            inputs = [dataset(ns, n) for ns, n in e["inputs"]]
-            sql = {"sql": facet(query=e["sql"])} if e["sql"] else {}
-            if spec["job_event"]:
-                out.append(
-                    job_event(*job, time=at(e["time"]), inputs=inputs, outputs=outputs, **sql)
-                )
-                break
-            out.append(
-                run_event(
-                    e["type"],
-                    run_id=run_id,
-                    job=job,
-                    time=at(e["time"]),
-                    inputs=inputs,
-                    outputs=outputs,
-                    job_facets=sql,
-                )
-            )
-    return out
+    def datasets_of(e: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+        return [dataset(ns, n) for ns, n in e["inputs"]], [
+            _output(ns, n, e) for ns, n in e["outputs"]
+        ]
+
+    return generated_history(runs, JOBS, datasets_of)
 
 
 def _bytes(diff: Any) -> bytes:

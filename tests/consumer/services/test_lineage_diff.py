@@ -10,7 +10,6 @@ the jobs of both whose job version differs (and those only).
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -26,7 +25,7 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import parse_us
-from tests.factories import at, dataset, facet, job_event, run_event, schema_facet
+from tests.factories import at, dataset, generated_history, schema_facet
 from tests.store_helpers import Store, ingest_shuffled
 
 NS = "s3://b"
@@ -55,31 +54,13 @@ _run = st.fixed_dictionaries(
 
 
 def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for spec in runs:
-        job, run_id = JOBS[spec["job"]], str(uuid.uuid4())
-        for e in spec["events"]:
-            schema = {"schema": schema_facet(*e["schema"])} if e["schema"] else {}
-            outputs = [dataset(NS, n, **schema) for n in e["outputs"]]
-            inputs = [dataset(NS, n) for n in e["inputs"]]
-            sql = {"sql": facet(query=e["sql"])} if e["sql"] else {}
-            if spec["job_event"]:
-                out.append(
-                    job_event(*job, time=at(e["time"]), inputs=inputs, outputs=outputs, **sql)
-                )
-                break
-            out.append(
-                run_event(
-                    e["type"],
-                    run_id=run_id,
-                    job=job,
-                    time=at(e["time"]),
-                    inputs=inputs,
-                    outputs=outputs,
-                    job_facets=sql,
-                )
-            )
-    return out
+    def datasets_of(e: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+        schema = {"schema": schema_facet(*e["schema"])} if e["schema"] else {}
+        return [dataset(NS, n) for n in e["inputs"]], [
+            dataset(NS, n, **schema) for n in e["outputs"]
+        ]
+
+    return generated_history(runs, JOBS, datasets_of)
 
 
 def _reader(store: Store) -> StoreReader:
