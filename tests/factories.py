@@ -103,7 +103,7 @@ def generated_history(
     """The events of generated runs, each ``{"job", "events", "job_event"}``.
 
     A run's events are run events of one run id (``type``, ``time`` in
-    seconds, ``sql``), or one JobEvent of its first when ``job_event``;
+    seconds, an optional ``sql``), or one JobEvent of its first when ``job_event``;
     ``datasets_of`` gives an event's (inputs, outputs).
     """
     out = []
@@ -111,7 +111,7 @@ def generated_history(
         job, run_id = jobs[spec["job"]], str(uuid.uuid4())
         for e in spec["events"]:
             inputs, outputs = datasets_of(e)
-            sql = {"sql": facet(query=e["sql"])} if e["sql"] else {}
+            sql = {"sql": facet(query=e["sql"])} if e.get("sql") else {}
             if spec["job_event"]:
                 out.append(
                     job_event(*job, time=at(e["time"]), inputs=inputs, outputs=outputs, **sql)

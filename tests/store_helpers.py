@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from sqlalchemy import ColumnElement, Table, select
 from sqlalchemy import event as sa_event
@@ -232,6 +233,18 @@ class Store:
             for row in self.rows(table):
                 parts.extend(str(v) for v in row.values())
         return "\n".join(parts)
+
+
+def history_settings(examples: int) -> settings:
+    """Hypothesis settings of a property over ingested histories: repeatable, a failure unshrunk."""
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=(Phase.explicit, Phase.reuse, Phase.generate),  # a failure prints, unshrunk
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 def ingest_shuffled(

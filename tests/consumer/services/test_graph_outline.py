@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from feast_lineage.consumer.access.scope import Scope
@@ -25,7 +25,7 @@ from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import parse_us
 from tests.factories import at, dataset, facet, generated_history, schema_facet
-from tests.store_helpers import Store, ingest_shuffled
+from tests.store_helpers import Store, history_settings, ingest_shuffled
 
 NAMESPACES = ["s3://b", "s3://other"]
 JOBS = [("spark://p", "j0"), ("spark://p", "j1"), ("spark://q", "j2")]
@@ -91,14 +91,7 @@ def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> No
     examples = 15 if store.dialect == "sqlite" else 5
     changed = [0, 0, 0]  # diffs that named a node or schema change, a column edge, a symlink
 
-    @settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=(Phase.explicit, Phase.reuse, Phase.generate),  # a failure prints, unshrunk
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @history_settings(examples)
     @given(st.lists(_run, min_size=1, max_size=5), st.data())
     def check(runs: list[dict[str, Any]], data: st.DataObject) -> None:
         store.reset()

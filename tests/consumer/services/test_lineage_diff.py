@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from feast_lineage.consumer.access.scope import Scope
@@ -26,7 +26,7 @@ from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import parse_us
 from tests.factories import at, dataset, generated_history, schema_facet
-from tests.store_helpers import Store, ingest_shuffled
+from tests.store_helpers import Store, history_settings, ingest_shuffled
 
 NS = "s3://b"
 JOBS = [("spark://p", "j0"), ("spark://p", "j1")]
@@ -152,14 +152,7 @@ def test_the_diff_is_the_difference_of_the_two_as_of_answers(store_url: str) -> 
     examples = 20 if store.dialect == "sqlite" else 6
     changes = [0, 0]  # examples whose whole-graph diff, centred diff named a change
 
-    @settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=(Phase.explicit, Phase.reuse, Phase.generate),  # a failure prints, unshrunk
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @history_settings(examples)
     @given(st.lists(_run, min_size=1, max_size=4), st.data())
     def check(runs: list[dict[str, Any]], data: st.DataObject) -> None:
         store.reset()

@@ -13,7 +13,6 @@ window, each with the number of those runs.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import orjson
@@ -36,7 +35,13 @@ from feast_lineage.consumer.store.read.sorting import Sort
 from feast_lineage.consumer.store.read.window import Window, longest_run_us
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id
-from tests.factories import at, dataset, facet, job_event, run_event, schema_facet
+from tests.factories import (
+    at,
+    dataset,
+    facet,
+    generated_history,
+    schema_facet,
+)
 from tests.store_helpers import Store, ingest_shuffled
 
 NS = "s3://b"
@@ -70,26 +75,11 @@ def _reader(store: Store) -> StoreReader:
 
 
 def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for spec in runs:
-        job, run_id = JOBS[spec["job"]], str(uuid.uuid4())
-        for e in spec["events"]:
-            outputs = [dataset(NS, n, **_facets(n, e)) for n in e["outputs"]]
-            inputs = [dataset(NS, n) for n in e["inputs"]]
-            if spec["job_event"]:
-                out.append(job_event(*job, time=at(e["time"]), inputs=inputs, outputs=outputs))
-                break
-            out.append(
-                run_event(
-                    e["type"],
-                    run_id=run_id,
-                    job=job,
-                    time=at(e["time"]),
-                    inputs=inputs,
-                    outputs=outputs,
-                )
-            )
-    return out
+    def datasets_of(e: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+        outputs = [dataset(NS, n, **_facets(n, e)) for n in e["outputs"]]
+        return [dataset(NS, n) for n in e["inputs"]], outputs
+
+    return generated_history(runs, JOBS, datasets_of)
 
 
 def _facets(name: str, e: dict[str, Any]) -> dict[str, Any]:
