@@ -221,6 +221,55 @@ def edges_among(conn: Connection, ids: set[int], at: Instant) -> list[EdgeRow]:
     return filtered_walk.edges_among(conn, ids, edge_at, at.params())
 
 
+def _selected(e: Any, counted: bool) -> list[Any]:
+    """What a statement of :func:`_current_statements` selects: a count, or :class:`EdgeRow`'s."""
+    if counted:
+        return [func.count()]
+    c = e.c
+    return [c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.created_us]
+
+
+def _listed_edges(direction: str, scoped: bool, counted: bool) -> Any:
+    """The input (output) edges current at ``as_of_us``: each job's latest listed run's, joined."""
+    j = t.jobs.c
+    lst = t.io_listings.alias(f"count_{direction}_listing")
+    latest = (
+        select(lst.c.run_key)
+        .where(
+            lst.c.job_id == j.id,
+            lst.c.direction == direction,
+            lst.c.rank < bindparam("as_of_rank"),
+        )
+        .order_by(lst.c.rank.desc())
+        .limit(1)
+        .correlate_except(lst)
+        .scalar_subquery()
+    )
+    # Grouped, so that no database flattens it into a per-edge subquery again.
+    listed = (
+        select(j.id.label("job_id"), latest.label("run_key"))
+        .group_by(j.id)
+        .subquery(f"{direction}_run")
+    )
+    io = t.run_io.alias(f"count_{direction}_io")
+    e = t.lineage_edges.alias(f"count_{direction}_edge")
+    if direction == "input":
+        ends = (e.c.src_id == io.c.dataset_id) & (e.c.dst_id == listed.c.job_id)
+    else:
+        ends = (e.c.src_id == listed.c.job_id) & (e.c.dst_id == io.c.dataset_id)
+    stmt = select(*_selected(e, counted)).select_from(
+        listed.join(
+            io,
+            (io.c.run_id == listed.c.run_key)
+            & (io.c.direction == direction)
+            & (io.c.first_us <= _as_of_us()),
+        ).join(e, ends & (e.c.edge_type == direction))
+    )
+    if scoped:
+        stmt = stmt.where(e.c.src_ns_id.in_(_ids("ns_ids")), e.c.dst_ns_id.in_(_ids("ns_ids")))
+    return stmt
+
+
 @lru_cache(maxsize=8)
 def _current_statements(scoped: bool, counted: bool) -> tuple[Any, ...]:
     """The edges current at ``as_of_us``, counted per job rather than tested per edge.
@@ -233,61 +282,19 @@ def _current_statements(scoped: bool, counted: bool) -> tuple[Any, ...]:
     Parent and root edges count from their first stored time. ``counted``:
     each statement counts its edges, else it selects them (as :class:`EdgeRow`).
     """
-
-    def what(e: Any) -> list[Any]:
-        if counted:
-            return [func.count()]
-        c = e.c
-        return [c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.created_us]
-
-    j = t.jobs.c
-    parts: list[Any] = []
-    for direction in ("input", "output"):
-        lst = t.io_listings.alias(f"count_{direction}_listing")
-        latest = (
-            select(lst.c.run_key)
-            .where(
-                lst.c.job_id == j.id,
-                lst.c.direction == direction,
-                lst.c.rank < bindparam("as_of_rank"),
-            )
-            .order_by(lst.c.rank.desc())
-            .limit(1)
-            .correlate_except(lst)
-            .scalar_subquery()
-        )
-        # Grouped, so that no database flattens it into a per-edge subquery again.
-        listed = (
-            select(j.id.label("job_id"), latest.label("run_key"))
-            .group_by(j.id)
-            .subquery(f"{direction}_run")
-        )
-        io = t.run_io.alias(f"count_{direction}_io")
-        e = t.lineage_edges.alias(f"count_{direction}_edge")
-        if direction == "input":
-            ends = (e.c.src_id == io.c.dataset_id) & (e.c.dst_id == listed.c.job_id)
-        else:
-            ends = (e.c.src_id == listed.c.job_id) & (e.c.dst_id == io.c.dataset_id)
-        stmt = select(*what(e)).select_from(
-            listed.join(
-                io,
-                (io.c.run_id == listed.c.run_key)
-                & (io.c.direction == direction)
-                & (io.c.first_us <= _as_of_us()),
-            ).join(e, ends & (e.c.edge_type == direction))
-        )
-        if scoped:
-            stmt = stmt.where(e.c.src_ns_id.in_(_ids("ns_ids")), e.c.dst_ns_id.in_(_ids("ns_ids")))
-        parts.append(stmt)
     c = t.lineage_edges.c
     others = (
-        select(*what(t.lineage_edges))
+        select(*_selected(t.lineage_edges, counted))
         .select_from(t.lineage_edges)
         .where(c.edge_type.not_in(("input", "output")), c.created_us <= _as_of_us())
     )
     if scoped:
         others = others.where(c.src_ns_id.in_(_ids("ns_ids")), c.dst_ns_id.in_(_ids("ns_ids")))
-    return (*parts, others)
+    return (
+        _listed_edges("input", scoped, counted),
+        _listed_edges("output", scoped, counted),
+        others,
+    )
 
 
 def count_edges(conn: Connection, ns_ids: NsIds, at: Instant) -> int:

@@ -244,6 +244,7 @@ def facets_at(
         .join(t.facet_blobs, b.id == c.blob_id)
         .where(c.owner_id.in_(bindparam("owners", expanding=True)))
         .where(c.rank < bindparam("as_of_rank"))
+        .order_by(c.owner_id, c.name)  # one order of facets, whoever asks and with what
     )
     wanted = sorted(set(owners))
     out: dict[int, dict[str, str]] = {}
