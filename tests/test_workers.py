@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -206,12 +205,23 @@ def test_workers_exit_when_the_arbiter_is_killed(tmp_path: Path) -> None:
         workers = children(server.process.pid)
         server.kill()  # SIGKILL: the arbiter cannot stop them itself
         assert wait_for(lambda: not any(alive(pid) for pid in workers))
-    # The port is free again: no worker holds the listening socket. (A new
-    # listener binds it as a server does, SO_REUSEADDR and all.)
-    with socket.socket() as listener:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", int(server.url.rsplit(":", 1)[1])))
-        listener.listen()
+    # No process listens on the port any more: no worker kept the listening
+    # socket. (Binding it to see was flaky: the other test worker's outgoing
+    # connections may take the freed port as their own local port.)
+    port = int(server.url.rsplit(":", 1)[1])
+    assert wait_for(lambda: port not in _listening_ports())
+
+
+def _listening_ports() -> set[int]:
+    """The TCP ports some socket on this machine listens on (Linux's /proc/net tables)."""
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as rows:
+            for row in list(rows)[1:]:
+                local, state = row.split()[1], row.split()[3]
+                if state == "0A":  # TCP_LISTEN
+                    ports.add(int(local.rsplit(":", 1)[1], 16))
+    return ports
 
 
 def test_a_worker_failing_at_startup_stops_the_server_with_an_error(tmp_path: Path) -> None:
