@@ -96,7 +96,9 @@ def test_as_of_the_first_training_run_the_graph_lacks_the_later_change(
     wait_graph(page)
     expect(node(page, SHIFTS)).to_have_count(0)
     # The details answer as of then too: the feature view's schema before the type change.
-    node(page, "driver_hourly_stats", "feature_view").click()
+    # (a click event: the graph then opens at a readable size, larger than the window, and
+    # the node may lie outside it, as a user would pan to)
+    node(page, "driver_hourly_stats", "feature_view").locator(".lnode").dispatch_event("click")
     schema = page.get_by_test_id("details-panel").get_by_test_id("schema-table")
     expect(schema.locator("tr", has_text="conv_rate")).to_contain_text("FLOAT")
     shoot(page, "history-as-of")
@@ -131,7 +133,7 @@ def test_changes_since_the_first_training_run_mark_the_schema_and_the_new_output
     expect(node(page, SHIFTS).locator(".lnode")).to_have_attribute("data-change", "added")
     new_edge = page.locator("[data-testid^='rf__edge-'][data-testid*='driver_shifts'] .ledge")
     expect(new_edge).to_have_class(re.compile("change-added"))
-    node(page, "driver_hourly_stats", "feature_view").click()
+    node(page, "driver_hourly_stats", "feature_view").locator(".lnode").dispatch_event("click")
     change = page.get_by_test_id("change-section")
     expect(change).to_contain_text("schema changed")
     expect(change.get_by_test_id("change-schema-diff")).to_contain_text(
