@@ -300,3 +300,54 @@ def test_a_feature_view_is_materialized_to_its_online_store_s_latest_write(
     # now (T0 + 2 h) - materialized to (T0 + 30 min); - raw's write (T0)
     assert health["materialization_lag_seconds"] == 5400
     assert health["source_lag_seconds"] == 7200
+
+
+def test_impact_crosses_an_alias_two_datasets_name_unless_its_namespace_is_hidden(
+    make_client: AppFactory,
+) -> None:
+    # warehouse:raw and files:raw_export both name hive:db.raw (never stored as a dataset
+    # itself): one dataset, so what reads the export is downstream of what writes raw.
+    alias = facet(identifiers=[{"namespace": "hive", "name": "db.raw", "type": "TABLE"}])
+    keys = {
+        "type": "api_keys",
+        "keys": [
+            {"key": "key-all", "projects": ["*"]},
+            {"key": "key-no-hive", "projects": ["warehouse", "files", "ml_team"]},
+        ],
+    }
+    client = make_client(authorizer=keys)
+    client.headers["X-API-Key"] = "key-all"
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("warehouse", "load"),
+            time=at(0),
+            outputs=[dataset("warehouse", "raw", symlinks=alias)],
+        ),
+        run_event(
+            "COMPLETE",
+            job=("ml_team", "train"),
+            time=at(60),
+            inputs=[dataset("files", "raw_export", symlinks=alias)],
+            outputs=[dataset("ml_team", "model")],
+        ),
+    )
+    params = {"node_type": "job", "namespace": "warehouse", "name": "load"}
+
+    def reached(key: str) -> list[tuple[str, int, list[str]]]:
+        client.headers["X-API-Key"] = key
+        body = client.get(f"{API}/impact", params=params).json()
+        return [(r["node"], r["distance"], r["path"]) for r in body["affected"]["other"]]
+
+    load, raw, export = "job:warehouse:load", "dataset:warehouse:raw", "dataset:files:raw_export"
+    train = "job:ml_team:train"
+    assert reached("key-all") == [
+        # the alias is no node: the export is as near as raw, the same dataset
+        (export, 1, [load, raw, export]),
+        (raw, 1, [load, raw]),
+        (train, 2, [load, raw, export, train]),
+        ("dataset:ml_team:model", 3, [load, raw, export, train, "dataset:ml_team:model"]),
+    ]
+    # A key that cannot see the alias's namespace is not walked across it.
+    assert reached("key-no-hive") == [(raw, 1, [load, raw])]

@@ -55,11 +55,26 @@ def _visible(
     found: Reach,
     fetch: reach.Fetch | None,
 ) -> Reach:
-    """``found`` (a walk from ``start`` and infos of its nodes, or more) on visible nodes only."""
+    """``found`` (a walk from ``start`` and infos of its nodes, or more) on visible nodes only.
+
+    An alias never stored as a dataset is visible when its own namespace is:
+    the walk crosses it (two datasets naming one alias are one dataset), as
+    the graph's walk does.
+    """
     walked, infos = found
     scope = read.scope
-    allowed = {n for n in walked.distance if n in infos and scope.allows_id(infos[n].ns_id)}
-    if len(allowed) < len(walked.distance) - 1:
+    if scope.is_everything:
+        return walked, infos  # nothing hidden: the walk stands
+    unnamed = [n for n in walked.distance if n not in infos]
+    aliases = h.alias_namespaces(conn, unnamed) if unnamed else {}
+
+    def visible(n: int) -> bool:
+        info = infos.get(n)
+        ns_id = info.ns_id if info is not None else aliases.get(n)
+        return ns_id is not None and scope.allows_id(ns_id)
+
+    allowed = {n for n in walked.distance if n == start or visible(n)}
+    if len(allowed) < len(walked.distance):
         # A hidden node on the way: walk again on visible nodes only.
         walked = reach.walk(conn, [start], depth, allowed=lambda n: n in allowed, fetch=fetch)
     return walked, infos
@@ -178,6 +193,22 @@ def health_page(
     return HealthPage(problems=problems, total=len(visible), limit=limit, offset=offset)
 
 
+def _impact_walk(conn: Connection, read: StoreReader, start: int, depth: int) -> Reach:
+    """The walk of ``/impact``: over the kept assessment's graph when the process keeps one.
+
+    The assessment holds every step of the current graph (read by the same
+    statement as a step of the walk) and every node's info, brought up to
+    date with the store before it answers, so the walk needs no statement.
+    """
+    if read.health_cache is None:
+        return _walk_visible(conn, read, start, depth)
+    health = assess(conn, read.freshness, read.clock(), read.health_cache)
+    fetch = health.downstream.fetcher(conn) if health.downstream is not None else None
+    walked = reach.walk(conn, [start], depth, fetch=fetch)
+    infos = health.nodes if health.nodes else h.node_info(conn, walked.distance)
+    return _visible(conn, read, start, depth, (walked, infos), fetch)
+
+
 def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, depth: int) -> Impact:
     """Every visible node downstream of one node, with one shortest path each, by group."""
     clamped: list[Clamped] = []
@@ -191,7 +222,7 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
                 "against GET /api/v1/lineage/openlineage/"
                 + ("jobs" if kind == "job" else "datasets")
             )
-        walked, infos = _walk_visible(conn, read, node, depth)
+        walked, infos = _impact_walk(conn, read, node, depth)
         groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=False)
     if node not in infos:
         raise LineageError("the node vanished while it was read; retry", code="conflict")
