@@ -24,6 +24,24 @@ def facet(**fields: Any) -> dict[str, Any]:
     return {"_producer": PRODUCER, "_schemaURL": "https://example.com/facet.json", **fields}
 
 
+def lineage_facet(*entries: tuple[str, str, str, list[tuple[str, str, str]]]) -> dict[str, Any]:
+    """A ``lineage`` facet: each entry (target type, namespace, name, [(type, ns, name)] of
+    its sources), types "DATASET" or "JOB"."""
+    return facet(
+        entries=[
+            {
+                "namespace": ns,
+                "name": name,
+                "type": kind,
+                "inputs": [
+                    {"namespace": s_ns, "name": s, "type": s_kind} for s_kind, s_ns, s in src
+                ],
+            }
+            for kind, ns, name, src in entries
+        ]
+    )
+
+
 def schema_facet(*names: str) -> dict[str, Any]:
     return facet(fields=[{"name": n, "type": "INT64", "description": f"the {n}"} for n in names])
 
