@@ -549,7 +549,8 @@ def test_explicit_lineage_then_shows_team_b_to_team_a_nowhere(make_client: AppFa
         else:  # no run overlapped these windows
             assert body["total_edges"] == len(declared)
         hidden_page = get(client, f"{API}/graph", namespace=SECRET, **when).json()
-        assert hidden_page["nodes"] == [] and hidden_page["total_edges"] == 0
+        assert hidden_page["nodes"] == []
+        assert hidden_page["total_edges"] == 0
         for kind, ns, name in (("job", "spark://team-a", "etl"), ("dataset", "team_a", "raw")):
             sub = get(client, subgraph_path(kind, ns, name), depth=10, **when)
             assert sub.status_code == 200, sub.text

@@ -3,9 +3,10 @@
 Histories of runs (and JobEvents) with changing inputs, outputs, schemas,
 symlinks (an output's symlinks facet naming other datasets of the
 history, or none) and explicit lineage (a ``lineage`` job facet stating
-one of two payloads, or nothing, so A, B, A happens), delivered to store A in any order with duplicates. For several
-instants T, a fresh store B is fed only the events whose eventTime is at
-or before T: A's graph page and subgraphs as of T equal B's current ones
+one of two payloads, or nothing, so A, B, A happens), delivered to store A
+in any order with duplicates. For several instants T, a fresh store B is
+fed only the events whose eventTime is at or before T: A's graph page and
+subgraphs as of T equal B's current ones
 (nodes, input/output/derived/symlink and explicit edges with their origin,
 symlinks, counts), and each dataset node's version is B's latest version of
 it. For windows, the answer's edges are the union of the inputs and outputs
