@@ -4,7 +4,9 @@ The same answers as :mod:`.graph` (a page of the graph, a subgraph), from
 the history reads: :mod:`..store.read.as_of` and :mod:`..store.read.window`.
 An ``as_of`` node carries the version current then (``version``) and that
 version's schema; a window's input and output edges carry how many of the
-window's runs listed them, and when. The current-graph answers never come
+window's runs listed them, and when. Explicit lineage edges are those
+current at the instant, or stated in the window
+(:mod:`..store.read.explicit_as_of`). The current-graph answers never come
 here, so they cost what they cost before.
 """
 
