@@ -8,12 +8,16 @@ process runs this tree's ``src``, the other a copy of the code before it
 (``--before``: a ``src`` directory, e.g. from ``git archive main``), put
 first on ``PYTHONPATH``. The two alternate which goes first, round after
 round, so load on the machine falls on both alike; the answer is the ratio
-of their times (schema creation excluded).
+of their times (schema creation excluded). ``--explicit``: every event of
+a job that lists outputs also carries a ``lineage`` job facet stating them
+(each output fed by the event's inputs), so each such event is an explicit
+lineage statement (migration 0021's rows); the standard workload has none.
 
 Not part of the test suite; no timed assertions::
 
     git archive main src | tar -x -C /tmp/before
     .venv/bin/python -m bench.as_of_ingest --before /tmp/before/src --events 20000 --rounds 3
+    .venv/bin/python -m bench.as_of_ingest --before /tmp/before/src --explicit
 """
 
 from __future__ import annotations
@@ -26,11 +30,31 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def child(events: int, db: Path) -> tuple[float, float, int]:
+def with_explicit(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` with a ``lineage`` job facet stating its outputs fed by its inputs."""
+    outputs, inputs = event.get("outputs") or [], event.get("inputs") or []
+    job = event.get("job")
+    if not outputs or not isinstance(job, dict):
+        return event
+    refs = [{"namespace": d["namespace"], "name": d["name"], "type": "DATASET"} for d in inputs]
+    entries = [
+        {"namespace": d["namespace"], "name": d["name"], "type": "DATASET", "inputs": refs}
+        for d in outputs
+    ]
+    facet = {
+        "_producer": "https://feast-lineage.example/bench",
+        "_schemaURL": "https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageJobFacet",
+        "entries": entries,
+    }
+    return {**event, "job": {**job, "facets": {**(job.get("facets") or {}), "lineage": facet}}}
+
+
+def child(events: int, db: Path, explicit: bool = False) -> tuple[float, float, int]:
     import orjson
 
     from bench.workload import Workload, WorkloadConfig
@@ -44,7 +68,10 @@ def child(events: int, db: Path) -> tuple[float, float, int]:
     upgrade_schema(engine)
     pipeline, memo = IngestPipeline(engine), FacetMemo()
     workload = Workload(WorkloadConfig())
-    bodies = [orjson.dumps(workload.take(100)) for _ in range(events // 100)]
+    batches = [workload.take(100) for _ in range(events // 100)]
+    if explicit:
+        batches = [[with_explicit(dict(e)) for e in batch] for batch in batches]
+    bodies = [orjson.dumps(batch) for batch in batches]
     with engine.connect() as conn:
         empty = conn.exec_driver_sql("PRAGMA page_count").scalar_one()
     started, cpu = time.perf_counter(), time.process_time()
@@ -59,13 +86,22 @@ def child(events: int, db: Path) -> tuple[float, float, int]:
     return took, cpu, (int(pages) - int(empty)) * int(size)
 
 
-def _run(src: Path, events: int, work: Path, name: str) -> tuple[float, float, int]:
+def _run(src: Path, events: int, work: Path, name: str, explicit: bool) -> tuple[float, float, int]:
     db = work / f"{name}.db"
     for path in work.glob(f"{name}.db*"):
         path.unlink()
     env = {**os.environ, "PYTHONPATH": str(src)}
     out = subprocess.run(
-        [sys.executable, "-m", "bench.as_of_ingest", "--child", str(db), "--events", str(events)],
+        [
+            sys.executable,
+            "-m",
+            "bench.as_of_ingest",
+            "--child",
+            str(db),
+            "--events",
+            str(events),
+            *(["--explicit"] if explicit else []),
+        ],
         cwd=ROOT,
         env=env,
         check=True,
@@ -81,10 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", type=Path)
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--explicit", action="store_true", help="events state explicit lineage")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        print(*child(args.events, args.child))
+        print(*child(args.events, args.child, args.explicit))
         return 0
     sides = {"before": args.before, "after": ROOT / "src"}
     times: dict[str, list[float]] = {"before": [], "after": []}
@@ -94,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in range(args.rounds):
             order = ("before", "after") if n % 2 == 0 else ("after", "before")
             for side in order:
-                wall, cpu, size = _run(sides[side], args.events, Path(tmp), side)
+                wall, cpu, size = _run(sides[side], args.events, Path(tmp), side, args.explicit)
                 times[side].append(wall)
                 cpus[side].append(cpu)
                 sizes[side].append(size)
@@ -107,7 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{side}: CPU {per_event:.0f} us/event, {stored:.0f} bytes/event (SQLite pages)")
     print(f"CPU after / before: median {statistics.median(cpu_ratios):.3f}, rounds {cpu_ratios}")
     load = os.getloadavg()
-    print(f"{args.events:,} events a round, {args.rounds} rounds, load {load[0]:.2f} {load[1]:.2f}")
+    kind = "explicit lineage" if args.explicit else "standard"
+    print(
+        f"{kind} workload, {args.events:,} events a round, {args.rounds} rounds, "
+        f"load {load[0]:.2f} {load[1]:.2f}"
+    )
     for side, values in times.items():
         rate = args.events / statistics.median(values)
         print(f"{side}: median {statistics.median(values):.1f} s ({rate:.0f} events/s)")

@@ -24,6 +24,24 @@ def facet(**fields: Any) -> dict[str, Any]:
     return {"_producer": PRODUCER, "_schemaURL": "https://example.com/facet.json", **fields}
 
 
+def lineage_facet(*entries: tuple[str, str, str, list[tuple[str, str, str]]]) -> dict[str, Any]:
+    """A ``lineage`` facet: each entry (target type, namespace, name, [(type, ns, name)] of
+    its sources), types "DATASET" or "JOB"."""
+    return facet(
+        entries=[
+            {
+                "namespace": ns,
+                "name": name,
+                "type": kind,
+                "inputs": [
+                    {"namespace": s_ns, "name": s, "type": s_kind} for s_kind, s_ns, s in src
+                ],
+            }
+            for kind, ns, name, src in entries
+        ]
+    )
+
+
 def schema_facet(*names: str) -> dict[str, Any]:
     return facet(fields=[{"name": n, "type": "INT64", "description": f"the {n}"} for n in names])
 
@@ -99,12 +117,14 @@ def generated_history(
     runs: list[dict[str, Any]],
     jobs: list[tuple[str, str]],
     datasets_of: Callable[[dict[str, Any]], tuple[Datasets, Datasets]],
+    job_facets_of: Callable[[dict[str, Any], tuple[str, str]], dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The events of generated runs, each ``{"job", "events", "job_event"}``.
 
     A run's events are run events of one run id (``type``, ``time`` in
     seconds, an optional ``sql``), or one JobEvent of its first when ``job_event``;
-    ``datasets_of`` gives an event's (inputs, outputs).
+    ``datasets_of`` gives an event's (inputs, outputs), ``job_facets_of`` (the
+    event, its job) more job facets.
     """
     out = []
     for spec in runs:
@@ -112,6 +132,8 @@ def generated_history(
         for e in spec["events"]:
             inputs, outputs = datasets_of(e)
             sql = {"sql": facet(query=e["sql"])} if e.get("sql") else {}
+            if job_facets_of is not None:
+                sql.update(job_facets_of(e, job))
             if spec["job_event"]:
                 out.append(
                     job_event(*job, time=at(e["time"]), inputs=inputs, outputs=outputs, **sql)

@@ -490,7 +490,11 @@ class GraphEdge(TypedDict):
     ]
     run_count: NotRequired[
         Annotated[
-            int, Field(description="Window answers only: the window's runs that listed the edge")
+            int,
+            Field(
+                description="Window answers only: the window's runs that listed the edge "
+                "(not on explicit lineage edges, which a statement in the window keeps)"
+            ),
         ]
     ]
     first_seen: NotRequired[

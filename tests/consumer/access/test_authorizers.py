@@ -18,7 +18,7 @@ from feast_lineage.consumer.errors import Unauthorized
 from feast_lineage.consumer.settings import AppSettings
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest, subgraph_path
-from tests.factories import at, dataset, facet, run_event
+from tests.factories import at, dataset, facet, job_event, lineage_facet, run_event
 
 SECRET = "bbsecret"  # every name of team B contains it
 MAPPING = {"spark://team-a": "team_a", f"airflow://{SECRET}-prod": SECRET}
@@ -503,3 +503,64 @@ def test_a_runs_lineage_and_column_lineage_as_of_show_team_b_to_team_a_nowhere(
         missing = client.get(f"{API}/columns", params={"namespace": "nope", "name": "x", **when})
         assert hidden.status_code == missing.status_code == 404  # told apart by nothing
         assert hidden.text.replace(SECRET, "nope") == missing.text
+
+
+def _declared(time: int, sources: list[tuple[str, str, str]], *jobs: str) -> dict[str, Any]:
+    """Team A's etl declares what feeds clean, and (``jobs``) the team B jobs it feeds."""
+    entries: list[Any] = [("DATASET", "spark://team-a", "clean", sources)]
+    entries += [("JOB", SECRET, job, [("JOB", "spark://team-a", "etl")]) for job in jobs]
+    return job_event("spark://team-a", "etl", time=at(time), lineage=lineage_facet(*entries))
+
+
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # a route: SQLite only
+def test_explicit_lineage_then_shows_team_b_to_team_a_nowhere(make_client: AppFactory) -> None:
+    client, _runs = team_client(make_client)
+    client.headers["X-API-Key"] = "admin"
+    both = [("DATASET", "team_a", "raw"), ("DATASET", SECRET, f"{SECRET}_src")]
+    hidden_only = [("DATASET", SECRET, f"{SECRET}_src")]
+    # A (raw and B's source feed clean; etl feeds B's job), B (only B's source), A again.
+    ingest(
+        client,
+        _declared(60, both, f"{SECRET}_job"),
+        _declared(40, both, f"{SECRET}_job"),
+        _declared(50, hidden_only),
+    )
+    client.headers["X-API-Key"] = "key-a"
+    visible = {"dataset:team_a:raw", "dataset:spark://team-a:clean", "job:spark://team-a:etl"}
+    etl, clean = "job:spark://team-a:etl", "dataset:spark://team-a:clean"
+    declared_a = {("dataset:team_a:raw", etl, "input"), (etl, clean, "output")}
+    # as_of: the 3 lineage edges then, and the visible declared edges of the payload then
+    for when, declared in (
+        ({"as_of": at(35)}, set()),
+        ({"as_of": at(45)}, declared_a),
+        ({"as_of": at(55)}, {(etl, clean, "output")}),
+        ({"as_of": at(65)}, declared_a),
+        ({"since": at(45), "until": at(55)}, {(etl, clean, "output")}),
+        ({"since": at(40)}, declared_a),
+    ):
+        page = get(client, f"{API}/graph", **when)
+        assert page.status_code == 200, page.text
+        body = page.json()
+        assert {n["id"] for n in body["nodes"]} <= visible
+        got = {(e["source"], e["target"], e["type"]) for e in body["edges"] if e["origin"]}
+        assert got == declared, when
+        if "as_of" in when:
+            assert body["total_edges"] == 3 + len(declared)
+        else:  # no run overlapped these windows
+            assert body["total_edges"] == len(declared)
+        hidden_page = get(client, f"{API}/graph", namespace=SECRET, **when).json()
+        assert hidden_page["nodes"] == []
+        assert hidden_page["total_edges"] == 0
+        for kind, ns, name in (("job", "spark://team-a", "etl"), ("dataset", "team_a", "raw")):
+            sub = get(client, subgraph_path(kind, ns, name), depth=10, **when)
+            assert sub.status_code == 200, sub.text
+            assert {n["id"] for n in sub.json()["nodes"]} <= visible
+    for ask in ({"from": at(45), "to": at(55)}, {"from": at(55), "to": at(65)}):
+        centred = {"node_type": "job", "namespace": "spark://team-a", "name": "etl", "depth": 5}
+        for params in (ask, ask | centred):
+            diff = get(client, f"{API}/lineage/diff", **params)
+            assert diff.status_code == 200, diff.text
+            moved = diff.json()["edges_removed"] + diff.json()["edges_added"]
+            assert {(e["source"], e["target"], e["type"]) for e in moved if e["origin"]} == {
+                ("dataset:team_a:raw", etl, "input")
+            }

@@ -209,10 +209,11 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
                 for k, ns, n in nodes
                 for d, w in ((10, {}), *((0, {"as_of": t}) for t in _AS_OF))
             ]
-        case "/graph/{node_type}/{namespace}/{name}":
+        case "/graph/{node_type}/{namespace}/{name}":  # explicit lineage then, too
             return [
-                (f"{API}/graph/{k}/{q(ns, safe='')}/{q(n, safe='')}", {"depth": 10})
+                (f"{API}/graph/{k}/{q(ns, safe='')}/{q(n, safe='')}", params)
                 for k, ns, n in nodes
+                for params in _history({"depth": 10})
             ]
         case "/columns":
             calls = [(path, {"namespace": ns, "name": n}) for ns, n in datasets] + [
@@ -260,7 +261,7 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
         case "/events":
             return [(path, {})] + [(path, {"run_id": r}) for r in runs]
         case "/graph":
-            return [(path, {}), (path, {"namespace": "ml_team"})]
+            return [(path, p) for p in (*_history({}), *_history({"namespace": "ml_team"}))]
         case "/jobs" | "/datasets":
             sorts = (
                 ({}, {"sort": "-name"})

@@ -5,8 +5,10 @@ edges only where the two instants differ (:mod:`.graph_outline`); the
 definition is :func:`.lineage_diff.difference` of the two whole answers
 (:func:`.lineage_diff.sides`). Histories of runs and JobEvents with changing
 inputs, outputs, schemas (the same schema stated again by a later version),
-column lineage, symlinks and SQL, in two dataset namespaces, delivered in any order
-with duplicates; asked with every namespace visible and with one hidden.
+column lineage, symlinks, SQL and explicit lineage (a ``lineage`` job facet
+stating payload A or B or nothing, so A, B, A happens), in two dataset
+namespaces, delivered in any order with duplicates; asked with every
+namespace visible and with one hidden.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import parse_us
-from tests.factories import at, dataset, facet, generated_history, schema_facet
+from tests.factories import at, dataset, facet, generated_history, lineage_facet, schema_facet
 from tests.store_helpers import Store, history_settings, ingest_shuffled
 
 NAMESPACES = ["s3://b", "s3://other"]
@@ -45,8 +47,19 @@ _event = st.fixed_dictionaries(
         "columns": st.booleans(),
         "sql": st.sampled_from([None, "select 1", "select 2"]),
         "alias": st.sampled_from(["d9", None, "d0"]),  # an output's symlink, stated then
+        "lineage": st.sampled_from([None, "A", "B", "E"]),  # the job's lineage facet
     }
 )
+# A: d0 feeds d1 (another namespace) through the event's job; B: d1 feeds d2 through
+# it, and j2 (another job namespace) feeds j0; E: states nothing.
+LINEAGE: dict[str, list[Any]] = {
+    "A": [("DATASET", NAMESPACES[1], "d1", [("DATASET", NAMESPACES[0], "d0")])],
+    "B": [
+        ("DATASET", NAMESPACES[0], "d2", [("DATASET", NAMESPACES[0], "d1")]),
+        ("JOB", *JOBS[0], [("JOB", *JOBS[2])]),
+    ],
+    "E": [],
+}
 _run = st.fixed_dictionaries(
     {
         "job": st.integers(0, len(JOBS) - 1),
@@ -74,7 +87,10 @@ def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             _output(ns, n, e) for ns, n in e["outputs"]
         ]
 
-    return generated_history(runs, JOBS, datasets_of)
+    def lineage(e: dict[str, Any], _job: tuple[str, str]) -> dict[str, Any]:
+        return {"lineage": lineage_facet(*LINEAGE[e["lineage"]])} if e["lineage"] else {}
+
+    return generated_history(runs, JOBS, datasets_of, lineage)
 
 
 def _bytes(diff: Any) -> bytes:
@@ -89,7 +105,8 @@ SCOPES = [Scope.everything(), Scope.of(["s3://b", "spark://p"])]
 def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> None:
     store = Store(store_url)
     examples = 15 if store.dialect == "sqlite" else 5
-    changed = [0, 0, 0]  # diffs that named a node or schema change, a column edge, a symlink
+    # diffs that named a node or schema change, a column edge, a symlink, an explicit edge
+    changed = [0, 0, 0, 0]
 
     @history_settings(examples)
     @given(st.lists(_run, min_size=1, max_size=5), st.data())
@@ -116,11 +133,13 @@ def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> No
                 changed[1] += totals["column_edges_added"] + totals["column_edges_removed"] > 0
                 moved = [*got["edges_added"], *got["edges_removed"]]
                 changed[2] += any(e["type"] == "symlink" for e in moved)
+                changed[3] += any(e["origin"] is not None for e in moved)
 
     try:
         check()
         assert changed[0] > examples, changed  # not passing by emptiness
         assert changed[1] > 0, changed
         assert changed[2] > 0, changed
+        assert changed[3] > 0, changed
     finally:
         store.close()

@@ -1436,7 +1436,7 @@ export interface components {
             origin: ("declared" | "observed") | null;
             /**
              * Run Count
-             * @description Window answers only: the window's runs that listed the edge
+             * @description Window answers only: the window's runs that listed the edge (not on explicit lineage edges, which a statement in the window keeps)
              */
             run_count?: number;
             /**

@@ -43,7 +43,11 @@ from feast_lineage.consumer.services.health_states import Assessment
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import graph as g
-from feast_lineage.consumer.store.read.explicit import count_explicit_edges, explicit_edges_among
+from feast_lineage.consumer.store.read.explicit import (
+    ExplicitEdgeRead,
+    count_explicit_edges,
+    explicit_edges_among,
+)
 from feast_lineage.consumer.store.read.graph import NodeKind, NodeRow
 from feast_lineage.consumer.store.read.jobs import latest_run_states
 from feast_lineage.consumer.store.schema import tables as t
@@ -208,14 +212,25 @@ def _lineage_edges(conn: Connection, refs: dict[int, NodeRef], built: Built) -> 
             seen(inputs, e.dst_id, e.src_id, e.created_us)
         elif e.edge_type == "output":
             seen(outputs, e.src_id, e.dst_id, e.created_us)
-    for x in explicit_edges_among(conn, ids):
+    add_explicit(explicit_edges_among(conn, ids), refs, built, inputs, outputs)
+    add_derived(inputs, outputs, refs, built)
+
+
+def add_explicit(
+    rows: Iterable[ExplicitEdgeRead],
+    refs: dict[int, NodeRef],
+    built: Built,
+    inputs: Ends,
+    outputs: Ends,
+) -> None:
+    """The explicit edges (with their origin); their inputs and outputs count for derived edges."""
+    for x in rows:
         src, dst = refs[x.src_id], refs[x.dst_id]
         built["edges"].append(graph_edge(src, dst, x.edge_type, x.created_us, x.origin))
         if x.edge_type == "input":
             seen(inputs, x.dst_id, x.src_id, x.created_us)
         elif x.edge_type == "output":
             seen(outputs, x.src_id, x.dst_id, x.created_us)
-    add_derived(inputs, outputs, refs, built)
 
 
 def derived_pairs(

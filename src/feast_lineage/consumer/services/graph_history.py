@@ -4,7 +4,9 @@ The same answers as :mod:`.graph` (a page of the graph, a subgraph), from
 the history reads: :mod:`..store.read.as_of` and :mod:`..store.read.window`.
 An ``as_of`` node carries the version current then (``version``) and that
 version's schema; a window's input and output edges carry how many of the
-window's runs listed them, and when. The current-graph answers never come
+window's runs listed them, and when. Explicit lineage edges are those
+current at the instant, or stated in the window
+(:mod:`..store.read.explicit_as_of`). The current-graph answers never come
 here, so they cost what they cost before.
 """
 
@@ -29,6 +31,7 @@ from feast_lineage.consumer.services.graph import (
     NodeRef,
     _node,
     add_derived,
+    add_explicit,
     add_symlinks,
     build_now,
     graph_edge,
@@ -132,7 +135,8 @@ def _symlinks(
 
 
 def _edges(conn: Connection, refs: dict[int, NodeRef], built: Built, at: History) -> None:
-    """The edges among the nodes at ``at`` (a window's with their runs), and derived edges."""
+    """The edges among the nodes at ``at`` (a window's with their runs), explicit edges
+    current then (stated in the window), and derived edges."""
     ids = set(refs)
     rows: list[EdgeRow]
     stats: dict[tuple[int, int, window_reads.Direction], window_reads.EdgeStats] = {}
@@ -151,6 +155,11 @@ def _edges(conn: Connection, refs: dict[int, NodeRef], built: Built, at: History
             seen(outputs, e.src_id, e.dst_id, e.created_us)
             _with_stats(edge, stats.get((e.src_id, e.dst_id, "output")))
         built["edges"].append(edge)
+    if isinstance(at, Instant):
+        explicit = at_reads.explicit_among(conn, ids, at)
+    else:
+        explicit = window_reads.explicit_among(conn, ids, at)
+    add_explicit(explicit, refs, built, inputs, outputs)
     add_derived(inputs, outputs, refs, built)
     built["edges"].sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
 
@@ -207,10 +216,11 @@ def walk_at(
 
 
 def _window_nodes(
-    conn: Connection, ns_ids: NsIds, seen_then: window_reads.Observed
+    conn: Connection, ns_ids: NsIds, seen_then: window_reads.Observed, stated: set[int]
 ) -> list[NodeRow]:
-    """Every visible node the window observed, sorted as the graph's pages."""
-    rows = g.nodes_by_id(conn, seen_then.nodes, ns_ids)
+    """Every visible node the window observed or its explicit lineage named (``stated``),
+    sorted as the graph's pages."""
+    rows = g.nodes_by_id(conn, seen_then.nodes | stated, ns_ids)
     rows.sort(key=lambda r: (r.namespace, r.name, r.kind))
     return rows
 
@@ -230,9 +240,11 @@ def graph_page_at(
             total_edges = at_reads.count_edges(conn, ns_ids, at)
         else:
             seen_then = window_reads.observed(conn, ns_ids, at)
-            everything = _window_nodes(conn, ns_ids, seen_then)
+            stated = window_reads.explicit_stated(conn, ns_ids, at)
+            ends = {end for x in stated for end in (x.src_id, x.dst_id)}
+            everything = _window_nodes(conn, ns_ids, seen_then, ends)
             total, rows = len(everything), everything[offset : offset + limit]
-            total_edges = len(seen_then.edges)
+            total_edges = len(seen_then.edges) + len(stated)
         built = _build(conn, rows, read, None, at)
     as_of, since, until = _echo(at)
     return GraphPage(

@@ -5,12 +5,13 @@ whole ``as_of`` answers, but building them costs a full node (its schema
 parsed and redacted, Feast's fields) for every node at both instants, when
 only what differs is answered. An :class:`Outline` is one instant read as
 ids only: each node's row with its version then (and a dataset's schema
-blob id), and the edges at the instant. :func:`trimmed_sides` compares two
-outlines and builds full nodes, edges and column edges only where they
-differ: the nodes of one instant and not the other, the datasets of both
-whose schema *blob* differs (the same blob is the same schema, whatever
-version holds it; the ``schema`` facet stated by then, when there is one,
-is compared by its blob too), the jobs of both whose job version differs. Those
+blob id), and the edges at the instant (explicit lineage's included).
+:func:`trimmed_sides` compares two outlines and builds full nodes, edges
+and column edges only where they differ: the nodes of one instant and not
+the other, the datasets of both whose schema *blob* differs (the same blob
+is the same schema, whatever version holds it; the ``schema`` facet stated
+by then, when there is one, is compared by its blob too), the jobs of both
+whose job version differs. Those
 trimmed sides give :func:`.lineage_diff.difference` the same diff as the
 whole answers (``tests/consumer/services/test_graph_outline.py`` compares
 them byte for byte on the three databases).
@@ -48,7 +49,8 @@ from feast_lineage.identity import dataset_id, job_id
 
 EdgeKey = tuple[str, str, str, str]
 Names = Mapping[int, tuple[str, str]]  # node id -> (namespace, name)
-EdgeIds = tuple[int, int, EdgeType, int]  # source id, target id, type, first seen (µs)
+# source id, target id, type, first seen (µs), origin (explicit lineage's, else None)
+EdgeIds = tuple[int, int, EdgeType, int, Origin | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +155,8 @@ def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
 def _edge_ids(
     conn: Connection, refs: Mapping[int, NodeRef], ns_ids: NsIds, at: Instant
 ) -> dict[EdgeKey, EdgeIds]:
-    """The answer's edges at ``at`` by key, derived and symlink ones as :mod:`.graph` adds them."""
+    """The answer's edges at ``at`` by key: explicit, derived and symlink ones as
+    :mod:`.graph_history` adds them (explicit inputs and outputs count for derived edges)."""
     inputs: Ends = {}
     outputs: Ends = {}
     found: dict[EdgeKey, EdgeIds] = {}
@@ -165,18 +168,39 @@ def _edge_ids(
             e.dst_id,
             e.edge_type,
             e.created_us,
+            None,
         )
         if e.edge_type == "input":
             seen(inputs, e.dst_id, e.src_id, e.created_us)
         elif e.edge_type == "output":
             seen(outputs, e.src_id, e.dst_id, e.created_us)
+    for x in at_reads.explicit_edges_at(conn, ns_ids, at):
+        if x.src_id not in refs or x.dst_id not in refs:
+            continue
+        found[(refs[x.src_id].key, refs[x.dst_id].key, x.edge_type, x.origin)] = (
+            x.src_id,
+            x.dst_id,
+            x.edge_type,
+            x.created_us,
+            x.origin,
+        )
+        if x.edge_type == "input":
+            seen(inputs, x.dst_id, x.src_id, x.created_us)
+        elif x.edge_type == "output":
+            seen(outputs, x.src_id, x.dst_id, x.created_us)
     for (src, dst), created_us in derived_pairs(inputs, outputs)[1].items():
-        found[(refs[src].key, refs[dst].key, "derived", "")] = (src, dst, "derived", created_us)
+        found[(refs[src].key, refs[dst].key, "derived", "")] = (
+            src,
+            dst,
+            "derived",
+            created_us,
+            None,
+        )
     datasets = {i for i, ref in refs.items() if ref.node.kind == "dataset"}
     for s in at_reads.symlinks_touching(conn, datasets, ns_ids, at):
         if s.dataset_id in refs and s.alias_id in refs:  # as graph.add_symlinks
             key = (refs[s.dataset_id].key, refs[s.alias_id].key, "symlink", "")
-            found[key] = (s.dataset_id, s.alias_id, "symlink", s.created_us)
+            found[key] = (s.dataset_id, s.alias_id, "symlink", s.created_us, None)
     return found
 
 
@@ -184,8 +208,8 @@ def _built_edges(found: Outline, keys: Iterable[EdgeKey]) -> dict[EdgeKey, Graph
     refs = found.refs
     out: dict[EdgeKey, GraphEdge] = {}
     for key in keys:
-        src, dst, kind, created_us = found.edges[key]
-        out[key] = graph_edge(refs[src], refs[dst], kind, created_us)
+        src, dst, kind, created_us, origin = found.edges[key]
+        out[key] = graph_edge(refs[src], refs[dst], kind, created_us, origin)
     return out
 
 

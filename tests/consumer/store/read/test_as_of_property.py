@@ -1,14 +1,17 @@
 """Issue 39: ``as_of=T`` is today's answer on the events up to T; a window, its runs' union.
 
-Histories of runs (and JobEvents) with changing inputs, outputs, schemas
-and symlinks (an output's symlinks facet naming other datasets of the
-history, or none), delivered to store A in any order with duplicates. For several
-instants T, a fresh store B is fed only the events whose eventTime is at
-or before T: A's graph page and subgraphs as of T equal B's current ones
-(nodes, input/output/derived/symlink edges, symlinks, counts), and each dataset node's
-version is B's latest version of it. For windows, the answer's edges are
-the union of the inputs and outputs of the runs that overlapped the
-window, each with the number of those runs.
+Histories of runs (and JobEvents) with changing inputs, outputs, schemas,
+symlinks (an output's symlinks facet naming other datasets of the
+history, or none) and explicit lineage (a ``lineage`` job facet stating
+one of two payloads, or nothing, so A, B, A happens), delivered to store A
+in any order with duplicates. For several instants T, a fresh store B is
+fed only the events whose eventTime is at or before T: A's graph page and
+subgraphs as of T equal B's current ones
+(nodes, input/output/derived/symlink and explicit edges with their origin,
+symlinks, counts), and each dataset node's version is B's latest version of
+it. For windows, the answer's edges are the union of the inputs and outputs
+of the runs that overlapped the window, each with the number of those runs,
+and the explicit edges of the payloads stated in the window.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from tests.factories import (
     dataset,
     facet,
     generated_history,
+    lineage_facet,
     schema_facet,
 )
 from tests.store_helpers import Store, ingest_shuffled
@@ -59,8 +63,19 @@ _event = st.fixed_dictionaries(
         "schema": st.sampled_from([None, ("a",), ("a", "b")]),
         # the outputs' symlinks facet: None (no facet), or the names it lists
         "links": st.sampled_from([None, None, (), ("d2",), ("d3",), ("d2", "d3")]),
+        # the job's lineage facet: none, payload A or B (LINEAGE), or one stating nothing
+        "lineage": st.sampled_from([None, None, "A", "B", "E"]),
     }
 )
+# A: d0 feeds d1 through the event's job; B: d1 feeds d2 through it, and j0 feeds j1.
+LINEAGE: dict[str, list[Any]] = {
+    "A": [("DATASET", NS, "d1", [("DATASET", NS, "d0")])],
+    "B": [
+        ("DATASET", NS, "d2", [("DATASET", NS, "d1")]),
+        ("JOB", *JOBS[1], [("JOB", *JOBS[0])]),
+    ],
+    "E": [],
+}
 _run = st.fixed_dictionaries(
     {
         "job": st.integers(0, len(JOBS) - 1),
@@ -79,7 +94,25 @@ def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         outputs = [dataset(NS, n, **_facets(n, e)) for n in e["outputs"]]
         return [dataset(NS, n) for n in e["inputs"]], outputs
 
-    return generated_history(runs, JOBS, datasets_of)
+    return generated_history(runs, JOBS, datasets_of, _lineage)
+
+
+def _lineage(e: dict[str, Any], _job: tuple[str, str]) -> dict[str, Any]:
+    return {"lineage": lineage_facet(*LINEAGE[e["lineage"]])} if e["lineage"] else {}
+
+
+def _stated_edges(label: str, job: tuple[str, str]) -> set[tuple[str, str, str]]:
+    """The explicit edges a payload of LINEAGE states, the event's job being ``job``."""
+    own = "job:{}:{}".format(*job)
+    out: set[tuple[str, str, str]] = set()
+    for kind, ns, name, sources in LINEAGE[label]:
+        for _s_kind, s_ns, s_name in sources:
+            if kind == "DATASET":
+                target = f"dataset:{ns}:{name}"
+                out |= {(f"dataset:{s_ns}:{s_name}", own, "input"), (own, target, "output")}
+            else:
+                out.add((f"job:{s_ns}:{s_name}", f"job:{ns}:{name}", "job_to_job"))
+    return out
 
 
 def _facets(name: str, e: dict[str, Any]) -> dict[str, Any]:
@@ -97,7 +130,9 @@ def _shape(answer: GraphPage | Subgraph) -> dict[str, Any]:
     return {
         "symlinks": sorted((s["dataset"], s["alias"]) for s in answer["symlinks"]),
         "nodes": sorted((n["id"], n["depth"]) for n in answer["nodes"]),
-        "edges": sorted((e["source"], e["target"], e["type"]) for e in answer["edges"]),
+        "edges": sorted(
+            (e["source"], e["target"], e["type"], e["origin"] or "") for e in answer["edges"]
+        ),
         "derived": sorted((d["source"], d["target"], d["via"]) for d in answer["derived_edges"]),
     }
 
@@ -249,6 +284,21 @@ def _expected_window(
     return counts
 
 
+def _expected_stated(
+    runs: list[dict[str, Any]], since: int, until: int
+) -> set[tuple[str, str, str, str]]:
+    """(source, target, type, origin) of the explicit payloads stated in [since, until)."""
+    out: set[tuple[str, str, str, str]] = set()
+    for spec in runs:
+        events = spec["events"][:1] if spec["job_event"] else spec["events"]
+        origin = "declared" if spec["job_event"] else "observed"
+        for e in events:
+            if e["lineage"] and since <= e["time"] < until:
+                edges = _stated_edges(e["lineage"], JOBS[spec["job"]])
+                out |= {(*edge, origin) for edge in edges}
+    return out
+
+
 def _check_longest(store: Store, runs: list[dict[str, Any]]) -> None:
     """The bound the window reads use: at least every run's length, whatever the order.
 
@@ -292,10 +342,16 @@ def test_a_window_is_the_union_of_its_runs_lineage(store_url: str) -> None:
         got = {
             (e["source"], e["target"], e["type"]): e["run_count"]
             for e in page["edges"]
-            if e["type"] in ("input", "output")
+            if e["type"] in ("input", "output") and e["origin"] is None
         }
         assert got == _expected_window(runs, since, until)
-        assert page["total_edges"] == len(got)
+        stated = {
+            (e["source"], e["target"], e["type"], e["origin"])
+            for e in page["edges"]
+            if e["origin"] is not None
+        }
+        assert stated == _expected_stated(runs, since, until)
+        assert page["total_edges"] == len(got) + len(stated)
         _check_longest(store, runs)
 
     try:

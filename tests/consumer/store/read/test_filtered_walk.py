@@ -45,7 +45,7 @@ def walk(
     store: Store, keep: filtered_walk.EdgeFilter, ns: set[int] | None = None
 ) -> dict[int, int]:
     with store.engine.connect() as conn:
-        how: filtered_walk.How = (f"walk_{keep.__name__}", keep, FOLLOWED_EDGES, None)
+        how: filtered_walk.How = (f"walk_{keep.__name__}", keep, FOLLOWED_EDGES, None, None)
         return filtered_walk.walk(conn, dataset_id("s3://b", "model"), "upstream", 10, ns, how, {})
 
 

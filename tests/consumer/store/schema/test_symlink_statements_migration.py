@@ -54,3 +54,4 @@ def test_0020_states_each_write_of_a_symlinks_facet_at_its_time(store_url: str) 
         assert _statements(store) == live
     finally:
         engine.dispose()
+        store.close()

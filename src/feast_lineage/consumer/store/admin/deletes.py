@@ -35,6 +35,7 @@ API_NAMES.update(
         t.column_listings.name: "column_listings",
         t.explicit_lineage.name: "explicit_lineage",
         t.explicit_edges.name: "explicit_edges",
+        t.explicit_statements.name: "explicit_statements",
         t.dataset_versions.name: "dataset_versions",
         t.dataset_states.name: "dataset_versions",
         t.io_listings.name: "io_listings",

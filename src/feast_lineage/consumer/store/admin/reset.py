@@ -24,6 +24,7 @@ _EVERYTHING = (
     t.dataset_versions,
     t.dataset_states,
     t.explicit_edges,
+    t.explicit_statements,
     t.explicit_lineage,
     t.column_edges,
     t.column_lineage,
@@ -185,14 +186,17 @@ def _delete_column_lineage(conn: Connection, its: _Namespace, removed: Removed) 
 
 
 def _delete_explicit_lineage(conn: Connection, its: _Namespace, removed: Removed) -> None:
-    """Explicit edges touching it or stated by its jobs and datasets, then their pointers."""
-    xe, xl = t.explicit_edges.c, t.explicit_lineage.c
+    """Explicit edges touching it or stated by its jobs and datasets, their statements, then
+    their pointers (every statement's owner has a pointer)."""
+    xe, xl, xs = t.explicit_edges.c, t.explicit_lineage.c, t.explicit_statements.c
     its_owners = select(xl.owner_id).where(xl.ns_id == its.id)
     for where in (
         or_(xe.src_ns_id == its.id, xe.dst_ns_id == its.id),
         xe.owner_id.in_(its_owners),
     ):
         removed.add("explicit_edges", delete_rows(conn, t.explicit_edges, where))
+    stated = xs.owner_id.in_(its_owners)
+    removed.add("explicit_statements", delete_rows(conn, t.explicit_statements, stated))
     removed.add("explicit_lineage", delete_rows(conn, t.explicit_lineage, xl.ns_id == its.id))
 
 

@@ -12,8 +12,10 @@ time that named it, is at or before ``T``.
 
 A symlink is current at ``T`` by :func:`.aliases_as_of.symlink_at` (the
 dataset's last symlinks statement by then); the walk crosses it as the
-current walk does. Explicit lineage is not followed in an ``as_of`` answer
-yet (docs/performance.md says what is missing). Every statement is
+current walk does. An explicit edge is current at ``T`` by
+:func:`.explicit_as_of.explicit_at` (its owner's last statement of the
+facet by then names its payload); the walk follows it, and the answers
+list and count it, as the current graph's do. Every statement is
 filtered by the visible namespaces, as the current graph's (:mod:`.graph`).
 """
 
@@ -45,6 +47,13 @@ from feast_lineage.consumer.store.read import filtered_walk
 from feast_lineage.consumer.store.read import graph as graph_reads
 from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.common import NsIds
+from feast_lineage.consumer.store.read.explicit import (
+    ExplicitEdgeRead,
+    count_explicit_edges,
+    explicit_edges_among,
+    visible_explicit_edges,
+)
+from feast_lineage.consumer.store.read.explicit_as_of import explicit_at
 from feast_lineage.consumer.store.read.graph import (
     FOLLOWED_EDGES,
     EdgeRow,
@@ -306,7 +315,18 @@ def count_edges(conn: Connection, ns_ids: NsIds, at: Instant) -> int:
         int(conn.execute(stmt, params).scalar_one())
         for stmt in _current_statements(ns_ids is not None, True)
     )
-    return stored + count_symlinks(conn, ns_ids, symlink_at, at.params(), _existed)
+    explicit = count_explicit_edges(conn, ns_ids, explicit_at, at.params())
+    return stored + explicit + count_symlinks(conn, ns_ids, symlink_at, at.params(), _existed)
+
+
+def explicit_among(conn: Connection, ids: set[int], at: Instant) -> list[ExplicitEdgeRead]:
+    """Every explicit edge current at ``at`` whose two ends are both in ``ids``."""
+    return explicit_edges_among(conn, ids, explicit_at, at.params())
+
+
+def explicit_edges_at(conn: Connection, ns_ids: NsIds, at: Instant) -> list[ExplicitEdgeRead]:
+    """Every explicit edge current at ``at`` with both ends visible: the whole graph's."""
+    return visible_explicit_edges(conn, ns_ids, explicit_at, at.params())
 
 
 def edges_at(conn: Connection, ns_ids: NsIds, at: Instant) -> list[EdgeRow]:
@@ -328,7 +348,7 @@ def symlinks_touching(
     return graph_reads.symlinks_touching(conn, dataset_ids, ns_ids, symlink_at, at.params())
 
 
-_HOW: filtered_walk.How = ("walk_at", edge_at, FOLLOWED_EDGES, symlink_at)
+_HOW: filtered_walk.How = ("walk_at", edge_at, FOLLOWED_EDGES, symlink_at, explicit_at)
 
 
 def walk(

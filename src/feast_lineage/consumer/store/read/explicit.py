@@ -4,14 +4,16 @@ An explicit edge is current when its payload is the one its (owner, facet,
 origin) pointer names (:data:`~.tables.explicit_lineage`): the latest
 declaration (or observation) of that facet wins, whatever the arrival
 order, and earlier payloads' edges stay stored as history. One primary key
-lookup an edge. The walk (:mod:`.graph`) follows these edges too.
+lookup an edge. The walk (:mod:`.graph`) follows these edges too. The reads
+take the predicate that says which edges count, so :mod:`.explicit_as_of`
+asks the same at an instant or over a window.
 Statements read every namespace unless given ``ns_ids``; callers pass only
 visible node ids, so both ends of what they get back are visible.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -22,6 +24,9 @@ from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
 from feast_lineage.consumer.store.schema import tables as t
 
 _CHUNK = 2000
+# Which stored explicit edges count: now (:func:`current_explicit_edge`), at an
+# instant or over a window (:mod:`.explicit_as_of`); a module-level function.
+ExplicitFilter = Callable[[FromClause], ColumnElement[bool]]
 
 
 class ExplicitEdgeRead(NamedTuple):
@@ -50,8 +55,8 @@ def current_explicit_edge(edges: FromClause) -> ColumnElement[bool]:
     )
 
 
-@lru_cache(maxsize=1)
-def _from_statement() -> Any:
+@lru_cache(maxsize=4)
+def _from_statement(keep: ExplicitFilter) -> Any:
     x = t.explicit_edges.alias("xe")
     c = x.c
     return (
@@ -64,33 +69,83 @@ def _from_statement() -> Any:
             c.origin,
             func.min(c.created_us),
         )
-        .where(c.src_id.in_(bindparam("ids", expanding=True)), current_explicit_edge(x))
+        .where(c.src_id.in_(bindparam("ids", expanding=True)), keep(x))
         .group_by(c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.origin)
     )
 
 
-def explicit_edges_among(conn: Connection, ids: Iterable[int]) -> list[ExplicitEdgeRead]:
-    """Every current explicit edge whose two ends are in ``ids``, one per (ends, type, origin)."""
+def explicit_edges_among(
+    conn: Connection,
+    ids: Iterable[int],
+    keep: ExplicitFilter = current_explicit_edge,
+    params: Mapping[str, object] | None = None,
+) -> list[ExplicitEdgeRead]:
+    """Every kept explicit edge whose two ends are in ``ids``, one per (ends, type, origin).
+
+    ``keep`` (with ``params``) says which edges count: the current ones, or
+    those of an instant or a window (:mod:`.explicit_as_of`).
+    """
     wanted = set(ids)
     ordered = sorted(wanted)
     out: list[ExplicitEdgeRead] = []
     for start in range(0, len(ordered), _CHUNK):
-        rows = conn.execute(_from_statement(), {"ids": ordered[start : start + _CHUNK]}).all()
+        bound = {"ids": ordered[start : start + _CHUNK], **(params or {})}
+        rows = conn.execute(_from_statement(keep), bound).all()
         out.extend(ExplicitEdgeRead(*row) for row in rows if row[1] in wanted)
     return out
 
 
-def count_explicit_edges(conn: Connection, ns_ids: NsIds) -> int:
-    """Current explicit edges (one per ends, type and origin) with both ends visible."""
+@lru_cache(maxsize=8)
+def _visible_statement(keep: ExplicitFilter, scoped: bool) -> Any:
+    """The kept explicit edges with both ends visible, one per (ends, type, origin)."""
+    x = t.explicit_edges.alias("xc")
+    c = x.c
+    stmt = select(
+        c.src_id,
+        c.dst_id,
+        c.edge_type,
+        c.src_kind,
+        c.dst_kind,
+        c.origin,
+        func.min(c.created_us),
+    ).where(keep(x))
+    if scoped:
+        ns: Any = bindparam("ns_ids", expanding=True)
+        stmt = stmt.where(c.src_ns_id.in_(ns), c.dst_ns_id.in_(ns))
+    return stmt.group_by(c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.origin)
+
+
+def visible_explicit_edges(
+    conn: Connection,
+    ns_ids: NsIds,
+    keep: ExplicitFilter = current_explicit_edge,
+    params: Mapping[str, object] | None = None,
+) -> list[ExplicitEdgeRead]:
+    """Every kept explicit edge with both ends visible (the whole graph's), in no order."""
+    if ns_ids is not None and not ns_ids:
+        return []
+    bound = {**(params or {}), **({} if ns_ids is None else {"ns_ids": sorted(ns_ids)})}
+    stmt = _visible_statement(keep, ns_ids is not None)
+    return [ExplicitEdgeRead(*row) for row in conn.execute(stmt, bound)]
+
+
+def count_explicit_edges(
+    conn: Connection,
+    ns_ids: NsIds,
+    keep: ExplicitFilter = current_explicit_edge,
+    params: Mapping[str, object] | None = None,
+) -> int:
+    """Kept explicit edges (one per ends, type and origin) with both ends visible."""
     x = t.explicit_edges.alias("xc")
     c = x.c
     distinct = (
         select(c.src_id, c.dst_id, c.edge_type, c.origin)
         .where(
-            current_explicit_edge(x),
+            keep(x),
             *where_all(in_ids(c.src_ns_id, ns_ids), in_ids(c.dst_ns_id, ns_ids)),
         )
         .distinct()
         .subquery()
     )
-    return int(conn.execute(select(func.count()).select_from(distinct)).scalar_one())
+    stmt = select(func.count()).select_from(distinct)
+    return int(conn.execute(stmt, dict(params or {})).scalar_one())

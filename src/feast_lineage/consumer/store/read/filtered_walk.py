@@ -37,8 +37,9 @@ from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
 
 EdgeFilter = Callable[[FromClause], ColumnElement[bool]]
-# (the walk's name, the edge predicate, the edge types followed, the symlink predicate)
-How = tuple[str, EdgeFilter, tuple[str, ...], LinkFilter | None]
+# (the walk's name, the edge predicate, the edge types followed, the symlink
+# predicate, the explicit edge predicate)
+How = tuple[str, EdgeFilter, tuple[str, ...], LinkFilter | None, EdgeFilter | None]
 
 _CHUNK = 2000
 
@@ -48,7 +49,7 @@ def _ids(name: str = "ids") -> Any:
 
 
 def _steps(w: FromClause, how: How, direction: Way, scoped: bool) -> list[Step]:
-    _name, keep, types, links = how
+    _name, keep, types, links, explicit = how
     e = t.lineage_edges.alias("e")
     if direction == "upstream":
         near, far, far_ns = e.c.dst_id, e.c.src_id, e.c.src_ns_id
@@ -60,7 +61,21 @@ def _steps(w: FromClause, how: How, direction: Way, scoped: bool) -> list[Step]:
     steps = [Step(e, on, (far,), far, deeper=True)]
     if links is not None:  # across a symlink either way, same level (aliases are one dataset)
         steps.extend(alias_steps(w.c.node_id, lambda found: (found,), scoped, links))
+    if explicit is not None:  # along an explicit edge of any type, as the current walk
+        steps.append(_explicit_step(w, explicit, direction, scoped))
     return steps
+
+
+def _explicit_step(w: FromClause, keep: EdgeFilter, direction: Way, scoped: bool) -> Step:
+    x = t.explicit_edges.alias("x")
+    if direction == "upstream":
+        near, far, far_ns = x.c.dst_id, x.c.src_id, x.c.src_ns_id
+    else:
+        near, far, far_ns = x.c.src_id, x.c.dst_id, x.c.dst_ns_id
+    on = and_(near == w.c.node_id, keep(x))
+    if scoped:
+        on = and_(on, far_ns.in_(_ids("ns_ids")))
+    return Step(x, on, (far,), far, deeper=True)
 
 
 @lru_cache(maxsize=16)
@@ -85,8 +100,9 @@ def walk(
     """Node id -> distance from ``start`` of every node within ``depth`` kept edges.
 
     ``how`` is (the walk's name, the edge predicate, the edge types followed,
-    the symlink predicate or None: no symlinks followed); ``params`` binds
-    what the predicates name.
+    the symlink predicate or None: no symlinks followed, the explicit edge
+    predicate or None: no explicit edges followed); ``params`` binds what
+    the predicates name.
     """
     if depth <= 0 or (ns_ids is not None and not ns_ids):
         return {start: 0}

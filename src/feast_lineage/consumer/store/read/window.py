@@ -18,7 +18,10 @@ before ``since - longest`` (state ``RUNNING`` or ``OTHER``: the
 walk's step tests both with a primary-key lookup of ``run_io`` per run;
 :func:`edge_stats` then counts, for the answer's edges, the runs that
 listed each and when. JobEvents are
-not runs: a window shows observed runs only. Every statement is filtered
+not runs: a window shows observed runs only. Explicit lineage is kept
+when its payload was stated in the window (an event carrying the facet
+ranked in it: :func:`.explicit_as_of.explicit_in_window`), JobEvents'
+included; the walk follows those edges too. Every statement is filtered
 by the visible namespaces, as the current graph's (:mod:`.graph`).
 """
 
@@ -52,6 +55,12 @@ from feast_lineage.consumer.store.read import filtered_walk
 from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import NsIds
+from feast_lineage.consumer.store.read.explicit import (
+    ExplicitEdgeRead,
+    explicit_edges_among,
+    visible_explicit_edges,
+)
+from feast_lineage.consumer.store.read.explicit_as_of import explicit_in_window, explicit_params
 from feast_lineage.consumer.store.read.graph import EdgeRow
 from feast_lineage.consumer.store.schema import tables as t
 
@@ -186,7 +195,13 @@ def _ids(name: str = "ids") -> Any:
     return bindparam(name, expanding=True)
 
 
-_HOW: filtered_walk.How = ("walk_window", edge_in_window, ("input", "output"), symlink_at)
+_HOW: filtered_walk.How = (
+    "walk_window",
+    edge_in_window,
+    ("input", "output"),
+    symlink_at,
+    explicit_in_window,
+)
 # A window without an end follows the symlinks stated by any event.
 _EVERY_STATEMENT = 2**62
 
@@ -197,8 +212,28 @@ def symlinks_instant(window: Window) -> Instant:
 
 
 def walk_params(conn: Connection, window: Window) -> dict[str, int | str]:
-    """The window walk's parameters: the window's, and its symlinks instant's."""
-    return {**window_params(conn, window), **symlinks_instant(window).params()}
+    """The window walk's parameters: the window's, its symlinks instant's, its statements'."""
+    return {
+        **window_params(conn, window),
+        **symlinks_instant(window).params(),
+        **explicit_window_params(window),
+    }
+
+
+def explicit_window_params(window: Window) -> dict[str, str]:
+    """The parameters of :func:`.explicit_as_of.explicit_in_window` for ``window``."""
+    return explicit_params(window.since_us, window.until_us)
+
+
+def explicit_among(conn: Connection, ids: set[int], window: Window) -> list[ExplicitEdgeRead]:
+    """The explicit edges stated in the window whose two ends are both in ``ids``."""
+    return explicit_edges_among(conn, ids, explicit_in_window, explicit_window_params(window))
+
+
+def explicit_stated(conn: Connection, ns_ids: NsIds, window: Window) -> list[ExplicitEdgeRead]:
+    """The explicit edges stated in the window with both ends visible."""
+    params = explicit_window_params(window)
+    return visible_explicit_edges(conn, ns_ids, explicit_in_window, params)
 
 
 def walk(

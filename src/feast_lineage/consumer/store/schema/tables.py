@@ -117,6 +117,14 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   (a schema, datasetVersion or symlinks read or announced) to
   ``feast_lineage_dataset_states``: one row per (dataset, state), the
   earliest statement (:mod:`..write.dataset_versions`).
+* Migration 0021 keeps the history of explicit lineage:
+  ``feast_lineage_explicit_statements`` holds one row per (owner, facet,
+  origin, event rank) whose event carried that facet, naming the payload's
+  digest, so "the payload of an (owner, facet, origin) current at T" is one
+  backward seek (:mod:`..read.explicit_as_of`), a payload stated, replaced
+  and stated again (A, B, A) included. Written once per event
+  (insert-or-ignore), never rewritten; the migration derives the rows from
+  the stored events with migration 0010's frozen parser.
 """
 
 from __future__ import annotations
@@ -391,6 +399,20 @@ explicit_edges = Table(
     Index("ix_ol_explicit_edges_dst", "dst_id"),
     Index("ix_ol_explicit_edges_src_ns", "src_ns_id"),
     Index("ix_ol_explicit_edges_dst_ns", "dst_ns_id"),
+)
+
+# One row per (owner, facet, origin, event rank) whose event carried that
+# explicit lineage facet (migration 0021): the payload current at T is one
+# backward seek of the key.
+explicit_statements = Table(
+    "feast_lineage_explicit_statements",
+    metadata,
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("facet", String(32), primary_key=True),
+    Column("origin", String(16), primary_key=True),
+    Column("rank", String(64), primary_key=True),  # the event's rank (time first)
+    Column("digest", String(32), nullable=False),  # of the payload it stated
+    sqlite_with_rowid=False,
 )
 
 # A RunEvent's type as a dataset version row stores it (one byte a row).

@@ -212,6 +212,7 @@ def _write_once(conn: Connection, ex: Execute, d: RowBatch, cache: WriteCache) -
             t.explicit_edges,
             [r for k, r in d.explicit_edges.items() if k[:4] not in cache.explicit_reports],
         ),
+        ("explicit_statements", t.explicit_statements, list(d.explicit_statements.values())),
         ("dataset_versions", t.dataset_versions, list(d.dataset_versions.values())),
     )
     for key, table, rows in once:

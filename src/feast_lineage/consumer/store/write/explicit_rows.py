@@ -95,7 +95,7 @@ def explicit_rows(
 
 
 def add_explicit_rows(out: RowBatch, rows: ExplicitRows) -> None:
-    """Add one statement's rows to its event's batch.
+    """Add one statement's rows to its event's batch: its pointer, its statement, its edges.
 
     When the event's own ``columnLineage`` facet already gave a column
     pointer for the same (dataset, job, origin), that facet wins: the
@@ -104,6 +104,17 @@ def add_explicit_rows(out: RowBatch, rows: ExplicitRows) -> None:
     pointer = rows.pointer
     keep_latest_explicit(
         out.explicit_lineage, {(pointer["owner_id"], pointer["facet"], pointer["origin"]): pointer}
+    )
+    statement_key = (pointer["owner_id"], pointer["facet"], pointer["origin"], pointer["rank"])
+    out.explicit_statements.setdefault(
+        statement_key,
+        {
+            "owner_id": pointer["owner_id"],
+            "facet": pointer["facet"],
+            "origin": pointer["origin"],
+            "rank": pointer["rank"],
+            "digest": pointer["digest"],
+        },
     )
     for edge_key, edge in rows.edges.items():
         out.explicit_edges.setdefault(edge_key, edge)

@@ -199,6 +199,16 @@ class ExplicitLineageRow(TypedDict):
     ns_id: int  # the owner's namespace
 
 
+class ExplicitStatementRow(TypedDict):
+    """One event's statement of an explicit lineage facet: which payload, at its rank."""
+
+    owner_id: int
+    facet: str
+    origin: str
+    rank: str  # the event's rank
+    digest: str  # of the facet payload
+
+
 class ExplicitEdgeRow(TypedDict):
     """One entity edge an explicit lineage facet payload states."""
 
@@ -216,8 +226,10 @@ class ExplicitEdgeRow(TypedDict):
     created_us: int
 
 
-# (owner, facet, origin) and (owner, facet, origin, digest, src, dst, edge type)
+# (owner, facet, origin), (owner, facet, origin, rank) and
+# (owner, facet, origin, digest, src, dst, edge type)
 ExplicitKey = tuple[int, str, str]
+ExplicitStatementKey = tuple[int, str, str, str]
 ExplicitEdgeKey = tuple[int, str, str, str, int, int, str]
 
 # A column pointer's key, and a column edge's: (dataset, job, origin) and
@@ -336,6 +348,9 @@ class RowBatch:
     column_reports: dict[ColumnReportKey, PendingColumnEdges] = field(default_factory=dict)
     explicit_lineage: dict[ExplicitKey, ExplicitLineageRow] = field(default_factory=dict)
     explicit_edges: dict[ExplicitEdgeKey, ExplicitEdgeRow] = field(default_factory=dict)
+    explicit_statements: dict[ExplicitStatementKey, ExplicitStatementRow] = field(
+        default_factory=dict
+    )
     dataset_versions: dict[int, DatasetVersionRow] = field(default_factory=dict)  # by id
     dataset_states: dict[int, DatasetStateRow] = field(default_factory=dict)  # by id
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
@@ -361,6 +376,7 @@ class RowBatch:
         _keep_first(self.column_reports, other.column_reports)
         keep_latest_explicit(self.explicit_lineage, other.explicit_lineage)
         _keep_first(self.explicit_edges, other.explicit_edges)
+        _keep_first(self.explicit_statements, other.explicit_statements)
         _keep_first(self.dataset_versions, other.dataset_versions)
         combine(self.dataset_states, other.dataset_states, merge_state)
         self.naive_times += other.naive_times
