@@ -13,21 +13,27 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
+from alembic import command
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
-from sqlalchemy import ColumnElement, Table, select
+from sqlalchemy import ColumnElement, Engine, Table, select
 from sqlalchemy import event as sa_event
 
 from feast_lineage.consumer.intake.body import parse_events
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline, Outcome
 from feast_lineage.consumer.intake.problems import InvalidEvent
-from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+from feast_lineage.consumer.store.engine.database import (
+    alembic_config,
+    create_store_engine,
+    upgrade_schema,
+)
 from feast_lineage.consumer.store.engine.meta import ensure_meta
 from feast_lineage.consumer.store.read.graph import current_edge, current_symlink
 from feast_lineage.consumer.store.read.run_facets import one_run_facets
 from feast_lineage.consumer.store.schema import codec
 from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.consumer.store.schema.migrations.chunks import ATTRIBUTE as CHUNK_ATTRIBUTE
 from feast_lineage.consumer.store.write.rows import RowBatch
 from feast_lineage.identity import dataset_id, job_id
 
@@ -233,6 +239,16 @@ class Store:
             for row in self.rows(table):
                 parts.extend(str(v) for v in row.values())
         return "\n".join(parts)
+
+
+def migrate(engine: Engine, revision: str, *, down: bool = False, chunk: int | None = None) -> None:
+    """Migrate ``engine``'s store up (or ``down``) to ``revision``, ``chunk`` rows a data step."""
+    config = alembic_config(engine)
+    if chunk is not None:
+        config.attributes[CHUNK_ATTRIBUTE] = chunk
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        (command.downgrade if down else command.upgrade)(config, revision)
 
 
 def history_settings(examples: int) -> settings:

@@ -5,16 +5,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from alembic import command
 from sqlalchemy import Engine, inspect, select
 
-from feast_lineage.consumer.store.engine.database import alembic_config, create_store_engine
+from feast_lineage.consumer.store.engine.database import create_store_engine
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.schema.migrations.chunks import ATTRIBUTE as CHUNK_ATTRIBUTE
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, job_event, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, migrate
 
 JOB = ("spark://cluster", "orders")
 
@@ -56,18 +54,11 @@ def test_0017_backfills_what_ingest_writes(store_url: str) -> None:
         # Run one's COMPLETE arrived first; its START listed a earlier.
         assert firsts[(dataset_id("s3://r", "a"), "input")] == parse_us(at(10))
         assert firsts[(dataset_id("s3://r", "b"), "input")] == parse_us(at(30))
-        config = alembic_config(engine)
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.downgrade(config, "0016")
+        migrate(engine, "0016", down=True)
         assert t.io_listings.name not in inspect(engine).get_table_names()
         columns = {c["name"] for c in inspect(engine).get_columns(t.run_io.name)}
         assert "first_us" not in columns
-        config = alembic_config(engine)
-        config.attributes[CHUNK_ATTRIBUTE] = 1  # a run's events cross chunk edges
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+        migrate(engine, "head", chunk=1)  # a run's events cross chunk edges
         assert _rows(store) == live
     finally:
         engine.dispose()

@@ -5,14 +5,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from alembic import command
 from sqlalchemy import Engine, inspect, select
 
-from feast_lineage.consumer.store.engine.database import alembic_config, create_store_engine
+from feast_lineage.consumer.store.engine.database import create_store_engine
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from tests.factories import at, dataset, facet, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, migrate
 
 JOB = ("spark://cluster", "orders")
 
@@ -53,14 +52,9 @@ def test_0018_lists_each_payload_at_its_first_time_and_the_pointer_at_its_rank(
         live = _listings(store)
         assert len(live) == 3
         assert live[0][1] == live[2][1] != live[1][1]
-        config = alembic_config(engine)
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.downgrade(config, "0017")
+        migrate(engine, "0017", down=True)
         assert t.column_listings.name not in inspect(engine).get_table_names()
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+        migrate(engine, "head")
         # A, B, A: the derived history lists A at 10 (its edges' first time) and 30
         # (the pointer), B at 20, as ingest did.
         assert _listings(store) == live

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from alembic import command
 from sqlalchemy import Engine, inspect, select
 
-from feast_lineage.consumer.store.engine.database import alembic_config, create_store_engine
+from feast_lineage.consumer.store.engine.database import create_store_engine
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.schema.migrations.chunks import ATTRIBUTE
 from tests.factories import at, dataset_event, facet, job_event, lineage_facet, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, migrate
 
 NS = "s3://l"
 JOB = ("airflow://p", "load")
@@ -55,15 +53,9 @@ def test_0021_states_each_event_that_carried_an_explicit_facet(store_url: str) -
         declared = [r for r in live if r[1] == "job_lineage" and r[2] == "declared"]
         assert [r[3][:20] for r in declared] == sorted(r[3][:20] for r in declared)
         assert declared[0][4] == declared[2][4] != declared[1][4]  # A, B, A
-        config = alembic_config(engine)
-        config.attributes[ATTRIBUTE] = 2  # events cross chunk boundaries
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.downgrade(config, "0020")
+        migrate(engine, "0020", down=True)
         assert t.explicit_statements.name not in inspect(engine).get_table_names()
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+        migrate(engine, "head", chunk=2)  # events cross chunk boundaries
         assert _statements(store) == live
     finally:
         engine.dispose()

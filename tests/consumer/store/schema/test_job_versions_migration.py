@@ -11,15 +11,13 @@ import json
 import uuid
 from typing import Any
 
-from alembic import command
 from sqlalchemy import Engine, inspect, text
 
-from feast_lineage.consumer.store.engine.database import alembic_config, create_store_engine
+from feast_lineage.consumer.store.engine.database import create_store_engine
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.schema.migrations.chunks import ATTRIBUTE as CHUNK_ATTRIBUTE
 from tests.conftest import EVENTS_DIR
 from tests.factories import at, dataset, facet, job_event, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, migrate
 
 TABLES = (t.job_sources, t.run_versions, t.job_versions)
 PART_TABLES = ("feast_lineage_job_version_io", "feast_lineage_job_version_sources")
@@ -88,14 +86,6 @@ def _rows(store: Store) -> dict[str, list[Any]]:
     }
 
 
-def _migrate(engine: Engine, revision: str, *, down: bool = False, chunk: int = 1) -> None:
-    config = alembic_config(engine)
-    config.attributes[CHUNK_ATTRIBUTE] = chunk  # every rule crosses chunk edges
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        (command.downgrade if down else command.upgrade)(config, revision)
-
-
 def test_0013_backfills_what_ingest_writes(store_url: str) -> None:
     store = Store(store_url)
     engine: Engine = create_store_engine(store_url)
@@ -104,16 +94,9 @@ def test_0013_backfills_what_ingest_writes(store_url: str) -> None:
         live = _rows(store)
         assert len(live[t.job_versions.name]) >= 4
         assert len(live[t.run_versions.name]) == 8  # 7 runs and a JobEvent
-        config = alembic_config(engine)
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.downgrade(config, "0011")
+        migrate(engine, "0011", down=True)
         assert t.run_versions.name not in inspect(engine).get_table_names()
-        config = alembic_config(engine)
-        config.attributes[CHUNK_ATTRIBUTE] = 1  # every rule crosses chunk edges
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+        migrate(engine, "head", chunk=1)  # every rule crosses chunk edges
         assert _rows(store) == live
     finally:
         engine.dispose()
@@ -134,7 +117,7 @@ def test_0016_merges_the_parts_0013_stored_into_what_ingest_writes(store_url: st
     try:
         store.ingest_each(history[:-4])
         live = _rows(store)
-        _migrate(engine, "0015", down=True)
+        migrate(engine, "0015", down=True, chunk=1)
         names = inspect(engine).get_table_names()
         assert set(PART_TABLES) <= set(names)
         columns = {c["name"] for c in inspect(engine).get_columns(t.run_versions.name)}
@@ -142,7 +125,7 @@ def test_0016_merges_the_parts_0013_stored_into_what_ingest_writes(store_url: st
         with engine.connect() as conn:
             (io_rows,) = conn.execute(text(f"SELECT count(*) FROM {PART_TABLES[0]}")).one()
         assert io_rows >= 5  # a row per dataset of each run
-        _migrate(engine, "head")
+        migrate(engine, "head", chunk=1)
         assert not set(PART_TABLES) & set(inspect(engine).get_table_names())
         assert _rows(store) == live
         store.ingest_each(history[-4:])

@@ -5,13 +5,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from alembic import command
 from sqlalchemy import Engine, inspect, select
 
-from feast_lineage.consumer.store.engine.database import alembic_config, create_store_engine
+from feast_lineage.consumer.store.engine.database import create_store_engine
 from feast_lineage.consumer.store.schema import tables as t
 from tests.factories import at, dataset, facet, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, migrate
 
 JOB = ("spark://cluster", "orders")
 
@@ -42,14 +41,9 @@ def test_0020_states_each_write_of_a_symlinks_facet_at_its_time(store_url: str) 
         live = _statements(store)
         assert len(live) == 3
         assert live[0][1] == live[2][1] != live[1][1]  # A, B, A
-        config = alembic_config(engine)
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.downgrade(config, "0019")
+        migrate(engine, "0019", down=True)
         assert t.symlink_statements.name not in inspect(engine).get_table_names()
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+        migrate(engine, "head")
         # Every write is a version row: its time (the rank's first 20 digits) and its blob.
         assert _statements(store) == live
     finally:
