@@ -91,6 +91,26 @@ def _as_of_us() -> Any:
     return bindparam("as_of_us", type_=BigInteger)
 
 
+def _latest_listed_run(job: Any, direction: str, name: str) -> Any:
+    """The run of ``job``'s latest listing of ``direction`` ranked before ``as_of_rank``.
+
+    A correlated backward seek of ``io_listings`` (aliased ``name``), one row.
+    """
+    lst = t.io_listings.alias(name)
+    return (
+        select(lst.c.run_key)
+        .where(
+            lst.c.job_id == job,
+            lst.c.direction == direction,
+            lst.c.rank < bindparam("as_of_rank"),
+        )
+        .order_by(lst.c.rank.desc())
+        .limit(1)
+        .correlate_except(lst)
+        .scalar_subquery()
+    )
+
+
 def edge_at(edges: FromClause) -> ColumnElement[bool]:
     """Whether an edge of ``edges`` (the edges table or an alias) was current at ``as_of_us``.
 
@@ -101,20 +121,8 @@ def edge_at(edges: FromClause) -> ColumnElement[bool]:
     e = edges.c
 
     def listed(job_end: Any, dataset_end: Any, direction: str) -> ColumnElement[bool]:
-        lst = t.io_listings.alias(f"at_{direction}_listing")
         io = t.run_io.alias(f"at_{direction}_io")
-        latest = (
-            select(lst.c.run_key)
-            .where(
-                lst.c.job_id == job_end,
-                lst.c.direction == direction,
-                lst.c.rank < bindparam("as_of_rank"),
-            )
-            .order_by(lst.c.rank.desc())
-            .limit(1)
-            .correlate_except(lst)
-            .scalar_subquery()
-        )
+        latest = _latest_listed_run(job_end, direction, f"at_{direction}_listing")
         return (
             exists()
             .where(
@@ -241,19 +249,7 @@ def _selected(e: Any, counted: bool) -> list[Any]:
 def _listed_edges(direction: str, scoped: bool, counted: bool) -> Any:
     """The input (output) edges current at ``as_of_us``: each job's latest listed run's, joined."""
     j = t.jobs.c
-    lst = t.io_listings.alias(f"count_{direction}_listing")
-    latest = (
-        select(lst.c.run_key)
-        .where(
-            lst.c.job_id == j.id,
-            lst.c.direction == direction,
-            lst.c.rank < bindparam("as_of_rank"),
-        )
-        .order_by(lst.c.rank.desc())
-        .limit(1)
-        .correlate_except(lst)
-        .scalar_subquery()
-    )
+    latest = _latest_listed_run(j.id, direction, f"count_{direction}_listing")
     # Grouped, so that no database flattens it into a per-edge subquery again.
     listed = (
         select(j.id.label("job_id"), latest.label("run_key"))

@@ -55,23 +55,18 @@ def current_explicit_edge(edges: FromClause) -> ColumnElement[bool]:
     )
 
 
+def _one_per_edge(x: FromClause, *where: ColumnElement[bool]) -> Any:
+    """The explicit edges of ``x`` kept by ``where``, one per (ends, type, origin), as
+    :class:`ExplicitEdgeRead` (first seen: the least ``created_us``)."""
+    c = x.c
+    columns = (c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.origin)
+    return select(*columns, func.min(c.created_us)).where(*where).group_by(*columns)
+
+
 @lru_cache(maxsize=4)
 def _from_statement(keep: ExplicitFilter) -> Any:
     x = t.explicit_edges.alias("xe")
-    c = x.c
-    return (
-        select(
-            c.src_id,
-            c.dst_id,
-            c.edge_type,
-            c.src_kind,
-            c.dst_kind,
-            c.origin,
-            func.min(c.created_us),
-        )
-        .where(c.src_id.in_(bindparam("ids", expanding=True)), keep(x))
-        .group_by(c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.origin)
-    )
+    return _one_per_edge(x, x.c.src_id.in_(bindparam("ids", expanding=True)), keep(x))
 
 
 def explicit_edges_among(
@@ -100,19 +95,10 @@ def _visible_statement(keep: ExplicitFilter, scoped: bool) -> Any:
     """The kept explicit edges with both ends visible, one per (ends, type, origin)."""
     x = t.explicit_edges.alias("xc")
     c = x.c
-    stmt = select(
-        c.src_id,
-        c.dst_id,
-        c.edge_type,
-        c.src_kind,
-        c.dst_kind,
-        c.origin,
-        func.min(c.created_us),
-    ).where(keep(x))
-    if scoped:
-        ns: Any = bindparam("ns_ids", expanding=True)
-        stmt = stmt.where(c.src_ns_id.in_(ns), c.dst_ns_id.in_(ns))
-    return stmt.group_by(c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.origin)
+    if not scoped:
+        return _one_per_edge(x, keep(x))
+    ns: Any = bindparam("ns_ids", expanding=True)
+    return _one_per_edge(x, keep(x), c.src_ns_id.in_(ns), c.dst_ns_id.in_(ns))
 
 
 def visible_explicit_edges(
