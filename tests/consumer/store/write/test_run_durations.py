@@ -1,4 +1,4 @@
-"""The longest run in meta (``max_run_us``): any arrival order, after a prune and a reset."""
+"""The run bounds in meta (longest run, longest START lead): any order, after a prune, a reset."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.admin.reset import reset_all
-from feast_lineage.consumer.store.engine.meta import MAX_RUN_KEY
+from feast_lineage.consumer.store.engine.meta import MAX_LEAD_KEY, MAX_RUN_KEY
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from tests.factories import at, run_event
@@ -18,11 +18,9 @@ JOB = ("ns", "job")
 SECOND = 1_000_000
 
 
-def _longest(store: Store) -> int | None:
+def _longest(store: Store, key: str = MAX_RUN_KEY) -> int | None:
     with store.engine.connect() as conn:
-        value = conn.execute(
-            select(t.meta.c.value).where(t.meta.c.key == MAX_RUN_KEY)
-        ).scalar_one_or_none()
+        value = conn.execute(select(t.meta.c.value).where(t.meta.c.key == key)).scalar_one_or_none()
     return None if value is None else int(value)
 
 
@@ -63,3 +61,39 @@ def test_the_longest_run_whatever_the_order_and_after_a_prune_or_reset(store: St
     store.ingest(run_event("START", run_id=again, job=JOB, time=at(400)))
     store.ingest(run_event("COMPLETE", run_id=again, job=JOB, time=at(403)))
     assert _longest(store) == 3 * SECOND
+
+
+def test_the_longest_start_lead_whatever_the_order_and_after_a_prune_or_reset(
+    store: Store,
+) -> None:
+    early, late, later = (str(uuid.uuid4()) for _ in range(3))
+    store.ingest(run_event("START", run_id=early, job=JOB, time=at(10)))
+    store.ingest(run_event("COMPLETE", run_id=early, job=JOB, time=at(20)))
+    assert _longest(store, MAX_LEAD_KEY) == 0  # START came first
+    # START arrives first but happened after a RUNNING that arrives later: 30 s.
+    store.ingest(run_event("START", run_id=late, job=JOB, time=at(130)))
+    assert _longest(store, MAX_LEAD_KEY) == 0
+    store.ingest(run_event("RUNNING", run_id=late, job=JOB, time=at(100)))
+    assert _longest(store, MAX_LEAD_KEY) == 30 * SECOND
+    # An earlier START shortens that run's lead; the bound stays (never lowered by ingest).
+    store.ingest(run_event("START", run_id=late, job=JOB, time=at(110)))
+    assert _longest(store, MAX_LEAD_KEY) == 30 * SECOND
+    # A longer lead within one batch raises it.
+    store.ingest(
+        run_event("OTHER", run_id=later, job=JOB, time=at(200)),
+        run_event("START", run_id=later, job=JOB, time=at(250)),
+        run_event("COMPLETE", run_id=later, job=JOB, time=at(260)),
+    )
+    assert _longest(store, MAX_LEAD_KEY) == 50 * SECOND
+    # A prune sets it from the runs kept, a reset to 0.
+    recent = str(uuid.uuid4())
+    store.ingest(run_event("RUNNING", run_id=recent, job=JOB, time=at(500)))
+    store.ingest(run_event("START", run_id=recent, job=JOB, time=at(502)))
+    prune(store.engine, parse_us(at(300)))
+    assert {row["run_id"] for row in store.rows(t.runs)} == {recent}
+    assert _longest(store, MAX_LEAD_KEY) == 2 * SECOND
+    reset_all(store.engine)
+    assert _longest(store, MAX_LEAD_KEY) == 0
+    store.ingest(run_event("RUNNING", run_id=early, job=JOB, time=at(400)))
+    store.ingest(run_event("START", run_id=early, job=JOB, time=at(403)))
+    assert _longest(store, MAX_LEAD_KEY) == 3 * SECOND

@@ -13,7 +13,7 @@ from feast_lineage.consumer.store.admin.io_listings import listed_run_kept, prun
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.read.run_facets import superseded_events
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.write.run_durations import recompute_longest_run
+from feast_lineage.consumer.store.write.run_durations import recompute_run_bounds
 
 
 def _current_io_run(r: Any) -> Any:
@@ -57,9 +57,9 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
     removed.add("dataset_versions", prune_versions(engine, cutoff_us, chunk=chunk))
     job_versions.prune(engine, cutoff_us, chunk, removed.add, deletes.bump)
-    with write_transaction(engine) as conn:  # window reads bound runs by the longest kept
+    with write_transaction(engine) as conn:  # the run bounds of the runs kept
         deletes.bump(conn)
-        recompute_longest_run(conn)
+        recompute_run_bounds(conn)
     return removed
 
 

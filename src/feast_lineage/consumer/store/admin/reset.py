@@ -17,7 +17,7 @@ from feast_lineage.consumer.store.admin.deletes import (
 )
 from feast_lineage.consumer.store.engine.transactions import write_transaction
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.write.run_durations import recompute_longest_run
+from feast_lineage.consumer.store.write.run_durations import recompute_run_bounds
 
 _EVERYTHING = (
     *job_versions.TABLES,
@@ -52,7 +52,7 @@ def reset_all(engine: Engine) -> Removed:
         bump(conn)
         for table in _EVERYTHING:
             removed.add(API_NAMES[table.name], delete_rows(conn, table))
-        recompute_longest_run(conn)
+        recompute_run_bounds(conn)
     return removed
 
 

@@ -18,12 +18,19 @@ GENERATION_KEY = "generation"
 # The longest run (end minus start, µs) the store has held: raised at ingest,
 # never lowered (:mod:`..write.run_durations`), read by window answers.
 MAX_RUN_KEY = "max_run_us"
+# The longest a run's START came after its first event (µs), raised at ingest,
+# never lowered by it, read by the as-of reads of a job's latest run.
+MAX_LEAD_KEY = "max_start_lead_us"
 
 
 def ensure_meta(conn: Connection) -> None:
     conn.execute(
         insert_ignore(conn, t.meta, ["key"]),
-        [{"key": GENERATION_KEY, "value": "0"}, {"key": MAX_RUN_KEY, "value": "0"}],
+        [
+            {"key": GENERATION_KEY, "value": "0"},
+            {"key": MAX_RUN_KEY, "value": "0"},
+            {"key": MAX_LEAD_KEY, "value": "0"},
+        ],
     )
 
 

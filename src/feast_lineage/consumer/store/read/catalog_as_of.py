@@ -5,7 +5,10 @@ before ``T``: a job or dataset is listed when its ``created_us`` (the least
 event time that named it) is at or before ``T``. A job's latest run then is
 the run that had started last by ``T``; its start then is its earliest
 START at or before ``T``, else its earliest event (both stored:
-``start_event_us``, ``first_event_us``). A run whose last event is at or
+``start_event_us``, ``first_event_us``). That run is one seek of the
+``(job_id, started_us)`` index, beside the few runs stored as started
+after ``T`` within the store's longest START lead (``max_start_lead_us``,
+:mod:`..write.run_durations`) whose first event was by ``T``. A run whose last event is at or
 before ``T`` is as stored; one with events after ``T`` has its state and end
 then replayed from its own events up to ``T`` (the events' run index), by
 the rules ingest merges with (:mod:`..write.merge_rules`: a terminal event
@@ -20,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from sqlalchemy import BigInteger, ColumnElement, Connection, Table, bindparam, case, func, select
+from sqlalchemy import BigInteger, ColumnElement, Connection, Table, bindparam, func, select
 
+from feast_lineage.consumer.store.engine.meta import MAX_LEAD_KEY, read_meta
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
 from feast_lineage.consumer.store.read.datasets import DatasetRecord
@@ -52,18 +56,13 @@ def _as_of_us() -> Any:
     return bindparam("as_of_us", type_=BigInteger)
 
 
-def _start_then() -> ColumnElement[int]:
-    """A run's start as of ``as_of_us``: its earliest START by then, else its first event."""
-    r = t.runs.c
-    return case((r.start_event_us <= _as_of_us(), r.start_event_us), else_=r.first_event_us)
-
-
-def _latest_run_id() -> Any:
+def _latest_started_id() -> Any:
+    """A job's run stored as started last by ``as_of_us`` (the ``(job_id, started_us)`` index)."""
     r = t.runs.c
     return (
         select(r.run_id)
-        .where(r.job_id == t.jobs.c.id, r.first_event_us <= _as_of_us())
-        .order_by(_start_then().desc(), r.run_id.desc())
+        .where(r.job_id == t.jobs.c.id, r.started_us <= _as_of_us())
+        .order_by(r.started_us.desc(), r.run_id.desc())
         .limit(1)
         .correlate(t.jobs)
         .scalar_subquery()
@@ -101,22 +100,67 @@ def _replayed(conn: Connection, run: _RunThen, at: Instant) -> _RunThen:
     return run._replace(state=state, ended_us=ended)
 
 
-def latest_runs_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> dict[int, LatestRun]:
-    """Job id -> its latest run as it stood at ``at`` (jobs that had not run are left out)."""
+def _run_then(row: Any) -> _RunThen:
+    return _RunThen(str(row[0]), int(row[1]), str(row[2]), int(row[3]), row[4], int(row[5]))
+
+
+def _started_then(conn: Connection, chunk: list[int], at: Instant) -> list[_RunThen]:
+    """Per job of ``chunk``, its run stored as started last by ``at`` (its start then)."""
     r, j = t.runs.c, t.jobs.c
+    stmt = (
+        select(r.run_id, r.job_id, r.state, r.started_us, r.ended_us, r.last_event_us)
+        .select_from(t.jobs.join(t.runs, r.run_id == _latest_started_id()))
+        .where(j.id.in_(chunk))
+    )
+    return [_run_then(row) for row in conn.execute(stmt, at.params())]
+
+
+def _started_late(
+    conn: Connection, chunk: list[int], at: Instant, lead_us: int | None
+) -> list[_RunThen]:
+    """The runs of ``chunk`` under way at ``at`` whose START came after it.
+
+    Such a run had started then at its first event; it is stored as started
+    at most ``lead_us`` (the store's longest START lead) after its first
+    event, so after ``at`` and by ``at + lead_us``: a range of the
+    ``(job_id, started_us)`` index. No bound stored: every later run is read.
+    """
+    r = t.runs.c
+    where = [r.job_id.in_(chunk), r.started_us > at.time_us, r.first_event_us <= at.time_us]
+    if lead_us is not None:
+        where.append(r.started_us <= at.time_us + lead_us)
+    stmt = select(r.run_id, r.job_id, r.state, r.first_event_us, r.ended_us, r.last_event_us)
+    return [_run_then(row) for row in conn.execute(stmt.where(*where))]
+
+
+def _start_lead_us(conn: Connection) -> int | None:
+    value = read_meta(conn, MAX_LEAD_KEY)
+    return None if value is None else int(value)
+
+
+def latest_runs_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> dict[int, LatestRun]:
+    """Job id -> its latest run as it stood at ``at`` (jobs that had not run are left out).
+
+    The run started last by then, ties to the highest run id. A run stored
+    as started by ``at`` had started then at that time; one stored as
+    started after ``at`` but with events by then had started at its first
+    event (:func:`_started_late`, none unless a START came after another event).
+    """
     ordered = sorted(set(job_ids))
-    out: dict[int, LatestRun] = {}
+    lead_us = _start_lead_us(conn)
+    best: dict[int, _RunThen] = {}
     for start in range(0, len(ordered), _CHUNK):
-        stmt = (
-            select(r.run_id, r.job_id, r.state, _start_then(), r.ended_us, r.last_event_us)
-            .select_from(t.jobs.join(t.runs, r.run_id == _latest_run_id()))
-            .where(j.id.in_(ordered[start : start + _CHUNK]))
-        )
-        for row in conn.execute(stmt, at.params()):
-            run = _RunThen(str(row[0]), int(row[1]), str(row[2]), int(row[3]), row[4], int(row[5]))
-            if run.last_event_us > at.time_us:
-                run = _replayed(conn, run, at)
-            out[run.job_id] = LatestRun(run.run_id, run.state, run.started_us, run.ended_us)
+        chunk = ordered[start : start + _CHUNK]
+        late = [] if lead_us == 0 else _started_late(conn, chunk, at, lead_us)
+        for run in _started_then(conn, chunk, at) + late:
+            known = best.get(run.job_id)
+            if known is None or (run.started_us, run.run_id) > (known.started_us, known.run_id):
+                best[run.job_id] = run
+    out: dict[int, LatestRun] = {}
+    for job, run in best.items():
+        if run.last_event_us > at.time_us:
+            run = _replayed(conn, run, at)
+        out[job] = LatestRun(run.run_id, run.state, run.started_us, run.ended_us)
     return out
 
 

@@ -38,8 +38,8 @@ from feast_lineage.consumer.store.write.rows import (
     reduce_runs,
 )
 from feast_lineage.consumer.store.write.run_durations import (
-    note_longest_run,
-    remember_longest_run,
+    note_run_bounds,
+    remember_run_bounds,
 )
 from feast_lineage.consumer.store.write.sqlite_touch import (
     TOUCH_DATASET,
@@ -140,7 +140,7 @@ def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tupl
     ]
     ex("dataset_states", _upsert(conn, t.dataset_states, mr.DATASET_STATES), states)
     fetch = partial(_fetch, conn, cache)
-    note_longest_run(conn, fetch, [run["run_id"] for run in d.runs], cache)
+    note_run_bounds(conn, fetch, [run["run_id"] for run in d.runs], cache)
     write_job_versions(conn, d, ex, fetch, cache)
     return link_uris(conn, d, cache)
 
@@ -249,5 +249,5 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.dataset_states.note(state["id"], state["rank"])
     for source in d.job_versions.payloads:
         cache.job_sources.add(source)
-    remember_longest_run(cache)
+    remember_run_bounds(cache)
     remember_run_parts(cache)

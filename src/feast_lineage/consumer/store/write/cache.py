@@ -153,10 +153,10 @@ class WriteCache:
         # run key -> KnownRun, and what this transaction stored (known once it commits)
         self.run_parts = _BoundedMap(min(limit, RUN_PARTS_LIMIT))
         self.pending_run_parts: dict[str, KnownRun] = {}
-        # The longest run known stored in meta (max_run_us), and what this
-        # transaction raised it to (known stored once it commits)
-        self.max_run_us: int | None = None
-        self.pending_max_run_us: int | None = None
+        # The run bounds known stored in meta (write/run_durations.py), and
+        # what this transaction raised them to (known stored once it commits)
+        self.run_bounds: dict[str, int] = {}
+        self.pending_run_bounds: dict[str, int] = {}
         self.sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def sync(self, generation: str) -> None:
@@ -172,5 +172,5 @@ class WriteCache:
             self.dataset_states.clear()
             self.job_sources.clear()
             self.run_parts.clear()
-            self.max_run_us = None
+            self.run_bounds.clear()
             self.generation = generation
