@@ -41,31 +41,36 @@ def _as_of_us() -> Any:
 
 
 def symlink_at(links: FromClause) -> ColumnElement[bool]:
-    """Whether a symlink of ``links`` (the symlinks table or an alias) was current at ``as_of``."""
+    """Whether a symlink of ``links`` (the symlinks table or an alias) was current at ``as_of``.
+
+    The dataset's latest statement by then is read once (one correlated
+    subquery whose listing lookups answer for it): it lists the alias, or
+    its aliases were not recorded and the link was stored by then.
+    """
     s = links.c
     st = t.symlink_statements.alias("link_stated")
-    latest = (
-        select(st.c.blob_id)
+    listed = t.symlink_listings.alias("link_listed_at")
+    marked = t.symlink_listings.alias("link_marked_at")
+    lists_it = (
+        exists()
+        .where(listed.c.blob_id == st.c.blob_id, listed.c.alias_id == s.alias_id)
+        .correlate_except(listed)
+    )
+    recorded = (
+        exists()
+        .where(marked.c.blob_id == st.c.blob_id, marked.c.alias_id == t.LISTED)
+        .correlate_except(marked)
+    )
+    unrecorded = and_(~recorded, s.created_us <= _as_of_us())
+    latest_keeps = (
+        select(case((or_(lists_it, unrecorded), 1), else_=0))
         .where(st.c.dataset_id == s.dataset_id, st.c.rank < bindparam("as_of_rank"))
         .order_by(st.c.rank.desc())
         .limit(1)
         .correlate_except(st)
         .scalar_subquery()
     )
-    listed = t.symlink_listings.alias("link_listed_at")
-    marked = t.symlink_listings.alias("link_marked_at")
-    lists_it = (
-        exists()
-        .where(listed.c.blob_id == latest, listed.c.alias_id == s.alias_id)
-        .correlate_except(listed)
-    )
-    recorded = (
-        exists()
-        .where(marked.c.blob_id == latest, marked.c.alias_id == t.LISTED)
-        .correlate_except(marked)
-    )
-    unrecorded = and_(latest.is_not(None), ~recorded, s.created_us <= _as_of_us())
     return case(
         (s.source == "datasource", and_(same_uri(links), s.created_us <= _as_of_us())),
-        else_=or_(lists_it, unrecorded),
+        else_=latest_keeps == 1,
     )

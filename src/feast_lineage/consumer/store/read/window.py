@@ -13,8 +13,9 @@ ended at or after ``since`` started at or after ``since - longest``. The
 overlapping runs are then those started in [since - longest, until) that
 have no end or ended at or after ``since`` (a range of the
 ``(job_id, started_us)`` index), and the runs with no end that started
-before ``since - longest`` (state ``RUNNING`` or ``OTHER``: the
-``(state, started_us)`` index; few, a run whose end never came). The
+before ``since - longest`` (a run whose end never came: a job's by the
+``(job_id, ended_us, started_us)`` index, every job's by state ``RUNNING``
+or ``OTHER`` and the ``(state, started_us)`` index). The
 walk's step tests both with a primary-key lookup of ``run_io`` per run;
 :func:`edge_stats` then counts, for the answer's edges, the runs that
 listed each and when. JobEvents are
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
@@ -46,6 +47,7 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    true,
     union_all,
 )
 
@@ -80,10 +82,15 @@ class Window:
     def params(self, longest_us: int = _LATEST) -> dict[str, int]:
         """The statements' parameters, given the longest run the store has held."""
         since = _EARLIEST if self.since_us is None else self.since_us
+        until = _LATEST if self.until_us is None else self.until_us
+        start_lo = max(since - max(longest_us, 0), _EARLIEST)
+        # Open runs start before both (one bound: two ranges on one column
+        # lead SQLite's planner to the other index).
         return {
             "since_us": since,
-            "until_us": _LATEST if self.until_us is None else self.until_us,
-            "start_lo_us": max(since - max(longest_us, 0), _EARLIEST),
+            "until_us": until,
+            "start_lo_us": start_lo,
+            "open_before_us": min(start_lo, until),
         }
 
 
@@ -137,14 +144,18 @@ def overlaps_recent(runs: FromClause) -> ColumnElement[bool]:
     )
 
 
-def overlaps_open(runs: FromClause) -> ColumnElement[bool]:
-    """Whether a run of ``runs`` with no end started before ``since - longest`` (and ``until``)."""
+def overlaps_open(runs: FromClause, across_jobs: bool = False) -> ColumnElement[bool]:
+    """Whether a run of ``runs`` with no end started before ``since - longest`` (and ``until``).
+
+    A job's runs: one seek of the ``(job_id, ended_us, started_us)`` index.
+    ``across_jobs``: the runs of every job, by the ``(state, started_us)``
+    index (a run with no end is RUNNING or OTHER).
+    """
     r = runs.c
     return and_(
-        r.state.in_(_OPEN_STATES),
-        r.started_us < _param("start_lo_us"),
-        r.started_us < _param("until_us"),
+        r.state.in_(_OPEN_STATES) if across_jobs else true(),
         r.ended_us.is_(None),
+        r.started_us < _param("open_before_us"),
     )
 
 
@@ -152,7 +163,7 @@ def _overlapping(job_ids: bool, ns_ids: bool) -> Any:
     """The overlapping runs (run_id, job_id, last_event_us), the two kinds as one union."""
     r = t.runs.c
     parts = []
-    for kind in (overlaps_recent, overlaps_open):
+    for kind in (overlaps_recent, partial(overlaps_open, across_jobs=not job_ids)):
         part = select(r.run_id, r.job_id, r.last_event_us).where(kind(t.runs))
         if job_ids:
             part = part.where(r.job_id.in_(_ids()))

@@ -231,6 +231,7 @@ runs = Table(
     Column("parent_run_id", String(36), nullable=True),
     Column("root_run_id", String(36), nullable=True),
     Index("ix_ol_runs_job_started", "job_id", "started_us", "run_id"),
+    Index("ix_ol_runs_job_open", "job_id", "ended_us", "started_us"),  # a job's runs with no end
     Index("ix_ol_runs_ns_started", "ns_id", "started_us", "run_id"),
     Index("ix_ol_runs_started", "started_us", "run_id"),
     Index("ix_ol_runs_parent", "parent_run_id"),

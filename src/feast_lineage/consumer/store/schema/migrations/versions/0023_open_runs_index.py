@@ -1,0 +1,31 @@
+"""An index of each job's runs by end: a job's runs with no end are one seek.
+
+A window's lineage counts a run with no end event that started before the
+window (a run whose end never came). Found through the ``(job_id,
+started_us)`` index, that read every run of the job started before the
+window, once per edge a window walk tested; ``(job_id, ended_us,
+started_us)`` finds the job's open runs (``ended_us`` null) directly.
+
+Revision ID: 0023
+Revises: 0022
+Create Date: 2026-12-03
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+revision = "0023"
+down_revision = "0022"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_index(
+        "ix_ol_runs_job_open", "feast_lineage_runs", ["job_id", "ended_us", "started_us"]
+    )
+
+
+def downgrade() -> None:
+    op.drop_index("ix_ol_runs_job_open", table_name="feast_lineage_runs")
