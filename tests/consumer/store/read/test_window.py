@@ -56,3 +56,36 @@ def test_the_window_finds_every_run_that_overlapped_it(history: Store) -> None:
     assert _inputs(history, _window(111, 300)) == {"old"}
     assert _inputs(history, _window(111, 301)) == {"old", "new"}
     assert _inputs(history, _window(-10, 0)) == set()
+
+
+@pytest.mark.parametrize("store", ["sqlite"], indirect=True)
+def test_a_jobs_open_runs_are_one_seek_not_every_run_before_the_window(store: Store) -> None:
+    job = ("ns", "busy")
+    for i in range(6):
+        run_id = str(uuid.uuid4())
+        store.ingest(
+            run_event(
+                "START", run_id=run_id, job=job, time=at(10 * i), inputs=[dataset("ns", "i")]
+            ),
+            run_event("COMPLETE", run_id=run_id, job=job, time=at(10 * i + 1)),
+        )
+    store.ingest(run_event("START", job=job, time=at(5), inputs=[dataset("ns", "never_ended")]))
+
+    def read() -> None:
+        with store.engine.connect() as conn:
+            found = w.edge_stats(conn, [job_id(*job)], _window(40, 60))
+            assert (job_id(*job), dataset_id("ns", "never_ended"), "input") in found
+            assert w.walk(conn, job_id(*job), "upstream", 1, None, _window(40, 60))
+
+    statements = store.traced_statements(read)
+    with store.engine.connect() as conn:
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        plans = [
+            str(row[-1])
+            for s in statements
+            if "feast_lineage_runs" in s and s.lstrip().upper().startswith(("SELECT", "WITH"))
+            for row in raw.execute("EXPLAIN QUERY PLAN " + s).fetchall()
+        ]
+    open_seeks = [p for p in plans if "ix_ol_runs_job_open (job_id=? AND ended_us=?" in p]
+    assert len(open_seeks) >= 2, "\n".join(plans)  # the stats and the walk
