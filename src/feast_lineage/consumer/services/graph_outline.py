@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sqlalchemy import Connection
 
@@ -51,6 +52,16 @@ EdgeKey = tuple[str, str, str, str]
 Names = Mapping[int, tuple[str, str]]  # node id -> (namespace, name)
 # source id, target id, type, first seen (µs), origin (explicit lineage's, else None)
 EdgeIds = tuple[int, int, EdgeType, int, Origin | None]
+
+
+class JobPair(NamedTuple):
+    """A job of both answers whose job version differs: its node id, names and two versions."""
+
+    node: str
+    namespace: str
+    name: str
+    old: str | None
+    new: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,8 +207,7 @@ def _edge_ids(
             created_us,
             None,
         )
-    datasets = {i for i, ref in refs.items() if ref.node.kind == "dataset"}
-    for s in at_reads.symlinks_touching(conn, datasets, ns_ids, at):
+    for s in at_reads.symlinks_at(conn, ns_ids, at):
         if s.dataset_id in refs and s.alias_id in refs:  # as graph.add_symlinks
             key = (refs[s.dataset_id].key, refs[s.alias_id].key, "symlink", "")
             found[key] = (s.dataset_id, s.alias_id, "symlink", s.created_us, None)
@@ -238,28 +248,34 @@ def _schema(found: Outline, dataset: int) -> tuple[str | None, str | None]:
     return found.schema_facets.get(dataset), found.datasets.get(dataset, ("", None))[1]
 
 
-def trimmed_sides(read: StoreReader, instants: tuple[Instant, Instant]) -> tuple[Side, Side]:
+def trimmed_sides(
+    read: StoreReader, instants: tuple[Instant, Instant]
+) -> tuple[Side, Side, list[JobPair]]:
     """The two whole-graph sides, each holding only what the diff can name.
 
-    Each side keeps the nodes the other lacks, and of the nodes of both
-    those whose schema blob (datasets) or job version (jobs) differs; the
-    edges and column edges the other lacks. :func:`.lineage_diff.difference`
-    of these is the diff of the two whole answers.
+    Each side keeps the nodes the other lacks, and of the datasets of both
+    those whose schema blob differs; the edges and column edges the other
+    lacks. The jobs of both whose job version differs come as pairs of
+    versions: what :func:`.lineage_diff.job_changes` reads of them (their
+    full nodes are never answered). :func:`.lineage_diff.difference` of
+    these is the diff of the two whole answers.
     """
     with read.engine.connect() as conn:
         before, after = (outline(conn, read, at) for at in instants)
         both = before.rows.keys() & after.rows.keys()
-        differ = {
+        datasets = {
             i
             for i in both
-            if (
-                _schema(before, i) != _schema(after, i)
-                if before.rows[i].kind == "dataset"
-                else before.jobs.get(i) != after.jobs.get(i)
-            )
+            if before.rows[i].kind == "dataset" and _schema(before, i) != _schema(after, i)
         }
-        old = _full_nodes(conn, read, before, (before.rows.keys() - both) | differ)
-        new = _full_nodes(conn, read, after, (after.rows.keys() - both) | differ)
+        old = _full_nodes(conn, read, before, (before.rows.keys() - both) | datasets)
+        new = _full_nodes(conn, read, after, (after.rows.keys() - both) | datasets)
+    jobs = [
+        JobPair(before.refs[i].key, row.namespace, row.name, before.jobs.get(i), after.jobs.get(i))
+        for i, row in after.rows.items()
+        if i in both and row.kind == "job" and before.jobs.get(i) != after.jobs.get(i)
+    ]
+    jobs.sort()
     old_columns = column_edges_among(
         read, _names(before, "dataset"), _names(before, "job"), before.at
     )
@@ -281,4 +297,5 @@ def trimmed_sides(read: StoreReader, instants: tuple[Instant, Instant]) -> tuple
             False,
             {k: new_columns[k] for k in only(new_columns, old_columns)},
         ),
+        jobs,
     )

@@ -33,6 +33,7 @@ from feast_lineage.consumer.schemas import (
 from feast_lineage.consumer.services.dataset_versions import flat_fields, schema_diff
 from feast_lineage.consumer.services.graph_history import subgraph_at, whole_graph_at
 from feast_lineage.consumer.services.graph_outline import (
+    JobPair,
     Side,
     column_edges_among,
     names_of,
@@ -172,30 +173,35 @@ def _changed(
     return found
 
 
-def job_changes(read: StoreReader, before: Side, after: Side) -> list[JobChange]:
-    """Jobs of both answers whose job version differs, with what differs."""
-    pairs = [
-        (key, before.nodes[key].get("version"), after.nodes[key].get("version"))
-        for key in sorted(before.nodes.keys() & after.nodes.keys())
-        if after.nodes[key]["type"] == "job"
-        and before.nodes[key].get("version") != after.nodes[key].get("version")
-    ]
+def version_pairs(before: Side, after: Side) -> list[JobPair]:
+    """The jobs of both answers whose job version differs."""
+    out = []
+    for key in sorted(before.nodes.keys() & after.nodes.keys()):
+        old, new = before.nodes[key], after.nodes[key]
+        if new["type"] == "job" and old.get("version") != new.get("version"):
+            out.append(
+                JobPair(key, new["namespace"], new["name"], old.get("version"), new.get("version"))
+            )
+    return out
+
+
+def job_changes(read: StoreReader, pairs: list[JobPair]) -> list[JobChange]:
+    """Of the jobs whose job version differs, those whose versions differ in what is visible."""
     if not pairs:
         return []
     with read.engine.connect() as conn:
-        contents = jv.version_contents(conn, {v for _, *vs in pairs for v in vs if v})
+        contents = jv.version_contents(conn, {v for p in pairs for v in (p.old, p.new) if v})
     out = []
-    for key, old, new in pairs:
-        changed = _changed(read, contents.get(old or ""), contents.get(new or ""))
+    for pair in pairs:
+        changed = _changed(read, contents.get(pair.old or ""), contents.get(pair.new or ""))
         if changed:  # a change in hidden tables only is no change to this caller
-            node = after.nodes[key]
             out.append(
                 JobChange(
-                    node=key,
-                    namespace=node["namespace"],
-                    name=node["name"],
-                    from_version=old,
-                    to_version=new,
+                    node=pair.node,
+                    namespace=pair.namespace,
+                    name=pair.name,
+                    from_version=pair.old,
+                    to_version=pair.new,
                     changed=changed,
                 )
             )
@@ -221,16 +227,24 @@ def _only(a: Side, b: Side) -> tuple[list[GraphNode], list[GraphEdge]]:
 
 
 def difference(
-    read: StoreReader, before: Side, after: Side, instants: tuple[Instant, Instant]
+    read: StoreReader,
+    before: Side,
+    after: Side,
+    instants: tuple[Instant, Instant],
+    pairs: list[JobPair] | None = None,
 ) -> LineageDiff:
-    """The diff of two answers (the centre and depth are the caller's to set)."""
+    """The diff of two answers (the centre and depth are the caller's to set).
+
+    ``pairs``: the jobs whose version differs, when the sides do not hold
+    them (:func:`.graph_outline.trimmed_sides`); else read from the nodes.
+    """
     added, edges_added = _only(after, before)
     removed, edges_removed = _only(before, after)
     old, new = before.columns or {}, after.columns or {}
     columns_added = [new[k] for k in sorted(new.keys() - old.keys())]
     columns_removed = [old[k] for k in sorted(old.keys() - new.keys())]
     schemas = schema_changes(before, after)
-    jobs = job_changes(read, before, after)
+    jobs = job_changes(read, version_pairs(before, after) if pairs is None else pairs)
     return {
         "from": to_iso(instants[0].time_us) or "",
         "to": to_iso(instants[1].time_us) or "",
@@ -291,11 +305,12 @@ def lineage_diff(
     """
     with read.engine.connect() as conn:
         instants = (_instant(conn, read, start, now_us), _instant(conn, read, end, now_us))
+    pairs = None
     if centre is None:
-        before, after = trimmed_sides(read, instants)
+        before, after, pairs = trimmed_sides(read, instants)
     else:
         before, after = sides(read, centre, instants)
-    diff = difference(read, before, after, instants)
+    diff = difference(read, before, after, instants, pairs)
     if centre is not None:
         diff["center"] = str(NodeId(centre.kind, centre.namespace, centre.name))
         diff["depth"] = centre.depth

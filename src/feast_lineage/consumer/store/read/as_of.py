@@ -344,6 +344,11 @@ def symlinks_touching(
     return graph_reads.symlinks_touching(conn, dataset_ids, ns_ids, symlink_at, at.params())
 
 
+def symlinks_at(conn: Connection, ns_ids: NsIds, at: Instant) -> list[SymlinkRow]:
+    """Every symlink current at ``at`` between datasets existing then, both visible."""
+    return graph_reads.symlinks_between_stored(conn, ns_ids, symlink_at, at.params(), _existed)
+
+
 _HOW: filtered_walk.How = ("walk_at", edge_at, FOLLOWED_EDGES, symlink_at, explicit_at)
 
 
@@ -383,20 +388,26 @@ def _latest_made_statement() -> Any:
 def _stated_statement() -> Any:
     """Each dataset's state rows at its latest state time at or before ``as_of_us``.
 
-    The latest time is picked in SQL, grouped by dataset and joined back on
-    (dataset, time), so a dataset stated many times sends its last
-    statements only, not all of them. (A maximum correlated to each row
-    would be computed once per state row: the states' key has no time.)
+    Driven by the datasets table: the latest time is a correlated backward
+    seek of the ``(dataset_id, time_us)`` index, joined back on (dataset,
+    time), so a dataset stated many times sends its last statements only.
     """
-    s = t.dataset_states
+    d = t.datasets.c
+    s = t.dataset_states.alias("stated")
+    seek = t.dataset_states.alias("stated_seek")
     latest = (
-        select(s.c.dataset_id, func.max(s.c.time_us).label("latest_us"))
-        .where(s.c.dataset_id.in_(_ids()), s.c.time_us <= _as_of_us())
-        .group_by(s.c.dataset_id)
-        .subquery("latest_state")
+        select(seek.c.time_us)
+        .where(seek.c.dataset_id == d.id, seek.c.time_us <= _as_of_us())
+        .order_by(seek.c.time_us.desc())
+        .limit(1)
+        .correlate_except(seek)
+        .scalar_subquery()
     )
-    on = (s.c.dataset_id == latest.c.dataset_id) & (s.c.time_us == latest.c.latest_us)
-    return select(s.c.dataset_id, s.c.time_us, s.c.id).select_from(s.join(latest, on))
+    return (
+        select(s.c.dataset_id, s.c.time_us, s.c.id)
+        .select_from(t.datasets.join(s, (s.c.dataset_id == d.id) & (s.c.time_us == latest)))
+        .where(d.id.in_(_ids()))
+    )
 
 
 def dataset_versions_at(

@@ -299,6 +299,29 @@ def count_edges(conn: Connection, ns_ids: NsIds) -> int:
     return stored + count_symlinks(conn, ns_ids)
 
 
+def _between_stored(
+    columns: Callable[[FromClause], tuple[Any, ...]],
+    ns_ids: NsIds,
+    current: LinkFilter,
+    existed: Callable[[FromClause], ColumnElement[bool]] | None,
+) -> Any:
+    """``columns`` (given the owner dataset) of the symlinks ``current`` keeps between
+    stored datasets, both visible (and, with ``existed``, both existing then)."""
+    s = t.dataset_symlinks.c
+    owner = t.datasets.alias("owner")
+    alias = t.datasets.alias("alias")
+    links = (
+        select(*columns(owner))
+        .select_from(t.dataset_symlinks)
+        .join(owner, owner.c.id == s.dataset_id)
+        .join(alias, alias.c.id == s.alias_id)
+        .where(*where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)))
+    )
+    if existed is not None:
+        links = links.where(existed(owner), existed(alias))
+    return links.where(current(t.dataset_symlinks))
+
+
 def count_symlinks(
     conn: Connection,
     ns_ids: NsIds,
@@ -310,22 +333,37 @@ def count_symlinks(
 
     ``existed``: whether a dataset existed then (as of an instant), both ends.
     """
-    s = t.dataset_symlinks.c
-    owner = t.datasets.alias("owner")
-    alias = t.datasets.alias("alias")
-    links = (
-        select(func.count())
-        .select_from(t.dataset_symlinks)
-        .join(owner, owner.c.id == s.dataset_id)
-        .join(alias, alias.c.id == s.alias_id)
-        .where(
-            current(t.dataset_symlinks),
-            *where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)),
-        )
-    )
-    if existed is not None:
-        links = links.where(existed(owner), existed(alias))
+    links = _between_stored(lambda _owner: (func.count(),), ns_ids, current, existed)
     return int(conn.execute(links, dict(params or {})).scalar_one())
+
+
+def _symlink_columns(owner: FromClause) -> tuple[Any, ...]:
+    s = t.dataset_symlinks.c
+    return (
+        s.dataset_id,
+        s.alias_id,
+        s.alias_ns_id,
+        s.alias_namespace,
+        s.alias_name,
+        s.alias_type,
+        s.source,
+        s.created_us,
+        owner.c.namespace,
+        owner.c.name,
+    )
+
+
+def symlinks_between_stored(
+    conn: Connection,
+    ns_ids: NsIds,
+    current: LinkFilter,
+    params: Mapping[str, object],
+    existed: Callable[[FromClause], ColumnElement[bool]],
+) -> list[SymlinkRow]:
+    """Every symlink :func:`count_symlinks` counts: the whole graph's, in one read."""
+    links = _between_stored(_symlink_columns, ns_ids, current, existed)
+    links = links.order_by(t.dataset_symlinks.c.dataset_id, t.dataset_symlinks.c.alias_id)
+    return [SymlinkRow(*row) for row in conn.execute(links, dict(params))]
 
 
 @lru_cache(maxsize=8)
@@ -333,18 +371,7 @@ def _symlinks_statement(side: str, scoped: bool, current: LinkFilter) -> Any:
     s = t.dataset_symlinks.c
     owner = t.datasets.alias("owner")
     stmt = (
-        select(
-            s.dataset_id,
-            s.alias_id,
-            s.alias_ns_id,
-            s.alias_namespace,
-            s.alias_name,
-            s.alias_type,
-            s.source,
-            s.created_us,
-            owner.c.namespace,
-            owner.c.name,
-        )
+        select(*_symlink_columns(owner))
         .join(owner, owner.c.id == s.dataset_id)
         .where(s[side].in_(_ids_param()), current(t.dataset_symlinks))
     )

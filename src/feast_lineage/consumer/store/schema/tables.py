@@ -460,6 +460,8 @@ dataset_states = Table(
     Column("schema_id", String(32), nullable=True),
     Column("dataset_version", Text, nullable=True),
     Column("symlinks_id", String(32), nullable=True),
+    # A dataset's latest statement at or before T: one backward seek (migration 0023).
+    Index("ix_ol_dataset_states_time", "dataset_id", "time_us"),
     sqlite_with_rowid=False,
 )
 
