@@ -171,45 +171,28 @@ def _edge_ids(
     inputs: Ends = {}
     outputs: Ends = {}
     found: dict[EdgeKey, EdgeIds] = {}
-    for e in at_reads.edges_at(conn, ns_ids, at):
-        if e.src_id not in refs or e.dst_id not in refs:
+    keys = {i: ref.key for i, ref in refs.items()}
+    stated: list[tuple[int, int, EdgeType, int, Origin | None]] = [
+        (e.src_id, e.dst_id, e.edge_type, e.created_us, None)
+        for e in at_reads.edges_at(conn, ns_ids, at)
+    ]
+    stated += [
+        (x.src_id, x.dst_id, x.edge_type, x.created_us, x.origin)
+        for x in at_reads.explicit_edges_at(conn, ns_ids, at)
+    ]
+    for src, dst, kind, created_us, origin in stated:
+        if src not in keys or dst not in keys:
             continue  # an end that did not exist then (a parent edge to a later job)
-        found[(refs[e.src_id].key, refs[e.dst_id].key, e.edge_type, "")] = (
-            e.src_id,
-            e.dst_id,
-            e.edge_type,
-            e.created_us,
-            None,
-        )
-        if e.edge_type == "input":
-            seen(inputs, e.dst_id, e.src_id, e.created_us)
-        elif e.edge_type == "output":
-            seen(outputs, e.src_id, e.dst_id, e.created_us)
-    for x in at_reads.explicit_edges_at(conn, ns_ids, at):
-        if x.src_id not in refs or x.dst_id not in refs:
-            continue
-        found[(refs[x.src_id].key, refs[x.dst_id].key, x.edge_type, x.origin)] = (
-            x.src_id,
-            x.dst_id,
-            x.edge_type,
-            x.created_us,
-            x.origin,
-        )
-        if x.edge_type == "input":
-            seen(inputs, x.dst_id, x.src_id, x.created_us)
-        elif x.edge_type == "output":
-            seen(outputs, x.src_id, x.dst_id, x.created_us)
+        found[(keys[src], keys[dst], kind, origin or "")] = (src, dst, kind, created_us, origin)
+        if kind == "input":
+            seen(inputs, dst, src, created_us)
+        elif kind == "output":
+            seen(outputs, src, dst, created_us)
     for (src, dst), created_us in derived_pairs(inputs, outputs)[1].items():
-        found[(refs[src].key, refs[dst].key, "derived", "")] = (
-            src,
-            dst,
-            "derived",
-            created_us,
-            None,
-        )
+        found[(keys[src], keys[dst], "derived", "")] = (src, dst, "derived", created_us, None)
     for s in at_reads.symlinks_at(conn, ns_ids, at):
-        if s.dataset_id in refs and s.alias_id in refs:  # as graph.add_symlinks
-            key = (refs[s.dataset_id].key, refs[s.alias_id].key, "symlink", "")
+        if s.dataset_id in keys and s.alias_id in keys:  # as graph.add_symlinks
+            key = (keys[s.dataset_id], keys[s.alias_id], "symlink", "")
             found[key] = (s.dataset_id, s.alias_id, "symlink", s.created_us, None)
     return found
 

@@ -275,6 +275,10 @@ def _listed_edges(direction: str, scoped: bool, counted: bool) -> Any:
     return stmt
 
 
+# The edges that are neither input nor output: a range each of the (edge_type, created_us) index.
+_RUN_TREE_EDGES = ("parent", "root")
+
+
 @lru_cache(maxsize=8)
 def _current_statements(scoped: bool, counted: bool) -> tuple[Any, ...]:
     """The edges current at ``as_of_us``, counted per job rather than tested per edge.
@@ -291,7 +295,7 @@ def _current_statements(scoped: bool, counted: bool) -> tuple[Any, ...]:
     others = (
         select(*_selected(t.lineage_edges, counted))
         .select_from(t.lineage_edges)
-        .where(c.edge_type.not_in(("input", "output")), c.created_us <= _as_of_us())
+        .where(c.edge_type.in_(_RUN_TREE_EDGES), c.created_us <= _as_of_us())
     )
     if scoped:
         others = others.where(c.src_ns_id.in_(_ids("ns_ids")), c.dst_ns_id.in_(_ids("ns_ids")))

@@ -275,6 +275,7 @@ lineage_edges = Table(
     Index("ix_ol_edges_dst", "dst_id", "src_id"),
     Index("ix_ol_edges_ns", "src_ns_id", "dst_ns_id"),
     Index("ix_ol_edges_dst_ns", "dst_ns_id"),
+    Index("ix_ol_edges_type_time", "edge_type", "created_us"),  # parent and root edges by T
 )
 
 dataset_symlinks = Table(
