@@ -166,7 +166,9 @@ class NodeRef:
     key: str
 
 
+@lru_cache(maxsize=1 << 16)
 def node_ref(kind: NodeKind, namespace: str, name: str) -> NodeRef:
+    """A node's ref (both frozen: one per node is shared, the whole graph's many times a diff)."""
     node = NodeId(kind, namespace, name)
     return NodeRef(node, str(node))
 
