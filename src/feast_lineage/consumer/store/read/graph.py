@@ -305,21 +305,30 @@ def _between_stored(
     current: LinkFilter,
     existed: Callable[[FromClause], ColumnElement[bool]] | None,
 ) -> Any:
-    """``columns`` (given the owner dataset) of the symlinks ``current`` keeps between
-    stored datasets, both visible (and, with ``existed``, both existing then)."""
-    s = t.dataset_symlinks.c
+    """``columns`` (of the links, given as a subquery) of the symlinks ``current`` keeps
+    between stored datasets, both visible (and, with ``existed``, both existing then).
+
+    The links between stored datasets are picked first, in a ``DISTINCT``
+    subquery (their key makes it a no-op) that no database flattens into
+    the outer query: ``current``'s lookups then run for those only. Flat,
+    SQLite ran them for every stored link, before the join to the alias,
+    when most aliases are no stored dataset (a table's other names: 277 of
+    10,128 links on the 1M history store).
+    """
+    s = t.dataset_symlinks
     owner = t.datasets.alias("owner")
     alias = t.datasets.alias("alias")
     links = (
-        select(*columns(owner))
-        .select_from(t.dataset_symlinks)
-        .join(owner, owner.c.id == s.dataset_id)
-        .join(alias, alias.c.id == s.alias_id)
+        select(*s.c, owner.c.namespace.label("owner_namespace"), owner.c.name.label("owner_name"))
+        .select_from(s)
+        .join(owner, owner.c.id == s.c.dataset_id)
+        .join(alias, alias.c.id == s.c.alias_id)
         .where(*where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)))
     )
     if existed is not None:
         links = links.where(existed(owner), existed(alias))
-    return links.where(current(t.dataset_symlinks))
+    between = links.distinct().subquery("between_stored")
+    return select(*columns(between)).where(current(between))
 
 
 def count_symlinks(
@@ -333,12 +342,13 @@ def count_symlinks(
 
     ``existed``: whether a dataset existed then (as of an instant), both ends.
     """
-    links = _between_stored(lambda _owner: (func.count(),), ns_ids, current, existed)
+    links = _between_stored(lambda _links: (func.count(),), ns_ids, current, existed)
     return int(conn.execute(links, dict(params or {})).scalar_one())
 
 
-def _symlink_columns(owner: FromClause) -> tuple[Any, ...]:
-    s = t.dataset_symlinks.c
+def _link_columns(links: FromClause, namespace: Any, name: Any) -> tuple[Any, ...]:
+    """A :class:`SymlinkRow`'s columns: the link's, then its owner dataset's names."""
+    s = links.c
     return (
         s.dataset_id,
         s.alias_id,
@@ -348,8 +358,8 @@ def _symlink_columns(owner: FromClause) -> tuple[Any, ...]:
         s.alias_type,
         s.source,
         s.created_us,
-        owner.c.namespace,
-        owner.c.name,
+        namespace,
+        name,
     )
 
 
@@ -361,9 +371,13 @@ def symlinks_between_stored(
     existed: Callable[[FromClause], ColumnElement[bool]],
 ) -> list[SymlinkRow]:
     """Every symlink :func:`count_symlinks` counts: the whole graph's, in one read."""
-    links = _between_stored(_symlink_columns, ns_ids, current, existed)
-    links = links.order_by(t.dataset_symlinks.c.dataset_id, t.dataset_symlinks.c.alias_id)
-    return [SymlinkRow(*row) for row in conn.execute(links, dict(params))]
+
+    def columns(links: FromClause) -> tuple[Any, ...]:
+        return _link_columns(links, links.c.owner_namespace, links.c.owner_name)
+
+    stmt = _between_stored(columns, ns_ids, current, existed)
+    rows = conn.execute(stmt, dict(params)).all()
+    return sorted(SymlinkRow(*row) for row in rows)
 
 
 @lru_cache(maxsize=8)
@@ -371,7 +385,7 @@ def _symlinks_statement(side: str, scoped: bool, current: LinkFilter) -> Any:
     s = t.dataset_symlinks.c
     owner = t.datasets.alias("owner")
     stmt = (
-        select(*_symlink_columns(owner))
+        select(*_link_columns(t.dataset_symlinks, owner.c.namespace, owner.c.name))
         .join(owner, owner.c.id == s.dataset_id)
         .where(s[side].in_(_ids_param()), current(t.dataset_symlinks))
     )
