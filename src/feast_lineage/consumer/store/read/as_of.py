@@ -32,6 +32,7 @@ from sqlalchemy import (
     Connection,
     FromClause,
     Integer,
+    Table,
     bindparam,
     case,
     exists,
@@ -363,16 +364,17 @@ def walk(
     return filtered_walk.walk(conn, start, direction, depth, ns_ids, _HOW, at.params())
 
 
-@lru_cache(maxsize=1)
-def _latest_made_statement() -> Any:
-    """Each dataset's made rows at the latest time at or before ``as_of_us``: an index seek.
+def _rows_at_latest_time(table: Table, name: str, *columns: str) -> Any:
+    """``columns`` of each dataset's rows of ``table`` at its latest time at or before
+    ``as_of_us``, for the datasets ``ids``.
 
-    Driven by the datasets table, so the seek's bound (a correlated backward
-    seek of the (dataset, time) key) is known before the rows are read.
+    Driven by the datasets table, so the bound (a correlated backward seek
+    of ``table``'s (dataset_id, time_us) key or index) is known before the
+    rows are read, and a dataset with many rows sends its last ones only.
     """
     d = t.datasets.c
-    m = t.dataset_versions.alias("made")
-    seek = t.dataset_versions.alias("seek")
+    rows = table.alias(name)
+    seek = table.alias(f"{name}_seek")
     latest = (
         select(seek.c.time_us)
         .where(seek.c.dataset_id == d.id, seek.c.time_us <= _as_of_us())
@@ -381,37 +383,26 @@ def _latest_made_statement() -> Any:
         .correlate_except(seek)
         .scalar_subquery()
     )
+    on = (rows.c.dataset_id == d.id) & (rows.c.time_us == latest)
     return (
-        select(m.c.dataset_id, m.c.time_us, m.c.id, m.c.writes, m.c.lifecycle_id, m.c.schema_id)
-        .select_from(t.datasets.join(m, (m.c.dataset_id == d.id) & (m.c.time_us == latest)))
+        select(*(rows.c[c] for c in columns))
+        .select_from(t.datasets.join(rows, on))
         .where(d.id.in_(_ids()))
     )
+
+
+@lru_cache(maxsize=1)
+def _latest_made_statement() -> Any:
+    """Each dataset's made rows at the latest time at or before ``as_of_us``."""
+    columns = ("dataset_id", "time_us", "id", "writes", "lifecycle_id", "schema_id")
+    return _rows_at_latest_time(t.dataset_versions, "made", *columns)
 
 
 @lru_cache(maxsize=1)
 def _stated_statement() -> Any:
-    """Each dataset's state rows at its latest state time at or before ``as_of_us``.
-
-    Driven by the datasets table: the latest time is a correlated backward
-    seek of the ``(dataset_id, time_us)`` index, joined back on (dataset,
-    time), so a dataset stated many times sends its last statements only.
-    """
-    d = t.datasets.c
-    s = t.dataset_states.alias("stated")
-    seek = t.dataset_states.alias("stated_seek")
-    latest = (
-        select(seek.c.time_us)
-        .where(seek.c.dataset_id == d.id, seek.c.time_us <= _as_of_us())
-        .order_by(seek.c.time_us.desc())
-        .limit(1)
-        .correlate_except(seek)
-        .scalar_subquery()
-    )
-    return (
-        select(s.c.dataset_id, s.c.time_us, s.c.id)
-        .select_from(t.datasets.join(s, (s.c.dataset_id == d.id) & (s.c.time_us == latest)))
-        .where(d.id.in_(_ids()))
-    )
+    """Each dataset's state rows at its latest state time at or before ``as_of_us``
+    (the ``(dataset_id, time_us)`` index, migration 0023)."""
+    return _rows_at_latest_time(t.dataset_states, "stated", "dataset_id", "time_us", "id")
 
 
 def dataset_versions_at(
