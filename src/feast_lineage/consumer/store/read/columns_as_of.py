@@ -162,3 +162,60 @@ def with_column_lineage_at(
 ) -> set[int]:
     """The datasets among ``dataset_ids`` with a column edge current at ``at``, its far end seen."""
     return datasets_with_edges(conn, _has_statement, dataset_ids, ns_ids, at.params())
+
+
+def _last_schema(column: str) -> Any:
+    """``column`` of a dataset's last version row by then that named a schema: a backward seek."""
+    v = t.dataset_versions.alias(f"schema_seek_{column}")
+    return (
+        select(v.c[column])
+        .where(
+            v.c.dataset_id == t.datasets.c.id,
+            v.c.time_us <= bindparam("as_of_us", type_=BigInteger),
+            v.c.schema_id.is_not(None),
+        )
+        .order_by(v.c.time_us.desc(), v.c.id.desc())
+        .limit(1)
+        .correlate(t.datasets)
+        .scalar_subquery()
+    )
+
+
+@lru_cache(maxsize=1)
+def _schema_statements() -> tuple[Any, Any]:
+    d, s = t.datasets.c, t.dataset_states.c
+    ids = bindparam("datasets", expanding=True)
+    made = select(
+        d.id, _last_schema("time_us"), _last_schema("id"), _last_schema("schema_id")
+    ).where(d.id.in_(ids))
+    stated = select(s.dataset_id, s.time_us, s.id, s.schema_id).where(
+        s.dataset_id.in_(ids),
+        s.time_us <= bindparam("as_of_us", type_=BigInteger),
+        s.schema_id.is_not(None),
+    )
+    return made, stated
+
+
+def schema_ids_at(conn: Connection, dataset_ids: Iterable[int], at: Instant) -> dict[int, str]:
+    """Dataset id -> the schema blob of its version current at ``at`` (datasets with one).
+
+    That version's schema is the last schema the dataset's rows at or
+    before ``at`` name, in (time, id) order over what events made
+    (``dataset_versions``) and stated (``dataset_states``): the rules of
+    :func:`.dataset_versions.current_at` carry a schema forward and count
+    another one as a change. So one backward seek of each dataset's version
+    rows and its few state rows, not a walk of every version until then.
+    """
+    made, stated = _schema_statements()
+    ordered = sorted(set(dataset_ids))
+    last: dict[int, tuple[int, int, str]] = {}
+    for start in range(0, len(ordered), _CHUNK):
+        params = {"datasets": ordered[start : start + _CHUNK], "as_of_us": at.time_us}
+        for stmt in (made, stated):
+            for owner, time_us, row_id, schema_id in conn.execute(stmt, params):
+                if schema_id is None:
+                    continue
+                key = (int(time_us), int(row_id), str(schema_id))
+                if owner not in last or key[:2] > last[owner][:2]:
+                    last[int(owner)] = key
+    return {owner: schema for owner, (_t, _i, schema) in last.items()}
