@@ -18,10 +18,12 @@ on the START and the COMPLETE), written through the store's ingest path
   stored schemas;
 * each column-lineage job runs ``--events / 2 / jobs`` times, at instants
   spread uniformly from when the job, its column-lineage outputs and their
-  chain predecessors all existed to the store's last event, each run
-  listing those of the job's current inputs and outputs that existed by
-  then (the lineage draws from the inputs that existed at the
-  first run);
+  chain predecessors all existed to the store's last event; a run looks
+  like the job's own runs then: its job facets (those of its latest event),
+  the inputs and outputs of its latest listings at or before the instant
+  (so it changes no job version), and the ``columnLineage`` facet on those
+  outputs that are column-lineage outputs (the lineage draws from the
+  inputs that existed at the first run);
 * history: at each later run, with chance ``--change``, 1 to 3 output
   columns get new sources (a new payload), so ``as_of`` answers differ by
   instant.
@@ -36,6 +38,7 @@ late, as backfills do). Deterministic for a seed and a store.
 from __future__ import annotations
 
 import argparse
+import bisect
 import itertools
 import random
 import sqlite3
@@ -50,6 +53,7 @@ import orjson
 
 from bench.query import log, store_writer
 from bench.workload import RUN_EVENT_SCHEMA, Dataset, Event, _facet, _iso, input_fields
+from feast_lineage.event_time import SORT_OFFSET
 
 # The chain's previous dataset is drawn this many times as often as another input.
 PREVIOUS_WEIGHT = 4
@@ -68,6 +72,15 @@ class Job:
     outputs: list[int]
     # output -> the inputs that precede it in some chain (drawn more often)
     chained: dict[int, set[int]] = field(default_factory=dict)
+    facets: dict[str, Any] = field(default_factory=dict)  # of its latest event
+    # direction -> (times, datasets listed with the time each was first listed), oldest first
+    listings: dict[str, tuple[list[int], list[list[tuple[int, int]]]]] = field(default_factory=dict)
+
+    def listed_at(self, direction: str, at: int) -> list[int]:
+        """What the job's latest listing of ``direction`` at or before ``at`` listed by then."""
+        times, listed = self.listings.get(direction, ([], []))
+        i = bisect.bisect_right(times, at) - 1
+        return [ds for ds, first in listed[i] if first <= at] if i >= 0 else []
 
 
 @dataclass(frozen=True)
@@ -180,10 +193,54 @@ def _chains(
     return chains
 
 
+def _load_history(repo: Path, jobs: list[Job]) -> None:
+    """Each job's facets (of its latest event) and its input and output listings over time."""
+    from sqlalchemy import select
+
+    from feast_lineage.consumer.store.engine.database import create_store_engine
+    from feast_lineage.consumer.store.schema import tables as t
+
+    db = repo / "data" / "lineage.db"
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        for job in jobs:
+            rows = conn.execute(
+                "SELECT l.direction, l.rank, io.dataset_id, io.first_us"
+                " FROM feast_lineage_io_listings l JOIN feast_lineage_run_io io"
+                " ON io.run_id = l.run_key AND io.direction = l.direction"
+                " WHERE l.job_id = ? ORDER BY l.direction, l.rank",
+                (job.id,),
+            ).fetchall()
+            for direction, rank, ds, first in rows:
+                times, listed = job.listings.setdefault(direction, ([], []))
+                time_us = int(rank[:20]) - SORT_OFFSET
+                if not times or times[-1] != time_us:
+                    times.append(time_us)
+                    listed.append([])
+                listed[-1].append((int(ds), int(first if first is not None else time_us)))
+    finally:
+        conn.close()
+    engine = create_store_engine(f"sqlite:///{db}")
+    e = t.events.c
+    try:
+        with engine.connect() as sa:
+            for job in jobs:
+                payload = sa.execute(
+                    select(e.payload)
+                    .where(e.subject_id == job.id, e.kind == "run")
+                    .order_by(e.event_time_us.desc(), e.id.desc())
+                    .limit(1)
+                ).scalar_one()
+                job.facets = orjson.loads(payload)["job"].get("facets") or {}
+    finally:
+        engine.dispose()
+
+
 @dataclass
 class Stats:
     events: int = 0
     runs: int = 0
+    stating: int = 0  # runs whose outputs then included a column-lineage output
     payloads: int = 0  # distinct (job, output) payloads stated
     changes: int = 0  # runs that gave some column new sources
     columns_changed: int = 0
@@ -236,12 +293,13 @@ def _events(
                 stats.edges += sum(len(v) for v in fields.values())
             run_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
             end = at + 30_000_000 + int(rng.random() * 600_000_000)
-            io = tuple(
-                [d for d in ds if store.datasets[d][2] <= at] for ds in (job.inputs, job.outputs)
-            )
+            io = (job.listed_at("input", at), job.listed_at("output", at))
+            if not io[1]:
+                continue  # the job wrote nothing yet
+            stats.runs += 1
+            stats.stating += any(ds in lineage for ds in io[1])
             for kind, when in (("START", at), ("COMPLETE", end)):
                 events.append(_event(store, job, io, run_id, (kind, when), lineage))
-            stats.runs += 1
     events.sort(key=lambda e: (e["eventTime"], e["run"]["runId"], e["eventType"] == "COMPLETE"))
     stats.events = len(events)
     return events
@@ -280,7 +338,7 @@ def _event(
         "producer": job.producer,
         "schemaURL": RUN_EVENT_SCHEMA,
         "run": {"runId": run_id, "facets": {}},
-        "job": {"namespace": job.namespace, "name": job.name, "facets": {}},
+        "job": {"namespace": job.namespace, "name": job.name, "facets": job.facets},
         "inputs": [ref(ds) for ds in inputs],
         "outputs": outputs,
     }
@@ -306,13 +364,15 @@ def main(argv: list[str] | None = None) -> int:
         f"({time.monotonic() - started:.0f} s)"
     )
     chains = _chains(store, rng, args.hops, max(1, args.events // (2 * args.runs)))
+    _load_history(args.repo, [j for j in store.jobs.values() if j.chained])
     stats = Stats()
     events = _events(store, rng, args.runs, args.change, stats)
     jobs = sum(1 for j in store.jobs.values() if j.chained)
     pairs = sum(len(j.chained) for j in store.jobs.values())
     log(
         f"{len(chains):,} chains of {args.hops} hops through {jobs:,} jobs "
-        f"({pairs:,} (job, output) pairs); {stats.runs:,} runs, {stats.events:,} events "
+        f"({pairs:,} (job, output) pairs); {stats.runs:,} runs ({stats.stating:,} writing a "
+        f"column-lineage output), {stats.events:,} events "
         f"from {events[0]['eventTime']} to {events[-1]['eventTime']}; "
         f"{stats.payloads:,} payloads ({stats.changes:,} changes of "
         f"{stats.columns_changed:,} columns), {stats.edges:,} field edges stated"
