@@ -164,9 +164,14 @@ def with_column_lineage_at(
     return datasets_with_edges(conn, _has_statement, dataset_ids, ns_ids, at.params())
 
 
-def _last_schema(column: str) -> Any:
-    """``column`` of a dataset's last version row by then that named a schema: a backward seek."""
-    v = t.dataset_versions.alias(f"schema_seek_{column}")
+def _last_schema(table: Any, column: str) -> Any:
+    """``column`` of a dataset's last row of ``table`` by then that named a schema.
+
+    A backward seek of the version rows' primary key (dataset, time, id);
+    over the state rows (keyed by dataset and digest) a scan of the
+    dataset's, in the database.
+    """
+    v = table.alias(f"schema_{table.name[14:]}_{column}")
     return (
         select(v.c[column])
         .where(
@@ -182,18 +187,13 @@ def _last_schema(column: str) -> Any:
 
 
 @lru_cache(maxsize=1)
-def _schema_statements() -> tuple[Any, Any]:
-    d, s = t.datasets.c, t.dataset_states.c
-    ids = bindparam("datasets", expanding=True)
-    made = select(
-        d.id, _last_schema("time_us"), _last_schema("id"), _last_schema("schema_id")
-    ).where(d.id.in_(ids))
-    stated = select(s.dataset_id, s.time_us, s.id, s.schema_id).where(
-        s.dataset_id.in_(ids),
-        s.time_us <= bindparam("as_of_us", type_=BigInteger),
-        s.schema_id.is_not(None),
-    )
-    return made, stated
+def _schema_statement() -> Any:
+    columns = ("time_us", "id", "schema_id")
+    return select(
+        t.datasets.c.id,
+        *(_last_schema(t.dataset_versions, c) for c in columns),
+        *(_last_schema(t.dataset_states, c) for c in columns),
+    ).where(t.datasets.c.id.in_(bindparam("datasets", expanding=True)))
 
 
 def schema_ids_at(conn: Connection, dataset_ids: Iterable[int], at: Instant) -> dict[int, str]:
@@ -203,19 +203,17 @@ def schema_ids_at(conn: Connection, dataset_ids: Iterable[int], at: Instant) -> 
     before ``at`` name, in (time, id) order over what events made
     (``dataset_versions``) and stated (``dataset_states``): the rules of
     :func:`.dataset_versions.current_at` carry a schema forward and count
-    another one as a change. So one backward seek of each dataset's version
-    rows and its few state rows, not a walk of every version until then.
+    another one as a change. So one row per dataset, the last of each
+    table's, not a walk of every version until then.
     """
-    made, stated = _schema_statements()
+    stmt = _schema_statement()
     ordered = sorted(set(dataset_ids))
-    last: dict[int, tuple[int, int, str]] = {}
+    out: dict[int, str] = {}
     for start in range(0, len(ordered), _CHUNK):
         params = {"datasets": ordered[start : start + _CHUNK], "as_of_us": at.time_us}
-        for stmt in (made, stated):
-            for owner, time_us, row_id, schema_id in conn.execute(stmt, params):
-                if schema_id is None:
-                    continue
-                key = (int(time_us), int(row_id), str(schema_id))
-                if owner not in last or key[:2] > last[owner][:2]:
-                    last[int(owner)] = key
-    return {owner: schema for owner, (_t, _i, schema) in last.items()}
+        for owner, *last in conn.execute(stmt, params):
+            made, stated = last[:3], last[3:]
+            found = [row for row in (made, stated) if row[2] is not None]
+            if found:
+                out[int(owner)] = str(max(found, key=lambda r: (int(r[0]), int(r[1])))[2])
+    return out
