@@ -52,7 +52,7 @@ def _rank() -> Any:
     return bindparam("as_of_rank")
 
 
-def _latest(table: Any, keys: list[tuple[Any, Any]], name: str, picked: Any) -> Any:
+def _latest(table: Any, keys: list[tuple[str, Any]], name: str, picked: str) -> Any:
     """``picked`` of the last row of ``table`` (an alias ``name``) by rank before ``as_of_rank``.
 
     ``keys`` pairs the table's key columns (by name) with the values they
