@@ -12,7 +12,9 @@ outputs change over time, so ``as_of`` answers differ by instant), one
   graph page of 500 nodes;
 * a one-week window ending at a random instant: subgraph depth 3;
 * column lineage of one field, depth 5, ``as_of`` (``--columns``: fields
-  that have column lineage in the store);
+  that have column lineage in the store, e.g. one filled by
+  :mod:`bench.column_history`, each at a random instant after its dataset
+  first stated column lineage and in the later three quarters of the span);
 * the diff (``/lineage/diff``, issue 40) between two random instants of
   the subgraph depth 3 around a random center, and of the whole graph
   between two instants a week apart (one request in ``--whole-every``).
@@ -56,6 +58,7 @@ import httpx
 
 from bench.ingest import Server, _proc_cpu_seconds, free_port, lineage_cmd, machine_details
 from bench.query import API, column_targets, every
+from feast_lineage.event_time import SORT_OFFSET
 
 WEEK_US = 7 * 86_400 * 1_000_000
 KEEP_ALL = {"FEAST_OPENLINEAGE_CONSUMER_RETENTION_DAYS": "0"}
@@ -97,6 +100,23 @@ def _span(repo: Path) -> tuple[int, int]:
     return int(low), int(high)
 
 
+def _column_fields(repo: Path) -> list[tuple[str, str, str, int]]:
+    """The fields with column lineage, each with when its dataset first stated some (us)."""
+    fields = column_targets(repo)[0]
+    conn = sqlite3.connect(f"file:{repo / 'data' / 'lineage.db'}?mode=ro", uri=True)
+    try:
+        first = {
+            (ns, name): int(rank[:20]) - SORT_OFFSET
+            for ns, name, rank in conn.execute(
+                "SELECT d.namespace, d.name, min(l.rank) FROM feast_lineage_column_listings l"
+                " JOIN feast_lineage_datasets d ON d.id = l.dataset_id GROUP BY d.id"
+            )
+        }
+    finally:
+        conn.close()
+    return [(ns, name, f, first[(ns, name)]) for ns, name, f in fields if (ns, name) in first]
+
+
 def _cpu(pid: int) -> float:
     return sum((_proc_cpu_seconds(pid) or {}).values())
 
@@ -126,7 +146,7 @@ class Asked:
 
     centers: list[str]
     nodes: list[tuple[str, str, str]]
-    fields: list[tuple[str, str, str]]
+    fields: list[tuple[str, str, str, int]]  # and when its dataset first had column lineage
     whole_every: int
 
 
@@ -150,12 +170,14 @@ def _urls(
         ],
     }
     if asked.fields:
+        # An instant after the field's dataset first stated column lineage: a
+        # field asked before it has any answers 404 or nothing to walk.
+        picked = [rng.choice(asked.fields) for _ in range(n)]
         extra["column lineage one field depth 5 as_of"] = [
             f"{API}/datasets/{quote(ns, safe='')}/{quote(name, safe='')}/columns"
-            f"?field={quote(f)}&depth=5&as_of={quote(_iso(t))}"
-            for (ns, name, f), t in zip(
-                (rng.choice(asked.fields) for _ in range(n)), instants, strict=True
-            )
+            f"?field={quote(f)}&depth=5"
+            f"&as_of={quote(_iso(since + int((high - since) * rng.random())))}"
+            for ns, name, f, since in ((*p[:3], max(p[3], low + (high - low) // 4)) for p in picked)
         ]
     page = [f"{API}/graph?limit=500&offset={rng.randrange(max(nodes - 500, 1))}" for _ in range(n)]
     sub = [f"{c}?depth=3" for c in (rng.choice(centers) for _ in range(n))]
@@ -288,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         for arm, server in servers.items():
             clients[arm] = httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=120)
         centers, as_nodes, nodes = _centers(clients["after"])
-        fields = column_targets(args.repo)[0] if args.columns else []
+        fields = _column_fields(args.repo) if args.columns else []
         asked = Asked(centers, as_nodes, fields, args.whole_every)
         span = _span(args.repo)
         for client in clients.values():  # warm both: caches, pages of the file

@@ -37,6 +37,8 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +48,7 @@ import httpx
 import orjson
 
 from bench.ingest import free_port, lineage_cmd, machine_details, start_server, write_repo
-from bench.workload import WORKLOADS, Workload, WorkloadConfig, config_for
+from bench.workload import WORKLOADS, Event, Workload, WorkloadConfig, config_for
 
 BENCH_DIR = Path(__file__).resolve().parent
 API = "/api/v1/lineage/openlineage"
@@ -76,23 +78,6 @@ def fill(
     (seeded) stream: they are generated again and skipped, so a fill stopped
     between chunks goes on where it stopped.
     """
-    from feast_lineage.consumer.intake.body import parse_events
-    from feast_lineage.consumer.intake.facet_memo import FacetMemo
-    from feast_lineage.consumer.intake.pipeline import IngestPipeline
-    from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
-    from feast_lineage.event_time import now_us
-    from feast_lineage.server import tune_gc
-
-    tune_gc()  # as the server does: ingest allocates many short-lived objects
-
-    engine = create_store_engine(f"sqlite:///{repo / 'data' / 'lineage.db'}")
-    upgrade_schema(engine)
-    pipeline = IngestPipeline(engine)
-    memo = FacetMemo()  # as the server keeps one
-    with engine.begin() as conn:
-        from feast_lineage.consumer.store.engine.meta import ensure_meta
-
-        ensure_meta(conn)
     workload = Workload(config_for(workload_name, seed))
     started = time.monotonic()
     done = 0
@@ -100,17 +85,50 @@ def fill(
         done += len(workload.take(min(2000, resume_from - done)))
     if resume_from:
         log(f"  skipped the {resume_from:,} events stored ({time.monotonic() - started:.0f} s)")
-    while done < n:
-        chunk = workload.take(min(2000, n - done))
-        parsed = parse_events(orjson.dumps(chunk), now_us(), max_events=10_000, memo=memo)
-        items = [r for r in parsed.results if not isinstance(r, Exception)]
-        pipeline.write_now(items)
-        done += len(chunk)
-        if done % 20_000 == 0:
-            rate = (done - resume_from) / (time.monotonic() - started)
-            log(f"  filled {done:,} events ({rate:.0f} events/s)")
-    engine.dispose()
+    with store_writer(repo) as write:
+        while done < n:
+            chunk = workload.take(min(2000, n - done))
+            write(chunk)
+            done += len(chunk)
+            if done % 20_000 == 0:
+                rate = (done - resume_from) / (time.monotonic() - started)
+                log(f"  filled {done:,} events ({rate:.0f} events/s)")
     return time.monotonic() - started
+
+
+@contextmanager
+def store_writer(repo: Path) -> Iterator[Callable[[list[Event]], None]]:
+    """A function writing a chunk of events into the repo's SQLite store, as the server does.
+
+    Each call is one transaction of the writer (``write_now``), in this
+    process, not over HTTP, with the server's collector settings (its
+    garbage collector tuning and facet memo). Events the intake refuses
+    are left out.
+    """
+    from feast_lineage.consumer.intake.body import parse_events
+    from feast_lineage.consumer.intake.facet_memo import FacetMemo
+    from feast_lineage.consumer.intake.pipeline import IngestPipeline
+    from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+    from feast_lineage.consumer.store.engine.meta import ensure_meta
+    from feast_lineage.event_time import now_us
+    from feast_lineage.server import tune_gc
+
+    tune_gc()  # as the server does: ingest allocates many short-lived objects
+    engine = create_store_engine(f"sqlite:///{repo / 'data' / 'lineage.db'}")
+    upgrade_schema(engine)
+    pipeline = IngestPipeline(engine)
+    memo = FacetMemo()  # as the server keeps one
+    with engine.begin() as conn:
+        ensure_meta(conn)
+
+    def write(chunk: list[Event]) -> None:
+        parsed = parse_events(orjson.dumps(chunk), now_us(), max_events=10_000, memo=memo)
+        pipeline.write_now([r for r in parsed.results if not isinstance(r, Exception)])
+
+    try:
+        yield write
+    finally:
+        engine.dispose()
 
 
 def stored_events(repo: Path) -> int:

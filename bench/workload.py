@@ -165,6 +165,37 @@ def _iso(us: int) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
 
 
+def input_fields(
+    rng: random.Random, inputs: list[tuple[Dataset, list[str]]]
+) -> list[dict[str, Any]]:
+    """The ``inputFields`` of one output column: 1 to 3 fields of the inputs, 20% INDIRECT.
+
+    ``inputs`` pairs each input dataset with its columns (an input listed
+    twice is drawn twice as often); a field drawn twice is listed once.
+    """
+    picked = []
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        ds, columns = rng.choice(inputs)
+        indirect = rng.random() < 0.2
+        picked.append(
+            {
+                "namespace": ds.namespace,
+                "name": ds.name,
+                "field": rng.choice(columns),
+                "transformations": [
+                    {
+                        "type": "INDIRECT" if indirect else "DIRECT",
+                        "subtype": rng.choice(("FILTER", "JOIN", "GROUP_BY"))
+                        if indirect
+                        else rng.choice(("IDENTITY", "TRANSFORMATION", "AGGREGATION")),
+                        "masking": False,
+                    }
+                ],
+            }
+        )
+    return list({(p["name"], p["field"]): p for p in picked}.values())
+
+
 @dataclass
 class Dataset:
     namespace: str
@@ -596,31 +627,9 @@ class Workload:
     ) -> dict[str, Any]:
         fields: dict[str, Any] = {}
         for out in outputs:
-            picked = []
-            for _ in range(self._rng.choice((1, 1, 2, 3))):
-                ds, columns = self._rng.choice(inputs)
-                indirect = self._rng.random() < 0.2
-                picked.append(
-                    {
-                        "namespace": ds.namespace,
-                        "name": ds.name,
-                        "field": self._rng.choice(columns),
-                        "transformations": [
-                            {
-                                "type": "INDIRECT" if indirect else "DIRECT",
-                                "subtype": self._rng.choice(("FILTER", "JOIN", "GROUP_BY"))
-                                if indirect
-                                else self._rng.choice(
-                                    ("IDENTITY", "TRANSFORMATION", "AGGREGATION")
-                                ),
-                                "masking": False,
-                            }
-                        ],
-                    }
-                )
-            unique = {(p["name"], p["field"]): p for p in picked}
-            self.stats.column_edges += len(unique)
-            fields[out] = {"inputFields": list(unique.values())}
+            picked = input_fields(self._rng, inputs)
+            self.stats.column_edges += len(picked)
+            fields[out] = {"inputFields": picked}
         return _facet(prod, "ColumnLineageDatasetFacet", "1-2-0", fields=fields)
 
     def _column_chain(self) -> Job:

@@ -176,13 +176,9 @@ def _schema_payloads(conn: Connection, ids: Iterable[int], at: Instant | None) -
     """Dataset id -> its schema facet text: the latest, or that of its version current at ``at``."""
     if at is None:
         return c.schema_payloads(conn, ids)
-    versions = dv.current_at(conn, ids, at.time_us)
-    texts = dv.blob_texts(conn, (v.schema_id for v in versions.values()))
-    return {
-        owner: texts[v.schema_id]
-        for owner, v in versions.items()
-        if v.schema_id is not None and v.schema_id in texts
-    }
+    schemas = c_at.schema_ids_at(conn, ids, at)
+    texts = dv.blob_texts(conn, schemas.values())
+    return {owner: texts[blob] for owner, blob in schemas.items() if blob in texts}
 
 
 def _types(conn: Connection, ids: Iterable[int], at: Instant | None) -> dict[int, dict[str, str]]:
