@@ -252,8 +252,10 @@ def _listed_edges(direction: str, scoped: bool, counted: bool) -> Any:
     j = t.jobs.c
     latest = _latest_listed_run(j.id, direction, f"count_{direction}_listing")
     # Grouped, so that no database flattens it into a per-edge subquery again.
+    # Only the jobs that existed then can have listed by then: no seek for the others.
     listed = (
         select(j.id.label("job_id"), latest.label("run_key"))
+        .where(j.created_us <= _as_of_us())
         .group_by(j.id)
         .subquery(f"{direction}_run")
     )
