@@ -74,3 +74,31 @@ def test_the_late_start_is_found_within_the_stored_lead_and_without_one(store: S
     with store.engine.begin() as conn:
         conn.execute(t.meta.delete().where(t.meta.c.key == MAX_LEAD_KEY))
     assert _latest(store, 40)[job_id(*JOB)] == expected
+
+
+def test_a_tie_goes_to_the_higher_run_id_and_both_bounds_are_inclusive(store: Store) -> None:
+    # EARLY started at 30 (its START); LATE's first event is at 30 and its START at 50.
+    store.ingest_each(
+        [
+            run_event("START", run_id=EARLY, job=JOB, time=at(30)),
+            run_event("RUNNING", run_id=LATE, job=JOB, time=at(30)),
+            run_event("START", run_id=LATE, job=JOB, time=at(50)),
+        ]
+    )
+    job = job_id(*JOB)
+    # At 30 both had started then at 30 (LATE at its first event, 20 s before
+    # its START: T plus the lead is exactly its stored start): the higher id.
+    assert _latest(store, 30)[job] == LatestRun(LATE, "RUNNING", _us(30), None)
+    assert _latest(store, 49)[job] == LatestRun(LATE, "RUNNING", _us(30), None)
+    assert _latest(store, 50)[job] == LatestRun(LATE, "RUNNING", _us(50), None)
+    # The other way round: the started run has the higher id.
+    store.reset()
+    store.ingest_each(
+        [
+            run_event("START", run_id=LATE, job=JOB, time=at(30)),
+            run_event("RUNNING", run_id=EARLY, job=JOB, time=at(30)),
+            run_event("START", run_id=EARLY, job=JOB, time=at(50)),
+        ]
+    )
+    assert _latest(store, 30)[job] == LatestRun(LATE, "RUNNING", _us(30), None)
+    assert _latest(store, 29) == {}

@@ -21,11 +21,22 @@ runs. Every statement is filtered by the visible namespaces.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import BigInteger, ColumnElement, Connection, Table, bindparam, func, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Connection,
+    Table,
+    bindparam,
+    cast,
+    func,
+    select,
+    union_all,
+)
 
-from feast_lineage.consumer.store.engine.meta import MAX_LEAD_KEY, read_meta
+from feast_lineage.consumer.store.engine.meta import MAX_LEAD_KEY
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
 from feast_lineage.consumer.store.read.datasets import DatasetRecord
@@ -104,55 +115,63 @@ def _run_then(row: Any) -> _RunThen:
     return _RunThen(str(row[0]), int(row[1]), str(row[2]), int(row[3]), row[4], int(row[5]))
 
 
-def _started_then(conn: Connection, chunk: list[int], at: Instant) -> list[_RunThen]:
-    """Per job of ``chunk``, its run stored as started last by ``at`` (its start then)."""
-    r, j = t.runs.c, t.jobs.c
-    stmt = (
-        select(r.run_id, r.job_id, r.state, r.started_us, r.ended_us, r.last_event_us)
-        .select_from(t.jobs.join(t.runs, r.run_id == _latest_started_id()))
-        .where(j.id.in_(chunk))
-    )
-    return [_run_then(row) for row in conn.execute(stmt, at.params())]
+# No bound stored (a store whose meta row is gone): every later run is read.
+_NO_LEAD_BOUND = 2**62
 
 
-def _started_late(
-    conn: Connection, chunk: list[int], at: Instant, lead_us: int | None
-) -> list[_RunThen]:
-    """The runs of ``chunk`` under way at ``at`` whose START came after it.
+def _lead_us() -> Any:
+    """The store's longest START lead, read in the statement itself (one snapshot with the runs)."""
+    m = t.meta.c
+    stored = select(cast(m.value, BigInteger)).where(m.key == MAX_LEAD_KEY).scalar_subquery()
+    return func.coalesce(stored, _NO_LEAD_BOUND)
 
-    Such a run had started then at its first event; it is stored as started
-    at most ``lead_us`` (the store's longest START lead) after its first
-    event, so after ``at`` and by ``at + lead_us``: a range of the
-    ``(job_id, started_us)`` index. No bound stored: every later run is read.
+
+@lru_cache(maxsize=1)
+def _latest_runs_statement() -> Any:
+    """Per job of ``ids``, the candidates for its latest run at ``as_of_us``, with their start then.
+
+    The run stored as started last by then (it had started then at that
+    time: one seek of the ``(job_id, started_us)`` index), and the runs
+    under way then whose START came after it: they had started then at
+    their first event, and are stored as started at most the store's
+    longest START lead after it, so after ``as_of_us`` and by ``as_of_us``
+    plus the lead (a range of the same index; none unless a START came
+    after another event). One statement, so that PostgreSQL reads the two
+    and the bound in one snapshot: in two, a START committed in between
+    could move a run out of both.
     """
-    r = t.runs.c
-    where = [r.job_id.in_(chunk), r.started_us > at.time_us, r.first_event_us <= at.time_us]
-    if lead_us is not None:
-        where.append(r.started_us <= at.time_us + lead_us)
-    stmt = select(r.run_id, r.job_id, r.state, r.first_event_us, r.ended_us, r.last_event_us)
-    return [_run_then(row) for row in conn.execute(stmt.where(*where))]
-
-
-def _start_lead_us(conn: Connection) -> int | None:
-    value = read_meta(conn, MAX_LEAD_KEY)
-    return None if value is None else int(value)
+    r, j = t.runs.c, t.jobs.c
+    late = t.runs.alias("started_late")
+    columns = (r.run_id, r.job_id, r.state, r.started_us, r.ended_us, r.last_event_us)
+    started = (
+        select(*columns)
+        .select_from(t.jobs.join(t.runs, r.run_id == _latest_started_id()))
+        .where(j.id.in_(bindparam("ids", expanding=True)))
+    )
+    lc = late.c
+    started_late = select(
+        lc.run_id, lc.job_id, lc.state, lc.first_event_us, lc.ended_us, lc.last_event_us
+    ).where(
+        lc.job_id.in_(bindparam("ids", expanding=True)),
+        lc.started_us > _as_of_us(),
+        lc.started_us <= _as_of_us() + _lead_us(),
+        lc.first_event_us <= _as_of_us(),
+    )
+    return union_all(started, started_late)
 
 
 def latest_runs_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> dict[int, LatestRun]:
     """Job id -> its latest run as it stood at ``at`` (jobs that had not run are left out).
 
-    The run started last by then, ties to the highest run id. A run stored
-    as started by ``at`` had started then at that time; one stored as
-    started after ``at`` but with events by then had started at its first
-    event (:func:`_started_late`, none unless a START came after another event).
+    The run started last by then, ties to the highest run id, among the
+    candidates of :func:`_latest_runs_statement`.
     """
     ordered = sorted(set(job_ids))
-    lead_us = _start_lead_us(conn)
     best: dict[int, _RunThen] = {}
     for start in range(0, len(ordered), _CHUNK):
-        chunk = ordered[start : start + _CHUNK]
-        late = [] if lead_us == 0 else _started_late(conn, chunk, at, lead_us)
-        for run in _started_then(conn, chunk, at) + late:
+        params = {"ids": ordered[start : start + _CHUNK], **at.params()}
+        for row in conn.execute(_latest_runs_statement(), params):
+            run = _run_then(row)
             known = best.get(run.job_id)
             if known is None or (run.started_us, run.run_id) > (known.started_us, known.run_id):
                 best[run.job_id] = run

@@ -167,9 +167,9 @@ def with_column_lineage_at(
 def _last_schema(table: Any, column: str) -> Any:
     """``column`` of a dataset's last row of ``table`` by then that named a schema.
 
-    A backward seek of the version rows' primary key (dataset, time, id);
-    over the state rows (keyed by dataset and digest) a scan of the
-    dataset's, in the database.
+    A backward seek of the version rows' primary key (dataset, time, id),
+    and of the state rows' ``(dataset_id, time_us)`` index (migration 0023;
+    before it, a scan of the dataset's state rows in the database).
     """
     v = table.alias(f"schema_{table.name[14:]}_{column}")
     return (
