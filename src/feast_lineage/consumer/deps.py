@@ -116,7 +116,7 @@ WholeScopeDep = Annotated[None, Depends(require_whole_scope)]
 async def get_reader(state: StateDep, scope: ScopeDep) -> StoreReader:
     """What a read service needs, for this caller."""
     return StoreReader(
-        engine=state.engine,
+        engine=state.read_engine,
         scope=scope,
         namespace_mapping=state.settings.consumer.namespace_mapping,
         positions=state.positions,

@@ -23,6 +23,7 @@ from feast_lineage.consumer.services.health_cache import HealthCache
 from feast_lineage.consumer.services.ingest import Intake
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
+from feast_lineage.consumer.store.engine.database import snapshot_reads
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import now_us
 
@@ -43,8 +44,10 @@ class ConsumerState:
     bodies: BodyBudget = field(init=False)
     intake: Intake = field(init=False)
     pace: Callable[[], BodyPace] = field(init=False)  # a new request body's time limits
+    read_engine: Engine = field(init=False)  # the read services' (one snapshot an answer)
 
     def __post_init__(self) -> None:
+        self.read_engine = snapshot_reads(self.engine)
         consumer = self.settings.consumer
         self.bodies = BodyBudget(
             body_budget_bytes(

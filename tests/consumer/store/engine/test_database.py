@@ -9,22 +9,26 @@ from typing import Any
 
 import pytest
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect, text
+from sqlalchemy import func, inspect, select, text
 
 from feast_lineage.consumer.store.engine.database import (
     UnsuitableDatabase,
     alembic_config,
     create_store_engine,
     migration_lock,
+    snapshot_reads,
     upgrade_schema,
 )
 from feast_lineage.consumer.store.engine.migration_progress import (
     MigrationProgress,
     MigrationState,
 )
+from feast_lineage.consumer.store.schema import tables as t
+from tests.factories import at, run_event
 from tests.mysql import MySQLServer
 from tests.postgres import PostgresServer
 from tests.server_process import wait_for
+from tests.store_helpers import Store
 
 
 def test_sqlite_pragmas(tmp_path: Path) -> None:
@@ -205,3 +209,19 @@ def test_an_upgrade_waiting_for_another_process_says_so(
     finally:
         engine.dispose()
         other.dispose()
+
+
+def test_a_reads_statements_see_one_snapshot_on_every_database(store: Store) -> None:
+    """A commit between two statements of a read is not seen by the second (all three databases)."""
+    reads = snapshot_reads(store.engine)
+    store.ingest(run_event("START", job=("ns", "before"), time=at(1)))
+    with reads.connect() as conn:
+        counted = select(func.count()).select_from(t.runs)
+        assert conn.execute(counted).scalar_one() == 1
+        store.ingest(run_event("START", job=("ns", "between"), time=at(2)))  # commits
+        assert conn.execute(counted).scalar_one() == 1
+    with reads.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(t.runs)).scalar_one() == 2
+    with store.engine.connect() as conn:  # the engine itself: the database's default
+        level = conn.get_isolation_level()
+    assert level == ("READ COMMITTED" if store.dialect == "postgresql" else level)

@@ -99,6 +99,22 @@ def _sqlite_begin(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN")
 
 
+def snapshot_reads(engine: Engine) -> Engine:
+    """``engine`` for the read services: each connection's statements see one snapshot.
+
+    An answer is several statements (a bound then the rows it bounds, a
+    count then a page). SQLite's deferred ``BEGIN`` and MariaDB's default
+    (repeatable read) already read one snapshot a transaction; PostgreSQL's
+    default (read committed) takes one a statement, so a commit between
+    two of them could make an answer no instant had. Repeatable read gives
+    PostgreSQL one a transaction; a transaction that only reads is never
+    refused by it. Writers keep the engine's default.
+    """
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(isolation_level="REPEATABLE READ")
+    return engine
+
+
 def create_store_engine(url: str) -> Engine:
     """An engine for ``url`` tuned for the lineage store."""
     parsed = make_url(url)
