@@ -64,8 +64,13 @@ class Both:
     """Feast's server and ours, fed the same events."""
 
     def __init__(self, feast: FeastServer, ours: ServerProcess, events: list[Json]) -> None:
-        self.feast = httpx.Client(base_url=feast.url, timeout=60)
-        self.ours = httpx.Client(base_url=ours.url, timeout=60)
+        # A connection per request: the clients live for the whole module, and a kept-alive
+        # connection idle for the servers' keep-alive timeout (uvicorn's 5 s, easily reached
+        # between two tests on a loaded machine) can be closed by the server just as the next
+        # request goes out on it: a "connection reset by peer" that says nothing of either server.
+        fresh = httpx.Limits(max_keepalive_connections=0)
+        self.feast = httpx.Client(base_url=feast.url, timeout=60, limits=fresh)
+        self.ours = httpx.Client(base_url=ours.url, timeout=60, limits=fresh)
         self.events = events
 
     def close(self) -> None:
