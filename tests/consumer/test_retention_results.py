@@ -40,13 +40,27 @@ def store(head_store_url: str) -> Iterator[Store]:
 
 
 def _seed_old_runs(store: Store) -> None:
-    """Six long-past runs (two events each), none its job's latest that read or wrote."""
+    """Six long-past runs of one job (two events each), none its latest that read or wrote.
+
+    And a seventh after them, a lone COMPLETE with a facet: the job's run started last
+    before any cutoff, which retention keeps (its latest run at every
+    instant after the cutoff).
+    """
+    job = ("ns", "old")
     for i in range(OLD_RUNS):
         run_id = str(uuid.uuid4())
         store.ingest(
-            run_event("START", run_id=run_id, job=("ns", f"job{i}"), time=at(i)),
-            run_event("COMPLETE", run_id=run_id, job=("ns", f"job{i}"), time=at(i + 0.5)),
+            run_event("START", run_id=run_id, job=job, time=at(i)),
+            run_event("COMPLETE", run_id=run_id, job=job, time=at(i + 0.5)),
         )
+    keeper = run_event(
+        "COMPLETE",
+        run_id=str(uuid.uuid4()),
+        job=job,
+        time=at(OLD_RUNS),
+        run_facets={"nominalTime": facet(nominalStartTime=at(OLD_RUNS))},
+    )
+    store.ingest(keeper)  # its event holds a facet: it stays with the run
 
 
 def _prune_in(name: str, engine: Engine, out: dict[str, Any]) -> threading.Thread:

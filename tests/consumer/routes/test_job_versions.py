@@ -201,8 +201,11 @@ def test_retention_keeps_the_current_version_and_names_its_horizon(make_client: 
     assert current["source_facets"]["sql"] == {"query": "select 2"}
 
 
-def test_a_job_whose_every_run_expired_keeps_its_current_version(make_client: AppFactory) -> None:
-    """The latest run listed no datasets, so retention prunes it: its version stays current."""
+def test_a_jobs_last_run_that_listed_nothing_is_kept_with_its_current_version(
+    make_client: AppFactory,
+) -> None:
+    """The latest run listed no datasets and ended before the cutoff: it stays, as its job's
+    latest run at every instant after the cutoff, and its version stays current."""
     client = make_client(api_key="admin-key", retention_days=30)
     key = {"X-API-Key": "admin-key"}
     now = datetime.now(UTC)
@@ -222,12 +225,12 @@ def test_a_job_whose_every_run_expired_keeps_its_current_version(make_client: Ap
     )
     assert client.get(PATH).json()["total"] == 3
     assert client.post(f"{API}/retention/prune", headers=key).status_code == 200
-    assert client.get(f"{API}/runs/{last}").status_code == 404  # the run went
+    assert client.get(f"{API}/runs/{last}").json()["state"] == "FAIL"  # the run stayed
     versions = client.get(PATH).json()["versions"]
     current = next(v for v in versions if v["current"])
     assert current["source_facets"]["sql"] == {"query": "select 3"}
     assert current["latest_run"]["run_id"] == last
-    assert current["latest_run"]["state"] is None  # pruned
+    assert current["latest_run"]["state"] == "FAIL"
     # "select 2"'s run is kept (the job's latest run that listed datasets), "select 1"'s went.
     assert {v["source_facets"]["sql"]["query"] for v in versions} == {"select 2", "select 3"}
 

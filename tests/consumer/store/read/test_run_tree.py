@@ -198,11 +198,13 @@ def test_a_parent_retention_pruned_is_pruned_and_one_that_never_came_is_missing(
     ``pruned``; a parent whose children all started after the horizon never
     arrived (it would have been running then): ``missing`` only.
     """
-    dag, task, lost, late = _ids(4)
+    dag, task, lost, late, next_dag = _ids(5)
     store.ingest_each(
         [
             run_event("START", run_id=dag, job=(NS, "dag"), time=at(1)),
             run_event("COMPLETE", run_id=dag, job=(NS, "dag"), time=at(2)),
+            # The DAG's next run, its last before the horizon: retention keeps that one.
+            run_event("COMPLETE", run_id=next_dag, job=(NS, "dag"), time=at(50)),
             *_child_of(dag, task, 3, 200),
             *_child_of(lost, late, 150, 160),
         ]

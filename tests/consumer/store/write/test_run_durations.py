@@ -85,12 +85,14 @@ def test_the_longest_start_lead_whatever_the_order_and_after_a_prune_or_reset(
         run_event("COMPLETE", run_id=later, job=JOB, time=at(260)),
     )
     assert _longest(store, MAX_LEAD_KEY) == 50 * SECOND
-    # A prune sets it from the runs kept, a reset to 0.
-    recent = str(uuid.uuid4())
+    # A prune sets it from the runs kept, a reset to 0. Kept: the job's run
+    # started last before the cutoff (a lone COMPLETE, no lead) and the recent one.
+    last_before, recent = str(uuid.uuid4()), str(uuid.uuid4())
+    store.ingest(run_event("COMPLETE", run_id=last_before, job=JOB, time=at(280)))
     store.ingest(run_event("RUNNING", run_id=recent, job=JOB, time=at(500)))
     store.ingest(run_event("START", run_id=recent, job=JOB, time=at(502)))
     prune(store.engine, parse_us(at(300)))
-    assert {row["run_id"] for row in store.rows(t.runs)} == {recent}
+    assert {row["run_id"] for row in store.rows(t.runs)} == {last_before, recent}
     assert _longest(store, MAX_LEAD_KEY) == 2 * SECOND
     reset_all(store.engine)
     assert _longest(store, MAX_LEAD_KEY) == 0

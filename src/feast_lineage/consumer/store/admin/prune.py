@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine, and_, exists, or_, select
+from sqlalchemy import ColumnElement, Engine, and_, exists, or_, select
 
 from feast_lineage.consumer.store.admin import deletes, job_versions
 from feast_lineage.consumer.store.admin.dataset_versions import prune_versions
@@ -22,6 +22,24 @@ def _current_io_run(r: Any) -> Any:
     return exists().where(j.id == r.job_id, or_(j.input_run == r.run_id, j.output_run == r.run_id))
 
 
+def _latest_started_run(r: Any, cutoff_us: int) -> ColumnElement[bool]:
+    """Run ``r`` is its job's run started last (ties: highest id) of those ended by the cutoff.
+
+    Whatever it listed: for an instant from the cutoff on, a job's latest run
+    then (:func:`..read.catalog_as_of.latest_runs_at`) is this one or a run
+    whose last event is at or after the cutoff, both kept.
+    """
+    later = t.runs.alias("later_run")
+    return ~exists().where(
+        later.c.job_id == r.job_id,
+        later.c.last_event_us < cutoff_us,
+        or_(
+            later.c.started_us > r.started_us,
+            and_(later.c.started_us == r.started_us, later.c.run_id > r.run_id),
+        ),
+    )
+
+
 def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
     """Delete runs whose last event is older than ``cutoff_us``, and older events.
 
@@ -31,15 +49,22 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     datasets, edges, symlinks and their facets) stays, and so does each
     job's latest run that listed inputs or outputs (and a JobEvent's
     inputs and outputs that are its job's latest): they tell which of its
-    edges are current; and its latest before the cutoff, with which
-    ``as_of`` answers every instant from the cutoff on (:mod:`.io_listings`).
+    edges are current; its latest listings before the cutoff, with which
+    ``as_of`` answers every instant from the cutoff on (:mod:`.io_listings`);
+    and its run started last before the cutoff, whatever it listed: its
+    latest run at any instant from the cutoff on, until another starts.
     """
     removed = Removed()
     e, r = t.events.c, t.runs.c
     runs = t.runs
     kept_run = exists().where(
         r.run_id == e.run_id,
-        or_(r.last_event_us >= cutoff_us, _current_io_run(r), listed_run_kept(runs, cutoff_us)),
+        or_(
+            r.last_event_us >= cutoff_us,
+            _current_io_run(r),
+            listed_run_kept(runs, cutoff_us),
+            _latest_started_run(r, cutoff_us),
+        ),
     )
     # Listings first: the JobEvents whose inputs and outputs a kept listing
     # names keep them (:func:`.deletes.chunked_events`).
@@ -52,6 +77,7 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
         r.last_event_us < cutoff_us,
         ~_current_io_run(r),
         ~listed_run_kept(runs, cutoff_us),
+        ~_latest_started_run(r, cutoff_us),
     )
     deletes.chunked_runs(engine, expired, chunk, removed)
     _thin_kept_runs(engine, cutoff_us, chunk, removed)
