@@ -10,6 +10,7 @@ import pytest
 from feast_lineage.consumer.store.read import as_of
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id
 from tests.factories import at, dataset, dataset_event, facet, run_event, schema_facet
@@ -137,3 +138,26 @@ def test_the_version_then_by_seek_is_the_walk_of_every_row_until_then(store: Sto
             walk = dv.current_at(conn, [ds, A], parse_us(at(seconds)))
             assert seek == walk, seconds
         assert as_of.dataset_versions_at(conn, [ds], instant(80))[ds].schema_id is not None
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 0, 2)])
+def test_a_parent_edge_dates_from_its_earliest_statement_whatever_the_arrival(
+    store: Store, order: tuple[int, ...]
+) -> None:
+    """Three runs of a task name the DAG as parent at 50, 10 and 30: the edge is there from 10."""
+    dag = ("airflow://prod", "dag")
+    events = [
+        run_event(job=JOB, time=at(seconds), parent=(str(uuid.uuid4()), dag))
+        for seconds in (50, 10, 30)
+    ]
+    store.ingest_each(events[i] for i in order)
+    edge = (job_id(*dag), job_id(*JOB))
+    ids = {edge[0], edge[1]}
+    with store.engine.connect() as conn:
+        seen = {
+            seconds: {(e.src_id, e.dst_id) for e in as_of.edges_among(conn, ids, instant(seconds))}
+            for seconds in (9, 10, 29, 1000)
+        }
+    assert seen == {9: set(), 10: {edge}, 29: {edge}, 1000: {edge}}
+    (row,) = store.rows(t.lineage_edges)
+    assert row["created_us"] == parse_us(at(10))

@@ -204,10 +204,8 @@ def _snapshot(store: Store, run_id: str, tag: str) -> dict[str, Any]:
     dids = [dataset_id("s3://raw", f"in{i}-{tag}") for i in range(3)] + [
         dataset_id("s3://out", f"o{i}-{tag}") for i in range(2)
     ]
-    edges = [
-        {k: v for k, v in e.items() if k != "created_us"}
-        for e in store.rows(t.lineage_edges, t.lineage_edges.c.dst_id.in_([jid, *dids]))
-    ]
+    # With their times: an edge dates from the earliest event that stated it.
+    edges = store.rows(t.lineage_edges, t.lineage_edges.c.dst_id.in_([jid, *dids]))
     return {
         "run": store.run(run_id),
         "run_facets": store.run_facets(run_id),

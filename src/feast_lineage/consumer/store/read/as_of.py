@@ -6,7 +6,8 @@ event at or before ``T`` that listed inputs is the last of its
 ``feast_lineage_io_listings`` rows with a rank below :func:`rank_bound`
 (ranks start with the event time), and an input edge is current then when
 that listing's run had listed the dataset by ``T`` (``run_io.first_us``);
-outputs likewise. Parent and root edges count from their first stored time.
+outputs likewise. Parent and root edges count from the earliest event that
+stated them.
 A job or dataset exists at ``T`` when its ``created_us``, the least event
 time that named it, is at or before ``T``.
 
@@ -291,7 +292,7 @@ def _current_statements(scoped: bool, counted: bool) -> tuple[Any, ...]:
     (:func:`edge_at`): so the current input edges are, for each job, the
     ``run_io`` rows of that one run, each joined to its stored edge. One
     backward seek of the listings per job and direction, not one per edge.
-    Parent and root edges count from their first stored time. ``counted``:
+    Parent and root edges count from the earliest event that stated them. ``counted``:
     each statement counts its edges, else it selects them (as :class:`EdgeRow`).
     """
     c = t.lineage_edges.c

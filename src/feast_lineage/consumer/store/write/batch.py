@@ -156,7 +156,8 @@ def _upsert(conn: Connection, table: Table, rules: mr.TableRules) -> Callable[[]
 def _write_merged(
     conn: Connection, ex: Execute, touch: Touch, d: RowBatch, cache: WriteCache
 ) -> None:
-    """Upsert the rows of the tables whose rows merge: jobs, datasets, runs, run_io, pointers.
+    """Upsert the rows of the tables whose rows merge: jobs, datasets, runs, run_io, edges,
+    pointers.
 
     Each row matches at most one (its key is unique in the list): when a
     narrower UPDATE (:mod:`.sqlite_touch`) moved them all, the upsert would
@@ -175,6 +176,8 @@ def _write_merged(
             ex(table.name, _upsert(conn, table, mr.FACETS), rows)
     run_io = [r for k, r in d.run_io.items() if not cache.run_io.covers(k, r["first_us"])]
     ex("run_io", _upsert(conn, t.run_io, mr.RUN_IO), run_io)
+    edges = [r for k, r in d.edges.items() if not cache.edges.covers(k, r["created_us"])]
+    ex("edges", _upsert(conn, t.lineage_edges, mr.EDGES), edges)
     pointers = (
         (t.column_lineage, mr.COLUMN_LINEAGE, list(d.column_lineage.values())),
         (t.explicit_lineage, mr.EXPLICIT_LINEAGE, list(d.explicit_lineage.values())),
@@ -193,7 +196,6 @@ def _write_once(conn: Connection, ex: Execute, d: RowBatch, cache: WriteCache) -
             column_edges.extend(column_edge_rows(report, pending).values())
     once: tuple[tuple[str, Table, Rows], ...] = (
         ("io_listings", t.io_listings, list(d.io_listings.values())),
-        ("edges", t.lineage_edges, [r for k, r in d.edges.items() if k not in cache.edges]),
         (
             "listings",
             t.symlink_listings,
@@ -231,8 +233,8 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -
         cache.uri_links.add(link)
     for blob in d.blobs:
         cache.blobs.add(blob)
-    for edge in d.edges:
-        cache.edges.add(edge)
+    for edge_key, edge in d.edges.items():
+        cache.edges.add(edge_key, edge["created_us"])
     for symlink in d.symlinks:
         cache.symlinks.add(symlink)
     for listing in d.listings:

@@ -1,6 +1,7 @@
 """Rows this process knows are stored, so a steady stream of events does not rewrite them.
 
-:class:`WriteCache` remembers blobs, edges, symlinks and what symlinks facets
+:class:`WriteCache` remembers blobs, edges (with the earliest time each is
+known stated), symlinks and what symlinks facets
 list, run inputs/outputs (with the earliest time each is known listed),
 dataSource links, the columnLineage payloads whose column edges are stored,
 the rank of each dataset state stored, job versions' source facet
@@ -136,7 +137,8 @@ class WriteCache:
     def __init__(self, limit: int = 32_768) -> None:
         self.generation: str | None = None
         self.blobs = _BoundedSet(limit)
-        self.edges = _BoundedSet(limit)
+        # (src, dst, edge type) -> the least created_us known stored
+        self.edges = _BoundedMinimum(limit)
         self.symlinks = _BoundedSet(limit)
         self.listings = _BoundedSet(limit)
         # (run, dataset, direction) -> the least first_us known stored

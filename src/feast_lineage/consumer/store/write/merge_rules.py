@@ -9,9 +9,9 @@ order-independent (a maximum, a minimum, or "the highest rank wins").
 
 A table's columns are its key, columns that are the same in every row of a
 key (``same``: derived from the key, such as a job's namespace and name), and
-columns with a rule. Tables written once (events, edges, symlinks, run
-inputs and outputs, column and explicit edges) have no rules: the first row
-of a key stays (``INSERT`` ignoring conflicts, and the same in memory).
+columns with a rule. Tables written once (events, symlinks, io listings,
+column and explicit edges) have no rules: the first row of a key stays
+(``INSERT`` ignoring conflicts, and the same in memory).
 Migration 0010's frozen copy keeps its own rules on purpose (migrations do not
 follow live code).
 """
@@ -145,6 +145,14 @@ RUNS = TableRules(
         "parent_run_id": LEAST_PRESENT,
         "root_run_id": LEAST_PRESENT,
     },
+)
+
+# An edge (input, output, parent, root) dates from the earliest event that
+# stated it, whatever order they arrive in: ``as_of`` reads it by that time.
+EDGES = TableRules(
+    key=("src_id", "dst_id", "edge_type"),
+    same=("src_kind", "dst_kind", "src_ns_id", "dst_ns_id"),
+    rules={"created_us": MINIMUM},
 )
 
 # A run's input or output: when the run first listed it (migration 0017).

@@ -363,7 +363,7 @@ class RowBatch:
         self.runs.extend(other.runs)
         combine(self.run_io, other.run_io, merge_run_io)
         _keep_first(self.io_listings, other.io_listings)
-        _keep_first(self.edges, other.edges)
+        combine(self.edges, other.edges, merge_edge)
         _keep_first(self.symlinks, other.symlinks)
         _keep_first(self.listings, other.listings)
         _keep_first(self.symlink_statements, other.symlink_statements)
@@ -390,6 +390,7 @@ R = TypeVar("R")
 merge_job = cast(Callable[[JobRow, JobRow], JobRow], merger(mr.JOBS))
 merge_dataset = cast(Callable[[DatasetRow, DatasetRow], DatasetRow], merger(mr.DATASETS))
 merge_run = cast(Callable[[RunRow, RunRow], RunRow], merger(mr.RUNS))
+merge_edge = cast(Callable[[EdgeRow, EdgeRow], EdgeRow], merger(mr.EDGES))
 merge_run_io = cast(Callable[[RunIoRow, RunIoRow], RunIoRow], merger(mr.RUN_IO))
 merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.FACETS))
 merge_state = cast(
@@ -405,7 +406,7 @@ merge_explicit = cast(
 
 
 def _keep_first(into: dict[K, R], new: dict[K, R]) -> None:
-    """Keep the row already there (tables written once: edges, symlinks, run inputs/outputs)."""
+    """Keep the row already there (tables written once: symlinks, listings, column edges)."""
     for key, row in new.items():
         into.setdefault(key, row)
 
