@@ -9,9 +9,10 @@ the child's CPU time (``time.process_time``, schema creation and event
 generation excluded) per event; the trees take turns going first, round
 after round, so load on the machine falls on all alike, and each is given as
 a ratio to the first tree's median of the same run. Each child also reports
-its parse (and derive) and write CPU apart, the collector's CPU and the bytes
+its parse (and derive) and write CPU apart, the collector's CPU, the bytes
 it wrote (``/proc/self/io``'s ``wchar``: the log and its checkpoints, which
-do not depend on the machine's load), and a tree may be given SQL to run on
+do not depend on the machine's load) and the bytes the store holds once
+vacuumed (measured after the CPU figure), and a tree may be given SQL to run on
 its migrated store first (``+layout.sql``: another table layout tried
 without writing its migration).
 
@@ -73,10 +74,22 @@ def child(events: int, batch: int, db: Path, setup: Path | None) -> float:
     written = _written() - written
     print(
         f"parse {parse / events * 1e6:.0f} write {write / events * 1e6:.0f} "
-        f"gc {gc_cpu[0] / events * 1e6:.0f} bytes written {written / events:.0f}",
+        f"gc {gc_cpu[0] / events * 1e6:.0f} bytes written {written / events:.0f} "
+        f"bytes stored {_stored(db) / events:.0f}",
         file=sys.stderr,
     )
     return parse + write
+
+
+def _stored(db: Path) -> int:
+    """The store's size once vacuumed (what it holds, without free pages), in bytes."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        conn.execute("VACUUM")
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    return int(pages) * int(size)
 
 
 def _gc_timer() -> list[float]:

@@ -105,8 +105,9 @@ SCOPES = [Scope.everything(), Scope.of(["s3://b", "spark://p"])]
 def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> None:
     store = Store(store_url)
     examples = 15 if store.dialect == "sqlite" else 5
-    # diffs that named a node or schema change, a column edge, a symlink, an explicit edge
-    changed = [0, 0, 0, 0]
+    # diffs that named a node or schema change, a column edge, a symlink, an explicit
+    # edge, a job whose version changed (job_changes: its pairs of versions)
+    changed = [0, 0, 0, 0, 0]
 
     @history_settings(examples)
     @given(st.lists(_run, min_size=1, max_size=5), st.data())
@@ -134,6 +135,7 @@ def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> No
                 moved = [*got["edges_added"], *got["edges_removed"]]
                 changed[2] += any(e["type"] == "symlink" for e in moved)
                 changed[3] += any(e["origin"] is not None for e in moved)
+                changed[4] += totals["job_changes"] > 0
 
     try:
         check()
@@ -141,5 +143,6 @@ def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> No
         assert changed[1] > 0, changed
         assert changed[2] > 0, changed
         assert changed[3] > 0, changed
+        assert changed[4] > 0, changed
     finally:
         store.close()

@@ -10,6 +10,7 @@ import pytest
 from feast_lineage.consumer.store.read import as_of
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.columns_as_of import schema_ids_at
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id
@@ -138,6 +139,21 @@ def test_the_version_then_by_seek_is_the_walk_of_every_row_until_then(store: Sto
             walk = dv.current_at(conn, [ds, A], parse_us(at(seconds)))
             assert seek == walk, seconds
         assert as_of.dataset_versions_at(conn, [ds], instant(80))[ds].schema_id is not None
+
+
+def test_the_schema_then_in_one_row_is_the_walks_version_schema(store: Store) -> None:
+    """Column lineage's schema at T (the last row of each table) is the full walk's, any instant."""
+    events = _versions_history()
+    store.ingest_each(reversed(events))
+    ds = dataset_id("s3://b", "hist")
+    seen = set()
+    with store.engine.connect() as conn:
+        for seconds in range(80):
+            walk = dv.current_at(conn, [ds, A], parse_us(at(seconds)))
+            expected = {d: v.schema_id for d, v in walk.items() if v.schema_id is not None}
+            assert schema_ids_at(conn, [ds, A], instant(seconds)) == expected, seconds
+            seen.add(expected.get(ds))
+    assert len(seen - {None}) >= 2  # the schema changed over the history
 
 
 @pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 0, 2)])

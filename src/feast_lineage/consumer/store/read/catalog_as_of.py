@@ -136,9 +136,12 @@ def _latest_runs_statement() -> Any:
     their first event, and are stored as started at most the store's
     longest START lead after it, so after ``as_of_us`` and by ``as_of_us``
     plus the lead (a range of the same index; none unless a START came
-    after another event). One statement, so that PostgreSQL reads the two
-    and the bound in one snapshot: in two, a START committed in between
-    could move a run out of both.
+    after another event). One statement, with the bound read inside it:
+    the two and the bound are one snapshot on any connection. (The read
+    services' connections see one snapshot per answer anyway,
+    :func:`..engine.database.snapshot_reads`; a caller on a connection at
+    PostgreSQL's read committed would otherwise risk a START committed
+    between two statements moving a run out of both.)
     """
     r, j = t.runs.c, t.jobs.c
     late = t.runs.alias("started_late")
