@@ -98,12 +98,10 @@ class RowBuilder:
             return
         for name, payload in facets.items():
             blob_id = self.blob(payload, (owner, name) if kind else None)
-            target[(owner, name)] = {
-                "owner_id": owner,
-                "name": name,
-                "rank": self.rank,
-                "blob_id": blob_id,
-            }
+            row: FacetRow = {"owner_id": owner, "name": name, "rank": self.rank, "blob_id": blob_id}
+            if kind == "job":
+                row["first_rank"] = self.rank
+            target[(owner, name)] = row
             if kind == "dataset":
                 self.dataset_blobs[id(payload)] = blob_id
 

@@ -65,6 +65,8 @@ _event = st.fixed_dictionaries(
         "links": st.sampled_from([None, None, (), ("d2",), ("d3",), ("d2", "d3")]),
         # the job's lineage facet: none, payload A or B (LINEAGE), or one stating nothing
         "lineage": st.sampled_from([None, None, "A", "B", "E"]),
+        # the job's sql facet: stated again with another query, or not at all
+        "sql": st.sampled_from([None, "select 1", "select 2"]),
     }
 )
 # A: d0 feeds d1 through the event's job; B: d1 feeds d2 through it, and j0 feeds j1.
@@ -94,11 +96,12 @@ def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         outputs = [dataset(NS, n, **_facets(n, e)) for n in e["outputs"]]
         return [dataset(NS, n) for n in e["inputs"]], outputs
 
-    return generated_history(runs, JOBS, datasets_of, _lineage)
+    return generated_history(runs, JOBS, datasets_of, _job_facets)
 
 
-def _lineage(e: dict[str, Any], _job: tuple[str, str]) -> dict[str, Any]:
-    return {"lineage": lineage_facet(*LINEAGE[e["lineage"]])} if e["lineage"] else {}
+def _job_facets(e: dict[str, Any], _job: tuple[str, str]) -> dict[str, Any]:
+    out = {"lineage": lineage_facet(*LINEAGE[e["lineage"]])} if e["lineage"] else {}
+    return out | ({"sql": facet(query=e["sql"])} if e["sql"] else {})
 
 
 def _stated_edges(label: str, job: tuple[str, str]) -> set[tuple[str, str, str]]:
@@ -211,6 +214,8 @@ def _compare_centre(then: Subgraph, now: Subgraph) -> None:
     # A node's schema then is its version's (the version rules break ties of one time by
     # the version id, the facet rules by the content): the other facets are compared.
     _facets_kept({**then_node["facets"], "schema": None}, {**now_node["facets"], "schema": None})
+    if then_node["type"] == "job":  # a job's facets then are exact: none left out
+        assert orjson.dumps(then_node["facets"]) == orjson.dumps(now_node["facets"])
 
 
 def _compare_at(a: Store, b: Store, events: list[dict[str, Any]], seconds: int) -> None:

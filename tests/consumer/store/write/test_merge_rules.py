@@ -17,8 +17,10 @@ from feast_lineage.consumer.store.write.merge import merger
 from feast_lineage.consumer.store.write.merge_rules import (
     COLUMN_LINEAGE,
     DATASETS,
+    EDGES,
     EXPLICIT_LINEAGE,
     FACETS,
+    JOB_FACETS,
     JOBS,
     RUNS,
     Fallback,
@@ -28,7 +30,12 @@ from feast_lineage.consumer.store.write.merge_rules import (
     Minimum,
     TableRules,
 )
-from feast_lineage.consumer.store.write.sqlite_touch import TOUCH_DATASET, TOUCH_FACET, TOUCH_RUN
+from feast_lineage.consumer.store.write.sqlite_touch import (
+    TOUCH_DATASET,
+    TOUCH_DATASET_FACET,
+    TOUCH_JOB_FACET,
+    TOUCH_RUN,
+)
 from feast_lineage.consumer.store.write.upserts import assignments, changes
 from tests.store_helpers import Store
 
@@ -36,8 +43,9 @@ RULED = (
     (t.jobs, JOBS),
     (t.datasets, DATASETS),
     (t.runs, RUNS),
-    (t.job_facets, FACETS),
+    (t.job_facets, JOB_FACETS),
     (t.dataset_facets, FACETS),
+    (t.lineage_edges, EDGES),
     (t.column_lineage, COLUMN_LINEAGE),
     (t.explicit_lineage, EXPLICIT_LINEAGE),
 )
@@ -178,7 +186,8 @@ def test_the_upsert_stores_what_the_merge_in_memory_makes(
 TOUCHED = (
     (t.datasets, DATASETS, TOUCH_DATASET),
     (t.runs, RUNS, TOUCH_RUN),
-    (t.job_facets, FACETS, TOUCH_FACET.format(table=t.job_facets.name)),
+    (t.job_facets, JOB_FACETS, TOUCH_JOB_FACET),
+    (t.dataset_facets, FACETS, TOUCH_DATASET_FACET),
 )
 
 

@@ -74,10 +74,11 @@ def test_a_dataset_keeps_the_highest_ranked_uri_and_its_first_feast_type() -> No
     assert b["uri_rank"] == "4"
 
 
-def test_a_batch_merge_keeps_the_highest_ranked_facet_and_the_first_edge() -> None:
+def test_a_batch_merge_keeps_the_highest_ranked_facet_and_the_earliest_edge() -> None:
     def batch(rank: str, created: int) -> RowBatch:
         out = RowBatch()
         facet: FacetRow = {"owner_id": 1, "name": "schema", "rank": rank, "blob_id": rank}
+        facet["first_rank"] = rank
         out.job_facets[(1, "schema")] = facet
         out.edges[(1, 3, "output")] = {
             "src_id": 1,
@@ -94,4 +95,6 @@ def test_a_batch_merge_keeps_the_highest_ranked_facet_and_the_first_edge() -> No
     for first, second in ((batch("b", 1), batch("a", 2)), (batch("a", 2), batch("b", 1))):
         first.merge(second)
         assert first.job_facets[(1, "schema")]["blob_id"] == "b"
+        assert first.job_facets[(1, "schema")].get("first_rank") == "a"  # its first statement
         assert len(first.edges) == 1
+        assert first.edges[(1, 3, "output")]["created_us"] == 1  # the earliest, either order

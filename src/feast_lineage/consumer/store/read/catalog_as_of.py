@@ -40,6 +40,7 @@ from feast_lineage.consumer.store.engine.meta import MAX_LEAD_KEY
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
 from feast_lineage.consumer.store.read.datasets import DatasetRecord
+from feast_lineage.consumer.store.read.job_facets_at import job_facets_at
 from feast_lineage.consumer.store.read.jobs import JobRecord, LatestRun
 from feast_lineage.consumer.store.read.sorting import Sort, ordering
 from feast_lineage.consumer.store.schema import tables as t
@@ -298,12 +299,16 @@ def dataset_rows_at(
 def facets_at(
     conn: Connection, table: Table, owners: Iterable[int], at: Instant
 ) -> dict[int, dict[str, str]]:
-    """Owner id -> {facet name: stored JSON} of the facets whose latest statement is by ``at``.
+    """Owner id -> {facet name: stored JSON} of its facets at ``at``.
 
-    The store keeps each facet's latest statement only: one stated again
-    after ``at`` is left out (its value then is not kept), never shown with
-    the later value.
+    A job's are exact (:func:`.job_facets_at.job_facets_at`: a facet stated
+    again since is read from the job's events). For a dataset the store
+    keeps each facet's latest statement only: one stated again after ``at``
+    is left out (its value then is not kept), never shown with the later
+    value.
     """
+    if table is t.job_facets:
+        return job_facets_at(conn, owners, at)
     c, b = table.c, t.facet_blobs.c
     stmt = (
         select(c.owner_id, c.name, b.payload)

@@ -474,7 +474,7 @@ facet_blobs = Table(
 )
 
 
-def _facet_table(name: str, owner_column: Column[object]) -> Table:
+def _facet_table(name: str, owner_column: Column[object], *extra: Column[object]) -> Table:
     return Table(
         name,
         metadata,
@@ -482,6 +482,7 @@ def _facet_table(name: str, owner_column: Column[object]) -> Table:
         Column("name", String(255), primary_key=True),
         Column("rank", String(64), nullable=False),
         Column("blob_id", String(32), nullable=False),
+        *extra,
         Index(f"ix_{name}_blob", "blob_id"),
     )
 
@@ -489,6 +490,9 @@ def _facet_table(name: str, owner_column: Column[object]) -> Table:
 job_facets = _facet_table(
     "feast_lineage_job_facets",
     Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+    # The rank of the facet's first statement (migration 0024; NULL: not known, a store
+    # whose events were pruned before it): as of an instant before it, the job had none.
+    Column("first_rank", String(64), nullable=True),
 )
 dataset_facets = _facet_table(
     "feast_lineage_dataset_facets",

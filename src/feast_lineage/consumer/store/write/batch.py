@@ -43,7 +43,8 @@ from feast_lineage.consumer.store.write.run_durations import (
 )
 from feast_lineage.consumer.store.write.sqlite_touch import (
     TOUCH_DATASET,
-    TOUCH_FACET,
+    TOUCH_DATASET_FACET,
+    TOUCH_JOB_FACET,
     TOUCH_MAX_EVENTS,
     TOUCH_RUN,
     Touch,
@@ -170,10 +171,14 @@ def _write_merged(
     runs = reduce_runs(d.runs)
     if not touch("runs", TOUCH_RUN, runs):
         ex("runs", _upsert(conn, t.runs, mr.RUNS), runs)
-    for table, facets in ((t.job_facets, d.job_facets), (t.dataset_facets, d.dataset_facets)):
+    facet_tables = (
+        (t.job_facets, d.job_facets, mr.JOB_FACETS, TOUCH_JOB_FACET),
+        (t.dataset_facets, d.dataset_facets, mr.FACETS, TOUCH_DATASET_FACET),
+    )
+    for table, facets, rules, touch_sql in facet_tables:
         rows = list(facets.values())
-        if not touch(table.name, TOUCH_FACET.format(table=table.name), rows):
-            ex(table.name, _upsert(conn, table, mr.FACETS), rows)
+        if not touch(table.name, touch_sql, rows):
+            ex(table.name, _upsert(conn, table, rules), rows)
     run_io = [r for k, r in d.run_io.items() if not cache.run_io.covers(k, r["first_us"])]
     ex("run_io", _upsert(conn, t.run_io, mr.RUN_IO), run_io)
     edges = [r for k, r in d.edges.items() if not cache.edges.covers(k, r["created_us"])]

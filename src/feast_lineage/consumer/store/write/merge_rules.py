@@ -169,6 +169,14 @@ FACETS = TableRules(
     rules={"rank": HIGHEST_RANK, "blob_id": HIGHEST_RANK},
 )
 
+# A job's facet also keeps the rank of its first statement (migration 0024): as of
+# an instant before it, the job had no such facet (store/read/job_facets_at.py).
+JOB_FACETS = TableRules(
+    key=("owner_id", "name"),
+    same=(),
+    rules={"rank": HIGHEST_RANK, "blob_id": HIGHEST_RANK, "first_rank": LEAST_PRESENT},
+)
+
 # Which columnLineage payload is current for a (dataset, job, origin).
 COLUMN_LINEAGE = TableRules(
     key=("dataset_id", "job_id", "origin"),

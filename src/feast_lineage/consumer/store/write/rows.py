@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, TypeVar, cast
+from typing import Any, NotRequired, TypedDict, TypeVar, cast
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.write import merge_rules as mr
@@ -141,6 +141,8 @@ class FacetRow(TypedDict):
     name: str
     rank: str
     blob_id: str
+    # A job facet's: the rank of its first statement (the least, merged; migration 0024)
+    first_rank: NotRequired[str]
 
 
 class ColumnLineageRow(TypedDict):
@@ -368,7 +370,7 @@ class RowBatch:
         _keep_first(self.listings, other.listings)
         _keep_first(self.symlink_statements, other.symlink_statements)
         self.blobs.update(other.blobs)
-        combine(self.job_facets, other.job_facets, merge_facet)
+        combine(self.job_facets, other.job_facets, merge_job_facet)
         combine(self.dataset_facets, other.dataset_facets, merge_facet)
         keep_latest_column_lineage(self.column_lineage, other.column_lineage)
         _keep_first(self.column_listings, other.column_listings)
@@ -393,6 +395,7 @@ merge_run = cast(Callable[[RunRow, RunRow], RunRow], merger(mr.RUNS))
 merge_edge = cast(Callable[[EdgeRow, EdgeRow], EdgeRow], merger(mr.EDGES))
 merge_run_io = cast(Callable[[RunIoRow, RunIoRow], RunIoRow], merger(mr.RUN_IO))
 merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.FACETS))
+merge_job_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.JOB_FACETS))
 merge_state = cast(
     Callable[[DatasetStateRow, DatasetStateRow], DatasetStateRow], merger(mr.DATASET_STATES)
 )

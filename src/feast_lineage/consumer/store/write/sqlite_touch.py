@@ -22,8 +22,14 @@ from feast_lineage.consumer.store.schema import tables as t
 # Only for small transactions: in a large one, many rows share each page
 # written, and the extra statements cost more than the pages they save.
 TOUCH_MAX_EVENTS = 16
-TOUCH_FACET = (
-    "UPDATE {table} SET rank = :rank"
+TOUCH_DATASET_FACET = (
+    f"UPDATE {t.dataset_facets.name} SET rank = :rank"
+    " WHERE owner_id = :owner_id AND name = :name AND blob_id = :blob_id AND rank < :rank"
+)
+# A job facet also keeps the least first statement's rank (a batch may hold an earlier one).
+TOUCH_JOB_FACET = (
+    f"UPDATE {t.job_facets.name} SET rank = :rank, first_rank = CASE"
+    " WHEN first_rank IS NULL OR :first_rank < first_rank THEN :first_rank ELSE first_rank END"
     " WHERE owner_id = :owner_id AND name = :name AND blob_id = :blob_id AND rank < :rank"
 )
 TOUCH_DATASET = f"""UPDATE {t.datasets.name} SET
