@@ -125,6 +125,10 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   and stated again (A, B, A) included. Written once per event
   (insert-or-ignore), never rewritten; the migration derives the rows from
   the stored events with migration 0010's frozen parser.
+* Migration 0024 keeps each job facet's first statement
+  (``feast_lineage_job_facets.first_rank``): a job's facets at T are read
+  from its events when stated again since (:mod:`..read.job_facets_at`),
+  and one first stated after T did not exist then.
 """
 
 from __future__ import annotations
