@@ -74,7 +74,8 @@ def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, A
 
 
 def _facets_then(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, dict[str, str]]:
-    """Node id -> the facets whose latest statement is by ``at`` (:mod:`..read.catalog_as_of`)."""
+    """Node id -> its facets at ``at``: a job's exactly, a dataset's stated last by then
+    (:func:`..read.catalog_as_of.facets_at`)."""
     jobs = [r.id for r in rows if r.kind == "job"]
     out = catalog_as_of.facets_at(conn, t.job_facets, jobs, at)
     datasets = [r.id for r in rows if r.kind == "dataset"]

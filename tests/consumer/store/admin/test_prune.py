@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 
+from feast_lineage.consumer.store.admin import prune as prune_module
 from feast_lineage.consumer.store.admin.deletes import Removed
 from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.admin.stats import stats
 from feast_lineage.consumer.store.engine import meta
+from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
@@ -136,3 +139,23 @@ def test_every_prune_statement_uses_an_index(store: Store) -> None:
     assert scans == []
     assert any(s.lstrip().startswith("DELETE FROM feast_lineage_runs") for s in seen)
     assert removed[0].get("openlineage_runs") == 26  # 30 runs, less each job's latest
+
+
+def test_the_horizon_is_raised_before_anything_is_deleted(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a prune deletes, reads of the past already stop at its cutoff (none reads a kept
+    event whose value the events being deleted had replaced)."""
+    for i in range(3):
+        store.ingest(run_event("COMPLETE", job=("ns", "etl"), time=at(i)))
+    seen: list[int | None] = []
+    real = prune_module.deletes.chunked_events
+
+    def chunked_events(engine: Any, *args: Any, **kwargs: Any) -> None:
+        with engine.connect() as conn:
+            seen.append(dv.horizon(conn))
+        real(engine, *args, **kwargs)
+
+    monkeypatch.setattr(prune_module.deletes, "chunked_events", chunked_events)
+    prune(store.engine, parse_us(at(2)))
+    assert seen == [parse_us(at(2))]

@@ -15,15 +15,18 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from feast_lineage.consumer.store.admin.prune import prune
+from feast_lineage.consumer.store.read import job_facets_at as job_facets_module
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.job_facets_at import job_facets_at
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import job_id
 from tests.factories import at, dataset, facet, job_event, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, history_settings, ingest_shuffled
 
 JOB = ("spark://p", "etl")
 JID = job_id(*JOB)
@@ -93,7 +96,8 @@ def test_below_the_retention_horizon_a_facet_is_left_out_never_an_older_value(
     two_stores: tuple[Store, Store],
 ) -> None:
     """sql "a" at 1 (a run kept by retention: its job's latest listing), "b" at 5 (a JobEvent,
-    pruned), "c" at 20; cutoff 10: as of 15 the value, "b", is gone, and "a" is not it."""
+    pruned), none at 12, "c" at 20; cutoff 10: as of 15 the value, "b", is gone, and "a"
+    (still stored) is not it."""
     pruned, whole = two_stores
     kept_run = str(uuid.uuid4())
     events = [
@@ -107,6 +111,8 @@ def test_below_the_retention_horizon_a_facet_is_left_out_never_an_older_value(
             job_facets=_sql("a"),
         ),
         job_event(*JOB, time=at(5), **_sql("b")),
+        # Above the cutoff, stating no sql: as of 15 the walk starts below it and stops at 10.
+        run_event("RUNNING", job=JOB, time=at(12)),
         run_event("START", job=JOB, time=at(20), job_facets=_sql("c")),
     ]
     for s in two_stores:
@@ -117,3 +123,50 @@ def test_below_the_retention_horizon_a_facet_is_left_out_never_an_older_value(
     assert _at(whole, 15)["sql"]["query"] == "b"
     assert _at(pruned, 15) == {}
     assert _at(pruned, 20)["sql"]["query"] == "c"
+
+
+_tied_event = st.fixed_dictionaries(
+    {
+        "time": st.integers(0, 3),  # few instants: many events share one
+        "sql": st.sampled_from([None, "a", "b", "c"]),
+        "type": st.sampled_from([None, "X", "Y"]),
+        "job_event": st.booleans(),
+    }
+)
+
+
+def _tied(spec: dict[str, Any], i: int) -> dict[str, Any]:
+    facets = _sql(spec["sql"]) if spec["sql"] else {}
+    if spec["type"]:
+        facets["jobType"] = facet(jobType=spec["type"], n=i)  # distinct payloads, distinct keys
+    if spec["job_event"]:
+        return job_event(*JOB, time=at(spec["time"]), **facets)
+    return run_event(
+        "RUNNING", job=JOB, time=at(spec["time"]), job_facets=facets, run_facets={"n": facet(n=i)}
+    )
+
+
+@pytest.mark.slow
+def test_walking_back_across_ties_at_every_step_boundary(
+    two_stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two events a step: a step's oldest instant often has more events than fit in it."""
+    monkeypatch.setattr(job_facets_module, "_STEP", 2)
+    monkeypatch.setattr(job_facets_module, "_MAX_STEP", 2)
+    full, until = two_stores
+    examples = 50 if full.dialect == "sqlite" else 10
+
+    @history_settings(examples)
+    @given(st.lists(_tied_event, min_size=4, max_size=16), st.data())
+    def check(specs: list[dict[str, Any]], data: st.DataObject) -> None:
+        events = [_tied(spec, i) for i, spec in enumerate(specs)]
+        full.reset()
+        ingest_shuffled(full, events, data)
+        for seconds in range(4):
+            until.reset()
+            until.ingest_each(
+                e for e in events if parse_us(e["eventTime"]) <= parse_us(at(seconds))
+            )
+            assert _at(full, seconds) == _now(until), seconds
+
+    check()

@@ -14,7 +14,8 @@ answers, of the older rows left, that one version only. Its symlinks
 statements older than the cutoff go but the last (what the dataset's
 aliases were at the horizon). The horizon is
 kept in the store's meta table, so every worker tells a pruned version's
-id from an unknown one.
+id from an unknown one; the prune raises it before it deletes anything
+(:func:`raise_horizon`).
 """
 
 from __future__ import annotations
@@ -87,8 +88,6 @@ def prune_versions(engine: Engine, cutoff_us: int, *, chunk: int = 5000) -> int:
         with write_transaction(engine) as conn:
             for dataset in datasets[start : start + 100]:
                 deleted += _prune_dataset(conn, dataset, cutoff_us, chunk)
-    with write_transaction(engine) as conn:
-        _raise_horizon(conn, cutoff_us)
     return deleted
 
 
@@ -126,7 +125,13 @@ def _prune_symlink_statements(conn: Connection, dataset: int, cutoff_us: int) ->
     return int(conn.execute(drop).rowcount or 0)
 
 
-def _raise_horizon(conn: Connection, cutoff_us: int) -> None:
+def raise_horizon(conn: Connection, cutoff_us: int) -> None:
+    """Make ``cutoff_us`` the retention horizon, unless one later is set.
+
+    A prune raises it before it deletes anything: a read of the past is
+    refused before it (and a job's facets are not read from events below
+    it) while the prune runs, not only once it is done.
+    """
     ensure_meta(conn)
     if read_meta(conn, HORIZON_KEY) is None or (horizon(conn) or 0) < cutoff_us:
         write_meta(conn, HORIZON_KEY, str(cutoff_us))

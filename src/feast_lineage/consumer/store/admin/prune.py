@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Engine, and_, exists, or_, select
 
 from feast_lineage.consumer.store.admin import deletes, job_versions
-from feast_lineage.consumer.store.admin.dataset_versions import prune_versions
+from feast_lineage.consumer.store.admin.dataset_versions import prune_versions, raise_horizon
 from feast_lineage.consumer.store.admin.deletes import DEFAULT_CHUNK, Removed
 from feast_lineage.consumer.store.admin.io_listings import listed_run_kept, prune_listings
 from feast_lineage.consumer.store.engine.transactions import write_transaction
@@ -55,6 +55,8 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     latest run at any instant from the cutoff on, until another starts.
     """
     removed = Removed()
+    with write_transaction(engine) as conn:  # first: no answer reads below it from now on
+        raise_horizon(conn, cutoff_us)
     e, r = t.events.c, t.runs.c
     runs = t.runs
     kept_run = exists().where(

@@ -12,10 +12,12 @@ and, since migration 0024, the rank of its first. At ``T``:
 
 A producer usually states its job facets on every event, so the job's last
 event by ``T`` holds them: one statement finds that event for every job
-asked, one more reads them. What remains walks back job by job, a few
-events at a time, never below the retention horizon: older events may be
-pruned, and one kept could hold a value that pruned ones replaced. A facet
-not found above it is left out, never shown with another value.
+asked, one more reads them. What remains walks back job by job, 16 events
+at first and twice as many each time, never below the retention horizon
+(older events may be pruned, and one kept could hold a value that pruned
+ones replaced) and at most 4,096 events a job (a payload is parsed only
+when its text names a facet still wanted): a facet not found within those
+bounds is left out, never shown with another value.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.schema import tables as t
 
 _CHUNK = 500
-_STEP = 16  # events read at a time when a job's last event lacks a facet
+_STEP = 16  # events read at first when a job's last event lacks a facet, then twice as many
+_MAX_STEP = 512
+_BUDGET = 4096  # events read back per job and answer at most: a facet further back is left out
 
 Facets = dict[int, dict[str, str]]  # job id -> {facet name: canonical JSON}
 
@@ -107,18 +111,22 @@ def _last_events() -> Any:
 def _walk_back(
     conn: Connection, owner: int, names: set[str], before: int, floor: int | None, found: Facets
 ) -> None:
-    """Read ``owner``'s events at or before ``before`` (µs), latest first, until ``names`` are."""
+    """Read ``owner``'s events at or before ``before`` (µs), latest first, until ``names`` are.
+
+    At most :data:`_BUDGET` events: what is not found by then is left out.
+    """
     e = t.events.c
     pending = {owner: names}
-    while names:
+    step, read = _STEP, 0
+    while names and read < _BUDGET:
         stmt = _events().where(e.subject_id == owner, e.event_time_us <= before)
         if floor is not None:
             stmt = stmt.where(e.event_time_us >= floor)
-        rows = conn.execute(stmt.order_by(e.event_time_us.desc()).limit(_STEP)).all()
+        rows = conn.execute(stmt.order_by(e.event_time_us.desc()).limit(step)).all()
         if not rows:
             return
         oldest = rows[-1].event_time_us
-        if len(rows) == _STEP:  # the oldest time's events may go on past the limit
+        if len(rows) == step:  # the oldest time's events may go on past the limit
             if rows[0].event_time_us == oldest:
                 rows = conn.execute(
                     _events().where(e.subject_id == owner, e.event_time_us == oldest)
@@ -127,11 +135,19 @@ def _walk_back(
                 rows = [r for r in rows if r.event_time_us > oldest]
         _take(rows, pending, found)
         before = min(r.event_time_us for r in rows) - 1
+        read += len(rows)
+        step = min(2 * step, _MAX_STEP)
 
 
 def _events() -> Any:
     e = t.events.c
     return select(e.subject_id, e.kind, e.event_time_us, e.event_key, e.payload)
+
+
+@lru_cache(maxsize=1024)
+def _key(name: str) -> str:
+    """How a facet named ``name`` is keyed in canonical JSON text."""
+    return canonical_json.dumps_str(name) + ":"
 
 
 def _take(rows: Sequence[Any], pending: dict[int, set[str]], found: Facets) -> None:
@@ -140,7 +156,10 @@ def _take(rows: Sequence[Any], pending: dict[int, set[str]], found: Facets) -> N
         names = pending.get(int(row.subject_id))
         if not names or row.kind == "dataset":
             continue
-        facets = (orjson.loads(row.payload).get("job") or {}).get("facets")
+        text = str(row.payload)
+        if not any(_key(n) in text for n in names):  # (not parsed when it names none)
+            continue
+        facets = (orjson.loads(text).get("job") or {}).get("facets")
         if not isinstance(facets, dict):
             continue
         for name in [n for n in names if n in facets]:

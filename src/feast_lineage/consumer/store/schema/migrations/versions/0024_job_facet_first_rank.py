@@ -12,8 +12,8 @@ written spares the UPDATEs that would change nothing, so memory stays
 bounded whatever the number of jobs. A facet none of whose events is left
 (a prune removed them) gets its latest statement's rank: the earliest the
 store knows (as of an instant before it, the facet is left out, never
-shown with another value). A payload that is not JSON (none is, stored by
-ingest) is passed over.
+shown with another value). A payload that is not compressed JSON (ingest
+stores none) is passed over.
 
 Revision ID: 0024
 Revises: 0023
@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 import sqlalchemy as sa
+import zstandard
 from alembic import op
 
 from feast_lineage.consumer.store.schema.migrations.chunks import chunk_size
@@ -71,7 +72,7 @@ def upgrade() -> None:
     for rows in _event_chunks(conn, chunk_size()):
         least: dict[tuple[int, str], str] = {}
         for row in rows:
-            facets = _job_facets(decompress(bytes(row.payload)))
+            facets = _job_facets(bytes(row.payload))
             if facets is None:
                 continue
             event_rank = rank(row.event_key)
@@ -96,11 +97,11 @@ def downgrade() -> None:
         batch.drop_column("first_rank")
 
 
-def _job_facets(data: bytes) -> dict[str, Any] | None:
-    """The event's job facets; None for an event without, or a payload that is not JSON."""
+def _job_facets(payload: bytes) -> dict[str, Any] | None:
+    """The event's job facets; None for an event without, or a payload not compressed JSON."""
     try:
-        event = orjson.loads(data)
-    except orjson.JSONDecodeError:
+        event = orjson.loads(decompress(payload))
+    except (zstandard.ZstdError, orjson.JSONDecodeError):
         return None
     job = event.get("job") if isinstance(event, dict) else None
     facets = job.get("facets") if isinstance(job, dict) else None
