@@ -156,7 +156,8 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
 def test_every_worker_opens_the_registry_before_it_serves(tmp_path: Path, workers: int) -> None:
     """No request pays for loading Feast: each worker opens the registry as it starts.
 
-    One worker is server.py's single process (uvicorn), two are gunicorn's.
+    One worker is server.py's single process (uvicorn), two are gunicorn's,
+    whose arbiter imports Feast before forking them.
     """
     repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
     (repo / "data").mkdir()
@@ -169,6 +170,11 @@ def test_every_worker_opens_the_registry_before_it_serves(tmp_path: Path, worker
         response = httpx.get(server.url + "/api/v1/lineage/registry", timeout=30)
         assert response.status_code == 200, response.text
         assert server.log().count(opened) == workers  # once per worker, not per request
+        if workers > 1:
+            # The arbiter imported Feast once, before the fork: the workers share it.
+            log = server.log()
+            preloaded = log.find("feast imported before forking the workers")
+            assert 0 <= preloaded < log.find("Booting worker"), log
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

@@ -182,6 +182,7 @@ def serve_lineage(
 
     from feast_lineage.consumer.app import create_app
     from feast_lineage.consumer.settings import AppSettings
+    from feast_lineage.registry.source import OPENING_IMPORTS
 
     if not config.consumer.enabled:
         logging.getLogger(__name__).warning(
@@ -205,6 +206,8 @@ def serve_lineage(
         header_timeout=config.consumer.header_timeout_seconds,
         # Once, before the workers start, while the port answers not-ready.
         database=(settings.database_url, config.database_option()),
+        # Each worker opens the Feast registry as it starts: Feast is imported once, before.
+        preload=OPENING_IMPORTS if settings.repo_path is not None else (),
     )
 
 
@@ -495,6 +498,7 @@ def _serve(
     workers: int = 1,
     header_timeout: float = 30,
     database: tuple[str, str] | None = None,
+    preload: tuple[str, ...] = (),
 ) -> None:
     """Serve ``app`` until interrupted; a server-side config problem is one line.
 
@@ -523,6 +527,7 @@ def _serve(
             root_path=root_path,
             header_timeout=header_timeout,
             upgrade=upgrade,
+            preload=preload,
         )
     except (ConfigError, WorkerStartupError) as err:
         raise click.ClickException(str(err)) from None

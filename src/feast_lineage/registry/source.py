@@ -24,6 +24,10 @@ from feast_lineage.registry.objects import ProjectObjects, read_project
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# What opening the registry imports (seconds of CPU): a server with several
+# workers imports it once, before forking them, so that they share it.
+OPENING_IMPORTS = ("feast",)
+
 
 class RegistryUnavailable(Exception):
     """The registry cannot be opened or read; ``str(err)`` is a message for the caller."""
