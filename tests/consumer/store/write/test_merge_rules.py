@@ -202,7 +202,9 @@ def test_sqlite_narrower_updates_store_what_the_merge_makes(
     store = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
     matched: list[bool] = []
 
-    @settings(max_examples=60, deadline=None, database=None)
+    # Derandomized: the same 60 examples every run, so "never matched" is a property of
+    # the test, not a one-in-many chance (it failed once in a gate that way).
+    @settings(max_examples=60, deadline=None, database=None, derandomize=True)
     @given(st.data())
     def check(data: st.DataObject) -> None:
         def apply(conn: Connection, new: dict[str, Any]) -> int:
