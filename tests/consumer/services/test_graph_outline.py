@@ -104,7 +104,9 @@ SCOPES = [Scope.everything(), Scope.of(["s3://b", "spark://p"])]
 @pytest.mark.slow
 def test_the_outline_diff_is_the_diff_of_the_whole_answers(store_url: str) -> None:
     store = Store(store_url)
-    examples = 15 if store.dialect == "sqlite" else 5
+    # (Derandomized: the examples are fixed by the test's code. On PostgreSQL and MariaDB the
+    # first 5 of them changed too little for the guards below; the first 10 do.)
+    examples = 15 if store.dialect == "sqlite" else 10
     # diffs that named a node or schema change, a column edge, a symlink, an explicit
     # edge, a job whose version changed (job_changes: its pairs of versions)
     changed = [0, 0, 0, 0, 0]
