@@ -84,7 +84,11 @@ def _from_last_events(
     times: dict[int, int] = {}
     for start in range(0, len(owners), _CHUNK):
         params = {"owners": owners[start : start + _CHUNK], "as_of_us": at.time_us}
-        rows = [r for r in conn.execute(_last_events(), params) if floor is None or r[2] >= floor]
+        rows = [
+            r
+            for r in conn.execute(_last_events(), params)
+            if floor is None or r.event_time_us >= floor
+        ]
         times.update((int(r.subject_id), int(r.event_time_us)) for r in rows)
         _take(rows, pending, found)
     return times
@@ -102,7 +106,7 @@ def _last_events() -> Any:
     )
     on = and_(e.subject_id == j.id, e.event_time_us == last_time)
     return (
-        select(e.subject_id, e.kind, e.event_time_us, e.event_key, e.payload)
+        _events()
         .select_from(t.jobs.join(t.events, on))
         .where(j.id.in_(bindparam("owners", expanding=True)))
     )
@@ -140,6 +144,7 @@ def _walk_back(
 
 
 def _events() -> Any:
+    """What a read of events here selects (:func:`_take` reads the rows)."""
     e = t.events.c
     return select(e.subject_id, e.kind, e.event_time_us, e.event_key, e.payload)
 
