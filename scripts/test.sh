@@ -7,8 +7,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The Debian packages (apt) and the Python environments and web UI (uv, npm) share nothing:
+# on a fresh machine they are installed side by side.
+SYSTEM_DEPS_LOG=$(mktemp)
+./scripts/system-deps.sh >"$SYSTEM_DEPS_LOG" 2>&1 &
+SYSTEM_DEPS_PID=$!
 ./scripts/bootstrap.sh
-./scripts/system-deps.sh
+if ! wait "$SYSTEM_DEPS_PID"; then
+  cat "$SYSTEM_DEPS_LOG"
+  exit 1
+fi
+cat "$SYSTEM_DEPS_LOG"
 
 # Bytecode, kept: every Python process of the gate (the pytest workers, each real server and
 # CLI process the tests start, some 150 in all) would otherwise compile from source each module
@@ -32,17 +41,26 @@ if [ "$#" -eq 0 ]; then
   PY313_PID=$!
   BACKGROUND+=("$PY313_PID")
 fi
+# The container image that tests/image/ runs. A script of its own: it needs root and
+# podman, is cached between runs (about a minute; a fresh 2-core machine took 2 to 3
+# minutes for the debootstrap base, the wheels and the image, about one core busy), and
+# runs alone as `scripts/image.sh build|smoke`. Without arguments it is built in the
+# background while the checks and the first pass run, and tests/image/ runs once it is
+# built, after that pass; given arguments, it is built first.
+IMAGE_LOG=$(mktemp)
+if [ "$#" -eq 0 ]; then
+  ./scripts/image.sh build >"$IMAGE_LOG" 2>&1 &
+  IMAGE_PID=$!
+  BACKGROUND+=("$IMAGE_PID")
+else
+  ./scripts/image.sh build
+fi
 
 .venv/bin/ruff format --check src tests bench
 .venv/bin/ruff check src tests bench
 .venv/bin/mypy
 .venv/bin/lint-imports --no-cache   # the import layers of .importlinter
 ./scripts/api_types.sh --check
-# The container image that tests/image/ runs. A script of its own: it needs root and
-# podman, is cached between runs (about a minute; a fresh 2-core machine took 10.5
-# minutes for the debootstrap base, the wheels and the image), and runs alone as
-# `scripts/image.sh build|smoke`.
-./scripts/image.sh build
 # Two workers (pytest-xdist), one test file at a time each: most tests wait on servers and
 # databases, so two files at once fit a 2-core machine. Each worker starts its own
 # PostgreSQL and MariaDB (session fixtures, on free ports). Two kinds of tests run apart:
@@ -58,7 +76,14 @@ if [ "$#" -eq 0 ]; then
   CONFORMANCE_PID=$!
   BACKGROUND+=("$CONFORMANCE_PID")
   .venv/bin/pytest -p no:cacheprovider -n 2 --dist loadfile --durations=25 \
-    --ignore="$CONFORMANCE" --ignore=tests/ui
+    --ignore="$CONFORMANCE" --ignore=tests/ui --ignore=tests/image
+  echo "==> the container image, then tests/image"
+  if ! wait "$IMAGE_PID"; then
+    cat "$IMAGE_LOG"
+    exit 1
+  fi
+  cat "$IMAGE_LOG"
+  .venv/bin/pytest -p no:cacheprovider tests/image
   echo "==> $CONFORMANCE"
   if ! wait "$CONFORMANCE_PID"; then
     cat "$CONFORMANCE_LOG"
