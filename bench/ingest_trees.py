@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,6 +57,8 @@ def child(events: int, batch: int, db: Path, setup: Path | None) -> float:
         finally:
             raw.close()
     pipeline, memo = IngestPipeline(engine), FacetMemo()
+    # The store's payload dictionary, in a tree that has one (as the server's ingest passes it).
+    codec: dict[str, Any] = {"codec": pipeline.codec} if hasattr(pipeline, "codec") else {}
     workload = Workload(WorkloadConfig())
     bodies = [orjson.dumps(workload.take(batch)) for _ in range(events // batch)]
     tune_gc()
@@ -64,7 +67,7 @@ def child(events: int, batch: int, db: Path, setup: Path | None) -> float:
     written = _written()
     for body in bodies:
         t0 = time.process_time()
-        parsed = parse_events(body, now_us(), max_events=10_000, memo=memo)
+        parsed = parse_events(body, now_us(), max_events=10_000, memo=memo, **codec)
         items = [r for r in parsed.results if not isinstance(r, Exception)]
         t1 = time.process_time()
         pipeline.write_now(items)

@@ -33,6 +33,7 @@ from feast_lineage.consumer.store.read.graph import current_edge, current_symlin
 from feast_lineage.consumer.store.read.run_facets import one_run_facets
 from feast_lineage.consumer.store.schema import codec
 from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.consumer.store.schema.codec import PayloadCodec
 from feast_lineage.consumer.store.schema.migrations.chunks import ATTRIBUTE as CHUNK_ATTRIBUTE
 from feast_lineage.consumer.store.write.rows import RowBatch
 from feast_lineage.identity import dataset_id, job_id
@@ -56,10 +57,11 @@ def derive_all(
     events: Iterable[dict[str, Any]],
     received_us: int = RECEIVED_US,
     memo: FacetMemo | None = None,
+    codec: PayloadCodec | None = None,
 ) -> list[RowBatch]:
     """Validate and derive events as one JSON array body; every one must be valid."""
     data = orjson.dumps(list(events))
-    parsed = parse_events(data, received_us, max_events=100_000, memo=memo)
+    parsed = parse_events(data, received_us, max_events=100_000, memo=memo, codec=codec)
     out: list[RowBatch] = []
     for item in parsed.results:
         if isinstance(item, InvalidEvent):
@@ -103,7 +105,9 @@ class Store:
 
     def write(self, *events: dict[str, Any]) -> list[Outcome]:
         """Like :meth:`ingest`, returning each event's outcome (None when stored)."""
-        return self.pipeline.write_now(derive_all(events, memo=self.memo))
+        return self.pipeline.write_now(
+            derive_all(events, memo=self.memo, codec=self.pipeline.codec)
+        )
 
     def ingest_each(self, events: Iterable[dict[str, Any]]) -> None:
         """Write each event in its own transaction, in order."""

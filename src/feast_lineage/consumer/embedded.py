@@ -59,7 +59,9 @@ class LocalStore:
         body = b"[" + b",".join(payloads) + b"]"
         with self._lock:
             pipeline = self._open()
-            parsed = parse_events(body, now_us(), max_events=len(payloads), memo=self._memo)
+            parsed = parse_events(
+                body, now_us(), max_events=len(payloads), memo=self._memo, codec=pipeline.codec
+            )
             valid = [item for item in parsed.results if isinstance(item, RowBatch)]
             invalid = [item for item in parsed.results if isinstance(item, InvalidEvent)]
             outcomes = pipeline.write_now(valid) if valid else []

@@ -52,6 +52,7 @@ from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.intake.problems import InvalidEvent
 from feast_lineage.consumer.store.read import events as event_reads
+from feast_lineage.consumer.store.schema.codec import PayloadCodec
 from feast_lineage.consumer.store.write.rows import RowBatch
 
 # Feast's table, as much of it as the import reads (the names are Feast's).
@@ -186,7 +187,9 @@ def _body(row: FeastRow, names: FeastNames) -> bytes:
     return row.event_json.encode("utf-8", "surrogatepass")
 
 
-def _parsed(row: FeastRow, memo: FacetMemo, names: FeastNames) -> RowBatch | str:
+def _parsed(
+    row: FeastRow, memo: FacetMemo, names: FeastNames, codec: PayloadCodec
+) -> RowBatch | str:
     """The rows of one stored event, or why it cannot be stored."""
     try:
         parsed = parse_events(
@@ -194,6 +197,7 @@ def _parsed(row: FeastRow, memo: FacetMemo, names: FeastNames) -> RowBatch | str
             row.created_at * 1000,
             max_events=1,
             memo=memo,
+            codec=codec,
         )
     except BodyError as err:
         return f"{err.code}: {err.message}"
@@ -227,7 +231,7 @@ def import_feast_events(
         summary.read += len(rows)
         batches: dict[str, tuple[FeastRow, RowBatch]] = {}
         for row in rows:
-            result = _parsed(row, memo, names)
+            result = _parsed(row, memo, names, pipeline.codec)
             if isinstance(result, str):
                 summary.refused.append(Refusal(row.event_id, result))
                 continue

@@ -25,6 +25,7 @@ from feast_lineage.consumer.intake.validation import (
     check_event,
     json_path,
 )
+from feast_lineage.consumer.store.schema.codec import PayloadCodec
 from feast_lineage.consumer.store.write.rows import RowBatch
 
 
@@ -138,6 +139,7 @@ def _one(
     nul: bool = False,
     exact: Any = None,
     naive_event_time: NaiveEventTime = "utc",
+    codec: PayloadCodec | None = None,
 ) -> RowBatch | InvalidEvent:
     try:
         kind, time_us, naive_time = check_event(event, naive_event_time)
@@ -151,7 +153,9 @@ def _one(
             if deep is not None:
                 return _nested_too_deeply(deep)
             _reject_lost_values(exact)
-        derived = derive(event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo)
+        derived = derive(
+            event, kind, time_us, received_us, scrub_credentials=scrub, memo=memo, codec=codec
+        )
         if naive_time:
             derived.naive_times = 1
         return derived
@@ -392,8 +396,10 @@ class OpenBody:
         received_us: int,
         memo: FacetMemo | None,
         naive_event_time: NaiveEventTime,
+        codec: PayloadCodec | None = None,
     ) -> None:
         self._events = events
+        self._codec = codec
         self._exact = exact
         self._nul = nul
         self._received_us = received_us
@@ -419,6 +425,7 @@ class OpenBody:
                 self._nul,
                 exact[i] if exact else None,
                 self._naive_event_time,
+                self._codec,
             )
             if type(one) is RowBatch and one.naive_times:
                 self._naive += 1
@@ -448,6 +455,7 @@ def open_events(
     require_array: bool = False,
     memo: FacetMemo | None = None,
     naive_event_time: NaiveEventTime = "utc",
+    codec: PayloadCodec | None = None,
 ) -> OpenBody | ParsedBody:
     """Parse a (decompressed) body: an array to derive piece by piece, or one event derived."""
     value = parse_json(data)
@@ -461,7 +469,7 @@ def open_events(
                 "split it into smaller batches",
             )
         exact = _exact_values(data, value)
-        return OpenBody(value, exact, nul, received_us, memo, naive_event_time)
+        return OpenBody(value, exact, nul, received_us, memo, naive_event_time, codec)
     if require_array:
         raise BodyError(
             400, "expected_array", "the batch endpoint expects a JSON array of OpenLineage events"
@@ -469,7 +477,14 @@ def open_events(
     if isinstance(value, dict):
         exact = _exact_values(data, value)
         one = _one(
-            value, received_us, True, memo, nul, exact[0] if exact else None, naive_event_time
+            value,
+            received_us,
+            True,
+            memo,
+            nul,
+            exact[0] if exact else None,
+            naive_event_time,
+            codec,
         )
         warnings = []
         if type(one) is RowBatch and one.naive_times:
@@ -491,11 +506,13 @@ def parse_events(
     require_array: bool = False,
     memo: FacetMemo | None = None,
     naive_event_time: NaiveEventTime = "utc",
+    codec: PayloadCodec | None = None,
 ) -> ParsedBody:
     """Parse, validate and derive every event of a (decompressed) body.
 
     ``naive_event_time``: an eventTime without a UTC offset is taken as UTC
-    (and reported among the warnings), or refused (``"refuse"``).
+    (and reported among the warnings), or refused (``"refuse"``). ``codec``:
+    how the store compresses payloads now (none: each alone).
     """
     opened = open_events(
         data,
@@ -504,6 +521,7 @@ def parse_events(
         require_array=require_array,
         memo=memo,
         naive_event_time=naive_event_time,
+        codec=codec,
     )
     return opened if isinstance(opened, ParsedBody) else opened.whole()
 

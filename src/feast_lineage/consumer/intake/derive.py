@@ -19,7 +19,7 @@ from feast_lineage.consumer.intake.explicit import add_explicit_lineage
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.row_builder import RowBuilder, ref
 from feast_lineage.consumer.intake.validation import EventKind
-from feast_lineage.consumer.store.schema import codec
+from feast_lineage.consumer.store.schema.codec import PayloadCodec, compress
 from feast_lineage.consumer.store.write.column_rows import NO_JOB
 from feast_lineage.consumer.store.write.dataset_versions import version_rows
 from feast_lineage.consumer.store.write.rows import RowBatch, RunRow
@@ -59,8 +59,12 @@ def derive(
     *,
     scrub_credentials: bool = True,
     memo: FacetMemo | None = None,
+    codec: PayloadCodec | None = None,
 ) -> RowBatch:
-    """The rows of one validated event. ``event`` is not modified."""
+    """The rows of one validated event. ``event`` is not modified.
+
+    ``codec``: how the store compresses payloads now (none: each alone).
+    """
     payload = canonical_json.dumps(event)
     if scrub_credentials and may_hold_credentials(payload):
         cleaned = scrub(event)
@@ -117,7 +121,7 @@ def derive(
             "ns_id": namespace_id(ns),
             "subject_id": subject,
             "run_id": run_id,
-            "payload": codec.compress(payload),
+            "payload": codec.compress(payload) if codec else compress(payload),
         }
     )
     return out

@@ -33,9 +33,10 @@ import queue
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine
@@ -51,8 +52,10 @@ from feast_lineage.consumer.store.engine.transactions import (
     writer_connection,
     writer_lock,
 )
+from feast_lineage.consumer.store.schema.codec import PayloadCodec
 from feast_lineage.consumer.store.write.batch import remember, write_derived
 from feast_lineage.consumer.store.write.cache import WriteCache
+from feast_lineage.consumer.store.write.payload_dictionary import TRAIN_AFTER, PayloadDictionary
 from feast_lineage.consumer.store.write.rows import RowBatch
 
 log = logging.getLogger(__name__)
@@ -111,10 +114,13 @@ class IngestPipeline:
         *,
         on_commit: Callable[[int], None] | None = None,
         observer: WriterObserver | None = None,
+        train_after: int = TRAIN_AFTER,
     ):
         self._engine = engine
         self._queue: queue.SimpleQueue[_Submission | object] = queue.SimpleQueue()
         self._cache = WriteCache()
+        self.codec = PayloadCodec()  # how payloads are compressed now (derive takes it)
+        self._dictionary = PayloadDictionary(self.codec, train_after)
         self._on_commit = on_commit
         self._observer = observer
         self._thread = threading.Thread(target=self._run, name="lineage-writer", daemon=True)
@@ -125,6 +131,7 @@ class IngestPipeline:
     def start(self) -> None:
         with self._engine.begin() as conn:
             ensure_meta(conn)
+            self._dictionary.load(conn)
         self._thread.start()
         self._checkpointer.start()
         self._started = True
@@ -309,6 +316,16 @@ class IngestPipeline:
                     raise
         remember(merged, self._cache, links)
 
+    @contextlib.contextmanager
+    def _train_transaction(self, in_writer: bool) -> Iterator[Connection]:
+        """A write transaction as :meth:`_transaction` opens one, for the payload dictionary."""
+        if not in_writer:
+            with write_transaction(self._engine) as conn:
+                yield conn
+            return
+        with begin_write(self._connection()) as conn:
+            yield conn
+
     def _connection(self) -> Connection:
         """The writer's own connection, kept between transactions (no pool round trip)."""
         if self._conn is None:
@@ -342,6 +359,7 @@ class IngestPipeline:
                     except SQLAlchemyError as one_err:
                         outcomes.append(_classify(one_err))
         stored = sum(1 for o in outcomes if o is None)
+        self._dictionary.stored(stored, partial(self._train_transaction, in_writer))
         if self._observer is not None:
             self._observer.transaction(time.perf_counter() - started, stored)
         if self._on_commit is not None:

@@ -132,6 +132,7 @@ def _open(
         require_array=batch,
         memo=intake.memo,
         naive_event_time=intake.naive_event_time,
+        codec=intake.pipeline.codec,
     )
 
 

@@ -28,6 +28,7 @@ from sqlalchemy.pool import QueuePool
 
 from feast_lineage.consumer.store.engine.migration_progress import Migration, MigrationProgress
 from feast_lineage.consumer.store.engine.transactions import writer_lock
+from feast_lineage.consumer.store.schema import codec
 from feast_lineage.consumer.store.schema.migrations.naming import (
     LEGACY_VERSION_TABLE,
     VERSION_TABLE,
@@ -130,8 +131,10 @@ def create_store_engine(url: str) -> Engine:
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
-        return engine
-    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+    else:
+        engine = create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+    codec.watch_store(engine)  # its payload dictionaries, when a payload needs one
+    return engine
 
 
 class MigrationNoise(logging.Filter):

@@ -129,6 +129,12 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   (``feast_lineage_job_facets.first_rank``): a job's facets at T are read
   from its events when stated again since (:mod:`..read.job_facets_at`),
   and one first stated after T did not exist then.
+* Migration 0025 adds ``feast_lineage_payload_dicts``: the Zstandard
+  dictionaries the writer trains from the store's events and compresses
+  later payloads with (:mod:`.codec`, :mod:`..write.payload_dictionary`).
+  A migration after it that reads payloads needs them: a frame names its
+  dictionary's id (``payloads_0009``, frozen before them, reads frames
+  compressed alone only).
 """
 
 from __future__ import annotations
@@ -534,6 +540,16 @@ job_versions = Table(
     Column("ns_id", BigInteger, nullable=False),
     Column("content", Text, nullable=False),  # canonical JSON: inputs, outputs, sources
     Index("ix_ol_job_versions_ns", "ns_id"),
+)
+
+# Zstandard dictionaries the writer trained from the store's events (migration 0025):
+# a payload compressed with one names its id (:mod:`.codec`). Never deleted.
+payload_dicts = Table(
+    "feast_lineage_payload_dicts",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),  # Zstandard's dictionary id
+    Column("data", LargeBinary, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
 )
 
 meta = Table(
