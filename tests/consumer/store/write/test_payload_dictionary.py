@@ -187,3 +187,14 @@ def test_a_store_whose_payloads_use_its_dictionary_refuses_to_downgrade_below_it
     assert len(store.rows(t.payload_dicts)) == 1
     assert _stored_events(store) == [orjson.loads(canonical_json.dumps(e)) for e in events]
     store.close()
+
+
+def test_a_dictionary_that_cannot_be_stored_never_fails_the_ingest(tmp_path: Any) -> None:
+    store = _store(f"sqlite:///{tmp_path / 'lineage.db'}")
+    with store.engine.begin() as conn:  # the store refuses it (here: its table is gone)
+        conn.exec_driver_sql("DROP TABLE feast_lineage_payload_dicts")
+    events = _events(TRAIN_AFTER + 100)
+    _write(store, events)  # every write succeeds, the one that looks too
+    assert store.pipeline.codec.dict_id == 0
+    assert _stored_events(store) == [orjson.loads(canonical_json.dumps(e)) for e in events]
+    store.close()

@@ -23,6 +23,7 @@ from contextlib import AbstractContextManager
 
 import zstandard
 from sqlalchemy import Connection, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from feast_lineage.consumer.store.engine.dialect import insert_ignore
 from feast_lineage.consumer.store.schema import tables as t
@@ -82,16 +83,25 @@ class PayloadDictionary:
         if self._pending < self._train_after:
             return
         self._pending = 0
+        try:
+            data = self._find_or_train(transaction)
+        except SQLAlchemyError as err:  # the events are stored: ingest goes on without one
+            log.warning("could not store a payload dictionary: %s", type(err).__name__)
+            return
+        if data is not None:
+            dict_id = self.codec.use(data)
+            log.info("payloads are compressed with dictionary %d from now on", dict_id)
+
+    @staticmethod
+    def _find_or_train(transaction: Transaction) -> bytes | None:
         with transaction() as conn:
             data = stored_dictionary(conn)
+            if data is not None:
+                return data
+            data = train(conn)
             if data is None:
-                data = train(conn)
-                if data is None:
-                    return
-                dict_id = zstandard.ZstdCompressionDict(data).dict_id()
-                row = {"id": dict_id, "data": data, "created_us": now_us()}
-                conn.execute(insert_ignore(conn, t.payload_dicts, ["id"]), [row])
-                data = stored_dictionary(conn)
-                assert data is not None
-        dict_id = self.codec.use(data)
-        log.info("payloads are compressed with dictionary %d from now on", dict_id)
+                return None
+            dict_id = zstandard.ZstdCompressionDict(data).dict_id()
+            row = {"id": dict_id, "data": data, "created_us": now_us()}
+            conn.execute(insert_ignore(conn, t.payload_dicts, ["id"]), [row])
+            return stored_dictionary(conn)
