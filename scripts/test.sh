@@ -7,11 +7,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Background jobs run in process groups of their own (setsid); those still running when the
+# gate stops, whatever stops it, are stopped with it, with everything they started (apt,
+# debootstrap, podman), so a gate run again at once does not race them.
+BACKGROUND=()
+trap 'for pid in "${BACKGROUND[@]}"; do kill -- "-$pid" 2>/dev/null || true; done' EXIT
+background() {  # background LOG COMMAND...: start COMMAND, its output to LOG; sets LAST_PID
+  local log=$1
+  shift
+  setsid "$@" >"$log" 2>&1 &
+  LAST_PID=$!
+  BACKGROUND+=("$LAST_PID")
+}
+
 # The Debian packages (apt) and the Python environments and web UI (uv, npm) share nothing:
 # on a fresh machine they are installed side by side.
 SYSTEM_DEPS_LOG=$(mktemp)
-./scripts/system-deps.sh >"$SYSTEM_DEPS_LOG" 2>&1 &
-SYSTEM_DEPS_PID=$!
+background "$SYSTEM_DEPS_LOG" ./scripts/system-deps.sh
+SYSTEM_DEPS_PID=$LAST_PID
 ./scripts/bootstrap.sh
 if ! wait "$SYSTEM_DEPS_PID"; then
   cat "$SYSTEM_DEPS_LOG"
@@ -32,14 +45,10 @@ export PYTHONPYCACHEPREFIX="$PWD/build/pycache"
 # The Python 3.13 pass's Debian 13 root and virtualenv (scripts/py313.sh) are made in the
 # background while the checks and the first passes run: on a fresh machine that is a debootstrap
 # and the locked wheels for CPython 3.13 (about 3 minutes); with the root cached, a few seconds.
-# Background jobs still running when the gate stops are stopped with it.
-BACKGROUND=()
-trap 'for pid in "${BACKGROUND[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
 if [ "$#" -eq 0 ]; then
   PY313_LOG=$(mktemp)
-  ./scripts/py313.sh prepare >"$PY313_LOG" 2>&1 &
-  PY313_PID=$!
-  BACKGROUND+=("$PY313_PID")
+  background "$PY313_LOG" ./scripts/py313.sh prepare
+  PY313_PID=$LAST_PID
 fi
 # The container image that tests/image/ runs. A script of its own: it needs root and
 # podman, is cached between runs (about a minute; a fresh 2-core machine took 2 to 3
@@ -47,11 +56,10 @@ fi
 # runs alone as `scripts/image.sh build|smoke`. Without arguments it is built in the
 # background while the checks and the first pass run, and tests/image/ runs once it is
 # built, after that pass; given arguments, it is built first.
-IMAGE_LOG=$(mktemp)
 if [ "$#" -eq 0 ]; then
-  ./scripts/image.sh build >"$IMAGE_LOG" 2>&1 &
-  IMAGE_PID=$!
-  BACKGROUND+=("$IMAGE_PID")
+  IMAGE_LOG=$(mktemp)
+  background "$IMAGE_LOG" ./scripts/image.sh build
+  IMAGE_PID=$LAST_PID
 else
   ./scripts/image.sh build
 fi
@@ -72,9 +80,8 @@ fi
 if [ "$#" -eq 0 ]; then
   CONFORMANCE=tests/consumer/test_openapi_conformance.py
   CONFORMANCE_LOG=$(mktemp)
-  .venv/bin/pytest -p no:cacheprovider -p no:xdist "$CONFORMANCE" >"$CONFORMANCE_LOG" 2>&1 &
-  CONFORMANCE_PID=$!
-  BACKGROUND+=("$CONFORMANCE_PID")
+  background "$CONFORMANCE_LOG" .venv/bin/pytest -p no:cacheprovider -p no:xdist "$CONFORMANCE"
+  CONFORMANCE_PID=$LAST_PID
   .venv/bin/pytest -p no:cacheprovider -n 2 --dist loadfile --durations=25 \
     --ignore="$CONFORMANCE" --ignore=tests/ui --ignore=tests/image
   echo "==> the container image, then tests/image"

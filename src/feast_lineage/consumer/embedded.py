@@ -50,6 +50,7 @@ class LocalStore:
                 ensure_meta(conn)
             self._engine = engine
             self._pipeline = IngestPipeline(engine)
+            self._pipeline.load_dictionary()
         return self._pipeline
 
     def write(self, payloads: list[bytes]) -> None:

@@ -224,6 +224,7 @@ def import_feast_events(
         for row in rows:
             names.learn(_loaded(row))
     pipeline = IngestPipeline(target)
+    pipeline.load_dictionary()
     memo = FacetMemo()
     summary = ImportSummary()
     seen: set[str] = set()  # dedup keys of this import

@@ -120,7 +120,7 @@ class IngestPipeline:
         self._queue: queue.SimpleQueue[_Submission | object] = queue.SimpleQueue()
         self._cache = WriteCache()
         self.codec = PayloadCodec()  # how payloads are compressed now (derive takes it)
-        self._dictionary = PayloadDictionary(self.codec, train_after)
+        self._dictionary = PayloadDictionary(engine, self.codec, train_after)
         self._on_commit = on_commit
         self._observer = observer
         self._thread = threading.Thread(target=self._run, name="lineage-writer", daemon=True)
@@ -131,10 +131,15 @@ class IngestPipeline:
     def start(self) -> None:
         with self._engine.begin() as conn:
             ensure_meta(conn)
-            self._dictionary.load(conn)
+        self.load_dictionary()
         self._thread.start()
         self._checkpointer.start()
         self._started = True
+
+    def load_dictionary(self) -> None:
+        """Compress with the store's payload dictionary from the first event on (trained now
+        if the store holds enough events and has none): before the first write."""
+        self._dictionary.load(partial(self._train_transaction, False))
 
     def stop(self) -> None:
         if self._started:

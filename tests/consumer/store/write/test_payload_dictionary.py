@@ -15,11 +15,13 @@ from alembic import command
 from sqlalchemy import LargeBinary, select, type_coerce
 
 from feast_lineage import canonical_json
+from feast_lineage.consumer.embedded import LocalStore
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
+from feast_lineage.consumer.store.admin.reset import reset_all
 from feast_lineage.consumer.store.engine.database import alembic_config
 from feast_lineage.consumer.store.schema import codec
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.write.payload_dictionary import MIN_SAMPLES
+from feast_lineage.consumer.store.write.payload_dictionary import MAX_SAMPLE, MIN_SAMPLES, samples
 from tests.factories import at, dataset, run_event, schema_facet
 from tests.store_helpers import Store
 
@@ -114,16 +116,23 @@ def test_another_process_reads_the_payloads_of_a_dictionary_it_never_saw(
     assert store.rows(t.payload_dicts)
     expected = canonical_json.digest(orjson.dumps(_stored_events(store)))
     # A fresh interpreter: its registry is empty, so it reads the dictionary from the store.
+    # Sixteen readers at once, more than the engine's pool holds: the one that looks the
+    # dictionary up must not wait for a connection of that pool, nor the others fail.
     script = (
         "import sys, orjson\n"
+        "from concurrent.futures import ThreadPoolExecutor\n"
         "from sqlalchemy import select\n"
         "from feast_lineage import canonical_json\n"
         "from feast_lineage.consumer.store.engine.database import create_store_engine\n"
         "from feast_lineage.consumer.store.schema import tables as t\n"
         "engine = create_store_engine(sys.argv[1])\n"
-        "with engine.connect() as conn:\n"
-        "    rows = conn.execute(select(t.events.c.payload).order_by(t.events.c.id)).scalars()\n"
-        "    print(canonical_json.digest(orjson.dumps([orjson.loads(p) for p in rows])))\n"
+        "def read(_):\n"
+        "    with engine.connect() as conn:\n"
+        "        rows = conn.execute(select(t.events.c.payload).order_by(t.events.c.id))\n"
+        "        stored = [orjson.loads(p) for p in rows.scalars()]\n"
+        "    return canonical_json.digest(orjson.dumps(stored))\n"
+        "with ThreadPoolExecutor(16) as pool:\n"
+        "    print(sorted(set(pool.map(read, range(16)))))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script, head_store_url],
@@ -132,7 +141,7 @@ def test_another_process_reads_the_payloads_of_a_dictionary_it_never_saw(
         text=True,
         timeout=120,
     )
-    assert out.stdout.strip() == expected
+    assert out.stdout.strip() == repr([expected])
     store.close()
 
 
@@ -197,4 +206,66 @@ def test_a_dictionary_that_cannot_be_stored_never_fails_the_ingest(tmp_path: Any
     _write(store, events)  # every write succeeds, the one that looks too
     assert store.pipeline.codec.dict_id == 0
     assert _stored_events(store) == [orjson.loads(canonical_json.dumps(e)) for e in events]
+    store.close()
+
+
+def test_a_store_opened_with_enough_events_and_no_dictionary_trains_one_at_once(
+    tmp_path: Any,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'lineage.db'}"
+    before = Store(url)
+    before.pipeline = IngestPipeline(before.engine, train_after=10_000)  # as before 0025
+    _write(before, _events(TRAIN_AFTER + 100))
+    assert before.rows(t.payload_dicts) == []
+    store = _store(url)
+    store.pipeline.load_dictionary()  # as a server starts, or the embedded store opens
+    [stored] = store.rows(t.payload_dicts)
+    assert store.pipeline.codec.dict_id == stored["id"]
+    store.ingest(*_events(1, first=20_000))  # its first event already uses it
+    assert _dict_id(_frames(store)[-1][1]) == stored["id"]
+    before.close()
+    store.close()
+
+
+def test_the_embedded_store_compresses_with_the_stores_dictionary(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'lineage.db'}"
+    store = _store(url)
+    _write(store, _events(TRAIN_AFTER + 100))
+    [stored] = store.rows(t.payload_dicts)
+    local = LocalStore(url)
+    local.write([orjson.dumps(e) for e in _events(20, first=20_000)])
+    assert {_dict_id(f) for _, f in _frames(store)[-20:]} == {stored["id"]}
+    local.close()
+    store.close()
+
+
+def test_large_events_are_no_samples(tmp_path: Any) -> None:
+    store = _store(f"sqlite:///{tmp_path / 'lineage.db'}")
+    small = _events(MIN_SAMPLES)
+    large = _events(3, first=MIN_SAMPLES)
+    for e in large:
+        e["job"]["facets"]["documentation"] = {
+            "_producer": "https://example.com/p",
+            "_schemaURL": "https://example.com/s",
+            "description": "x" * (MAX_SAMPLE + 1),
+        }
+    _write(store, small + large)
+    with store.engine.connect() as conn:
+        texts = samples(conn)
+    assert len(texts) == MIN_SAMPLES
+    assert max(map(len, texts)) <= MAX_SAMPLE
+    store.close()
+
+
+def test_a_full_reset_keeps_the_dictionary_its_writers_go_on_using(head_store_url: str) -> None:
+    store = _store(head_store_url)
+    _write(store, _events(TRAIN_AFTER + 100))
+    [stored] = store.rows(t.payload_dicts)
+    reset_all(store.engine)
+    assert store.count(t.events) == 0
+    assert store.rows(t.payload_dicts) == [stored]
+    later = _events(5, first=20_000)
+    store.ingest(*later)
+    assert {_dict_id(f) for _, f in _frames(store)} == {stored["id"]}
+    assert _stored_events(store) == [orjson.loads(canonical_json.dumps(e)) for e in later]
     store.close()

@@ -13,8 +13,9 @@ A frame names the dictionary it needs (Zstandard writes its id in the
 frame header), so any payload is read alone: :func:`decompress` takes the
 dictionary from this process's registry, and one it has not seen (another
 worker trained it) is read from the stores this process opened
-(:func:`watch_store`). Dictionaries are never deleted: every payload
-compressed with one needs it.
+(:func:`watch_store`), on a connection of its own, one lookup at a time,
+once per process and dictionary. Dictionaries are never deleted: every
+payload compressed with one needs it.
 
 :class:`CompressedJSON` is the column type: SQLAlchemy statements read and
 write ``str`` values and never see the bytes; the ingest hot path hands
@@ -28,9 +29,10 @@ import weakref
 from typing import Any
 
 import zstandard
-from sqlalchemy import Engine, LargeBinary, text
+from sqlalchemy import URL, Engine, LargeBinary, create_engine, text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import NullPool
 from sqlalchemy.types import TypeDecorator
 
 LEVEL = 1
@@ -39,6 +41,7 @@ _MAGIC = b"\x28\xb5\x2f\xfd"  # a Zstandard frame's first four bytes
 
 _local = threading.local()
 _lock = threading.Lock()
+_lookup = threading.Lock()
 _dicts: dict[int, zstandard.ZstdCompressionDict] = {}  # dictionary id -> dictionary
 _stores: weakref.WeakSet[Engine] = weakref.WeakSet()  # where an unknown one is looked up
 
@@ -89,23 +92,37 @@ def _dictionary(dict_id: int) -> zstandard.ZstdCompressionDict | None:
     found = _dicts.get(dict_id)
     if found is not None:
         return found
-    with _lock:
-        stores = list(_stores)
-    for engine in stores:
-        try:
-            with engine.connect() as conn:
-                data = conn.execute(
-                    text(f"SELECT data FROM {DICTS_TABLE} WHERE id = :id"), {"id": dict_id}
-                ).scalar()
-                # Closed, not pooled: once a process knows a store's dictionary it asks no
-                # more, and an engine no longer used keeps no connection open for it.
-                conn.invalidate()
-        except SQLAlchemyError:
-            continue  # a store without the table, or closed
-        if data is not None:
-            register(bytes(data))
-            return _dicts[dict_id]
+    with _lookup:  # one lookup at a time: readers waiting on it then find it registered
+        found = _dicts.get(dict_id)
+        if found is not None:
+            return found
+        with _lock:
+            urls = [engine.url for engine in _stores]
+        for url in urls:
+            data = _read_dictionary(url, dict_id)
+            if data is not None:
+                register(data)
+                return _dicts[dict_id]
     raise UnknownDictionary(f"no open store holds payload dictionary {dict_id}")
+
+
+def _read_dictionary(url: URL, dict_id: int) -> bytes | None:
+    """Dictionary ``dict_id`` of the store at ``url``, on a connection of its own.
+
+    Not one of the store engine's pool: the reader that needs it holds one
+    already, and so may every other connection of the pool.
+    """
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            data = conn.execute(
+                text(f"SELECT data FROM {DICTS_TABLE} WHERE id = :id"), {"id": dict_id}
+            ).scalar()
+    except SQLAlchemyError:
+        return None  # a store without the table, or gone
+    finally:
+        engine.dispose()
+    return None if data is None else bytes(data)
 
 
 def compress(data: bytes, dict_id: int = 0) -> bytes:

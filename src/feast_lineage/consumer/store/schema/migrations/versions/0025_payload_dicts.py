@@ -5,7 +5,10 @@ it holds enough of them and compresses later payloads with it
 (``store/write/payload_dictionary.py``); this table keeps the
 dictionaries, by the id Zstandard writes in each frame that needs one. It
 starts empty: the stored payloads stay as they are (each compressed alone,
-readable without a dictionary), so this migration reads no event.
+readable without a dictionary), so this migration reads no event. A later
+migration that reads payloads needs a frozen reader that takes the
+dictionaries from this table: ``frozen/payloads_0009`` reads frames
+compressed alone only, and fails on the others ("Dictionary mismatch").
 
 Revision ID: 0025
 Revises: 0024
