@@ -30,6 +30,7 @@ from contextlib import AbstractContextManager
 
 import zstandard
 from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from feast_lineage.consumer.store.engine.dialect import insert_ignore
 from feast_lineage.consumer.store.schema import tables as t
@@ -107,9 +108,13 @@ class PayloadDictionary:
 
     def load(self, transaction: Transaction) -> None:
         """Take the store's dictionary; train one now if the store holds enough events."""
-        with self._engine.connect() as conn:
-            data = stored_dictionary(conn)
-            enough = data is None and holds(conn, self._train_after)
+        try:
+            with self._engine.connect() as conn:
+                data = stored_dictionary(conn)
+                enough = data is None and holds(conn, self._train_after)
+        except SQLAlchemyError as err:  # the writer still writes, each payload alone
+            log.warning("could not read the payload dictionary: %s", type(err).__name__)
+            return
         if data is not None:
             self.codec.use(data)
         elif enough:
