@@ -185,6 +185,15 @@ def test_changes_since_the_first_training_run_mark_the_dbt_job_redefined_and_its
     centred = [parse_qs(urlparse(url).query) for url in asked]
     assert any(q.get("name") == [DBT_MODEL] and q.get("depth") == ["1"] for q in centred), asked
 
+    # The graph narrowed to the model's namespace asks the whole graph's diff within it.
+    asked.clear()
+    open_url(page, server, ns=DBT["node_ns"], changes_since=since)
+    expect(node(page, DBT_MODEL, "job").locator(".lnode")).to_have_attribute(
+        "data-change", "changed"
+    )
+    narrowed = [parse_qs(urlparse(url).query) for url in asked]
+    assert any(q.get("within") == [DBT["node_ns"]] and "name" not in q for q in narrowed), asked
+
     # The column view of the model's output: its new input column green, the old one red.
     output = next(e for e in diff["column_edges_added"] if "driver_shifts" in e["source"])
     target = next(

@@ -1330,6 +1330,10 @@ LineageDiff = TypedDict(
         "direction": Annotated[
             Direction | None, Field(description="The walk's direction; null: whole graph")
         ],
+        "within": Annotated[
+            str | None,
+            Field(description="The namespace the whole graph's diff was narrowed to; null: none"),
+        ],
         "truncated": Annotated[
             bool,
             Field(

@@ -456,7 +456,8 @@ def test_the_diff_shows_team_b_to_team_a_nowhere(make_client: AppFactory) -> Non
         {"node_type": k, "namespace": ns, "name": n, "depth": 10}
         for k, ns, n in (("dataset", "spark://team-a", "clean"), ("job", "spark://team-a", "etl"))
     ]
-    for ask in asks + [a | c for a in asks for c in centres]:
+    narrowed = [a | {"within": ns} for a in asks for ns in ("team_a", "spark://team-a")]
+    for ask in asks + [a | c for a in asks for c in centres] + narrowed:
         response = get(client, diff, **ask)
         assert response.status_code == 200, response.text
         assert not any(r in response.text for r in hidden_runs)
@@ -470,6 +471,17 @@ def test_the_diff_shows_team_b_to_team_a_nowhere(make_client: AppFactory) -> Non
         refused = get(client, diff, from_run=hidden_run, to=at(100))
         missing = get(client, diff, from_run=str(uuid.uuid4()), to=at(100))
         assert refused.status_code == missing.status_code == 404
+    # Narrowed to a hidden namespace: what a namespace that does not exist answers, nothing.
+    apart = {"from": at(-1), "to": at(100)}
+    secret = client.get(diff, params=apart | {"within": SECRET})
+    nowhere = client.get(diff, params=apart | {"within": "no-such-namespace"})
+    assert secret.status_code == nowhere.status_code == 200
+    narrowed_to = secret.json()
+    assert narrowed_to.pop("within") == SECRET  # the caller's own ask, echoed
+    assert SECRET not in json.dumps(narrowed_to)
+    assert not any(r in secret.text for r in hidden_runs)
+    assert narrowed_to == {k: v for k, v in nowhere.json().items() if k != "within"}
+    assert set(narrowed_to["totals"].values()) == {0}
     centre = {"from": at(-1), "to": at(100), "node_type": "job", "namespace": SECRET}
     hidden = client.get(diff, params=centre | {"name": f"{SECRET}_job"})
     nope = client.get(diff, params=centre | {"name": f"{SECRET}_nope"})

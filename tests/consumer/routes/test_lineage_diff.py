@@ -107,6 +107,48 @@ def test_the_diff_names_what_was_added_removed_and_changed(client: TestClient) -
     assert [f["name"] for f in back["schema_changes"][0]["diff"]["removed"]] == ["b"]
 
 
+def test_within_narrows_the_whole_graph_diff_as_the_graph_page_narrows(
+    client: TestClient,
+) -> None:
+    first, _ = _history(client)
+    ingest(  # and in another namespace: a job that starts writing a table at 25
+        client,
+        run_event(
+            "COMPLETE",
+            job=("airflow://x", "load"),
+            time=at(25),
+            inputs=[dataset("airflow://x", "src")],
+            outputs=[dataset("airflow://x", "dst")],
+        ),
+    )
+    whole = client.get(DIFF, params={"from": at(12), "to": at(30)}).json()
+    assert whole["within"] is None
+    assert {n["namespace"] for n in whole["nodes_added"]} == {"s3://b", "airflow://x"}
+
+    def graph(ns: str, t: str) -> tuple[set[str], set[tuple[str, str, str]]]:
+        page = client.get(f"{API}/graph", params={"namespace": ns, "as_of": t}).json()
+        return {n["id"] for n in page["nodes"]}, _edges(page["edges"])
+
+    for ns in ("s3://b", "spark://prod", "airflow://x"):
+        body = client.get(DIFF, params={"from": at(12), "to": at(30), "within": ns}).json()
+        assert body["within"] == ns
+        (old_nodes, old_edges), (new_nodes, new_edges) = graph(ns, at(12)), graph(ns, at(30))
+        assert {n["id"] for n in body["nodes_added"]} == new_nodes - old_nodes
+        assert {n["id"] for n in body["nodes_removed"]} == old_nodes - new_nodes
+        assert _edges(body["edges_added"]) == new_edges - old_edges
+        assert _edges(body["edges_removed"]) == old_edges - new_edges
+        changed = {c["node"] for c in body["schema_changes"] + body["job_changes"]}
+        assert changed == {c["node"] for c in whole["schema_changes"] + whole["job_changes"]} & (
+            old_nodes | new_nodes
+        )
+    airflow = client.get(DIFF, params={"from": at(12), "to": at(30), "within": "airflow://x"})
+    assert _edges(airflow.json()["edges_added"])  # the namespace's own edges are there
+    # A run of another namespace still names the instant.
+    by_run = client.get(DIFF, params={"from_run": first, "to": at(30), "within": "airflow://x"})
+    assert by_run.status_code == 200, by_run.text
+    assert by_run.json()["from"] == at(10)
+
+
 def test_runs_stand_for_their_end_and_a_centre_bounds_the_walk(client: TestClient) -> None:
     first, second = _history(client)
     body = client.get(DIFF, params={"from_run": first, "to_run": second}).json()
@@ -166,6 +208,14 @@ def test_bad_asks_are_400s_naming_the_parameters(client: TestClient) -> None:
     code, message = error(**{"from": at(1), "to": at(3), "depth": 2})
     assert code == 400
     assert "centre" in message
+    centred = {"node_type": "job", "namespace": "spark://prod", "name": "etl"}
+    code, message = error(**{"from": at(1), "to": at(3), "within": "s3://b"} | centred)
+    assert code == 400
+    assert "within" in message
+    assert "not both" in message
+    code, message = error(**{"from": at(1), "to": at(3), "within": ""})
+    assert code == 400
+    assert "within is empty" in message
     missing = str(uuid.uuid4())
     code, message = error(from_run=missing, to=at(3))
     assert code == 404

@@ -65,6 +65,8 @@ export interface DiffQuery {
   /** ISO 8601; null: now. */
   to: string | null;
   center: { type: NodeKind; namespace: string; name: string; depth: number; direction: Direction } | null;
+  /** The whole graph's diff in this namespace only (as the graph shown is narrowed); not with a center. */
+  within?: string | null;
 }
 
 /** "Now" for the diff's `to`: a future instant is now (the server resolves it), and the query key stays the same. */
@@ -119,6 +121,7 @@ export const api = {
           from: query.from,
           to: query.to ?? FAR_FUTURE,
           ...(c ? { node_type: c.type, namespace: c.namespace, name: c.name, depth: c.depth, direction: c.direction } : {}),
+          ...(!c && query.within ? { within: query.within } : {}),
         },
       },
       signal,

@@ -2200,6 +2200,11 @@ export interface components {
              */
             direction: ("upstream" | "downstream" | "both") | null;
             /**
+             * Within
+             * @description The namespace the whole graph's diff was narrowed to; null: none
+             */
+            within: string | null;
+            /**
              * Truncated
              * @description A centred answer reached more nodes than it keeps on one side; the nearest were kept
              */
@@ -4713,6 +4718,8 @@ export interface operations {
                 depth?: number | null;
                 /** @description upstream, downstream or both (the default) */
                 direction?: ("upstream" | "downstream" | "both") | null;
+                /** @description The whole graph's diff in this namespace only (both ends of an edge in it), as GET /graph?namespace= narrows the graph; not with a centre */
+                within?: string | null;
             };
             header?: never;
             path?: never;

@@ -75,7 +75,8 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     : null;
   const subgraph = useSubgraph(olCenter, depth, direction, history);
   // "Changes since…": the server's diff from the earlier instant to the one
-  // shown, centred as the graph is (the whole graph when it is the whole).
+  // shown, centred as the graph is (the whole graph when it is the whole,
+  // narrowed to its namespace when the graph is).
   const since = registryView ? null : time.changesSince;
   const diff = useDiff(
     since === null
@@ -84,6 +85,7 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
           from: since,
           to: time.asOf,
           center: olCenter ? { ...olCenter, depth, direction } : null,
+          within: olCenter ? null : ns,
         },
   );
   const runCounts = time.window !== null;

@@ -103,11 +103,31 @@ async def get_lineage_diff(
     direction: Annotated[
         Direction | None, Query(description="upstream, downstream or both (the default)")
     ] = None,
+    within: Annotated[
+        str | None,
+        Query(
+            description="The whole graph's diff in this namespace only (both ends of an edge "
+            "in it), as GET /graph?namespace= narrows the graph; not with a centre"
+        ),
+    ] = None,
 ) -> Response:
     start = moment(
         ("from", "from_run"), parse_time("from", from_), parse_run_id("from_run", from_run)
     )
     end = moment(("to", "to_run"), parse_time("to", to), parse_run_id("to_run", to_run))
     centre = _centre(node_type, namespace, name, depth, direction)
+    if within is not None and centre is not None:
+        raise LineageError(
+            "within narrows the whole graph's diff, a centre walks from one node: pass "
+            "within, or node_type, namespace and name, not both",
+            code="invalid_parameter",
+        )
+    if within is not None and not within:
+        raise LineageError(
+            "within is empty: pass a namespace, or leave within out for every namespace",
+            code="invalid_parameter",
+        )
     now_us = time.time_ns() // 1000
-    return await answer(lineage_diff, read, start=start, end=end, centre=centre, now_us=now_us)
+    return await answer(
+        lineage_diff, read, start=start, end=end, centre=centre, now_us=now_us, within=within
+    )

@@ -15,7 +15,7 @@ answer, compared by (source field, target field, job, origin).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection
 
@@ -251,6 +251,7 @@ def difference(
         "center": None,
         "depth": None,
         "direction": None,
+        "within": None,
         "truncated": before.truncated or after.truncated,
         "nodes_added": added,
         "nodes_removed": removed,
@@ -295,22 +296,33 @@ def sides(
 
 
 def lineage_diff(
-    read: StoreReader, *, start: Moment, end: Moment, centre: Centre | None, now_us: int
+    read: StoreReader,
+    *,
+    start: Moment,
+    end: Moment,
+    centre: Centre | None,
+    now_us: int,
+    within: str | None = None,
 ) -> LineageDiff:
     """The diff between the answers as of ``start`` and as of ``end``.
 
     The whole graph's is computed from the two instants' outlines
     (:mod:`.graph_outline`: full nodes and edges only where they differ),
-    a centred one from the two answers.
+    a centred one from the two answers. ``within``: the whole graph's in
+    that namespace only, as the graph page narrows to one (a namespace the
+    caller may not see: nothing).
     """
     with read.engine.connect() as conn:
         instants = (_instant(conn, read, start, now_us), _instant(conn, read, end, now_us))
+    if within is not None:  # (a run named by from_run or to_run may be of another namespace)
+        read = replace(read, scope=read.scope.narrow(within))
     pairs = None
     if centre is None:
         before, after, pairs = trimmed_sides(read, instants)
     else:
         before, after = sides(read, centre, instants)
     diff = difference(read, before, after, instants, pairs)
+    diff["within"] = within
     if centre is not None:
         diff["center"] = str(NodeId(centre.kind, centre.namespace, centre.name))
         diff["depth"] = centre.depth
