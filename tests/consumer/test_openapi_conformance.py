@@ -19,7 +19,7 @@ window's ``since`` before that horizon is a 400 as well: a generated one
 is asked from the future, with no ``until`` (column lineage's too). The diff takes exactly one of
 ``from`` and ``from_run`` (and of ``to`` and ``to_run``), its centre whole
 (``node_type``, ``namespace`` and ``name``, none empty) or not at all (and ``depth`` or
-``direction`` only with one), and instants after the horizon; the catalog
+``direction`` only with one, ``within`` only without), and instants after the horizon; the catalog
 (``/jobs``, ``/datasets``) takes ``as_of`` but no window: the cases are
 mended to that (the 400s are tested in tests/consumer/routes/test_lineage_diff.py).
 
@@ -126,6 +126,8 @@ def _one_diff(query: dict[str, Any]) -> None:
     if len(centre) < 3:
         for key in ("node_type", "namespace", "name", "depth", "direction"):
             query.pop(key, None)
+    else:
+        query.pop("within", None)  # narrows the whole graph's diff only
 
 
 def _graph_window(path: str, query: dict[str, Any] | None) -> None:

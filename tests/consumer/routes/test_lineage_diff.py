@@ -215,7 +215,7 @@ def test_bad_asks_are_400s_naming_the_parameters(client: TestClient) -> None:
     assert "not both" in message
     code, message = error(**{"from": at(1), "to": at(3), "within": ""})
     assert code == 400
-    assert "within is empty" in message
+    assert "within" in message
     missing = str(uuid.uuid4())
     code, message = error(from_run=missing, to=at(3))
     assert code == 404
