@@ -249,17 +249,18 @@ def _selected(e: Any, counted: bool) -> list[Any]:
 
 
 def _listed_edges(direction: str, scoped: bool, counted: bool) -> Any:
-    """The input (output) edges current at ``as_of_us``: each job's latest listed run's, joined."""
+    """The input (output) edges current at ``as_of_us``: each job's latest listed run's, joined.
+
+    Scoped, only the visible jobs are sought (an edge needs both ends visible).
+    """
     j = t.jobs.c
     latest = _latest_listed_run(j.id, direction, f"count_{direction}_listing")
     # Grouped, so that no database flattens it into a per-edge subquery again.
     # Only the jobs that existed then can have listed by then: no seek for the others.
-    listed = (
-        select(j.id.label("job_id"), latest.label("run_key"))
-        .where(j.created_us <= _as_of_us())
-        .group_by(j.id)
-        .subquery(f"{direction}_run")
-    )
+    jobs = select(j.id.label("job_id"), latest.label("run_key")).where(j.created_us <= _as_of_us())
+    if scoped:  # both ends visible: no seek for a job the caller cannot see
+        jobs = jobs.where(j.ns_id.in_(_ids("ns_ids")))
+    listed = jobs.group_by(j.id).subquery(f"{direction}_run")
     io = t.run_io.alias(f"count_{direction}_io")
     e = t.lineage_edges.alias(f"count_{direction}_edge")
     if direction == "input":

@@ -323,7 +323,10 @@ def _between_stored(
         .select_from(s)
         .join(owner, owner.c.id == s.c.dataset_id)
         .join(alias, alias.c.id == s.c.alias_id)
-        .where(*where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(alias.c.ns_id, ns_ids)))
+        # The alias's namespace from the link's own column: filtered on the aliases' ns index
+        # instead, SQLite paired every visible dataset with every other (1.25M probes for
+        # one namespace of 1,119 datasets at 1M events: 275 ms against 16 unscoped).
+        .where(*where_all(in_ids(owner.c.ns_id, ns_ids), in_ids(s.c.alias_ns_id, ns_ids)))
     )
     if existed is not None:
         links = links.where(existed(owner), existed(alias))
