@@ -149,6 +149,34 @@ def test_within_narrows_the_whole_graph_diff_as_the_graph_page_narrows(
     assert by_run.json()["from"] == at(10)
 
 
+def test_within_narrows_which_nodes_not_what_the_caller_sees_of_them(
+    client: TestClient,
+) -> None:
+    # out's symlinks and column lineage name another namespace the caller may see.
+    links = {"identifiers": [{"namespace": "hive://wh", "name": "db.tbl", "type": "TABLE"}]}
+    copied = {"type": "DIRECT", "subtype": "IDENTITY", "description": "copied"}
+    source = {"namespace": "hive://wh", "name": "db.src", "field": "a", "transformations": [copied]}
+    columns = {"fields": {"a": {"inputFields": [source], "transformationDescription": "copied a"}}}
+    out = dataset("s3://b", "out", symlinks=links, columnLineage=columns, schema=schema_facet("a"))
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("s3://b", "etl"),
+            time=at(20),
+            inputs=[dataset("hive://wh", "db.src")],
+            outputs=[out],
+        ),
+    )
+    diff = client.get(DIFF, params={"from": at(10), "to": at(30), "within": "s3://b"}).json()
+    page = client.get(f"{API}/graph", params={"namespace": "s3://b", "as_of": at(30)}).json()
+    added = {n["id"]: n for n in diff["nodes_added"]}
+    shown = {n["id"]: n for n in page["nodes"]}
+    assert added.keys() == shown.keys()
+    assert added["dataset:s3://b:out"] == shown["dataset:s3://b:out"]
+    assert added["dataset:s3://b:out"]["facets"]["symlinks"]["identifiers"]
+
+
 def test_runs_stand_for_their_end_and_a_centre_bounds_the_walk(client: TestClient) -> None:
     first, second = _history(client)
     body = client.get(DIFF, params={"from_run": first, "to_run": second}).json()

@@ -146,10 +146,14 @@ class Outline:
     edges: dict[EdgeKey, EdgeIds]
 
 
-def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
-    """The whole graph at ``at`` as ids: no node is built, no schema read."""
+def outline(conn: Connection, read: StoreReader, at: Instant, ns_ids: NsIds) -> Outline:
+    """The whole graph at ``at`` as ids: no node is built, no schema read.
+
+    ``ns_ids``: the namespaces whose nodes it holds (the caller's visible ones, or
+    fewer); the nodes are built and redacted later with the caller's own scope.
+    """
     answerable(conn, at)
-    rows = {r.id: r for r in at_reads.all_nodes(conn, read.scope.ns_ids, at)}
+    rows = {r.id: r for r in at_reads.all_nodes(conn, ns_ids, at)}
     refs = {i: node_ref(r.kind, r.namespace, r.name) for i, r in rows.items()}
     versions = at_reads.dataset_versions_at(
         conn, (i for i, r in rows.items() if r.kind == "dataset"), at
@@ -159,7 +163,7 @@ def outline(conn: Connection, read: StoreReader, at: Instant) -> Outline:
         conn, (i for i, r in rows.items() if r.kind == "dataset"), "schema", at
     )
     jobs = at_reads.job_versions_at(conn, (i for i, r in rows.items() if r.kind == "job"), at)
-    edges = _edge_ids(conn, refs, read.scope.ns_ids, at)
+    edges = _edge_ids(conn, refs, ns_ids, at)
     return Outline(at, rows, refs, datasets, stated, jobs, edges)
 
 
@@ -232,7 +236,7 @@ def _schema(found: Outline, dataset: int) -> tuple[str | None, str | None]:
 
 
 def trimmed_sides(
-    read: StoreReader, instants: tuple[Instant, Instant]
+    read: StoreReader, instants: tuple[Instant, Instant], ns_ids: NsIds
 ) -> tuple[Side, Side, list[JobPair]]:
     """The two whole-graph sides, each holding only what the diff can name.
 
@@ -241,10 +245,11 @@ def trimmed_sides(
     lacks. The jobs of both whose job version differs come as pairs of
     versions: what :func:`.lineage_diff.job_changes` reads of them (their
     full nodes are never answered). :func:`.lineage_diff.difference` of
-    these is the diff of the two whole answers.
+    these is the diff of the two whole answers. ``ns_ids``: the namespaces
+    whose nodes and edges it compares (the caller's visible ones, or fewer).
     """
     with read.engine.connect() as conn:
-        before, after = (outline(conn, read, at) for at in instants)
+        before, after = (outline(conn, read, at, ns_ids) for at in instants)
         both = before.rows.keys() & after.rows.keys()
         datasets = {
             i

@@ -15,7 +15,7 @@ answer, compared by (source field, target field, job, origin).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
@@ -310,15 +310,17 @@ def lineage_diff(
     (:mod:`.graph_outline`: full nodes and edges only where they differ),
     a centred one from the two answers. ``within``: the whole graph's in
     that namespace only, as the graph page narrows to one (a namespace the
-    caller may not see: nothing).
+    caller may not see: nothing); a run named by ``from_run`` or ``to_run``
+    may be of another namespace.
     """
     with read.engine.connect() as conn:
         instants = (_instant(conn, read, start, now_us), _instant(conn, read, end, now_us))
-    if within is not None:  # (a run named by from_run or to_run may be of another namespace)
-        read = replace(read, scope=read.scope.narrow(within))
     pairs = None
     if centre is None:
-        before, after, pairs = trimmed_sides(read, instants)
+        # ``within`` narrows which nodes and edges are compared, not what the caller may
+        # see of them: nodes are redacted, and jobs' changes counted, with its own scope.
+        selected = read.scope if within is None else read.scope.narrow(within)
+        before, after, pairs = trimmed_sides(read, instants, selected.ns_ids)
     else:
         before, after = sides(read, centre, instants)
     diff = difference(read, before, after, instants, pairs)
