@@ -319,7 +319,7 @@ def lineage_diff(
     if centre is None:
         # ``within`` narrows which nodes and edges are compared, not what the caller may
         # see of them: nodes are redacted, and jobs' changes counted, with its own scope.
-        selected = read.scope if within is None else read.scope.narrow(within)
+        selected = read.scope.narrow(within)  # (none: the caller's own)
         before, after, pairs = trimmed_sides(read, instants, selected.ns_ids)
     else:
         before, after = sides(read, centre, instants)
