@@ -7,7 +7,7 @@ import uuid
 from fastapi.testclient import TestClient
 
 from tests.consumer.lineage import API, ingest, subgraph_path
-from tests.factories import at, dataset, run_event, schema_facet
+from tests.factories import at, dataset, facet, run_event, schema_facet
 
 JOB = ("spark://prod", "etl")
 
@@ -119,3 +119,33 @@ def test_as_of_with_a_window_or_a_bad_instant_is_a_400_naming_it(client: TestCli
         bad = client.get(url, params={"as_of": "last tuesday"})
         assert bad.status_code == 400
         assert "as_of" in bad.json()["error"]["message"]
+
+
+def test_a_datasets_details_then_hold_its_facets_then_a_page_those_stated_last_by_then(
+    client: TestClient,
+) -> None:
+    """The reader documents and locates ``out`` at 10; the writer states them again at 20."""
+
+    def out(doc: str, uri: str) -> dict:
+        source = facet(name="s3", uri=uri)
+        return dataset("s3://b", "out", documentation=facet(description=doc), dataSource=source)
+
+    ingest(
+        client,
+        run_event(
+            "COMPLETE", job=("spark://prod", "read"), time=at(10), inputs=[out("a", "s3://b/1")]
+        ),
+        run_event("COMPLETE", job=JOB, time=at(20), outputs=[out("b", "s3://b/2")]),
+    )
+    node = {"type": "dataset", "namespace": "s3://b", "name": "out", "as_of": at(15)}
+    details = client.get(f"{API}/graph/node", params={**node, "depth": 0}).json()
+    (then,) = details["nodes"]
+    assert then["facets"]["documentation"]["description"] == "a"
+    assert then["datasource_uri"] == "s3://b/1"
+    page = client.get(f"{API}/graph", params={"as_of": at(15)}).json()
+    (listed,) = [n for n in page["nodes"] if n["id"] == OUT]
+    assert "documentation" not in listed["facets"]  # stated again since: left out, not "b"
+    assert listed["datasource_uri"] is None
+    now_params = {"type": "dataset", "namespace": "s3://b", "name": "out", "depth": 0}
+    now = client.get(f"{API}/graph/node", params=now_params).json()
+    assert now["nodes"][0]["datasource_uri"] == "s3://b/2"

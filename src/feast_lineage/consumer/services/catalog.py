@@ -57,9 +57,12 @@ def _facets(
     if at is None:
         stored = read_common.facets_of(conn, table, owners)
     else:
-        texts = catalog_as_of.facets_at(conn, table, owners, at)
-        stored = {o: {k: orjson.loads(v) for k, v in f.items()} for o, f in texts.items()}
+        stored = _parsed(catalog_as_of.facets_at(conn, table, owners, at))
     return _shown(stored, read)
+
+
+def _parsed(texts: dict[int, dict[str, str]]) -> dict[int, dict[str, JsonObject]]:
+    return {o: {k: orjson.loads(v) for k, v in f.items()} for o, f in texts.items()}
 
 
 def _shown(
@@ -168,12 +171,15 @@ def dataset_page(
             total, rows = catalog_as_of.dataset_rows_at(
                 conn, ns_ids, search, sort, offset, limit, instant
             )
-            facets = _facets(conn, t.dataset_facets, [r.id for r in rows], read, instant)
+            then = catalog_as_of.dataset_facets_then(
+                conn, [r.id for r in rows], instant, exact=False
+            )
+            facets = _shown(_parsed(then.facets), read)
         with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope)
     items = [_dataset_item(r, facets.get(r.id, {}), r.id in with_columns, read) for r in rows]
-    for item, r in zip(items, rows, strict=True):
-        if instant is not None and "dataSource" not in facets.get(r.id, {}):
-            item.datasource_uri = None  # its value then is not kept
+    if instant is not None:
+        for item, r in zip(items, rows, strict=True):
+            item.datasource_uri = then.uris.get(r.id)  # its facet's by then, else none
     return DatasetPage(datasets=items, total=total, limit=limit, offset=offset)
 
 

@@ -73,14 +73,22 @@ def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, A
     return out
 
 
-def _facets_then(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, dict[str, str]]:
-    """Node id -> its facets at ``at``: a job's exactly, a dataset's stated last by then
-    (:func:`..read.catalog_as_of.facets_at`)."""
+def _facets_then(
+    conn: Connection, rows: list[NodeRow], at: Instant
+) -> tuple[dict[int, dict[str, str]], dict[int, str]]:
+    """Node id -> its facets at ``at``; dataset id -> its ``dataSource`` URI then.
+
+    A job's facets are exact; a dataset's are exact in an answer of that one node (its
+    details: ``depth=0``), else those whose latest statement is by then
+    (:func:`..read.catalog_as_of.dataset_facets_then`: exact is read from events).
+    """
     jobs = [r.id for r in rows if r.kind == "job"]
     out = catalog_as_of.facets_at(conn, t.job_facets, jobs, at)
-    datasets = [r.id for r in rows if r.kind == "dataset"]
-    out.update(catalog_as_of.facets_at(conn, t.dataset_facets, datasets, at))
-    return out
+    datasets = catalog_as_of.dataset_facets_then(
+        conn, [r.id for r in rows if r.kind == "dataset"], at, exact=len(rows) == 1
+    )
+    out.update(datasets.facets)
+    return out, datasets.uris
 
 
 def _runs_then(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, str]:
@@ -105,7 +113,7 @@ def _nodes(
     """
     if versions is None:
         versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
-    owned = _facets_then(conn, rows, at) if isinstance(at, Instant) else {}
+    owned, uris = _facets_then(conn, rows, at) if isinstance(at, Instant) else ({}, {})
     runs = _runs_then(conn, rows, at) if isinstance(at, Instant) else {}
     refs: dict[int, NodeRef] = {}
     built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
@@ -121,6 +129,8 @@ def _nodes(
         if isinstance(at, Instant):
             node["producer"] = None
             node["updated_at"] = node["updated_at_iso"] = None
+            if r.kind == "dataset":
+                node["datasource_uri"] = uris.get(r.id)
             node["version"] = version
         built["nodes"].append(node)
     return refs, built

@@ -67,6 +67,10 @@ _event = st.fixed_dictionaries(
         "lineage": st.sampled_from([None, None, "A", "B", "E"]),
         # the job's sql facet: stated again with another query, or not at all
         "sql": st.sampled_from([None, "select 1", "select 2"]),
+        # the inputs' documentation (readers state dataset facets too), and the outputs'
+        # dataSource: a URI, another, or none named
+        "doc": st.sampled_from([None, "x", "y"]),
+        "uri": st.sampled_from([None, "s3://b/one", "s3://b/two", ""]),
     }
 )
 # A: d0 feeds d1 through the event's job; B: d1 feeds d2 through it, and j0 feeds j1.
@@ -94,7 +98,8 @@ def _reader(store: Store) -> StoreReader:
 def _events(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     def datasets_of(e: dict[str, Any]) -> tuple[list[Any], list[Any]]:
         outputs = [dataset(NS, n, **_facets(n, e)) for n in e["outputs"]]
-        return [dataset(NS, n) for n in e["inputs"]], outputs
+        doc = {"documentation": facet(description=e["doc"])} if e["doc"] else {}
+        return [dataset(NS, n, **doc) for n in e["inputs"]], outputs
 
     return generated_history(runs, JOBS, datasets_of, _job_facets)
 
@@ -126,6 +131,8 @@ def _facets(name: str, e: dict[str, Any]) -> dict[str, Any]:
     if e["links"] is not None:
         ids = [{"namespace": NS, "name": n, "type": "TABLE"} for n in e["links"] if n != name]
         out["symlinks"] = facet(identifiers=ids)
+    if e["uri"] is not None:
+        out["dataSource"] = facet(name="s3", **({"uri": e["uri"]} if e["uri"] else {}))
     return out
 
 
@@ -201,12 +208,22 @@ def _compare_catalog(a: Store, b: Store, instant: Instant, seconds: int) -> None
     assert then_ds.total == now_ds.total
     assert _dataset_shape(then_ds) == _dataset_shape(now_ds)
     for t_item, n_item in zip(then_ds.datasets, now_ds.datasets, strict=True):
-        # A facet (here the schema) stated again after T is left out, never later's.
+        # The schema stated again after T is left out (its version holds it), never later's.
         assert t_item.schema_text in (None, n_item.schema_text)
+        # A page's dataset facets (and URI) are those stated last by then: never later's.
+        _facets_kept(
+            orjson.loads(t_item.facets_json or "{}"), orjson.loads(n_item.facets_json or "{}")
+        )
+        assert t_item.datasource_uri in (None, n_item.datasource_uri)
 
 
-def _compare_centre(then: Subgraph, now: Subgraph) -> None:
-    """A node's details as of T (the UI opens the subgraph's centre) equal B's now."""
+def _compare_centre(then: Subgraph, now: Subgraph, details: bool) -> None:
+    """A node's details as of T (the UI opens the subgraph's centre) equal B's now.
+
+    ``details``: the answer of that node alone (``depth=0``, as the UI asks a node's
+    details), whose dataset facets are exact too; in a larger answer a dataset facet
+    stated again since is left out.
+    """
     then_node = next(n for n in then["nodes"] if n["id"] == then["center"])
     now_node = next(n for n in now["nodes"] if n["id"] == now["center"])
     for field in ("latest_run_state", "created_at", "job_type"):
@@ -214,11 +231,12 @@ def _compare_centre(then: Subgraph, now: Subgraph) -> None:
     # A node's schema then is its version's (the version rules break ties of one time by
     # the version id, the facet rules by the content): the other facets are compared.
     _facets_kept({**then_node["facets"], "schema": None}, {**now_node["facets"], "schema": None})
-    if then_node["type"] == "job":  # a job's facets then are exact: none left out
+    assert then_node["datasource_uri"] in (None, now_node["datasource_uri"])
+    if then_node["type"] == "job" or details:  # exact: none left out
         # (as JSON values: the current answer lists them in the database's order)
-        assert orjson.loads(orjson.dumps(then_node["facets"])) == orjson.loads(
-            orjson.dumps(now_node["facets"])
-        )
+        then_facets = {**orjson.loads(orjson.dumps(then_node["facets"])), "schema": None}
+        assert then_facets == {**orjson.loads(orjson.dumps(now_node["facets"])), "schema": None}
+        assert then_node["datasource_uri"] == now_node["datasource_uri"]
 
 
 def _compare_at(a: Store, b: Store, events: list[dict[str, Any]], seconds: int) -> None:
@@ -243,7 +261,14 @@ def _compare_at(a: Store, b: Store, events: list[dict[str, Any]], seconds: int) 
             now_sub = subgraph(_reader(b), **args)
             assert _shape(then_sub) == _shape(now_sub)
             if direction == "both":
-                _compare_centre(then_sub, now_sub)
+                _compare_centre(then_sub, now_sub, details=False)
+        args = {"kind": kind, "namespace": node["namespace"], "name": node["name"]}
+        args |= {"depth": 0, "direction": "both", "limit": 100}
+        then_sub, now_sub = (
+            subgraph_at(_reader(a), **args, at=instant),
+            subgraph(_reader(b), **args),
+        )
+        _compare_centre(then_sub, now_sub, details=True)
 
 
 @pytest.mark.slow

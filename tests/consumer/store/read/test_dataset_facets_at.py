@@ -1,0 +1,214 @@
+"""A dataset's facets as of T are those of a store of the events until T: none left out, none later.
+
+The property test of ``as_of`` (test_as_of_property.py) holds them on
+generated histories; here, the cases it rarely draws: statements by a
+writer, a reader and DatasetEvents interleaved, two events at one
+instant, a facet last stated many events before T, a facet first stated
+after T, the ``dataSource`` URI kept from an earlier facet when a later
+one names none, and the retention horizon below which events may be gone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from feast_lineage.consumer.store.admin.prune import prune
+from feast_lineage.consumer.store.read import dataset_facets_at as module
+from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.dataset_facets_at import dataset_facets_at, event_key
+from feast_lineage.consumer.store.schema import tables as t
+from feast_lineage.event_time import parse_us
+from feast_lineage.identity import dataset_id
+from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
+from tests.store_helpers import Store, history_settings, ingest_shuffled
+
+NS, NAME = "s3://b", "features/driver"
+DID = dataset_id(NS, NAME)
+WRITER, READER = ("spark://p", "write"), ("spark://p", "read")
+
+
+def _doc(text: str) -> dict[str, Any]:
+    return {"documentation": facet(description=text)}
+
+
+def _source(uri: str | None) -> dict[str, Any]:
+    return {"dataSource": facet(name="s3", **({"uri": uri} if uri else {}))}
+
+
+def _at(store: Store, seconds: float) -> tuple[dict[str, Any], str | None]:
+    """The dataset's facets and URI as of ``seconds``."""
+    with store.engine.connect() as conn:
+        found = dataset_facets_at(conn, [DID], Instant(parse_us(at(seconds))), uris=True)
+    facets = {name: orjson.loads(text) for name, text in found.facets.get(DID, {}).items()}
+    return facets, found.uris.get(DID)
+
+
+def _now(store: Store) -> tuple[dict[str, Any], str | None]:
+    """The dataset's facets and URI now (today's rules), as the store holds them."""
+    f, b = t.dataset_facets, t.facet_blobs
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            f.join(b, b.c.id == f.c.blob_id)
+            .select()
+            .with_only_columns(f.c.name, b.c.payload)
+            .where(f.c.owner_id == DID)
+        ).all()
+        uri = conn.scalar(
+            t.datasets.select()
+            .with_only_columns(t.datasets.c.datasource_uri)
+            .where(t.datasets.c.id == DID)
+        )
+    return {str(name): orjson.loads(payload) for name, payload in rows}, uri
+
+
+def _history() -> list[dict[str, Any]]:
+    """The writer states "a" and a URI at 1; the reader "b" at 2 (and a URI with a password);
+    two writes at 5 ("c" and "d"); 20 events of the writer that list the dataset with no
+    documentation from 6 to 25, and a dataSource naming no URI at 7; a DatasetEvent "e" with
+    ownership (its first statement) at 30."""
+    out = dataset(NS, NAME, **_doc("a"), **_source("s3://b/one"))
+    read = dataset(NS, NAME, **_doc("b"), **_source("s3://user:secret@b/two"))
+    events = [
+        run_event("COMPLETE", job=WRITER, time=at(1), outputs=[out]),
+        run_event("START", job=READER, time=at(2), inputs=[read]),
+        run_event("COMPLETE", job=WRITER, time=at(5), outputs=[dataset(NS, NAME, **_doc("c"))]),
+        run_event("COMPLETE", job=WRITER, time=at(5), outputs=[dataset(NS, NAME, **_doc("d"))]),
+    ]
+    events += [
+        run_event(
+            "RUNNING",
+            job=WRITER,
+            time=at(6 + i),
+            outputs=[dataset(NS, NAME, **(_source(None) if i == 1 else {}))],
+        )
+        for i in range(20)
+    ]
+    owner = {"ownership": facet(owners=[{"name": "team"}])}
+    events.append(dataset_event(NS, NAME, time=at(30), **_doc("e"), **owner))
+    return events
+
+
+@pytest.mark.parametrize("order", ["in order", "reversed", "interleaved"])
+def test_each_instant_answers_the_facets_of_a_store_of_the_events_until_then(
+    two_stores: tuple[Store, Store], order: str
+) -> None:
+    full, until = two_stores
+    events = _history()
+    arrival = {
+        "in order": events,
+        "reversed": events[::-1],
+        "interleaved": [
+            e for pair in itertools.zip_longest(events[::2], events[1::2]) for e in pair if e
+        ],
+    }[order]
+    full.ingest_each(arrival)
+    for seconds in (0, 1, 2, 4, 5, 6, 7, 25, 29, 30, 1000):
+        until.reset()
+        until.ingest_each(e for e in events if parse_us(e["eventTime"]) <= parse_us(at(seconds)))
+        assert _at(full, seconds) == _now(until), seconds
+    facets, uri = _at(full, 4)
+    assert facets["documentation"]["description"] == "b"  # the reader's, restated since
+    assert uri == "s3://b/two"  # without its password, as ingest keeps it
+    assert _at(full, 5)[0]["documentation"]["description"] in ("c", "d")  # by event key
+    facets, uri = _at(full, 7)
+    assert "uri" not in facets["dataSource"]
+    assert uri == "s3://b/two"  # the URI named last
+    assert "ownership" not in _at(full, 29)[0]  # first stated at 30
+
+
+def test_below_the_retention_horizon_a_facet_is_left_out_never_an_older_value(
+    two_stores: tuple[Store, Store],
+) -> None:
+    """Documentation "a" at 1 (a run kept by retention: its job's latest listing), "b" at 5
+    (a DatasetEvent, pruned), a listing without it at 12, "c" at 20; cutoff 10: as of 15 the
+    value, "b", is gone, and "a" (still stored) is not it."""
+    pruned, whole = two_stores
+    kept_run = str(uuid.uuid4())
+    events = [
+        run_event(
+            "COMPLETE",
+            run_id=kept_run,
+            job=WRITER,
+            time=at(1),
+            outputs=[dataset(NS, NAME, **_doc("a"))],
+        ),
+        dataset_event(NS, NAME, time=at(5), **_doc("b")),
+        run_event("RUNNING", job=WRITER, time=at(12), outputs=[dataset(NS, NAME)]),
+        run_event("START", job=WRITER, time=at(20), outputs=[dataset(NS, NAME, **_doc("c"))]),
+    ]
+    for s in two_stores:
+        s.ingest_each(events)
+    prune(pruned.engine, parse_us(at(10)))
+    assert kept_run in {row["run_id"] for row in pruned.rows(t.runs)}
+    assert any(p["eventTime"] == at(1) for p in pruned.payloads())  # "a" is still stored
+    assert _at(whole, 15)[0]["documentation"]["description"] == "b"
+    assert "documentation" not in _at(pruned, 15)[0]
+    assert _at(pruned, 20)[0]["documentation"]["description"] == "c"
+
+
+def test_an_event_key_is_named_by_its_rank(store: Store) -> None:
+    """The listings' ranks name their events (ingest's key and rank of one event)."""
+    store.ingest_each([run_event("START", job=WRITER, time=at(3), outputs=[dataset(NS, NAME)])])
+    listing = store.rows(t.io_listings)[0]
+    keys = {row["event_key"] for row in store.rows(t.events)}
+    assert event_key(listing["rank"]) in keys
+
+
+_tied_event = st.fixed_dictionaries(
+    {
+        "time": st.integers(0, 3),  # few instants: many events share one
+        "doc": st.sampled_from([None, "a", "b", "c"]),
+        "uri": st.sampled_from([None, None, "s3://b/x", "s3://b/y", ""]),
+        "as": st.sampled_from(["output", "input", "dataset event", "job event"]),
+        "job": st.sampled_from([WRITER, READER]),
+    }
+)
+
+
+def _tied(spec: dict[str, Any], i: int) -> dict[str, Any]:
+    facets = _doc(spec["doc"]) if spec["doc"] else {}
+    if spec["uri"] is not None:
+        facets |= _source(spec["uri"])
+    facets["tag"] = facet(n=i)  # distinct payloads, distinct keys
+    if spec["as"] == "dataset event":
+        return dataset_event(NS, NAME, time=at(spec["time"]), **facets)
+    listed = [dataset(NS, NAME, **facets)]
+    if spec["as"] == "job event":
+        return job_event(*spec["job"], time=at(spec["time"]), outputs=listed)
+    io = {"inputs": listed} if spec["as"] == "input" else {"outputs": listed}
+    return run_event("RUNNING", job=spec["job"], time=at(spec["time"]), **io)
+
+
+@pytest.mark.slow
+def test_walking_back_two_streams_across_ties_at_every_step_boundary(
+    two_stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two events a step: a step's oldest rank often has the other stream's beside it."""
+    monkeypatch.setattr(module, "_STEP", 2)
+    monkeypatch.setattr(module, "_MAX_STEP", 2)
+    full, until = two_stores
+    examples = 50 if full.dialect == "sqlite" else 10
+
+    @history_settings(examples)
+    @given(st.lists(_tied_event, min_size=4, max_size=16), st.data())
+    def check(specs: list[dict[str, Any]], data: st.DataObject) -> None:
+        events = [_tied(spec, i) for i, spec in enumerate(specs)]
+        full.reset()
+        ingest_shuffled(full, events, data)
+        for seconds in range(5):
+            until.reset()
+            until.ingest_each(
+                e for e in events if parse_us(e["eventTime"]) <= parse_us(at(seconds))
+            )
+            then, now = _at(full, seconds), _now(until)
+            # "tag" is stated by every event: the latest then, exactly
+            assert then == now, seconds
+
+    check()
