@@ -99,8 +99,15 @@ def test_as_of_the_first_training_run_the_graph_lacks_the_later_change(
     # (a click event: the graph then opens at a readable size, larger than the window, and
     # the node may lie outside it, as a user would pan to)
     node(page, "driver_hourly_stats", "feature_view").locator(".lnode").dispatch_event("click")
-    schema = page.get_by_test_id("details-panel").get_by_test_id("schema-table")
+    details = page.get_by_test_id("details-panel")
+    schema = details.get_by_test_id("schema-table")
     expect(schema.locator("tr", has_text="conv_rate")).to_contain_text("FLOAT")
+    # Its Feast facets as they were then: the later apply stated them again, so the graph's
+    # node lacks them (stated last after then) and the details, asked alone, hold them.
+    view = api(server, "graph", as_of=url_param(page, "as_of"), limit=500)
+    drawn = next(n for n in view["nodes"] if n["id"].endswith(FEATURE_VIEW["node"]))
+    assert "feast_feature_view" not in drawn["facets"]
+    expect(details.get_by_test_id("feast-facets")).to_contain_text("Entities")
     shoot(page, "history-as-of")
 
     # A deep link reproduces the view; one click goes back to now.

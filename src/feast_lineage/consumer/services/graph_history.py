@@ -74,18 +74,18 @@ def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, A
 
 
 def _facets_then(
-    conn: Connection, rows: list[NodeRow], at: Instant
+    conn: Connection, rows: list[NodeRow], at: Instant, details: bool
 ) -> tuple[dict[int, dict[str, str]], dict[int, str]]:
     """Node id -> its facets at ``at``; dataset id -> its ``dataSource`` URI then.
 
-    A job's facets are exact; a dataset's are exact in an answer of that one node (its
-    details: ``depth=0``), else those whose latest statement is by then
+    A job's facets are exact; a dataset's are exact in a node's details (``details``:
+    ``depth=0``), else those whose latest statement is by then
     (:func:`..read.catalog_as_of.dataset_facets_then`: exact is read from events).
     """
     jobs = [r.id for r in rows if r.kind == "job"]
     out = catalog_as_of.facets_at(conn, t.job_facets, jobs, at)
     datasets = catalog_as_of.dataset_facets_then(
-        conn, [r.id for r in rows if r.kind == "dataset"], at, exact=len(rows) == 1
+        conn, [r.id for r in rows if r.kind == "dataset"], at, exact=details
     )
     out.update(datasets.facets)
     return out, datasets.uris
@@ -105,15 +105,17 @@ def _nodes(
     depths: Mapping[int, int] | None,
     at: History,
     versions: Mapping[int, Any] | None = None,
+    details: bool = False,
 ) -> tuple[dict[int, NodeRef], Built]:
     """The answer's nodes: an ``as_of`` node with its version then, a window's as stored.
 
     ``versions`` (node id -> (version id, schema text or None)), when the
-    caller has read them, are not read again.
+    caller has read them, are not read again. ``details``: the answer is one
+    node's details (``depth=0``), whose dataset facets then are read exactly.
     """
     if versions is None:
         versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
-    owned, uris = _facets_then(conn, rows, at) if isinstance(at, Instant) else ({}, {})
+    owned, uris = _facets_then(conn, rows, at, details) if isinstance(at, Instant) else ({}, {})
     runs = _runs_then(conn, rows, at) if isinstance(at, Instant) else {}
     refs: dict[int, NodeRef] = {}
     built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
@@ -188,8 +190,10 @@ def _build(
     read: StoreReader,
     depths: Mapping[int, int] | None,
     at: History,
+    details: bool = False,
 ) -> Built:
-    refs, built = _nodes(conn, rows, read.scope, read.namespace_mapping, depths, at)
+    """The nodes and edges of ``rows``; ``details``: a node's details (:func:`_nodes`)."""
+    refs, built = _nodes(conn, rows, read.scope, read.namespace_mapping, depths, at, None, details)
     _symlinks(conn, refs, built, read.scope.ns_ids, at)
     _edges(conn, refs, built, at)
     return built
@@ -322,7 +326,7 @@ def subgraph_at(
             rows = g.nodes_by_id(conn, considered, read.scope.ns_ids)
         rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
         truncated = len(rows) > limit or len(considered) < len(nearest)
-        built = _build(conn, rows[:limit], read, depths, at)
+        built = _build(conn, rows[:limit], read, depths, at, details=depth == 0)
     as_of, since, until = _echo(at)
     return Subgraph(
         center=str(NodeId(kind, namespace, name)),

@@ -187,12 +187,14 @@ def _tied(spec: dict[str, Any], i: int) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_walking_back_two_streams_across_ties_at_every_step_boundary(
+def test_walking_back_across_ties_at_every_window_and_step_boundary(
     two_stores: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two events a step: a step's oldest rank often has the other stream's beside it."""
+    """Windows of one second, then two, four: their bounds fall between the instants; two
+    events fetched at a time: a fetch often splits events of one instant."""
+    monkeypatch.setattr(module, "_HOUR_US", 1_000_000)
+    monkeypatch.setattr(module, "_GROWTH", 2)
     monkeypatch.setattr(module, "_STEP", 2)
-    monkeypatch.setattr(module, "_MAX_STEP", 2)
     full, until = two_stores
     examples = 50 if full.dialect == "sqlite" else 10
 
@@ -212,3 +214,61 @@ def test_walking_back_two_streams_across_ties_at_every_step_boundary(
             assert then == now, seconds
 
     check()
+
+
+def test_a_dataset_listed_twice_in_one_event_takes_ingests_rules(
+    two_stores: tuple[Store, Store],
+) -> None:
+    """Read with URI X and written with URI Y (and another documentation) in one event at
+    10, stated again at 20: as of 15, the facets are the later occurrence's (the output's)
+    and the URI the first one that named one (the input's), as ingest merged them."""
+    full, until = two_stores
+    both = run_event(
+        "COMPLETE",
+        job=WRITER,
+        time=at(10),
+        inputs=[dataset(NS, NAME, **_doc("in"), **_source("s3://b/x"))],
+        outputs=[dataset(NS, NAME, **_doc("out"), **_source("s3://b/y"))],
+    )
+    unnamed = run_event(
+        "COMPLETE",
+        job=READER,
+        time=at(12),
+        inputs=[dataset(NS, NAME, **_source("s3://b/z"))],
+        outputs=[dataset(NS, NAME, **_source(None))],
+    )
+    later = run_event(
+        "START",
+        job=WRITER,
+        time=at(20),
+        outputs=[dataset(NS, NAME, **_doc("new"), **_source("s3://b/new"))],
+    )
+    full.ingest_each([later, unnamed, both])
+    until.ingest_each([both])
+    assert _at(full, 11) == _now(until)
+    assert _at(full, 11)[1] == "s3://b/x"
+    until.ingest_each([unnamed])
+    assert _at(full, 15) == _now(until)
+    assert _at(full, 15)[1] == "s3://b/z"  # the output's dataSource names none
+
+
+def test_past_the_budget_a_facet_is_left_out_never_an_older_value(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Documentation "a" at 1, 30 listings without it, "b" at 60: with a budget of 20
+    listings, as of 50 the walk stops before reaching "a" and leaves it out."""
+    monkeypatch.setattr(module, "_BUDGET", 20)
+    events = [
+        run_event("COMPLETE", job=WRITER, time=at(1), outputs=[dataset(NS, NAME, **_doc("a"))])
+    ]
+    events += [
+        run_event("COMPLETE", job=WRITER, time=at(10 + i), outputs=[dataset(NS, NAME)])
+        for i in range(30)
+    ]
+    events.append(
+        run_event("START", job=READER, time=at(60), inputs=[dataset(NS, NAME, **_doc("b"))])
+    )
+    store.ingest_each(events)
+    assert "documentation" not in _at(store, 50)[0]
+    monkeypatch.setattr(module, "_BUDGET", 4096)
+    assert _at(store, 50)[0]["documentation"]["description"] == "a"

@@ -2,7 +2,7 @@
 // (documentation, aliases, data source, Feast metadata, schema; a job's type,
 // SQL and runs), then every other facet as JSON.
 
-import { useNode } from "../../api/queries";
+import { useNode, type NodeRef } from "../../api/queries";
 import { historyQuery, timeView } from "../../history/time";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
@@ -23,8 +23,12 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
   const known = drawn?.ol && drawn.ol.namespace === selection.namespace && drawn.ol.name === selection.name ? drawn.ol : null;
   const kind = selection.type === "job" ? "job" : "dataset";
   const time = timeView(route);
-  const fetched = useNode(known ? null : { type: kind, namespace: selection.namespace, name: selection.name }, historyQuery(time));
-  const node = known ?? fetched.data;
+  // As of an instant a dataset of the graph carries the facets stated last by then only; its
+  // details, asked alone, carry them as they were then (stated again since or not).
+  const exactThen = kind === "dataset" && time.asOf !== null;
+  const asked: NodeRef | null = known && !exactThen ? null : { type: kind, namespace: selection.namespace, name: selection.name };
+  const fetched = useNode(asked, historyQuery(time));
+  const node = fetched.data ?? known;
   if (!node) {
     if (fetched.error) return <Failure error={fetched.error} what="this node" onRetry={fetched.refetch} />;
     return <Loading what="details" />;
