@@ -55,7 +55,7 @@ from feast_lineage.uris import strip_credentials
 
 _CHUNK = 500
 _STEP = 16  # events fetched at a time, in rank order
-_BUDGET = 4096  # events read back per dataset and answer at most: a facet further back is left out
+_BUDGET = 4096  # listings looked at per dataset at most: a facet further back is left out
 
 URI = "\x00dataSource uri"  # not a facet name a producer can send: the URI then, wanted as one
 
