@@ -108,6 +108,8 @@ def test_as_of_the_first_training_run_the_graph_lacks_the_later_change(
     drawn = next(n for n in view["nodes"] if n["id"].endswith(FEATURE_VIEW["node"]))
     assert "feast_feature_view" not in drawn["facets"]
     expect(details.get_by_test_id("feast-facets")).to_contain_text("Entities")
+    # Its column lineage then: the column counts as of the instant are offered.
+    expect(details.get_by_test_id("column-lineage-section")).to_be_visible()
     shoot(page, "history-as-of")
 
     # A deep link reproduces the view; one click goes back to now.

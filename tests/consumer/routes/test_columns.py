@@ -393,6 +393,48 @@ def test_has_column_lineage_on_graph_nodes_and_datasets(client: TestClient) -> N
     }
 
 
+def test_has_column_lineage_as_of_an_instant_is_the_column_lineage_then(
+    client: TestClient,
+) -> None:
+    """mid is written at 5 with no column lineage, at 20 with it; hive's db.mid is its
+    alias from 10: as of 15 neither has column lineage, as of 25 both do (the alias
+    through the symlink current then), as the column view answers then."""
+    link = facet(identifiers=[{"namespace": "hive", "name": "db.mid", "type": "TABLE"}])
+    ingest(
+        client,
+        run_event("COMPLETE", job=("spark", "j1"), time=at(5), outputs=[dataset("lake", "mid")]),
+        run_event(
+            "COMPLETE",
+            job=("spark", "cat"),
+            time=at(10),
+            outputs=[dataset("lake", "mid", symlinks=link)],
+        ),
+        run_event(
+            "COMPLETE", job=("spark", "reader"), time=at(12), inputs=[dataset("hive", "db.mid")]
+        ),
+        write("j1", ["raw"], "mid", cll({"total": [("lake", "raw", "amount", "DIRECT")]}), t=20),
+    )
+
+    def flags(as_of: str) -> dict[str, Any]:
+        graph = client.get(f"{API}/graph", params={"as_of": as_of}).json()
+        out = {n["id"]: n["has_column_lineage"] for n in graph["nodes"] if n["kind"] == "dataset"}
+        page = client.get(f"{API}/datasets", params={"as_of": as_of}).json()["datasets"]
+        assert {
+            f"dataset:{i['dataset_namespace']}:{i['dataset_name']}": i["has_column_lineage"]
+            for i in page
+        } == out
+        node = {"type": "dataset", "namespace": "lake", "name": "mid", "depth": 0, "as_of": as_of}
+        (details,) = client.get(f"{API}/graph/node", params=node).json()["nodes"]
+        assert details["has_column_lineage"] == out["dataset:lake:mid"]
+        return out
+
+    assert flags(at(15)) == {"dataset:lake:mid": False, "dataset:hive:db.mid": False}
+    then = flags(at(25))
+    assert then["dataset:lake:mid"] is True
+    assert then["dataset:hive:db.mid"] is True  # its alias's fields
+    assert then["dataset:lake:raw"] is True
+
+
 # --- access ---------------------------------------------------------------------
 
 KEY = "key-seen"

@@ -175,7 +175,7 @@ def dataset_page(
                 conn, [r.id for r in rows], instant, exact=False
             )
             facets = _shown(_parsed(then.facets), read)
-        with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope)
+        with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope, instant)
     items = [_dataset_item(r, facets.get(r.id, {}), r.id in with_columns, read) for r in rows]
     if instant is not None:
         for item, r in zip(items, rows, strict=True):

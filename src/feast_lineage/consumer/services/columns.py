@@ -481,23 +481,32 @@ def _with_hidden_inputs(
     return {node for node in targets if node in hidden or node[0] in whole}
 
 
-def has_column_lineage(conn: Connection, dataset_ids: Iterable[int], scope: Scope) -> set[int]:
-    """The datasets among ``dataset_ids`` with column lineage the caller may see.
+def has_column_lineage(
+    conn: Connection, dataset_ids: Iterable[int], scope: Scope, at: Instant | None = None
+) -> set[int]:
+    """The datasets among ``dataset_ids`` with column lineage the caller may see (as of ``at``).
 
     A dataset has it when it has current column edges itself, or when one of
     its aliases (through any chain of visible symlinks, as the walk goes)
-    does: its fields are the alias's fields.
+    does: its fields are the alias's fields. As of an instant, the column
+    edges and the symlinks current then (what the column view answers then).
     """
+
+    def with_edges_of(ids: set[int]) -> set[int]:
+        if at is None:
+            return c.with_column_lineage(conn, ids, scope.ns_ids)
+        return c_at.with_column_lineage_at(conn, ids, scope.ns_ids, at)
+
     ids = set(dataset_ids)
-    found = c.with_column_lineage(conn, ids, scope.ns_ids)
+    found = with_edges_of(ids)
     rest = ids - found
     if not rest:
         return found
-    aliases = _Aliases(scope)
+    aliases = _Aliases(scope, at)
     aliases.add(conn, rest)
     groups = {aliases.group[i] for i in rest}
     others = aliases.datasets(groups) - ids
-    with_edges = found | c.with_column_lineage(conn, others, scope.ns_ids)
+    with_edges = found | with_edges_of(others)
     lit = {grp for grp in groups if aliases.members[grp] & with_edges}
     return found | {i for i in rest if aliases.group[i] in lit}
 

@@ -23,6 +23,7 @@ from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.lineage_model import Direction, NodeId, Way
 from feast_lineage.consumer.schemas import Clamped, GraphEdge, GraphPage, Subgraph
 from feast_lineage.consumer.services.bounds import MAX_GRAPH_PAGE, clamp_depth, clamp_limit
+from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.dataset_versions import version_key
 from feast_lineage.consumer.services.graph import (
     _READ_FACETS,
@@ -91,6 +92,11 @@ def _facets_then(
     return out, datasets.uris
 
 
+def _columns_then(conn: Connection, rows: list[NodeRow], scope: Scope, at: Instant) -> set[int]:
+    """The datasets of ``rows`` with column lineage current at ``at`` (theirs or an alias's)."""
+    return has_column_lineage(conn, (r.id for r in rows if r.kind == "dataset"), scope, at)
+
+
 def _runs_then(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, str]:
     """Job id -> the state its latest run had at ``at``."""
     found = catalog_as_of.latest_runs_at(conn, (r.id for r in rows if r.kind == "job"), at)
@@ -117,6 +123,7 @@ def _nodes(
         versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
     owned, uris = _facets_then(conn, rows, at, details) if isinstance(at, Instant) else ({}, {})
     runs = _runs_then(conn, rows, at) if isinstance(at, Instant) else {}
+    with_columns = _columns_then(conn, rows, scope, at) if isinstance(at, Instant) else set()
     refs: dict[int, NodeRef] = {}
     built = Built(nodes=[], edges=[], derived_edges=[], symlinks=[])
     for r in rows:
@@ -127,7 +134,7 @@ def _nodes(
         facets = redaction.stored_facets(stored, scope, _READ_FACETS)
         ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
-        node = _node(r, ref.key, facets, mapping, depth, False, runs.get(r.id))
+        node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, runs.get(r.id))
         if isinstance(at, Instant):
             node["producer"] = None
             node["updated_at"] = node["updated_at_iso"] = None

@@ -23,12 +23,17 @@ from hypothesis import strategies as st
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.schemas import ColumnLineage
-from feast_lineage.consumer.services.columns import column_edges_of_datasets_at, column_lineage
+from feast_lineage.consumer.services.columns import (
+    column_edges_of_datasets_at,
+    column_lineage,
+    has_column_lineage,
+)
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.consumer.store.read.window import Window
 from feast_lineage.event_time import parse_us, to_iso
+from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, facet, run_event, schema_facet
 from tests.store_helpers import Store, ingest_shuffled
 
@@ -170,6 +175,12 @@ def _compare_at(a: Store, b: Store, events: list[dict[str, Any]], seconds: int) 
     assert column_edges_of_datasets_at(_reader(a), datasets, instant) == (
         column_edges_of_datasets_at(_reader(b), datasets, None)
     )
+    # Which datasets offer the column view then (theirs, or an alias's through the
+    # symlinks current then): those of the store of the events until then.
+    ids = [dataset_id(NS, n) for n in NAMES]
+    with a.engine.connect() as conn_a, b.engine.connect() as conn_b:
+        then_flags = has_column_lineage(conn_a, ids, Scope.everything(), instant)
+        assert then_flags == has_column_lineage(conn_b, ids, Scope.everything())
 
 
 @pytest.mark.slow
