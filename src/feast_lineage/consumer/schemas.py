@@ -422,7 +422,11 @@ class GraphNode(TypedDict):
     feast: FeastObject | None
     depth: Annotated[int | None, Field(description="Steps from the center (subgraphs)")]
     has_column_lineage: Annotated[
-        bool, Field(description="A dataset with current column edges (in or out)")
+        bool,
+        Field(
+            description="A dataset with column edges (in or out), its own or an alias's: "
+            "current ones, or those current at as_of"
+        ),
     ]
     latest_run_state: Annotated[
         str | None,
@@ -818,7 +822,10 @@ class DatasetItem(BaseModel):
     updated_at_iso: str = Field(description=_ISO)
     datasource_uri: str | None
     feast: FeastObject | None
-    has_column_lineage: bool = Field(description="It has current column edges (in or out)")
+    has_column_lineage: bool = Field(
+        description="It has column edges (in or out), its own or an alias's: current ones, "
+        "or those current at as_of"
+    )
 
 
 class DatasetPage(BaseModel):

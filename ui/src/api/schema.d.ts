@@ -859,7 +859,7 @@ export interface components {
             feast: components["schemas"]["FeastObject"] | null;
             /**
              * Has Column Lineage
-             * @description It has current column edges (in or out)
+             * @description It has column edges (in or out), its own or an alias's: current ones, or those current at as_of
              */
             has_column_lineage: boolean;
         };
@@ -1569,7 +1569,7 @@ export interface components {
             depth: number | null;
             /**
              * Has Column Lineage
-             * @description A dataset with current column edges (in or out)
+             * @description A dataset with column edges (in or out), its own or an alias's: current ones, or those current at as_of
              */
             has_column_lineage: boolean;
             /**
