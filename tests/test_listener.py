@@ -252,3 +252,28 @@ def test_the_socket_listens_on_when_the_interim_server_hands_over() -> None:
         sock.close()
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=10)
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_stopped_while_starting_the_interim_server_leaves_nothing_open(loop: str) -> None:
+    """A migration that fails at once stops the interim server during its startup: uvicorn
+    returns before its own shutdown then, and the server it opened must be closed all the
+    same (else closing the loop warns of an unclosed resource, a traceback on stderr)."""
+    import gc
+    import warnings
+
+    sock = listen("127.0.0.1", 0)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for attempt in range(20):  # stopped at once, or a moment after it started
+                with answering_while_upgrading(
+                    sock, MigrationProgress(), database="sqlite", uvicorn_options={"loop": loop}
+                ):
+                    if attempt % 2:
+                        threading.Event().wait(0.001)
+            gc.collect()
+        unclosed = [str(w.message) for w in caught if "TCPServer" in str(w.message)]
+        assert unclosed == []
+    finally:
+        sock.close()

@@ -72,6 +72,14 @@ class _InterimServer(uvicorn.Server):
             await asyncio.sleep(0.01)
         await super().shutdown(sockets)
 
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().serve(sockets)
+        # Stopped while it started (a migration that fails at once): uvicorn then returns
+        # before its shutdown, with the servers it opened still open, and closing the loop
+        # over them warns of an unclosed resource (a traceback on stderr). Close them.
+        for server in self.servers:
+            server.close()
+
 
 _THREAD = "lineage-upgrading"
 
