@@ -102,7 +102,8 @@ def test_what_is_not_a_date_time_is_named(text: str, problem: str) -> None:
     assert message.startswith(repr(text))
     assert message.endswith(
         "send an RFC 3339 date-time such as 2024-05-01T12:00:00Z "
-        "(YYYY-MM-DDThh:mm:ss, an optional fraction, then Z or an offset like +02:00)"
+        "(YYYY-MM-DDThh:mm:ss, an optional fraction, then Z or an offset like +02:00; "
+        "without either, the time is UTC)"
     )
 
 

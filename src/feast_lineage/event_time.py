@@ -32,13 +32,16 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NAIVE_EPOCH = datetime(1970, 1, 1)
 MIN_US = -2_208_988_800_000_000  # 1900-01-01T00:00:00Z
 MAX_US = 253_402_300_799_999_999  # 9999-12-31T23:59:59.999999Z
+# The first instant an ISO date can show, 0001-01-01T00:00:00Z (a filter's bound may reach it).
+FIRST_US = -62_135_596_800_000_000
 # Added to a time to make it a non-negative sort key (see consumer/intake/derive.py).
 SORT_OFFSET = -MIN_US
 
 EXAMPLE = "2024-05-01T12:00:00Z"
 EXPECTED_FORM = (
     f"an RFC 3339 date-time such as {EXAMPLE} "
-    "(YYYY-MM-DDThh:mm:ss, an optional fraction, then Z or an offset like +02:00)"
+    "(YYYY-MM-DDThh:mm:ss, an optional fraction, then Z or an offset like +02:00; "
+    "without either, the time is UTC)"
 )
 
 _DATE_TIME = re.compile(
@@ -108,7 +111,10 @@ def parse_event_time(text: str, *, bounded: bool = True) -> tuple[int, bool]:
         )
     if bounded and not MIN_US <= us <= MAX_US:
         raise EventTimeError(f"{text[:64]!r} is outside the years 1900 to 9999 (UTC)")
-    return us, zulu is not None or sign is not None
+    # Unbounded (a filter's bound): an offset may carry year 1 or 9999 past what an ISO date
+    # shows back (0001-01-01T00:00:00+01:00): it is taken as the first or last such instant
+    # (no event time lies beyond them: event times are bounded to 1900 to 9999).
+    return min(max(us, FIRST_US), MAX_US), zulu is not None or sign is not None
 
 
 def parse_us(text: str, *, bounded: bool = True) -> int:

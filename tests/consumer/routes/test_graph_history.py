@@ -74,7 +74,7 @@ def test_a_node_not_yet_named_then_is_404_and_the_page_counts_what_existed(
     _history(client)
     early = client.get(subgraph_path("dataset", "s3://b", "new"), params={"as_of": at(12)})
     assert early.status_code == 404
-    assert "then" in early.json()["error"]["message"]
+    assert f"at {at(12)}" in early.json()["error"]["message"]
     page = client.get(f"{API}/graph", params={"as_of": at(7)}).json()
     assert [n["id"] for n in page["nodes"]] == [OLD, ETL]
     assert (page["total_nodes"], page["total_edges"]) == (2, 1)

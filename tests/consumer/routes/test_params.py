@@ -291,3 +291,45 @@ def test_an_events_filter_may_reach_beyond_the_years_events_can_have(api: TestCl
     before = api.get(f"{API}/events", params={"until": "1800-01-01T00:00:00Z"})
     assert before.status_code == 200, before.text
     assert before.json()["total"] == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "echoed"),
+    [
+        (
+            "/graph",
+            {"since": "9999-12-31T23:59:59-23:59"},
+            ("since", "9999-12-31T23:59:59.999999Z"),
+        ),
+        ("/graph", {"until": "0001-01-01T00:00:00+23:59"}, ("until", "0001-01-01T00:00:00Z")),
+        ("/graph", {"as_of": "0001-01-01T00:00:00+23:59"}, ("as_of", "0001-01-01T00:00:00Z")),
+        (
+            "/columns",
+            {"namespace": "x", "name": "y", "until": "9999-12-31T23:59:59-23:59"},
+            None,
+        ),
+        (
+            "/lineage/diff",
+            {"from": "0001-01-01T00:00:00+23:59", "to": "2026-12-03T18:00:00Z"},
+            None,
+        ),
+    ],
+)
+def test_a_bound_an_offset_carries_past_year_1_or_9999_is_the_first_or_last_instant(
+    api: TestClient, path: str, query: dict[str, str], echoed: tuple[str, str] | None
+) -> None:
+    """A valid RFC 3339 time whose offset carries it outside what an ISO date can show
+    answered a 500 (OverflowError) when echoed: it is taken as the first or last instant."""
+    response = api.get(f"{API}{path}", params=query)
+    assert response.status_code in (200, 404), response.text
+    assert "internal" not in response.text
+    if echoed is not None:
+        key, value = echoed
+        assert response.json()[key] == value
+
+
+def test_an_offset_whose_plus_became_a_space_is_told_to_write_it_encoded(api: TestClient) -> None:
+    message = invalid(api.get(f"{API}/graph?as_of=2026-12-03T17:54:42+02:00"))
+    assert "'as_of'" in message
+    assert "%2B" in message
+    assert "%2B" not in invalid(api.get(f"{API}/graph?as_of=yesterday"))

@@ -166,8 +166,11 @@ class RowBuilder:
         if isinstance(uri, str) and uri:
             clean = strip_credentials(uri)
             row["datasource_uri"] = clean
-            row["uri_id"] = text_id(clean)
+            uri_id = row["uri_id"] = text_id(clean)
             row["uri_rank"] = self.rank
+            stated = (did, uri_id)
+            since = self.out.uri_since
+            since[stated] = min(self.time_us, since.get(stated, self.time_us))
         for facet_name, feast_type in FEAST_DATASET_FACETS.items():
             facet = facets.get(facet_name)
             if isinstance(facet, dict):

@@ -63,7 +63,9 @@ def parse_time(name: str, value: str | None) -> int | None:
     try:
         return parse_us(value, bounded=False)
     except EventTimeError as err:
-        raise invalid(f"query parameter {name!r}: {err}") from None
+        # A '+' left unencoded in a query string arrives as a space.
+        hint = "; in a URL write an offset's '+' as %2B" if " " in value.strip() else ""
+        raise invalid(f"query parameter {name!r}: {err}{hint}") from None
 
 
 def time_range(since: str | None, until: str | None) -> tuple[int | None, int | None]:

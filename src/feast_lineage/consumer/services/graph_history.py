@@ -318,7 +318,7 @@ def subgraph_at(
     with read.engine.connect() as conn:
         at = _answerable(conn, at)
         if not _start(conn, kind, start, namespace, read, at):
-            when = "then" if isinstance(at, Instant) else "(stored)"
+            when = f"at {to_iso(at.time_us)}" if isinstance(at, Instant) else "(stored)"
             raise NotFound(
                 f"no {kind} named {name!r} in namespace {namespace!r} {when}; "
                 "list them with GET /api/v1/lineage/openlineage/"

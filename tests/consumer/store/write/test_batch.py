@@ -863,6 +863,45 @@ def test_data_source_equal_to_an_identity_uri_links(store: Store) -> None:
         assert _linked(store, ("file", path), ("feast_demo", f"x_{identity_first}"))
 
 
+def _link_times(store: Store) -> dict[frozenset[int], int]:
+    return {
+        frozenset((r["dataset_id"], r["alias_id"])): r["created_us"]
+        for r in store.rows(t.dataset_symlinks)
+    }
+
+
+def test_a_data_source_link_dates_from_when_both_named_the_uri_not_the_batchs_last_event(
+    store: Store,
+) -> None:
+    """One batch (a producer's buffer, the quickstart's post) that states the URIs early and
+    again later: the link holds from the later of the two first statements; it was dated by
+    the batch's latest event, so an as_of between them lost it."""
+    uri = "s3://bucket/warehouse/orders"
+    a, b = ("spark://cluster", "orders"), ("feast_demo", "orders_source")
+    path = "/data/train.parquet"
+    c, d = ("file", path), ("feast_demo", "training_set")
+    store.ingest(
+        dataset_event(*a, time=at(1), dataSource=facet(uri=uri)),
+        dataset_event(*d, time=at(1), dataSource=facet(uri="file://" + path)),
+        dataset_event(*b, time=at(2), dataSource=facet(uri=uri)),
+        dataset_event(*c, time=at(3)),
+        dataset_event(*a, time=at(5), dataSource=facet(uri=uri)),
+        dataset_event(*b, time=at(6), dataSource=facet(uri=uri)),
+        dataset_event(*c, time=at(7)),
+        dataset_event(*d, time=at(8), dataSource=facet(uri="file://" + path)),
+    )
+    times = _link_times(store)
+    assert times[frozenset((dataset_id(*a), dataset_id(*b)))] == parse_us(at(2))
+    assert times[frozenset((dataset_id(*c), dataset_id(*d)))] == parse_us(at(3))
+    # A dataset stored before: the link dates from its first sight, or the new one's statement.
+    e = ("hive://metastore", "orders")
+    store.ingest(
+        dataset_event(*e, time=at(9), dataSource=facet(uri=uri)),
+        dataset_event(*e, time=at(12), dataSource=facet(uri=uri)),
+    )
+    assert _link_times(store)[frozenset((dataset_id(*a), dataset_id(*e)))] == parse_us(at(9))
+
+
 def test_a_container_uri_links_nothing(store: Store) -> None:
     uri = "postgres://db:5432/feast"
     store.ingest(

@@ -7,8 +7,9 @@ statement ranked at or before ``T`` lists (``symlink_listings``), by the
 rule of :func:`.aliases.current_symlink` on that statement: a payload whose
 aliases were not recorded (stored before migration 0005) keeps every link
 stored by then. A dataset with no statement by ``T`` had no symlinks then.
-A dataSource link (equal URIs) counts when it was stored by ``T`` and the
-URIs are equal now: the store keeps no history of a dataset's URI
+A dataSource link (equal URIs) counts from its time (when both datasets had
+named the URI, as the batch that made it shows: :mod:`..write.uri_links`)
+while the URIs are equal now: the store keeps no history of a dataset's URI
 (docs/performance.md). One backward seek of the statements' key and a
 primary key lookup of the listing a link.
 

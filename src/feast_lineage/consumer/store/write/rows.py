@@ -357,6 +357,9 @@ class RowBatch:
     dataset_states: dict[int, DatasetStateRow] = field(default_factory=dict)  # by id
     naive_times: int = 0  # events whose eventTime had no UTC offset (store/counters.py)
     job_versions: JobVersionParts = field(default_factory=JobVersionParts)
+    # (dataset, dataSource URI id) -> the earliest event time of the batch that stated it:
+    # when a dataSource link between two datasets began (.uri_links). Not a table.
+    uri_since: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def merge(self, other: RowBatch) -> None:
         self.events.extend(other.events)
@@ -383,6 +386,8 @@ class RowBatch:
         combine(self.dataset_states, other.dataset_states, merge_state)
         self.naive_times += other.naive_times
         self.job_versions.merge(other.job_versions)
+        for key, time_us in other.uri_since.items():
+            self.uri_since[key] = min(time_us, self.uri_since.get(key, time_us))
 
 
 K = TypeVar("K")

@@ -39,10 +39,11 @@ class _Node(NamedTuple):
     ns_id: int
     namespace: str
     name: str
+    created_us: int
 
 
 def _node(row: DatasetRow) -> _Node:
-    return _Node(row["id"], row["ns_id"], row["namespace"], row["name"])
+    return _Node(row["id"], row["ns_id"], row["namespace"], row["name"], row["created_us"])
 
 
 def link_uris(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tuple[int, int]]:
@@ -66,7 +67,7 @@ def link_uris(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tuple[in
     ]
     if not by_source and not by_name:
         return []
-    links = _Links(cache)
+    links = _Links(cache, d.uri_since)
     links.find(conn, {uri for _, uri in by_source}, {uri for _, uri in by_name})
     done: list[tuple[int, int]] = []
     for row, uri in by_source:
@@ -74,7 +75,8 @@ def link_uris(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tuple[in
         done.append((row["id"], uri))
     for row, uri in by_name:
         for other in links.by_uri.get(uri, []):
-            links.link(other, _node(row), row["updated_us"])
+            # since the other stated the URI, and since this one existed (its name is the URI)
+            links.link(other, _node(row), max(links.since(other, uri), row["created_us"]))
         done.append((row["id"], uri))
     links.write(conn)
     return done
@@ -83,8 +85,9 @@ def link_uris(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tuple[in
 class _Links:
     """The stored datasets sharing the batch's URIs, and the links to write."""
 
-    def __init__(self, cache: WriteCache) -> None:
+    def __init__(self, cache: WriteCache, uri_since: dict[tuple[int, int], int]) -> None:
         self.cache = cache
+        self.uri_since = uri_since
         self.by_uri: dict[int, list[Any]] = {}
         self.by_identity: dict[int, list[Any]] = {}
         self.rows: list[SymlinkRow] = []
@@ -95,7 +98,13 @@ class _Links:
         # Two SELECTs, each on its own index (an OR of two indexed columns may
         # be planned as a table scan once the optimizer has statistics).
         base = select(
-            cols.id, cols.ns_id, cols.namespace, cols.name, cols.uri_id, cols.identity_uri_id
+            cols.id,
+            cols.ns_id,
+            cols.namespace,
+            cols.name,
+            cols.created_us,
+            cols.uri_id,
+            cols.identity_uri_id,
         )
         statements = [base.where(cols.uri_id.in_(uri_ids | identity_ids)).limit(10_000)]
         if uri_ids:
@@ -107,8 +116,14 @@ class _Links:
             if r.identity_uri_id is not None:
                 self.by_identity.setdefault(r.identity_uri_id, []).append(r)
 
+    def since(self, node: Any, uri: int) -> int:
+        """When ``node`` first stated ``uri`` as far as is known: the batch's earliest
+        statement, else (stored before) when the dataset was first seen."""
+        return int(self.uri_since.get((node.id, uri), node.created_us))
+
     def same_source(self, row: DatasetRow, uri: int) -> None:
         me = _node(row)
+        mine = self.since(me, uri)
         group = self.by_uri.get(uri, [])
         namespaces = [g.ns_id for g in group]
         container = len(group) > _MAX_URI_GROUP or len(namespaces) != len(set(namespaces))
@@ -118,9 +133,9 @@ class _Links:
             self.unlink.update(g.id for g in group if g.identity_uri_id != uri)
         else:
             for other in group:
-                self.link(me, other, row["updated_us"], symmetric=True)
+                self.link(me, other, max(mine, self.since(other, uri)), symmetric=True)
         for other in self.by_identity.get(uri, []):
-            self.link(me, other, row["updated_us"])
+            self.link(me, other, max(mine, other.created_us))
 
     def link(self, a: Any, b: Any, time_us: int, *, symmetric: bool = False) -> None:
         # Equal dataSource URIs link both ways alike: one row, from the lower
