@@ -183,6 +183,32 @@ def test_as_of_lists_what_existed_then_with_the_run_of_then(client: TestClient) 
 
 
 @pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # a route: SQLite only
+def test_as_of_a_dataset_whose_schema_changed_since_has_the_schema_of_then(
+    client: TestClient,
+) -> None:
+    """The schema facet stated again later is the version then's, as on the graph's node;
+    the list answered no schema at all (the quickstart's feature view after its type change)."""
+
+    def write(time: int, kind: str) -> None:
+        fields = [{"name": "conv_rate", "type": kind}]
+        out = dataset("asof", "fv", schema=facet(fields=fields))
+        ingest(client, run_event(job=("asof", "apply"), time=at(time), outputs=[out]))
+
+    write(10, "FLOAT")
+    write(20, "DOUBLE")
+
+    def schema(**params: str) -> Any:
+        response = client.get(f"{API}/datasets", params={"namespace": "asof", **params})
+        assert response.status_code == 200, response.text
+        text = response.json()["datasets"][0]["schema_json"]
+        return None if text is None else json.loads(text)["fields"][0]["type"]
+
+    assert schema(as_of=at(15)) == "FLOAT"
+    assert schema(as_of=at(25)) == "DOUBLE"
+    assert schema() == "DOUBLE"
+
+
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # a route: SQLite only
 @pytest.mark.parametrize("path", ["/jobs", "/datasets"])
 @pytest.mark.parametrize(
     ("params", "needle"),

@@ -22,6 +22,7 @@ from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.graph import node_key
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.when import When, answerable
+from feast_lineage.consumer.store.read import as_of as at_reads
 from feast_lineage.consumer.store.read import catalog_as_of
 from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import namespaces as namespace_reads
@@ -174,13 +175,30 @@ def dataset_page(
             then = catalog_as_of.dataset_facets_then(
                 conn, [r.id for r in rows], instant, exact=False
             )
-            facets = _shown(_parsed(then.facets), read)
+            facets = _shown(_with_schemas_then(conn, _parsed(then.facets), rows, instant), read)
         with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope, instant)
     items = [_dataset_item(r, facets.get(r.id, {}), r.id in with_columns, read) for r in rows]
     if instant is not None:
         for item, r in zip(items, rows, strict=True):
             item.datasource_uri = then.uris.get(r.id)  # its facet's by then, else none
     return DatasetPage(datasets=items, total=total, limit=limit, offset=offset)
+
+
+def _with_schemas_then(
+    conn: Connection,
+    facets: dict[int, dict[str, JsonObject]],
+    rows: list[DatasetRecord],
+    at: Instant,
+) -> dict[int, dict[str, JsonObject]]:
+    """``facets`` with each dataset's schema then where its facet was stated again since:
+    the version current then holds it (as on the graph's nodes)."""
+    versions = at_reads.dataset_versions_at(conn, (r.id for r in rows), at)
+    schemas = at_reads.schema_texts(conn, versions)
+    for owner, version in versions.items():
+        schema = schemas.get(version.schema_id or "")
+        if schema is not None and "schema" not in facets.get(owner, {}):
+            facets.setdefault(owner, {})["schema"] = orjson.loads(schema)
+    return facets
 
 
 def _dataset_item(
