@@ -1178,8 +1178,10 @@ class JobVersionItem(_EveryFieldSent):
 
 
 class JobVersionPage(BaseModel):
-    versions: list[JobVersionItem]
-    total: int
+    versions: list[JobVersionItem] = Field(description="Newest first")
+    total: int = Field(description="Versions that match, on every page")
+    limit: int
+    offset: int
 
 
 class JobVersionChanges(BaseModel):

@@ -61,7 +61,7 @@ def test_versions_newest_first_with_their_runs(client: TestClient) -> None:
     response = client.get(PATH)
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["total"] == 2
+    assert (body["total"], body["limit"], body["offset"]) == (2, 50, 0)
     newest, oldest = body["versions"]
     assert newest["current"] is True
     assert oldest["current"] is False

@@ -2106,10 +2106,20 @@ export interface components {
         };
         /** JobVersionPage */
         JobVersionPage: {
-            /** Versions */
+            /**
+             * Versions
+             * @description Newest first
+             */
             versions: components["schemas"]["JobVersionItem"][];
-            /** Total */
+            /**
+             * Total
+             * @description Versions that match, on every page
+             */
             total: number;
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
         };
         /**
          * JobVersionRun

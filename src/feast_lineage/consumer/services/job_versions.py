@@ -105,7 +105,7 @@ def job_version_page(
         jid = _job(conn, read, namespace, name)
         total, rows = reads.version_page(conn, jid, w.since_us, w.until_us, w.offset, w.limit)
         items = _items(conn, read, namespace, name, jid, rows)
-    return JobVersionPage(versions=items, total=total)
+    return JobVersionPage(versions=items, total=total, limit=w.limit, offset=w.offset)
 
 
 def _changes(before: JobVersionItem, after: JobVersionItem) -> JobVersionChanges:
