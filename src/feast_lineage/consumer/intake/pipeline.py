@@ -57,6 +57,7 @@ from feast_lineage.consumer.store.write.batch import remember, write_derived
 from feast_lineage.consumer.store.write.cache import WriteCache
 from feast_lineage.consumer.store.write.payload_dictionary import TRAIN_AFTER, PayloadDictionary
 from feast_lineage.consumer.store.write.rows import RowBatch
+from feast_lineage.consumer.store.write.uri_links import LinkedUris
 
 log = logging.getLogger(__name__)
 
@@ -377,7 +378,7 @@ class IngestPipeline:
         return results
 
 
-def _write(conn: Connection, merged: RowBatch, cache: WriteCache) -> list[tuple[int, int]]:
+def _write(conn: Connection, merged: RowBatch, cache: WriteCache) -> LinkedUris:
     links = write_derived(conn, merged, cache)
     if merged.naive_times:
         counters.add(conn, counters.NAIVE_EVENT_TIMES, merged.naive_times)

@@ -902,6 +902,36 @@ def test_a_data_source_link_dates_from_when_both_named_the_uri_not_the_batchs_la
     assert _link_times(store)[frozenset((dataset_id(*a), dataset_id(*e)))] == parse_us(at(9))
 
 
+@pytest.mark.slow
+def test_a_data_source_link_time_does_not_depend_on_arrival_order(store: Store) -> None:
+    """Datasets that name one URI in every event: the link dates from the later of their
+    first statements, whatever the order, batching and duplication of delivery."""
+    examples = 40 if store.dialect == "sqlite" else 10
+    times = st.lists(st.integers(1, 40), min_size=1, max_size=3, unique=True)
+
+    @_property_settings(examples)
+    @given(times, times, times, times, st.data())
+    def check(ta: list[int], tb: list[int], tc: list[int], td: list[int], data: Any) -> None:
+        tag = new_run()[:8]
+        uri, path = f"s3://bucket/{tag}/orders", f"/data/{tag}.parquet"
+        a, b = ("spark://cluster", f"orders_{tag}"), ("feast_demo", f"orders_{tag}")
+        c, d = ("file", path), ("feast_demo", f"training_{tag}")
+        events = [dataset_event(*a, time=at(x), dataSource=facet(uri=uri)) for x in ta]
+        events += [dataset_event(*b, time=at(x), dataSource=facet(uri=uri)) for x in tb]
+        events += [dataset_event(*c, time=at(x)) for x in tc]
+        events += [
+            dataset_event(*d, time=at(x), dataSource=facet(uri="file://" + path)) for x in td
+        ]
+        ingest_shuffled(store, events, data, max_dups=3)
+        links = _link_times(store)
+        ab = frozenset((dataset_id(*a), dataset_id(*b)))
+        cd = frozenset((dataset_id(*c), dataset_id(*d)))
+        assert links[ab] == parse_us(at(max(min(ta), min(tb))))
+        assert links[cd] == parse_us(at(max(min(tc), min(td))))
+
+    check()
+
+
 def test_a_container_uri_links_nothing(store: Store) -> None:
     uri = "postgres://db:5432/feast"
     store.ingest(

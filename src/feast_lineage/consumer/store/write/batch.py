@@ -51,7 +51,7 @@ from feast_lineage.consumer.store.write.sqlite_touch import (
     no_touch,
 )
 from feast_lineage.consumer.store.write.upserts import assignments, changes
-from feast_lineage.consumer.store.write.uri_links import link_uris
+from feast_lineage.consumer.store.write.uri_links import LinkedUris, link_uris
 
 Rows = Sequence[Mapping[str, Any]]
 
@@ -125,7 +125,7 @@ def _fetch(
         cursor.close()
 
 
-def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tuple[int, int]]:
+def write_derived(conn: Connection, d: RowBatch, cache: WriteCache) -> LinkedUris:
     """Apply ``d`` inside the caller's transaction; pass the result to :func:`remember`."""
     cache.sync(read_generation(conn))
     ex = partial(_execute, conn, cache)
@@ -232,10 +232,10 @@ def _report(key: ColumnEdgeKey) -> ColumnReportKey:
     return key[0], key[2], key[3], key[4]
 
 
-def remember(d: RowBatch, cache: WriteCache, uri_links: list[tuple[int, int]]) -> None:
+def remember(d: RowBatch, cache: WriteCache, uri_links: LinkedUris) -> None:
     """After a commit: note the rows that are now known to be stored."""
-    for link in uri_links:
-        cache.uri_links.add(link)
+    for link, since in uri_links:
+        cache.uri_links.add(link, since)
     for blob in d.blobs:
         cache.blobs.add(blob)
     for edge_key, edge in d.edges.items():

@@ -143,7 +143,8 @@ class WriteCache:
         self.listings = _BoundedSet(limit)
         # (run, dataset, direction) -> the least first_us known stored
         self.run_io = _BoundedMinimum(limit)
-        self.uri_links = _BoundedSet(limit)
+        # (dataset, URI id) -> the least time it was linked from (uri_links.py)
+        self.uri_links = _BoundedMinimum(limit)
         # (dataset, job, origin, digest): a columnLineage payload whose edges are stored
         self.column_reports = _BoundedSet(limit)
         # (owner, facet, origin, digest): an explicit lineage payload whose edges are stored

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from sqlalchemy import Connection, delete, select
+from sqlalchemy import ColumnElement, Connection, and_, case, delete, literal_column, select
+from sqlalchemy.sql.dml import Insert
 
-from feast_lineage.consumer.store.engine.dialect import insert_ignore
+from feast_lineage.consumer.store.engine.dialect import upsert
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.write.cache import WriteCache
 from feast_lineage.consumer.store.write.rows import DatasetRow, RowBatch, SymlinkRow
@@ -46,38 +47,53 @@ def _node(row: DatasetRow) -> _Node:
     return _Node(row["id"], row["ns_id"], row["namespace"], row["name"], row["created_us"])
 
 
-def link_uris(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tuple[int, int]]:
+# ((dataset, URI id), the time it was linked from): handled, for :func:`.batch.remember`.
+LinkedUris = list[tuple[tuple[int, int], int]]
+
+
+def link_uris(conn: Connection, d: RowBatch, cache: WriteCache) -> LinkedUris:
     """Link the batch's datasets to stored ones whose URIs name the same data.
 
-    Returns the (dataset, URI) pairs handled, for :func:`.writes.remember` after commit.
+    A link dates from when both datasets had named the URI (:meth:`_Links.since`).
+    A later batch with an earlier statement moves it earlier, so where each
+    dataset names its URI from its first event, arrival order does not change
+    it. Returns the (dataset, URI) pairs handled with their times, for
+    :func:`.batch.remember` after commit.
     """
-    # (dataset, its dataSource URI id) and (dataset, the URI id its name stands for)
+    # (dataset, its dataSource URI id) and (dataset, the URI id its name stands for);
+    # skipped when linked before from a time no later than this batch's first naming
     by_source = [
-        (row, row["uri_id"])
+        (row, uri)
         for row in d.datasets.values()
-        if row["uri_id"] is not None
-        and (row["id"], row["uri_id"]) not in cache.uri_links
+        if (uri := row["uri_id"]) is not None
+        and not cache.uri_links.covers((row["id"], uri), d.uri_since[(row["id"], uri)])
         and _linkable(row["datasource_uri"])
     ]
     by_name = [
-        (row, row["identity_uri_id"])
+        (row, uri)
         for row in d.datasets.values()
-        if row["identity_uri_id"] is not None
-        and (row["id"], row["identity_uri_id"]) not in cache.uri_links
+        if (uri := row["identity_uri_id"]) is not None
+        and not cache.uri_links.covers((row["id"], uri), row["created_us"])
     ]
     if not by_source and not by_name:
         return []
-    links = _Links(cache, d.uri_since)
-    links.find(conn, {uri for _, uri in by_source}, {uri for _, uri in by_name})
-    done: list[tuple[int, int]] = []
+    links = _Links(cache, d)
+    links.find(
+        conn,
+        {uri for _, uri in by_source},
+        {uri for _, uri in by_name},
+        {row["id"] for row, _ in by_source + by_name},
+    )
+    done: LinkedUris = []
     for row, uri in by_source:
-        links.same_source(row, uri)
-        done.append((row["id"], uri))
+        since = links.since(row["id"], uri)
+        links.same_source(row, uri, since)
+        done.append(((row["id"], uri), since))
     for row, uri in by_name:
+        since = links.created[row["id"]]  # its name is the URI: since it was first seen
         for other in links.by_uri.get(uri, []):
-            # since the other stated the URI, and since this one existed (its name is the URI)
-            links.link(other, _node(row), max(links.since(other, uri), row["created_us"]))
-        done.append((row["id"], uri))
+            links.link(other, _node(row), max(links.since(other.id, uri), since))
+        done.append(((row["id"], uri), since))
     links.write(conn)
     return done
 
@@ -85,15 +101,18 @@ def link_uris(conn: Connection, d: RowBatch, cache: WriteCache) -> list[tuple[in
 class _Links:
     """The stored datasets sharing the batch's URIs, and the links to write."""
 
-    def __init__(self, cache: WriteCache, uri_since: dict[tuple[int, int], int]) -> None:
+    def __init__(self, cache: WriteCache, batch: RowBatch) -> None:
         self.cache = cache
-        self.uri_since = uri_since
+        self.batch = batch
+        self.created: dict[int, int] = {}  # dataset -> its first event's time, as stored
         self.by_uri: dict[int, list[Any]] = {}
         self.by_identity: dict[int, list[Any]] = {}
-        self.rows: list[SymlinkRow] = []
+        self.rows: dict[tuple[int, int], SymlinkRow] = {}  # by (dataset, alias)
         self.unlink: set[int] = set()
 
-    def find(self, conn: Connection, uri_ids: set[int], identity_ids: set[int]) -> None:
+    def find(
+        self, conn: Connection, uri_ids: set[int], identity_ids: set[int], own: set[int]
+    ) -> None:
         cols = t.datasets.c
         # Two SELECTs, each on its own index (an OR of two indexed columns may
         # be planned as a table scan once the optimizer has statistics).
@@ -110,20 +129,31 @@ class _Links:
         if uri_ids:
             statements.append(base.where(cols.identity_uri_id.in_(uri_ids)).limit(10_000))
         found = {r.id: r for stmt in statements for r in conn.execute(stmt).all()}
+        self.created = {r.id: r.created_us for r in found.values()}
+        if missing := own - self.created.keys():
+            stmt = select(cols.id, cols.created_us).where(cols.id.in_(missing))
+            self.created.update((r.id, r.created_us) for r in conn.execute(stmt))
         for r in found.values():
             if r.uri_id is not None:
                 self.by_uri.setdefault(r.uri_id, []).append(r)
             if r.identity_uri_id is not None:
                 self.by_identity.setdefault(r.identity_uri_id, []).append(r)
 
-    def since(self, node: Any, uri: int) -> int:
-        """When ``node`` first stated ``uri`` as far as is known: the batch's earliest
-        statement, else (stored before) when the dataset was first seen."""
-        return int(self.uri_since.get((node.id, uri), node.created_us))
+    def since(self, dataset: int, uri: int) -> int:
+        """When ``dataset`` named ``uri``, as far as the store knows: its earliest statement
+        in this batch when the batch holds the dataset's first event, else its first event.
 
-    def same_source(self, row: DatasetRow, uri: int) -> None:
+        Exact where a dataset names its URI from its first event on; the store keeps no
+        history of a dataset's URI (one it named later dates from its first event).
+        """
+        first = int(self.created[dataset])
+        row = self.batch.datasets.get(dataset)
+        if row is not None and row["created_us"] == first:
+            return int(self.batch.uri_since.get((dataset, uri), first))
+        return first
+
+    def same_source(self, row: DatasetRow, uri: int, mine: int) -> None:
         me = _node(row)
-        mine = self.since(me, uri)
         group = self.by_uri.get(uri, [])
         namespaces = [g.ns_id for g in group]
         container = len(group) > _MAX_URI_GROUP or len(namespaces) != len(set(namespaces))
@@ -133,7 +163,7 @@ class _Links:
             self.unlink.update(g.id for g in group if g.identity_uri_id != uri)
         else:
             for other in group:
-                self.link(me, other, max(mine, self.since(other, uri)), symmetric=True)
+                self.link(me, other, max(mine, self.since(other.id, uri)), symmetric=True)
         for other in self.by_identity.get(uri, []):
             self.link(me, other, max(mine, other.created_us))
 
@@ -145,18 +175,19 @@ class _Links:
             a, b = b, a
         if a.id == b.id or (a.id, b.id) in self.cache.symlinks:
             return
-        self.rows.append(
-            {
-                "dataset_id": a.id,
-                "alias_id": b.id,
-                "alias_ns_id": b.ns_id,
-                "alias_namespace": b.namespace,
-                "alias_name": b.name,
-                "alias_type": None,
-                "source": "datasource",
-                "created_us": time_us,
-            }
-        )
+        known = self.rows.get((a.id, b.id))
+        if known is not None and known["created_us"] <= time_us:
+            return
+        self.rows[(a.id, b.id)] = {
+            "dataset_id": a.id,
+            "alias_id": b.id,
+            "alias_ns_id": b.ns_id,
+            "alias_namespace": b.namespace,
+            "alias_name": b.name,
+            "alias_type": None,
+            "source": "datasource",
+            "created_us": time_us,
+        }
 
     def write(self, conn: Connection) -> None:
         rows, unlink = self.rows, self.unlink
@@ -169,6 +200,28 @@ class _Links:
                     links.alias_id.in_(unlink),
                 )
             )
-            rows = [r for r in rows if not (r["dataset_id"] in unlink and r["alias_id"] in unlink)]
+            rows = {k: r for k, r in rows.items() if not (k[0] in unlink and k[1] in unlink)}
         if rows:
-            conn.execute(insert_ignore(conn, t.dataset_symlinks, ["dataset_id", "alias_id"]), rows)
+            conn.execute(_earliest(conn), list(rows.values()))
+
+
+def _earliest(conn: Connection) -> Insert:
+    """Insert a dataSource link, or move a stored one's time earlier (never later).
+
+    A ``symlinks`` facet's link of the same two datasets is left as it is.
+    """
+
+    def moved(stored: Any, new: Any) -> ColumnElement[bool]:
+        # A literal, not a bound value: MySQL's executemany takes no parameter after VALUES.
+        source = stored.source == literal_column("'datasource'")
+        return and_(source, new.created_us < stored.created_us)
+
+    return upsert(
+        conn,
+        t.dataset_symlinks,
+        ["dataset_id", "alias_id"],
+        lambda stored, new: {
+            "created_us": case((moved(stored, new), new.created_us), else_=stored.created_us)
+        },
+        moved,
+    )
