@@ -684,8 +684,10 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
             "outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)
         }
         if night.fails == "export":
-            # Today's export fails after its good runs: the trips file goes stale,
-            # and driver_daily_trips and driver_activity_v2 are at risk.
+            # Today's export fails after its good runs: the trips file is at risk
+            # with what reads it (driver_daily_trips, and through the dbt model,
+            # which reads it as exports.public.driver_trips, the hourly stats and
+            # the model). The DAG run fails too; that puts none of its tasks at risk.
             denied = facet(
                 AIRFLOW,
                 message="permission denied for schema exports",

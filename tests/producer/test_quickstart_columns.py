@@ -12,7 +12,6 @@ consumer joins) leads from the model's ``score`` to the feature
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -21,7 +20,6 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
@@ -35,22 +33,12 @@ from tests.consumer.lineage import API
 from tests.producer.conftest import by_job, output
 from tests.producer.feast_repo import read_events
 from tests.producer.olschema import column_lineage_problems, problems
+from tests.quickstart import QUICKSTART, load_quickstart
 
-ROOT = Path(__file__).resolve().parents[2]
-QUICKSTART = ROOT / "examples" / "quickstart" / "quickstart.py"
 NS = "driver_ranking"  # the quickstart's project, so its namespace
 WAREHOUSE = "postgres://warehouse:5432"
 Edge = tuple[str, str, str, str]
 Field = tuple[str, str, str]  # namespace, dataset, field
-
-
-def load_quickstart() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("quickstart_under_test", QUICKSTART)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @dataclass

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
+import httpx
 from playwright.sync_api import Page, expect
 
 from tests.server_process import ServerProcess
@@ -21,6 +22,7 @@ Shoot = Callable[[Page, str], Path]
 TASK_NS = "airflow://prod-cluster"
 TASK = "driver_features_daily.export_daily_trips"
 TASK_ID = f"job:{TASK_NS}:{TASK}"
+DAG_ID = f"job:{TASK_NS}:driver_features_daily"
 SERVICE = "feature_service/driver_activity_v2"
 SERVICE_ID = f"dataset:driver_ranking:{SERVICE}"
 
@@ -91,3 +93,19 @@ def test_the_feature_view_panel_says_both_lags_and_the_failed_upstream(
     text = freshness.inner_text()
     assert "seconds" not in text, text
     assert " ago" in text, text
+
+
+def test_the_dag_run_s_failure_puts_none_of_its_tasks_at_risk(server: ServerProcess) -> None:
+    """Today's DAG run fails with its export task: the export is the only cause named, so
+    extract_trips (a task that completed) and its staging copy are not at risk; what reads
+    the trips file is (the dbt model reads it as exports.public.driver_trips)."""
+    nodes = httpx.get(f"{server.url}/api/v1/lineage/openlineage/graph", timeout=30).json()["nodes"]
+    states = {n["id"]: n["state"] for n in nodes}
+    assert {i for i, s in states.items() if s == "failed"} == {DAG_ID, TASK_ID}
+    assert states[f"job:{TASK_NS}:driver_features_daily.extract_trips"] == "ok"
+    assert states["dataset:s3://ml-lake:staging/trips"] != "at_risk"
+    assert states["job:dbt://analytics:analytics.driver_hourly_stats"] == "at_risk"
+    assert states["dataset:mlflow://tracking:5000:models/driver_ranking"] == "at_risk"
+    causes = {c["node"] for n in nodes for c in (n.get("health") or {}).get("causes", [])}
+    assert causes == {TASK_ID}
+    assert len([s for s in states.values() if s == "at_risk"]) == 28

@@ -440,7 +440,8 @@ class GraphNode(TypedDict):
         Field(
             description="Health as of now (docs/api.md, Health): ok, failed (a job whose latest "
             "run failed), stale (a dataset written less often than expected), at_risk "
-            "(downstream of either), unknown (too little history to tell)"
+            "(downstream of either along the data: inputs, outputs, symlinks, explicit lineage; "
+            "never from a parent job to its children), unknown (too little history to tell)"
         ),
     ]
     health: NotRequired[

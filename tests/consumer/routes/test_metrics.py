@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.metrics_processes import MULTIPROC_ENV
 from tests.consumer.lineage import API, subgraph_path
-from tests.factories import dataset, run_event
+from tests.factories import dataset, facet, run_event
 from tests.server_process import wait_for
 
 KEY = "metrics-admin-key"  # pragma: allowlist secret
@@ -125,6 +126,40 @@ def test_a_multiprocess_variable_set_after_start_does_not_hide_the_figures(
     good = [run_event("COMPLETE", job=("airflow://prod", f"j{i}")) for i in range(2)]
     assert client.post("/api/v1/lineage/batch", json=good).status_code == 204
     assert value(scrape(client), "feast_lineage_events_ingested_total") == 2
+
+
+def test_a_service_is_at_risk_through_the_data_never_through_the_run_tree(
+    make_app: Callable[..., TestClient],
+) -> None:
+    """A DAG run fails with one task: the service fed by that task's output is at risk,
+    the one fed by its successful sibling is not (the DAG's failure does not flow to it)."""
+    client = make_app()
+    dag, dag_run = ("airflow://prod", "nightly"), str(uuid.uuid4())
+
+    def fed(task: str, state: str) -> list[dict[str, Any]]:
+        table, service = dataset("warehouse", task), dataset("ml", f"feature_service/{task}")
+        service["facets"]["feast_feature_service"] = facet(name=task)
+        return [
+            run_event(
+                state,
+                job=("airflow://prod", f"nightly.{task}"),
+                outputs=[table],
+                parent=(dag_run, dag),
+            ),
+            run_event("COMPLETE", job=("ml", f"serve_{task}"), inputs=[table], outputs=[service]),
+        ]
+
+    events = [*fed("trips", "FAIL"), *fed("stats", "COMPLETE")]
+    events.append(run_event("FAIL", run_id=dag_run, job=dag))
+    assert client.post("/api/v1/lineage/batch", json=events).status_code == 204
+    samples = scrape(client)
+    risk = {
+        dict(labels)["name"]: figure
+        for (metric, labels), figure in samples.items()
+        if metric == "feast_lineage_feature_service_at_risk"
+    }
+    assert risk == {"feature_service/trips": 1, "feature_service/stats": 0}
+    assert value(samples, "feast_lineage_failed_jobs", namespace="airflow://prod") == 2
 
 
 def test_prunes_are_counted_by_trigger_and_outcome(make_app: Callable[..., TestClient]) -> None:

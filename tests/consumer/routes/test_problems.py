@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -351,3 +352,113 @@ def test_impact_crosses_an_alias_two_datasets_name_unless_its_namespace_is_hidde
     ]
     # A key that cannot see the alias's namespace is not walked across it.
     assert reached("key-no-hive") == [(raw, 1, [load, raw])]
+
+
+DAG = ("airflow", "nightly")
+UPLOAD, REPORT = ("airflow", "nightly.upload"), ("airflow", "nightly.report")
+
+
+def dag_chain(upload_fails: bool) -> list[dict[str, Any]]:
+    """A DAG run whose tasks are ``upload`` (as in :func:`feast_chain`: raw, then the feature
+    view and service read from it) and ``report`` (raw -> report); the DAG run fails, and the
+    upload too when ``upload_fails``."""
+    dag_run, upload_run = str(uuid.uuid4()), str(uuid.uuid4())
+    child = (dag_run, DAG)
+    _, materialize, serve, _ = feast_chain()
+    raw = dataset("warehouse", "raw")
+    return [
+        run_event("START", run_id=dag_run, job=DAG, time=at(-60)),
+        run_event(
+            "START", run_id=upload_run, job=UPLOAD, time=at(-30), outputs=[raw], parent=child
+        ),
+        run_event(
+            "FAIL" if upload_fails else "COMPLETE",
+            run_id=upload_run,
+            job=UPLOAD,
+            time=at(0),
+            outputs=[raw],
+            parent=child,
+        ),
+        materialize,
+        serve,
+        run_event(
+            "COMPLETE",
+            job=REPORT,
+            time=at(100),
+            inputs=[raw],
+            outputs=[dataset("warehouse", "report")],
+            parent=child,
+        ),
+        run_event("FAIL", run_id=dag_run, job=DAG, time=at(3600)),
+    ]
+
+
+def _problems(client: TestClient) -> dict[str, dict[str, Any]]:
+    return {p["id"]: p for p in client.get(f"{API}/health").json()["problems"]}
+
+
+def _impact(client: TestClient, job: tuple[str, str]) -> dict[str, Any]:
+    params = {"node_type": "job", "namespace": job[0], "name": job[1], "depth": 20}
+    return client.get(f"{API}/impact", params=params).json()
+
+
+def _at_risk(client: TestClient) -> set[str]:
+    nodes = client.get(f"{API}/graph").json()["nodes"]
+    return {n["id"] for n in nodes if n["state"] == "at_risk"}
+
+
+NOTHING = {"feature_services": 0, "feature_views": 0, "saved_datasets": 0, "other": 0}
+
+
+def test_a_failed_dag_run_reaches_nothing_through_its_successful_tasks(
+    make_client: AppFactory,
+) -> None:
+    """The DAG run's failure is caused by its tasks, not the other way round: it is a
+    problem of its own, and reaches neither its tasks nor what they wrote."""
+    client = make_client()
+    ingest(client, *dag_chain(upload_fails=False))
+    _at(client, 7200)
+    problems = _problems(client)
+    assert list(problems) == ["failed:job:airflow:nightly"]
+    assert problems["failed:job:airflow:nightly"]["reach_totals"] == NOTHING
+    assert _at_risk(client) == set()
+    assert _impact(client, DAG)["totals"] == NOTHING
+
+
+def test_a_failed_task_reaches_what_reads_its_output_and_not_its_siblings(
+    make_client: AppFactory,
+) -> None:
+    client = make_client()
+    ingest(client, *dag_chain(upload_fails=True))
+    _at(client, 7200)
+    problems = _problems(client)
+    assert set(problems) == {"failed:job:airflow:nightly", "failed:job:airflow:nightly.upload"}
+    assert problems["failed:job:airflow:nightly"]["reach_totals"] == NOTHING
+    upload = problems["failed:job:airflow:nightly.upload"]
+    assert upload["reach_totals"] == {
+        "feature_services": 1,
+        "feature_views": 1,
+        "saved_datasets": 0,
+        "other": 1,  # the report, which reads raw: through the data, not the DAG
+    }
+    (report,) = upload["reaches"]["other"]
+    assert report["path"] == [
+        "job:airflow:nightly.upload",
+        "dataset:warehouse:raw",
+        "job:airflow:nightly.report",
+        "dataset:warehouse:report",
+    ]
+    assert _at_risk(client) == {
+        "dataset:warehouse:raw",
+        "job:ml_team:materialize",
+        "dataset:ml_team:driver_fv",
+        "job:ml_team:serve",
+        "dataset:ml_team:driver_fs",
+        "job:airflow:nightly.report",
+        "dataset:warehouse:report",
+    }
+    nodes = {n["id"]: n for n in client.get(f"{API}/graph").json()["nodes"]}
+    causes = nodes["job:airflow:nightly.report"]["health"]["causes"]
+    assert [c["node"] for c in causes] == ["job:airflow:nightly.upload"]
+    assert _impact(client, DAG)["totals"] == NOTHING
+    assert _impact(client, UPLOAD)["totals"] == upload["reach_totals"] | {"other": 5}

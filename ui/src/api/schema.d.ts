@@ -255,7 +255,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** If this node breaks, what is affected: every node downstream, by kind */
+        /** If this node breaks, what is affected: every node downstream along the data, by kind */
         get: operations["get_impact_api_v1_lineage_openlineage_impact_get"];
         put?: never;
         post?: never;
@@ -1579,7 +1579,7 @@ export interface components {
             latest_run_state: string | null;
             /**
              * State
-             * @description Health as of now (docs/api.md, Health): ok, failed (a job whose latest run failed), stale (a dataset written less often than expected), at_risk (downstream of either), unknown (too little history to tell)
+             * @description Health as of now (docs/api.md, Health): ok, failed (a job whose latest run failed), stale (a dataset written less often than expected), at_risk (downstream of either along the data: inputs, outputs, symlinks, explicit lineage; never from a parent job to its children), unknown (too little history to tell)
              * @enum {string}
              */
             state: "ok" | "failed" | "stale" | "at_risk" | "unknown";

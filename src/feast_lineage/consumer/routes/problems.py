@@ -61,7 +61,7 @@ async def get_health(
     "/impact",
     response_model=Impact,
     responses=error_responses(404, _404="No such node (or it is not visible)"),
-    summary="If this node breaks, what is affected: every node downstream, by kind",
+    summary="If this node breaks, what is affected: every node downstream along the data, by kind",
 )
 async def get_impact(
     read: ReaderDep,

@@ -159,3 +159,39 @@ def test_the_whole_graph_read_at_once_is_every_node_s_steps(store: Store) -> Non
     assert (dataset_id("s3://b", "raw"), job_id(*DOWN)) not in {
         (s.near, s.far) for s in down.fetch(conn, [dataset_id("s3://b", "raw")])
     }
+
+
+def test_steps_follow_data_edges_never_the_run_tree(store: Store) -> None:
+    """A parent job's failure is caused by its children, not the other way round: the steps
+    health walks (both ways) leave out parent and root edges, and keep the data edges."""
+    store.reset()
+    dag, task = ("airflow", "dag"), ("airflow", "dag.task")
+    dag_run = str(uuid.uuid4())
+    root = facet(
+        run={"runId": str(uuid.uuid4())},
+        job={"namespace": "airflow", "name": "root_dag"},
+        root={"run": {"runId": str(uuid.uuid4())}, "job": {"namespace": "a", "name": "root"}},
+    )
+    store.ingest(
+        run_event("FAIL", run_id=dag_run, job=dag, time=at(60), run_facets={"parent": root}),
+        run_event(
+            "COMPLETE",
+            job=task,
+            time=at(30),
+            inputs=[dataset(*RAW)],
+            outputs=[dataset(*OUT)],
+            parent=(dag_run, dag),
+        ),
+    )
+    ids = [job_id(*dag), job_id(*task), job_id("airflow", "root_dag"), job_id("a", "root")]
+    with store.engine.connect() as conn:
+        down = h.every_step(conn, downstream=True)
+        assert sorted(h.steps(conn, ids, downstream=True)) == sorted(
+            s for s in down if s.near in ids
+        )
+        up = h.steps(conn, ids, downstream=False)
+    assert set(down) == {
+        h.Step(dataset_id(*RAW), job_id(*task), 1),
+        h.Step(job_id(*task), dataset_id(*OUT), 1),
+    }
+    assert up == [h.Step(job_id(*task), dataset_id(*RAW), 1)]

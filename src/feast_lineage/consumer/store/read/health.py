@@ -5,6 +5,13 @@ dataset versions, edges, symlinks): nothing is maintained at ingest
 (docs/performance.md, Health). These reads are unscoped on purpose: a
 cause in a hidden namespace still puts a visible node at risk, and the
 service names it only as "a hidden upstream".
+
+A step of health's walks follows the data (:data:`DATA_EDGES`, explicit
+lineage edges, symlinks), never the run tree: a parent job's run fails
+because a child's did, so a parent edge carries no risk from a parent to
+its children, and a feature view's source (walked upstream) is never found
+through its writer's parent. The graph's own walk still follows parent
+edges.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from sqlalchemy import Connection, and_, bindparam, func, literal, or_, select, 
 
 from feast_lineage.consumer.store.read.aliases import current_symlink
 from feast_lineage.consumer.store.read.explicit import current_explicit_edge
-from feast_lineage.consumer.store.read.graph import FOLLOWED_EDGES, NodeKind, current_edge
+from feast_lineage.consumer.store.read.graph import NodeKind, current_edge
 from feast_lineage.consumer.store.schema import tables as t
 
 _CHUNK = 2000
@@ -25,6 +32,9 @@ FAILED_STATES = ("FAIL", "ABORT")
 # Writes read per dataset (ten intervals to learn its expected interval from); retention
 # keeps them (store/admin/dataset_versions.py).
 KEEP_WRITES = 11
+# The lineage edges a step of health's walks follows: what a job reads and writes (parent
+# and root edges are the run tree: no data flows along them; module doc).
+DATA_EDGES = ("input", "output")
 
 
 class FailedRun(NamedTuple):
@@ -145,8 +155,8 @@ def recent_writes(
 
 @lru_cache(maxsize=3)
 def _steps_statement(downstream: bool, every: bool = False) -> Any:
-    """One step of the walk of :mod:`.graph` from each of ``ids`` (``every``: from every
-    node), unscoped."""
+    """One step of health's walk from each of ``ids`` (``every``: from every node), unscoped:
+    the walk of :mod:`.graph` over data edges only (module doc)."""
     ids: Any = bindparam("ids", expanding=True)
     e = t.lineage_edges.alias("e")
     x = t.explicit_edges.alias("x")
@@ -160,9 +170,7 @@ def _steps_statement(downstream: bool, every: bool = False) -> Any:
         return literal(True) if every else column.in_(ids)
 
     return union_all(
-        select(near, far, one).where(
-            out_of(near), e.c.edge_type.in_(FOLLOWED_EDGES), current_edge(e)
-        ),
+        select(near, far, one).where(out_of(near), e.c.edge_type.in_(DATA_EDGES), current_edge(e)),
         select(x_near, x_far, one).where(out_of(x_near), current_explicit_edge(x)),
         select(s1.c.dataset_id, s1.c.alias_id, zero).where(
             out_of(s1.c.dataset_id), current_symlink(s1)
@@ -180,7 +188,8 @@ def every_step(conn: Connection, *, downstream: bool) -> list[Step]:
 
 
 def steps(conn: Connection, ids: Collection[int], *, downstream: bool) -> list[Step]:
-    """The current graph's steps out of ``ids`` (lineage, explicit edges, symlinks either way)."""
+    """The current graph's steps out of ``ids`` (input and output edges, explicit edges,
+    symlinks either way)."""
     out: list[Step] = []
     for chunk in _chunks(ids):
         rows = conn.execute(_steps_statement(downstream), {"ids": chunk}).all()
