@@ -17,6 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from feast_lineage.event_time import parse_us
 from tests.server_process import ServerProcess
 from tests.ui.conftest import VIEWPORT, PageErrors, axe_violations, node, wait_graph
 
@@ -341,3 +342,259 @@ def test_the_column_view_answers_as_of_the_instant_and_says_so(
     page.get_by_test_id("back-to-now").click()
     expect(page.get_by_test_id("history-banner")).to_have_count(0)
     expect(page.get_by_test_id("column-view")).to_be_visible()  # still the traced column
+
+
+MODEL = {
+    "node_type": "dataset",
+    "node_ns": "mlflow://tracking:5000",
+    "node": "models/driver_ranking",
+}
+# A time as the lists show it: to the second, or to the millisecond (or microsecond).
+SHOWN_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3}|\.\d{6})?")
+
+
+@pytest.fixture(scope="module")
+def first_complete_training(server: ServerProcess) -> dict[str, Any]:
+    """The first training run that completed (it wrote the model's first version)."""
+    runs = api(server, "runs", job_name="train_driver_ranking", limit=100)["runs"]
+    return min((r for r in runs if r["state"] == "COMPLETE"), key=lambda run: run["started_at"])
+
+
+def shown_times(rows: Any) -> list[tuple[str, str | None]]:
+    """Each row's time as shown, and its tooltip."""
+    times = rows.locator("time")
+    return [
+        (times.nth(i).inner_text(), times.nth(i).get_attribute("title"))
+        for i in range(times.count())
+    ]
+
+
+def test_lineage_as_of_a_run_is_at_its_exact_end_where_the_run_is_complete(
+    shared: Page, server: ServerProcess, first_complete_training: dict[str, Any]
+) -> None:
+    page = shared
+    run = first_complete_training
+    open_url(page, server, **TRAIN, run=run["run_id"])
+    page.get_by_test_id("run-history").get_by_test_id("as-of-run").click()
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
+    wait_graph(page)
+    # As of the run's end the run is complete: the instant is its end exactly as the API
+    # says it (microseconds), never rounded to a millisecond, when it was still RUNNING.
+    job = node(page, "train_driver_ranking", "job").locator(".lnode")
+    expect(job).to_have_attribute("data-state", "completed")
+    assert url_param(page, "as_of") == run["ended_at_iso"]
+    runs = page.get_by_test_id("run-history")
+    expect(runs.locator(f"tr.run-row[data-run-id='{run['run_id']}']")).to_have_attribute(
+        "data-state", "COMPLETE"
+    )
+    # The run's output as of then: the version the run wrote is the one current then.
+    runs.get_by_test_id("run-io").get_by_role("button", name="models/driver_ranking").click()
+    assert url_param(page, "node") == MODEL["node"]
+    versions = page.get_by_test_id("dataset-versions")
+    current = versions.locator("tr.version-row[data-current-then]")
+    expect(current).to_have_count(1)
+    expect(current).to_contain_text("current then")
+    expect(current.locator(f"[title='{run['run_id']}']")).to_have_count(1)
+
+
+def test_as_of_an_instant_the_details_list_only_what_had_happened_by_then(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    then = first_training["ended_at_iso"]
+    # The feature view then: its first version only (the type change came later), current then.
+    open_url(page, server, **FEATURE_VIEW, as_of=then)
+    versions = page.get_by_test_id("dataset-versions")
+    expect(versions.locator("tr.version-row")).to_have_count(1)
+    expect(versions.locator("tr.version-row", has_text="1 type changed")).to_have_count(0)
+    expect(page.get_by_test_id("versions-as-of")).to_contain_text("the versions made by then")
+    expect(versions.locator("tr.version-row[data-current-then]")).to_have_count(1)
+    now = api(
+        server, f"datasets/{FEATURE_VIEW['node_ns']}/feature_view%2Fdriver_hourly_stats/versions"
+    )
+    first = min(now["versions"], key=lambda v: v["created_at"])
+    expect(versions.locator("tr.version-row")).to_have_attribute("data-version-id", first["id"])
+
+    # The dbt model then: its first version, current then; today's (with driver_shifts) not listed.
+    today = api(server, f"jobs/dbt%3A%2F%2Fanalytics/{DBT_MODEL}/versions")["versions"]
+    today_current = next(v for v in today if v["current"])
+    open_url(page, server, **DBT, as_of=then)
+    jobs = page.get_by_test_id("job-versions")
+    expect(jobs.locator("li.job-version")).to_have_count(1)
+    expect(jobs.locator(f"li.job-version[data-version-id='{today_current['id']}']")).to_have_count(
+        0
+    )
+    expect(jobs.locator("li.job-version[data-current]")).to_contain_text("current then")
+    expect(jobs).not_to_contain_text(SHIFTS)
+    # Its runs then: those that had started by then (the nights before today's).
+    started = api(server, "runs", job_name=DBT_MODEL, limit=100)
+    before = [r for r in started["runs"] if parse_us(r["started_at_iso"]) <= parse_us(then)]
+    assert 0 < len(before) < started["total"], started
+    runs = page.get_by_test_id("run-history")
+    expect(runs.locator("tr.run-row")).to_have_count(len(before))
+    assert set(runs.locator("tr.run-row").evaluate_all("rs => rs.map(r => r.dataset.runId)")) == {
+        r["run_id"] for r in before
+    }
+
+
+def test_as_of_a_run_s_start_the_run_is_listed_running_then(
+    shared: Page, server: ServerProcess, first_complete_training: dict[str, Any]
+) -> None:
+    page = shared
+    run = first_complete_training
+    # At its start exactly (as_of is at or before): listed, and still running then.
+    open_url(page, server, **TRAIN, as_of=run["started_at_iso"])
+    runs = page.get_by_test_id("run-history")
+    row = runs.locator(f"tr.run-row[data-run-id='{run['run_id']}']")
+    expect(row).to_have_attribute("data-state", "RUNNING")
+    expect(row).to_contain_text("then")
+    expect(row.locator("td").nth(3)).to_have_text("—")  # its duration is from later
+    # The later runs had not started: the one current now is not marked current then.
+    later = [
+        r
+        for r in api(server, "runs", job_name="train_driver_ranking", limit=100)["runs"]
+        if r["started_at"] > run["started_at"]
+    ]
+    assert later
+    for other in later:
+        expect(runs.locator(f"tr.run-row[data-run-id='{other['run_id']}']")).to_have_count(0)
+
+
+def test_times_in_the_versions_list_tell_apart_rows_of_one_second(
+    shared: Page, server: ServerProcess, first_complete_training: dict[str, Any]
+) -> None:
+    page = shared
+    then = first_complete_training["ended_at_iso"]
+    listed = api(
+        server, "datasets/mlflow%3A%2F%2Ftracking%3A5000/models%2Fdriver_ranking/versions"
+    )["versions"]
+    listed = [v for v in listed if parse_us(v["created_at_iso"]) <= parse_us(then)]
+    assert len(listed) == 2, listed  # its START's statement, then its write
+    open_url(page, server, **MODEL, as_of=then)
+    versions = page.get_by_test_id("dataset-versions")
+    expect(versions.locator("tr.version-row")).to_have_count(2)
+    shown = shown_times(versions)
+    # Each tooltip gives the exact instant, as the API says it.
+    assert sorted(title.split("(")[-1].rstrip(")") for _, title in shown if title) == sorted(
+        v["created_at_iso"] for v in listed
+    ), shown
+    seconds = {v["created_at"] // 1000 for v in listed}
+    for text, _ in shown:
+        assert SHOWN_TIME.fullmatch(text), text
+        # Milliseconds when the two share a second (then needed to tell them apart), else none.
+        assert ("." in text) == (len(seconds) == 1), (text, listed)
+
+    # Two versions within one second (the answer moved so), then within one millisecond.
+    def moved(by_us: int) -> Callable[[Any], None]:
+        def handle(route: Any) -> None:
+            answer = route.fetch()
+            body = answer.json()
+            newest, oldest = body["versions"][0], body["versions"][-1]
+            base = oldest["created_at_iso"][:19]
+            oldest["created_at_iso"] = f"{base}.100000Z"
+            newest["created_at_iso"] = f"{base}.{100000 + by_us:06d}Z"
+            route.fulfill(response=answer, json=body)
+
+        return handle
+
+    pattern = re.compile(r".*/models%2Fdriver_ranking/versions\?.*")
+    for by_us, digits in ((250_000, 3), (40, 6)):
+        page.route(pattern, moved(by_us))
+        try:
+            open_url(page, server, **MODEL, as_of=then)
+            expect(versions.locator("tr.version-row")).to_have_count(2)
+            texts = [text for text, _ in shown_times(versions)]
+            fractions = {text.rsplit(".", 1)[-1] for text in texts}
+            assert len(fractions) == 2, texts
+            assert all(len(f) == digits for f in fractions), texts
+        finally:
+            page.unroute(pattern)
+
+
+def test_a_malformed_time_in_a_link_is_named_and_the_url_says_what_is_shown(
+    shared: Page, server: ServerProcess, first_complete_training: dict[str, Any]
+) -> None:
+    page = shared
+    page.goto(f"{server.url}/?as_of=garbage")
+    wait_graph(page)
+    note = page.get_by_test_id("time-link-note")
+    expect(note).to_contain_text("as_of=garbage")
+    expect(note).to_contain_text("ISO 8601 instant such as 2026-12-01T09:00:00Z")
+    expect(note).to_contain_text("the current graph")
+    # The URL is rewritten to what the page shows: the current graph, no banner.
+    page.wait_for_function("() => !location.search.includes('as_of')")
+    expect(page.get_by_test_id("history-banner")).to_have_count(0)
+    expect(node(page, SHIFTS)).to_have_count(1)
+    note.get_by_role("button", name="Dismiss").click()
+    expect(note).to_have_count(0)
+
+    # A well-formed instant in another form is kept, rewritten to the server's exact form.
+    end = first_complete_training["ended_at_iso"]  # 2026-...:SS.ffffffZ
+    page.goto(f"{server.url}/?{urlencode({'as_of': end.replace('Z', '+00:00')})}")
+    wait_graph(page)
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('as_of') === '{end}'")
+    expect(page.get_by_test_id("time-link-note")).to_have_count(0)
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
+
+
+def test_a_node_that_did_not_exist_then_is_said_so_with_the_instant(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    then = first_training["ended_at_iso"]
+    shifts = api(server, "datasets", search="driver_shifts")["datasets"][0]
+    ref = {"ns": shifts["dataset_namespace"], "name": shifts["dataset_name"]}
+    page.goto(
+        f"{server.url}/?"
+        + urlencode(
+            {
+                "focus_type": "dataset",
+                "focus_ns": ref["ns"],
+                "focus": ref["name"],
+                "as_of": then,
+            }
+        )
+    )
+    missing = page.get_by_test_id("not-then")
+    expect(missing).to_contain_text(f"{ref['name']} did not exist at")
+    expect(missing).to_contain_text(then[17:23])  # the instant, to the millisecond (at least)
+    expect(missing).not_to_contain_text("removed")
+    expect(missing.get_by_role("button", name="Retry")).to_have_count(0)
+    missing.get_by_role("button", name="Back to now").click()
+    wait_graph(page)
+    expect(node(page, SHIFTS)).to_have_count(1)
+    assert url_param(page, "as_of") is None
+    assert url_param(page, "focus") == ref["name"]
+
+
+def test_a_reversed_seen_during_window_says_since_must_be_before_until(
+    shared: Page,
+    server: ServerProcess,
+    first_training: dict[str, Any],
+    first_complete_training: dict[str, Any],
+) -> None:
+    page = shared
+    # From the first training's end back to its start: the training runs, reversed.
+    window = {
+        "seen": "custom",
+        "seen_since": first_complete_training["ended_at_iso"],
+        "seen_until": first_training["started_at_iso"],
+    }
+    page.goto(f"{server.url}/?{urlencode(window)}")
+    problem = page.get_by_test_id("reversed-window")
+    expect(problem).to_contain_text("must be before")
+    expect(problem).not_to_contain_text("Retry")
+    expect(problem.get_by_role("button", name="Retry")).to_have_count(0)
+    expect(page.get_by_label("Seen since")).to_have_attribute("aria-invalid", "true")
+    # The user fixes it in the toolbar: the window's lineage is drawn.
+    page.get_by_label("Seen until (empty: now)").fill("2099-01-01T00:00:00")
+    expect(problem).to_have_count(0)
+    expect(page.get_by_label("Seen since")).not_to_have_attribute("aria-invalid", "true")
+    assert (url_param(page, "seen_until") or "").startswith(("2098-12-31", "2099-01-01"))
+    wait_graph(page)
+    # Reversed again, "Swap them" swaps the bounds.
+    page.goto(f"{server.url}/?{urlencode(window)}")
+    page.get_by_test_id("reversed-window").get_by_role("button", name="Swap them").click()
+    wait_graph(page)
+    assert url_param(page, "seen_since") == window["seen_until"]
+    assert url_param(page, "seen_until") == window["seen_since"]

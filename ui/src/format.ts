@@ -1,14 +1,50 @@
 // Small text formatters shared by the views.
 
-export function formatTime(iso: string | null | undefined): string {
+import { dateOf, fractionDigits, parseInstant } from "./history/instant";
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+/**
+ * An instant in the browser's time zone, to the second; with `digits` 3 or 6,
+ * to the millisecond or the microsecond (read from the exact string, never
+ * rounded through a Date).
+ */
+export function formatTime(iso: string | null | undefined, digits: 0 | 3 | 6 = 0): string {
   if (!iso) return "—";
-  const date = new Date(iso);
+  const at = parseInstant(iso);
+  const date = at ? new Date(at.ms) : new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return (
+  const text =
     `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
-  );
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  if (digits === 0) return text;
+  const fraction = pad(date.getMilliseconds(), 3) + (at ? pad(at.us, 3) : "000");
+  return `${text}.${fraction.slice(0, digits)}`;
+}
+
+/** An instant with the fraction it has (none, milliseconds or microseconds): as of, changes since. */
+export function formatInstant(iso: string | null | undefined): string {
+  return formatTime(iso, iso ? fractionDigits(iso) : 0);
+}
+
+/**
+ * The digits a list of times needs so that rows in the same second read
+ * apart: 0 when no two differ within a second, else 3, or 6 when two differ
+ * within a millisecond.
+ */
+export function timeDigits(isos: readonly (string | null | undefined)[]): 0 | 3 | 6 {
+  const distinct = [...new Set(isos.filter((iso): iso is string => !!iso))];
+  for (const digits of [0, 3] as const) {
+    const shown = new Set(distinct.map((iso) => formatTime(iso, digits)));
+    if (shown.size === distinct.length) return digits;
+  }
+  return 6;
+}
+
+/** A time's tooltip: exact, in the browser's time zone and as the API says it (UTC). */
+export function exactTime(iso: string | null | undefined): string | undefined {
+  if (!iso || !dateOf(iso)) return undefined;
+  return `${formatTime(iso, 6)} (${iso})`;
 }
 
 export function formatDuration(ms: number | null | undefined): string {

@@ -140,18 +140,24 @@ export const api = {
 
   run: (runId: string, signal?: AbortSignal) => get(`${OL}/runs/{run_id}`, { path: { run_id: runId } }, signal),
 
-  datasetVersions: (namespace: string, name: string, offset: number, signal?: AbortSignal) =>
+  /** A page of a dataset's versions; `until`: those before it only (null: all). */
+  datasetVersions: (namespace: string, name: string, offset: number, until: string | null, signal?: AbortSignal) =>
     get(
       `${OL}/datasets/{namespace}/{name}/versions`,
-      { path: { namespace, name }, query: { limit: VERSIONS_PAGE, offset } },
+      { path: { namespace, name }, query: { limit: VERSIONS_PAGE, offset, until } },
       signal,
     ),
 
   datasetVersion: (namespace: string, name: string, id: string, signal?: AbortSignal) =>
     get(`${OL}/datasets/{namespace}/{name}/versions/{version_id}`, { path: { namespace, name, version_id: id } }, signal),
 
-  jobVersions: (namespace: string, name: string, offset: number, signal?: AbortSignal) =>
-    get(`${OL}/jobs/{namespace}/{name}/versions`, { path: { namespace, name }, query: { limit: VERSIONS_PAGE, offset } }, signal),
+  /** A page of a job's versions; `until`: those first run before it only (null: all). */
+  jobVersions: (namespace: string, name: string, offset: number, until: string | null, signal?: AbortSignal) =>
+    get(
+      `${OL}/jobs/{namespace}/{name}/versions`,
+      { path: { namespace, name }, query: { limit: VERSIONS_PAGE, offset, until } },
+      signal,
+    ),
 
   jobVersion: (namespace: string, name: string, id: string, signal?: AbortSignal) =>
     get(`${OL}/jobs/{namespace}/{name}/versions/{version_id}`, { path: { namespace, name, version_id: id } }, signal),

@@ -22,6 +22,7 @@ import {
   type RunsQuery,
 } from "./endpoints";
 import { firstGraphNamespace, GRAPH_LIMIT } from "./firstGraph";
+import { runThen, untilOf } from "../history/time";
 
 /** A job or dataset, by namespace and name. */
 export interface NodeRef {
@@ -173,12 +174,15 @@ export interface RunsWithDetail {
   details: Record<string, RunDetail>;
 }
 
-/** A page of a job's runs, each with its detail (for its rows written, and to open it). */
-export function useRuns(namespace: string, name: string, limit: number, offset: number) {
+/**
+ * A page of a job's runs, each with its detail (for its rows written, and to
+ * open it); `until`: the runs started before it only (null: all).
+ */
+export function useRuns(namespace: string, name: string, limit: number, offset: number, until: string | null = null) {
   return useQuery({
-    queryKey: ["runs", namespace, name, limit, offset],
+    queryKey: ["runs", namespace, name, limit, offset, ...(until ? [until] : [])],
     queryFn: async ({ signal }): Promise<RunsWithDetail> => {
-      const page = await api.runs({ job_namespace: namespace, job_name: name, limit, offset }, signal);
+      const page = await api.runs({ job_namespace: namespace, job_name: name, limit, offset, until }, signal);
       const details = await Promise.all(page.runs.map((run) => api.run(run.run_id, signal).catch(() => null)));
       const byId: Record<string, RunDetail> = {};
       for (const detail of details) if (detail) byId[detail.run_id] = detail;
@@ -216,10 +220,17 @@ export function useDatasetUse(namespace: string, name: string, asOf: string | nu
         writers
           .slice(0, WRITERS_LOOKED_AT)
           .map((job) =>
-            api.runs({ job_namespace: job.namespace, job_name: job.name, limit: RUNS_LOOKED_AT, until: asOf }, signal),
+            api.runs(
+              { job_namespace: job.namespace, job_name: job.name, limit: RUNS_LOOKED_AT, until: untilOf(asOf) },
+              signal,
+            ),
           ),
       );
-      const runs = pages.flatMap((p) => p.runs).sort((a, b) => (b.started_at ?? 0) - (a.started_at ?? 0));
+      // As of an instant: the runs started by then, less those that wrote after it (ended later).
+      const runs = pages
+        .flatMap((p) => p.runs)
+        .filter((run) => !runThen(run, asOf).laterEnd)
+        .sort((a, b) => (b.started_at ?? 0) - (a.started_at ?? 0));
       let latestWrite: DatasetUse["latestWrite"] = null;
       for (const run of runs) {
         const detail = await api.run(run.run_id, signal);
@@ -276,11 +287,14 @@ function nextVersions(last: { versions: unknown[]; total: number }, pages: { ver
   return last.versions.length > 0 && loaded < last.total ? loaded : undefined;
 }
 
-/** A dataset's versions, newest first, a page (VERSIONS_PAGE) at a time ("Show older" asks for the next). */
-export function useDatasetVersions(namespace: string, name: string) {
+/**
+ * A dataset's versions, newest first, a page (VERSIONS_PAGE) at a time ("Show
+ * older" asks for the next); `until`: those before it only (null: all).
+ */
+export function useDatasetVersions(namespace: string, name: string, until: string | null = null) {
   return useInfiniteQuery({
-    queryKey: ["dataset-versions", namespace, name],
-    queryFn: ({ signal, pageParam }) => api.datasetVersions(namespace, name, pageParam, signal),
+    queryKey: ["dataset-versions", namespace, name, ...(until ? [until] : [])],
+    queryFn: ({ signal, pageParam }) => api.datasetVersions(namespace, name, pageParam, until, signal),
     initialPageParam: 0,
     getNextPageParam: nextVersions,
   });
@@ -295,11 +309,11 @@ export function useDatasetVersion(namespace: string, name: string, id: string | 
   });
 }
 
-/** A job's versions, newest first, a page (VERSIONS_PAGE) at a time. */
-export function useJobVersions(namespace: string, name: string) {
+/** A job's versions, newest first, a page (VERSIONS_PAGE) at a time; `until`: those first run before it only. */
+export function useJobVersions(namespace: string, name: string, until: string | null = null) {
   return useInfiniteQuery({
-    queryKey: ["job-versions", namespace, name],
-    queryFn: ({ signal, pageParam }) => api.jobVersions(namespace, name, pageParam, signal),
+    queryKey: ["job-versions", namespace, name, ...(until ? [until] : [])],
+    queryFn: ({ signal, pageParam }) => api.jobVersions(namespace, name, pageParam, until, signal),
     initialPageParam: 0,
     getNextPageParam: nextVersions,
   });

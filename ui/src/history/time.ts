@@ -5,9 +5,12 @@
 //                  link shows the same window later)
 //   changes_since  an ISO instant: what changed from then to as_of (or now)
 // as_of and a window exclude each other (the API takes one or the other).
+// Each instant is kept exactly as given (history/instant.ts: to the
+// microsecond, in the server's form), never rounded through a Date.
 
 import type { History } from "../api/endpoints";
 import type { Patch, Route } from "../route";
+import { compareInstants, dateOf, exactInstant, INSTANT_FORM, isoOf, justAfter } from "./instant";
 
 export type WindowPreset = "24h" | "7d" | "custom";
 
@@ -16,27 +19,69 @@ export interface TimeView {
   window: WindowPreset | null;
   since: string | null;
   until: string | null;
+  /** The window's since is not before its until: nothing to ask for until the user fixes it. */
+  reversed: boolean;
   changesSince: string | null;
 }
 
-/** An ISO instant the URL gave, else null (a hand-made or stale value is ignored). */
+/**
+ * An instant the URL gave, exactly (in the server's form), else null: a value
+ * that is not one is named by timeLinkProblems and dropped from the URL.
+ */
 export function instant(value: string | undefined): string | null {
-  if (!value) return null;
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
+  return exactInstant(value);
 }
 
+const PRESETS: readonly string[] = ["24h", "7d", "custom"];
+
 export function timeView(route: Route): TimeView {
-  const window = route.seen === "24h" || route.seen === "7d" || route.seen === "custom" ? route.seen : null;
+  const window = PRESETS.includes(route.seen ?? "") ? (route.seen as WindowPreset) : null;
   const since = window ? instant(route.seen_since) : null;
   const until = window ? instant(route.seen_until) : null;
+  const shown = since || until ? window : null;
   return {
     asOf: window ? null : instant(route.as_of),
-    window: since || until ? window : null,
-    since,
-    until,
+    window: shown,
+    since: shown ? since : null,
+    until: shown ? until : null,
+    reversed: shown !== null && since !== null && until !== null && compareInstants(since, until) >= 0,
     changesSince: window ? null : instant(route.changes_since),
   };
+}
+
+/** The time keys of the URL as the page uses them (null: left out): what useCanonicalUrl writes. */
+export function timeRoute(view: TimeView): Record<string, string | null> {
+  return {
+    as_of: view.asOf,
+    seen: view.window,
+    seen_since: view.since,
+    seen_until: view.until,
+    changes_since: view.changesSince,
+  };
+}
+
+/** A time parameter of the URL the page cannot use, and what it takes. */
+export interface TimeLinkProblem {
+  key: string;
+  value: string;
+  expected: string;
+}
+
+/** The time parameters of the URL that are malformed (not an instant, not a window). */
+export function timeLinkProblems(route: Route): TimeLinkProblem[] {
+  const problems: TimeLinkProblem[] = [];
+  for (const key of ["as_of", "seen_since", "seen_until", "changes_since"]) {
+    const value = route[key];
+    if (value !== undefined && instant(value) === null) problems.push({ key, value, expected: INSTANT_FORM });
+  }
+  if (route.seen !== undefined && !PRESETS.includes(route.seen)) {
+    problems.push({
+      key: "seen",
+      value: route.seen,
+      expected: "24h, 7d or custom (with seen_since, and seen_until or none for now)",
+    });
+  }
+  return problems;
 }
 
 /** What the graph endpoints are asked for; {} is now. */
@@ -44,6 +89,15 @@ export function historyQuery(view: TimeView): History {
   if (view.window) return { since: view.since, until: view.until };
   if (view.asOf) return { as_of: view.asOf };
   return {};
+}
+
+/**
+ * The `until` of a list (versions, runs) as of an instant: one microsecond
+ * after it, so that what happened at the instant itself is listed (as_of
+ * means at or before; `until` keeps what is before). Null: now, no bound.
+ */
+export function untilOf(asOf: string | null): string | null {
+  return asOf ? justAfter(asOf) : null;
 }
 
 /** Whether the view is not the current graph. */
@@ -57,7 +111,8 @@ const HOUR_MS = 3_600_000;
 export function windowPatch(preset: WindowPreset | null, now: number, since?: string, until?: string): Patch {
   if (preset === null) return { seen: null, seen_since: null, seen_until: null };
   const span = preset === "24h" ? 24 * HOUR_MS : 7 * 24 * HOUR_MS;
-  const from = preset === "custom" ? (since ?? new Date(now - span).toISOString()) : new Date(now - span).toISOString();
+  const earlier = isoOf({ ms: now - span, us: 0 });
+  const from = preset === "custom" ? (since ?? earlier) : earlier;
   return {
     seen: preset,
     seen_since: from,
@@ -69,8 +124,8 @@ export function windowPatch(preset: WindowPreset | null, now: number, since?: st
 
 /** The value of a datetime-local input (local time, to the second) for an ISO instant. */
 export function toLocalInput(iso: string | null): string {
-  if (!iso) return "";
-  const date = new Date(iso);
+  const date = iso ? dateOf(iso) : null;
+  if (!date) return "";
   const pad = (n: number) => String(n).padStart(2, "0");
   return (
     `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
@@ -82,16 +137,20 @@ export function toLocalInput(iso: string | null): string {
 export function fromLocalInput(value: string): string | null {
   if (!value) return null;
   const time = new Date(value).getTime();
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
+  return Number.isNaN(time) ? null : isoOf({ ms: time, us: 0 });
 }
 
-/** The instant "as of this run" means: its end (a run still running: now, null). */
-export function runInstant(run: { state?: string | null; ended_at_iso?: string | null }): string | null {
-  return run.ended_at_iso ? instant(run.ended_at_iso) : null;
+/**
+ * The instant "as of this run" means: its end, exactly as the API gives it
+ * (to the microsecond: the run's own last event is at it); a run still
+ * running: null (now).
+ */
+export function runInstant(run: { ended_at_iso?: string | null }): string | null {
+  return run.ended_at_iso ? exactInstant(run.ended_at_iso) : null;
 }
 
 /** To the Lineage tab as of a run's end ("as of this run"), or the changes since then. */
-export function runTimePatch(run: { state?: string | null; ended_at_iso?: string | null }, what: "as_of" | "changes_since"): Patch {
+export function runTimePatch(run: { ended_at_iso?: string | null }, what: "as_of" | "changes_since"): Patch {
   const at = runInstant(run);
   return {
     tab: null,
@@ -101,4 +160,19 @@ export function runTimePatch(run: { state?: string | null; ended_at_iso?: string
     as_of: what === "as_of" ? at : null,
     changes_since: what === "changes_since" ? at : null,
   };
+}
+
+/** A run as it was at `asOf`: its state then, and whether it had ended by then. */
+export interface RunThen {
+  state: string;
+  /** It ended after `asOf` (it was under way then): its end, rows and error are from later. */
+  laterEnd: boolean;
+}
+
+/** A run's state at `asOf` (null: now): one that ended after it was RUNNING then (as the API's as_of says). */
+export function runThen(run: { state: string; ended_at_iso?: string | null }, asOf: string | null): RunThen {
+  const ended = run.ended_at_iso ?? null;
+  // (A run that has not ended now had not then either: its state is as stored.)
+  if (!asOf || ended === null || compareInstants(ended, asOf) <= 0) return { state: run.state, laterEnd: false };
+  return { state: "RUNNING", laterEnd: true };
 }

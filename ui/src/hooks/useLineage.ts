@@ -57,7 +57,8 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
   // empty store can fall back to the registry view.
   const time = timeView(route);
   const history = historyQuery(time);
-  const olGraph = useGraph(ns, GRAPH_LIMIT, consumer && route.view !== "feast", history);
+  // A reversed window is not asked for (the server refuses it): the tab says how to fix it.
+  const olGraph = useGraph(ns, GRAPH_LIMIT, consumer && route.view !== "feast" && !time.reversed, history);
   // (A graph as of an instant before the first event is empty: still the OpenLineage view.)
   const olEmpty =
     consumer && route.view !== "openlineage" && olGraph.data?.total_nodes === 0 && !ns && !isHistorical(time);
@@ -70,7 +71,7 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
   const selection = chosen && (registryView || !isFeastKind(chosen.type)) ? chosen : null;
   const focus = selectionOf(route, registryView, "focus");
   const olFocus = !registryView && focus && (focus.type === "job" || focus.type === "dataset") ? focus : null;
-  const olCenter = olFocus
+  const olCenter = olFocus && !time.reversed
     ? { type: olFocus.type as "job" | "dataset", namespace: olFocus.namespace, name: olFocus.name }
     : null;
   const subgraph = useSubgraph(olCenter, depth, direction, history);

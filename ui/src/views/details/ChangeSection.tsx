@@ -4,7 +4,7 @@
 // source, inputs or outputs), with its job version on each side. Each side's
 // version opens in the panel's versions section.
 
-import { formatTime, shortId } from "../../format";
+import { formatInstant, shortId } from "../../format";
 import { CHANGE_ICONS, CHANGE_LABELS, JOB_CHANGE_ICON, type Change } from "../../graph/model";
 import type { JobDiff, SchemaChangeOf } from "../../history/changes";
 import type { Navigate } from "../../route";
@@ -49,7 +49,7 @@ export function ChangeSection({ change, since, to, schemaChange, jobChange, word
   // A job's version opens in its Versions section (jobver), a dataset's in its own (dsver).
   const key = job ? "jobver" : "dsver";
   return (
-    <Section title={`Since ${formatTime(since)}`} testid="change-section">
+    <Section title={`Since ${formatInstant(since)}`} testid="change-section">
       <p className={CLASSES[change]}>
         <span aria-hidden>{icon}</span> {label}
       </p>
@@ -67,7 +67,7 @@ export function ChangeSection({ change, since, to, schemaChange, jobChange, word
           {(
             [
               ["then", versions.from, `Version then`],
-              ["now", versions.to, to ? `Version as of ${formatTime(to)}` : `Version now`],
+              ["now", versions.to, to ? `Version as of ${formatInstant(to)}` : `Version now`],
             ] as const
           ).map(([side, id, text]) =>
             id ? (

@@ -1,10 +1,13 @@
 // A dataset's versions (issue 40): time, run, job, rows, bytes and the schema
 // change in one line; a click opens the version's full schema and its diff to
-// the one before. Newest first, a page at a time ("Show older").
+// the one before. Newest first, a page at a time ("Show older"). As of an
+// instant: the versions made by then, the one current then marked so.
 
 import { useDatasetVersion, useDatasetVersions } from "../../api/queries";
 import { Failure, Loading } from "../../components/Status";
-import { formatBytes, formatCount, formatTime, shortId } from "../../format";
+import { Time } from "../../components/Time";
+import { formatBytes, formatCount, formatInstant, shortId, timeDigits } from "../../format";
+import { untilOf } from "../../history/time";
 import { fieldDiff, schemaChangeLine } from "../../history/versions";
 import type { Navigate, Route } from "../../route";
 import type { DatasetVersionItem, SchemaDiff } from "../../types";
@@ -13,20 +16,32 @@ import { ShowOlder } from "./ShowOlder";
 interface Props {
   namespace: string;
   name: string;
+  /** The time control's instant: the versions made by then; null: all of them. */
+  asOf?: string | null;
+  /** As of an instant: the version current then (the as-of node's `version`). */
+  currentThen?: string | null;
   route: Route;
   navigate: Navigate;
 }
 
-export function DatasetVersions({ namespace, name, route, navigate }: Props) {
-  const versions = useDatasetVersions(namespace, name);
+export function DatasetVersions({ namespace, name, asOf = null, currentThen = null, route, navigate }: Props) {
+  const versions = useDatasetVersions(namespace, name, untilOf(asOf));
   if (versions.error) return <Failure error={versions.error} what="the versions" onRetry={versions.refetch} />;
   if (!versions.data) return <Loading what="versions" />;
   const items = versions.data.pages.flatMap((page) => page.versions);
   const total = versions.data.pages[versions.data.pages.length - 1]?.total ?? items.length;
-  if (items.length === 0) return <p className="muted small">No versions recorded.</p>;
+  if (items.length === 0) {
+    return <p className="muted small">{asOf ? `No versions made by ${formatInstant(asOf)}.` : "No versions recorded."}</p>;
+  }
   const open = route.dsver ?? null;
+  const digits = timeDigits(items.map((item) => item.created_at_iso));
   return (
     <>
+      {asOf && (
+        <p className="muted small" data-testid="versions-as-of">
+          As of {formatInstant(asOf)}: the versions made by then.
+        </p>
+      )}
       <table className="table versions-table" data-testid="dataset-versions">
         <thead>
           <tr>
@@ -44,6 +59,8 @@ export function DatasetVersions({ namespace, name, route, navigate }: Props) {
               item={item}
               previous={items[i + 1] ?? null}
               older={i === items.length - 1 && items.length < total}
+              digits={digits}
+              currentThen={asOf !== null && item.id === currentThen}
               open={open === item.id}
               onOpen={() => navigate({ dsver: open === item.id ? null : item.id })}
             />
@@ -66,6 +83,8 @@ function VersionRow({
   item,
   previous,
   older,
+  digits,
+  currentThen,
   open,
   onOpen,
 }: {
@@ -73,6 +92,10 @@ function VersionRow({
   previous: DatasetVersionItem | null;
   /** The version before it is not loaded yet ("Show older"). */
   older: boolean;
+  /** The fraction of a second the list's times show (rows within one second read apart). */
+  digits: 0 | 3 | 6;
+  /** It is the version current at the time control's instant. */
+  currentThen: boolean;
   open: boolean;
   onOpen: () => void;
 }) {
@@ -80,11 +103,22 @@ function VersionRow({
   const line = previous ? schemaChangeLine(fieldDiff(previous.fields, item.fields)) : "";
   const stats = item.statistics;
   return (
-    <tr className={open ? "version-row is-open" : "version-row"} data-version-id={item.id}>
+    <tr
+      className={open ? "version-row is-open" : "version-row"}
+      data-version-id={item.id}
+      data-current-then={currentThen || undefined}
+    >
       <td className="nowrap">
         <button type="button" className="link" aria-expanded={open} onClick={onOpen} title="Its schema and diff">
-          {formatTime(item.created_at_iso)}
+          <Time iso={item.created_at_iso} digits={digits} />
         </button>
+        {currentThen && (
+          <div>
+            <span className="tag" title="The version current at the time control's instant">
+              current then
+            </span>
+          </div>
+        )}
       </td>
       <td className="small">
         {item.created_by_run_id ? (
@@ -117,7 +151,7 @@ function VersionDetail({ namespace, name, id }: { namespace: string; name: strin
   return (
     <div className="version-detail" data-testid="version-detail">
       <h4>
-        Version of {formatTime(v.created_at_iso)} <span className="mono small muted">{shortId(v.id)}</span>
+        Version of <Time iso={v.created_at_iso} digits={3} /> <span className="mono small muted">{shortId(v.id)}</span>
       </h4>
       <SchemaDiffView diff={v.diff} />
       <table className="table schema-table">

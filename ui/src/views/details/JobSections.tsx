@@ -1,4 +1,5 @@
-// What a job's panel adds: its type and source code, its SQL, its runs.
+// What a job's panel adds: its type and source code, its SQL, its runs and
+// versions (as of the time control's instant, when one is set).
 
 import type { Navigate, Route } from "../../route";
 import type { GraphNode } from "../../types";
@@ -9,7 +10,15 @@ import { RunTree } from "./RunTree";
 import { Rows, Section } from "./Section";
 import { text } from "./values";
 
-export function JobSections({ node, route, navigate }: { node: GraphNode; route: Route; navigate: Navigate }) {
+interface Props {
+  node: GraphNode;
+  /** The time control's instant: runs and versions as of then; null: now. */
+  asOf: string | null;
+  route: Route;
+  navigate: Navigate;
+}
+
+export function JobSections({ node, asOf, route, navigate }: Props) {
   const jobType = node.facets.jobType;
   const sourceCode = node.facets.sourceCodeLocation;
   const sql = facetString(node.facets, "sql", "query");
@@ -34,7 +43,14 @@ export function JobSections({ node, route, navigate }: { node: GraphNode; route:
         </Section>
       )}
       <Section title="Run history" testid="run-history">
-        <RunHistory key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
+        <RunHistory
+          key={node.id}
+          namespace={node.namespace}
+          name={node.name}
+          asOf={asOf}
+          route={route}
+          navigate={navigate}
+        />
       </Section>
       {route.run && (
         <Section title="Run tree" testid="run-tree-section">
@@ -42,7 +58,15 @@ export function JobSections({ node, route, navigate }: { node: GraphNode; route:
         </Section>
       )}
       <Section title="Versions" testid="job-versions-section">
-        <JobVersions key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
+        <JobVersions
+          key={node.id}
+          namespace={node.namespace}
+          name={node.name}
+          asOf={asOf}
+          currentThen={asOf ? (node.version ?? null) : null}
+          route={route}
+          navigate={navigate}
+        />
       </Section>
     </>
   );

@@ -1,13 +1,17 @@
 // A job's versions (issue 40): when each began, its runs, and what it changed
 // from the one before: inputs and outputs added or removed, source facets.
 // Newest first, a page at a time ("Show older"); a click on a version's time
-// opens it (the URL's jobver): its source facets, inputs and outputs.
+// opens it (the URL's jobver): its source facets, inputs and outputs. As of
+// an instant: the versions first run by then, the one current then marked
+// so, without run counts (the API counts the runs of every time).
 
 import { useJobVersion, useJobVersions } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
-import { formatTime, shortId } from "../../format";
+import { Time } from "../../components/Time";
+import { formatInstant, shortId, timeDigits } from "../../format";
+import { untilOf } from "../../history/time";
 import { jobChange, type JobChange } from "../../history/versions";
 import type { Navigate, Route } from "../../route";
 import type { DatasetRef } from "../../types";
@@ -16,26 +20,45 @@ import { ShowOlder } from "./ShowOlder";
 interface Props {
   namespace: string;
   name: string;
+  /** The time control's instant: the versions first run by then; null: all of them. */
+  asOf?: string | null;
+  /** As of an instant: the version current then (the as-of node's `version`). */
+  currentThen?: string | null;
   route: Route;
   navigate: Navigate;
 }
 
-export function JobVersions({ namespace, name, route, navigate }: Props) {
-  const versions = useJobVersions(namespace, name);
+export function JobVersions({ namespace, name, asOf = null, currentThen = null, route, navigate }: Props) {
+  const versions = useJobVersions(namespace, name, untilOf(asOf));
   if (versions.error) return <Failure error={versions.error} what="the versions" onRetry={versions.refetch} />;
   if (!versions.data) return <Loading what="versions" />;
   const items = versions.data.pages.flatMap((page) => page.versions);
   const total = versions.data.pages[versions.data.pages.length - 1]?.total ?? items.length;
   const open = route.jobver ?? null;
-  if (items.length === 0) return <p className="muted small">No versions recorded.</p>;
+  if (items.length === 0) {
+    return <p className="muted small">{asOf ? `No versions run by ${formatInstant(asOf)}.` : "No versions recorded."}</p>;
+  }
+  const digits = timeDigits(items.map((item) => item.created_at_iso));
   return (
     <>
+      {asOf && (
+        <p className="muted small" data-testid="versions-as-of">
+          As of {formatInstant(asOf)}: the versions first run by then.
+        </p>
+      )}
       <ol className="plain job-versions" data-testid="job-versions">
         {items.map((item, i) => {
           const previous = items[i + 1] ?? null;
           const isOpen = open === item.id;
+          // As of an instant, "current" is today's: the one current then is marked instead.
+          const current = asOf ? item.id === currentThen : item.current;
           return (
-            <li key={item.id} className={isOpen ? "job-version is-open" : "job-version"} data-version-id={item.id}>
+            <li
+              key={item.id}
+              className={isOpen ? "job-version is-open" : "job-version"}
+              data-version-id={item.id}
+              data-current={current || undefined}
+            >
               <div>
                 <button
                   type="button"
@@ -44,13 +67,24 @@ export function JobVersions({ namespace, name, route, navigate }: Props) {
                   title="Its source facets, inputs and outputs"
                   onClick={() => navigate({ jobver: isOpen ? null : item.id })}
                 >
-                  {formatTime(item.created_at_iso)}
+                  <Time iso={item.created_at_iso} digits={digits} />
                 </button>
-                {item.current && <span className="tag">current</span>}{" "}
-                <span className="muted small">
-                  {item.run_count} run{item.run_count === 1 ? "" : "s"}
-                </span>{" "}
-                {item.latest_run && <StateBadge state={item.latest_run.state} />}
+                {current &&
+                  (asOf ? (
+                    <span className="tag" title={`The version its latest run by ${formatInstant(asOf)} ran`}>
+                      current then
+                    </span>
+                  ) : (
+                    <span className="tag">current</span>
+                  ))}{" "}
+                {!asOf && (
+                  <>
+                    <span className="muted small">
+                      {item.run_count} run{item.run_count === 1 ? "" : "s"}
+                    </span>{" "}
+                    {item.latest_run && <StateBadge state={item.latest_run.state} />}
+                  </>
+                )}
               </div>
               {previous ? (
                 <ChangeList change={jobChange(previous, item)} />
@@ -108,7 +142,7 @@ function JobVersionDetail({ namespace, name, id }: { namespace: string; name: st
   return (
     <div className="version-detail" data-testid="job-version-detail" data-version-id={v.id}>
       <h4>
-        Version of {formatTime(v.created_at_iso)} <span className="mono small muted">{shortId(v.id)}</span>
+        Version of <Time iso={v.created_at_iso} digits={3} /> <span className="mono small muted">{shortId(v.id)}</span>
       </h4>
       <p className="small">
         <strong>Inputs:</strong> {v.inputs.length ? refs(v.inputs) : "none"}

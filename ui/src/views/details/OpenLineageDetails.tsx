@@ -7,6 +7,7 @@ import { historyQuery, timeView } from "../../history/time";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { ColumnCounts } from "../columns/ColumnCounts";
+import { isNotThen, NotThen } from "../lineage/NotThen";
 import { AliasList } from "./AliasList";
 import { DatasetSections } from "./DatasetSections";
 import { DatasetVersions } from "./DatasetVersions";
@@ -26,10 +27,16 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
   // As of an instant a dataset of the graph carries the facets stated last by then only; its
   // details, asked alone, carry them as they were then (stated again since or not).
   const exactThen = kind === "dataset" && time.asOf !== null;
-  const asked: NodeRef | null = known && !exactThen ? null : { type: kind, namespace: selection.namespace, name: selection.name };
+  // (A reversed window is not asked for: the graph area says how to fix it.)
+  const asked: NodeRef | null =
+    (known && !exactThen) || time.reversed ? null : { type: kind, namespace: selection.namespace, name: selection.name };
   const fetched = useNode(asked, historyQuery(time));
   const node = fetched.data ?? known;
   if (!node) {
+    if (time.reversed) return <p className="muted small panel-body">Fix the “Seen during” window to see this node.</p>;
+    if (fetched.error && isNotThen(fetched.error, time)) {
+      return <NotThen name={selection.name} time={time} navigate={navigate} />;
+    }
     if (fetched.error) return <Failure error={fetched.error} what="this node" onRetry={fetched.refetch} />;
     return <Loading what="details" />;
   }
@@ -51,7 +58,7 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
       {drawn?.change && drawn.ol?.id === node.id && (
         <ChangeSection
           change={drawn.change}
-          since={route.changes_since ?? ""}
+          since={time.changesSince ?? ""}
           to={time.asOf}
           schemaChange={schemaChange ?? null}
           jobChange={jobChange ?? null}
@@ -97,10 +104,18 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
       )}
       {node.kind === "dataset" && (
         <Section title="Versions" testid="dataset-versions-section">
-          <DatasetVersions key={node.id} namespace={node.namespace} name={node.name} route={route} navigate={navigate} />
+          <DatasetVersions
+            key={node.id}
+            namespace={node.namespace}
+            name={node.name}
+            asOf={time.asOf}
+            currentThen={time.asOf ? (node.version ?? null) : null}
+            route={route}
+            navigate={navigate}
+          />
         </Section>
       )}
-      {node.kind === "job" && <JobSections node={node} route={route} navigate={navigate} />}
+      {node.kind === "job" && <JobSections node={node} asOf={time.asOf} route={route} navigate={navigate} />}
       {Object.keys(otherFacets).length > 0 && (
         <Section title="Other facets">
           <JsonView value={otherFacets} />

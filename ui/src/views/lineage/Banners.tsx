@@ -1,14 +1,25 @@
-// Notes above the graph: the consumer is off, no events yet, only part of
+// Notes above the graph: a malformed time in the link, the consumer is off, no events yet, only part of
 // the graph loaded, a focused node with more neighbours than shown.
 
 import type { Lineage } from "../../hooks/useLineage";
+import type { TimeLinkNote as Note } from "../../hooks/useTimeLink";
 import type { Navigate, Route } from "../../route";
 import { HistoryBanner } from "./HistoryBanner";
+import { TimeLinkNote } from "./TimeLinkNote";
 
-export function Banners({ lineage, route, navigate }: { lineage: Lineage; route: Route; navigate: Navigate }) {
+interface Props {
+  lineage: Lineage;
+  route: Route;
+  navigate: Navigate;
+  /** A malformed time the link gave, and what is shown instead. */
+  timeNote: Note | null;
+}
+
+export function Banners({ lineage, route, navigate, timeNote }: Props) {
   const page = lineage.olGraph.data;
   return (
     <>
+      {timeNote && <TimeLinkNote note={timeNote} time={lineage.time} />}
       <HistoryBanner lineage={lineage} navigate={navigate} />
       {!lineage.consumer && (
         <div className="banner banner-info" data-testid="consumer-off">

@@ -6,6 +6,8 @@ import { LineageCanvas } from "../../graph/LineageCanvas";
 import type { Lineage } from "../../hooks/useLineage";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
+import { isNotThen, NotThen } from "./NotThen";
+import { ReversedWindow } from "./ReversedWindow";
 
 interface Props {
   lineage: Lineage;
@@ -27,8 +29,18 @@ export function GraphArea({ lineage, registryEnabled, navigate, onSelect }: Prop
       </Empty>
     );
   }
+  if (!registryView && lineage.time.reversed) return <ReversedWindow time={lineage.time} navigate={navigate} />;
   if (source.error) return <Failure error={source.error} what={what} onRetry={source.refetch} />;
   if (!fullGraph) return <Loading what={what} />;
+  if (focus && subgraph.error && isNotThen(subgraph.error, lineage.time)) {
+    return (
+      <NotThen name={focus.name} time={lineage.time} navigate={navigate}>
+        <button type="button" className="btn" onClick={() => navigate(refPatch(null, "focus"), { push: true })}>
+          Show the whole graph then
+        </button>
+      </NotThen>
+    );
+  }
   if (focus && subgraph.error) {
     return (
       <Failure error={subgraph.error} what="this node's lineage" onRetry={subgraph.refetch}>

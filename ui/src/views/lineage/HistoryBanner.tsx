@@ -4,7 +4,7 @@
 
 import { CHANGE_ICONS, JOB_CHANGE_ICON } from "../../graph/model";
 import type { Lineage } from "../../hooks/useLineage";
-import { formatTime } from "../../format";
+import { formatInstant } from "../../format";
 import type { Navigate } from "../../route";
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -19,17 +19,17 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
       Back to now
     </button>
   );
-  const to = time.asOf ? `as of ${formatTime(time.asOf)}` : "now";
+  const to = time.asOf ? `as of ${formatInstant(time.asOf)}` : "now";
   return (
     <div className="banner banner-history" role="status" data-testid="history-banner">
       {time.window ? (
         <span>
-          <strong>Seen during</strong> {formatTime(time.since)} – {time.until ? formatTime(time.until) : "now"}: the
+          <strong>Seen during</strong> {formatInstant(time.since)} – {time.until ? formatInstant(time.until) : "now"}: the
           edges the runs of this window observed, each with its run count.
         </span>
       ) : time.changesSince ? (
         <span data-testid="changes-summary">
-          <strong>Changes since {formatTime(time.changesSince)}</strong> (to {to}):{" "}
+          <strong>Changes since {formatInstant(time.changesSince)}</strong> (to {to}):{" "}
           {changes ? (
             <>
               <span className="change-green">
@@ -68,7 +68,7 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
         </span>
       ) : (
         <span>
-          <strong>Historical view:</strong> the lineage as it stood at {formatTime(time.asOf)}.
+          <strong>Historical view:</strong> the lineage as it stood at {formatInstant(time.asOf)}.
         </span>
       )}
       {back}

@@ -9,6 +9,7 @@ import { feastObjectName } from "../../graph/model";
 import { parseDepth } from "../../depth";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { useLineage } from "../../hooks/useLineage";
+import { useTimeLink } from "../../hooks/useTimeLink";
 import type { Navigate, Patch, Route } from "../../route";
 import { isFeastKind, refPatch } from "../../selection";
 import type { UiSettings } from "../../types";
@@ -20,6 +21,7 @@ import { GraphArea } from "./GraphArea";
 import { HistoryBanner } from "./HistoryBanner";
 import { Legend } from "./Legend";
 import { LineageToolbar } from "./LineageToolbar";
+import { TimeLinkNote } from "./TimeLinkNote";
 
 interface Props {
   settings: UiSettings;
@@ -32,6 +34,8 @@ export function LineageView({ settings, route, navigate }: Props) {
   // depth=-5 is drawn (and asked for) as 1: the URL says so too.
   const depth = parseDepth(route.depth);
   useCanonicalUrl(route, navigate, { depth: depth === null ? null : String(depth) });
+  // as_of=garbage: named in a note, and the URL says what is shown (the current graph).
+  const timeNote = useTimeLink(route, navigate);
   const { graph, selection, drawnSelected } = lineage;
 
   const select = useCallback(
@@ -88,7 +92,12 @@ export function LineageView({ settings, route, navigate }: Props) {
         route={route}
         navigate={navigate}
         panel={panel}
-        banner={<HistoryBanner lineage={lineage} navigate={navigate} />}
+        banner={
+          <>
+            {timeNote && <TimeLinkNote note={timeNote} time={lineage.time} />}
+            <HistoryBanner lineage={lineage} navigate={navigate} />
+          </>
+        }
       />
     );
   }
@@ -96,7 +105,7 @@ export function LineageView({ settings, route, navigate }: Props) {
   return (
     <div className="lineage">
       <LineageToolbar lineage={lineage} navigate={navigate} onFocus={focusOn} onToggleFeast={toggleFeast} />
-      <Banners lineage={lineage} route={route} navigate={navigate} />
+      <Banners lineage={lineage} route={route} navigate={navigate} timeNote={timeNote} />
       <div className="lineage-main">
         <div className="lineage-canvas">
           <GraphArea

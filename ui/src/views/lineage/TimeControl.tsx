@@ -2,6 +2,7 @@
 // of an instant, or what the runs of a window saw ("seen during"), and the
 // changes since an earlier instant. All of it lives in the URL (history/time.ts).
 
+import { exactTime } from "../../format";
 import { fromLocalInput, toLocalInput, windowPatch, type TimeView, type WindowPreset } from "../../history/time";
 import type { Navigate } from "../../route";
 
@@ -18,6 +19,7 @@ export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navi
           type="datetime-local"
           step="1"
           value={toLocalInput(time.asOf)}
+          title={exactTime(time.asOf)}
           disabled={time.window !== null}
           onChange={(e) => navigate({ as_of: fromLocalInput(e.target.value) }, { push: true })}
           aria-label="As of (empty: now)"
@@ -39,6 +41,8 @@ export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navi
             type="datetime-local"
             step="1"
             value={toLocalInput(time.since)}
+            title={exactTime(time.since)}
+            aria-invalid={time.reversed || undefined}
             onChange={(e) => navigate({ seen_since: fromLocalInput(e.target.value) }, { push: true })}
             aria-label="Seen since"
           />
@@ -46,6 +50,8 @@ export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navi
             type="datetime-local"
             step="1"
             value={toLocalInput(time.until)}
+            title={exactTime(time.until)}
+            aria-invalid={time.reversed || undefined}
             onChange={(e) => navigate({ seen_until: fromLocalInput(e.target.value) }, { push: true })}
             aria-label="Seen until (empty: now)"
           />
@@ -57,6 +63,7 @@ export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navi
           type="datetime-local"
           step="1"
           value={toLocalInput(time.changesSince)}
+          title={exactTime(time.changesSince)}
           disabled={time.window !== null}
           onChange={(e) => navigate({ changes_since: fromLocalInput(e.target.value) }, { push: true })}
           aria-label="Changes since (empty: no comparison)"

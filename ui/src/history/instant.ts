@@ -1,0 +1,107 @@
+// Instants exact to the microsecond, as the API writes them
+// ("2026-12-03T18:10:54.712196Z"). A JavaScript Date holds milliseconds: a
+// run's end read through one would be 18:10:54.712, before the run ended,
+// and the API answers that instant with the run still RUNNING. So an instant
+// from the API or the URL is kept as its exact string, parsed here when it
+// must be compared, stepped or shown, and a Date is made only for showing it
+// in the browser's time zone.
+//
+// The forms taken are the server's (event_time.py): YYYY-MM-DD, then T (or a
+// space), hh:mm with optional :ss and a fraction of any length (cut to
+// microseconds), then Z, an offset (+02:00, +0200, +02) or none (UTC).
+
+/** An instant: milliseconds since the epoch (floored), and the microseconds past them (0 to 999). */
+export interface Instant {
+  ms: number;
+  us: number;
+}
+
+/** What the Lineage tab's time parameters take, in words (for the messages that name a bad one). */
+export const INSTANT_FORM =
+  "an ISO 8601 instant such as 2026-12-01T09:00:00Z (UTC; an offset such as +02:00 also works, and a fraction of a second up to microseconds)";
+
+const FORM =
+  /^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d)(?::(\d\d)(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d\d)(?::?(\d\d))?)?$/;
+
+/** `text` as an instant, or null when it is not one of the forms taken (or not a real date). */
+export function parseInstant(text: string | null | undefined): Instant | null {
+  if (!text) return null;
+  const found = FORM.exec(text);
+  if (!found) return null;
+  const [, year, month, day, hour, minute, second, fraction, , sign, offH, offM] = found;
+  const y = Number(year);
+  const mo = Number(month);
+  const d = Number(day);
+  const h = Number(hour);
+  const mi = Number(minute);
+  let s = second === undefined ? 0 : Number(second);
+  let micros = fraction ? Number(fraction.slice(0, 6).padEnd(6, "0")) : 0;
+  const leap = s === 60;
+  if (leap) {
+    s = 59;
+    micros = 999_999;
+  }
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
+  const date = new Date(0);
+  // (setUTCFullYear: Date.UTC would read the years 0 to 99 as 1900 to 1999.)
+  date.setUTCFullYear(y, mo - 1, d);
+  if (date.getUTCDate() !== d) return null; // February 30th
+  date.setUTCHours(h, mi, s, 0);
+  let offset = 0;
+  if (sign) {
+    const oh = Number(offH);
+    const om = Number(offM ?? 0);
+    if (oh > 23 || om > 59) return null;
+    offset = (oh * 60 + om) * (sign === "-" ? -1 : 1);
+  }
+  const ms = date.getTime() - offset * 60_000 + Math.floor(micros / 1000);
+  if (leap && new Date(ms).getUTCHours() * 60 + new Date(ms).getUTCMinutes() !== 1439) return null;
+  return { ms, us: micros % 1000 };
+}
+
+/** The server's form of an instant: UTC, with six digits of fraction when it has one. */
+export function isoOf(at: Instant): string {
+  const base = new Date(at.ms).toISOString(); // YYYY-MM-DDThh:mm:ss.mmmZ
+  const millis = ((at.ms % 1000) + 1000) % 1000;
+  if (millis === 0 && at.us === 0) return `${base.slice(0, 19)}Z`;
+  return `${base.slice(0, 23)}${String(at.us).padStart(3, "0")}Z`;
+}
+
+/** `text` in the server's form (the same instant, exactly); null when it is not an instant. */
+export function exactInstant(text: string | null | undefined): string | null {
+  const at = parseInstant(text);
+  return at ? isoOf(at) : null;
+}
+
+/** Orders two instants (negative: `a` is earlier); one that is not an instant comes first. */
+export function compareInstants(a: string, b: string): number {
+  const x = parseInstant(a);
+  const y = parseInstant(b);
+  if (!x || !y) return (x ? 1 : 0) - (y ? 1 : 0);
+  return x.ms - y.ms || x.us - y.us;
+}
+
+/**
+ * The instant one microsecond after `iso` (the store's resolution): the API's
+ * `until` keeps what is before it, so `until` = this keeps what is at or
+ * before `iso`, as `as_of` means. Null when `iso` is not an instant.
+ */
+export function justAfter(iso: string): string | null {
+  const at = parseInstant(iso);
+  if (!at) return null;
+  return isoOf(at.us === 999 ? { ms: at.ms + 1, us: 0 } : { ms: at.ms, us: at.us + 1 });
+}
+
+/** The Date of an instant, to the millisecond (to show it in the browser's time zone). */
+export function dateOf(iso: string): Date | null {
+  const at = parseInstant(iso);
+  return at ? new Date(at.ms) : null;
+}
+
+/** Digits of a second's fraction an instant needs: 0, 3 (milliseconds) or 6 (microseconds). */
+export function fractionDigits(iso: string): 0 | 3 | 6 {
+  const at = parseInstant(iso);
+  if (!at) return 0;
+  if (at.us !== 0) return 6;
+  return ((at.ms % 1000) + 1000) % 1000 === 0 ? 0 : 3;
+}
