@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.postgres import free_port
+from tests.postgres import discard, free_port
 
 
 def _binary(name: str) -> str:
@@ -141,4 +141,4 @@ def mysql_server() -> Iterator[MySQLServer]:
         # of every table of the session's databases.
         server.kill()
         server.wait()
-        shutil.rmtree(root, ignore_errors=True)
+        discard(root)

@@ -65,6 +65,28 @@ class PostgresServer:
         return self.url(name)
 
 
+def discard(root: Path) -> None:
+    """Delete a stopped server's directory in the background, at the lowest priority.
+
+    A session's server holds every database its tests made (a worker's: hundreds, some
+    100,000 files); deleting them took 11 to 17 s at the end of each test worker, the whole
+    gate waiting. The directory is renamed first, so the name is free at once.
+    """
+    trash = root.with_name(root.name + ".discarded")
+    try:
+        root.rename(trash)
+    except OSError:
+        shutil.rmtree(root, ignore_errors=True)
+        return
+    subprocess.Popen(
+        ["nice", "-n", "19", "rm", "-rf", "--", str(trash)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # outlives the test process; nobody waits for it
+    )
+
+
 @contextmanager
 def postgres_server() -> Iterator[PostgresServer]:
     bindir = _bindir()
@@ -125,4 +147,4 @@ def postgres_server() -> Iterator[PostgresServer]:
             _as_postgres([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
             capture_output=True,
         )
-        shutil.rmtree(root, ignore_errors=True)
+        discard(root)
