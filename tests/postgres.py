@@ -78,12 +78,15 @@ def discard(root: Path) -> None:
     except OSError:
         shutil.rmtree(root, ignore_errors=True)
         return
-    subprocess.Popen(
-        ["nice", "-n", "19", "rm", "-rf", "--", str(trash)],
+    # The shell starts rm in the background and exits at once: rm outlives the test process
+    # and nobody waits for it (a Popen still running when collected is a ResourceWarning).
+    subprocess.run(
+        ["sh", "-c", 'nice -n 19 rm -rf -- "$1" &', "discard", str(trash)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        start_new_session=True,  # outlives the test process; nobody waits for it
+        start_new_session=True,
+        check=False,
     )
 
 

@@ -333,3 +333,4 @@ def test_an_offset_whose_plus_became_a_space_is_told_to_write_it_encoded(api: Te
     assert "'as_of'" in message
     assert "%2B" in message
     assert "%2B" not in invalid(api.get(f"{API}/graph?as_of=yesterday"))
+    assert "%2B" not in invalid(api.get(f"{API}/graph", params={"as_of": "yesterday 10am"}))

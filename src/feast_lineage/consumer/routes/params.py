@@ -56,6 +56,9 @@ def one_of(where: str, value: str | None, values: tuple[str, ...]) -> str | None
     return value.upper()
 
 
+_SPACED_OFFSET = re.compile(r"\d \d\d(:?\d\d)?$")
+
+
 def parse_time(name: str, value: str | None) -> int | None:
     """A time query parameter in microseconds; a 400 naming it when it is not a date-time."""
     if value is None:
@@ -63,8 +66,8 @@ def parse_time(name: str, value: str | None) -> int | None:
     try:
         return parse_us(value, bounded=False)
     except EventTimeError as err:
-        # A '+' left unencoded in a query string arrives as a space.
-        hint = "; in a URL write an offset's '+' as %2B" if " " in value.strip() else ""
+        # A '+' left unencoded in a query string arrives as a space before the offset.
+        hint = "; in a URL write an offset's '+' as %2B" if _SPACED_OFFSET.search(value) else ""
         raise invalid(f"query parameter {name!r}: {err}{hint}") from None
 
 

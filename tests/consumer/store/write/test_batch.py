@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feast_lineage import canonical_json
+from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.write.cache import WriteCache
 from feast_lineage.consumer.store.write.sqlite_touch import TOUCH_MAX_EVENTS
@@ -900,6 +901,57 @@ def test_a_data_source_link_dates_from_when_both_named_the_uri_not_the_batchs_la
         dataset_event(*e, time=at(12), dataSource=facet(uri=uri)),
     )
     assert _link_times(store)[frozenset((dataset_id(*a), dataset_id(*e)))] == parse_us(at(9))
+
+
+def test_a_data_source_link_dates_from_the_uri_not_from_a_first_event_without_it(
+    store: Store,
+) -> None:
+    """A client's START that names the dataset without facets, then its COMPLETE with the
+    dataSource, one event a post (as OpenLineage clients send): the link dates from the
+    COMPLETE, not the START."""
+    uri = "s3://bucket/warehouse/trips"
+    b, a = ("feast_demo", "trips_source"), ("spark://cluster", "trips")
+    store.ingest(dataset_event(*b, time=at(0), dataSource=facet(uri=uri)))
+    store.ingest(dataset_event(*a, time=at(1)))
+    store.ingest(dataset_event(*a, time=at(5), dataSource=facet(uri=uri)))
+    assert _link_times(store)[frozenset((dataset_id(*a), dataset_id(*b)))] == parse_us(at(5))
+
+
+def test_a_data_source_link_never_moves_a_symlinks_facets_link(store: Store) -> None:
+    """Two datasets a symlinks facet linked first (its owner the lower id, the row a dataSource
+    link would take): a writer that does not know it (another process) leaves its time."""
+    uri = "s3://bucket/warehouse/events"
+    a, b = sorted(
+        [("s3://bucket", "warehouse/events"), ("hive://metastore", "db.events")],
+        key=lambda node: dataset_id(*node),
+    )
+    alias = {"namespace": b[0], "name": b[1], "type": "TABLE"}
+    store.ingest(dataset_event(*a, time=at(9), symlinks=facet(identifiers=[alias])))
+    store.pipeline = IngestPipeline(store.engine)  # another writer: nothing cached
+    store.ingest(dataset_event(*b, time=at(2), dataSource=facet(uri=uri)))
+    store.ingest(dataset_event(*a, time=at(1), dataSource=facet(uri=uri)))
+    rows = store.rows(t.dataset_symlinks)
+    assert [(r["source"], r["created_us"]) for r in rows] == [("symlink", parse_us(at(9)))]
+
+
+def test_a_named_dataset_nothing_links_to_costs_no_lookup_of_its_own(store: Store) -> None:
+    """New files (a dataset named by its URI) with no dataSource naming them: linking reads
+    nothing of theirs (a new partition every run is the common case)."""
+    if store.dialect != "sqlite":
+        pytest.skip("SQLite's trace callback shows the statements; the rule is the same")
+    store.ingest(dataset_event("file", "/data/first.parquet", time=at(0)))
+
+    def write() -> None:
+        store.ingest(*(dataset_event("file", f"/data/p{i}.parquet", time=at(i)) for i in range(5)))
+
+    lookups = [
+        st
+        for st in store.traced_statements(write)
+        if st.lstrip().startswith(
+            "SELECT feast_lineage_datasets.id, feast_lineage_datasets.created_us"
+        )
+    ]
+    assert lookups == []
 
 
 @pytest.mark.slow

@@ -77,6 +77,10 @@ class _BoundedMinimum:
         known = self._items.get(key)
         return known is not None and known <= value
 
+    def least(self, key: object) -> int | None:
+        """The least value known stored under ``key``, if any."""
+        return self._items.get(key)
+
     def add(self, key: Any, value: int) -> None:
         known = self._items.get(key)
         if known is not None:

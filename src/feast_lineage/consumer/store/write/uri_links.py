@@ -78,19 +78,19 @@ def link_uris(conn: Connection, d: RowBatch, cache: WriteCache) -> LinkedUris:
     if not by_source and not by_name:
         return []
     links = _Links(cache, d)
-    links.find(
-        conn,
-        {uri for _, uri in by_source},
-        {uri for _, uri in by_name},
-        {row["id"] for row, _ in by_source + by_name},
-    )
+    links.find(conn, {uri for _, uri in by_source}, {uri for _, uri in by_name})
+    # A named dataset's own first event, read only where there is something to link to it
+    # (the rows of by_source were found: they hold their own URI)
+    links.load_created(conn, {row["id"] for row, uri in by_name if links.by_uri.get(uri)})
     done: LinkedUris = []
     for row, uri in by_source:
         since = links.since(row["id"], uri)
         links.same_source(row, uri, since)
         done.append(((row["id"], uri), since))
     for row, uri in by_name:
-        since = links.created[row["id"]]  # its name is the URI: since it was first seen
+        # its name is the URI: since it was first seen (an upper bound where nothing links
+        # to it: the cache then skips only batches that could not move a link earlier)
+        since = links.created.get(row["id"], row["created_us"])
         for other in links.by_uri.get(uri, []):
             links.link(other, _node(row), max(links.since(other.id, uri), since))
         done.append(((row["id"], uri), since))
@@ -110,9 +110,7 @@ class _Links:
         self.rows: dict[tuple[int, int], SymlinkRow] = {}  # by (dataset, alias)
         self.unlink: set[int] = set()
 
-    def find(
-        self, conn: Connection, uri_ids: set[int], identity_ids: set[int], own: set[int]
-    ) -> None:
+    def find(self, conn: Connection, uri_ids: set[int], identity_ids: set[int]) -> None:
         cols = t.datasets.c
         # Two SELECTs, each on its own index (an OR of two indexed columns may
         # be planned as a table scan once the optimizer has statistics).
@@ -130,27 +128,33 @@ class _Links:
             statements.append(base.where(cols.identity_uri_id.in_(uri_ids)).limit(10_000))
         found = {r.id: r for stmt in statements for r in conn.execute(stmt).all()}
         self.created = {r.id: r.created_us for r in found.values()}
-        if missing := own - self.created.keys():
-            stmt = select(cols.id, cols.created_us).where(cols.id.in_(missing))
-            self.created.update((r.id, r.created_us) for r in conn.execute(stmt))
         for r in found.values():
             if r.uri_id is not None:
                 self.by_uri.setdefault(r.uri_id, []).append(r)
             if r.identity_uri_id is not None:
                 self.by_identity.setdefault(r.identity_uri_id, []).append(r)
 
-    def since(self, dataset: int, uri: int) -> int:
-        """When ``dataset`` named ``uri``, as far as the store knows: its earliest statement
-        in this batch when the batch holds the dataset's first event, else its first event.
+    def load_created(self, conn: Connection, datasets: set[int]) -> None:
+        """The stored first-event times of ``datasets`` not found already."""
+        if missing := datasets - self.created.keys():
+            cols = t.datasets.c
+            stmt = select(cols.id, cols.created_us).where(cols.id.in_(missing))
+            self.created.update((r.id, r.created_us) for r in conn.execute(stmt))
 
-        Exact where a dataset names its URI from its first event on; the store keeps no
-        history of a dataset's URI (one it named later dates from its first event).
+    def since(self, dataset: int, uri: int) -> int:
+        """When ``dataset`` named ``uri``, as far as is known: its earliest statement in this
+        batch (or an earlier one this process linked it from), else (it named the URI before
+        this batch) its first event.
+
+        Exact where a dataset's events are delivered in order, and where it names its URI
+        from its first event on; the store keeps no history of a dataset's URI, so a
+        dataset stored before that named the URI only later dates from its first event.
         """
-        first = int(self.created[dataset])
-        row = self.batch.datasets.get(dataset)
-        if row is not None and row["created_us"] == first:
-            return int(self.batch.uri_since.get((dataset, uri), first))
-        return first
+        stated = self.batch.uri_since.get((dataset, uri))
+        if stated is None:
+            return int(self.created[dataset])
+        known = self.cache.uri_links.least((dataset, uri))
+        return stated if known is None else min(stated, known)
 
     def same_source(self, row: DatasetRow, uri: int, mine: int) -> None:
         me = _node(row)
