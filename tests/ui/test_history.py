@@ -323,6 +323,42 @@ def test_seen_during_a_window_labels_each_edge_with_its_run_count(
     assert f"{extract['run_count']} runs" in shown, shown
 
 
+DRAWN_NODES = "() => [...document.querySelectorAll('.lnode')].map(n => n.dataset.nodeId)"
+# The ends of each drawn edge (its id: "<kind>:<source>\\0<target>").
+DRAWN_EDGES = """() => [...document.querySelectorAll('.react-flow__edge')].map((e) => {
+  const [head, target] = e.dataset.id.split('\\0');
+  return [head.slice(head.indexOf(':') + 1), target];
+})"""
+
+
+def seen_during_the_last_week(page: Page) -> None:
+    page.get_by_label("Seen during").select_option("7d")
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Seen during")
+    wait_graph(page)
+
+
+def test_seen_during_draws_only_what_the_current_graph_draws_with_the_same_filters(
+    shared: Page, server: ServerProcess
+) -> None:
+    page = shared
+    current = api(server, "graph", limit=5000)["nodes"]
+    apply_jobs = {n["id"] for n in current if (n["feast"] or {}).get("type") == "definition_job"}
+    assert apply_jobs
+    for jobs in ("runtime", "none"):  # all but Feast's apply jobs (the default); no job
+        open_url(page, server, **({"jobs": jobs} if jobs == "none" else {}))
+        now = set(page.evaluate(DRAWN_NODES))
+        now_alone = now - {end for pair in page.evaluate(DRAWN_EDGES) for end in pair}
+        seen_during_the_last_week(page)
+        seen = set(page.evaluate(DRAWN_NODES))
+        assert seen, jobs
+        assert not seen & apply_jobs, f"{jobs}: apply jobs drawn"
+        assert seen <= now, f"{jobs}: drawn that the current graph hides: {seen - now}"
+        # None alone that the current graph connects: the parent jobs (the DAG, materialize)
+        # have their parent edges.
+        ends = {end for pair in page.evaluate(DRAWN_EDGES) for end in pair}
+        assert seen - ends <= now_alone, f"{jobs}: drawn with no edge: {seen - ends}"
+
+
 def test_the_column_view_answers_as_of_the_instant_and_says_so(
     shared: Page, server: ServerProcess, first_training: dict[str, Any]
 ) -> None:
