@@ -34,6 +34,16 @@ export const READABLE_ZOOM = 0.55;
 /** From this zoom nodes show their kind, producer and namespace too (13 px names: 11 px on screen). */
 export const NEAR_ZOOM = 0.85;
 
+/**
+ * The scale edge labels and the change beside a node (11 px text, edgeLabels.ts)
+ * are drawn at: counter to the zoom, so they are 11 px on screen at every zoom
+ * from READABLE_ZOOM (the furthest a graph opens at) to 1; further out they
+ * shrink with the names, nearer they grow with everything.
+ */
+export function labelScale(zoom: number): number {
+  return 1 / Math.min(1, Math.max(zoom, READABLE_ZOOM));
+}
+
 /** Zoomed out, nodes show only their name, larger; far out, only their colour. */
 export function zoomLevel(zoom: number): "near" | "mid" | "far" {
   if (zoom >= NEAR_ZOOM) return "near";
