@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from feast_lineage.event_time import parse_us
 from tests.server_process import ServerProcess
-from tests.ui.conftest import VIEWPORT, PageErrors, axe_violations, node, wait_graph
+from tests.ui.conftest import VIEWPORT, PageErrors, axe_violations, node, steady, wait_graph
 
 Shoot = Callable[[Page, str], Path]
 OL = "/api/v1/lineage/openlineage"
@@ -322,6 +322,111 @@ def test_seen_during_a_window_labels_each_edge_with_its_run_count(
         ".react-flow__edge-text", "els => els.map(e => e.textContent)"
     )
     assert f"{extract['run_count']} runs" in shown, shown
+
+
+# Each edge label and node change on screen: its text's size in screen pixels (its CSS size
+# times its drawn height over its laid-out height: the zoom and any counter-scale), how far
+# its centre is from its own edge as drawn and from the nearer of the edge's two nodes.
+LABELS = """() => {
+  const nodeBox = (id) => [...document.querySelectorAll('.lnode')]
+    .find((n) => n.dataset.nodeId === id).getBoundingClientRect();
+  const toBox = (x, y, b) => Math.hypot(
+    Math.max(b.left - x, 0, x - b.right), Math.max(b.top - y, 0, y - b.bottom));
+  const screenPx = (el) => {
+    const laid = el instanceof SVGGraphicsElement ? el.getBBox().height : el.offsetHeight;
+    return parseFloat(getComputedStyle(el).fontSize) * (el.getBoundingClientRect().height / laid);
+  };
+  const drawn = new Map();
+  for (const edge of document.querySelectorAll('.react-flow__edge')) {
+    const path = edge.querySelector('path.react-flow__edge-path');
+    const m = path.getScreenCTM();
+    const points = [];
+    for (let l = 0; l <= path.getTotalLength(); l += 2) {
+      const p = path.getPointAtLength(l);
+      points.push({ x: m.a * p.x + m.c * p.y + m.e, y: m.b * p.x + m.d * p.y + m.f });
+    }
+    drawn.set(edge.dataset.id, points);
+  }
+  const labels = document.querySelectorAll('.ledge-note, .react-flow__edge-textwrapper');
+  return {
+    edges: [...labels].map((label) => {
+      const own = label.dataset.edgeId ?? label.closest('.react-flow__edge')?.dataset.id;
+      const r = label.getBoundingClientRect();
+      const x = r.x + r.width / 2, y = r.y + r.height / 2;
+      const [head, target] = own.split('\\0');
+      const source = head.slice(head.indexOf(':') + 1);
+      return {
+        edge: own,
+        text: label.textContent,
+        px: screenPx(label.querySelector('.react-flow__edge-text')),
+        off: Math.min(...(drawn.get(own) ?? []).map((p) => Math.hypot(p.x - x, p.y - y))),
+        end: Math.min(toBox(x, y, nodeBox(source)), toBox(x, y, nodeBox(target))),
+      };
+    }),
+    nodes: [...document.querySelectorAll('.lnode-change')].map((c) => screenPx(c)),
+  };
+}"""
+
+
+def test_changes_and_run_counts_read_at_the_opening_zoom_each_on_its_own_edge(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any], shoot: Shoot
+) -> None:
+    page = shared
+    since = {"changes_since": first_training["ended_at_iso"]}
+    for name in ("changes", "window"):
+        open_url(page, server, **(since if name == "changes" else {}))
+        if name == "window":
+            seen_during_the_last_week(page)
+        steady(page.locator(".react-flow__node").first)
+        labels = page.evaluate(LABELS)
+        assert labels["edges"], f"{name}: no edge label"
+        # 11 px on screen at least, as the nodes' names are readable (the opening zoom is 0.6).
+        small = [(e["text"], round(e["px"], 1)) for e in labels["edges"] if e["px"] < 10.9]
+        assert small == [], f"{name}: edge labels under 11 px on screen"
+        assert all(px >= 10.9 for px in labels["nodes"]), f"{name}: {labels['nodes']}"
+        # Each on its own edge, near one of its ends (an edge folded from one row to the
+        # next, as the dbt model's new input: not amid the bundle of lanes between the rows).
+        for label in labels["edges"]:
+            assert label["off"] <= 3, f"{name}: {label} is off its edge"
+            assert label["end"] <= 150, f"{name}: {label} is far from both its ends"
+        shoot(page, f"history-labels-{name}")
+    assert labels["nodes"] == []  # (the window view has no changes)
+
+
+DRAWN_NODES = "() => [...document.querySelectorAll('.lnode')].map(n => n.dataset.nodeId)"
+# The ends of each drawn edge (its id: "<kind>:<source>\\0<target>").
+DRAWN_EDGES = """() => [...document.querySelectorAll('.react-flow__edge')].map((e) => {
+  const [head, target] = e.dataset.id.split('\\0');
+  return [head.slice(head.indexOf(':') + 1), target];
+})"""
+
+
+def seen_during_the_last_week(page: Page) -> None:
+    page.get_by_label("Seen during").select_option("7d")
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Seen during")
+    wait_graph(page)
+
+
+def test_seen_during_draws_only_what_the_current_graph_draws_with_the_same_filters(
+    shared: Page, server: ServerProcess
+) -> None:
+    page = shared
+    current = api(server, "graph", limit=5000)["nodes"]
+    apply_jobs = {n["id"] for n in current if (n["feast"] or {}).get("type") == "definition_job"}
+    assert apply_jobs
+    for jobs in ("runtime", "none"):  # all but Feast's apply jobs (the default); no job
+        open_url(page, server, **({"jobs": jobs} if jobs == "none" else {}))
+        now = set(page.evaluate(DRAWN_NODES))
+        now_alone = now - {end for pair in page.evaluate(DRAWN_EDGES) for end in pair}
+        seen_during_the_last_week(page)
+        seen = set(page.evaluate(DRAWN_NODES))
+        assert seen, jobs
+        assert not seen & apply_jobs, f"{jobs}: apply jobs drawn"
+        assert seen <= now, f"{jobs}: drawn that the current graph hides: {seen - now}"
+        # None alone that the current graph connects: the parent jobs (the DAG, materialize)
+        # have their parent edges.
+        ends = {end for pair in page.evaluate(DRAWN_EDGES) for end in pair}
+        assert seen - ends <= now_alone, f"{jobs}: drawn with no edge: {seen - ends}"
 
 
 def test_the_column_view_answers_as_of_the_instant_and_says_so(

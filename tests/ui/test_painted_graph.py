@@ -146,3 +146,24 @@ def test_a_large_graph_is_painted_readable_and_can_be_explored(
         expect(legend.locator("[data-legend=health-at_risk]")).to_contain_text(f"at risk {OUTPUTS}")
         assert page.evaluate(COLOUR_PIXELS, [CANVAS, AT_RISK_RGB]) > 500
         shoot(page, "painted-graph-health")
+
+
+NOTE_RGB = [0x33, 0x41, 0x55]  # paint.ts NOTE_TEXT: an edge label's words
+
+
+def test_a_large_graphs_run_counts_are_painted_readable_at_the_opening_zoom(
+    page: Page, tmp_path: Path, shoot: Shoot
+) -> None:
+    with ui_server(write_repo(tmp_path / "hub", project="hub")) as server:
+        answer = httpx.post(f"{server.url}/api/v1/lineage/batch", json=fan_out(), timeout=60)
+        assert answer.status_code in (200, 204), answer.text
+        window = "seen=custom&seen_since=2026-10-31T00:00:00Z&seen_until=2026-11-02T00:00:00Z"
+        page.goto(f"{server.url}/?{window}")
+        page.wait_for_selector(f".canvas[data-state=ready][data-nodes='{NODES}']", timeout=60_000)
+        expect(page.get_by_test_id("history-banner")).to_contain_text("Seen during")
+        canvas = page.locator(CANVAS)
+        expect(canvas).to_have_attribute("data-notes-drawn", re.compile(r"^[1-9]"))
+        # "1 run" on each edge on screen, 11 px on screen (the graph opens at 0.55).
+        assert float(canvas.get_attribute("data-note-px") or 0) >= 10.9
+        assert page.evaluate(COLOUR_PIXELS, [CANVAS, NOTE_RGB]) > 200
+        shoot(page, "painted-graph-run-counts")

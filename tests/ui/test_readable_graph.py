@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.server_process import ServerProcess
-from tests.ui.conftest import node, wait_graph
+from tests.ui.conftest import node, steady, wait_graph
 
 Shoot = Callable[[Page, str], Path]
 
@@ -237,3 +237,51 @@ def test_edges_go_around_nodes(page: Page, server: ServerProcess) -> None:
         found = page.evaluate(EDGES_THROUGH_NODES)
         assert found["edges"] > 10
         assert not found["crossings"], (jobs, found["crossings"])
+
+
+# Nodes whose box meets the minimap's, the legend's or the zoom buttons'.
+UNDER_OVERLAYS = """() => {
+  const overlays = [...document.querySelectorAll(
+    '.react-flow__minimap, .legend, .react-flow__controls')].map((o) => o.getBoundingClientRect());
+  const meets = (r, o) =>
+    r.left < o.right && r.right > o.left && r.top < o.bottom && r.bottom > o.top;
+  return [...document.querySelectorAll('.react-flow__node')]
+    .filter((n) => overlays.some((o) => meets(n.getBoundingClientRect(), o)))
+    .map((n) => n.querySelector('.lnode').dataset.label);
+}"""
+
+
+def one_more_job(route: Route) -> None:
+    """The graph answer with one more job: an ad hoc reader of the training set (the
+    quickstart's graph grown by a node, as a new user's first own event does)."""
+    answer = route.fetch()
+    body = answer.json()
+    training = next(n for n in body["nodes"] if n["name"].endswith("driver_training_set.parquet"))
+    train = next(n for n in body["nodes"] if n["name"] == "train_driver_ranking")
+    reader = {**train, "id": "job:spark://ml-team:adhoc_reader", "name": "adhoc_reader"}
+    read = next(e for e in body["edges"] if e["target"] == train["id"] and e["type"] == "input")
+    # In the order the server answers: nodes by namespace and name, edges by their ends.
+    body["nodes"].insert(body["nodes"].index(train), reader)
+    body["edges"].append({**read, "source": training["id"], "target": reader["id"]})
+    body["edges"].sort(key=lambda e: (e["source"], e["target"], e["type"], e["origin"] or ""))
+    body["total_nodes"] += 1
+    route.fulfill(response=answer, json=body)
+
+
+def test_the_fit_keeps_every_node_clear_of_the_minimap_and_the_legend(
+    page: Page, server: ServerProcess, shoot: Shoot
+) -> None:
+    for grown in (False, True):
+        if grown:
+            page.route("**/api/v1/lineage/openlineage/graph?*", one_more_job)
+        page.goto(server.url)
+        wait_graph(page, nodes=30 if grown else 29)
+        steady(page.locator(".react-flow__node").last)
+        assert page.evaluate(UNDER_OVERLAYS) == [], f"grown: {grown}"
+        assert zoom(page) >= 0.55  # still readable (viewport.ts, READABLE_ZOOM)
+        # The Fit button too.
+        page.locator(".react-flow__controls-fitview").click()
+        page.wait_for_timeout(400)
+        steady(page.locator(".react-flow__node").last)
+        assert page.evaluate(UNDER_OVERLAYS) == [], f"fit button, grown: {grown}"
+    shoot(page, "readable-fit-clear-of-the-minimap")

@@ -498,7 +498,8 @@ class GraphEdge(TypedDict):
             int,
             Field(
                 description="Window answers only: the window's runs that listed the edge "
-                "(not on explicit lineage edges, which a statement in the window keeps)"
+                "(a parent edge: the child's runs that named a run of the parent; not on "
+                "explicit lineage edges, which a statement in the window keeps)"
             ),
         ]
     ]

@@ -149,3 +149,55 @@ def test_a_datasets_details_then_hold_its_facets_then_a_page_those_stated_last_b
     now_params = {"type": "dataset", "namespace": "s3://b", "name": "out", "depth": 0}
     now = client.get(f"{API}/graph/node", params=now_params).json()
     assert now["nodes"][0]["datasource_uri"] == "s3://b/2"
+
+
+DAG = ("airflow://prod", "dag")
+TASK = ("airflow://prod", "dag.task")
+
+
+def _dag_runs(client: TestClient) -> None:
+    """The DAG ran at 10 (its task too, naming it) and again at 50 (its task naming a run of
+    the DAG the store never got); the task is a Feast definition job."""
+    feast_kind = {"feast_job_kind": facet(kind="definition", feast_project="ml_team")}
+    dag_run, lost_run = str(uuid.uuid4()), str(uuid.uuid4())
+    ingest(
+        client,
+        run_event("COMPLETE", run_id=dag_run, job=DAG, time=at(10)),
+        run_event(
+            "COMPLETE",
+            job=TASK,
+            time=at(11),
+            parent=(dag_run, DAG),
+            job_facets=feast_kind,
+            inputs=[dataset("s3://b", "raw")],
+        ),
+        run_event("COMPLETE", job=DAG, time=at(50)),
+        run_event("COMPLETE", job=TASK, time=at(51), parent=(lost_run, DAG), job_facets=feast_kind),
+    )
+
+
+def test_a_windows_nodes_are_as_stored_and_its_parent_edges_those_its_runs_named(
+    client: TestClient,
+) -> None:
+    _dag_runs(client)
+    dag, task = "job:airflow://prod:dag", "job:airflow://prod:dag.task"
+    window = client.get(f"{API}/graph", params={"since": at(0), "until": at(30)}).json()
+    nodes = {n["id"]: n for n in window["nodes"]}
+    # The task's Feast kind, as the current graph has it: what the UI's Jobs filter reads.
+    assert nodes[task]["feast"] == {
+        "project": "ml_team",
+        "type": "definition_job",
+        "name": "dag.task",
+    }
+    assert nodes[task]["facets"].keys() == {"feast_job_kind"}
+    parent = next(e for e in window["edges"] if e["type"] == "parent")
+    assert (parent["source"], parent["target"], parent["run_count"]) == (dag, task, 1)
+    assert (parent["first_seen"], parent["last_seen"]) == (at(11), at(11))
+    assert window["total_edges"] == 2  # the task's input, its parent edge
+    focused = client.get(subgraph_path("job", *TASK), params={"since": at(0), "until": at(30)})
+    assert "parent" not in {e["type"] for e in focused.json()["edges"]}  # the walk: inputs only
+    # The later window: the task's run names a run of the DAG the store lacks, no parent edge.
+    later = client.get(f"{API}/graph", params={"since": at(40)}).json()
+    assert {n["id"] for n in later["nodes"]} == {dag, task}
+    assert later["edges"] == []
+    assert later["total_edges"] == 0

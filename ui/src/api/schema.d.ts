@@ -1436,7 +1436,7 @@ export interface components {
             origin: ("declared" | "observed") | null;
             /**
              * Run Count
-             * @description Window answers only: the window's runs that listed the edge (not on explicit lineage edges, which a statement in the window keeps)
+             * @description Window answers only: the window's runs that listed the edge (a parent edge: the child's runs that named a run of the parent; not on explicit lineage edges, which a statement in the window keeps)
              */
             run_count?: number;
             /**
@@ -4341,7 +4341,7 @@ export interface operations {
                 offset?: number;
                 /** @description The lineage as it stood at this instant (ISO 8601): the answer of a store holding only the events up to it; a future instant is now. Not with since/until */
                 as_of?: string | null;
-                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input and output edge with its run count and first and last seen */
+                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input, output and parent edge with its run count and first and last seen; nodes as stored */
                 since?: string | null;
                 /** @description The end of the window (see since) */
                 until?: string | null;
@@ -4416,7 +4416,7 @@ export interface operations {
                 limit?: number;
                 /** @description The lineage as it stood at this instant (ISO 8601): the answer of a store holding only the events up to it; a future instant is now. Not with since/until */
                 as_of?: string | null;
-                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input and output edge with its run count and first and last seen */
+                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input, output and parent edge with its run count and first and last seen; nodes as stored */
                 since?: string | null;
                 /** @description The end of the window (see since) */
                 until?: string | null;
@@ -4494,7 +4494,7 @@ export interface operations {
                 limit?: number;
                 /** @description The lineage as it stood at this instant (ISO 8601): the answer of a store holding only the events up to it; a future instant is now. Not with since/until */
                 as_of?: string | null;
-                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input and output edge with its run count and first and last seen */
+                /** @description With or without until: the lineage the runs overlapping [since, until) observed, each input, output and parent edge with its run count and first and last seen; nodes as stored */
                 since?: string | null;
                 /** @description The end of the window (see since) */
                 until?: string | null;

@@ -9,8 +9,9 @@
 // Separate pipelines are framed apart (Groups).
 
 import { Background, ReactFlow, ReactFlowProvider, useStore } from "@xyflow/react";
-import { useMemo, useRef } from "react";
+import { useLayoutEffect, useMemo, useRef, type RefObject } from "react";
 import { CanvasControls } from "./CanvasControls";
+import { EdgeNotes } from "./EdgeNotes";
 import { edgeTypes, nodeTypes } from "./elements";
 import { Groups } from "./Groups";
 import { groupBoxes } from "./groups";
@@ -24,13 +25,26 @@ import { useNodeKeys } from "./useNodeKeys";
 import { usePathLight } from "./usePathLight";
 import { usePointer } from "./usePointer";
 import { LEGEND_ROOM, useFit, useKeepInView } from "./useViewport";
-import { BIG_GRAPH, MIN_ZOOM, OVERVIEW_ZOOM, zoomLevel } from "./viewport";
+import { BIG_GRAPH, labelScale, MIN_ZOOM, OVERVIEW_ZOOM, zoomLevel } from "./viewport";
 
 export interface CanvasProps {
   graph: LGraph;
   center: string | null;
   selected: string | null;
   onSelect: (id: string | null) => void;
+}
+
+/**
+ * Sets the canvas's --label-scale (viewport.ts, labelScale) as the zoom
+ * changes: the stylesheet scales edge labels and node changes by it, so
+ * zooming re-renders nothing.
+ */
+function LabelScale({ target }: { target: RefObject<HTMLDivElement | null> }) {
+  const scale = useStore((s) => Math.ceil(labelScale(s.transform[2]) * 100) / 100);
+  useLayoutEffect(() => {
+    target.current?.style.setProperty("--label-scale", String(scale));
+  }, [target, scale]);
+  return null;
 }
 
 function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
@@ -41,7 +55,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
   const anyLit = useAnyLit();
 
   const fit = useFit(wrapper, center ?? selected, graph);
-  const { layout, nodes, edges, ready } = useLaidOut(
+  const { layout, nodes, edges, notes, ready } = useLaidOut(
     graph,
     center,
     (positions) => fit(positions),
@@ -94,7 +108,9 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
       >
+        <LabelScale target={wrapper} />
         {scene && <Overview scene={scene} center={center} />}
+        {!big && <EdgeNotes notes={notes} />}
         {positions && <Groups boxes={groups} />}
         {/* A dotted background repaints the whole screen at each pan frame: not under a painted graph. */}
         {!big && <Background gap={24} size={1} color="#e2e8f0" />}

@@ -12,7 +12,7 @@
 import { useStore } from "@xyflow/react";
 import { useLayoutEffect, useRef, useState } from "react";
 import { useLitState } from "./highlight";
-import { countInView, isInView, paintScene, type Box, type Scene } from "./paint";
+import { countInView, isInView, notesInView, paintScene, type Box, type Scene } from "./paint";
 
 interface Props {
   scene: Scene;
@@ -54,6 +54,7 @@ export function Overview({ scene, center }: Props) {
   const [drawn, setDrawn] = useState(0);
   const [selectedDrawn, setSelectedDrawn] = useState(false);
   const [centerDrawn, setCenterDrawn] = useState(false);
+  const [notes, setNotes] = useState({ count: 0, px: 0 });
 
   useLayoutEffect(() => {
     const canvas = ref.current;
@@ -98,10 +99,13 @@ export function Overview({ scene, center }: Props) {
         Math.round((y + cached.box.top * zoom) * dpr) - 1,
       );
     }
-    // Nodes on screen, and whether the selection and the focus centre are among them (for tests and the curious).
+    // Nodes on screen, whether the selection and the focus centre are among them, the edge
+    // labels on screen and their size (for tests and the curious).
     setDrawn(countInView(scene, view));
     setSelectedDrawn(lit.selected !== null && isInView(scene, lit.selected, view));
     setCenterDrawn(center !== null && isInView(scene, center, view));
+    const painted = notesInView(scene, view, zoom);
+    setNotes((known) => (known.count === painted.count && known.px === painted.px ? known : painted));
   }, [scene, center, x, y, zoom, width, height, lit]);
 
   return (
@@ -113,6 +117,8 @@ export function Overview({ scene, center }: Props) {
       data-lit-nodes={lit.nodes?.size ?? 0}
       data-selected-drawn={selectedDrawn ? (lit.selected ?? "") : undefined}
       data-center-drawn={centerDrawn ? (center ?? "") : undefined}
+      data-notes-drawn={notes.count || undefined}
+      data-note-px={notes.count ? notes.px.toFixed(1) : undefined}
       aria-hidden
     />
   );

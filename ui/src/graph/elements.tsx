@@ -6,9 +6,9 @@ import { useEdgeLit, useIsSelected, useNodeLit } from "./highlight";
 import { markedHealth } from "./healthOverlay";
 import { HealthMark } from "./HealthMark";
 import { EDGE_MEANINGS, KIND_STYLES } from "./kinds";
-import type { Point } from "./layered";
-import { measure, middleEllipsis, twoLines } from "./labels";
-import { CHANGE_LABELS, changeText, type Change, type EdgeKind, type LGraph, type LNode } from "./model";
+import { TURN, type Point } from "./layered";
+import { font, measure, middleEllipsis, twoLines } from "./labels";
+import { changeText, type Change, type EdgeKind, type LGraph, type LNode } from "./model";
 
 export const NODE_WIDTH = 220;
 export const NODE_HEIGHT = 80;
@@ -18,12 +18,7 @@ export function textWidth(shape: string): number {
   return NODE_WIDTH - 4 - (shape === "pill" ? 40 : 20);
 }
 
-let family: string | null = null;
-/** The font a node's text is drawn in (as the stylesheet sets it), for measuring. */
-export function font(weight: number, size: number): string {
-  family ??= getComputedStyle(document.documentElement).fontFamily || "sans-serif";
-  return `${weight} ${size}px ${family}`;
-}
+export { font } from "./labels";
 
 /** Sizes of the stylesheet's node text (styles.css, "graph nodes"). */
 export const LABEL_PX = 13;
@@ -139,10 +134,6 @@ function LineageNodeView({ id, data }: NodeProps & { data: LineageNodeData }) {
 
 export const LineageNode = memo(LineageNodeView);
 
-
-/** How far a folded edge's turn reaches beyond its ends (graph units). */
-const TURN = 24;
-
 /**
  * An edge's route (layered.ts: through the lanes of the layers it crosses)
  * as a path: straight through each layer, a curve across each gap. An edge
@@ -169,48 +160,32 @@ export function routePath(points: Point[]): string {
   return path;
 }
 
-export type LineageEdgeData = { kind: EdgeKind; route?: Point[]; origin?: string; runs?: number; change?: Change };
-
-/** Where an edge's label goes: the middle of its route. */
-function middle(points: Point[]): Point {
-  const a = points[Math.floor((points.length - 1) / 2)];
-  const b = points[Math.ceil((points.length - 1) / 2)];
-  return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
-}
+export type LineageEdgeData = { kind: EdgeKind; route?: Point[]; origin?: string; change?: Change };
 
 function LineageEdgeView(props: EdgeProps & { data?: LineageEdgeData }) {
   const lit = useEdgeLit(props.id);
   const route = props.data?.route;
-  const bezier = getBezierPath({
-    sourceX: props.sourceX,
-    sourceY: props.sourceY,
-    sourcePosition: props.sourcePosition,
-    targetX: props.targetX,
-    targetY: props.targetY,
-    targetPosition: props.targetPosition,
-  });
   const routed = route && route.length >= 2;
-  const path = routed ? routePath(route) : bezier[0];
-  const mid = routed ? middle(route) : { x: bezier[1], y: bezier[2] };
+  const path = routed
+    ? routePath(route)
+    : getBezierPath({
+        sourceX: props.sourceX,
+        sourceY: props.sourceY,
+        sourcePosition: props.sourcePosition,
+        targetX: props.targetX,
+        targetY: props.targetY,
+        targetPosition: props.targetPosition,
+      })[0];
   const kind = props.data?.kind ?? "io";
   const origin = props.data?.origin;
-  const runs = props.data?.runs;
   const change = props.data?.change;
-  // A window's run count, and a change in words: never told by colour alone.
-  const words = [runs !== undefined ? `${runs} run${runs === 1 ? "" : "s"}` : "", change ? CHANGE_LABELS[change] : ""]
-    .filter(Boolean)
-    .join(" · ");
+  // Its words (a window's run count, a change) are drawn over the nodes: EdgeNotes.tsx.
   const edge = (
     <BaseEdge
       id={props.id}
       path={path}
       markerEnd={props.markerEnd}
       className={`ledge ledge-${kind}${lit ? " lit-on" : ""}${change ? ` change-${change}` : ""}`}
-      label={words || undefined}
-      labelX={mid.x}
-      labelY={mid.y}
-      labelStyle={{ fontSize: 11 }}
-      labelBgPadding={[3, 1]}
     />
   );
   if (origin) {

@@ -14,6 +14,13 @@ const ELLIPSIS = "…";
 /** The tail keeps at most this share of the line; the start gets the rest. */
 const TAIL_SHARE = 0.62;
 
+let family: string | null = null;
+/** The font the graph's text is drawn in (as the stylesheet sets it), for measuring. */
+export function font(weight: number, size: number): string {
+  family ??= getComputedStyle(document.documentElement).fontFamily || "sans-serif";
+  return `${weight} ${size}px ${family}`;
+}
+
 let context: CanvasRenderingContext2D | null | undefined;
 const widths = new Map<string, number>();
 

@@ -60,6 +60,8 @@ export interface Layered {
   routes: Map<string, Point[]>;
 }
 
+/** How far a folded edge's turn reaches beyond its ends, as drawn (elements.tsx, paint.ts). */
+export const TURN = 24;
 /** The height of a long edge's lane in a layer it crosses. */
 const DUMMY_HEIGHT = 10;
 /** The most lanes a component gets: beyond, a huge graph grows far taller than it is wide. */

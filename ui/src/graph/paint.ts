@@ -8,6 +8,7 @@
 // bounds); painting then walks only what is inside the view, and batches
 // strokes and text by style, as changing a canvas's style is what costs.
 
+import { edgeWords, NOTE_HEIGHT, NOTE_PX, NOTE_WEIGHT, noteWidth, placeEdgeLabels } from "./edgeLabels";
 import { endEllipsis, measure } from "./labels";
 import {
   font,
@@ -23,9 +24,9 @@ import {
 } from "./elements";
 import { paintHealth } from "./healthOverlay";
 import { EDGE_SWATCHES, FAILURE_COLOR, KIND_STYLES, SELECT_COLOR, type KindStyle, type Shape } from "./kinds";
-import type { Point } from "./layered";
+import { TURN, type Point } from "./layered";
 import { changeText, type Change, type EdgeKind, type LEdge, type LGraph, type LNode, type RunState } from "./model";
-import { zoomLevel } from "./viewport";
+import { labelScale, zoomLevel } from "./viewport";
 
 export interface Box {
   left: number;
@@ -94,6 +95,8 @@ export interface Scene {
   texts: Map<string, Texts>;
   /** Names more than one node has: those nodes say their kind in words. */
   shared: Set<string>;
+  /** Where each labelled edge's words go (edgeLabels.ts), by edge id. */
+  labels: Map<string, Point>;
 }
 
 function bend(a: Point, b: Point): number {
@@ -139,7 +142,9 @@ export function buildScene(graph: LGraph, positions: Map<string, Point>, routes:
     }
     edges.push({ edge, points, routed, box });
   }
-  return { nodes, edges, whole, texts: new Map(), shared: sharedNames(graph) };
+  const size = { width: NODE_WIDTH, height: NODE_HEIGHT };
+  const labels = placeEdgeLabels(graph, positions, routes, size, labelScale(0));
+  return { nodes, edges, whole, texts: new Map(), shared: sharedNames(graph), labels };
 }
 
 function overlaps(a: Box, b: Box): boolean {
@@ -167,7 +172,7 @@ function trace(ctx: Ctx, e: SceneEdge): void {
     else if (a.x === b.x) {
       // A folded edge's turn (elements.tsx, routePath).
       const next = pts[i + 1];
-      const x = next && next.x < b.x ? a.x + 24 : a.x - 24;
+      const x = next && next.x < b.x ? a.x + TURN : a.x - TURN;
       ctx.bezierCurveTo(x, a.y, x, b.y, b.x, b.y);
     } else {
       const mid = (a.x + b.x) / 2;
@@ -305,6 +310,7 @@ export function paintScene(ctx: Ctx, scene: Scene, lit: Lit, center: string | nu
   paintRunStates(ctx, shown, alpha, zoom);
   paintHealth(ctx, shown, alpha, zoom);
   paintChanges(ctx, scene, shown, zoom, view);
+  if (level !== "far") paintEdgeNotes(ctx, scene, lit, zoom, view);
 
   // The lit path's ring, the selection and the focus centre, over the nodes.
   ctx.globalAlpha = 1;
@@ -373,6 +379,37 @@ function paintChanges(ctx: Ctx, scene: Scene, shown: SceneNode[], zoom: number, 
     ctx.fillText(`${mark.icon} ${mark.words}`, n.x, n.y - 8);
   }
 }
+
+/** Words on edges (styles.css's .ledge-note): a window's run counts, a change, scaled as in the DOM. */
+function paintEdgeNotes(ctx: Ctx, scene: Scene, lit: Lit, zoom: number, view: Box): void {
+  if (scene.labels.size === 0) return;
+  const scale = labelScale(zoom);
+  const height = NOTE_HEIGHT * scale;
+  ctx.font = font(NOTE_WEIGHT, NOTE_PX * scale);
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  for (const e of scene.edges) {
+    const at = scene.labels.get(e.edge.id);
+    if (!at) continue;
+    const words = edgeWords(e.edge);
+    const width = noteWidth(words) * scale;
+    const box = { left: at.x - width / 2, top: at.y - height / 2, right: at.x + width / 2, bottom: at.y + height / 2 };
+    if (!overlaps(box, view)) continue;
+    ctx.globalAlpha = lit.nodes === null || lit.edges?.has(e.edge.id) ? 1 : 0.25;
+    ctx.fillStyle = "#fff";
+    ctx.beginPath();
+    ctx.roundRect(box.left, box.top, width, height, 3 * scale);
+    ctx.fill();
+    ctx.fillStyle = e.edge.change ? NOTE_COLORS[e.edge.change] : NOTE_TEXT;
+    ctx.fillText(words, at.x, at.y);
+  }
+  ctx.globalAlpha = 1;
+  ctx.textAlign = "left";
+}
+
+/** The colour of an edge's words (styles.css's .ledge-note). */
+const NOTE_TEXT = "#334155";
+const NOTE_COLORS: Record<Change, string> = { added: "#15803d", removed: "#b91c1c", changed: "#b45309" };
 
 /** The colours of a job's latest run state (styles.css's .lnode-state). */
 const RUN_STATE_COLORS: Record<RunState, string> = {
@@ -492,6 +529,17 @@ export function countInView(scene: Scene, view: Box): number {
   let count = 0;
   for (const n of scene.nodes) if (nodeInView(n, view)) count++;
   return count;
+}
+
+/** How many edge labels are painted inside `view` at `zoom` (none far out), and their text's size on screen (px). */
+export function notesInView(scene: Scene, view: Box, zoom: number): { count: number; px: number } {
+  let count = 0;
+  if (zoomLevel(zoom) !== "far") {
+    for (const at of scene.labels.values()) {
+      if (at.x >= view.left && at.x <= view.right && at.y >= view.top && at.y <= view.bottom) count++;
+    }
+  }
+  return { count, px: NOTE_PX * labelScale(zoom) * zoom };
 }
 
 /** Whether node `id` is (at least partly) inside `view`. */

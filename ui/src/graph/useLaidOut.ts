@@ -5,11 +5,13 @@
 import { MarkerType, type Edge, type Node } from "@xyflow/react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { NODE_HEIGHT, NODE_WIDTH, sharedNames, type LineageNodeData } from "./elements";
+import { edgeWords, placeEdgeLabels } from "./edgeLabels";
+import type { EdgeNote } from "./EdgeNotes";
 import type { Point } from "./layered";
 import { layout, type LayoutResult } from "./layout";
 import type { LGraph } from "./model";
 import { nodeAriaLabel } from "./useNodeKeys";
-import { BIG_GRAPH } from "./viewport";
+import { BIG_GRAPH, labelScale } from "./viewport";
 
 declare global {
   interface Window {
@@ -86,13 +88,23 @@ export function useLaidOut(
         kind: edge.kind,
         route: current.routes.get(edge.id),
         origin: edge.origin,
-        runs: edge.runs,
         change: edge.change,
       },
       markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16, color: "#94a3b8" },
       focusable: false,
       selectable: false,
     }));
+  }, [current, graph, painted]);
+
+  /** The edges' words (a window's run counts, changes), placed on their own edges. */
+  const notes = useMemo<EdgeNote[]>(() => {
+    if (!current || painted) return [];
+    const size = { width: NODE_WIDTH, height: NODE_HEIGHT };
+    const places = placeEdgeLabels(graph, current.positions, current.routes, size, labelScale(0));
+    return graph.edges.flatMap((edge) => {
+      const at = places.get(edge.id);
+      return at ? [{ id: edge.id, at, words: edgeWords(edge), change: edge.change }] : [];
+    });
   }, [current, graph, painted]);
 
   // Once laid out and drawn, tell the page (and its tests).
@@ -112,5 +124,5 @@ export function useLaidOut(
     return () => cancelAnimationFrame(frame);
   }, [current, graph]);
 
-  return { layout: current, nodes, edges, ready };
+  return { layout: current, nodes, edges, notes, ready };
 }

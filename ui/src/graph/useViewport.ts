@@ -6,7 +6,7 @@ import { useCallback, useEffect, type RefObject } from "react";
 import { NODE_HEIGHT, NODE_WIDTH } from "./elements";
 import type { Point } from "./layered";
 import type { LGraph } from "./model";
-import { feastEnd, fitViewport, MIN_ZOOM, READABLE_ZOOM } from "./viewport";
+import { clearOfOverlays, feastEnd, fitViewport, MIN_ZOOM, READABLE_ZOOM, type Rect } from "./viewport";
 
 type Wrapper = RefObject<HTMLDivElement | null>;
 
@@ -16,8 +16,26 @@ type Wrapper = RefObject<HTMLDivElement | null>;
  */
 export const LEGEND_ROOM = 64;
 
+/** What lies over the canvas (inside it, or beside it in its parent: the legend). */
+const OVERLAYS = ".react-flow__minimap, .navmap, .react-flow__controls, .legend";
+
+/** The boxes of what lies over the canvas `wrapper`, in pixels from its top-left corner. */
+export function overlaysOf(wrapper: HTMLElement | null): Rect[] {
+  if (!wrapper) return [];
+  const box = wrapper.getBoundingClientRect();
+  const scope = wrapper.parentElement ?? wrapper;
+  const rects: Rect[] = [];
+  for (const element of scope.querySelectorAll(OVERLAYS)) {
+    const r = element.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    rects.push({ left: r.left - box.left, top: r.top - box.top, right: r.right - box.left, bottom: r.bottom - box.top });
+  }
+  return rects;
+}
+
 /**
- * Fits `positions` into the canvas, readable (centred on `focusId`, else on
+ * Fits `positions` into the canvas, clear of what lies over it (the minimap,
+ * the legend, the zoom buttons), readable (centred on `focusId`, else on
  * the graph's Feast end, else its busiest part, when the whole graph cannot
  * be read at once); `whole`
  * shows all of it, however small.
@@ -32,7 +50,9 @@ export function useFit(wrapper: Wrapper, focusId: string | null, graph: LGraph) 
       const focus = focusId ? (positions.get(focusId) ?? null) : null;
       const ends = whole || focus ? null : feastEnd(graph);
       const height = Math.max(box.height / 2, box.height - LEGEND_ROOM);
-      const viewport = fitViewport(positions, box.width, height, whole ? MIN_ZOOM : readable, focus, ends);
+      const lowest = whole ? MIN_ZOOM : readable;
+      const fit = fitViewport(positions, box.width, height, lowest, focus, ends);
+      const viewport = clearOfOverlays(positions, fit, box.width, box.height, overlaysOf(wrapper.current), lowest);
       flow.setViewport(viewport, { duration });
     },
     [flow, readable, focusId, wrapper, graph],

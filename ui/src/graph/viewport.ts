@@ -34,6 +34,16 @@ export const READABLE_ZOOM = 0.55;
 /** From this zoom nodes show their kind, producer and namespace too (13 px names: 11 px on screen). */
 export const NEAR_ZOOM = 0.85;
 
+/**
+ * The scale edge labels and the change beside a node (11 px text, edgeLabels.ts)
+ * are drawn at: counter to the zoom, so they are 11 px on screen at every zoom
+ * from READABLE_ZOOM (the furthest a graph opens at) to 1; further out they
+ * shrink with the names, nearer they grow with everything.
+ */
+export function labelScale(zoom: number): number {
+  return 1 / Math.min(1, Math.max(zoom, READABLE_ZOOM));
+}
+
 /** Zoomed out, nodes show only their name, larger; far out, only their colour. */
 export function zoomLevel(zoom: number): "near" | "mid" | "far" {
   if (zoom >= NEAR_ZOOM) return "near";
@@ -79,6 +89,29 @@ export function busiestPoint(
   return best;
 }
 
+/** A box: on the canvas, in pixels from its top-left corner; or in the graph, in its units. */
+export interface Rect {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/** The box around every node (graph units), or null for no node. */
+function extent(positions: Map<string, Point>): Rect | null {
+  let left = Infinity;
+  let top = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  for (const p of positions.values()) {
+    left = Math.min(left, p.x);
+    top = Math.min(top, p.y);
+    right = Math.max(right, p.x + NODE_WIDTH);
+    bottom = Math.max(bottom, p.y + NODE_HEIGHT);
+  }
+  return Number.isFinite(left) ? { left, top, right, bottom } : null;
+}
+
 /**
  * The viewport that shows every position, with some padding; but not so far
  * out that names cannot be read (`readable`): then it centres on `focus`, or
@@ -92,17 +125,9 @@ export function fitViewport(
   focus: Point | null = null,
   ends: Set<string> | null = null,
 ): Viewport {
-  let minX = Infinity;
-  let minY = Infinity;
-  let maxX = -Infinity;
-  let maxY = -Infinity;
-  for (const p of positions.values()) {
-    minX = Math.min(minX, p.x);
-    minY = Math.min(minY, p.y);
-    maxX = Math.max(maxX, p.x + NODE_WIDTH);
-    maxY = Math.max(maxY, p.y + NODE_HEIGHT);
-  }
-  if (!Number.isFinite(minX) || width === 0 || height === 0) return { x: 0, y: 0, zoom: 1 };
+  const whole = extent(positions);
+  if (!whole || width === 0 || height === 0) return { x: 0, y: 0, zoom: 1 };
+  const { left: minX, top: minY, right: maxX, bottom: maxY } = whole;
   const padding = 0.92;
   const fits = padding * Math.min(width / (maxX - minX), height / (maxY - minY));
   if (fits < readable) {
@@ -126,4 +151,73 @@ export function fitViewport(
     y: (height - (maxY - minY) * zoom) / 2 - minY * zoom,
     zoom,
   };
+}
+
+/** Pixels kept between a node and an overlay, and between the graph and the canvas's edge. */
+const CLEARANCE = 8;
+/** To clear the overlays, a whole graph is shown down to this share of the zoom that fits it. */
+const SHRINK_FLOOR = 0.8;
+
+/** Whether no node of `positions`, seen through `viewport`, lies under one of `overlays`. */
+export function clearOf(positions: Map<string, Point>, viewport: Viewport, overlays: Rect[]): boolean {
+  const { x, y, zoom } = viewport;
+  for (const p of positions.values()) {
+    const left = p.x * zoom + x;
+    const top = p.y * zoom + y;
+    const right = left + NODE_WIDTH * zoom;
+    const bottom = top + NODE_HEIGHT * zoom;
+    for (const o of overlays) {
+      if (left < o.right + CLEARANCE && right > o.left - CLEARANCE && top < o.bottom + CLEARANCE && bottom > o.top - CLEARANCE) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * `fit`, a viewport that shows the whole graph (fitViewport), moved and if
+ * need be zoomed out a little so that no node lies under what lies over the
+ * canvas (`overlays`: the minimap, the legend, the zoom buttons) of
+ * `width` x `height`: of the zooms from `fit`'s down to `lowest` (and no
+ * further than SHRINK_FLOOR of it), the largest at which some place of the
+ * graph on the canvas leaves every node clear, the graph as near where `fit`
+ * centred it as can be. None: `fit` itself.
+ */
+export function clearOfOverlays(
+  positions: Map<string, Point>,
+  fit: Viewport,
+  width: number,
+  height: number,
+  overlays: Rect[],
+  lowest: number,
+): Viewport {
+  const whole = extent(positions);
+  if (!whole || overlays.length === 0 || clearOf(positions, fit, overlays)) return fit;
+  const { left: minX, top: minY, right: maxX, bottom: maxY } = whole;
+  // A graph larger than the canvas (opened at a readable zoom) has nodes under everything anyway.
+  if ((maxX - minX) * fit.zoom > width || (maxY - minY) * fit.zoom > height) return fit;
+  // Where `fit` put the graph's centre, on the canvas.
+  const cx = fit.x + ((minX + maxX) / 2) * fit.zoom;
+  const cy = fit.y + ((minY + maxY) / 2) * fit.zoom;
+  const floor = Math.max(lowest, fit.zoom * SHRINK_FLOOR);
+  /** Where the graph's start (left or top) may go on one axis, nearest `centre` first. */
+  const starts = (centre: number, room: number, size: number): number[] => {
+    const low = CLEARANCE;
+    const high = Math.max(low, room - CLEARANCE - size);
+    const preferred = Math.min(high, Math.max(low, centre - size / 2));
+    return [...new Set([preferred, low, high])].sort((a, b) => Math.abs(a - preferred) - Math.abs(b - preferred));
+  };
+  for (let zoom = fit.zoom; zoom >= floor; zoom -= fit.zoom * 0.02) {
+    const lefts = starts(cx, width, (maxX - minX) * zoom);
+    const tops = starts(cy, height, (maxY - minY) * zoom);
+    const moved = (left: number, top: number) => Math.hypot(left - lefts[0], top - tops[0]);
+    const places = lefts.flatMap((left) => tops.map((top) => ({ left, top })));
+    places.sort((a, b) => moved(a.left, a.top) - moved(b.left, b.top));
+    for (const { left, top } of places) {
+      const viewport = { x: left - minX * zoom, y: top - minY * zoom, zoom };
+      if (clearOf(positions, viewport, overlays)) return viewport;
+    }
+  }
+  return fit;
 }

@@ -67,7 +67,8 @@ Since = Annotated[
     str | None,
     Query(
         description="With or without until: the lineage the runs overlapping [since, until) "
-        "observed, each input and output edge with its run count and first and last seen",
+        "observed, each input, output and parent edge with its run count and first and last "
+        "seen; nodes as stored",
         json_schema_extra=DATE_TIME,
     ),
 ]

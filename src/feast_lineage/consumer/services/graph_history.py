@@ -3,11 +3,12 @@
 The same answers as :mod:`.graph` (a page of the graph, a subgraph), from
 the history reads: :mod:`..store.read.as_of` and :mod:`..store.read.window`.
 An ``as_of`` node carries the version current then (``version``) and that
-version's schema; a window's input and output edges carry how many of the
-window's runs listed them, and when. Explicit lineage edges are those
-current at the instant, or stated in the window
-(:mod:`..store.read.explicit_as_of`). The current-graph answers never come
-here, so they cost what they cost before.
+version's schema; a window's nodes are as stored (their facets now), its
+input and output edges carry how many of the window's runs listed them, and
+when, and its parent edges how many of the child's runs named a run of the
+parent. Explicit lineage edges are those current at the instant, or stated
+in the window (:mod:`..store.read.explicit_as_of`). The current-graph
+answers never come here, so they cost what they cost before.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.when import History, When, answerable, echo, when
 from feast_lineage.consumer.store.read import as_of as at_reads
 from feast_lineage.consumer.store.read import catalog_as_of
+from feast_lineage.consumer.store.read import common as read_common
 from feast_lineage.consumer.store.read import graph as g
 from feast_lineage.consumer.store.read import window as window_reads
 from feast_lineage.consumer.store.read.as_of import Instant
@@ -92,6 +94,15 @@ def _facets_then(
     return out, datasets.uris
 
 
+def _facets_now(conn: Connection, rows: list[NodeRow]) -> dict[int, dict[str, str]]:
+    """Node id -> its stored facets (the current graph's)."""
+    jobs = [r.id for r in rows if r.kind == "job"]
+    out = read_common.facets_of(conn, t.job_facets, jobs, raw=True)
+    datasets = [r.id for r in rows if r.kind == "dataset"]
+    out.update(read_common.facets_of(conn, t.dataset_facets, datasets, raw=True))
+    return out
+
+
 def _columns_then(conn: Connection, rows: list[NodeRow], scope: Scope, at: Instant) -> set[int]:
     """The datasets of ``rows`` with column lineage current at ``at`` (theirs or an alias's)."""
     return has_column_lineage(conn, (r.id for r in rows if r.kind == "dataset"), scope, at)
@@ -121,7 +132,12 @@ def _nodes(
     """
     if versions is None:
         versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
-    owned, uris = _facets_then(conn, rows, at, details) if isinstance(at, Instant) else ({}, {})
+    # A window's nodes are as stored: their facets now (a job's Feast kind among them).
+    owned, uris = (
+        _facets_then(conn, rows, at, details)
+        if isinstance(at, Instant)
+        else (_facets_now(conn, rows), {})
+    )
     runs = _runs_then(conn, rows, at) if isinstance(at, Instant) else {}
     with_columns = _columns_then(conn, rows, scope, at) if isinstance(at, Instant) else set()
     refs: dict[int, NodeRef] = {}
@@ -160,10 +176,13 @@ def _edges(conn: Connection, refs: dict[int, NodeRef], built: Built, at: History
     ids = set(refs)
     rows: list[EdgeRow]
     stats: dict[tuple[int, int, window_reads.Direction], window_reads.EdgeStats] = {}
+    parents: dict[tuple[int, int], window_reads.EdgeStats] = {}
     if isinstance(at, Instant):
         rows = at_reads.edges_among(conn, ids, at)
     else:
         rows, stats = window_reads.edges_among(conn, ids, at)
+        parent_rows, parents = window_reads.parent_edges_among(conn, ids, at)
+        rows += parent_rows
     inputs: Ends = {}
     outputs: Ends = {}
     for e in rows:
@@ -174,6 +193,8 @@ def _edges(conn: Connection, refs: dict[int, NodeRef], built: Built, at: History
         elif e.edge_type == "output":
             seen(outputs, e.src_id, e.dst_id, e.created_us)
             _with_stats(edge, stats.get((e.src_id, e.dst_id, "output")))
+        elif e.edge_type == "parent":
+            _with_stats(edge, parents.get((e.src_id, e.dst_id)))
         built["edges"].append(edge)
     if isinstance(at, Instant):
         explicit = at_reads.explicit_among(conn, ids, at)
@@ -266,7 +287,7 @@ def graph_page_at(
             ends = {end for x in stated for end in (x.src_id, x.dst_id)}
             everything = _window_nodes(conn, ns_ids, seen_then, ends)
             total, rows = len(everything), everything[offset : offset + limit]
-            total_edges = len(seen_then.edges) + len(stated)
+            total_edges = len(seen_then.edges) + len(seen_then.parents) + len(stated)
         built = _build(conn, rows, read, None, at)
     as_of, since, until = _echo(at)
     return GraphPage(

@@ -4,7 +4,9 @@ Every run that overlapped the window [since, until) contributes its inputs
 and outputs (``feast_lineage_run_io``): a run overlaps when it started
 before ``until`` and has no end event or ended at or after ``since``. An
 input edge (dataset -> job) is in the window when one of the job's
-overlapping runs read the dataset; an output edge likewise.
+overlapping runs read the dataset; an output edge likewise; a parent edge
+(parent job -> child job) when one of the child's overlapping runs named a
+run of the parent (its parent facet) and the parent ran in the window too.
 
 Nothing in that rule bounds a run's start from below, so the reads bound
 it with the longest run the store has held (``max_run_us`` in the meta
@@ -281,6 +283,58 @@ def edges_among(
 
 
 @lru_cache(maxsize=1)
+def _parent_statement() -> Any:
+    """(parent job, child job, runs, first, last) of the window's runs that named a parent run."""
+    runs = _overlapping(job_ids=True, ns_ids=False)
+    child = t.runs.alias("win_child_run")
+    parent = t.runs.alias("win_parent_run")
+    return (
+        select(
+            parent.c.job_id,
+            runs.c.job_id,
+            func.count(),
+            func.min(child.c.first_event_us),
+            func.max(runs.c.last_event_us),
+        )
+        .select_from(
+            runs.join(child, child.c.run_id == runs.c.run_id).join(
+                parent, parent.c.run_id == child.c.parent_run_id
+            )
+        )
+        .group_by(parent.c.job_id, runs.c.job_id)
+    )
+
+
+def parent_edges_among(
+    conn: Connection, ids: set[int], window: Window
+) -> tuple[list[EdgeRow], dict[tuple[int, int], EdgeStats]]:
+    """The parent edges among ``ids`` the window observed, with how.
+
+    A parent edge (parent job -> child job) is observed when a run of the
+    child that overlapped the window named, in its parent facet, a run of the
+    parent that the store holds; its stats count those runs of the child.
+    """
+    pairs: dict[tuple[int, int], EdgeStats] = {}
+    ordered = sorted(ids)
+    resolved = _resolved(conn, window)
+    for start in range(0, len(ordered), _CHUNK):
+        params = {"ids": ordered[start : start + _CHUNK], **resolved}
+        for parent, child, runs, first, last in conn.execute(_parent_statement(), params):
+            if int(parent) in ids:
+                pairs[(int(parent), int(child))] = EdgeStats(int(runs), int(first), int(last))
+    if not pairs:
+        return [], {}
+    ends = {job for pair in pairs for job in pair}
+    rows = filtered_walk.edges_among(conn, ends, _parent, {})
+    kept = [e for e in rows if (e.src_id, e.dst_id) in pairs]
+    return kept, pairs
+
+
+def _parent(edges: FromClause) -> ColumnElement[bool]:
+    return edges.c.edge_type == "parent"
+
+
+@lru_cache(maxsize=1)
 def _stats_statement() -> Any:
     runs = _overlapping(job_ids=True, ns_ids=False)
     r, io = runs.c, t.run_io.c
@@ -338,10 +392,12 @@ def _params(conn: Connection, ns_ids: NsIds, window: Window) -> dict[str, Any]:
 
 
 class Observed(NamedTuple):
-    """What a window observed: the jobs that ran in it, their runs' inputs and outputs."""
+    """What a window observed: the jobs that ran in it, their runs' inputs and outputs,
+    and the parent edges (parent job, child job) between them its runs named."""
 
     jobs: frozenset[int]
     edges: frozenset[tuple[int, int, str]]  # (job, dataset, direction)
+    parents: frozenset[tuple[int, int]]
 
     @property
     def nodes(self) -> set[int]:
@@ -351,7 +407,7 @@ class Observed(NamedTuple):
 def observed(conn: Connection, ns_ids: NsIds, window: Window) -> Observed:
     """The visible jobs that ran in the window, and the visible datasets their runs listed."""
     if ns_ids is not None and not ns_ids:
-        return Observed(frozenset(), frozenset())
+        return Observed(frozenset(), frozenset(), frozenset())
     jobs = select(_overlapping(job_ids=False, ns_ids=ns_ids is not None).c.job_id).distinct()
     params = _params(conn, ns_ids, window)
     found = frozenset(int(job) for job in conn.execute(jobs, params).scalars())
@@ -359,4 +415,26 @@ def observed(conn: Connection, ns_ids: NsIds, window: Window) -> Observed:
         (int(job), int(dataset), str(way))
         for job, dataset, way in conn.execute(_observed(ns_ids), params)
     )
-    return Observed(found, edges)
+    parents = frozenset(
+        (int(parent), int(child))
+        for parent, child in conn.execute(_observed_parents(ns_ids is not None), params)
+        if int(parent) in found
+    )
+    return Observed(found, edges, parents)
+
+
+@lru_cache(maxsize=2)
+def _observed_parents(ns_ids: bool) -> Any:
+    """(parent job, child job) of the window's runs (visible) that named a parent run."""
+    runs = _overlapping(job_ids=False, ns_ids=ns_ids)
+    child = t.runs.alias("win_child_run")
+    parent = t.runs.alias("win_parent_run")
+    return (
+        select(parent.c.job_id, runs.c.job_id)
+        .select_from(
+            runs.join(child, child.c.run_id == runs.c.run_id).join(
+                parent, parent.c.run_id == child.c.parent_run_id
+            )
+        )
+        .distinct()
+    )
