@@ -8,6 +8,7 @@ another's state.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,16 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from feast_lineage.event_time import parse_us
-from tests.server_process import ServerProcess
-from tests.ui.conftest import VIEWPORT, PageErrors, axe_violations, node, steady, wait_graph
+from tests.server_process import ServerProcess, write_repo
+from tests.ui.conftest import (
+    VIEWPORT,
+    PageErrors,
+    axe_violations,
+    node,
+    steady,
+    ui_server,
+    wait_graph,
+)
 
 Shoot = Callable[[Page, str], Path]
 OL = "/api/v1/lineage/openlineage"
@@ -662,6 +671,9 @@ def test_a_node_that_did_not_exist_then_is_said_so_with_the_instant(
     )
     missing = page.get_by_test_id("not-then")
     expect(missing).to_contain_text(f"{ref['name']} did not exist at")
+    # A node the caller's key may not see gets the same 404: the sentence stays true of it.
+    expect(missing).to_contain_text(", or is not visible to you")
+    expect(missing).to_contain_text("in a namespace you may not see")
     expect(missing).to_contain_text(then[17:23])  # the instant, to the millisecond (at least)
     expect(missing).not_to_contain_text("removed")
     expect(missing.get_by_role("button", name="Retry")).to_have_count(0)
@@ -703,3 +715,161 @@ def test_a_reversed_seen_during_window_says_since_must_be_before_until(
     wait_graph(page)
     assert url_param(page, "seen_since") == window["seen_until"]
     assert url_param(page, "seen_until") == window["seen_since"]
+
+
+@pytest.fixture
+def refused(shared: Page) -> Iterator[list[str]]:
+    """The API requests the page gets a 400 for while the test runs."""
+    found: list[str] = []
+
+    def record(response: Any) -> None:
+        if "/api/" in response.url and response.status == 400:
+            found.append(response.url)
+
+    shared.on("response", record)
+    yield found
+    shared.remove_listener("response", record)
+
+
+def test_a_time_an_offset_carries_before_year_1_is_the_first_instant(
+    shared: Page, server: ServerProcess, refused: list[str]
+) -> None:
+    page = shared
+    # Year 1 at +01:00 is before the first instant a date shows: it is that instant, as
+    # the server takes it (not year 0, which the server refuses).
+    page.goto(f"{server.url}/?{urlencode({'as_of': '0001-01-01T00:00:00+01:00'})}")
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).get('as_of') === '0001-01-01T00:00:00Z'"
+    )
+    expect(page.get_by_text("No lineage yet")).to_be_visible()
+    expect(page.get_by_test_id("time-link-note")).to_have_count(0)
+    assert refused == [], refused
+
+
+def test_as_of_the_last_instant_the_lists_ask_no_bound_after_it(
+    shared: Page, server: ServerProcess, refused: list[str]
+) -> None:
+    page = shared
+    # The last instant (and one an offset carries past it): no `until` after it is asked
+    # (year 10000 is not a date the server takes); the lists hold every version and run.
+    last = "9999-12-31T23:59:59.999999Z"
+    runs = api(server, "runs", job_name=DBT_MODEL, limit=100)
+    for given in (last, "9999-12-31T23:59:59.999999-01:00"):
+        open_url(page, server, **DBT, as_of=given)
+        page.wait_for_function(
+            f"() => new URLSearchParams(location.search).get('as_of') === '{last}'"
+        )
+        expect(page.get_by_test_id("job-versions").locator("li.job-version")).to_have_count(2)
+        expect(page.get_by_test_id("run-history").locator("tr.run-row")).to_have_count(
+            min(runs["total"], 10)
+        )
+    assert refused == [], refused
+
+
+def test_a_time_of_year_0_in_a_link_is_named(shared: Page, server: ServerProcess) -> None:
+    page = shared
+    # Year 0 is no date (the server refuses it): the link names it, the graph is now's.
+    page.goto(f"{server.url}/?as_of=0000-06-01T00:00:00Z")
+    wait_graph(page)
+    expect(page.get_by_test_id("time-link-note")).to_contain_text("as_of=0000-06-01T00:00:00Z")
+    expect(page.get_by_test_id("history-banner")).to_have_count(0)
+
+
+# A job whose latest runs were under way at THEN: each started before it, named its output
+# only in its COMPLETE, after it. An earlier run had written the table by then.
+BATCH = "batch"
+WAREHOUSE = "warehouse"
+THEN = "2026-11-01T01:00:00Z"
+LATER_RUNS = 6  # more than the latest-write lookup's first page (5)
+BATCH_PRODUCER = "https://scheduler.example.com/batch/1.0"
+BATCH_SPEC = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
+
+
+def batch_run(run_id: str, start: str, end: str, rows: int) -> list[dict[str, Any]]:
+    def event(kind: str, at: str, **more: Any) -> dict[str, Any]:
+        return {
+            "eventType": kind,
+            "eventTime": at,
+            "producer": BATCH_PRODUCER,
+            "schemaURL": BATCH_SPEC,
+            "job": {"namespace": BATCH, "name": "load"},
+            "run": {"runId": run_id},
+            "inputs": [{"namespace": WAREHOUSE, "name": "raw.orders"}],
+            **more,
+        }
+
+    stats = {
+        "_producer": BATCH_PRODUCER,
+        "_schemaURL": "https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json",
+        "rowCount": rows,
+        "size": rows * 10,
+    }
+    output = {
+        "namespace": WAREHOUSE,
+        "name": "daily.orders",
+        "outputFacets": {"outputStatistics": stats},
+    }
+    return [event("START", start), event("COMPLETE", end, outputs=[output])]
+
+
+@pytest.fixture(scope="module")
+def under_way(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[ServerProcess, dict[str, Any]]]:
+    """A server with the batch job's runs: the one that wrote by THEN, those under way then."""
+    earlier = str(uuid.uuid4())
+    later = [str(uuid.uuid4()) for _ in range(LATER_RUNS)]
+    events = batch_run(earlier, "2026-11-01T00:00:00Z", "2026-11-01T00:10:00Z", 100)
+    for i, run_id in enumerate(later):
+        events += batch_run(run_id, f"2026-11-01T00:2{i}:00Z", f"2026-11-01T02:0{i}:00Z", 200 + i)
+    repo = write_repo(tmp_path_factory.mktemp("under-way") / "repo", project="under_way")
+    with ui_server(repo) as running:
+        answer = httpx.post(f"{running.url}/api/v1/lineage/batch", json=events, timeout=60)
+        assert answer.status_code in (200, 204), answer.text
+        yield running, {"earlier": earlier, "later": later}
+
+
+def test_as_of_an_instant_the_latest_write_is_found_past_runs_under_way_then(
+    shared: Page, under_way: tuple[ServerProcess, dict[str, Any]]
+) -> None:
+    page = shared
+    server, runs = under_way
+    table = {"node_type": "dataset", "node_ns": WAREHOUSE, "node": "daily.orders"}
+    open_url(page, server, **table, as_of=THEN)
+    latest = page.get_by_test_id("latest-write")
+    # The latest runs started by then all ended (and wrote) after it: the earlier one wrote.
+    expect(latest.locator(f"[title='{runs['earlier']}']")).to_have_count(1)
+    expect(latest).to_contain_text("100")
+    # Now: the newest run's write.
+    open_url(page, server, **table)
+    expect(latest.locator(f"[title='{runs['later'][-1]}']")).to_have_count(1)
+
+
+def test_as_of_an_instant_a_run_under_way_then_lists_no_inputs_or_outputs_from_later(
+    shared: Page, under_way: tuple[ServerProcess, dict[str, Any]]
+) -> None:
+    page = shared
+    server, runs = under_way
+    job = {"node_type": "job", "node_ns": BATCH, "node": "load"}
+    history = page.get_by_test_id("run-history")
+    # Under way then: its output was named after then (in its COMPLETE), so none is listed.
+    open_url(page, server, **job, as_of=THEN, run=runs["later"][-1])
+    later = history.get_by_test_id("run-io-later")
+    expect(later).to_contain_text("Under way at")
+    expect(later).to_contain_text("not known")
+    expect(
+        history.get_by_test_id("run-io").get_by_role("button", name="daily.orders")
+    ).to_have_count(0)
+    expect(history.locator(f"tr.run-row[data-run-id='{runs['later'][-1]}'] td.num")).to_have_text(
+        "—"
+    )
+    # Ended by then: what it read and wrote is listed.
+    open_url(page, server, **job, as_of=THEN, run=runs["earlier"])
+    io = history.get_by_test_id("run-io")
+    expect(io.get_by_role("button", name="daily.orders")).to_have_count(1)
+    expect(io.get_by_test_id("run-io-later")).to_have_count(0)
+    # Now, the run under way then lists its output.
+    open_url(page, server, **job, run=runs["later"][-1])
+    expect(
+        history.get_by_test_id("run-io").get_by_role("button", name="daily.orders")
+    ).to_have_count(1)

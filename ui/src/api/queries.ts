@@ -7,7 +7,7 @@
 // subject (another node, another namespace) shows "Loading" instead.
 
 import { keepPreviousData, useInfiniteQuery, useQuery, type QueryClient } from "@tanstack/react-query";
-import type { CatalogPage, Direction, JobPage, NodeKind, RunDetail, RunPage } from "../types";
+import type { CatalogPage, Direction, JobPage, NodeKind, RunDetail, RunItem, RunPage } from "../types";
 import { datasetRow, jobRow } from "../types";
 import {
   api,
@@ -202,6 +202,34 @@ export interface DatasetUse {
 
 const WRITERS_LOOKED_AT = 5;
 const RUNS_LOOKED_AT = 5;
+/** Runs asked for at once past the first page, when those were under way at the instant. */
+const RUNS_PAGED_ON = 100;
+
+/**
+ * The newest RUNS_LOOKED_AT runs of `job` that had no event after `asOf`
+ * (now: its newest runs): those whose outputs are as they were then. The API
+ * bounds the runs by their start (`until`), not their last event: the runs
+ * started by then with later events (under way then) are skipped, and as many
+ * pages asked for as it takes, so that a job whose latest runs were all under
+ * way then still has its earlier runs looked at.
+ */
+async function runsBy(job: NodeRef, asOf: string | null, signal: AbortSignal): Promise<RunItem[]> {
+  const kept: RunItem[] = [];
+  let offset = 0;
+  let limit = RUNS_LOOKED_AT;
+  for (;;) {
+    const page = await api.runs(
+      { job_namespace: job.namespace, job_name: job.name, limit, offset, until: untilOf(asOf) },
+      signal,
+    );
+    kept.push(...page.runs.filter((run) => !runThen(run, asOf).laterEvents));
+    offset += page.runs.length;
+    if (kept.length >= RUNS_LOOKED_AT || page.runs.length === 0 || offset >= page.total) {
+      return kept.slice(0, RUNS_LOOKED_AT);
+    }
+    limit = RUNS_PAGED_ON;
+  }
+}
 
 /** A dataset's writers, readers and latest write, now or as of `asOf` (its edges then, its runs up to then). */
 export function useDatasetUse(namespace: string, name: string, asOf: string | null = null) {
@@ -216,21 +244,9 @@ export function useDatasetUse(namespace: string, name: string, asOf: string | nu
       };
       const writers = sub.edges.filter((e) => e.type === "output" && e.target === sub.center).flatMap((e) => ref(e.source));
       const readers = sub.edges.filter((e) => e.type === "input" && e.source === sub.center).flatMap((e) => ref(e.target));
-      const pages = await Promise.all(
-        writers
-          .slice(0, WRITERS_LOOKED_AT)
-          .map((job) =>
-            api.runs(
-              { job_namespace: job.namespace, job_name: job.name, limit: RUNS_LOOKED_AT, until: untilOf(asOf) },
-              signal,
-            ),
-          ),
-      );
-      // As of an instant: the runs started by then, less those that wrote after it (ended later).
-      const runs = pages
-        .flatMap((p) => p.runs)
-        .filter((run) => !runThen(run, asOf).laterEnd)
-        .sort((a, b) => (b.started_at ?? 0) - (a.started_at ?? 0));
+      // As of an instant: the runs with no event after it (what one under way then had written is not known).
+      const pages = await Promise.all(writers.slice(0, WRITERS_LOOKED_AT).map((job) => runsBy(job, asOf, signal)));
+      const runs = pages.flat().sort((a, b) => (b.started_at ?? 0) - (a.started_at ?? 0));
       let latestWrite: DatasetUse["latestWrite"] = null;
       for (const run of runs) {
         const detail = await api.run(run.run_id, signal);

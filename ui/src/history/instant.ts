@@ -9,6 +9,10 @@
 // The forms taken are the server's (event_time.py): YYYY-MM-DD, then T (or a
 // space), hh:mm with optional :ss and a fraction of any length (cut to
 // microseconds), then Z, an offset (+02:00, +0200, +02) or none (UTC).
+// Year 0 is refused (the server's calendar starts at year 1), and an instant
+// an offset carries past 0001-01-01T00:00:00Z or 9999-12-31T23:59:59.999999Z
+// is that first or last instant, as the server takes it: past them, no ISO
+// date can be written back, and the server would refuse what we sent.
 
 /** An instant: milliseconds since the epoch (floored), and the microseconds past them (0 to 999). */
 export interface Instant {
@@ -19,6 +23,19 @@ export interface Instant {
 /** What the Lineage tab's time parameters take, in words (for the messages that name a bad one). */
 export const INSTANT_FORM =
   "an ISO 8601 instant such as 2026-12-01T09:00:00Z (UTC; an offset such as +02:00 also works, and a fraction of a second up to microseconds)";
+
+/** The first instant an ISO date shows: 0001-01-01T00:00:00Z (the server's FIRST_US). */
+const FIRST: Instant = { ms: -62_135_596_800_000, us: 0 };
+/** The last: 9999-12-31T23:59:59.999999Z (the server's MAX_US). */
+const LAST: Instant = { ms: 253_402_300_799_999, us: 999 };
+
+const before = (a: Instant, b: Instant) => a.ms < b.ms || (a.ms === b.ms && a.us < b.us);
+
+/** `at` within the instants an ISO date shows (the first or last of them when beyond). */
+function clamped(at: Instant): Instant {
+  if (before(at, FIRST)) return FIRST;
+  return before(LAST, at) ? LAST : at;
+}
 
 const FORM =
   /^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d)(?::(\d\d)(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d\d)(?::?(\d\d))?)?$/;
@@ -41,7 +58,7 @@ export function parseInstant(text: string | null | undefined): Instant | null {
     s = 59;
     micros = 999_999;
   }
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
+  if (y === 0 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
   const date = new Date(0);
   // (setUTCFullYear: Date.UTC would read the years 0 to 99 as 1900 to 1999.)
   date.setUTCFullYear(y, mo - 1, d);
@@ -56,11 +73,15 @@ export function parseInstant(text: string | null | undefined): Instant | null {
   }
   const ms = date.getTime() - offset * 60_000 + Math.floor(micros / 1000);
   if (leap && new Date(ms).getUTCHours() * 60 + new Date(ms).getUTCMinutes() !== 1439) return null;
-  return { ms, us: micros % 1000 };
+  return clamped({ ms, us: micros % 1000 });
 }
 
-/** The server's form of an instant: UTC, with six digits of fraction when it has one. */
-export function isoOf(at: Instant): string {
+/**
+ * The server's form of an instant: UTC, with six digits of fraction when it
+ * has one (one beyond the years 1 to 9999 is the first or last of them).
+ */
+export function isoOf(instant: Instant): string {
+  const at = clamped(instant);
   const base = new Date(at.ms).toISOString(); // YYYY-MM-DDThh:mm:ss.mmmZ
   const millis = ((at.ms % 1000) + 1000) % 1000;
   if (millis === 0 && at.us === 0) return `${base.slice(0, 19)}Z`;
@@ -84,11 +105,13 @@ export function compareInstants(a: string, b: string): number {
 /**
  * The instant one microsecond after `iso` (the store's resolution): the API's
  * `until` keeps what is before it, so `until` = this keeps what is at or
- * before `iso`, as `as_of` means. Null when `iso` is not an instant.
+ * before `iso`, as `as_of` means. Null when `iso` is not an instant, or is
+ * the last one (9999-12-31T23:59:59.999999Z): nothing is after it, so
+ * everything is at or before it, and no bound is to be sent.
  */
 export function justAfter(iso: string): string | null {
   const at = parseInstant(iso);
-  if (!at) return null;
+  if (!at || !before(at, LAST)) return null;
   return isoOf(at.us === 999 ? { ms: at.ms + 1, us: 0 } : { ms: at.ms, us: at.us + 1 });
 }
 

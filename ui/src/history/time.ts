@@ -94,7 +94,8 @@ export function historyQuery(view: TimeView): History {
 /**
  * The `until` of a list (versions, runs) as of an instant: one microsecond
  * after it, so that what happened at the instant itself is listed (as_of
- * means at or before; `until` keeps what is before). Null: now, no bound.
+ * means at or before; `until` keeps what is before). Null: now, or the
+ * last instant there is (everything is before it): no bound.
  */
 export function untilOf(asOf: string | null): string | null {
   return asOf ? justAfter(asOf) : null;
@@ -167,12 +168,23 @@ export interface RunThen {
   state: string;
   /** It ended after `asOf` (it was under way then): its end, rows and error are from later. */
   laterEnd: boolean;
+  /**
+   * It had events after `asOf` (it ended later, or is still under way, or
+   * sent one after its end): the inputs and outputs it lists now may have
+   * been named after then, so what it listed then is not known.
+   */
+  laterEvents: boolean;
 }
 
 /** A run's state at `asOf` (null: now): one that ended after it was RUNNING then (as the API's as_of says). */
-export function runThen(run: { state: string; ended_at_iso?: string | null }, asOf: string | null): RunThen {
+export function runThen(
+  run: { state: string; ended_at_iso?: string | null; updated_at_iso?: string | null },
+  asOf: string | null,
+): RunThen {
   const ended = run.ended_at_iso ?? null;
+  const updated = run.updated_at_iso ?? ended;
+  const laterEvents = asOf !== null && updated !== null && compareInstants(updated, asOf) > 0;
   // (A run that has not ended now had not then either: its state is as stored.)
-  if (!asOf || ended === null || compareInstants(ended, asOf) <= 0) return { state: run.state, laterEnd: false };
-  return { state: "RUNNING", laterEnd: true };
+  if (!asOf || ended === null || compareInstants(ended, asOf) <= 0) return { state: run.state, laterEnd: false, laterEvents };
+  return { state: "RUNNING", laterEnd: true, laterEvents: true };
 }

@@ -71,6 +71,7 @@ export function RunHistory({
                 run={run}
                 detail={detail ?? null}
                 then={runThen(run, asOf)}
+                asOf={asOf}
                 digits={digits}
                 open={isOpen}
                 onToggle={() => navigate({ run: isOpen ? null : run.run_id })}

@@ -1,11 +1,13 @@
 // One run of a job's run history: its row (state then, start, duration, rows
 // written), its error, and, opened, its inputs and outputs with the links to
-// its events and to the lineage as of its end.
+// its events and to the lineage as of its end. As of an instant, a run with
+// events after it (under way then) lists no inputs and outputs: those it
+// lists now may have been named after the instant.
 
 import { StateBadge } from "../../components/Badges";
 import { Loading } from "../../components/Status";
 import { Time } from "../../components/Time";
-import { exactTime, formatCount, formatDuration } from "../../format";
+import { exactTime, formatCount, formatDuration, formatInstant } from "../../format";
 import { runTimePatch, type RunThen } from "../../history/time";
 import type { Navigate } from "../../route";
 import type { RunDataset, RunDetail, RunItem } from "../../types";
@@ -27,6 +29,7 @@ export function RunRows({
   run,
   detail,
   then,
+  asOf,
   digits,
   open,
   onToggle,
@@ -36,14 +39,17 @@ export function RunRows({
   detail: RunDetail | null;
   /** Its state at the time control's instant (now: as stored). */
   then: RunThen;
+  /** The time control's instant (null: now). */
+  asOf: string | null;
   /** The fraction of a second the start times show (runs within one second read apart). */
   digits: 0 | 3 | 6;
   open: boolean;
   onToggle: () => void;
   navigate: Navigate;
 }) {
-  // A run under way at the instant had written nothing yet, and had not failed.
-  const rows = detail && !then.laterEnd ? rowsWritten(detail) : null;
+  // A run under way at the instant had written nothing yet, and had not failed;
+  // what its outputs say may be from its later events.
+  const rows = detail && !then.laterEvents ? rowsWritten(detail) : null;
   const failure = then.laterEnd ? null : runFailure(detail ? detail.facets : run.facets_json);
   const later = then.laterEnd ? `Under way then; it ended ${run.state} at ${exactTime(run.ended_at_iso) ?? "—"}` : undefined;
   const goTo = (ds: RunDataset) =>
@@ -100,16 +106,25 @@ export function RunRows({
             {detail ? (
               <div className="run-io-body" data-testid="run-io">
                 <div className="mono small muted">run {run.run_id}</div>
-                <div className="run-io-cols">
-                  <div>
-                    <h4>Inputs ({detail.inputs.length})</h4>
-                    <DatasetList items={detail.inputs} onPick={goTo} />
+                {then.laterEvents && asOf ? (
+                  <p className="muted small" data-testid="run-io-later">
+                    {then.laterEnd ? "Under way at" : "Ended by"} {formatInstant(asOf)}
+                    {then.laterEnd ? "" : ", with events after it"} (its last event came at{" "}
+                    {formatInstant(run.updated_at_iso)}): the inputs and outputs it had named by then are not known
+                    here, so none are listed. Its events show what each one named, and when.
+                  </p>
+                ) : (
+                  <div className="run-io-cols">
+                    <div>
+                      <h4>Inputs ({detail.inputs.length})</h4>
+                      <DatasetList items={detail.inputs} onPick={goTo} />
+                    </div>
+                    <div>
+                      <h4>Outputs ({detail.outputs.length})</h4>
+                      <DatasetList items={detail.outputs} onPick={goTo} />
+                    </div>
                   </div>
-                  <div>
-                    <h4>Outputs ({detail.outputs.length})</h4>
-                    <DatasetList items={detail.outputs} onPick={goTo} />
-                  </div>
-                </div>
+                )}
                 <button
                   type="button"
                   className="link"

@@ -2,6 +2,8 @@
 // first named after it (it did not exist yet then); in a "seen during"
 // window, one no run of the window read or wrote. Said as such, with the
 // instant, and a way back to now: not "it may have been removed", not Retry.
+// A node the caller's API key may not see gets the same 404 (the server does
+// not tell them apart), so the sentence names that too.
 
 import type { ReactNode } from "react";
 import { ApiError } from "../../api/http";
@@ -26,11 +28,12 @@ interface Props {
 
 export function NotThen({ name, time, navigate, children }: Props) {
   const title = time.window
-    ? `${name} was not seen during ${formatInstant(time.since)} – ${time.until ? formatInstant(time.until) : "now"}`
-    : `${name} did not exist at ${formatInstant(time.asOf)}`;
+    ? `${name} was not seen during ${formatInstant(time.since)} – ${time.until ? formatInstant(time.until) : "now"}, or is not visible to you`
+    : `${name} did not exist at ${formatInstant(time.asOf)}, or is not visible to you`;
+  const hidden = "or it is in a namespace you may not see (the server answers both alike)";
   const body = time.window
-    ? "No run of this window read or wrote it."
-    : "No event had named it by then: the lineage as of an instant holds only what existed at that instant.";
+    ? `No run of this window read or wrote it, ${hidden}.`
+    : `No event had named it by then (the lineage as of an instant holds only what existed at that instant), ${hidden}.`;
   return (
     <div className="status status-empty" role="status" data-testid="not-then">
       <div className="status-title">{title}</div>
