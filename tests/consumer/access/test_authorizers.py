@@ -576,3 +576,31 @@ def test_explicit_lineage_then_shows_team_b_to_team_a_nowhere(make_client: AppFa
             assert {(e["source"], e["target"], e["type"]) for e in moved if e["origin"]} == {
                 ("dataset:team_a:raw", etl, "input")
             }
+
+
+def test_a_window_counts_no_parent_edge_to_a_hidden_child(make_client: AppFactory) -> None:
+    """A visible parent job whose child is hidden: the window neither lists nor counts the
+    edge for a caller who may not see the child (only total_edges could tell)."""
+    client, runs = team_client(make_client)
+    client.headers["X-API-Key"] = "admin"
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=(SECRET, f"{SECRET}_child"),
+            time=at(12),
+            parent=(runs["a"], ("spark://team-a", "etl")),
+        ),
+    )
+    every = client.get(f"{API}/graph", params={"since": at(0)}).json()
+    assert any(
+        e["type"] == "parent" and e["source"] == "job:spark://team-a:etl" for e in every["edges"]
+    )
+    client.headers["X-API-Key"] = "key-a"
+    for when in ({"since": at(0)}, {"until": at(100)}):
+        for params in ({}, {"namespace": "team_a"}):
+            body = get(client, f"{API}/graph", **when, **params).json()
+            assert "parent" not in {e["type"] for e in body["edges"]}
+        assert get(client, f"{API}/graph", **when).json()["total_edges"] == 2
+        sub = get(client, subgraph_path("job", "spark://team-a", "etl"), depth=10, **when).json()
+        assert "parent" not in {e["type"] for e in sub["edges"]}

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from fastapi.testclient import TestClient
 
 from tests.consumer.lineage import API, ingest, subgraph_path
-from tests.factories import at, dataset, facet, run_event, schema_facet
+from tests.factories import (
+    at,
+    dataset,
+    facet,
+    job_event,
+    lineage_facet,
+    run_event,
+    schema_facet,
+)
 
 JOB = ("spark://prod", "etl")
 
@@ -201,3 +210,33 @@ def test_a_windows_nodes_are_as_stored_and_its_parent_edges_those_its_runs_named
     assert {n["id"] for n in later["nodes"]} == {dag, task}
     assert later["edges"] == []
     assert later["total_edges"] == 0
+
+
+def _listed_is_counted(client: TestClient, **params: str) -> dict[str, Any]:
+    body = client.get(f"{API}/graph", params={"limit": 5000, **params}).json()
+    assert body["total_edges"] == len(body["edges"]), body
+    return body
+
+
+def test_a_windows_parent_edges_are_counted_as_listed(client: TestClient) -> None:
+    """A run naming a run of its own job makes no parent edge, in a window as now; a parent
+    that did not run in the window is listed no more than counted, though explicit lineage
+    makes it a node; a parent run that ended before since counts in no later window."""
+    own = str(uuid.uuid4())
+    ingest(
+        client,
+        run_event("COMPLETE", run_id=own, job=("self", "loop"), time=at(5)),
+        run_event("COMPLETE", job=("self", "loop"), time=at(6), parent=(own, ("self", "loop"))),
+    )
+    assert _listed_is_counted(client, since=at(0))["total_edges"] == 0
+    dag_run = str(uuid.uuid4())
+    ingest(
+        client,
+        run_event("COMPLETE", run_id=dag_run, job=DAG, time=at(10)),
+        run_event("START", job=TASK, time=at(11), parent=(dag_run, DAG)),
+        job_event(*TASK, time=at(60), lineage=lineage_facet(("JOB", *TASK, [("JOB", *DAG)]))),
+    )
+    late = _listed_is_counted(client, since=at(50))
+    assert "parent" not in {e["type"] for e in late["edges"]}  # the DAG ran at 10 only
+    early = _listed_is_counted(client, since=at(0))
+    assert "parent" in {e["type"] for e in early["edges"]}

@@ -282,12 +282,36 @@ def edges_among(
     return kept, stats
 
 
+def _named_parents(runs: Any) -> tuple[Any, Any, Any]:
+    """``runs`` (overlapping runs) joined to the run each named as its parent and to the
+    stored parent edge between their jobs: (from clause, the child run, the parent run).
+
+    The stored edge is what the current graph lists: a run naming a run of its own job,
+    or a parent facet whose job is not the named run's, makes none, and counts nowhere.
+    """
+    child = t.runs.alias("win_child_run")
+    parent = t.runs.alias("win_parent_run")
+    e = t.lineage_edges.alias("win_parent_edge")
+    joined = (
+        runs.join(child, child.c.run_id == runs.c.run_id)
+        .join(parent, parent.c.run_id == child.c.parent_run_id)
+        .join(
+            e,
+            and_(
+                e.c.src_id == parent.c.job_id,
+                e.c.dst_id == runs.c.job_id,
+                e.c.edge_type == "parent",
+            ),
+        )
+    )
+    return joined, child, parent
+
+
 @lru_cache(maxsize=1)
 def _parent_statement() -> Any:
     """(parent job, child job, runs, first, last) of the window's runs that named a parent run."""
     runs = _overlapping(job_ids=True, ns_ids=False)
-    child = t.runs.alias("win_child_run")
-    parent = t.runs.alias("win_parent_run")
+    joined, child, parent = _named_parents(runs)
     return (
         select(
             parent.c.job_id,
@@ -296,13 +320,15 @@ def _parent_statement() -> Any:
             func.min(child.c.first_event_us),
             func.max(runs.c.last_event_us),
         )
-        .select_from(
-            runs.join(child, child.c.run_id == runs.c.run_id).join(
-                parent, parent.c.run_id == child.c.parent_run_id
-            )
-        )
+        .select_from(joined)
         .group_by(parent.c.job_id, runs.c.job_id)
     )
+
+
+@lru_cache(maxsize=1)
+def _ran_statement() -> Any:
+    """The jobs of ``ids`` with a run overlapping the window."""
+    return select(_overlapping(job_ids=True, ns_ids=False).c.job_id).distinct()
 
 
 def parent_edges_among(
@@ -322,6 +348,13 @@ def parent_edges_among(
         for parent, child, runs, first, last in conn.execute(_parent_statement(), params):
             if int(parent) in ids:
                 pairs[(int(parent), int(child))] = EdgeStats(int(runs), int(first), int(last))
+    # The parent ran in the window too (as a page counts it: :func:`observed`).
+    parents = sorted({parent for parent, _child in pairs})
+    ran: set[int] = set()
+    for start in range(0, len(parents), _CHUNK):
+        params = {"ids": parents[start : start + _CHUNK], **resolved}
+        ran.update(int(job) for job in conn.execute(_ran_statement(), params).scalars())
+    pairs = {pair: stats for pair, stats in pairs.items() if pair[0] in ran}
     if not pairs:
         return [], {}
     ends = {job for pair in pairs for job in pair}
@@ -427,14 +460,5 @@ def observed(conn: Connection, ns_ids: NsIds, window: Window) -> Observed:
 def _observed_parents(ns_ids: bool) -> Any:
     """(parent job, child job) of the window's runs (visible) that named a parent run."""
     runs = _overlapping(job_ids=False, ns_ids=ns_ids)
-    child = t.runs.alias("win_child_run")
-    parent = t.runs.alias("win_parent_run")
-    return (
-        select(parent.c.job_id, runs.c.job_id)
-        .select_from(
-            runs.join(child, child.c.run_id == runs.c.run_id).join(
-                parent, parent.c.run_id == child.c.parent_run_id
-            )
-        )
-        .distinct()
-    )
+    joined, _child, parent = _named_parents(runs)
+    return select(parent.c.job_id, runs.c.job_id).select_from(joined).distinct()
