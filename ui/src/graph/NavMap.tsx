@@ -6,6 +6,7 @@
 import { useReactFlow, useStore } from "@xyflow/react";
 import { useLayoutEffect, useMemo, useRef, type PointerEvent } from "react";
 import { NODE_HEIGHT, NODE_WIDTH } from "./elements";
+import { extent } from "./viewport";
 import { SELECT_COLOR } from "./kinds";
 import type { GroupBox } from "./groups";
 import { KIND_STYLES } from "./kinds";
@@ -22,17 +23,9 @@ interface Frame {
 }
 
 function frameOf(positions: Map<string, Point>): Frame {
-  let left = Infinity;
-  let top = Infinity;
-  let right = -Infinity;
-  let bottom = -Infinity;
-  for (const p of positions.values()) {
-    left = Math.min(left, p.x);
-    top = Math.min(top, p.y);
-    right = Math.max(right, p.x + NODE_WIDTH);
-    bottom = Math.max(bottom, p.y + NODE_HEIGHT);
-  }
-  if (!Number.isFinite(left)) return { left: 0, top: 0, scale: 1 };
+  const box = extent(positions);
+  if (!box) return { left: 0, top: 0, scale: 1 };
+  const { left, top, right, bottom } = box;
   const scale = Math.min(WIDTH / (right - left), HEIGHT / (bottom - top));
   // Centred in the map.
   return {

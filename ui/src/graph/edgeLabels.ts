@@ -202,6 +202,24 @@ class Grid {
  * Where each labelled edge's words go (the centre of the label), by edge id.
  * `size`: the nodes' width and height; `scale`: the largest scale labels are drawn at.
  */
+/** An edge's points as drawn: its route, else a straight line from the source's right
+ *  side to the target's left (``routed`` false: the painter bends it). */
+export function edgePath(
+  s: Point,
+  t: Point,
+  route: Point[] | undefined,
+  size: { width: number; height: number },
+): { points: Point[]; routed: boolean } {
+  if (route && route.length >= 2) return { points: route, routed: true };
+  return {
+    points: [
+      { x: s.x + size.width, y: s.y + size.height / 2 },
+      { x: t.x, y: t.y + size.height / 2 },
+    ],
+    routed: false,
+  };
+}
+
 export function placeEdgeLabels(
   graph: LGraph,
   positions: Map<string, Point>,
@@ -231,14 +249,7 @@ export function placeEdgeLabels(
     const s = positions.get(edge.source);
     const t = positions.get(edge.target);
     if (!s || !t) continue;
-    const route = routes.get(edge.id);
-    const routed = !!route && route.length >= 2;
-    const points = routed
-      ? route
-      : [
-          { x: s.x + size.width, y: s.y + size.height / 2 },
-          { x: t.x, y: t.y + size.height / 2 },
-        ];
+    const { points, routed } = edgePath(s, t, routes.get(edge.id), size);
     drawn.set(edge.id, { points, routed });
     for (const p of samples(points, routed, SAMPLE_STEP)) lines.add(p, edge.id);
   }

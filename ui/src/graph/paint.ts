@@ -8,7 +8,15 @@
 // bounds); painting then walks only what is inside the view, and batches
 // strokes and text by style, as changing a canvas's style is what costs.
 
-import { edgeWords, NOTE_HEIGHT, NOTE_PX, NOTE_WEIGHT, noteWidth, placeEdgeLabels } from "./edgeLabels";
+import {
+  edgePath,
+  edgeWords,
+  NOTE_HEIGHT,
+  NOTE_PX,
+  NOTE_WEIGHT,
+  noteWidth,
+  placeEdgeLabels,
+} from "./edgeLabels";
 import { endEllipsis, measure } from "./labels";
 import {
   font,
@@ -49,6 +57,7 @@ export interface EdgeStyle {
 
 /** How each kind of edge is drawn (as styles.css draws the DOM's); a kind not listed draws as "io". */
 export const EDGE_STYLES: Partial<Record<EdgeKind, EdgeStyle>> & { io: EdgeStyle } = EDGE_SWATCHES;
+const NODE_SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT };
 const EDGE_WIDTH = 1.5; // screen pixels, at any zoom (non-scaling, as in the DOM)
 // Red is for failure only: the lit path, the selection and the focus centre are indigo.
 const LIT_COLOR = SELECT_COLOR;
@@ -120,14 +129,7 @@ export function buildScene(graph: LGraph, positions: Map<string, Point>, routes:
     const s = positions.get(edge.source);
     const t = positions.get(edge.target);
     if (!s || !t) continue;
-    const route = routes.get(edge.id);
-    const routed = !!route && route.length >= 2;
-    const points = routed
-      ? route
-      : [
-          { x: s.x + NODE_WIDTH, y: s.y + NODE_HEIGHT / 2 },
-          { x: t.x, y: t.y + NODE_HEIGHT / 2 },
-        ];
+    const { points, routed } = edgePath(s, t, routes.get(edge.id), NODE_SIZE);
     const box: Box = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
     for (const p of points) {
       box.left = Math.min(box.left, p.x);

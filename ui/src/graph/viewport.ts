@@ -98,7 +98,7 @@ export interface Rect {
 }
 
 /** The box around every node (graph units), or null for no node. */
-function extent(positions: Map<string, Point>): Rect | null {
+export function extent(positions: Map<string, Point>): Rect | null {
   let left = Infinity;
   let top = Infinity;
   let right = -Infinity;
