@@ -103,7 +103,14 @@ class RowBuilder:
                 row["first_rank"] = self.rank
             target[(owner, name)] = row
             if kind == "dataset":
+                row["other_rank"] = ""
                 self.dataset_blobs[id(payload)] = blob_id
+                self.out.dataset_facet_values[(owner, name, blob_id)] = {
+                    "owner_id": owner,
+                    "name": name,
+                    "blob_id": blob_id,
+                    "first_rank": self.rank,
+                }
 
     def digest(self, owner: int, name: str, value: Any) -> str:
         """A dataset facet's blob id, computed once for the event; else ``value``'s digest.

@@ -10,7 +10,7 @@ from sqlalchemy.dialects import mysql
 
 from feast_lineage.consumer.store.engine.dialect import _assignment_order
 from feast_lineage.consumer.store.schema import tables as t
-from feast_lineage.consumer.store.write.merge_rules import DATASETS, FACETS, JOBS, RUNS
+from feast_lineage.consumer.store.write.merge_rules import DATASETS, FACETS, JOB_FACETS, JOBS, RUNS
 from feast_lineage.consumer.store.write.upserts import assignments
 
 
@@ -35,7 +35,9 @@ def test_each_column_is_assigned_before_the_columns_its_neighbours_read() -> Non
     datasets = order(t.datasets, assignments(DATASETS))
     assert before(datasets, "datasource_uri", "uri_rank")
     assert before(datasets, "uri_id", "uri_rank")
-    assert before(order(t.job_facets, assignments(FACETS)), "blob_id", "rank")
+    assert before(order(t.job_facets, assignments(JOB_FACETS)), "blob_id", "rank")
+    # A dataset facet's bound reads the stored rank and payload before either moves.
+    assert before(order(t.dataset_facets, assignments(FACETS)), "other_rank", "blob_id", "rank")
 
 
 def test_a_cycle_cannot_be_ordered() -> None:

@@ -272,3 +272,94 @@ def test_past_the_budget_a_facet_is_left_out_never_an_older_value(
     assert "documentation" not in _at(store, 50)[0]
     monkeypatch.setattr(module, "_BUDGET", 4096)
     assert _at(store, 50)[0]["documentation"]["description"] == "a"
+
+
+def _page(store: Store, seconds: float) -> tuple[dict[str, Any], str | None]:
+    """The dataset's facets and URI as of ``seconds`` as a page reads them: no event read."""
+    with store.engine.connect() as conn:
+        instant = Instant(parse_us(at(seconds)))
+        found = dataset_facets_at(conn, [DID], instant, uris=True, walk=False)
+    facets = {name: orjson.loads(text) for name, text in found.facets.get(DID, {}).items()}
+    return facets, found.uris.get(DID)
+
+
+def test_a_page_knows_a_facet_restated_since_with_the_same_payload(store: Store) -> None:
+    """Every run restates its output's facets: documentation "a" and a URI from 1 to 10,
+    documentation "b" from 20 (the URI unchanged). Read without events (a page), as of 5
+    the URI and its dataSource facet are those stated since 1, never left out because
+    they were stated again; the documentation changed since 5 and is left out (a node's
+    details read "a" from the events)."""
+    events = [
+        run_event(
+            "COMPLETE",
+            job=WRITER,
+            time=at(second),
+            outputs=[dataset(NS, NAME, **_doc("a" if second < 20 else "b"), **_source("s3://b/t"))],
+        )
+        for second in (*range(1, 11), 20)
+    ]
+    store.ingest_each(events[::-1])  # the latest first: the order must not matter
+    facets, uri = _page(store, 5)
+    assert uri == "s3://b/t"
+    assert facets == {"dataSource": _source("s3://b/t")["dataSource"]}
+    assert _at(store, 5)[0]["documentation"]["description"] == "a"
+    facets, uri = _page(store, 0)
+    assert (facets, uri) == ({}, None)  # nothing was stated yet
+    assert _page(store, 20)[0]["documentation"]["description"] == "b"
+
+
+def test_a_payload_stated_again_after_another_is_left_out_of_a_page_before_its_latest(
+    store: Store,
+) -> None:
+    """Documentation "a" at 1, "b" at 2, "a" at 3 and 4: as of 3.5 it was "a" (stated at 3),
+    but the store knows only "a"'s first statement (1, before "b"): a page leaves it out,
+    never shows "b"; a node's details read it from the events; as of 4 it is the latest."""
+    docs = {1: "a", 2: "b", 3: "a", 4: "a"}
+    store.ingest_each(
+        run_event("COMPLETE", job=WRITER, time=at(s), outputs=[dataset(NS, NAME, **_doc(d))])
+        for s, d in docs.items()
+    )
+    assert "documentation" not in _page(store, 3.5)[0]
+    assert _at(store, 3.5)[0]["documentation"]["description"] == "a"
+    assert _page(store, 4)[0]["documentation"]["description"] == "a"
+    assert _page(store, 2.5)[0] == {}
+
+
+_statement = st.tuples(st.sampled_from(["a", "b"]), st.booleans())  # documentation, a read
+
+
+@pytest.mark.slow
+def test_what_a_page_knows_without_events_is_exact_and_the_same_in_any_order(
+    two_stores: tuple[Store, Store],
+) -> None:
+    """Statements of one facet, a second apart, delivered in any order, batching and
+    duplication. As of each instant, a page's facet is the value then (a store of the
+    events until then has it now) or left out; and it is there exactly when the facet's
+    latest statement is by then, or when the current value was first stated after every
+    statement of another value and by then: what the store's rows claim, whatever the
+    order they arrived in."""
+    shuffled, until = two_stores
+    examples = 40 if shuffled.dialect == "sqlite" else 8
+
+    @history_settings(examples)
+    @given(st.lists(_statement, min_size=1, max_size=8), st.data())
+    def check(statements: list[tuple[str, bool]], data: st.DataObject) -> None:
+        events = []
+        for second, (doc, read) in enumerate(statements, start=1):
+            listed = {"inputs" if read else "outputs": [dataset(NS, NAME, **_doc(doc))]}
+            job = READER if read else WRITER
+            events.append(run_event("COMPLETE", job=job, time=at(second), **listed))
+        shuffled.reset()
+        ingest_shuffled(shuffled, events, data)
+        current = statements[-1][0]
+        first = min(s for s, (doc, _) in enumerate(statements, 1) if doc == current)
+        others = [s for s, (doc, _) in enumerate(statements, 1) if doc != current]
+        known_from = first if not others or first > max(others) else len(statements)
+        for seconds in range(len(statements) + 1):
+            until.reset()
+            until.ingest_each(events[:seconds])
+            then = _page(shuffled, seconds)[0]
+            assert then.get("documentation") in (None, _now(until)[0].get("documentation"))
+            assert ("documentation" in then) == (seconds >= known_from), seconds
+
+    check()

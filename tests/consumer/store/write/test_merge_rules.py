@@ -16,6 +16,7 @@ from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.write.merge import merger
 from feast_lineage.consumer.store.write.merge_rules import (
     COLUMN_LINEAGE,
+    DATASET_FACET_VALUES,
     DATASETS,
     EDGES,
     EXPLICIT_LINEAGE,
@@ -45,6 +46,7 @@ RULED = (
     (t.runs, RUNS),
     (t.job_facets, JOB_FACETS),
     (t.dataset_facets, FACETS),
+    (t.dataset_facet_values, DATASET_FACET_VALUES),
     (t.lineage_edges, EDGES),
     (t.column_lineage, COLUMN_LINEAGE),
     (t.explicit_lineage, EXPLICIT_LINEAGE),
@@ -202,9 +204,9 @@ def test_sqlite_narrower_updates_store_what_the_merge_makes(
     store = Store(f"sqlite:///{tmp_path / 'lineage.db'}")
     matched: list[bool] = []
 
-    # Derandomized: the same 60 examples every run, so "never matched" is a property of
+    # Derandomized: the same 150 examples every run, so "never matched" is a property of
     # the test, not a one-in-many chance (it failed once in a gate that way).
-    @settings(max_examples=60, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=150, deadline=None, database=None, derandomize=True)
     @given(st.data())
     def check(data: st.DataObject) -> None:
         def apply(conn: Connection, new: dict[str, Any]) -> int:
@@ -219,3 +221,36 @@ def test_sqlite_narrower_updates_store_what_the_merge_makes(
     finally:
         store.close()
     assert any(matched), "the narrower UPDATE never matched: the test proves nothing"
+
+
+_statements = st.lists(
+    st.tuples(st.integers(0, 9), st.sampled_from(["a", "b", "c"])),
+    min_size=1,
+    max_size=8,
+    unique_by=lambda s: s[0],  # one payload a rank, as one event states one
+)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(_statements, st.randoms(use_true_random=False))
+def test_a_dataset_facets_bound_is_the_same_in_any_order_and_bounds_the_other_payloads(
+    statements: list[tuple[int, str]], rng: Any
+) -> None:
+    """A facet's statements (rank, payload) merged in any order and grouping: the same row,
+    and its ``other_rank`` is the latest statement of a payload other than the current one
+    ("" when none): above it, every statement is of the current payload."""
+    merge = merger(FACETS)
+    rows = [
+        {"owner_id": 1, "name": "f", "rank": f"{r:02d}", "blob_id": b, "other_rank": ""}
+        for r, b in statements
+    ]
+    rng.shuffle(rows)
+    while len(rows) > 1:  # merge two neighbours at a time: any grouping
+        i = rng.randrange(len(rows) - 1)
+        first, second = rows[i], rows[i + 1]
+        rows[i : i + 2] = [merge(first, second) if rng.random() < 0.5 else merge(second, first)]
+    (merged,) = rows
+    rank, blob = max(statements)
+    other = max((r for r, b in statements if b != blob), default=None)
+    assert (merged["rank"], merged["blob_id"]) == (f"{rank:02d}", blob)
+    assert merged["other_rank"] == ("" if other is None else f"{other:02d}")

@@ -38,6 +38,8 @@ API_NAMES.update(
         t.explicit_statements.name: "explicit_statements",
         t.dataset_versions.name: "dataset_versions",
         t.dataset_states.name: "dataset_versions",
+        # each payload a dataset facet was stated with: counted as the facets' rows
+        t.dataset_facet_values.name: "openlineage_dataset_facets",
         t.io_listings.name: "io_listings",
         t.symlink_statements.name: "symlink_statements",
         **job_versions.API_NAMES,

@@ -39,6 +39,7 @@ _EVERYTHING = (
     t.symlink_listings,
     t.job_facets,
     t.dataset_facets,
+    t.dataset_facet_values,
     t.jobs,
     t.datasets,
     t.facet_blobs,
@@ -133,6 +134,11 @@ def _delete_facets(conn: Connection, its: _Namespace, removed: Removed) -> set[s
     removed.add(
         "openlineage_dataset_facets",
         delete_rows(conn, t.dataset_facets, df.owner_id.in_(its.datasets)),
+    )
+    values = t.dataset_facet_values.c  # each payload a facet was stated with
+    removed.add(
+        "openlineage_dataset_facets",
+        delete_rows(conn, t.dataset_facet_values, values.owner_id.in_(its.datasets)),
     )
     return blobs
 

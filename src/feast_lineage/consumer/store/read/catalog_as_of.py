@@ -42,6 +42,7 @@ from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
 from feast_lineage.consumer.store.read.dataset_facets_at import (
     DatasetFacetsThen,
     dataset_facets_at,
+    stated_then,
 )
 from feast_lineage.consumer.store.read.datasets import DatasetRecord
 from feast_lineage.consumer.store.read.job_facets_at import job_facets_at
@@ -339,10 +340,12 @@ def dataset_facet_blobs_at(
     blob is the same payload.
     """
     c = t.dataset_facets.c
+    joined, then = stated_then()
     stmt = (
         select(c.owner_id, c.blob_id)
+        .select_from(joined)
         .where(c.owner_id.in_(bindparam("owners", expanding=True)))
-        .where(c.name == name, c.rank < bindparam("as_of_rank"))
+        .where(c.name == name, then)
     )
     wanted = sorted(set(owners))
     out: dict[int, str] = {}

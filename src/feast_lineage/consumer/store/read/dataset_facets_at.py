@@ -2,7 +2,11 @@
 
 The store keeps each dataset facet's latest statement
 (``feast_lineage_dataset_facets``). At ``T``, a facet whose latest statement
-is by ``T`` is that statement's payload. One stated again since is read
+is by ``T`` is that statement's payload. So is one stated again since with
+the same payload, when the store knows it (:func:`stated_then`): the
+payload's first statement (``feast_lineage_dataset_facet_values``) is by
+``T`` and above the facet's ``other_rank``, above which every statement is
+of that payload. Any other facet stated again since is read
 from the events that listed the dataset, backward from ``T``: the payload
 of the latest of them by then that carried it, ties broken by the event
 key as ranks break them (within one event, its outputs' statement after
@@ -44,7 +48,7 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, and_, bindparam, or_, select
+from sqlalchemy import BindParameter, Connection, and_, bindparam, or_, select
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.read import dataset_versions as dv
@@ -108,18 +112,32 @@ def dataset_facets_at(
     return out
 
 
+def stated_then() -> tuple[Any, Any]:
+    """The dataset facets joined to their current payload's first statement, and whether
+    that payload is the facet's at ``as_of_rank``: its latest statement is by then, or the
+    payload was first stated by then above the bound every later statement keeps to."""
+    c, v = t.dataset_facets.c, t.dataset_facet_values.c
+    joined = t.dataset_facets.outerjoin(
+        t.dataset_facet_values,
+        and_(v.owner_id == c.owner_id, v.name == c.name, v.blob_id == c.blob_id),
+    )
+    bound: BindParameter[str] = bindparam("as_of_rank")
+    then = or_(c.rank < bound, and_(v.first_rank < bound, v.first_rank > c.other_rank))
+    return joined, then
+
+
 @lru_cache(maxsize=2)
 def _facets_statement(restated: bool) -> Any:
-    """Owners' facets with the payload of those stated last by ``as_of_rank``; ``restated``:
+    """Owners' facets with the payload of those known by ``as_of_rank``; ``restated``:
     the names of the others too (their payload null), else only the former."""
     c, b = t.dataset_facets.c, t.facet_blobs.c
-    by_then = c.rank < bindparam("as_of_rank")
+    joined, then = stated_then()
     stmt = select(c.owner_id, c.name, b.payload).where(
         c.owner_id.in_(bindparam("owners", expanding=True))
     )
     if restated:
-        return stmt.outerjoin(t.facet_blobs, and_(b.id == c.blob_id, by_then))
-    return stmt.join(t.facet_blobs, b.id == c.blob_id).where(by_then)
+        return stmt.select_from(joined.outerjoin(t.facet_blobs, and_(b.id == c.blob_id, then)))
+    return stmt.select_from(joined.join(t.facet_blobs, b.id == c.blob_id)).where(then)
 
 
 def _stored(
@@ -147,17 +165,48 @@ def _stored_uris(
     found: dict[int, str],
     pending: dict[int, set[str]],
 ) -> None:
-    """The URI column when the facet it came from is by ``at``; else the URI is wanted."""
+    """The URI column when the facet it came from is by ``at``, or is the ``dataSource``
+    facet known then (:func:`stated_then`) and names that URI; else the URI is wanted."""
     d = t.datasets.c
     stmt = select(d.id, d.datasource_uri, d.uri_rank).where(
         d.id.in_(bindparam("owners", expanding=True)), d.uri_rank.is_not(None)
     )
     bound = at.rank_bound
+    later: dict[int, str] = {}
     for owner, uri, rank in conn.execute(stmt, {"owners": owners}):
         if rank < bound:
             found[int(owner)] = str(uri)
         else:
-            pending.setdefault(int(owner), set()).add(URI)
+            later[int(owner)] = str(uri)
+    if later:
+        then = _facets_then(conn, sorted(later), "dataSource", at)
+        for owner, uri in later.items():
+            if _uri_of(then.get(owner)) == uri:
+                found[owner] = uri
+            else:
+                pending.setdefault(owner, set()).add(URI)
+
+
+def _facets_then(conn: Connection, owners: list[int], name: str, at: Instant) -> dict[int, str]:
+    """Dataset id -> the payload of its facet ``name`` known at ``at`` without events."""
+    c, b = t.dataset_facets.c, t.facet_blobs.c
+    joined, then = stated_then()
+    stmt = (
+        select(c.owner_id, b.payload)
+        .select_from(joined.join(t.facet_blobs, b.id == c.blob_id))
+        .where(c.owner_id.in_(bindparam("owners", expanding=True)), c.name == name, then)
+    )
+    params = {"owners": owners, "as_of_rank": at.rank_bound}
+    return {int(owner): str(payload) for owner, payload in conn.execute(stmt, params)}
+
+
+def _uri_of(payload: str | None) -> str | None:
+    """The URI a stored ``dataSource`` payload names, as ingest keeps it (no credentials)."""
+    if payload is None:
+        return None
+    source = orjson.loads(payload)
+    uri = source.get("uri") if isinstance(source, dict) else None
+    return strip_credentials(uri) if isinstance(uri, str) and uri else None
 
 
 def _jobs(conn: Connection, datasets: list[int]) -> dict[int, list[int]]:

@@ -135,6 +135,15 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   A migration after it that reads payloads needs them: a frame names its
   dictionary's id (``payloads_0009``, frozen before them, reads frames
   compressed alone only).
+* Migration 0026 keeps what a dataset's facets as of T need without reading
+  events in the common case: ``feast_lineage_dataset_facets.other_rank``
+  (every statement ranked above it states the current payload) and
+  ``feast_lineage_dataset_facet_values`` (each payload's first statement),
+  so a facet stated again since T with the same payload is known to have
+  been that payload then (:mod:`..read.dataset_facets_at`). Both merge
+  whatever order events arrive in (a maximum and a minimum). A store
+  upgraded to it starts the bound at each facet's latest statement then:
+  nothing older is claimed.
 """
 
 from __future__ import annotations
@@ -507,6 +516,23 @@ job_facets = _facet_table(
 dataset_facets = _facet_table(
     "feast_lineage_dataset_facets",
     Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+    # Every statement of the facet ranked above it states this blob (migration 0026): the
+    # rank of the latest statement of another payload, "" when none (a bound: a store
+    # upgraded to 0026 starts it at the rank it had then).
+    Column("other_rank", String(64), nullable=False),
+)
+
+# Each payload a dataset facet was stated with, and the rank of its first statement
+# (migration 0026). With the bound above, the facet as of T is the current payload when
+# its first statement is above the bound and by T (store/read/dataset_facets_at.py).
+dataset_facet_values = Table(
+    "feast_lineage_dataset_facet_values",
+    metadata,
+    Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(255), primary_key=True),
+    Column("blob_id", String(32), primary_key=True),
+    Column("first_rank", String(64), nullable=False),
+    sqlite_with_rowid=False,
 )
 
 # Job versions (migration 0013).

@@ -14,7 +14,7 @@ the same transaction as their deletes, also across processes.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 
 class _BoundedSet:
@@ -65,23 +65,26 @@ class _BoundedRanks:
         self._items.clear()
 
 
-class _BoundedMinimum:
+V = TypeVar("V", int, str)
+
+
+class _BoundedMinimum(Generic[V]):
     """Key -> the least value known stored, forgetting the least recently added past ``limit``."""
 
     def __init__(self, limit: int) -> None:
-        self._items: OrderedDict[Any, int] = OrderedDict()
+        self._items: OrderedDict[Any, V] = OrderedDict()
         self._limit = limit
 
-    def covers(self, key: object, value: int) -> bool:
+    def covers(self, key: object, value: V) -> bool:
         """Whether a value at or below ``value`` is known stored under ``key``."""
         known = self._items.get(key)
         return known is not None and known <= value
 
-    def least(self, key: object) -> int | None:
+    def least(self, key: object) -> V | None:
         """The least value known stored under ``key``, if any."""
         return self._items.get(key)
 
-    def add(self, key: Any, value: int) -> None:
+    def add(self, key: Any, value: V) -> None:
         known = self._items.get(key)
         if known is not None:
             self._items.move_to_end(key)
@@ -142,13 +145,15 @@ class WriteCache:
         self.generation: str | None = None
         self.blobs = _BoundedSet(limit)
         # (src, dst, edge type) -> the least created_us known stored
-        self.edges = _BoundedMinimum(limit)
+        self.edges: _BoundedMinimum[int] = _BoundedMinimum(limit)
         self.symlinks = _BoundedSet(limit)
         self.listings = _BoundedSet(limit)
         # (run, dataset, direction) -> the least first_us known stored
-        self.run_io = _BoundedMinimum(limit)
+        self.run_io: _BoundedMinimum[int] = _BoundedMinimum(limit)
+        # (dataset, facet, blob) -> the least first statement's rank known stored
+        self.facet_values: _BoundedMinimum[str] = _BoundedMinimum(limit)
         # (dataset, URI id) -> the least time it was linked from (uri_links.py)
-        self.uri_links = _BoundedMinimum(limit)
+        self.uri_links: _BoundedMinimum[int] = _BoundedMinimum(limit)
         # (dataset, job, origin, digest): a columnLineage payload whose edges are stored
         self.column_reports = _BoundedSet(limit)
         # (owner, facet, origin, digest): an explicit lineage payload whose edges are stored
@@ -173,6 +178,7 @@ class WriteCache:
             self.symlinks.clear()
             self.listings.clear()
             self.run_io.clear()
+            self.facet_values.clear()
             self.uri_links.clear()
             self.column_reports.clear()
             self.explicit_reports.clear()

@@ -106,6 +106,14 @@ def _step(column: str, rule: mr.Rule) -> Step:
             value = merged[first]
             merged[column] = value if value is not None else merged[then]
 
+    elif isinstance(rule, mr.OtherBound):
+        rank, value = rule.rank, rule.value
+
+        def step(old: Row, new: Row, merged: Row) -> None:
+            newer, older = (new, old) if ranks_higher(new[rank], old[rank]) else (old, new)
+            bound = older[rank] if older[value] != newer[value] else older[column]
+            merged[column] = max(newer[column], bound)
+
     else:
         raise TypeError(f"no merge for rule {rule!r} of column {column!r}")
     return step

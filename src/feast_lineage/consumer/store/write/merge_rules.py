@@ -73,7 +73,26 @@ class Fallback:
     then: str
 
 
-Rule = Highest | Maximum | Minimum | LeastPresent | FirstPresent | LatestPresent | Fallback
+@dataclass(frozen=True, slots=True)
+class OtherBound:
+    """A bound above which every statement states the merged ``value``: the higher of the
+    two rows' bounds and, when the two rows' values differ, the rank of the lower-ranked
+    row (its statement is of another value). Order-independent: a maximum of facts."""
+
+    rank: str
+    value: str
+
+
+Rule = (
+    Highest
+    | Maximum
+    | Minimum
+    | LeastPresent
+    | FirstPresent
+    | LatestPresent
+    | Fallback
+    | OtherBound
+)
 
 HIGHEST_RANK = Highest("rank")
 MAXIMUM = Maximum()
@@ -162,11 +181,24 @@ RUN_IO = TableRules(
     rules={"first_us": LEAST_PRESENT},
 )
 
-# A job's or dataset's facet: the payload of the highest-ranked event.
+# A dataset's facet: the payload of the highest-ranked event, and a bound above which
+# every statement is of that payload (migration 0026: as of T, a facet stated again since
+# with the same payload was that payload then).
 FACETS = TableRules(
     key=("owner_id", "name"),
     same=(),
-    rules={"rank": HIGHEST_RANK, "blob_id": HIGHEST_RANK},
+    rules={
+        "rank": HIGHEST_RANK,
+        "blob_id": HIGHEST_RANK,
+        "other_rank": OtherBound("rank", "blob_id"),
+    },
+)
+
+# Each payload a dataset facet was stated with: its first statement (migration 0026).
+DATASET_FACET_VALUES = TableRules(
+    key=("owner_id", "name", "blob_id"),
+    same=(),
+    rules={"first_rank": MINIMUM},
 )
 
 # A job's facet also keeps the rank of its first statement (migration 0024): as of

@@ -143,6 +143,17 @@ class FacetRow(TypedDict):
     blob_id: str
     # A job facet's: the rank of its first statement (the least, merged; migration 0024)
     first_rank: NotRequired[str]
+    # A dataset facet's: every statement ranked above it is of this blob (migration 0026)
+    other_rank: NotRequired[str]
+
+
+class FacetValueRow(TypedDict):
+    """A payload a dataset facet was stated with, and its first statement (migration 0026)."""
+
+    owner_id: int
+    name: str
+    blob_id: str
+    first_rank: str
 
 
 class ColumnLineageRow(TypedDict):
@@ -344,6 +355,8 @@ class RowBatch:
     blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
+    # (dataset, facet, blob): each payload a dataset facet was stated with
+    dataset_facet_values: dict[tuple[int, str, str], FacetValueRow] = field(default_factory=dict)
     column_lineage: dict[ColumnKey, ColumnLineageRow] = field(default_factory=dict)
     column_listings: dict[tuple[int, int, str, str], ColumnListingRow] = field(default_factory=dict)
     column_edges: dict[ColumnEdgeKey, ColumnEdgeRow] = field(default_factory=dict)
@@ -375,6 +388,7 @@ class RowBatch:
         self.blobs.update(other.blobs)
         combine(self.job_facets, other.job_facets, merge_job_facet)
         combine(self.dataset_facets, other.dataset_facets, merge_facet)
+        combine(self.dataset_facet_values, other.dataset_facet_values, merge_facet_value)
         keep_latest_column_lineage(self.column_lineage, other.column_lineage)
         _keep_first(self.column_listings, other.column_listings)
         _keep_first(self.column_edges, other.column_edges)
@@ -401,6 +415,9 @@ merge_edge = cast(Callable[[EdgeRow, EdgeRow], EdgeRow], merger(mr.EDGES))
 merge_run_io = cast(Callable[[RunIoRow, RunIoRow], RunIoRow], merger(mr.RUN_IO))
 merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.FACETS))
 merge_job_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.JOB_FACETS))
+merge_facet_value = cast(
+    Callable[[FacetValueRow, FacetValueRow], FacetValueRow], merger(mr.DATASET_FACET_VALUES)
+)
 merge_state = cast(
     Callable[[DatasetStateRow, DatasetStateRow], DatasetStateRow], merger(mr.DATASET_STATES)
 )

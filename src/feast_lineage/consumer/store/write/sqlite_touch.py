@@ -22,9 +22,11 @@ from feast_lineage.consumer.store.schema import tables as t
 # Only for small transactions: in a large one, many rows share each page
 # written, and the extra statements cost more than the pages they save.
 TOUCH_MAX_EVENTS = 16
+# A dataset facet restated with its payload keeps its bound (an incoming one no higher).
 TOUCH_DATASET_FACET = (
     f"UPDATE {t.dataset_facets.name} SET rank = :rank"
     " WHERE owner_id = :owner_id AND name = :name AND blob_id = :blob_id AND rank < :rank"
+    " AND other_rank >= :other_rank"
 )
 # A job facet also keeps the least first statement's rank (a batch may hold an earlier one).
 TOUCH_JOB_FACET = (

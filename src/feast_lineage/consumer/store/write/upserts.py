@@ -24,7 +24,9 @@ def assignments(table: mr.TableRules) -> SetBuilder:
     def build(c: Any, x: Any) -> dict[str, ColumnElement[Any]]:
         values: dict[str, ColumnElement[Any]] = {}
         for column, rule in table.rules.items():
-            if not isinstance(rule, mr.Fallback):
+            if isinstance(rule, mr.OtherBound):
+                values[column] = _other_bound(c, x, column, rule)
+            elif not isinstance(rule, mr.Fallback):
                 values[column] = case((_takes(c, x, column, rule), x[column]), else_=c[column])
         for column, rule in table.rules.items():
             if isinstance(rule, mr.Fallback):  # of the merged values
@@ -43,6 +45,8 @@ def changes(table: mr.TableRules) -> WhereBuilder:
         for column, rule in table.rules.items():
             if isinstance(rule, mr.Highest):  # one condition per rank
                 conditions.setdefault(f"rank:{rule.rank}", _takes(c, x, column, rule))
+            elif isinstance(rule, mr.OtherBound):
+                conditions[column] = _other_bound(c, x, column, rule) != c[column]
             elif not isinstance(rule, mr.Fallback):  # derived: changes with its sources
                 conditions[column] = _takes(c, x, column, rule)
         return or_(*conditions.values())
@@ -66,6 +70,21 @@ def _takes(c: Any, x: Any, column: str, rule: mr.Rule) -> ColumnElement[bool]:
     if isinstance(rule, mr.LatestPresent):
         return and_(new.is_not(None), or_(old.is_(None), x[rule.by] > c[rule.by]))
     raise TypeError(f"no upsert for rule {rule!r} of column {column!r}")
+
+
+def _other_bound(c: Any, x: Any, column: str, rule: mr.OtherBound) -> ColumnElement[Any]:
+    """The merged bound (:class:`~.merge_rules.OtherBound`) of the stored and incoming rows."""
+    differ = x[rule.value] != c[rule.value]
+    stored_older = case((differ, c[rule.rank]), else_=c[column])
+    incoming_older = case((differ, x[rule.rank]), else_=x[column])
+    return case(
+        (_above(x[rule.rank], c[rule.rank], nullable=False), _greater(x[column], stored_older)),
+        else_=_greater(c[column], incoming_older),
+    )
+
+
+def _greater(a: ColumnElement[Any], b: ColumnElement[Any]) -> ColumnElement[Any]:
+    return case((a > b, a), else_=b)
 
 
 def _above(new: Any, old: Any, *, nullable: bool) -> ColumnElement[bool]:
