@@ -105,12 +105,7 @@ class RowBuilder:
             if kind == "dataset":
                 row["other_rank"] = ""
                 self.dataset_blobs[id(payload)] = blob_id
-                self.out.dataset_facet_values[(owner, name, blob_id)] = {
-                    "owner_id": owner,
-                    "name": name,
-                    "blob_id": blob_id,
-                    "first_rank": self.rank,
-                }
+                self.out.dataset_facet_values[(owner, name, blob_id)] = self.rank
 
     def digest(self, owner: int, name: str, value: Any) -> str:
         """A dataset facet's blob id, computed once for the event; else ``value``'s digest.

@@ -33,6 +33,7 @@ from feast_lineage.consumer.store.write.job_versions import (
 from feast_lineage.consumer.store.write.rows import (
     ColumnEdgeKey,
     ColumnReportKey,
+    FacetValueRow,
     RowBatch,
     blob_text,
     reduce_runs,
@@ -179,10 +180,10 @@ def _write_merged(
         rows = list(facets.values())
         if not touch(table.name, touch_sql, rows):
             ex(table.name, _upsert(conn, table, rules), rows)
-    values = [
-        r
-        for k, r in d.dataset_facet_values.items()
-        if not cache.facet_values.covers(k, r["first_rank"])
+    values: list[FacetValueRow] = [
+        {"owner_id": k[0], "name": k[1], "blob_id": k[2], "first_rank": rank}
+        for k, rank in d.dataset_facet_values.items()
+        if not cache.facet_values.covers(k, rank)
     ]
     ex("facet_values", _upsert(conn, t.dataset_facet_values, mr.DATASET_FACET_VALUES), values)
     run_io = [r for k, r in d.run_io.items() if not cache.run_io.covers(k, r["first_us"])]
@@ -252,8 +253,8 @@ def remember(d: RowBatch, cache: WriteCache, uri_links: LinkedUris) -> None:
         cache.listings.add(listing)
     for io_key, io in d.run_io.items():
         cache.run_io.add(io_key, io["first_us"])
-    for value_key, value in d.dataset_facet_values.items():
-        cache.facet_values.add(value_key, value["first_rank"])
+    for value_key, rank in d.dataset_facet_values.items():
+        cache.facet_values.add(value_key, rank)
     for key in d.column_edges:
         cache.column_reports.add(_report(key))
     for report in d.column_reports:

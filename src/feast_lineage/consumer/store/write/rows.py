@@ -355,8 +355,9 @@ class RowBatch:
     blobs: dict[str, str | PendingBlob] = field(default_factory=dict)  # id -> canonical JSON
     job_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
     dataset_facets: dict[tuple[int, str], FacetRow] = field(default_factory=dict)
-    # (dataset, facet, blob): each payload a dataset facet was stated with
-    dataset_facet_values: dict[tuple[int, str, str], FacetValueRow] = field(default_factory=dict)
+    # (dataset, facet, blob) -> the least rank that stated it: each payload a dataset facet
+    # was stated with (rows of feast_lineage_dataset_facet_values, made when written)
+    dataset_facet_values: dict[tuple[int, str, str], str] = field(default_factory=dict)
     column_lineage: dict[ColumnKey, ColumnLineageRow] = field(default_factory=dict)
     column_listings: dict[tuple[int, int, str, str], ColumnListingRow] = field(default_factory=dict)
     column_edges: dict[ColumnEdgeKey, ColumnEdgeRow] = field(default_factory=dict)
@@ -388,7 +389,11 @@ class RowBatch:
         self.blobs.update(other.blobs)
         combine(self.job_facets, other.job_facets, merge_job_facet)
         combine(self.dataset_facets, other.dataset_facets, merge_facet)
-        combine(self.dataset_facet_values, other.dataset_facet_values, merge_facet_value)
+        values = self.dataset_facet_values
+        for stated, first in other.dataset_facet_values.items():
+            known = values.get(stated)
+            if known is None or first < known:
+                values[stated] = first
         keep_latest_column_lineage(self.column_lineage, other.column_lineage)
         _keep_first(self.column_listings, other.column_listings)
         _keep_first(self.column_edges, other.column_edges)
@@ -415,9 +420,6 @@ merge_edge = cast(Callable[[EdgeRow, EdgeRow], EdgeRow], merger(mr.EDGES))
 merge_run_io = cast(Callable[[RunIoRow, RunIoRow], RunIoRow], merger(mr.RUN_IO))
 merge_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.FACETS))
 merge_job_facet = cast(Callable[[FacetRow, FacetRow], FacetRow], merger(mr.JOB_FACETS))
-merge_facet_value = cast(
-    Callable[[FacetValueRow, FacetValueRow], FacetValueRow], merger(mr.DATASET_FACET_VALUES)
-)
 merge_state = cast(
     Callable[[DatasetStateRow, DatasetStateRow], DatasetStateRow], merger(mr.DATASET_STATES)
 )
