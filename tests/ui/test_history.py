@@ -750,6 +750,26 @@ def test_a_time_an_offset_carries_before_year_1_is_the_first_instant(
     assert all("as_of=0001-01-01T00%3A00%3A00Z" in url for url in refused), refused
 
 
+def test_a_far_past_instant_is_shown_with_a_four_digit_year(
+    browser: Browser, server: ServerProcess
+) -> None:
+    # Year 1, in a browser at UTC: the banner and the As of input show 0001-01-01 (a local
+    # date's year was written as a number: "1-01-01", which the input did not take either).
+    context = browser.new_context(viewport=VIEWPORT, timezone_id="UTC")  # type: ignore[arg-type]
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/?{urlencode({'as_of': '0001-01-01T00:00:00Z'})}")
+        banner = page.get_by_test_id("history-banner")
+        expect(banner).to_contain_text("as it stood at 0001-01-01 00:00:00.")
+        expect(page.get_by_label("As of (empty: now)")).to_have_value(
+            re.compile(r"0001-01-01T00:00(:00)?")
+        )
+        page.goto(f"{server.url}/?{urlencode({'as_of': '0999-03-04T05:06:07.008Z'})}")
+        expect(banner).to_contain_text("as it stood at 0999-03-04 05:06:07.008.")
+    finally:
+        context.close()
+
+
 def test_as_of_the_last_instant_the_lists_ask_no_bound_after_it(
     shared: Page, server: ServerProcess, refused: list[str]
 ) -> None:
