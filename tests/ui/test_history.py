@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
@@ -897,3 +898,88 @@ def test_as_of_an_instant_a_run_under_way_then_lists_no_inputs_or_outputs_from_l
     expect(
         history.get_by_test_id("run-io").get_by_role("button", name="daily.orders")
     ).to_have_count(1)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture(scope="module")
+def pruned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, str, str]]:
+    """A server whose retention pruned what is older than 5 days (a prune on request, at
+    once: no waiting for the schedule): the server, its horizon, and an instant before it."""
+    now = datetime.now(UTC)
+    old, recent = now - timedelta(days=10), now - timedelta(hours=1)
+    events = batch_run(str(uuid.uuid4()), _iso(old), _iso(old + timedelta(minutes=10)), 100)
+    events += batch_run(str(uuid.uuid4()), _iso(recent), _iso(recent + timedelta(minutes=10)), 200)
+    before = _iso(now - timedelta(days=8))
+    repo = write_repo(tmp_path_factory.mktemp("pruned") / "repo", project="pruned")
+    with ui_server(repo) as running:
+        answer = httpx.post(f"{running.url}/api/v1/lineage/batch", json=events, timeout=60)
+        assert answer.status_code in (200, 204), answer.text
+        answer = httpx.post(f"{running.url}{OL}/retention/prune", params={"days": 5}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        refused = httpx.get(f"{running.url}{OL}/graph", params={"as_of": before}, timeout=30)
+        assert refused.status_code == 400, refused.text
+        horizon = refused.json()["error"]["details"][0]["horizon"]
+        yield running, horizon, before
+
+
+def test_a_time_before_the_retention_horizon_is_said_so_with_its_oldest_instant(
+    shared: Page, pruned: tuple[ServerProcess, str, str]
+) -> None:
+    page = shared
+    server, horizon, before = pruned
+    notice = page.get_by_test_id("before-horizon")
+    # As of an instant before the horizon: no load failure to retry, but what is kept.
+    page.goto(f"{server.url}/?{urlencode({'as_of': before})}")
+    expect(notice).to_contain_text("is not kept by this server’s retention")
+    expect(notice).to_contain_text("the oldest instant it still answers")
+    expect(page.get_by_text("Could not load")).to_have_count(0)
+    expect(page.get_by_role("button", name="Retry")).to_have_count(0)
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
+    # One click views as of the oldest instant answered.
+    notice.get_by_test_id("from-horizon").click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('as_of') === '{horizon}'"
+    )
+    expect(notice).to_have_count(0)
+    expect(page.get_by_text("Could not load")).to_have_count(0)
+    # One goes back to now.
+    page.goto(f"{server.url}/?{urlencode({'as_of': before})}")
+    notice.get_by_role("button", name="Back to now").click()
+    wait_graph(page)
+    assert url_param(page, "as_of") is None
+    expect(notice).to_have_count(0)
+
+    # The details panel of a node, as of then: the same notice in the panel.
+    job = {"node_type": "job", "node_ns": BATCH, "node": "load"}
+    page.goto(f"{server.url}/?{urlencode({**job, 'as_of': before})}")
+    panel = page.get_by_test_id("details-panel")
+    expect(panel.get_by_test_id("before-horizon")).to_contain_text("is not kept")
+    expect(panel.get_by_text("Could not load")).to_have_count(0)
+    panel.get_by_test_id("from-horizon").click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('as_of') === '{horizon}'"
+    )
+    expect(panel.get_by_test_id("before-horizon")).to_have_count(0)
+
+    # Changes since an instant before the horizon: changes since the horizon, one click away.
+    page.goto(f"{server.url}/?{urlencode({'changes_since': before})}")
+    expect(notice).to_contain_text("cannot be compared")
+    expect(page.get_by_test_id("history-banner")).to_contain_text("is not kept")
+    notice.get_by_test_id("from-horizon").click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('changes_since') === '{horizon}'"
+    )
+    expect(page.get_by_test_id("changes-summary")).to_contain_text("added")
+    expect(notice).to_have_count(0)
+
+    # A window seen from before it: seen from the horizon.
+    page.goto(f"{server.url}/?{urlencode({'seen': 'custom', 'seen_since': before})}")
+    notice.get_by_test_id("from-horizon").click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('seen_since') === '{horizon}'"
+    )
+    expect(notice).to_have_count(0)
+    expect(page.get_by_text("Could not load")).to_have_count(0)

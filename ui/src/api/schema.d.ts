@@ -1147,6 +1147,11 @@ export interface components {
             index?: number | null;
             /** Code */
             code?: string | null;
+            /**
+             * Horizon
+             * @description code before_retention_horizon: the oldest instant still answered (the retention horizon), to ask again at or after it
+             */
+            horizon?: string | null;
         };
         /** ErrorInfo */
         ErrorInfo: {
