@@ -545,6 +545,14 @@ def test_as_of_an_instant_the_details_list_only_what_had_happened_by_then(
     started = api(server, "runs", job_name=DBT_MODEL, limit=100)
     before = [r for r in started["runs"] if parse_us(r["started_at_iso"]) <= parse_us(then)]
     assert 0 < len(before) < started["total"], started
+    # The version current then counts its runs started by then (today's count is higher),
+    # with its latest run's state then.
+    runs_then = f"{len(before)} run{'' if len(before) == 1 else 's'} by then"
+    expect(
+        jobs.locator("li.job-version[data-current]").get_by_test_id("version-runs")
+    ).to_have_text(runs_then)
+    latest_then = max(before, key=lambda r: (r["started_at"], r["run_id"]))
+    expect(jobs.locator("li.job-version[data-current]")).to_contain_text(latest_then["state"])
     runs = page.get_by_test_id("run-history")
     expect(runs.locator("tr.run-row")).to_have_count(len(before))
     assert set(runs.locator("tr.run-row").evaluate_all("rs => rs.map(r => r.dataset.runId)")) == {

@@ -5167,7 +5167,7 @@ export interface operations {
             query?: {
                 /** @description Versions at or after this time (not after until): a dataset version's time, a job version's first run */
                 since?: string | null;
-                /** @description Versions before this time (not before since) */
+                /** @description Versions before this time (not before since); a job version's run_count and latest_run then count only its runs started before it */
                 until?: string | null;
                 /** @description Versions a page (1 to 1,000) */
                 limit?: number;
@@ -5318,7 +5318,7 @@ export interface operations {
             query?: {
                 /** @description Versions at or after this time (not after until): a dataset version's time, a job version's first run */
                 since?: string | null;
-                /** @description Versions before this time (not before since) */
+                /** @description Versions before this time (not before since); a job version's run_count and latest_run then count only its runs started before it */
                 until?: string | null;
                 /** @description Versions a page (1 to 1,000) */
                 limit?: number;
