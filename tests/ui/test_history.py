@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
@@ -544,6 +545,14 @@ def test_as_of_an_instant_the_details_list_only_what_had_happened_by_then(
     started = api(server, "runs", job_name=DBT_MODEL, limit=100)
     before = [r for r in started["runs"] if parse_us(r["started_at_iso"]) <= parse_us(then)]
     assert 0 < len(before) < started["total"], started
+    # The version current then counts its runs started by then (today's count is higher),
+    # with its latest run's state then.
+    runs_then = f"{len(before)} run{'' if len(before) == 1 else 's'} by then"
+    expect(
+        jobs.locator("li.job-version[data-current]").get_by_test_id("version-runs")
+    ).to_have_text(runs_then)
+    latest_then = max(before, key=lambda r: (r["started_at"], r["run_id"]))
+    expect(jobs.locator("li.job-version[data-current]")).to_contain_text(latest_then["state"])
     runs = page.get_by_test_id("run-history")
     expect(runs.locator("tr.run-row")).to_have_count(len(before))
     assert set(runs.locator("tr.run-row").evaluate_all("rs => rs.map(r => r.dataset.runId)")) == {
@@ -744,10 +753,30 @@ def test_a_time_an_offset_carries_before_year_1_is_the_first_instant(
     # Nothing stood then; once the server's retention has run (30 days by default, its first
     # check soon after it starts) the instant is before its horizon, and that is the answer.
     nothing = page.get_by_text("No lineage yet")
-    expect(nothing.or_(page.get_by_text("before the retention horizon"))).to_be_visible()
+    expect(nothing.or_(page.get_by_test_id("before-horizon"))).to_be_visible()
     expect(page.get_by_test_id("time-link-note")).to_have_count(0)
     # Asked as year 1 (never year 0, which the server refuses whatever its horizon).
     assert all("as_of=0001-01-01T00%3A00%3A00Z" in url for url in refused), refused
+
+
+def test_a_far_past_instant_is_shown_with_a_four_digit_year(
+    browser: Browser, server: ServerProcess
+) -> None:
+    # Year 1, in a browser at UTC: the banner and the As of input show 0001-01-01 (a local
+    # date's year was written as a number: "1-01-01", which the input did not take either).
+    context = browser.new_context(viewport=VIEWPORT, timezone_id="UTC")  # type: ignore[arg-type]
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/?{urlencode({'as_of': '0001-01-01T00:00:00Z'})}")
+        banner = page.get_by_test_id("history-banner")
+        expect(banner).to_contain_text("as it stood at 0001-01-01 00:00:00.")
+        expect(page.get_by_label("As of (empty: now)")).to_have_value(
+            re.compile(r"0001-01-01T00:00(:00)?")
+        )
+        page.goto(f"{server.url}/?{urlencode({'as_of': '0999-03-04T05:06:07.008Z'})}")
+        expect(banner).to_contain_text("as it stood at 0999-03-04 05:06:07.008.")
+    finally:
+        context.close()
 
 
 def test_as_of_the_last_instant_the_lists_ask_no_bound_after_it(
@@ -877,3 +906,88 @@ def test_as_of_an_instant_a_run_under_way_then_lists_no_inputs_or_outputs_from_l
     expect(
         history.get_by_test_id("run-io").get_by_role("button", name="daily.orders")
     ).to_have_count(1)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture(scope="module")
+def pruned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, str, str]]:
+    """A server whose retention pruned what is older than 5 days (a prune on request, at
+    once: no waiting for the schedule): the server, its horizon, and an instant before it."""
+    now = datetime.now(UTC)
+    old, recent = now - timedelta(days=10), now - timedelta(hours=1)
+    events = batch_run(str(uuid.uuid4()), _iso(old), _iso(old + timedelta(minutes=10)), 100)
+    events += batch_run(str(uuid.uuid4()), _iso(recent), _iso(recent + timedelta(minutes=10)), 200)
+    before = _iso(now - timedelta(days=8))
+    repo = write_repo(tmp_path_factory.mktemp("pruned") / "repo", project="pruned")
+    with ui_server(repo) as running:
+        answer = httpx.post(f"{running.url}/api/v1/lineage/batch", json=events, timeout=60)
+        assert answer.status_code in (200, 204), answer.text
+        answer = httpx.post(f"{running.url}{OL}/retention/prune", params={"days": 5}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        refused = httpx.get(f"{running.url}{OL}/graph", params={"as_of": before}, timeout=30)
+        assert refused.status_code == 400, refused.text
+        horizon = refused.json()["error"]["details"][0]["horizon"]
+        yield running, horizon, before
+
+
+def test_a_time_before_the_retention_horizon_is_said_so_with_its_oldest_instant(
+    shared: Page, pruned: tuple[ServerProcess, str, str]
+) -> None:
+    page = shared
+    server, horizon, before = pruned
+    notice = page.get_by_test_id("before-horizon")
+    # As of an instant before the horizon: no load failure to retry, but what is kept.
+    page.goto(f"{server.url}/?{urlencode({'as_of': before})}")
+    expect(notice).to_contain_text("is not kept by this server’s retention")
+    expect(notice).to_contain_text("the oldest instant it still answers")
+    expect(page.get_by_text("Could not load")).to_have_count(0)
+    expect(page.get_by_role("button", name="Retry")).to_have_count(0)
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
+    # One click views as of the oldest instant answered.
+    notice.get_by_test_id("from-horizon").click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('as_of') === '{horizon}'"
+    )
+    expect(notice).to_have_count(0)
+    expect(page.get_by_text("Could not load")).to_have_count(0)
+    # One goes back to now.
+    page.goto(f"{server.url}/?{urlencode({'as_of': before})}")
+    notice.get_by_role("button", name="Back to now").click()
+    wait_graph(page)
+    assert url_param(page, "as_of") is None
+    expect(notice).to_have_count(0)
+
+    # The details panel of a node, as of then: the same notice in the panel.
+    job = {"node_type": "job", "node_ns": BATCH, "node": "load"}
+    page.goto(f"{server.url}/?{urlencode({**job, 'as_of': before})}")
+    panel = page.get_by_test_id("details-panel")
+    expect(panel.get_by_test_id("before-horizon")).to_contain_text("is not kept")
+    expect(panel.get_by_text("Could not load")).to_have_count(0)
+    panel.get_by_test_id("from-horizon").click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('as_of') === '{horizon}'"
+    )
+    expect(panel.get_by_test_id("before-horizon")).to_have_count(0)
+
+    # Changes since an instant before the horizon: changes since the horizon, one click away.
+    page.goto(f"{server.url}/?{urlencode({'changes_since': before})}")
+    expect(notice).to_contain_text("cannot be compared")
+    expect(page.get_by_test_id("history-banner")).to_contain_text("is not kept")
+    notice.get_by_test_id("from-horizon").click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('changes_since') === '{horizon}'"
+    )
+    expect(page.get_by_test_id("changes-summary")).to_contain_text("added")
+    expect(notice).to_have_count(0)
+
+    # A window seen from before it: seen from the horizon.
+    page.goto(f"{server.url}/?{urlencode({'seen': 'custom', 'seen_since': before})}")
+    notice.get_by_test_id("from-horizon").click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('seen_since') === '{horizon}'"
+    )
+    expect(notice).to_have_count(0)
+    expect(page.get_by_text("Could not load")).to_have_count(0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import httpx
@@ -196,3 +197,36 @@ def test_a_shared_link_opens_the_same_view(
         expect(shared.get_by_test_id("focus-controls")).to_be_visible()
     finally:
         other.close()
+
+
+def test_the_events_tab_shows_milliseconds_where_two_events_share_a_second(
+    page: Page, server: ServerProcess
+) -> None:
+    pattern = re.compile(r".*/openlineage/events\?.*")
+
+    def moved(same_second: bool) -> Callable[[Any], None]:
+        def handle(route: Any) -> None:
+            answer = route.fetch()
+            body = answer.json()
+            for i, item in enumerate(body["events"]):
+                item["event_time_iso"] = f"2026-01-01T00:{59 - i // 60:02d}:{59 - i % 60:02d}Z"
+            if same_second:
+                body["events"][1]["event_time_iso"] = "2026-01-01T00:59:59.001000Z"
+            route.fulfill(response=answer, json=body)
+
+        return handle
+
+    times = page.locator("tr.event-row td:first-child")
+    for same_second in (False, True):
+        page.route(pattern, moved(same_second))
+        try:
+            page.goto(f"{server.url}/?tab=events")
+            expect(times.first).to_be_visible()
+            shown = times.all_inner_texts()
+            assert len(shown) > 2, shown
+            assert all(("." in text) == same_second for text in shown), shown
+            if same_second:
+                assert shown[1].endswith(".001"), shown
+                assert shown[0].endswith(".000"), shown
+        finally:
+            page.unroute(pattern)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -215,3 +216,48 @@ def test_a_read_does_not_change_who_produced_a_dataset_and_producers_read_well(
         wait_graph(page)
         trips_node = node(page, "raw.public.trips")
         expect(trips_node.locator(".lnode-producer")).to_have_text("airflow")
+
+
+def _runs_moved(same_second: bool) -> Callable[[Any], None]:
+    """The runs page with each run started (and ended) a second apart; ``same_second``:
+    the second run starts 250 ms after the first, in its second."""
+
+    def handle(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        for i, run in enumerate(body["runs"]):
+            run["started_at_iso"] = f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z"
+            run["ended_at_iso"] = f"2026-01-01T01:{i // 60:02d}:{i % 60:02d}Z"
+        if same_second:
+            body["runs"][1]["started_at_iso"] = "2026-01-01T00:00:00.250000Z"
+        route.fulfill(response=answer, json=body)
+
+    return handle
+
+
+def test_the_runs_tab_shows_milliseconds_where_two_runs_share_a_second(
+    page: Page, server: ServerProcess
+) -> None:
+    pattern = re.compile(r".*/openlineage/runs\?.*")
+    table = page.get_by_test_id("run-list")
+    started = table.locator("tr.runs-row td[data-column=started]")
+    ended = table.locator("tr.runs-row td[data-column=ended]")
+    for same_second in (False, True):
+        page.route(pattern, _runs_moved(same_second))
+        try:
+            page.goto(f"{server.url}/?tab=runs")
+            expect(started.first).to_be_visible()
+            starts = started.all_inner_texts()
+            assert len(starts) > 2, starts
+            # To the second when no two share one; else to the millisecond, the column through.
+            assert all(("." in text) == same_second for text in starts), starts
+            if same_second:
+                assert starts[0] != starts[1], starts
+                assert starts[1].endswith(".250"), starts
+            assert not any("." in text for text in ended.all_inner_texts())
+            # The tooltip gives the instant exactly, as the API says it.
+            assert (started.nth(1).locator("time").get_attribute("title") or "").endswith(
+                "(2026-01-01T00:00:00.250000Z)" if same_second else "(2026-01-01T00:00:01Z)"
+            )
+        finally:
+            page.unroute(pattern)

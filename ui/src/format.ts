@@ -5,6 +5,15 @@ import { dateOf, fractionDigits, parseInstant } from "./history/instant";
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 /**
+ * A local date as YYYY-MM-DD, the year in four digits (year 1 is 0001, not
+ * "1"; a year before 1 in the browser's time zone, such as year 1's first
+ * hours west of UTC, is 0000).
+ */
+export function localDate(date: Date): string {
+  return `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/**
  * An instant in the browser's time zone, to the second; with `digits` 3 or 6,
  * to the millisecond or the microsecond (read from the exact string, never
  * rounded through a Date).
@@ -15,7 +24,7 @@ export function formatTime(iso: string | null | undefined, digits: 0 | 3 | 6 = 0
   const date = at ? new Date(at.ms) : new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   const text =
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${localDate(date)} ` +
     `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
   if (digits === 0) return text;
   const fraction = pad(date.getMilliseconds(), 3) + (at ? pad(at.us, 3) : "000");

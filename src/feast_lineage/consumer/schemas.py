@@ -49,6 +49,11 @@ class ErrorDetail(BaseModel):
     message: str
     index: int | None = Field(default=None, description="The event's index in a batch")
     code: str | None = None
+    horizon: str | None = Field(
+        default=None,
+        description="code before_retention_horizon: the oldest instant still answered "
+        "(the retention horizon), to ask again at or after it",
+    )
 
 
 class ErrorInfo(BaseModel):

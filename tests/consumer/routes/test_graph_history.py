@@ -7,6 +7,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from feast_lineage.consumer.store.admin.prune import prune
+from feast_lineage.event_time import parse_us
 from tests.consumer.lineage import API, ingest, subgraph_path
 from tests.factories import (
     at,
@@ -17,6 +19,7 @@ from tests.factories import (
     run_event,
     schema_facet,
 )
+from tests.store_helpers import Store
 
 JOB = ("spark://prod", "etl")
 
@@ -240,3 +243,43 @@ def test_a_windows_parent_edges_are_counted_as_listed(client: TestClient) -> Non
     assert "parent" not in {e["type"] for e in late["edges"]}  # the DAG ran at 10 only
     early = _listed_is_counted(client, since=at(0))
     assert "parent" in {e["type"] for e in early["edges"]}
+
+
+def test_a_time_before_the_retention_horizon_is_a_400_whose_details_name_the_horizon(
+    client: TestClient, head_store_url: str
+) -> None:
+    """The message names the oldest instant answered; a client (the UI) reads it from the
+    ``details`` item, code ``before_retention_horizon``, without parsing the message."""
+    _history(client)
+    store = Store(head_store_url)
+    try:
+        prune(store.engine, parse_us(at(15)))
+    finally:
+        store.close()
+    etl = subgraph_path("job", *JOB)
+    node = {"type": "job", "namespace": JOB[0], "name": JOB[1], "depth": 0}
+    asks = [
+        (f"{API}/graph", {"as_of": at(12)}, "as_of"),
+        (f"{API}/graph", {"since": at(12)}, "since"),
+        (etl, {"as_of": at(12)}, "as_of"),
+        (etl, {"since": at(12), "until": at(30)}, "since"),
+        (f"{API}/graph/node", {**node, "as_of": at(12)}, "as_of"),
+        (f"{API}/jobs", {"as_of": at(12)}, "as_of"),
+        (f"{API}/datasets", {"as_of": at(12)}, "as_of"),
+    ]
+    for path, params, parameter in asks:
+        answer = client.get(path, params=params)
+        assert answer.status_code == 400, (path, params, answer.text)
+        error = answer.json()["error"]
+        assert error["code"] == "invalid_parameter"
+        assert at(15) in error["message"]
+        assert error["details"] == [
+            {
+                "path": parameter,
+                "code": "before_retention_horizon",
+                "message": error["message"],
+                "horizon": at(15),
+            }
+        ], (path, params)
+    # At the horizon, it answers.
+    assert client.get(f"{API}/graph", params={"as_of": at(15)}).status_code == 200

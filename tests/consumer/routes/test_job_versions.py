@@ -102,6 +102,41 @@ def test_paging_and_time_filters(client: TestClient) -> None:
     assert swapped.status_code == 400
 
 
+def test_until_counts_the_runs_started_before_it_and_their_state_then(
+    client: TestClient,
+) -> None:
+    """As of an instant (the UI asks ``until`` one microsecond after it), a version's run
+    count and latest run are those of then, not today's."""
+    _seed(client)
+    late = str(uuid.uuid4())
+    join = {"sql": facet(query="select * from orders join customers")}
+    ingest(
+        client,
+        run_event("START", run_id=late, job=JOB, time=at(5), job_facets=join),
+        run_event("COMPLETE", run_id=late, job=JOB, time=at(8), job_facets=join),
+    )
+
+    def page(**params: str) -> list[dict[str, Any]]:
+        response = client.get(PATH, params=params)
+        assert response.status_code == 200, response.text
+        versions: list[dict[str, Any]] = response.json()["versions"]
+        return versions
+
+    (oldest,) = page(until=at(2))
+    assert oldest["run_count"] == 1
+    assert oldest["latest_run"]["started_at_iso"] == at(1)
+    newest, oldest = page(until=at(3.5))
+    assert (newest["run_count"], oldest["run_count"]) == (1, 2)
+    assert newest["latest_run"]["started_at_iso"] == at(3)
+    # A run under way then is RUNNING then; now it is complete.
+    then = page(until=at(6))
+    latest = [v["latest_run"] for v in then if v["latest_run"]["run_id"] == late]
+    assert [run["state"] for run in latest] == ["RUNNING"]
+    now = [v["latest_run"] for v in page() if v["latest_run"]["run_id"] == late]
+    assert [run["state"] for run in now] == ["COMPLETE"]
+    assert sum(v["run_count"] for v in page()) == 5
+
+
 def test_one_version_with_what_changed(client: TestClient) -> None:
     _seed(client)
     newest, oldest = client.get(PATH).json()["versions"]

@@ -9,9 +9,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from feast_lineage.consumer.store.admin.prune import prune
+from feast_lineage.event_time import parse_us
 from tests.consumer.lineage import API, ingest
 from tests.factories import at, dataset, facet, run_event, schema_facet
 from tests.head_stores import HeadStores
+from tests.store_helpers import Store
 
 JOB = ("spark://prod", "etl")
 DIFF = f"{API}/lineage/diff"
@@ -293,3 +296,26 @@ def test_column_edges_added_and_removed(client: TestClient) -> None:
     assert removed == [("field:s3://b:src:x", "field:s3://b:out:a")]
     assert body["column_edges_added"][0]["job"] == {"namespace": "spark://prod", "name": "etl"}
     assert (body["totals"]["column_edges_added"], body["totals"]["column_edges_removed"]) == (1, 1)
+
+
+def test_from_before_the_retention_horizon_is_a_400_whose_details_name_the_horizon(
+    client: TestClient, head_store_url: str
+) -> None:
+    _history(client)
+    store = Store(head_store_url)
+    try:
+        prune(store.engine, parse_us(at(15)))
+    finally:
+        store.close()
+    answer = client.get(DIFF, params={"from": at(12), "to": at(30)})
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "invalid_parameter"
+    assert error["details"] == [
+        {
+            "path": "from",
+            "code": "before_retention_horizon",
+            "message": error["message"],
+            "horizon": at(15),
+        }
+    ]

@@ -334,3 +334,24 @@ def test_an_offset_whose_plus_became_a_space_is_told_to_write_it_encoded(api: Te
     assert "%2B" in message
     assert "%2B" not in invalid(api.get(f"{API}/graph?as_of=yesterday"))
     assert "%2B" not in invalid(api.get(f"{API}/graph", params={"as_of": "yesterday 10am"}))
+
+
+@pytest.mark.parametrize("until", ["9999-12-31T23:59:59.999999Z", "9999-12-31T23:59:59-23:59"])
+def test_an_until_at_the_last_instant_keeps_an_event_stamped_then(
+    api: TestClient, until: str
+) -> None:
+    """``until`` is exclusive: one at the last instant (given, or an offset carrying it past)
+    excluded an event stamped exactly then. Nothing is after it: it bounds nothing."""
+    last = "9999-12-31T23:59:59.999999Z"
+    ingest(api, run_event("START", job=("ns", "last"), time=last))
+    everything = api.get(f"{API}/events").json()["total"]
+    for path in ("events", "runs"):
+        answer = api.get(f"{API}/{path}", params={"until": until})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["total"] == api.get(f"{API}/{path}").json()["total"], path
+    kept = api.get(f"{API}/events", params={"until": until, "since": "9999-12-31T00:00:00Z"})
+    assert kept.json()["total"] == 1, kept.text
+    assert everything > 1
+    # Equal bounds stay an empty window.
+    empty = api.get(f"{API}/events", params={"since": last, "until": last})
+    assert empty.json()["total"] == 0, empty.text

@@ -3,15 +3,31 @@
 
 import type { components, paths } from "./schema";
 
-/** An answer other than 2xx, with the server's error message when it sent one. */
+type ErrorDetail = components["schemas"]["ErrorDetail"];
+
+/** An answer other than 2xx, with the server's error message (and details) when it sent one. */
 export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
     readonly code: string | null,
+    readonly details: readonly ErrorDetail[] = [],
   ) {
     super(message);
   }
+}
+
+/** A time asked before the server's retention horizon: which parameter, and the oldest instant answered. */
+export interface BeforeHorizon {
+  parameter: string;
+  horizon: string;
+}
+
+/** What `error` says of the retention horizon, when it is the 400 of a time before it; else null. */
+export function beforeHorizon(error: unknown): BeforeHorizon | null {
+  if (!(error instanceof ApiError) || error.status !== 400) return null;
+  const found = error.details.find((d) => d.code === "before_retention_horizon" && d.horizon);
+  return found?.horizon ? { parameter: found.path, horizon: found.horizon } : null;
 }
 
 // A read API key, or a Feast access token with the feast authorizer, when the
@@ -98,14 +114,16 @@ export async function get<P extends GetPath>(path: P, params: Params<P>, signal?
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
     let code: string | null = null;
+    let details: ErrorDetail[] = [];
     try {
       const body = (await response.json()) as ErrorBody;
       if (body.error?.message) message = body.error.message;
       code = body.error?.code ?? null;
+      details = body.error?.details ?? [];
     } catch {
       // not JSON: keep the status line
     }
-    throw new ApiError(message, response.status, code);
+    throw new ApiError(message, response.status, code, details);
   }
   return (await response.json()) as Ok<P>;
 }

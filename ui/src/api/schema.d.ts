@@ -1147,6 +1147,11 @@ export interface components {
             index?: number | null;
             /** Code */
             code?: string | null;
+            /**
+             * Horizon
+             * @description code before_retention_horizon: the oldest instant still answered (the retention horizon), to ask again at or after it
+             */
+            horizon?: string | null;
         };
         /** ErrorInfo */
         ErrorInfo: {
@@ -5162,7 +5167,7 @@ export interface operations {
             query?: {
                 /** @description Versions at or after this time (not after until): a dataset version's time, a job version's first run */
                 since?: string | null;
-                /** @description Versions before this time (not before since) */
+                /** @description Versions before this time (not before since); a job version's run_count and latest_run then count only its runs started before it */
                 until?: string | null;
                 /** @description Versions a page (1 to 1,000) */
                 limit?: number;
@@ -5313,7 +5318,7 @@ export interface operations {
             query?: {
                 /** @description Versions at or after this time (not after until): a dataset version's time, a job version's first run */
                 since?: string | null;
-                /** @description Versions before this time (not before since) */
+                /** @description Versions before this time (not before since); a job version's run_count and latest_run then count only its runs started before it */
                 until?: string | null;
                 /** @description Versions a page (1 to 1,000) */
                 limit?: number;

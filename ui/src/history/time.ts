@@ -9,6 +9,7 @@
 // microsecond, in the server's form), never rounded through a Date.
 
 import type { History } from "../api/endpoints";
+import { localDate } from "../format";
 import type { Patch, Route } from "../route";
 import { compareInstants, dateOf, exactInstant, INSTANT_FORM, isoOf, justAfter } from "./instant";
 
@@ -129,7 +130,7 @@ export function toLocalInput(iso: string | null): string {
   if (!date) return "";
   const pad = (n: number) => String(n).padStart(2, "0");
   return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    localDate(date) +
     `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
   );
 }

@@ -16,7 +16,7 @@ from fastapi import Query, Request
 
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.lineage_model import Direction
-from feast_lineage.event_time import EventTimeError, parse_us
+from feast_lineage.event_time import MAX_US, EventTimeError, parse_us
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
 RUN_STATES = ("RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER")
@@ -76,7 +76,10 @@ def time_range(since: str | None, until: str | None) -> tuple[int | None, int | 
 
     Equal bounds are an empty window (nothing matches, as a client paging
     through time windows expects); ``since`` after ``until`` is a 400, as
-    the two were surely swapped.
+    the two were surely swapped. An ``until`` at the last instant
+    (9999-12-31T23:59:59.999999Z, or one an offset carries past it) bounds
+    nothing: no time is after it, and exclusive it would leave out what is
+    stamped exactly then.
     """
     since_us, until_us = parse_time("since", since), parse_time("until", until)
     if since_us is not None and until_us is not None and since_us > until_us:
@@ -84,6 +87,8 @@ def time_range(since: str | None, until: str | None) -> tuple[int | None, int | 
             f"query parameter 'since' ({since}) is after 'until' ({until}), so nothing "
             "can match; swap them"
         )
+    if until_us == MAX_US and since_us != MAX_US:
+        until_us = None
     return since_us, until_us
 
 

@@ -100,7 +100,9 @@ def version_window(
     until: Annotated[
         str | None,
         Query(
-            description="Versions before this time (not before since)", json_schema_extra=DATE_TIME
+            description="Versions before this time (not before since); a job version's "
+            "run_count and latest_run then count only its runs started before it",
+            json_schema_extra=DATE_TIME,
         ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=1000, description="Versions a page (1 to 1,000)")] = 50,

@@ -41,6 +41,7 @@ from feast_lineage.consumer.services.graph_outline import (
     trimmed_sides,
 )
 from feast_lineage.consumer.services.reader import StoreReader
+from feast_lineage.consumer.services.when import before_horizon
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read import job_versions as jv
 from feast_lineage.consumer.store.read import runs as run_reads
@@ -101,10 +102,11 @@ def _instant(conn: Connection, read: StoreReader, asked: Moment, now_us: int) ->
     at = Instant(min(when, now_us))
     horizon = dv.horizon(conn)
     if horizon is not None and at.time_us < horizon:
-        raise LineageError(
+        raise before_horizon(
+            asked.parameter,
             f"{asked.parameter}: {to_iso(at.time_us)} is before the retention horizon; the "
             f"oldest instant still answered is {to_iso(horizon)}",
-            code="invalid_parameter",
+            horizon,
         )
     return at
 

@@ -62,20 +62,35 @@ def answerable(conn: Connection, at: When) -> When:
     if horizon is None:
         return at
     if isinstance(at, Instant) and at.time_us < horizon:
-        raise LineageError(
+        raise before_horizon(
+            "as_of",
             f"as_of {to_iso(at.time_us)} is before the retention horizon: the oldest instant "
             f"still answered is {to_iso(horizon)}",
-            code="invalid_parameter",
+            horizon,
         )
     if isinstance(at, Window):
         if at.since_us is not None and at.since_us < horizon:
-            raise LineageError(
+            raise before_horizon(
+                "since",
                 f"since {to_iso(at.since_us)} is before the retention horizon: runs that ended "
                 f"before it were pruned; pass since at or after {to_iso(horizon)}",
-                code="invalid_parameter",
+                horizon,
             )
         return window_reads.from_horizon(at, horizon)
     return at
+
+
+def before_horizon(parameter: str, message: str, horizon_us: int) -> LineageError:
+    """The 400 of a time before the retention horizon: ``invalid_parameter``, with a
+    ``details`` item (code ``before_retention_horizon``) naming the parameter and the
+    horizon, the oldest instant still answered, for a client to offer it."""
+    detail = {
+        "path": parameter,
+        "code": "before_retention_horizon",
+        "message": message,
+        "horizon": to_iso(horizon_us),
+    }
+    return LineageError(message, code="invalid_parameter", details=[detail])
 
 
 def echo(at: When) -> tuple[str | None, str | None, str | None]:

@@ -109,6 +109,45 @@ def test_runs_of_an_unchanged_job_share_one_version(store: Store) -> None:
     assert version.latest_run.started_us == parse_us(at(2))
 
 
+def test_a_page_until_an_instant_counts_the_runs_started_before_it(store: Store) -> None:
+    """``until`` (exclusive) bounds the runs read, not only the versions listed: a version's
+    run count and latest run are those of its runs started before it, the latest run in
+    its state then (one that ended at or after ``until`` was running)."""
+    a, b, c, d = (new_run() for _ in range(4))
+    store.ingest(
+        run("START", a, 0, sql="select 1"),
+        run("COMPLETE", a, 5, sql="select 1", outputs=("daily",)),
+        run("START", b, 10, sql="select 1"),
+        run("COMPLETE", b, 30, sql="select 1", outputs=("daily",)),
+        run("START", c, 40, sql="select 1"),
+        run("COMPLETE", c, 45, sql="select 1", outputs=("daily",)),
+        run("COMPLETE", d, 50, sql="select 2", outputs=("daily",)),
+    )
+
+    def page(until: float | None) -> tuple[int, list[JobVersionRow]]:
+        with store.engine.connect() as conn:
+            bound = None if until is None else parse_us(at(until))
+            return version_page(conn, JID, None, bound, 0, 1000)
+
+    total, (first,) = page(20)
+    assert total == 1
+    assert first.run_count == 2
+    assert first.first_us == parse_us(at(0))
+    assert first.latest_run is not None
+    assert first.latest_run.run_id == b
+    assert first.latest_run.state == "RUNNING"  # it completed at 30, after 20
+    (first,) = page(35)[1]
+    assert first.latest_run is not None
+    assert first.latest_run.state == "COMPLETE"
+    assert first.run_count == 2
+    newest, first = page(None)[1]
+    assert first.run_count == 3
+    assert first.latest_run is not None
+    assert first.latest_run.run_id == c
+    assert newest.run_count == 1
+    assert page(0)[0] == 0  # until is exclusive: nothing started before the first run
+
+
 def test_a_moving_partition_counts_as_its_table(store: Store) -> None:
     """``t/date=...`` moves every run; a Spark path with a TABLE symlink counts as the table."""
     for day in range(1, 4):

@@ -16,6 +16,8 @@ import { ColumnToolbar } from "./ColumnToolbar";
 import type { Changes } from "../../history/changes";
 import { boxId, buildPicture, withRemoved, type ColumnChanges, type DatasetBox } from "./model";
 import { MAX_DEPTH, tracePatch, traceQuery, type Trace } from "./trace";
+import { timeView } from "../../history/time";
+import { BeforeHorizon, horizonOf } from "../lineage/BeforeHorizon";
 import "./columns.css";
 
 interface Props {
@@ -97,6 +99,8 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel, banner, 
     : null;
 
   let body: ReactNode;
+  const time = timeView(route);
+  const refused = horizonOf(fetched.error, time);
   const unknownField =
     fetched.error instanceof ApiError && fetched.error.status === 404 && fetched.error.message.startsWith("no column");
   if (unknownField) {
@@ -123,6 +127,8 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel, banner, 
         </div>
       </div>
     );
+  } else if (refused) {
+    body = <BeforeHorizon {...refused} time={time} navigate={navigate} />;
   } else if (fetched.error) {
     body = (
       <Failure error={fetched.error} what="the column lineage" onRetry={fetched.refetch}>

@@ -3,7 +3,8 @@
 // Newest first, a page at a time ("Show older"); a click on a version's time
 // opens it (the URL's jobver): its source facets, inputs and outputs. As of
 // an instant: the versions first run by then, the one current then marked
-// so, without run counts (the API counts the runs of every time).
+// so, each with its runs started by then and its latest run in its state
+// then (the API's `until` bounds the runs counted, not only the versions).
 
 import { useJobVersion, useJobVersions } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
@@ -77,14 +78,15 @@ export function JobVersions({ namespace, name, asOf = null, currentThen = null, 
                   ) : (
                     <span className="tag">current</span>
                   ))}{" "}
-                {!asOf && (
-                  <>
-                    <span className="muted small">
-                      {item.run_count} run{item.run_count === 1 ? "" : "s"}
-                    </span>{" "}
-                    {item.latest_run && <StateBadge state={item.latest_run.state} />}
-                  </>
-                )}
+                <span
+                  className="muted small"
+                  data-testid="version-runs"
+                  title={asOf ? `Its runs started by ${formatInstant(asOf)}` : undefined}
+                >
+                  {item.run_count} run{item.run_count === 1 ? "" : "s"}
+                  {asOf ? " by then" : ""}
+                </span>{" "}
+                {item.latest_run && <StateBadge state={item.latest_run.state} />}
               </div>
               {previous ? (
                 <ChangeList change={jobChange(previous, item)} />

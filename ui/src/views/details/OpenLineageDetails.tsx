@@ -7,6 +7,7 @@ import { historyQuery, timeView } from "../../history/time";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { ColumnCounts } from "../columns/ColumnCounts";
+import { BeforeHorizon, horizonOf } from "../lineage/BeforeHorizon";
 import { isNotThen, NotThen } from "../lineage/NotThen";
 import { AliasList } from "./AliasList";
 import { DatasetSections } from "./DatasetSections";
@@ -34,6 +35,8 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
   const node = fetched.data ?? known;
   if (!node) {
     if (time.reversed) return <p className="muted small panel-body">Fix the “Seen during” window to see this node.</p>;
+    const refused = horizonOf(fetched.error, time);
+    if (refused) return <BeforeHorizon {...refused} time={time} navigate={navigate} />;
     if (fetched.error && isNotThen(fetched.error, time)) {
       return <NotThen name={selection.name} time={time} navigate={navigate} />;
     }

@@ -5,7 +5,8 @@ import { Fragment } from "react";
 import { StateBadge } from "../../components/Badges";
 import { JsonView } from "../../components/JsonView";
 import { openableRow } from "../../components/openableRow";
-import { formatTime, producerLabel, shortId } from "../../format";
+import { Time } from "../../components/Time";
+import { producerLabel, shortId } from "../../format";
 import type { Navigate, Patch } from "../../route";
 import type { EventItem, StoredEvent } from "../../types";
 
@@ -18,9 +19,11 @@ interface Props {
   open: boolean;
   navigate: Navigate;
   setFilter: (patch: Patch) => void;
+  /** The digits the page's event times need to read apart (format.timeDigits). */
+  digits?: 0 | 3 | 6;
 }
 
-export function EventRow({ item, open, navigate, setFilter }: Props) {
+export function EventRow({ item, open, navigate, setFilter, digits = 0 }: Props) {
   const job = item.event.job?.name ? item.event.job : null;
   const inputs = datasetNames(item.event, "inputs");
   const outputs = datasetNames(item.event, "outputs");
@@ -31,7 +34,9 @@ export function EventRow({ item, open, navigate, setFilter }: Props) {
         data-event-id={item.id}
         {...openableRow(() => navigate({ ev: open ? null : item.id }))}
       >
-        <td className="nowrap">{formatTime(item.event_time_iso)}</td>
+        <td className="nowrap">
+          <Time iso={item.event_time_iso} digits={digits} />
+        </td>
         <td>
           {item.event_type ? <StateBadge state={item.event_type} /> : <span className="muted">{item.kind} event</span>}
         </td>
@@ -58,7 +63,7 @@ export function EventRow({ item, open, navigate, setFilter }: Props) {
         <tr className="event-json">
           <td colSpan={6} onClick={(e) => e.stopPropagation()}>
             <div className="event-json-head">
-              Received {formatTime(item.created_at_iso)}
+              Received <Time iso={item.created_at_iso} />
               {item.run_id && (
                 <button type="button" className="link" onClick={() => setFilter({ run_id: item.run_id })}>
                   Only this run's events

@@ -5,6 +5,7 @@ import { asEventType } from "../../api/endpoints";
 import { useEvents } from "../../api/queries";
 import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
+import { timeDigits } from "../../format";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { EventFilters, NO_FILTERS, SIZES } from "./EventFilters";
@@ -59,6 +60,8 @@ export function EventsView({ route, navigate }: Props) {
     );
   } else {
     const page = events.data;
+    // Rows of one second read apart: milliseconds (or microseconds) where two share one.
+    const digits = timeDigits(page.events.map((item) => item.event_time_iso));
     body = (
       <>
         <table className="table events-table" data-testid="events-table" aria-busy={events.isFetching}>
@@ -74,7 +77,14 @@ export function EventsView({ route, navigate }: Props) {
           </thead>
           <tbody>
             {page.events.map((item) => (
-              <EventRow key={item.id} item={item} open={open === item.id} navigate={navigate} setFilter={setFilter} />
+              <EventRow
+                key={item.id}
+                item={item}
+                open={open === item.id}
+                navigate={navigate}
+                setFilter={setFilter}
+                digits={digits}
+              />
             ))}
           </tbody>
         </table>

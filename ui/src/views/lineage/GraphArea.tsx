@@ -6,6 +6,7 @@ import { LineageCanvas } from "../../graph/LineageCanvas";
 import type { Lineage } from "../../hooks/useLineage";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
+import { BeforeHorizon, horizonOf } from "./BeforeHorizon";
 import { isNotThen, NotThen } from "./NotThen";
 import { ReversedWindow } from "./ReversedWindow";
 
@@ -30,6 +31,13 @@ export function GraphArea({ lineage, registryEnabled, navigate, onSelect }: Prop
     );
   }
   if (!registryView && lineage.time.reversed) return <ReversedWindow time={lineage.time} navigate={navigate} />;
+  // A time before the server's retention horizon: said so, with a way to its oldest instant.
+  const refused = registryView
+    ? null
+    : (horizonOf(source.error, lineage.time) ??
+      (focus ? horizonOf(subgraph.error, lineage.time) : null) ??
+      horizonOf(lineage.diff.error, lineage.time));
+  if (refused) return <BeforeHorizon {...refused} time={lineage.time} navigate={navigate} />;
   if (source.error) return <Failure error={source.error} what={what} onRetry={source.refetch} />;
   if (!fullGraph) return <Loading what={what} />;
   if (focus && subgraph.error && isNotThen(subgraph.error, lineage.time)) {

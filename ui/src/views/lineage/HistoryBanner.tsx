@@ -2,6 +2,7 @@
 // instant, a "seen during" window, the changes since an instant; each with
 // one click back to now.
 
+import { beforeHorizon } from "../../api/http";
 import { CHANGE_ICONS, JOB_CHANGE_ICON } from "../../graph/model";
 import type { Lineage } from "../../hooks/useLineage";
 import { formatInstant } from "../../format";
@@ -61,7 +62,11 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
               </span>
             </>
           ) : diff.error ? (
-            `the changes could not be read: ${diff.error.message}`
+            beforeHorizon(diff.error) ? (
+              `history before ${formatInstant(beforeHorizon(diff.error)?.horizon)} is not kept by this server’s retention`
+            ) : (
+              `the changes could not be read: ${diff.error.message}`
+            )
           ) : (
             "comparing…"
           )}

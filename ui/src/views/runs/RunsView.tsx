@@ -9,7 +9,8 @@ import { openableRow } from "../../components/openableRow";
 import { Pager } from "../../components/Pager";
 import { SortableTable } from "../../components/SortableTable";
 import { Empty, Failure, Loading } from "../../components/Status";
-import { formatDuration, formatTime, shortId } from "../../format";
+import { Time } from "../../components/Time";
+import { formatDuration, shortId, timeDigits } from "../../format";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { refPatch } from "../../selection";
@@ -20,7 +21,13 @@ import { NO_RUN_FILTERS, RunFilters, RUN_STATES, toIso } from "./RunFilters";
 
 const LIMIT = 50;
 
-function columns(navigate: Navigate): ColumnDef<RunItem, unknown>[] {
+/** The digits each time column needs for its rows of one second to read apart (format.timeDigits). */
+interface Digits {
+  started: 0 | 3 | 6;
+  ended: 0 | 3 | 6;
+}
+
+function columns(navigate: Navigate, digits: Digits): ColumnDef<RunItem, unknown>[] {
   // Column ids are the server's sort keys (GET /runs ?sort=).
   return [
     {
@@ -40,8 +47,24 @@ function columns(navigate: Navigate): ColumnDef<RunItem, unknown>[] {
       ),
     },
     { id: "state", header: "State", cell: ({ row }) => <StateBadge state={row.original.state} /> },
-    { id: "started", header: "Started", cell: ({ row }) => <span className="small nowrap">{formatTime(row.original.started_at_iso)}</span> },
-    { id: "ended", header: "Ended", cell: ({ row }) => <span className="small nowrap">{formatTime(row.original.ended_at_iso)}</span> },
+    {
+      id: "started",
+      header: "Started",
+      cell: ({ row }) => (
+        <span className="small nowrap">
+          <Time iso={row.original.started_at_iso} digits={digits.started} />
+        </span>
+      ),
+    },
+    {
+      id: "ended",
+      header: "Ended",
+      cell: ({ row }) => (
+        <span className="small nowrap">
+          <Time iso={row.original.ended_at_iso} digits={digits.ended} />
+        </span>
+      ),
+    },
     { id: "duration", header: "Duration", cell: ({ row }) => <span className="small nowrap">{formatDuration(row.original.duration_ms)}</span> },
     {
       id: "run",
@@ -120,7 +143,10 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
       <>
         <SortableTable
           rows={page.runs}
-          columns={columns(navigate)}
+          columns={columns(navigate, {
+            started: timeDigits(page.runs.map((run) => run.started_at_iso)),
+            ended: timeDigits(page.runs.map((run) => run.ended_at_iso)),
+          })}
           sort={route.sort ?? null}
           onSort={(sort) => navigate({ sort, offset: null }, { push: true })}
           rowId={(run) => run.run_id}

@@ -5,7 +5,10 @@ run and JobEvent ran) grouped by version: a version's time is the earliest
 of them (the start of the first run that ran it), its runs are counted,
 and its latest run is the one that started last (run id breaks ties). The
 job's *current* version is the one its latest run (or JobEvent) ran.
-Newest first: by time, then id, descending.
+Newest first: by time, then id, descending. A page ``until`` an instant
+reads only the runs (and JobEvents) started before it: a version's count
+and latest run are those of then, the latest run in its state then
+(``RUNNING`` when it ended at or after the instant).
 """
 
 from __future__ import annotations
@@ -36,7 +39,12 @@ class JobVersionRow:
     content: VersionContent
 
 
-def _grouped(job: int) -> Any:
+def _before(until_us: int | None) -> list[Any]:
+    """The runs (and JobEvents) started before ``until_us``: all of them when None."""
+    return [] if until_us is None else [t.run_versions.c.time_us < until_us]
+
+
+def _grouped(job: int, until_us: int | None = None) -> Any:
     rv = t.run_versions.c
     return (
         select(
@@ -44,16 +52,16 @@ def _grouped(job: int) -> Any:
             func.min(rv.time_us).label("first_us"),
             func.sum(rv.is_run).label("runs"),
         )
-        .where(rv.job_id == job)
+        .where(rv.job_id == job, *_before(until_us))
         .group_by(rv.version_id)
     )
 
 
-def _latest_run_key(job: int, vid: Any) -> Any:
+def _latest_run_key(job: int, vid: Any, until_us: int | None) -> Any:
     rv = t.run_versions.c
     return (
         select(rv.run_key)
-        .where(rv.job_id == job, rv.version_id == vid, rv.is_run == 1)
+        .where(rv.job_id == job, rv.version_id == vid, rv.is_run == 1, *_before(until_us))
         .order_by(rv.time_us.desc(), rv.run_key.desc())
         .limit(1)
         .scalar_subquery()
@@ -61,19 +69,26 @@ def _latest_run_key(job: int, vid: Any) -> Any:
 
 
 def _rows(
-    conn: Connection, job: int, grouped: Any, *, offset: int, limit: int
+    conn: Connection,
+    job: int,
+    grouped: Any,
+    *,
+    offset: int,
+    limit: int,
+    until_us: int | None = None,
 ) -> list[JobVersionRow]:
     g = grouped.subquery()
     jv = t.job_versions.c
+    latest_key = _latest_run_key(job, g.c.vid, until_us)
     stmt = (
-        select(g.c.vid, g.c.first_us, g.c.runs, jv.content, _latest_run_key(job, g.c.vid))
+        select(g.c.vid, g.c.first_us, g.c.runs, jv.content, latest_key)
         .join(t.job_versions, jv.id == g.c.vid)
         .order_by(g.c.first_us.desc(), g.c.vid.desc())
         .limit(limit)
         .offset(offset)
     )
     found = conn.execute(stmt).all()
-    latest = _latest_runs(conn, job, [row[4] for row in found if row[4] is not None])
+    latest = _latest_runs(conn, [row[4] for row in found if row[4] is not None], until_us)
     return [
         JobVersionRow(
             id=vid,
@@ -86,16 +101,23 @@ def _rows(
     ]
 
 
-def _latest_runs(conn: Connection, job: int, keys: Collection[str]) -> dict[str, LatestRun]:
+def _latest_runs(
+    conn: Connection, keys: Collection[str], until_us: int | None
+) -> dict[str, LatestRun]:
+    """Run key -> the run, in its state before ``until_us`` (now when None)."""
     if not keys:
         return {}
     rv, r = t.run_versions.c, t.runs.c
     stmt = (
-        select(rv.run_key, rv.time_us, r.state)
+        select(rv.run_key, rv.time_us, r.state, r.ended_us)
         .select_from(t.run_versions.outerjoin(t.runs, r.run_id == rv.run_key))
         .where(rv.run_key.in_(sorted(keys)))
     )
-    return {key: LatestRun(key, int(time), state) for key, time, state in conn.execute(stmt)}
+    found: dict[str, LatestRun] = {}
+    for key, time, state, ended in conn.execute(stmt):
+        later = until_us is not None and ended is not None and ended >= until_us
+        found[key] = LatestRun(key, int(time), "RUNNING" if later and state else state)
+    return found
 
 
 def version_page(
@@ -106,17 +128,18 @@ def version_page(
     offset: int,
     limit: int,
 ) -> tuple[int, list[JobVersionRow]]:
-    """A page of ``job``'s versions first seen in [since, until), newest first; the total."""
-    grouped = _grouped(job)
+    """A page of ``job``'s versions first seen in [since, until), newest first; the total.
+
+    With ``until``, each version as it stood then: the runs started before it.
+    """
+    grouped = _grouped(job, until_us)
     first = func.min(t.run_versions.c.time_us)
     if since_us is not None:
         grouped = grouped.having(first >= since_us)
-    if until_us is not None:
-        grouped = grouped.having(first < until_us)
     total = int(conn.execute(select(func.count()).select_from(grouped.subquery())).scalar_one())
     if offset >= total:
         return total, []
-    return total, _rows(conn, job, grouped, offset=offset, limit=limit)
+    return total, _rows(conn, job, grouped, offset=offset, limit=limit, until_us=until_us)
 
 
 def one_version(conn: Connection, job: int, vid: str) -> JobVersionRow | None:
