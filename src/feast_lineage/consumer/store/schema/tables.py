@@ -141,9 +141,9 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   ``feast_lineage_dataset_facet_values`` (each payload's first statement),
   so a facet stated again since T with the same payload is known to have
   been that payload then (:mod:`..read.dataset_facets_at`). Both merge
-  whatever order events arrive in (a maximum and a minimum). A store
-  upgraded to it starts the bound at each facet's latest statement then:
-  nothing older is claimed.
+  whatever order events arrive in (a maximum and a minimum). The
+  migration derives them from the stored events (``frozen/payloads_0026``
+  reads payloads compressed with the store's dictionaries).
 """
 
 from __future__ import annotations
@@ -517,8 +517,8 @@ dataset_facets = _facet_table(
     "feast_lineage_dataset_facets",
     Column("owner_id", BigInteger, primary_key=True, autoincrement=False),
     # Every statement of the facet ranked above it states this blob (migration 0026): the
-    # rank of the latest statement of another payload, "" when none (a bound: a store
-    # upgraded to 0026 starts it at the rank it had then).
+    # rank of the latest statement of another payload, "" when none (a bound: never
+    # below the retention horizon, where events were pruned).
     Column("other_rank", String(64), nullable=False),
 )
 
