@@ -1,6 +1,7 @@
 // The page: a header with the tabs, and the tab the URL names.
 
 import { useSettings } from "./api/queries";
+import { KeyControl } from "./components/KeyForm";
 import { Failure, Loading } from "./components/Status";
 import { isUnknownPath, useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
@@ -87,6 +88,7 @@ export function App() {
           {settings.data && !settings.data.consumer_enabled && <span className="pill-off">consumer off</span>}
           <a href="docs" target="_blank" rel="noreferrer">
             API
+          <KeyControl offered={settings.data !== undefined && settings.data.read_key !== "none"} />
           </a>
           {settings.data && <span className="muted small">v{settings.data.version}</span>}
         </div>
