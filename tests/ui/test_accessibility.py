@@ -238,3 +238,108 @@ def test_a_whole_header_cell_sorts_by_click_and_keyboard(page: Page, server: Ser
     page.keyboard.press("Enter")
     expect(header).to_have_attribute("aria-sort", "descending")
     assert query(page)["sort"] == ["-namespace"]
+
+
+def test_escape_closes_the_innermost_first(page: Page, server: ServerProcess) -> None:
+    # The column view with a node's details open: the panel, then the column view.
+    page.goto(f"{server.url}/?" + urlencode({**TRACE, **JOB}))
+    open_columns(page)
+    panel = page.get_by_test_id("details-panel")
+    expect(panel).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(panel).to_have_count(0)
+    expect(page.get_by_test_id("column-view")).to_be_visible()
+    assert "col" in query(page)
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("column-view")).to_have_count(0)
+    assert "col" not in query(page)
+    wait_graph(page)
+
+    # An event's JSON.
+    page.goto(f"{server.url}/?tab=events")
+    open_event_json(page)
+    page.keyboard.press("Escape")
+    expect(page.locator(".event-json")).to_have_count(0)
+    assert "ev" not in query(page)
+
+
+def test_the_focus_follows_what_enter_opened(page: Page, server: ServerProcess) -> None:
+    # "Trace conv_rate" in the panel: the focus on the column view's heading.
+    view = {"node_type": "dataset", "node_ns": "driver_ranking"}
+    view["node"] = "feature_view/driver_hourly_stats"
+    page.goto(f"{server.url}/?" + urlencode(view))
+    counts = page.get_by_test_id("details-panel").get_by_test_id("column-counts-list")
+    trace = counts.get_by_role("button", name="conv_rate", exact=True)
+    trace.focus()
+    page.keyboard.press("Enter")
+    open_columns(page)
+    expect(page.get_by_test_id("column-traced")).to_be_focused()
+
+    # A run of the Runs tab: the focus on that run in its job's details.
+    page.goto(f"{server.url}/?tab=runs&job=train_driver_ranking")
+    expect(page.locator("tr.runs-row").first).to_be_visible()
+    tab_until(page, "tr.runs-row")
+    run_id = page.evaluate("() => document.activeElement.dataset.runId")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("run-io")).to_contain_text(run_id)
+    # (The focus moves once the run is drawn: wait for it, then check it stays.)
+    in_panel = (
+        "() => document.activeElement.closest('[data-testid=details-panel] [data-run-id]')"
+        "?.dataset.runId ?? document.activeElement.tagName"
+    )
+    page.wait_for_function(f"id => ({in_panel})() === id", arg=run_id)
+    page.wait_for_timeout(500)
+    assert page.evaluate(in_panel) == run_id
+
+
+@pytest.mark.parametrize(("tab", "row"), [("events", "tr.event-row"), ("runs", "tr.runs-row")])
+def test_a_time_filter_is_one_stop_of_the_tab_key(
+    page: Page, server: ServerProcess, tab: str, row: str
+) -> None:
+    page.goto(f"{server.url}/?tab={tab}")
+    expect(page.locator(row).first).to_be_visible()
+    page.get_by_role("tab", name=tab.capitalize()).focus()
+    stops = tab_until(page, row)
+    # Each time filter (from, until) is one stop...
+    times = [s["what"] for s in stops if s["what"].endswith(" time")]
+    assert len(times) == 2, [s["what"] for s in stops]
+    # ...so from the tab: the tabs after it and the API link, the filters (Events:
+    # namespace, job, type, from, until, per page; Runs: job, state, from, before and
+    # the five sortable headers), then the first row.
+    assert len(stops) <= (12 if tab == "events" else 14), [s["what"] for s in stops]
+    assert_rings_visible(stops)
+
+
+def test_a_time_filter_takes_a_typed_instant(page: Page, server: ServerProcess) -> None:
+    page.goto(f"{server.url}/?tab=events")
+    expect(page.locator("tr.event-row").first).to_be_visible()
+    since = page.get_by_label("From time")
+    since.fill("2999-01-01 00:00")
+    since.press("Enter")
+    expect(page.get_by_role("status")).to_contain_text("No event matches")
+    assert query(page)["since"] == ["2999-01-01T00:00"]
+    since.fill("not a time")
+    since.press("Enter")
+    expect(since).to_have_attribute("aria-invalid", "true")
+    assert query(page)["since"] == ["2999-01-01T00:00"]
+
+
+def test_the_search_box_is_a_combobox(page: Page, server: ServerProcess) -> None:
+    page.goto(server.url)
+    wait_graph(page)
+    box = page.get_by_role("combobox", name="Search nodes")
+    expect(box).to_have_attribute("aria-expanded", "false")
+    box.fill("driver")
+    expect(box).to_have_attribute("aria-expanded", "true")
+    listbox = page.get_by_role("listbox", name="Search results")
+    expect(listbox).to_be_visible()
+    expect(box).to_have_attribute("aria-controls", listbox.get_attribute("id") or "?")
+    box.press("ArrowDown")
+    second = listbox.get_by_role("option").nth(1)
+    expect(second).to_have_attribute("aria-selected", "true")
+    expect(box).to_have_attribute("aria-activedescendant", second.get_attribute("id") or "?")
+    assert axe_violations(page) == [], "axe with the search results open"
+    box.press("Escape")
+    expect(box).to_have_attribute("aria-expanded", "false")
+    # (Escape closed the results only: the page is still the graph, the text kept.)
+    expect(box).to_have_value("driver")

@@ -90,3 +90,21 @@ def test_an_unknown_column_gets_the_servers_message_not_a_box(
     alert.get_by_role("button", name="accepted", exact=True).click()
     wait_columns(page)
     assert query(page)["col"] == ["accepted"]
+
+
+def test_an_unknown_column_lists_every_traceable_column(page: Page, server: ServerProcess) -> None:
+    """The feature view's schema lists its features only; its entity key and timestamps
+    have column lineage too (the panel lists all six), and so does the message."""
+    page.goto(trace_url(server, ("driver_ranking", "feature_view/driver_hourly_stats"), "nope"))
+    alert = page.get_by_test_id("unknown-column")
+    expect(alert).to_contain_text("no column `nope`")
+    for column in (
+        "conv_rate",
+        "acc_rate",
+        "avg_daily_trips",
+        "driver_id",
+        "event_timestamp",
+        "created",
+    ):
+        expect(alert.locator(".status-body")).to_contain_text(column)
+        expect(alert.get_by_role("button", name=column, exact=True)).to_have_count(1)

@@ -109,3 +109,23 @@ def test_the_dag_run_s_failure_puts_none_of_its_tasks_at_risk(server: ServerProc
     causes = {c["node"] for n in nodes for c in (n.get("health") or {}).get("causes", [])}
     assert causes == {TASK_ID}
     assert len([s for s in states.values() if s == "at_risk"]) == 28
+
+
+def test_no_two_reached_nodes_read_alike(page: Page, server: ServerProcess) -> None:
+    """An online store and a training frame are named after a feature view and a feature
+    service: each row says its kind, so none reads as another row or as that object."""
+    page.goto(server.url + "/?tab=health")
+    problem = page.locator(f"[data-problem='failed:{TASK_ID}']")
+    expect(problem.locator("[data-group=other] li").first).to_be_visible()
+    rows = problem.locator(".reach-group li button")
+    names = [text.strip() for text in rows.all_inner_texts()]
+    assert len(names) == len(set(names)), names
+    other = problem.locator("[data-group=other]")
+    store = other.locator(
+        "li[data-node-id='dataset:driver_ranking:online_store/driver_daily_trips']"
+    )
+    expect(store).to_contain_text("online store")
+    frame = other.locator(
+        "li[data-node-id='dataset:driver_ranking:training_frame/feature_service/driver_activity_v1']"
+    )
+    expect(frame).to_contain_text("training frame")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -83,3 +84,78 @@ def test_a_server_that_wants_a_read_key_gets_it_from_the_page(
         node(page, "train_driver_ranking").click()
         # the first training's failure and success, and today's second training
         expect(page.get_by_test_id("runs-table").locator("tr.run-row")).to_have_count(3)
+
+
+OTHER_KEY = "another-team-reader"  # pragma: allowlist secret
+WITH_ANONYMOUS = json.dumps(
+    {
+        "type": "api_keys",
+        "keys": [
+            {"key": READ_KEY, "projects": ["driver_ranking"]},
+            {"key": OTHER_KEY, "projects": ["another_team"]},
+        ],
+        "anonymous_projects": ["public_demo"],
+    }
+)
+
+
+def test_a_key_is_entered_changed_and_forgotten_from_the_header(
+    page: Page, quickstart_repo: Path, server: ServerProcess, shoot: Shoot
+) -> None:
+    """With anonymous_projects, the page opens without a key (nothing of driver_ranking
+    visible), and the header's key control takes one, says it is in use without showing
+    it, and forgets it: all from the keyboard."""
+    env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": WITH_ANONYMOUS}
+    with ui_server(quickstart_repo, env=env) as keyed:
+        assert httpx.get(f"{keyed.url}/api/v1/ui/settings").json()["read_key"] == "optional"
+        page.goto(keyed.url)
+        control = page.get_by_role("button", name=re.compile("read key", re.I))
+        expect(control).to_contain_text("no key")
+        control.focus()
+        page.keyboard.press("Enter")
+        field = page.get_by_label("API key or access token")
+        expect(field).to_be_focused()
+        page.keyboard.type(READ_KEY)
+        page.keyboard.press("Enter")
+        wait_graph(page)
+        assert "driver_hourly_stats" in set(node_labels(page))
+        control = page.get_by_role("button", name=re.compile("read key", re.I))
+        expect(control).to_contain_text("key in use")
+        assert READ_KEY not in page.content(), "the key is shown back"
+        shoot(page, "api-key-in-use")
+
+        # Escape closes the form, the focus back on the control.
+        control.focus()
+        page.keyboard.press("Enter")
+        expect(page.get_by_label("API key or access token")).to_have_value("")
+        page.keyboard.press("Escape")
+        expect(page.get_by_label("API key or access token")).to_have_count(0)
+        expect(control).to_be_focused()
+
+        # Forgotten: the anonymous view again.
+        page.keyboard.press("Enter")
+        page.get_by_role("button", name="Forget the key").click()
+        expect(page.get_by_role("button", name=re.compile("read key", re.I))).to_contain_text(
+            "no key"
+        )
+        expect(
+            page.locator(".react-flow__node .lnode[data-label='driver_hourly_stats']")
+        ).to_have_count(0)
+        assert page.evaluate("() => sessionStorage.length") == 0
+
+
+def test_a_key_that_cannot_see_the_project_is_told_so_in_the_feast_view(
+    page: Page, quickstart_repo: Path, server: ServerProcess
+) -> None:
+    env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": WITH_ANONYMOUS}
+    with ui_server(quickstart_repo, env=env) as keyed:
+        page.goto(keyed.url)
+        page.evaluate(f"() => sessionStorage.setItem('feast-lineage.api-key', {OTHER_KEY!r})")
+        page.goto(keyed.url + "/?view=feast")
+        hidden = page.get_by_test_id("project-hidden")
+        expect(hidden).to_contain_text("cannot see")
+        expect(hidden).to_contain_text("another key")
+        expect(page.get_by_text("no Feast objects yet")).to_have_count(0)
+        # The way to another key is right there.
+        hidden.get_by_role("button", name=re.compile("key", re.I)).click()
+        expect(page.get_by_label("API key or access token")).to_be_focused()

@@ -1,7 +1,9 @@
 // The page: a header with the tabs, and the tab the URL names.
 
 import { useSettings } from "./api/queries";
+import { KeyControl } from "./components/KeyForm";
 import { Failure, Loading } from "./components/Status";
+import { useEscapeCloses } from "./hooks/useEscapeCloses";
 import { isUnknownPath, useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
 import { EventsView } from "./views/events/EventsView";
@@ -45,6 +47,7 @@ export function App() {
   // (On the not-found page, no tab is the page's.)
   const shown = unknownPath ? null : tab;
   const go = (patch: Patch, options?: { push?: boolean }) => navigate(patch, options);
+  useEscapeCloses(route, navigate);
 
   let body: React.ReactNode;
   if (unknownPath) body = <NotFound onHome={() => navigate({}, { push: true, replace: true })} />;
@@ -85,6 +88,7 @@ export function App() {
         <div className="topbar-right">
           {settings.data?.project && <span className="muted">project {settings.data.project}</span>}
           {settings.data && !settings.data.consumer_enabled && <span className="pill-off">consumer off</span>}
+          <KeyControl offered={settings.data !== undefined && settings.data.read_key !== "none"} />
           <a href="docs" target="_blank" rel="noreferrer">
             API
           </a>

@@ -84,3 +84,19 @@ AuthorizerSettings = Annotated[
     OpenAuthorizerSettings | ApiKeysAuthorizerSettings | FeastAuthorizerSettings,
     Field(discriminator="type"),
 ]
+
+# Whether a read takes a key: "none" (every caller sees everything), "required"
+# (a caller without one gets 401), "optional" (some projects are visible without
+# one, and a key may show more). The web UI offers its key field on the last two.
+ReadKey = Literal["none", "required", "optional"]
+
+
+def read_key(
+    config: OpenAuthorizerSettings | ApiKeysAuthorizerSettings | FeastAuthorizerSettings,
+) -> ReadKey:
+    """Whether reads under ``config`` take a key (an API key or a Feast access token)."""
+    if isinstance(config, OpenAuthorizerSettings):
+        return "none"
+    if isinstance(config, ApiKeysAuthorizerSettings) and config.anonymous_projects:
+        return "optional"
+    return "required"

@@ -1062,6 +1062,11 @@ class UiSettings(BaseModel):
     )
     project: str | None = Field(description="The feature repository's Feast project")
     version: str = Field(description="The feast-lineage version")
+    read_key: Literal["none", "required", "optional"] = Field(
+        description="Whether reads take a key (a read API key or a Feast access token): "
+        '"none" (everything is visible without one), "required" (a read without one gets 401), '
+        '"optional" (some projects are visible without one; a key may show more)'
+    )
 
 
 # --- dataset versions ------------------------------------------------------------

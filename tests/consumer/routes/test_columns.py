@@ -239,6 +239,33 @@ def test_path_form_and_feast_rows(client: TestClient) -> None:
     assert "%2F" in bad.json()["error"]["message"]
 
 
+def test_an_unknown_field_lists_the_columns_column_lineage_names_beside_the_schema(
+    client: TestClient,
+) -> None:
+    """A schema that lists some columns only (a feature view's features, not its entity key
+    or timestamps): the columns column lineage names are traceable, and listed too."""
+    schemas = [
+        run_event(
+            "COMPLETE",
+            job=("spark", "describe"),
+            time=at(1),
+            outputs=[dataset("lake", "out", schema=schema_facet("score"))],
+        )
+    ]
+    ingest(client, *chain(), *schemas)
+    missing = client.get(
+        f"{API}/columns", params={"namespace": "lake", "name": "out", "field": "nope"}
+    )
+    assert missing.status_code == 404, missing.text
+    assert (
+        missing.json()["error"]["message"] == "no column `nope` in out; its columns are score, id"
+    )
+    # A column lineage names, traced the way it has none: a column all the same (no edges).
+    key = columns(client, "out", field="id", direction="downstream")
+    assert key["edges"] == []
+    assert f("out", "id") in {n["id"] for n in key["nodes"]}
+
+
 def test_missing_dataset_is_404_and_bad_parameters_are_400(client: TestClient) -> None:
     ingest(client, *chain())
     missing = client.get(f"{API}/columns", params={"namespace": "lake", "name": "nope"})

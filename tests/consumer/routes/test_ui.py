@@ -41,7 +41,33 @@ def test_the_settings_tell_the_ui_what_this_server_has(tmp_path: Path) -> None:
         "registry_enabled": True,
         "project": "demo",
         "version": __version__,
+        "read_key": "none",
     }
+
+
+def test_the_settings_say_whether_reads_take_a_key(tmp_path: Path) -> None:
+    """The UI offers a key field when a key is needed, or would show more."""
+    keys = [{"key": "k-1", "projects": ["demo"]}]  # pragma: allowlist secret
+    for authorizer, expected in (
+        ({"type": "api_keys", "keys": keys}, "required"),
+        ({"type": "api_keys", "keys": keys, "anonymous_projects": ["demo"]}, "optional"),
+    ):
+        base = settings(tmp_path, consumer=True)
+        consumer = ConsumerSettings(enabled=True, authorizer=authorizer)
+        app = create_app(
+            AppSettings(
+                consumer=consumer,
+                database_url=base.database_url,
+                repo_path=base.repo_path,
+                project="demo",
+                serve_consumer=True,
+                serve_ui=True,
+            )
+        )
+        with TestClient(app) as client:
+            answer = client.get("/api/v1/ui/settings")  # no key: the settings are anyone's
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["read_key"] == expected, authorizer
 
 
 def test_without_the_consumer_only_registry_lineage_is_served(tmp_path: Path) -> None:

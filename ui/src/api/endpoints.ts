@@ -170,6 +170,9 @@ export const api = {
       ? get("/api/v1/lineage/registry", { query: { project } }, signal)
       : get("/api/v1/lineage/registry/all", {}, signal),
 
+  /** The repository's own project: a 403 says the caller may not see it. */
+  registryOwnProject: (signal?: AbortSignal) => get("/api/v1/lineage/registry", {}, signal),
+
   registryObject: (project: string, type: RegistryObjectType, name: string, signal?: AbortSignal) =>
     get(
       "/api/v1/lineage/objects/{object_type}/{object_name}",

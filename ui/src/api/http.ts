@@ -35,9 +35,23 @@ export function beforeHorizon(error: unknown): BeforeHorizon | null {
 // tab only, and sent as Authorization: Bearer, which every authorizer reads.
 const KEY_STORAGE = "feast-lineage.api-key";
 
+const keyListeners = new Set<() => void>();
+
 export function setApiKey(key: string | null): void {
   if (key) sessionStorage.setItem(KEY_STORAGE, key);
   else sessionStorage.removeItem(KEY_STORAGE);
+  for (const listener of keyListeners) listener();
+}
+
+/** Call `listener` whenever the key changes (for useSyncExternalStore); returns the unsubscribe. */
+export function onApiKeyChange(listener: () => void): () => void {
+  keyListeners.add(listener);
+  return () => keyListeners.delete(listener);
+}
+
+/** Whether a key is kept for this tab (the key itself is never shown back). */
+export function hasApiKey(): boolean {
+  return sessionStorage.getItem(KEY_STORAGE) !== null;
 }
 
 function authHeaders(): Record<string, string> {

@@ -83,6 +83,14 @@ export function useRegistry(enabled: boolean) {
   return useQuery({ queryKey: ["registry"], queryFn: ({ signal }) => api.registry(null, signal), enabled });
 }
 
+/**
+ * The repository's own project, asked when the registry view shows nothing:
+ * a 403 (or 401) tells a registry the caller may not see from an empty one.
+ */
+export function useOwnProject(enabled: boolean) {
+  return useQuery({ queryKey: ["registry-own-project"], queryFn: ({ signal }) => api.registryOwnProject(signal), enabled });
+}
+
 /** A node's neighbourhood, now or as `history` says; the one shown stays until the next arrives. */
 export function useSubgraph(center: NodeRef | null, depth: number, direction: Direction, history: History = {}) {
   return useQuery({

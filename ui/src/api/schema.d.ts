@@ -3095,6 +3095,12 @@ export interface components {
              * @description The feast-lineage version
              */
             version: string;
+            /**
+             * Read Key
+             * @description Whether reads take a key (a read API key or a Feast access token): "none" (everything is visible without one), "required" (a read without one gets 401), "optional" (some projects are visible without one; a key may show more)
+             * @enum {string}
+             */
+            read_key: "none" | "required" | "optional";
         };
         /** ValidationError */
         ValidationError: {

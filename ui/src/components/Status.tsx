@@ -1,7 +1,8 @@
 // Loading, empty and error states: each says what is going on and what to do.
 
-import { useState, type ReactNode } from "react";
-import { ApiError, setApiKey } from "../api/http";
+import type { ReactNode } from "react";
+import { ApiError } from "../api/http";
+import { KeyForm } from "./KeyForm";
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -26,7 +27,8 @@ function advice(error: unknown): string {
     if (error.status === 0) return "Start it again (feast-lineage ui) and press Retry.";
     if (error.status === 401)
       return "This server asks for an API key for reading, or your Feast access token: enter it (ask the server's operator which).";
-    if (error.status === 403) return "Your key may not see this project or namespace.";
+    if (error.status === 403)
+      return "Your key cannot see this project or namespace: enter another key here or with Read key at the top right.";
     if (error.status === 404 && error.code === "no_registry")
       return "Start feast-lineage ui from the feature repository, or pass -c <repo dir>.";
     if (error.status === 404) return "It may have been removed; clear the filter or go back.";
@@ -63,32 +65,5 @@ export function Failure({
         )}
       </div>
     </div>
-  );
-}
-
-/** Asks for a read API key (or access token), keeps it for this tab, and reloads. */
-function KeyForm() {
-  const [key, setKey] = useState("");
-  return (
-    <form
-      className="key-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        setApiKey(key.trim() || null);
-        window.location.reload();
-      }}
-    >
-      <input
-        type="password"
-        value={key}
-        onChange={(e) => setKey(e.target.value)}
-        placeholder="API key or access token"
-        aria-label="API key or access token"
-        autoComplete="off"
-      />
-      <button type="submit" className="btn">
-        Use this key
-      </button>
-    </form>
   );
 }

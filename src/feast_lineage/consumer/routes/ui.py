@@ -4,7 +4,8 @@ The UI is a static single-page app, built from ``ui/`` by ``npm run build``
 (``scripts/bootstrap.sh`` runs it) into ``feast_lineage/webui/``; no Node.js
 runs with the server. It keeps its state in the query string, so ``/`` is
 its only page. ``/api/v1/ui/settings`` tells it whether this server has the
-consumer (without it, the UI shows registry lineage only).
+consumer (without it, the UI shows registry lineage only) and whether reads
+take a key (then the UI offers a field for one).
 
 A browser that asks for a page at any other path (a mistyped or stale link)
 gets the UI's own not-found page with a 404; the API's paths keep their JSON
@@ -24,6 +25,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.types import Scope
 
 from feast_lineage import __version__
+from feast_lineage.config.authorizer import read_key
 from feast_lineage.consumer.deps import SettingsDep
 from feast_lineage.consumer.errors import http_error_response
 from feast_lineage.consumer.schemas import Health, UiSettings
@@ -127,6 +129,7 @@ async def get_ui_settings(settings: SettingsDep) -> UiSettings:
         registry_enabled=settings.repo_path is not None,
         project=settings.project,
         version=__version__,
+        read_key=read_key(settings.consumer.authorizer),
     )
 
 

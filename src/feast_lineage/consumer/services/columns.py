@@ -208,17 +208,34 @@ def _schema_fields(conn: Connection, ids: Iterable[int], at: Instant | None) -> 
     return names if known else None
 
 
-def _require_field(
-    conn: Connection, ids: Iterable[int], field_name: str, dataset: str, at: Instant | None
-) -> None:
+def _traceable(conn: Connection, aliases: _Aliases, ask: _Ask) -> list[str]:
+    """The fields of the asked dataset that column lineage names, one step either way."""
+    probe = _Ask(ask.start, None, 1, True, ask.at)
+    found = _Found()
+    for way in ways("both"):
+        _walk(conn, aliases, probe, way, found)
+    group = aliases.group[ask.start]
+    return sorted({name for (g, _f), name in found.fields.items() if g == group and name})
+
+
+def _require_field(conn: Connection, aliases: _Aliases, ask: _Ask, dataset: str) -> None:
     """Raise NotFound when the dataset's schema is known and lacks the field.
 
     Called only when no edge names the field: column lineage may name a
-    field a stale schema facet does not list.
+    field a stale schema facet does not list (or one the schema leaves out,
+    such as a feature view's entity key and timestamps), and such a field is
+    a column all the same, traced the other way or deeper. The message lists
+    the schema's columns, then those only column lineage names.
     """
-    names = _schema_fields(conn, ids, at)
+    field_name = ask.field_name
+    ids = aliases.members[aliases.group[ask.start]]
+    names = _schema_fields(conn, ids, _instant(ask.at))
     if names is None or field_name in names:
         return
+    traceable = _traceable(conn, aliases, ask)
+    if field_name in traceable:
+        return
+    names += [name for name in traceable if name not in names]
     listed = ", ".join(names[:_LISTED_COLUMNS])
     more = f" and {len(names) - _LISTED_COLUMNS} more" if len(names) > _LISTED_COLUMNS else ""
     its = f"its columns are {listed}{more}" if names else "its schema has no columns"
@@ -431,7 +448,7 @@ def column_lineage(
         for way in ways(direction):
             _walk(conn, aliases, ask, way, found)
         if field_name is not None and not found.edges:
-            _require_field(conn, aliases.members[group], field_name, name, _instant(at))
+            _require_field(conn, aliases, ask, name)
         answer = _nodes(conn, aliases, found, ask.start, limit)
         kept = {k: v for k, v in found.edges.items() if k[0] in answer.ids and k[1] in answer.ids}
         hidden = _with_hidden_inputs(conn, aliases, {k[1] for k in kept}, read.scope)

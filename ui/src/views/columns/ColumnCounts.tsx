@@ -6,6 +6,7 @@ import { useColumns, type ColumnLineage } from "../../api/columns";
 import { Failure, Loading } from "../../components/Status";
 import type { Navigate } from "../../route";
 import type { SchemaField } from "../../types";
+import { focusWhenShown } from "../../focus";
 import { tracePatch } from "./trace";
 
 export interface ColumnCount {
@@ -66,8 +67,11 @@ export function ColumnCounts({ namespace, name, schema, asOf = null, navigate }:
   const data = fetched.data;
   if (!data || data.dataset.namespace !== namespace || data.dataset.name !== name) return <Loading what="column lineage" />;
   const { columns, wholeInputs } = columnCounts(data, schema);
-  const trace = (field: string) =>
+  const trace = (field: string) => {
     navigate({ tab: "lineage", view: null, ...tracePatch({ namespace, name, field }), depth: null, dir: null }, { push: true });
+    // The keyboard's place: the column view's heading, once it is drawn.
+    focusWhenShown("[data-testid=column-traced]");
+  };
   return (
     <div data-testid="column-counts-list">
       <p className="muted small">Columns one step up and downstream; click a column to trace it through every hop.</p>

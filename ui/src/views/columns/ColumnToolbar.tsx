@@ -25,9 +25,9 @@ export function ColumnToolbar({ trace, label, jobs, counts, navigate }: Props) {
       >
         ← Dataset graph
       </button>
-      <span className="focus-label" data-testid="column-traced">
+      <h2 className="focus-label column-heading" data-testid="column-traced" tabIndex={-1}>
         Column <strong className="mono">{trace.field}</strong> of <strong>{label}</strong>
-      </span>
+      </h2>
       <label className="field">
         <span>Depth</span>
         <select value={trace.depth} onChange={(e) => navigate({ depth: e.target.value })} aria-label="Column depth">

@@ -12,6 +12,7 @@ import { refPatch, selectionOf } from "../../selection";
 import type { GraphNode } from "../../types";
 import { hopsBeyond, NOTHING_BEYOND, reachesDepth } from "./beyond";
 import { ColumnCanvas } from "./ColumnCanvas";
+import { columnCounts } from "./ColumnCounts";
 import { ColumnToolbar } from "./ColumnToolbar";
 import type { Changes } from "../../history/changes";
 import { boxId, buildPicture, withRemoved, type ColumnChanges, type DatasetBox } from "./model";
@@ -98,14 +99,21 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel, banner, 
       }
     : null;
 
-  let body: ReactNode;
   const time = timeView(route);
   const refused = horizonOf(fetched.error, time);
   const unknownField =
     fetched.error instanceof ApiError && fetched.error.status === 404 && fetched.error.message.startsWith("no column");
+  // Its columns, as the details panel lists them: the schema's and those column lineage names.
+  const everyColumn = useColumns(
+    unknownField ? { ...traceQuery(trace), field: null, direction: "both", depth: 1, indirect: true } : null,
+  );
+  let body: ReactNode;
   if (unknownField) {
     // A column the dataset's schema does not have: the server's message (its columns), and a way to trace one.
-    const known = schemaOf(trace.namespace, trace.name) ?? [];
+    const schema = schemaOf(trace.namespace, trace.name) ?? [];
+    const all = everyColumn.data;
+    const mine = all && all.dataset.namespace === trace.namespace && all.dataset.name === trace.name;
+    const known = mine ? columnCounts(all, schema).columns.map((c) => ({ name: c.field })) : schema;
     body = (
       <div className="status status-error" role="alert" data-testid="unknown-column">
         <div className="status-title">No such column</div>

@@ -1,6 +1,7 @@
 // The Events tab's filters: namespace, job, event type, time range, page
 // size, and the run when one is chosen.
 
+import { InstantField } from "../../components/InstantField";
 import { useJobNames, useNamespaces } from "../../api/queries";
 import { shortId } from "../../format";
 import { useDraft } from "../../hooks/useDraft";
@@ -65,21 +66,11 @@ export function EventFilters({ route, limit, filtered, navigate, setFilter }: Pr
       </label>
       <label className="field">
         <span>From</span>
-        <input
-          type="datetime-local"
-          value={route.since ?? ""}
-          onChange={(e) => setFilter({ since: e.target.value || null })}
-          aria-label="From time"
-        />
+        <InstantField label="From time" value={route.since} onChange={(since) => setFilter({ since })} />
       </label>
       <label className="field">
         <span>Until</span>
-        <input
-          type="datetime-local"
-          value={route.until ?? ""}
-          onChange={(e) => setFilter({ until: e.target.value || null })}
-          aria-label="Until time"
-        />
+        <InstantField label="Until time" value={route.until} onChange={(until) => setFilter({ until })} />
       </label>
       <label className="field">
         <span>Per page</span>

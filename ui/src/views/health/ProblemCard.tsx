@@ -5,7 +5,7 @@
 import { formatTime } from "../../format";
 import { HealthMark } from "../../graph/HealthMark";
 import type { HealthProblem, Reached } from "../../types";
-import { graphPatch, REACH_GROUPS } from "./reach";
+import { graphPatch, REACH_GROUPS, reachedLabel, type ReachGroup } from "./reach";
 import type { Patch } from "../../route";
 import { agoFrom, span } from "./words";
 
@@ -15,14 +15,14 @@ interface Props {
   onShow: (patch: Patch) => void;
 }
 
-/** Feast objects' datasets are named "<group>/<name>": under the group's heading, the name reads best. */
-const FEAST_PREFIX = /^(feature_service|feature_view|saved_dataset|online_store|data_source|entity|training_frame)\//;
-
-function ReachedItem({ reached, onShow }: { reached: Reached; onShow: () => void }) {
+function ReachedItem({ reached, group, onShow }: { reached: Reached; group: ReachGroup; onShow: () => void }) {
+  const label = reachedLabel(reached.name, group);
   return (
     <li data-node-id={reached.node}>
       <button type="button" className="link" onClick={onShow} title={`Show the path to ${reached.name} on the graph`}>
-        {reached.name.replace(FEAST_PREFIX, "")}
+        {label.kind && <span className="reach-kind">{label.kind}</span>}
+        {label.kind && " "}
+        {label.name}
       </button>{" "}
       <span className="muted small">
         {reached.namespace} · {reached.distance} step{reached.distance === 1 ? "" : "s"}
@@ -66,7 +66,7 @@ export function ProblemCard({ problem, now, onShow }: Props) {
               </h3>
               <ul>
                 {problem.reaches[key].map((reached) => (
-                  <ReachedItem key={reached.node} reached={reached} onShow={() => onShow(graphPatch(problem, reached))} />
+                  <ReachedItem key={reached.node} reached={reached} group={key} onShow={() => onShow(graphPatch(problem, reached))} />
                 ))}
               </ul>
               {problem.reach_totals[key] > problem.reaches[key].length && (

@@ -17,6 +17,38 @@ export const REACH_GROUPS: { key: ReachGroup; label: string }[] = [
   { key: "other", label: "Other (models, jobs and datasets at the end of a path)" },
 ];
 
+/** Feast objects' datasets are named "<kind>/<name>": the kind in words. */
+const FEAST_KINDS: Record<string, string> = {
+  feature_service: "feature service",
+  feature_view: "feature view",
+  saved_dataset: "saved dataset",
+  online_store: "online store",
+  data_source: "data source",
+  entity: "entity",
+  training_frame: "training frame",
+};
+
+/** The kind each group's heading already says. */
+const GROUP_KIND: Partial<Record<ReachGroup, string>> = {
+  feature_services: "feature_service",
+  feature_views: "feature_view",
+  saved_datasets: "saved_dataset",
+};
+
+/**
+ * How a reached node reads under its group's heading: a Feast object of the
+ * heading's kind by its own name; any other Feast object with its kind in
+ * words (an online store is named after its feature view, a training frame
+ * after its feature service), so no two rows read alike.
+ */
+export function reachedLabel(name: string, group: ReachGroup): { kind: string | null; name: string } {
+  const cut = name.indexOf("/");
+  const prefix = cut > 0 ? name.slice(0, cut) : "";
+  if (!(prefix in FEAST_KINDS)) return { kind: null, name };
+  const rest = name.slice(cut + 1);
+  return GROUP_KIND[group] === prefix ? { kind: null, name: rest } : { kind: FEAST_KINDS[prefix], name: rest };
+}
+
 /** The furthest reached node's distance: the depth that shows them all (1 to MAX_DEPTH). */
 export function reachDepth(problem: HealthProblem): number {
   let far = 1;

@@ -1,6 +1,9 @@
 // The canvas area of the Lineage tab: the graph, or what is in its way (no
 // repository, an error, loading, a focused node not found, nothing yet).
 
+import { useOwnProject } from "../../api/queries";
+import { ApiError } from "../../api/http";
+import { openKeyForm, useKeyInUse } from "../../components/KeyForm";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { LineageCanvas } from "../../graph/LineageCanvas";
 import type { Lineage } from "../../hooks/useLineage";
@@ -72,14 +75,7 @@ export function GraphArea({ lineage, registryEnabled, navigate, onSelect }: Prop
   }
   if (!graph) return null;
   if (graph.nodes.length === 0) {
-    if (registryView) {
-      return (
-        <Empty title={ns ? `Project ${ns} has no Feast objects` : "The registry has no Feast objects yet"}>
-          Define entities, data sources and feature views in your feature repository and run{" "}
-          <code>feast-lineage apply</code>, then reload.
-        </Empty>
-      );
-    }
+    if (registryView) return <NoFeastObjects ns={ns ?? null} />;
     return ns ? (
       <Empty title={`Nothing in namespace ${ns}`}>
         <button type="button" className="link" onClick={() => navigate({ ns: null })}>
@@ -101,5 +97,35 @@ export function GraphArea({ lineage, registryEnabled, navigate, onSelect }: Prop
       selected={lineage.selectedId}
       onSelect={onSelect}
     />
+  );
+}
+
+/** An empty registry view: nothing applied yet, or a project the caller's key may not see. */
+function NoFeastObjects({ ns }: { ns: string | null }) {
+  const own = useOwnProject(ns === null);
+  const keyInUse = useKeyInUse();
+  if (ns === null && own.isPending) return <Loading what="the registry lineage" />;
+  const hidden = own.error instanceof ApiError && (own.error.status === 403 || own.error.status === 401);
+  if (hidden) {
+    return (
+      <div className="status status-empty" role="status" data-testid="project-hidden">
+        <div className="status-title">
+          {keyInUse ? "Your key cannot see this repository's project" : "Without a key you cannot see this repository's project"}
+        </div>
+        <div className="status-body">
+          Its Feast objects are in the registry, but the server shows only the projects{" "}
+          {keyInUse ? "this key" : "open to anyone"} may see. To use another key (or your Feast access token):{" "}
+          <button type="button" className="btn" onClick={openKeyForm}>
+            {keyInUse ? "Change the key…" : "Enter a key…"}
+          </button>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <Empty title={ns ? `Project ${ns} has no Feast objects` : "The registry has no Feast objects yet"}>
+      Define entities, data sources and feature views in your feature repository and run{" "}
+      <code>feast-lineage apply</code>, then reload.
+    </Empty>
   );
 }

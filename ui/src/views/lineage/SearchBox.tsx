@@ -2,7 +2,7 @@
 // When the graph shown is only part of the store, the server's job and
 // dataset search adds what is not loaded.
 
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useNodeSearch, type NodeRef } from "../../api/queries";
 import { KindBadge } from "../../components/Badges";
 import type { LGraph, LNode } from "../../graph/model";
@@ -35,6 +35,8 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef, asOf = null 
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
   const box = useRef<HTMLDivElement>(null);
+  const listId = useId();
+  const optionId = (i: number) => `${listId}-option-${i}`;
   const q = text.trim().toLowerCase();
 
   const local = useMemo(() => {
@@ -73,13 +75,19 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef, asOf = null 
     setText("");
   };
 
+  const expanded = open && q !== "";
   return (
     <div className="search" ref={box}>
       <input
         type="search"
+        role="combobox"
         placeholder="Search nodes…"
         value={text}
         aria-label="Search nodes"
+        aria-autocomplete="list"
+        aria-expanded={expanded}
+        aria-controls={listId}
+        aria-activedescendant={expanded && total > 0 ? optionId(active) : undefined}
         onChange={(e) => {
           setText(e.target.value);
           setOpen(true);
@@ -96,15 +104,24 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef, asOf = null 
           } else if (e.key === "Enter") {
             e.preventDefault();
             pick(active);
-          } else if (e.key === "Escape") setOpen(false);
+          } else if (e.key === "Escape" && expanded) {
+            // (The results only: the page's Escape, which closes the panel, waits for the next.)
+            e.preventDefault();
+            setOpen(false);
+          }
         }}
       />
-      {open && q && (
-        <ul className="search-results" role="listbox" aria-label="Search results">
-          {total === 0 && <li className="search-none">No node matches “{text}”.</li>}
-          {local.map((node, i) => (
+      {/* The listbox is always there (aria-controls names it), empty and hidden while closed. */}
+      <ul id={listId} className="search-results" role="listbox" aria-label="Search results" hidden={!expanded}>
+          {expanded && total === 0 && (
+            <li className="search-none" role="option" aria-disabled="true" aria-selected="false">
+              No node matches “{text}”.
+            </li>
+          )}
+          {expanded && local.map((node, i) => (
             <li
               key={node.id}
+              id={optionId(i)}
               role="option"
               aria-selected={i === active}
               className={i === active ? "is-active" : ""}
@@ -119,11 +136,12 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef, asOf = null 
               <span className="search-ns">{node.sublabel}</span>
             </li>
           ))}
-          {extra.map((ref, j) => {
+          {expanded && extra.map((ref, j) => {
             const i = local.length + j;
             return (
               <li
                 key={`${ref.type}:${ref.namespace}:${ref.name}`}
+                id={optionId(i)}
                 role="option"
                 aria-selected={i === active}
                 className={i === active ? "is-active" : ""}
@@ -139,8 +157,7 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef, asOf = null 
               </li>
             );
           })}
-        </ul>
-      )}
+      </ul>
     </div>
   );
 }

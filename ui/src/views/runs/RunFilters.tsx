@@ -1,5 +1,6 @@
 // The Runs tab's filters: state, job (name contains), and start time range.
 
+import { InstantField } from "../../components/InstantField";
 import { useDraft } from "../../hooks/useDraft";
 import type { Navigate, Patch, Route } from "../../route";
 
@@ -7,7 +8,7 @@ export const RUN_STATES = ["RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER"] as c
 /** Every filter, cleared. */
 export const NO_RUN_FILTERS: Patch = { job: null, state: null, since: null, until: null };
 
-/** A datetime-local value ("2026-11-28T02:00") as an ISO time the API takes. */
+/** A time filter's value ("2026-11-28T02:00", local; or an instant with its offset) as an ISO time the API takes. */
 export function toIso(local: string | undefined): string | null {
   if (!local) return null;
   const date = new Date(local);
@@ -42,11 +43,11 @@ export function RunFilters({ route, filtered, navigate, setFilter }: Props) {
       </label>
       <label className="field">
         <span>Started from</span>
-        <input type="datetime-local" value={route.since ?? ""} onChange={(e) => setFilter({ since: e.target.value || null })} aria-label="Runs from time" />
+        <InstantField label="Runs from time" value={route.since} onChange={(since) => setFilter({ since })} />
       </label>
       <label className="field">
         <span>Started before</span>
-        <input type="datetime-local" value={route.until ?? ""} onChange={(e) => setFilter({ until: e.target.value || null })} aria-label="Runs until time" />
+        <InstantField label="Runs until time" value={route.until} onChange={(until) => setFilter({ until })} />
       </label>
       {filtered && (
         <button type="button" className="btn" onClick={() => setFilter(NO_RUN_FILTERS)}>

@@ -6,6 +6,7 @@ import type { ColumnDef } from "@tanstack/react-table";
 import { useRunList } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
 import { openableRow } from "../../components/openableRow";
+import { attr, focusWhenShown } from "../../focus";
 import { Pager } from "../../components/Pager";
 import { SortableTable } from "../../components/SortableTable";
 import { Empty, Failure, Loading } from "../../components/Status";
@@ -153,7 +154,11 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
           rowProps={(run) => ({
             className: "runs-row",
             // A run opens in its job's details, expanded.
-            ...openableRow(() => navigate({ ...openJobPatch(run), run: run.run_id }, { push: true })),
+            ...openableRow(() => {
+              navigate({ ...openJobPatch(run), run: run.run_id }, { push: true });
+              // The keyboard's place: the run, opened in its job's details.
+              focusWhenShown(`[data-testid=details-panel] tr.run-row[data-run-id=${attr(run.run_id)}]`);
+            }),
             "data-run-id": run.run_id,
             "data-state": run.state,
           })}

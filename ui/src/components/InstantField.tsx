@@ -1,0 +1,118 @@
+// A time filter as one text field (one stop of the Tab key, where a
+// datetime-local input is one per part of the date): it takes
+// "2026-11-28 02:00" (with seconds, or a date alone, in the browser's time
+// zone) or an instant with its offset ("2026-11-28T02:00:00Z"), and offers a
+// few recent instants to pick with the mouse. A complete time is used once
+// typing pauses (or at once with Enter); one that is not a time is marked
+// invalid and left out of the URL.
+
+import { useEffect, useId, useRef, useState } from "react";
+
+/** What the field takes, in words (its tooltip and the docs). */
+export const TIME_FORMS = "YYYY-MM-DD hh:mm (seconds optional; your time zone), a date alone, or an instant with Z or an offset";
+
+const LOCAL = /^(\d{4}-\d\d-\d\d)(?:[T ](\d\d:\d\d(?::\d\d(?:\.\d+)?)?))?$/;
+const ZONED = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
+
+/**
+ * The URL's form of a typed time ("2026-11-28T02:00", local; or the instant as typed,
+ * with its offset); "" for no time; null when it is not a time.
+ */
+export function normalTime(text: string): string | null {
+  const typed = text.trim();
+  if (typed === "") return "";
+  const local = LOCAL.exec(typed);
+  const value = local ? `${local[1]}T${local[2] ?? "00:00"}` : ZONED.test(typed) ? typed.replace(" ", "T").replace(/z$/, "Z") : null;
+  if (value === null || Number.isNaN(new Date(value).getTime())) return null;
+  return value;
+}
+
+/** How the field shows the URL's time: a local one with a space, as it is typed. */
+function shown(value: string): string {
+  return LOCAL.test(value) ? value.replace("T", " ") : value;
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+function localText(date: Date): string {
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** Recent instants to pick: an hour ago, the start of today and of yesterday, a week ago. */
+function suggestions(now: Date): { value: string; label: string }[] {
+  const today = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  const day = 86_400_000;
+  return [
+    { value: localText(new Date(now.getTime() - 3_600_000)), label: "an hour ago" },
+    { value: localText(today), label: "today, 00:00" },
+    { value: localText(new Date(today.getTime() - day)), label: "yesterday, 00:00" },
+    { value: localText(new Date(now.getTime() - 7 * day)), label: "a week ago" },
+  ];
+}
+
+interface Props {
+  label: string;
+  value: string | undefined;
+  onChange: (value: string | null) => void;
+}
+
+export function InstantField({ label, value, onChange }: Props) {
+  const [draft, setDraft] = useState(shown(value ?? ""));
+  const [invalid, setInvalid] = useState(false);
+  const listId = useId();
+  const commitRef = useRef(onChange);
+  commitRef.current = onChange;
+  const valueRef = useRef(value ?? "");
+  valueRef.current = value ?? "";
+  useEffect(() => {
+    setDraft(shown(value ?? ""));
+    setInvalid(false);
+  }, [value]);
+  const commit = (text: string, now: boolean): void => {
+    const next = normalTime(text);
+    if (next === null) {
+      if (now) setInvalid(true);
+      return;
+    }
+    setInvalid(false);
+    if (next !== valueRef.current) commitRef.current(next || null);
+  };
+  // A complete time is used once typing pauses.
+  useEffect(() => {
+    const timer = setTimeout(() => commit(draft, false), 600);
+    return () => clearTimeout(timer);
+  }, [draft]);
+  return (
+    <>
+      <input
+        type="text"
+        className="instant-field"
+        value={draft}
+        placeholder="YYYY-MM-DD hh:mm"
+        title={`${label}: ${TIME_FORMS}`}
+        list={listId}
+        aria-label={label}
+        aria-invalid={invalid || undefined}
+        autoComplete="off"
+        spellCheck={false}
+        onChange={(e) => {
+          setDraft(e.target.value);
+          setInvalid(false);
+          // A suggestion picked with the mouse is used at once.
+          if ((e.nativeEvent as InputEvent).inputType === "insertReplacementText") commit(e.target.value, false);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") {
+            e.preventDefault();
+            commit(draft, true);
+          }
+        }}
+        onBlur={() => commit(draft, true)}
+      />
+      <datalist id={listId}>
+        {suggestions(new Date()).map((s) => (
+          <option key={s.label} value={s.value} label={s.label} />
+        ))}
+      </datalist>
+    </>
+  );
+}
