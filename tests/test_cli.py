@@ -322,6 +322,85 @@ def test_a_missing_tls_file_is_a_usage_error(tmp_path: Path) -> None:
     assert "does not exist" in result.output
 
 
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["serve_lineage", "-p", "70000"], {}),
+        (["ui", "--port", "65536"], {}),
+        (["serve_lineage"], {"FEAST_LINEAGE_PORT": "99999"}),
+        (["serve_lineage", "-p", "0"], {}),
+    ],
+    ids=["serve_lineage", "ui", "environment", "zero"],
+)
+def test_a_port_out_of_range_is_a_usage_error(
+    tmp_path: Path, args: list[str], env: dict[str, str]
+) -> None:
+    repo = write_repo(tmp_path)
+    result = invoke("-c", repo, *args, env=env)
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--port' / '-p'" in result.output
+    assert "is not in the range 1<=x<=65535" in result.output
+
+
+@pytest.fixture
+def pems(tmp_path: Path) -> dict[str, Path]:
+    """A key and its certificate, another pair's key, an encrypted key and a file of junk."""
+    key, cert = self_signed(tmp_path)
+    (tmp_path / "other").mkdir()
+    other_key, _ = self_signed(tmp_path / "other")
+    encrypted = tmp_path / "encrypted.key"
+    subprocess.run(
+        ["openssl", "rsa", "-in", str(key), "-aes256", "-passout", "pass:pw", "-out", encrypted],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a PEM file\n")
+    return {"key": key, "cert": cert, "other": other_key, "encrypted": encrypted, "junk": junk}
+
+
+@pytest.mark.parametrize("command", ["serve_lineage", "ui"])
+@pytest.mark.parametrize(
+    ("key", "cert", "message"),
+    [
+        ("key", "key", "cannot load the certificate {key} (no PEM certificate in it)"),
+        ("key", "junk", "cannot load the certificate {junk} (no PEM certificate in it)"),
+        ("junk", "cert", "cannot load the private key {junk} (no PEM private key in it)"),
+        ("cert", "cert", "cannot load the private key {cert} (no PEM private key in it)"),
+        (
+            "other",
+            "cert",
+            "cannot load the private key {other} (it is not the key of the certificate {cert})",
+        ),
+        ("encrypted", "cert", "cannot load the private key {encrypted} (it is encrypted, "),
+    ],
+    ids=["key-as-cert", "junk-cert", "junk-key", "cert-as-key", "other-key", "encrypted-key"],
+)
+def test_a_tls_file_that_does_not_load_is_one_line_naming_it(
+    tmp_path: Path, pems: dict[str, Path], command: str, key: str, cert: str, message: str
+) -> None:
+    repo = write_repo(tmp_path / "repo")
+    result = invoke(
+        "-c", repo, command, "--port", free_port(), "--key", pems[key], "--cert", pems[cert]
+    )
+    said = one_line_error(result)
+    assert said.startswith("--key/--cert: " + message.format(**pems)), said
+    flag = "--cert" if message.startswith("cannot load the certificate") else "--key"
+    assert said.endswith(f"in PEM format with {flag}"), said
+
+
+@pytest.mark.parametrize("command", ["serve_lineage", "ui"])
+def test_c_is_the_groups_chdir_only_not_cert(tmp_path: Path, command: str) -> None:
+    key, cert = self_signed(tmp_path)
+    result = invoke("-c", tmp_path, command, "--key", key, "-c", cert)
+    assert result.exit_code == 2
+    assert "No such option '-c'" in result.output
+    help_text = invoke(command, "--help").output
+    assert "  --cert FILE" in help_text
+    assert "-c, --cert" not in help_text
+
+
 # --- serve_lineage: which feature_store.yaml, the way feast picks it --------
 
 

@@ -236,6 +236,12 @@ def test_a_port_in_use_is_one_clear_error() -> None:
     assert "--port" in str(info.value)
 
 
+def test_a_port_past_65535_is_one_clear_error() -> None:
+    with pytest.raises(ConfigError) as info:
+        listen("127.0.0.1", 70000)
+    assert "cannot listen on 127.0.0.1:70000 (" in str(info.value)
+
+
 def test_the_socket_listens_on_when_the_interim_server_hands_over() -> None:
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
