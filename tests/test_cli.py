@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import ssl
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -180,6 +182,103 @@ def test_feast_plan_runs_through_feast_lineage(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Created entity driver" in done.stdout
     assert "Created feature view driver_trips" in done.stdout
+
+
+def sql_registry_repo(root: Path, events: Path) -> Path:
+    """The tiny repository on a SQL registry at a relative sqlite:/// URL, as the quickstart's,
+    emitting lineage to the file ``events``."""
+    repo = feast_repo(root)
+    config = yaml.safe_load((repo / "feature_store.yaml").read_text())
+    config["registry"] = {"registry_type": "sql", "path": "sqlite:///data/registry.db"}
+    config["openlineage"] = {
+        "enabled": True,
+        "transport_type": "file",
+        "additional_config": {"log_file_path": str(events)},
+    }
+    (repo / "feature_store.yaml").write_text(yaml.safe_dump(config))
+    # A module name of its own: Feast imports the definitions into this process.
+    (repo / "definitions.py").rename(repo / f"defs_{uuid.uuid4().hex[:10]}.py")
+    return repo
+
+
+@pytest.fixture
+def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current directory: not the repository, and without a data/ folder."""
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv("FEAST_FS_YAML_FILE_PATH", raising=False)
+    monkeypatch.delenv("FEATURE_REPO_DIR_ENV_VAR", raising=False)
+    return cwd
+
+
+def test_every_command_runs_in_the_repository_given_with_c(tmp_path: Path, elsewhere: Path) -> None:
+    # feast -c changes directory only for apply and plan: the others opened
+    # sqlite:///data/registry.db from where they were started, and failed.
+    events = tmp_path / "events.jsonl"
+    sql_registry_repo(tmp_path / "repo", events)
+    outputs = {}
+    for command in (
+        ["apply"],
+        ["feature-views", "list"],
+        ["materialize-incremental", "2026-01-03T00:00:00"],
+        ["lineage-sync"],
+        ["teardown"],
+    ):
+        result = invoke("-c", "../repo", *command)
+        assert result.exit_code == 0, (command, result.output, result.exception)
+        assert Path.cwd() == elsewhere  # given back when the command ends
+        outputs[command[0]] = result.output
+    assert "driver_trips" in outputs["feature-views"]
+    assert outputs["lineage-sync"].startswith("Sent ")
+    assert not (elsewhere / "data").exists()
+    jobs = {json.loads(line)["job"]["name"] for line in events.read_text().splitlines()}
+    assert "feast_materialize_incremental" in jobs
+
+
+def test_relative_paths_of_a_commands_options_are_read_from_the_repository(
+    tmp_path: Path, elsewhere: Path
+) -> None:
+    repo = write_repo(tmp_path / "repo")
+    (repo / "junk.pem").write_text("not a PEM file\n")
+    result = invoke("-c", repo, "serve_lineage", "--key", "junk.pem", "--cert", "junk.pem")
+    assert one_line_error(result).startswith(
+        "--key/--cert: cannot load the certificate junk.pem (no PEM certificate in it)"
+    )
+
+
+def test_a_chdir_that_is_no_folder_is_a_usage_error(elsewhere: Path) -> None:
+    result = invoke("-c", "no-such-repo", "feature-views", "list")
+    assert result.exit_code == 2
+    assert "Invalid value for '--chdir' / '-c': Directory 'no-such-repo' does not exist" in (
+        result.output
+    )
+
+
+@pytest.mark.parametrize("command", [["feature-views", "list"], ["lineage-sync"]])
+def test_a_registry_sqlite_cannot_open_is_one_line_naming_it(
+    tmp_path: Path, elsewhere: Path, command: list[str]
+) -> None:
+    # -f names the file; the repository stays the current directory, as with feast.
+    repo = sql_registry_repo(tmp_path / "repo", tmp_path / "events.jsonl")
+    message = one_line_error(invoke("-f", repo / "feature_store.yaml", *command))
+    assert message == (
+        f"registry.path: cannot open the SQLite database {elsewhere}/data/registry.db "
+        f"(its folder {elsewhere}/data does not exist); a relative path in "
+        f"feature_store.yaml is read from the feature repository ({elsewhere}), not from "
+        f"the file's folder: pass the repository with -c {repo}"
+    )
+
+
+def test_a_repositorys_missing_data_folder_is_one_line(tmp_path: Path, elsewhere: Path) -> None:
+    repo = sql_registry_repo(tmp_path / "repo", tmp_path / "events.jsonl")
+    shutil.rmtree(repo / "data")
+    message = one_line_error(invoke("-c", repo, "feature-views", "list"))
+    assert message == (
+        f"registry.path: cannot open the SQLite database {repo}/data/registry.db "
+        f"(its folder {repo}/data does not exist); a relative path in feature_store.yaml is "
+        f"read from the feature repository ({repo}): create the folder, or correct registry.path"
+    )
 
 
 # --- serve_lineage: configs that cannot work --------------------------------

@@ -5,6 +5,13 @@ own options (-c/--chdir, -f/--feature-store-yaml, --log-level) and hands any
 command it does not define itself to Feast's click commands. Feast is
 imported only when such a command runs, so ``feast-lineage serve_lineage``
 starts quickly.
+
+``-c DIR`` does what Feast's help says of it: the command runs in DIR (the
+current directory is DIR until it ends). Feast's own ``feast -c`` only
+changes directory in ``apply`` and ``plan``, so elsewhere it opens a SQL
+registry's relative ``sqlite:///`` URL from where it was started, and
+fails. A SQLite file that cannot be opened is one line naming it
+(:mod:`feast_lineage.repo_databases`), not a traceback.
 """
 
 from __future__ import annotations
@@ -61,6 +68,18 @@ class LineageCLI(click.Group):
             ctx.with_resource(lineage_feature_store())
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as err:
+            from feast_lineage.repo_databases import cannot_open, unopenable
+
+            if not cannot_open(err) or not isinstance(ctx.obj, dict) or "CHDIR" not in ctx.obj:
+                raise
+            raise click.ClickException(
+                unopenable(ctx.obj["CHDIR"], ctx.obj["FS_YAML_FILE"])
+            ) from None
+
 
 @click.group(cls=LineageCLI)
 @click.option(
@@ -68,8 +87,10 @@ class LineageCLI(click.Group):
     "-c",
     envvar="FEATURE_REPO_DIR_ENV_VAR",
     metavar="DIR",
-    help="The feature repository to work on (default: the current directory). "
-    "Environment: FEATURE_REPO_DIR_ENV_VAR.",
+    type=click.Path(exists=True, file_okay=False),
+    help="The feature repository to work on: the command runs in DIR, so the relative "
+    "paths of feature_store.yaml and of the command's options are read from there "
+    "(default: the current directory). Environment: FEATURE_REPO_DIR_ENV_VAR.",
 )
 @click.option(
     "--log-level",
@@ -102,6 +123,10 @@ def cli(
         ctx.obj["FS_YAML_FILE"] = Path(os.environ[_FS_YAML_ENV]).absolute()
     else:
         ctx.obj["FS_YAML_FILE"] = repo / "feature_store.yaml"
+    # As `git -C`: the command runs in the repository (-f was read from where it was given).
+    # The directory is given back when the command ends (Feast's apply changes it too).
+    ctx.call_on_close(partial(os.chdir, os.getcwd()))
+    os.chdir(repo)
     level = getattr(logging, log_level.upper(), None)
     if not isinstance(level, int):
         raise click.BadParameter(
