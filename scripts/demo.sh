@@ -68,8 +68,9 @@ cat <<EOF
             metadata and runs; "Feast only lineage" shows the registry's view.
   Events    every event, newest first, with filters.
 
-  Try Feast through feast-lineage in another terminal (each emits lineage):
+  Try Feast through feast-lineage in another terminal, in $PWD (each emits lineage):
     .venv/bin/feast-lineage -c $DEMO_DIR materialize-incremental \$(date -u +%Y-%m-%dT%H:%M:%S)
+    .venv/bin/feast-lineage -c $DEMO_DIR feature-views list
     .venv/bin/feast-lineage -c $DEMO_DIR apply
   The API: $URL/docs    Press Ctrl-C to stop.
 EOF

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import ssl
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -182,6 +184,103 @@ def test_feast_plan_runs_through_feast_lineage(tmp_path: Path) -> None:
     assert "Created feature view driver_trips" in done.stdout
 
 
+def sql_registry_repo(root: Path, events: Path) -> Path:
+    """The tiny repository on a SQL registry at a relative sqlite:/// URL, as the quickstart's,
+    emitting lineage to the file ``events``."""
+    repo = feast_repo(root)
+    config = yaml.safe_load((repo / "feature_store.yaml").read_text())
+    config["registry"] = {"registry_type": "sql", "path": "sqlite:///data/registry.db"}
+    config["openlineage"] = {
+        "enabled": True,
+        "transport_type": "file",
+        "additional_config": {"log_file_path": str(events)},
+    }
+    (repo / "feature_store.yaml").write_text(yaml.safe_dump(config))
+    # A module name of its own: Feast imports the definitions into this process.
+    (repo / "definitions.py").rename(repo / f"defs_{uuid.uuid4().hex[:10]}.py")
+    return repo
+
+
+@pytest.fixture
+def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current directory: not the repository, and without a data/ folder."""
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv("FEAST_FS_YAML_FILE_PATH", raising=False)
+    monkeypatch.delenv("FEATURE_REPO_DIR_ENV_VAR", raising=False)
+    return cwd
+
+
+def test_every_command_runs_in_the_repository_given_with_c(tmp_path: Path, elsewhere: Path) -> None:
+    # feast -c changes directory only for apply and plan: the others opened
+    # sqlite:///data/registry.db from where they were started, and failed.
+    events = tmp_path / "events.jsonl"
+    sql_registry_repo(tmp_path / "repo", events)
+    outputs = {}
+    for command in (
+        ["apply"],
+        ["feature-views", "list"],
+        ["materialize-incremental", "2026-01-03T00:00:00"],
+        ["lineage-sync"],
+        ["teardown"],
+    ):
+        result = invoke("-c", "../repo", *command)
+        assert result.exit_code == 0, (command, result.output, result.exception)
+        assert Path.cwd() == elsewhere  # given back when the command ends
+        outputs[command[0]] = result.output
+    assert "driver_trips" in outputs["feature-views"]
+    assert outputs["lineage-sync"].startswith("Sent ")
+    assert not (elsewhere / "data").exists()
+    jobs = {json.loads(line)["job"]["name"] for line in events.read_text().splitlines()}
+    assert "feast_materialize_incremental" in jobs
+
+
+def test_relative_paths_of_a_commands_options_are_read_from_the_repository(
+    tmp_path: Path, elsewhere: Path
+) -> None:
+    repo = write_repo(tmp_path / "repo")
+    (repo / "junk.pem").write_text("not a PEM file\n")
+    result = invoke("-c", repo, "serve_lineage", "--key", "junk.pem", "--cert", "junk.pem")
+    assert one_line_error(result).startswith(
+        "--key/--cert: cannot load the certificate junk.pem (no PEM certificate in it)"
+    )
+
+
+def test_a_chdir_that_is_no_folder_is_a_usage_error(elsewhere: Path) -> None:
+    result = invoke("-c", "no-such-repo", "feature-views", "list")
+    assert result.exit_code == 2
+    assert "Invalid value for '--chdir' / '-c': Directory 'no-such-repo' does not exist" in (
+        result.output
+    )
+
+
+@pytest.mark.parametrize("command", [["feature-views", "list"], ["lineage-sync"]])
+def test_a_registry_sqlite_cannot_open_is_one_line_naming_it(
+    tmp_path: Path, elsewhere: Path, command: list[str]
+) -> None:
+    # -f names the file; the repository stays the current directory, as with feast.
+    repo = sql_registry_repo(tmp_path / "repo", tmp_path / "events.jsonl")
+    message = one_line_error(invoke("-f", repo / "feature_store.yaml", *command))
+    assert message == (
+        f"registry.path: cannot open the SQLite database {elsewhere}/data/registry.db "
+        f"(its folder {elsewhere}/data does not exist); a relative path in "
+        f"feature_store.yaml is read from the feature repository ({elsewhere}), not from "
+        f"the file's folder: pass the repository with -c {repo}"
+    )
+
+
+def test_a_repositorys_missing_data_folder_is_one_line(tmp_path: Path, elsewhere: Path) -> None:
+    repo = sql_registry_repo(tmp_path / "repo", tmp_path / "events.jsonl")
+    shutil.rmtree(repo / "data")
+    message = one_line_error(invoke("-c", repo, "feature-views", "list"))
+    assert message == (
+        f"registry.path: cannot open the SQLite database {repo}/data/registry.db "
+        f"(its folder {repo}/data does not exist); a relative path in feature_store.yaml is "
+        f"read from the feature repository ({repo}): create the folder, or correct registry.path"
+    )
+
+
 # --- serve_lineage: configs that cannot work --------------------------------
 
 
@@ -320,6 +419,85 @@ def test_a_missing_tls_file_is_a_usage_error(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "Invalid value for '--key' / '-k'" in result.output
     assert "does not exist" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["serve_lineage", "-p", "70000"], {}),
+        (["ui", "--port", "65536"], {}),
+        (["serve_lineage"], {"FEAST_LINEAGE_PORT": "99999"}),
+        (["serve_lineage", "-p", "0"], {}),
+    ],
+    ids=["serve_lineage", "ui", "environment", "zero"],
+)
+def test_a_port_out_of_range_is_a_usage_error(
+    tmp_path: Path, args: list[str], env: dict[str, str]
+) -> None:
+    repo = write_repo(tmp_path)
+    result = invoke("-c", repo, *args, env=env)
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--port' / '-p'" in result.output
+    assert "is not in the range 1<=x<=65535" in result.output
+
+
+@pytest.fixture
+def pems(tmp_path: Path) -> dict[str, Path]:
+    """A key and its certificate, another pair's key, an encrypted key and a file of junk."""
+    key, cert = self_signed(tmp_path)
+    (tmp_path / "other").mkdir()
+    other_key, _ = self_signed(tmp_path / "other")
+    encrypted = tmp_path / "encrypted.key"
+    subprocess.run(
+        ["openssl", "rsa", "-in", str(key), "-aes256", "-passout", "pass:pw", "-out", encrypted],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a PEM file\n")
+    return {"key": key, "cert": cert, "other": other_key, "encrypted": encrypted, "junk": junk}
+
+
+@pytest.mark.parametrize("command", ["serve_lineage", "ui"])
+@pytest.mark.parametrize(
+    ("key", "cert", "message"),
+    [
+        ("key", "key", "cannot load the certificate {key} (no PEM certificate in it)"),
+        ("key", "junk", "cannot load the certificate {junk} (no PEM certificate in it)"),
+        ("junk", "cert", "cannot load the private key {junk} (no PEM private key in it)"),
+        ("cert", "cert", "cannot load the private key {cert} (no PEM private key in it)"),
+        (
+            "other",
+            "cert",
+            "cannot load the private key {other} (it is not the key of the certificate {cert})",
+        ),
+        ("encrypted", "cert", "cannot load the private key {encrypted} (it is encrypted, "),
+    ],
+    ids=["key-as-cert", "junk-cert", "junk-key", "cert-as-key", "other-key", "encrypted-key"],
+)
+def test_a_tls_file_that_does_not_load_is_one_line_naming_it(
+    tmp_path: Path, pems: dict[str, Path], command: str, key: str, cert: str, message: str
+) -> None:
+    repo = write_repo(tmp_path / "repo")
+    result = invoke(
+        "-c", repo, command, "--port", free_port(), "--key", pems[key], "--cert", pems[cert]
+    )
+    said = one_line_error(result)
+    assert said.startswith("--key/--cert: " + message.format(**pems)), said
+    flag = "--cert" if message.startswith("cannot load the certificate") else "--key"
+    assert said.endswith(f"in PEM format with {flag}"), said
+
+
+@pytest.mark.parametrize("command", ["serve_lineage", "ui"])
+def test_c_is_the_groups_chdir_only_not_cert(tmp_path: Path, command: str) -> None:
+    key, cert = self_signed(tmp_path)
+    result = invoke("-c", tmp_path, command, "--key", key, "-c", cert)
+    assert result.exit_code == 2
+    assert "No such option '-c'" in result.output
+    help_text = invoke(command, "--help").output
+    assert "  --cert FILE" in help_text
+    assert "-c, --cert" not in help_text
 
 
 # --- serve_lineage: which feature_store.yaml, the way feast picks it --------

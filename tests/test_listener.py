@@ -28,6 +28,7 @@ from feast_lineage.consumer.store.engine.database import (
     TEST_MIGRATION_GATE,
     alembic_config,
     create_store_engine,
+    upgrade_schema,
 )
 from feast_lineage.consumer.store.engine.migration_progress import MigrationProgress
 from feast_lineage.listener import answering_while_upgrading, listen
@@ -172,6 +173,55 @@ def test_the_port_answers_not_ready_while_migrating_then_the_app_takes_over(
         assert set(poller.statuses[first_ready:]) == {200}
 
 
+@pytest.mark.parametrize("args", [[], ["--workers", "2"]], ids=["one-process", "two-workers"])
+def test_a_start_with_nothing_to_migrate_says_starting_not_upgrading(
+    tmp_path: Path, args: list[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'lineage.db'}"
+    engine = create_store_engine(url)
+    try:
+        upgrade_schema(engine)  # at head: this start has nothing to migrate
+    finally:
+        engine.dispose()
+    repo = write_repo(tmp_path / "repo", consumer={"connection_string": url})
+    server = start_server(repo, extra_args=args)
+    health, readiness = Poller(server.url, "/healthz"), Poller(server.url, "/readyz")
+    answers: list[dict[str, Any]] = []
+    said: set[str] = set()  # /healthz's status meanwhile
+    try:
+        _wait_listening(server)
+        health.start()
+        readiness.start()
+        while not (200 in readiness.statuses or server.process.poll() is not None):
+            alive, response = _get(server, "/healthz"), _get(server, "/readyz")
+            if alive is not None and alive.status_code == 200:
+                said.add(alive.json()["status"])
+            if response is not None and response.status_code == 503:
+                answers.append(response.json()["error"])
+        wait_ready(server)
+        served = httpx.get(server.url + "/healthz", timeout=10).json()
+    finally:
+        health.finish()
+        readiness.finish()
+        server.stop()
+    assert served["status"] == "ok"
+    assert health.failures == readiness.failures == []
+    assert set(health.statuses) == {200}
+    first_ready = readiness.statuses.index(200)
+    assert set(readiness.statuses[first_ready:]) == {200}  # and never not ready again
+    for error in answers:  # the interim's answers while the app starts (one process)
+        assert error["code"] == "server_starting"
+        assert error["details"][0]["phase"] in ("starting", "done")
+    assert said <= {"starting", "ok"}
+    if not args:
+        assert answers, "the one-process server answered nothing while its app started"
+        assert "starting" in said
+        assert "the server is starting" in answers[-1]["message"]
+    # Its workers check the schema together: none waits for another's lock.
+    assert "another process is migrating" not in server.log()
+    assert "Traceback" not in server.log()
+
+
 def test_a_replica_waiting_for_another_ones_migration_is_not_ready(tmp_path: Path) -> None:
     gate = tmp_path / "go"
     repo = write_repo(
@@ -234,6 +284,12 @@ def test_a_port_in_use_is_one_clear_error() -> None:
             listen("127.0.0.1", port)
     assert f"cannot listen on 127.0.0.1:{port}" in str(info.value)
     assert "--port" in str(info.value)
+
+
+def test_a_port_past_65535_is_one_clear_error() -> None:
+    with pytest.raises(ConfigError) as info:
+        listen("127.0.0.1", 70000)
+    assert "cannot listen on 127.0.0.1:70000 (" in str(info.value)
 
 
 def test_the_socket_listens_on_when_the_interim_server_hands_over() -> None:

@@ -5,6 +5,13 @@ own options (-c/--chdir, -f/--feature-store-yaml, --log-level) and hands any
 command it does not define itself to Feast's click commands. Feast is
 imported only when such a command runs, so ``feast-lineage serve_lineage``
 starts quickly.
+
+``-c DIR`` does what Feast's help says of it: the command runs in DIR (the
+current directory is DIR until it ends). Feast's own ``feast -c`` only
+changes directory in ``apply`` and ``plan``, so elsewhere it opens a SQL
+registry's relative ``sqlite:///`` URL from where it was started, and
+fails. A SQLite file that cannot be opened is one line naming it
+(:mod:`feast_lineage.repo_databases`), not a traceback.
 """
 
 from __future__ import annotations
@@ -61,6 +68,18 @@ class LineageCLI(click.Group):
             ctx.with_resource(lineage_feature_store())
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as err:
+            from feast_lineage.repo_databases import cannot_open, unopenable
+
+            if not cannot_open(err) or not isinstance(ctx.obj, dict) or "CHDIR" not in ctx.obj:
+                raise
+            raise click.ClickException(
+                unopenable(ctx.obj["CHDIR"], ctx.obj["FS_YAML_FILE"])
+            ) from None
+
 
 @click.group(cls=LineageCLI)
 @click.option(
@@ -68,8 +87,10 @@ class LineageCLI(click.Group):
     "-c",
     envvar="FEATURE_REPO_DIR_ENV_VAR",
     metavar="DIR",
-    help="The feature repository to work on (default: the current directory). "
-    "Environment: FEATURE_REPO_DIR_ENV_VAR.",
+    type=click.Path(exists=True, file_okay=False),
+    help="The feature repository to work on: the command runs in DIR, so the relative "
+    "paths of feature_store.yaml and of the command's options are read from there "
+    "(default: the current directory). Environment: FEATURE_REPO_DIR_ENV_VAR.",
 )
 @click.option(
     "--log-level",
@@ -102,6 +123,10 @@ def cli(
         ctx.obj["FS_YAML_FILE"] = Path(os.environ[_FS_YAML_ENV]).absolute()
     else:
         ctx.obj["FS_YAML_FILE"] = repo / "feature_store.yaml"
+    # As `git -C`: the command runs in the repository (-f was read from where it was given).
+    # The directory is given back when the command ends (Feast's apply changes it too).
+    ctx.call_on_close(partial(os.chdir, os.getcwd()))
+    os.chdir(repo)
     level = getattr(logging, log_level.upper(), None)
     if not isinstance(level, int):
         raise click.BadParameter(
@@ -123,6 +148,8 @@ def cli(
 
 
 _TLS_FILE = click.Path(exists=True, dir_okay=False)
+# Port 0 (any free port) is left out: the server would print and listen on a port no one knows.
+_PORT = click.IntRange(1, 65535)
 
 
 @cli.command("serve_lineage")
@@ -138,7 +165,7 @@ _TLS_FILE = click.Path(exists=True, dir_okay=False)
 @click.option(
     "--port",
     "-p",
-    type=click.INT,
+    type=_PORT,
     default=6580,
     show_default=True,
     envvar="FEAST_LINEAGE_PORT",
@@ -156,7 +183,7 @@ _TLS_FILE = click.Path(exists=True, dir_okay=False)
     help="Worker processes; more use more cores for ingest (at most one per core).",
 )
 @click.option("--key", "-k", "tls_key_path", type=_TLS_FILE, help="TLS private key (with --cert).")
-@click.option("--cert", "-c", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
+@click.option("--cert", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
 @click.pass_context
 def serve_lineage(
     ctx: click.Context,
@@ -172,12 +199,7 @@ def serve_lineage(
     lineage in consumer.connection_string or else the SQL registry's
     database, and serves HTTPS when given both --key and --cert.
     """
-    if bool(tls_key_path) != bool(tls_cert_path):
-        given, missing = ("--key", "--cert") if tls_key_path else ("--cert", "--key")
-        raise click.ClickException(
-            f"{given}: TLS needs both files but {missing} is missing; "
-            "pass --key and --cert together, or neither for plain HTTP"
-        )
+    _check_tls(tls_key_path, tls_cert_path)
     config = _load(ctx)  # before the heavy imports, so a bad config fails fast
 
     from feast_lineage.consumer.app import create_app
@@ -219,7 +241,7 @@ def serve_lineage(
     show_default=True,
     help="Address to listen on (0.0.0.0: every interface).",
 )
-@click.option("--port", "-p", type=click.INT, default=8888, show_default=True, help="Port.")
+@click.option("--port", "-p", type=_PORT, default=8888, show_default=True, help="Port.")
 @click.option(
     "--root-path",
     "--root_path",
@@ -229,7 +251,7 @@ def serve_lineage(
     help="The path prefix when served behind a proxy, e.g. /lineage.",
 )
 @click.option("--key", "-k", "tls_key_path", type=_TLS_FILE, help="TLS private key (with --cert).")
-@click.option("--cert", "-c", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
+@click.option("--cert", "tls_cert_path", type=_TLS_FILE, help="TLS certificate (with --key).")
 @click.pass_context
 def ui(
     ctx: click.Context,
@@ -247,12 +269,7 @@ def ui(
     database. With the consumer off, the UI shows the registry's lineage only.
     Serves HTTPS when given both --key and --cert.
     """
-    if bool(tls_key_path) != bool(tls_cert_path):
-        given, missing = ("--key", "--cert") if tls_key_path else ("--cert", "--key")
-        raise click.ClickException(
-            f"{given}: TLS needs both files but {missing} is missing; "
-            "pass --key and --cert together, or neither for plain HTTP"
-        )
+    _check_tls(tls_key_path, tls_cert_path)
     config = _load(ctx)
 
     from feast_lineage.consumer.app import create_app
@@ -442,6 +459,50 @@ def import_feast_lineage(ctx: click.Context, source: str | None, show_refused: b
     if show_refused:
         for refusal in summary.refused:
             click.echo(f"refused {refusal.event_id}: {refusal.reason}")
+
+
+def _check_tls(key: str | None, cert: str | None) -> None:
+    """Both TLS files or neither, and a pair that loads: else one line naming the file.
+
+    Checked here, before the port is bound: the servers would fail later, with a traceback.
+    """
+    if bool(key) != bool(cert):
+        given, missing = ("--key", "--cert") if key else ("--cert", "--key")
+        raise click.ClickException(
+            f"{given}: TLS needs both files but {missing} is missing; "
+            "pass --key and --cert together, or neither for plain HTTP"
+        )
+    if key is None or cert is None:
+        return
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_verify_locations(cafile=cert)
+    except (ssl.SSLError, ValueError):
+        raise click.ClickException(
+            f"--key/--cert: cannot load the certificate {cert} (no PEM certificate in it); "
+            "pass the server's certificate in PEM format with --cert"
+        ) from None
+    asked: list[bool] = []
+
+    def password() -> bytes:  # else OpenSSL would prompt for the password of an encrypted key
+        asked.append(True)
+        return b""
+
+    try:
+        context.load_cert_chain(cert, key, password=password)
+    except ssl.SSLError as err:
+        if err.reason == "KEY_VALUES_MISMATCH":
+            problem = f"it is not the key of the certificate {cert}"
+        elif asked:
+            problem = "it is encrypted, and the server cannot ask for its password"
+        else:
+            problem = "no PEM private key in it"
+        raise click.ClickException(
+            f"--key/--cert: cannot load the private key {key} ({problem}); "
+            "pass the certificate's unencrypted private key in PEM format with --key"
+        ) from None
 
 
 def _load(ctx: click.Context, *, consumer_database: bool = True) -> Any:

@@ -46,11 +46,12 @@ def listen(host: str, port: int) -> socket.socket:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen(BACKLOG)
-    except OSError as err:
+    except (OSError, OverflowError) as err:  # OverflowError: a port past 65535
         sock.close()
+        reason = getattr(err, "strerror", None) or err
         raise ConfigError(
             "--host/--port",
-            f"cannot listen on {host}:{port} ({err.strerror or err})",
+            f"cannot listen on {host}:{port} ({reason})",
             "stop the process that uses the port or pass another --port, and check --host",
         ) from None
     return sock

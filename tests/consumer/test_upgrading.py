@@ -13,7 +13,7 @@ import pytest
 
 from feast_lineage import __version__
 from feast_lineage.consumer.store.engine.migration_progress import Migration, MigrationProgress
-from feast_lineage.consumer.upgrading import CODE, RETRY_AFTER_S, UpgradingApp
+from feast_lineage.consumer.upgrading import CODE, RETRY_AFTER_S, STARTING_CODE, UpgradingApp
 from tests.consumer.test_errors import assert_error_shape
 
 T0 = 1_796_211_300.0  # 2026-12-02T11:35:00Z
@@ -96,6 +96,39 @@ def test_readyz_says_when_another_process_holds_the_lock(clock: Clock) -> None:
     assert "waited for it since 2026-12-02T11:35:05Z" in error["message"]
     assert error["details"][0]["phase"] == "waiting"
     assert "migration" not in error["details"][0]
+
+
+def test_with_nothing_to_migrate_the_server_says_starting(clock: Clock) -> None:
+    progress = MigrationProgress(clock)
+    app = UpgradingApp(progress, "sqlite")
+    checking = assert_error_shape(request(app, "GET", "/readyz"), 503)
+    assert checking["code"] == STARTING_CODE
+    assert "schema is being checked since 2026-12-02T11:35:00Z" in checking["message"]
+    clock.now = T0 + 1
+    progress.plan([])  # at head: the app starts (and opens the Feast registry)
+    health = request(app, "GET", "/healthz")
+    assert health.status_code == 200
+    assert health.json()["status"] == "starting"
+    ready = request(app, "GET", "/readyz")
+    error = assert_error_shape(ready, 503)
+    assert error["code"] == STARTING_CODE
+    assert ready.headers["retry-after"] == str(RETRY_AFTER_S)
+    assert error["message"] == (
+        "the lineage store's schema is up to date; the server is starting; retry later"
+    )
+    assert error["details"][0]["phase"] == "done"
+    assert "upgrad" not in error["message"]
+    other = request(app, "POST", "/api/v1/lineage", content=b"{}")
+    assert assert_error_shape(other, 503)["code"] == STARTING_CODE
+    assert other.headers["retry-after"] == str(RETRY_AFTER_S)
+
+
+def test_after_the_migrations_ran_the_server_says_starting(progress: MigrationProgress) -> None:
+    app = UpgradingApp(progress, "sqlite")
+    assert request(app, "GET", "/healthz").json()["status"] == "upgrading"
+    progress.applied("0014")
+    assert request(app, "GET", "/healthz").json()["status"] == "starting"
+    assert assert_error_shape(request(app, "GET", "/readyz"), 503)["code"] == STARTING_CODE
 
 
 @pytest.mark.parametrize(

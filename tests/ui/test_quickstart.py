@@ -16,6 +16,9 @@ from tests.postgres import free_port
 from tests.ui.conftest import ROOT
 
 READY = re.compile(r"The lineage UI is running: open (http://\S+)")
+# The banner's suggestions: where to run them, then one command a line.
+RUN_IN = re.compile(r"in another terminal, in (\S+) \(")
+SUGGESTED = re.compile(r"^\s+(\.venv/bin/feast-lineage .*)$")
 
 
 @pytest.mark.slow
@@ -44,6 +47,15 @@ def test_the_quickstart_sets_up_runs_and_serves_one_connected_graph(tmp_path: Pa
             if found:
                 url = found.group(1).rstrip("/")
         assert url, "demo.sh printed no URL:\n" + "".join(output)
+        while not output[-1].strip().endswith("Press Ctrl-C to stop."):
+            line = process.stdout.readline()
+            assert line, "demo.sh printed no end of its banner:\n" + "".join(output)
+            output.append(line)
+        banner = "".join(output)
+        run_in = RUN_IN.search(banner)
+        assert run_in, banner
+        suggested = [m.group(1) for line in output if (m := SUGGESTED.match(line.rstrip()))]
+        assert len(suggested) >= 2, banner
 
         page = httpx.get(url + "/", timeout=30)
         assert page.status_code == 200
@@ -75,6 +87,18 @@ def test_the_quickstart_sets_up_runs_and_serves_one_connected_graph(tmp_path: Pa
             "train_driver_ranking",
         }
         assert (demo_dir / "feature_store.yaml").exists()
+        # The commands the banner suggests work where it says to run them.
+        for command in suggested:
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=run_in.group(1),
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            assert done.returncode == 0, (command, done.stdout, done.stderr)
+            assert "Traceback" not in done.stderr, (command, done.stderr)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGINT)

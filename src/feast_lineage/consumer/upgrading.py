@@ -1,14 +1,19 @@
 """What a server answers while its store's schema is upgraded, before its app starts.
 
 The server listens as soon as it starts (:mod:`feast_lineage.listener`) and,
-until the migrations have run, answers with :class:`UpgradingApp`, a plain
-ASGI app with no database behind it:
+until its app has started, answers with :class:`UpgradingApp`, a plain ASGI
+app with no database behind it. While migrations run (or this process waits
+for another one's), it says the schema is upgrading:
 
 - ``/healthz``: 200, the process is alive (``"status": "upgrading"``);
 - ``/readyz``: 503 ``schema_upgrading``, saying which migration runs (its
   revision, description, step and when it started), or that another process
   holds the migration lock and since when;
 - any other path: 503 ``schema_upgrading`` with ``Retry-After``.
+
+Otherwise (the schema being checked, or at head, while the app starts and
+opens the Feast registry: seconds on every start) it says the server is
+starting: ``"status": "starting"`` and 503 ``server_starting``.
 
 Every answer has ``Connection: close``, so no connection outlives this app:
 the next request finds the real workers on the same socket. A request's body
@@ -33,6 +38,8 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 CODE = "schema_upgrading"
+# The code while nothing is migrated: the schema is checked, or at head and the app starts.
+STARTING_CODE = "server_starting"
 # Seconds a client is asked to wait before it tries again.
 RETRY_AFTER_S = 5
 # A body past this many bytes is not read to its end (the connection closes).
@@ -88,13 +95,16 @@ class UpgradingApp:
 
     def answer(self, path: str) -> tuple[int, dict[str, Any]]:
         """The status and body for a request to ``path``."""
-        if path == "/healthz":
-            return 200, {"status": "upgrading", "version": __version__, "database": self.database}
         state = self.progress.now()
+        upgrading = state.phase in ("waiting", "migrating")
+        if path == "/healthz":
+            status = "upgrading" if upgrading else "starting"
+            return 200, {"status": status, "version": __version__, "database": self.database}
+        code = CODE if upgrading else STARTING_CODE
         message = describe(state) + "; retry later"
         if path == "/readyz":
-            return 503, error_body(503, CODE, message, [readiness_details(state)])
-        return 503, error_body(503, CODE, message + " (GET /readyz says how far it is)")
+            return 503, error_body(503, code, message, [readiness_details(state)])
+        return 503, error_body(503, code, message + " (GET /readyz says how far it is)")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

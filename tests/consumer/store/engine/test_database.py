@@ -211,6 +211,34 @@ def test_an_upgrade_waiting_for_another_process_says_so(
         other.dispose()
 
 
+@pytest.mark.parametrize("store", STORES)
+def test_a_store_at_head_starts_without_waiting_for_the_lock(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    store: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The workers of one server check the schema as they start, all at once:
+    # each waited for the others' lock and warned that "another process is migrating".
+    engine = create_store_engine(_empty(request, store, tmp_path))
+    other = create_store_engine(engine.url.render_as_string(hide_password=False))
+    upgrade_schema(engine)
+    progress = Recorder()
+    try:
+        with migration_lock(other):  # another worker checks the schema meanwhile
+            starting = threading.Thread(target=upgrade_schema, args=(engine, progress))
+            starting.start()
+            starting.join(timeout=60)
+            assert not starting.is_alive()
+        assert [s.phase for s in progress.states] == ["done"]
+        assert progress.now().steps == 0
+        assert "another process" not in caplog.text
+    finally:
+        starting.join(timeout=120)
+        engine.dispose()
+        other.dispose()
+
+
 def test_a_reads_statements_see_one_snapshot_on_every_database(store: Store) -> None:
     """A commit between two statements of a read is not seen by the second (all three databases)."""
     reads = snapshot_reads(store.engine)

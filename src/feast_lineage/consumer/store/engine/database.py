@@ -274,13 +274,23 @@ def _mysql_lock(conn: Connection, waiting: Callable[[], bool]) -> None:
 def upgrade_schema(engine: Engine, progress: MigrationProgress | None = None) -> None:
     """Check the database, then run every pending migration, holding the migration lock.
 
-    ``progress`` is told of each phase: waiting for the lock, each migration
-    as it starts, the end.
+    A schema at head already (every start but the first of a release) takes
+    no lock: nothing is to be migrated, so nothing is to be waited for (the
+    workers of one server, replicas, an apply beside a server). ``progress``
+    is told of each phase: waiting for the lock, each migration as it
+    starts, the end.
     """
     config = alembic_config(engine)
     from alembic import command
 
     report = progress if progress is not None else MigrationProgress()
+    with engine.connect() as connection:
+        check_database(connection)
+        at_head = not pending_migrations(config, connection)
+    if at_head:
+        report.plan(())
+        log.debug("lineage store schema is at head")
+        return
     with migration_lock(engine, report.waiting), engine.begin() as connection:
         check_database(connection)
         config.attributes["connection"] = connection
