@@ -29,7 +29,7 @@ from feast_lineage.consumer.errors import (
 from feast_lineage.consumer.services.reader import RegistryReader, StoreReader
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
-from feast_lineage.registry.source import RegistrySource
+from feast_lineage.registry.source import RegistrySource, RegistryUnavailable
 
 
 async def get_state(request: Request) -> ConsumerState:
@@ -86,6 +86,22 @@ async def get_scope(request: Request) -> Scope:
 
 
 ScopeDep = Annotated[Scope, Depends(get_scope)]
+
+
+async def get_scope_if_allowed(request: Request) -> Scope | None:
+    """The caller's scope, or ``None`` when the authorizer refuses it (fails closed).
+
+    For an answer every caller gets (the UI's settings), which shows only
+    what the caller may see: a missing or invalid key, or an authorizer
+    that fails, sees nothing rather than an error.
+    """
+    try:
+        return await get_scope(request)
+    except (LineageError, RegistryUnavailable):
+        return None
+
+
+OptionalScopeDep = Annotated[Scope | None, Depends(get_scope_if_allowed)]
 
 
 async def require_whole_scope(request: Request, scope: ScopeDep) -> None:

@@ -1055,7 +1055,10 @@ class UiSettings(BaseModel):
     registry_enabled: bool = Field(
         description="The server has a feature repository, so registry lineage is available"
     )
-    project: str | None = Field(description="The feature repository's Feast project")
+    project: str | None = Field(
+        description="The feature repository's Feast project; null when there is none, or when "
+        "the caller may not see it (no key, an invalid one, or one of other projects)"
+    )
     version: str = Field(description="The feast-lineage version")
 
 

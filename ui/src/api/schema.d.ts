@@ -3082,7 +3082,7 @@ export interface components {
             registry_enabled: boolean;
             /**
              * Project
-             * @description The feature repository's Feast project
+             * @description The feature repository's Feast project; null when there is none, or when the caller may not see it (no key, an invalid one, or one of other projects)
              */
             project: string | null;
             /**
