@@ -42,7 +42,11 @@ class OpenAuthorizer:
 
 
 class ApiKeysAuthorizer:
-    """Read API keys mapped to Feast projects."""
+    """Read API keys mapped to Feast projects.
+
+    A key sees its own projects and the ``anonymous_projects`` (the union): a
+    caller never sees less for sending a valid key.
+    """
 
     blocking = False
 
@@ -88,7 +92,7 @@ class ApiKeysAuthorizer:
             raise Unauthorized(
                 "the API key is not valid", code="invalid_api_key", headers=CHALLENGE
             )
-        return found
+        return found.union(self._anonymous)
 
 
 def build_authorizer(settings: AppSettings, source: RegistrySource | None = None) -> Authorizer:
