@@ -43,7 +43,11 @@ StateDep = Annotated[ConsumerState, Depends(get_state)]
 
 
 async def require_api_key(request: Request, state: StateDep) -> None:
-    check_api_key(request, state.settings.consumer.api_key_value())
+    check_api_key(
+        request,
+        state.settings.consumer.api_key_value(),
+        is_read_key=getattr(state.authorizer, "is_read_key", None),
+    )
 
 
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
@@ -52,7 +56,12 @@ ApiKeyDep = Annotated[None, Depends(require_api_key)]
 async def require_admin_key(request: Request, state: StateDep) -> None:
     """The admin key of prune and reset (see :func:`.access.keys.check_admin_key`)."""
     reads_open = isinstance(state.authorizer, OpenAuthorizer)
-    check_admin_key(request, state.settings.consumer.api_key_value(), reads_open=reads_open)
+    check_admin_key(
+        request,
+        state.settings.consumer.api_key_value(),
+        reads_open=reads_open,
+        is_read_key=getattr(state.authorizer, "is_read_key", None),
+    )
 
 
 AdminKeyDep = Annotated[None, Depends(require_admin_key)]

@@ -3602,6 +3602,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A read key, which may not write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body stalled (it came too slowly or stopped); send it again */
             408: {
                 headers: {
@@ -3866,6 +3875,15 @@ export interface operations {
             };
             /** @description An API key (or token) is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A read key, which may not write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5557,7 +5575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The authorizer restricts reads and no api_key is set */
+            /** @description A read key, which may not write; or the authorizer restricts reads and no api_key is set */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5625,7 +5643,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The authorizer restricts reads and no api_key is set */
+            /** @description A read key, which may not write; or the authorizer restricts reads and no api_key is set */
             403: {
                 headers: {
                     [name: string]: unknown;

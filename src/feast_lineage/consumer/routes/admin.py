@@ -20,7 +20,12 @@ from feast_lineage.consumer.schemas import PruneResult, ResetResult, RetentionIn
 from feast_lineage.consumer.services.admin import reset, retention_info
 
 router = APIRouter(tags=["admin"], responses=error_responses(400))
-_KEYED = error_responses(401, 403, 503, _403="The authorizer restricts reads and no api_key is set")
+_KEYED = error_responses(
+    401,
+    403,
+    503,
+    _403="A read key, which may not write; or the authorizer restricts reads and no api_key is set",
+)
 
 
 @router.get(
