@@ -75,7 +75,7 @@ async def post_prune(
 @router.delete(
     "/reset",
     response_model=ResetResult,
-    responses=_KEYED,
+    responses={**_KEYED, **error_responses(404, _404="Nothing is stored in that namespace")},
     summary="Delete all lineage data, or one namespace and all that belongs only to it",
 )
 async def delete_reset(
