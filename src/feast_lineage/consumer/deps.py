@@ -183,14 +183,17 @@ async def reject_unknown_query(request: Request) -> None:
     known = _query_names(request.scope.get("route"))
     unknown = sorted(set(request.query_params) - known)
     if unknown:
-        takes = ", ".join(sorted(known)) or "none"
+        takes = (
+            f"it takes: {', '.join(sorted(known))} (check the spelling)"
+            if known
+            else "this endpoint takes no query parameters; remove it"
+        )
         details = [
             {"path": f"query parameter {name!r}", "message": "unknown to this endpoint"}
             for name in unknown
         ]
         raise LineageError(
-            f"query parameter {unknown[0]!r} is unknown to this endpoint; "
-            f"it takes: {takes} (check the spelling)",
+            f"query parameter {unknown[0]!r} is unknown to this endpoint; {takes}",
             code="unknown_parameter",
             details=details if len(details) > 1 else None,
         )

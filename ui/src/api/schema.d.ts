@@ -4863,7 +4863,7 @@ export interface operations {
             query?: {
                 /** @description Only this namespace */
                 namespace?: string | null;
-                /** @description Names containing this (any case) */
+                /** @description Names containing this (any case; empty: no filter) */
                 search?: string | null;
                 /** @description The order: a key, '-' before it for descending (default namespace, then name); ties go by namespace and name */
                 sort?: "name" | "namespace" | "producer" | "updated" | "latest_state" | "latest_started" | "latest_duration" | "-name" | "-namespace" | "-producer" | "-updated" | "-latest_state" | "-latest_started" | "-latest_duration";
@@ -4935,7 +4935,7 @@ export interface operations {
             query?: {
                 /** @description Only this namespace */
                 namespace?: string | null;
-                /** @description Names containing this (any case) */
+                /** @description Names containing this (any case; empty: no filter) */
                 search?: string | null;
                 /** @description The order: a key, '-' before it for descending (default namespace, then name); ties go by namespace and name */
                 sort?: "name" | "namespace" | "kind" | "producer" | "updated" | "-name" | "-namespace" | "-kind" | "-producer" | "-updated";
