@@ -1213,10 +1213,19 @@ class Reached(TypedDict):
     type: NodeType
     namespace: str
     name: str
-    distance: Annotated[int, Field(description="Steps from the cause (or the root)")]
+    distance: Annotated[
+        int,
+        Field(
+            description="Steps from the cause (or the root); a hop across a symlink (two "
+            "names of one dataset) is free, so the path has distance + symlink_hops hops"
+        ),
+    ]
     path: Annotated[
         list[str],
         Field(description="One shortest path of node ids, from the cause to this node"),
+    ]
+    symlink_hops: Annotated[
+        int, Field(description="The hops of path across a symlink, which distance does not count")
     ]
 
 

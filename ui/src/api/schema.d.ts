@@ -2411,7 +2411,7 @@ export interface components {
             name: string;
             /**
              * Distance
-             * @description Steps from the cause (or the root)
+             * @description Steps from the cause (or the root); a hop across a symlink (two names of one dataset) is free, so the path has distance + symlink_hops hops
              */
             distance: number;
             /**
@@ -2419,6 +2419,11 @@ export interface components {
              * @description One shortest path of node ids, from the cause to this node
              */
             path: string[];
+            /**
+             * Symlink Hops
+             * @description The hops of path across a symlink, which distance does not count
+             */
+            symlink_hops: number;
         };
         /** RegistryEdge */
         RegistryEdge: {

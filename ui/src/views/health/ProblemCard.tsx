@@ -18,6 +18,12 @@ interface Props {
 /** Feast objects' datasets are named "<group>/<name>": under the group's heading, the name reads best. */
 const FEAST_PREFIX = /^(feature_service|feature_view|saved_dataset|online_store|data_source|entity|training_frame)\//;
 
+/** "3 steps", and the path's free hops across symlinks (two names of one dataset) when it has any. */
+function stepsText({ distance, symlink_hops }: Reached): string {
+  const steps = `${distance} step${distance === 1 ? "" : "s"}`;
+  return symlink_hops ? `${steps} + ${symlink_hops} symlink hop${symlink_hops === 1 ? "" : "s"}` : steps;
+}
+
 function ReachedItem({ reached, onShow }: { reached: Reached; onShow: () => void }) {
   return (
     <li data-node-id={reached.node}>
@@ -25,7 +31,7 @@ function ReachedItem({ reached, onShow }: { reached: Reached; onShow: () => void
         {reached.name.replace(FEAST_PREFIX, "")}
       </button>{" "}
       <span className="muted small">
-        {reached.namespace} · {reached.distance} step{reached.distance === 1 ? "" : "s"}
+        {reached.namespace} · {stepsText(reached)}
       </span>
     </li>
   );
