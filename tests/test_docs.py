@@ -21,6 +21,8 @@ from feast_lineage.config import ConsumerSettings, ProducerSettings
 from feast_lineage.config.loader import consumer_env_names
 from feast_lineage.config.producer import ENV_NAMES
 from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.schemas import GraphNode
+from feast_lineage.consumer.services.registry_lineage import OBJECT_TYPES
 from feast_lineage.consumer.settings import AppSettings
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -115,7 +117,66 @@ def test_the_api_docs_list_every_error_status_of_the_handler() -> None:
         assert re.search(rf"^\| {status} \|.*`{code}`", API, re.MULTILINE), (status, code)
 
 
+# Graph node fields that their own sections document (Lineage health, as_of).
+NODE_FIELDS_ELSEWHERE = {
+    "state": "subgraph answers (and of the answers below) has a\n`state`",
+    "health": "`health` is present",
+    "version": "Each node carries `version`",
+}
+
+
+def test_the_graph_docs_name_every_field_of_a_node() -> None:
+    start = API.index("A node carries Feast's fields")
+    section = API[start : API.index("\n### ", start)]
+    for name in GraphNode.__annotations__:
+        if name in NODE_FIELDS_ELSEWHERE:
+            assert NODE_FIELDS_ELSEWHERE[name] in API, name
+            continue
+        assert f"`{name}`" in section or f'"{name}"' in section, f"document the node's {name}"
+
+
+def test_the_registry_docs_name_every_object_type() -> None:
+    start = API.index("A node's id is `{project}:{group}:{name}`")
+    section = API[start : API.index("\n### ", start)]
+    for kind in OBJECT_TYPES:
+        assert f"`{kind}`" in section, f"document the registry object type {kind}"
+
+
+UI_SRC = Path(__file__).resolve().parents[1] / "ui" / "src"
+NOT_ROUTE_KEYS = {"length"}  # an edge's drawn route (points), not the page's
+
+
+def test_the_ui_links_table_names_every_tab_and_route_parameter() -> None:
+    ui = (DOCS / "ui.md").read_text()
+    start = ui.index("## Links")
+    table = ui[start : ui.index("For example", start)]
+    read: set[str] = set()
+    for source in UI_SRC.rglob("*.ts*"):
+        if source.name != "schema.d.ts":
+            read |= set(re.findall(r"\broute\.([a-z_]+)\b", source.read_text()))
+    missing = sorted(k for k in read - NOT_ROUTE_KEYS if f"`{k}`" not in table)
+    assert not missing, f"docs/ui.md's Links table lacks {missing}"
+    tabs = re.findall(r'\{ id: "([a-z]+)"', (UI_SRC / "App.tsx").read_text())
+    assert "health" in tabs
+    (tab_row,) = (line for line in table.splitlines() if line.startswith("| `tab` |"))
+    assert not [t for t in tabs if t != "lineage" and f"`{t}`" not in tab_row], tab_row
+
+
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "feast_lineage"
+# Codes of warnings in a 2xx answer, not of errors.
+WARNING_CODES = {"naive_event_time"}
+
+
+def test_the_api_docs_error_table_lists_every_code_the_server_sends() -> None:
+    table = "\n".join(line for line in API.splitlines() if re.match(r"^\| \d{3} \|", line))
+    sent: set[str] = set()
+    for module in PACKAGE.rglob("*.py"):
+        text = module.read_text()
+        sent |= set(re.findall(r'code\s*=\s*"([a-z_]+)"', text))
+        sent |= set(re.findall(r'"code":\s*"([a-z_]+)"', text))  # bodies written by hand
+    assert len(sent) > 20
+    missing = sorted(code for code in sent - WARNING_CODES if f"`{code}`" not in table)
+    assert not missing, f"docs/api.md's error table lacks {missing}"
 
 
 @pytest.mark.parametrize("doc", ["ARCHITECTURE.md", "performance.md"])

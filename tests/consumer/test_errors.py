@@ -16,15 +16,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import httpx
 import pytest
-from fastapi import FastAPI
+from fastapi import FastAPI, Query
 from fastapi.testclient import TestClient
 
 from feast_lineage.config import ConsumerSettings
 from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.errors import install_error_handlers
 from feast_lineage.consumer.settings import AppSettings
 from tests.consumer.lineage import API
 
@@ -380,3 +381,42 @@ def test_an_unreachable_store_is_a_503_on_every_read(tmp_path: Path) -> None:
             assert error["code"] == "store_unavailable"
             assert response.headers["Retry-After"] == "1"
             assert "lineage.db" not in response.text
+
+
+def _typed_app() -> FastAPI:
+    app = FastAPI()
+    install_error_handlers(app)
+
+    @app.get("/typed")
+    async def typed(
+        flag: bool = False,
+        count: Annotated[int, Query(ge=1, le=10)] = 1,
+        ratio: float = 0.5,
+        mode: Literal["fast", "slow"] = "fast",
+    ) -> dict[str, str]:
+        return {}
+
+    return app
+
+
+@pytest.mark.parametrize(
+    ("params", "fragments"),
+    [
+        ({"flag": "maybe"}, ["'flag'", "true or false", "1 or 0"]),
+        ({"count": "many"}, ["'count'", "whole number"]),
+        ({"count": "0"}, ["'count'", "at least 1"]),
+        ({"count": "11"}, ["'count'", "at most 10"]),
+        ({"ratio": "half"}, ["'ratio'", "a number"]),
+        ({"mode": "medium"}, ["'mode'", "'fast' or 'slow'"]),
+    ],
+)
+def test_a_parameter_of_the_wrong_type_is_named_with_what_it_accepts(
+    params: dict[str, str], fragments: list[str]
+) -> None:
+    response = TestClient(_typed_app()).get("/typed", params=params)
+    error = assert_error_shape(response, 400)
+    assert error["code"] == "invalid_parameter"
+    for fragment in fragments:
+        assert fragment in error["message"], error["message"]
+    assert "Input should" not in error["message"]
+    assert "unable to interpret" not in error["message"]

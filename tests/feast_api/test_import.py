@@ -150,6 +150,8 @@ def test_a_wrong_source_is_one_line(tmp_path: Path, feast_store: FeastStore) -> 
     )
     assert result.exit_code == 1
     assert "has no openlineage_events table" in result.output
+    assert str(empty) in result.output  # the path given, not the read-only URL
+    assert "mode=ro" not in result.output
     assert "--source" in result.output
 
 

@@ -29,7 +29,7 @@ from feast_lineage.consumer.errors import (
 from feast_lineage.consumer.services.reader import RegistryReader, StoreReader
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
-from feast_lineage.registry.source import RegistrySource
+from feast_lineage.registry.source import RegistrySource, RegistryUnavailable
 
 
 async def get_state(request: Request) -> ConsumerState:
@@ -43,7 +43,11 @@ StateDep = Annotated[ConsumerState, Depends(get_state)]
 
 
 async def require_api_key(request: Request, state: StateDep) -> None:
-    check_api_key(request, state.settings.consumer.api_key_value())
+    check_api_key(
+        request,
+        state.settings.consumer.api_key_value(),
+        is_read_key=getattr(state.authorizer, "is_read_key", None),
+    )
 
 
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
@@ -52,7 +56,12 @@ ApiKeyDep = Annotated[None, Depends(require_api_key)]
 async def require_admin_key(request: Request, state: StateDep) -> None:
     """The admin key of prune and reset (see :func:`.access.keys.check_admin_key`)."""
     reads_open = isinstance(state.authorizer, OpenAuthorizer)
-    check_admin_key(request, state.settings.consumer.api_key_value(), reads_open=reads_open)
+    check_admin_key(
+        request,
+        state.settings.consumer.api_key_value(),
+        reads_open=reads_open,
+        is_read_key=getattr(state.authorizer, "is_read_key", None),
+    )
 
 
 AdminKeyDep = Annotated[None, Depends(require_admin_key)]
@@ -86,6 +95,22 @@ async def get_scope(request: Request) -> Scope:
 
 
 ScopeDep = Annotated[Scope, Depends(get_scope)]
+
+
+async def get_scope_if_allowed(request: Request) -> Scope | None:
+    """The caller's scope, or ``None`` when the authorizer refuses it (fails closed).
+
+    For an answer every caller gets (the UI's settings), which shows only
+    what the caller may see: a missing or invalid key, or an authorizer
+    that fails, sees nothing rather than an error.
+    """
+    try:
+        return await get_scope(request)
+    except (LineageError, RegistryUnavailable):
+        return None
+
+
+OptionalScopeDep = Annotated[Scope | None, Depends(get_scope_if_allowed)]
 
 
 async def require_whole_scope(request: Request, scope: ScopeDep) -> None:
@@ -158,14 +183,17 @@ async def reject_unknown_query(request: Request) -> None:
     known = _query_names(request.scope.get("route"))
     unknown = sorted(set(request.query_params) - known)
     if unknown:
-        takes = ", ".join(sorted(known)) or "none"
+        takes = (
+            f"it takes: {', '.join(sorted(known))} (check the spelling)"
+            if known
+            else "this endpoint takes no query parameters; remove it"
+        )
         details = [
             {"path": f"query parameter {name!r}", "message": "unknown to this endpoint"}
             for name in unknown
         ]
         raise LineageError(
-            f"query parameter {unknown[0]!r} is unknown to this endpoint; "
-            f"it takes: {takes} (check the spelling)",
+            f"query parameter {unknown[0]!r} is unknown to this endpoint; {takes}",
             code="unknown_parameter",
             details=details if len(details) > 1 else None,
         )

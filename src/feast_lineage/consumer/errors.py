@@ -118,6 +118,42 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return f"{where} parameter {rest!r}" if rest else str(where)
 
 
+# What a parameter of each type accepts, said instead of the validation library's wording.
+_ACCEPTED = {
+    "bool_parsing": "must be true or false (also 1 or 0, yes or no, on or off)",
+    "bool_type": "must be true or false (also 1 or 0, yes or no, on or off)",
+    "int_parsing": "must be a whole number",
+    "int_type": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_parsing": "must be a number",
+    "float_type": "must be a number",
+    "missing": "is required",
+}
+_BOUNDS = {
+    "greater_than_equal": ("ge", "must be at least {}"),
+    "greater_than": ("gt", "must be more than {}"),
+    "less_than_equal": ("le", "must be at most {}"),
+    "less_than": ("lt", "must be less than {}"),
+    "string_too_short": ("min_length", "must have at least {} character{}"),
+    "string_too_long": ("max_length", "must have at most {} character{}"),
+}
+
+
+def _accepted(error: Any) -> str:
+    """A validation error's message, saying what the parameter accepts."""
+    kind = str(error.get("type", ""))
+    ctx = error.get("ctx") or {}
+    if kind in _ACCEPTED:
+        return _ACCEPTED[kind]
+    if kind in _BOUNDS and _BOUNDS[kind][0] in ctx:
+        key, text = _BOUNDS[kind]
+        return text.format(ctx[key], "" if ctx[key] == 1 else "s")
+    if kind in ("literal_error", "enum") and "expected" in ctx:
+        return f"must be {ctx['expected']}"
+    message = str(error.get("msg", "invalid"))
+    return message.replace("Input should be", "must be", 1)
+
+
 def http_error_response(request: Request, exc: StarletteHTTPException) -> FastJSONResponse:
     """The JSON error of an HTTP error Starlette raises (no route, wrong method, ...)."""
     code = _HTTP_CODES.get(exc.status_code, "http_error")
@@ -147,8 +183,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> FastJSONResponse:
         details = [
-            {"path": _loc(tuple(e.get("loc", ()))), "message": str(e.get("msg", "invalid"))}
-            for e in exc.errors()
+            {"path": _loc(tuple(e.get("loc", ()))), "message": _accepted(e)} for e in exc.errors()
         ]
         first = details[0] if details else {"path": "request", "message": "invalid"}
         return error_response(

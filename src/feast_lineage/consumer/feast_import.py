@@ -131,9 +131,18 @@ def read_only_engine(url: str) -> Engine:
     return engine
 
 
+def shown_source(source: Engine) -> str:
+    """The source as its user gave it: a SQLite file's path (not the read-only URI
+    :func:`read_only_engine` opens it with), else the URL without its password."""
+    url = source.url
+    if url.get_backend_name() == "sqlite" and url.database:
+        return url.database.removeprefix("file:")
+    return url.render_as_string(hide_password=True)
+
+
 def count_rows(source: Engine) -> int:
     """The rows of Feast's event table now (more may arrive while importing)."""
-    shown = source.url.render_as_string(hide_password=True)
+    shown = shown_source(source)
     try:
         with source.connect() as conn:
             if not source.dialect.has_table(conn, feast_events.name):

@@ -112,7 +112,8 @@ class Metrics:
         self._requests_refused = Counter(
             f"{PREFIX}_ingest_requests_refused",
             "Ingest requests refused before their events were read, by error code "
-            "(unauthorized, body_too_large, invalid_json, ingest_busy, ...)",
+            "(unauthorized, invalid_api_key, read_key_cannot_write, body_too_large, "
+            "invalid_json, ingest_busy, ...)",
             ["reason"],
             registry=reg,
         )

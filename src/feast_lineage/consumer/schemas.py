@@ -1060,7 +1060,10 @@ class UiSettings(BaseModel):
     registry_enabled: bool = Field(
         description="The server has a feature repository, so registry lineage is available"
     )
-    project: str | None = Field(description="The feature repository's Feast project")
+    project: str | None = Field(
+        description="The feature repository's Feast project; null when there is none, or when "
+        "the caller may not see it (no key, an invalid one, or one of other projects)"
+    )
     version: str = Field(description="The feast-lineage version")
     read_key: Literal["none", "required", "optional"] = Field(
         description="Whether reads take a key (a read API key or a Feast access token): "
@@ -1220,10 +1223,19 @@ class Reached(TypedDict):
     type: NodeType
     namespace: str
     name: str
-    distance: Annotated[int, Field(description="Steps from the cause (or the root)")]
+    distance: Annotated[
+        int,
+        Field(
+            description="Steps from the cause (or the root); a hop across a symlink (two "
+            "names of one dataset) is free, so the path has distance + symlink_hops hops"
+        ),
+    ]
     path: Annotated[
         list[str],
         Field(description="One shortest path of node ids, from the cause to this node"),
+    ]
+    symlink_hops: Annotated[
+        int, Field(description="The hops of path across a symlink, which distance does not count")
     ]
 
 

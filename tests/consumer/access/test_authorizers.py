@@ -93,6 +93,23 @@ def test_anonymous_projects_apply_without_a_key() -> None:
     assert authz.scope(connection()).namespaces == {"public"}
 
 
+def test_a_key_sees_at_least_what_anonymous_callers_see() -> None:
+    settings = ApiKeysAuthorizerSettings.model_validate(
+        {**AUTHORIZER, "anonymous_projects": ["public"]}
+    )
+    authz = ApiKeysAuthorizer(
+        settings, namespace_mapping=MAPPING, producer_namespace="feast", admin_key="admin"
+    )
+    assert authz.scope(connection({"X-API-Key": "key-a"})).namespaces == {
+        "team_a",
+        "spark://team-a",
+        "public",
+    }
+    assert authz.scope(connection({"X-API-Key": "key-all"})).is_everything
+    with pytest.raises(Unauthorized, match="not valid"):
+        authz.scope(connection({"X-API-Key": "key-c"}))
+
+
 def test_open_is_the_default_and_sees_everything() -> None:
     settings = AppSettings(consumer=ConsumerSettings(), database_url="sqlite://")
     assert build_authorizer(settings).scope(connection()).is_everything
@@ -301,6 +318,30 @@ def test_team_b_sees_its_own_lineage_and_the_edge_to_a_only_with_both_ends(
     assert parent in [(e["source"], e["target"], e["type"]) for e in everything["edges"]]
     detail = client.get(f"{API}/runs/{runs['a']}").json()
     assert detail["parent_run_id"] == runs["b_dag"]
+
+
+def test_keys_see_the_anonymous_projects_too_but_nothing_else(make_client: AppFactory) -> None:
+    """A key sees its projects and the anonymous ones; never a project neither grants."""
+    authorizer = {**AUTHORIZER, "anonymous_projects": ["public"]}
+    client = make_client(namespace_mapping=MAPPING, authorizer=authorizer, api_key="admin")
+    client.headers["X-API-Key"] = "admin"
+    seed(client)
+    ingest(client, run_event("COMPLETE", job=("public", "open_job"), time=at(40)))
+    expected = {
+        None: ["public"],
+        "key-a": ["public", "spark://team-a", "team_a"],
+        "key-b": [f"airflow://{SECRET}-prod", SECRET, "public"],
+    }
+    for key, namespaces in expected.items():
+        headers = {"X-API-Key": key} if key else {}
+        del client.headers["X-API-Key"]
+        listed = client.get(f"{API}/namespaces", headers=headers)
+        assert listed.json()["namespaces"] == namespaces, key
+        jobs = client.get(f"{API}/jobs", headers=headers).json()["jobs"]
+        assert "open_job" in {j["job_name"] for j in jobs}, key
+        if key != "key-b":
+            assert SECRET not in client.get(f"{API}/graph", headers=headers).text, key
+        client.headers["X-API-Key"] = "admin"
 
 
 @pytest.mark.parametrize("headers", [{}, {"X-API-Key": "wrong"}])

@@ -80,6 +80,35 @@ def test_a_missing_or_wrong_key_is_401_with_a_challenge(locked: TestClient, path
     assert stored_events(locked) == []
 
 
+READ_KEY = "a-read-key-for-dashboards"  # pragma: allowlist secret
+READ_AUTHORIZER = {
+    "type": "api_keys",
+    "keys": [{"key": READ_KEY, "projects": ["ml_team"]}, {"key": "read-all", "projects": ["*"]}],
+}
+
+
+def test_a_read_key_sent_to_a_write_endpoint_is_403_not_invalid(make_client: AppFactory) -> None:
+    client = make_client(api_key=KEY, authorizer=READ_AUTHORIZER)
+    for key in (READ_KEY, "read-all"):
+        for method, path, content in (
+            ("POST", LINEAGE, body()),
+            ("POST", BATCH, b"[" + body() + b"]"),
+            ("POST", "/api/v1/lineage/openlineage/retention/prune", None),
+            ("DELETE", "/api/v1/lineage/openlineage/reset", None),
+        ):
+            response = client.request(
+                method, path, content=content, headers={**JSON, "X-API-Key": key}
+            )
+            error = assert_error(response, 403, "read_key_cannot_write")
+            assert "read" in error["message"], error
+            assert "api_key" in error["message"], error
+            assert key not in response.text
+    # A key that is no key at all is still 401 invalid_api_key.
+    wrong = client.post(LINEAGE, content=body(), headers={**JSON, "X-API-Key": "nope"})
+    assert_error(wrong, 401, "invalid_api_key")
+    assert stored_events(client) == []
+
+
 def test_the_key_is_checked_before_the_body_is_read(make_client: AppFactory) -> None:
     locked = make_client(api_key=KEY, max_request_bytes=2048)
     for content in (b"x" * 10_000, b"{not json", b"\x1f\x8b broken gzip"):

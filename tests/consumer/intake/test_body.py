@@ -169,6 +169,17 @@ def test_unusable_bodies_are_400(data: bytes, code: str) -> None:
     assert err.message
 
 
+def test_a_body_not_in_utf8_is_told_to_be_utf8_at_the_first_bad_byte() -> None:
+    latin1 = '{"producer": "café"}'.encode("latin-1")
+    err = body_error(latin1)
+    assert (err.status, err.code) == (400, "invalid_json")
+    assert "must be UTF-8" in err.message
+    assert "offset 17" in err.message  # the é, not "line 1 column 1"
+    assert "0xe9" in err.message
+    assert "surrogates" not in err.message
+    assert "str is" not in err.message
+
+
 def test_batch_endpoint_requires_an_array() -> None:
     err = body_error(orjson.dumps(run_event()), require_array=True)
     assert (err.status, err.code) == (400, "expected_array")
@@ -257,7 +268,9 @@ def test_deep_nesting_in_a_list_names_the_index() -> None:
 def test_nesting_past_the_parser_limit_is_400(depth: int) -> None:
     err = body_error(b"[" * depth + b"]" * depth)
     assert (err.status, err.code) == (400, "invalid_json")
-    assert "depth" in err.message
+    assert "nested too deeply" in err.message
+    assert "1024 levels" in err.message
+    assert "UTF-8" not in err.message  # the encoding is not what is wrong
 
 
 # --- credentials ---------------------------------------------------------------

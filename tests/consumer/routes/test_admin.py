@@ -157,6 +157,21 @@ def test_reset_one_namespace_removes_only_what_belongs_to_it(make_client: AppFac
     assert client.get(f"{API}/graph", params={"namespace": "ml_team"}).json()["total_edges"] == 2
 
 
+def test_reset_of_a_namespace_nothing_is_stored_in_is_404_naming_it(
+    make_client: AppFactory,
+) -> None:
+    client = make_client(api_key="admin-key")
+    ingest(client, *cross_producer(), headers=KEY)
+    before = client.get(f"{API}/events").json()["total"]
+    response = client.delete(f"{API}/reset", params={"namespace": "nonexistent"}, headers=KEY)
+    assert response.status_code == 404, response.text
+    error = response.json()["error"]
+    assert error["code"] == "not_found"
+    assert "'nonexistent'" in error["message"]
+    assert "/namespaces" in error["message"]
+    assert client.get(f"{API}/events").json()["total"] == before
+
+
 def test_reset_everything(make_client: AppFactory) -> None:
     client = make_client()
     seed_old_and_new(client)

@@ -420,10 +420,10 @@ BAD_INPUT: list[tuple[str, bytes, str, str]] = [
     ("trailing garbage", _VALID + b"}", JSON_, "JSON"),
     ("300 levels of [", _nested("[", 300), EVENT, "$[0]"),
     ("300 levels of {", _nested('{"a":', 300), EVENT, "'job'"),
-    ("100000 levels of [", _nested("[", 100_000), JSON_, "depth"),
-    ("100000 levels of {", _nested('{"a":', 100_000), JSON_, "depth"),
+    ("100000 levels of [", _nested("[", 100_000), JSON_, "nested too deeply"),
+    ("100000 levels of {", _nested('{"a":', 100_000), JSON_, "nested too deeply"),
     ("300 levels in a facet", _facet_nested(300), EVENT, "$.run.facets.deep.v"),
-    ("2000 levels in a facet", _facet_nested(2000), JSON_, "depth"),
+    ("2000 levels in a facet", _facet_nested(2000), JSON_, "nested too deeply"),
     ("empty body", b"", "empty_body", "empty"),
 ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +25,8 @@ from tests.factories import dataset, facet, run_event
 from tests.server_process import wait_for
 
 KEY = "metrics-admin-key"  # pragma: allowlist secret
+READ_KEY = "metrics-read-key"  # pragma: allowlist secret
+READ_AUTHORIZER = {"type": "api_keys", "keys": [{"key": READ_KEY, "projects": ["*"]}]}
 GRAPH = "/api/v1/lineage/openlineage/graph"
 SUBGRAPH = "/api/v1/lineage/openlineage/graph/{node_type}/{namespace}/{name:path}"
 
@@ -67,9 +70,9 @@ def make_app(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 def test_the_figures_follow_ingest_writes_reads_and_prunes(
     make_app: Callable[..., TestClient],
 ) -> None:
-    client = make_app(api_key=KEY)
+    client = make_app(api_key=KEY, authorizer=READ_AUTHORIZER)
     auth = {"X-API-Key": KEY}
-    before = scrape(client)
+    before = scrape(client, **auth)
 
     out = dataset("s3://lake", "daily")
     good = [run_event("COMPLETE", job=("airflow://prod", f"j{i}"), outputs=[out]) for i in range(3)]
@@ -79,29 +82,42 @@ def test_the_figures_follow_ingest_writes_reads_and_prunes(
     del bad["run"], bad["eventTime"]
     mixed = [bad, run_event("START", job=("airflow://prod", "j9"))]
     assert client.post("/api/v1/lineage", json=mixed, headers=auth).status_code == 207
-    # Refused before a single event is read: no key, a body that is not JSON.
+    # Refused before a single event is read: no key, a wrong one, a read key, not JSON.
     assert client.post("/api/v1/lineage", json=good[0]).status_code == 401
+    wrong = {"X-API-Key": "wrong"}
+    assert client.post("/api/v1/lineage", json=good[0], headers=wrong).status_code == 401
+    read = {"X-API-Key": READ_KEY}
+    assert client.post("/api/v1/lineage", json=good[0], headers=read).status_code == 403
     not_json = {**auth, "Content-Type": "application/json"}
     assert client.post("/api/v1/lineage", content=b"{", headers=not_json).status_code == 400
     # Reads: two of the graph page, one subgraph by its percent-encoded path, one 404.
-    assert client.get(GRAPH).status_code == 200
-    assert client.get(GRAPH, params={"limit": 5}).status_code == 200
-    assert client.get(subgraph_path("dataset", "s3://lake", "daily")).status_code == 200
-    assert client.get(subgraph_path("dataset", "s3://lake", "nothing")).status_code == 404
+    assert client.get(GRAPH, headers=read).status_code == 200
+    assert client.get(GRAPH, params={"limit": 5}, headers=read).status_code == 200
+    daily = subgraph_path("dataset", "s3://lake", "daily")
+    assert client.get(daily, headers=read).status_code == 200
+    nothing = subgraph_path("dataset", "s3://lake", "nothing")
+    assert client.get(nothing, headers=read).status_code == 404
     prune = client.post(f"{API}/retention/prune", headers=auth)
     assert prune.status_code == 200, prune.text
 
-    after = scrape(client)
+    after = scrape(client, **auth)
 
     def moved(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)
 
     assert moved("feast_lineage_events_ingested_total") == 4
     assert moved("feast_lineage_events_refused_total", reason="invalid_event") == 1
-    assert moved("feast_lineage_ingest_requests_refused_total", reason="unauthorized") == 1
+    refused = "feast_lineage_ingest_requests_refused_total"
+    key_reasons = ("unauthorized", "invalid_api_key", "read_key_cannot_write")
+    for reason in key_reasons:
+        assert moved(refused, reason=reason) == 1, reason
+    # docs/deployment.md's alert on refused requests names the reasons really counted.
+    deployment = (Path(__file__).parents[3] / "docs" / "deployment.md").read_text()
+    (row,) = (line for line in deployment.splitlines() if line.startswith("| requests refused"))
+    assert set(key_reasons) <= set(re.findall(r"`(\w+)`", row.split("|")[3])), row
     assert moved("feast_lineage_ingest_requests_refused_total", reason="invalid_json") == 1
     assert moved("feast_lineage_ingest_duration_seconds_count", endpoint="batch") == 1
-    assert moved("feast_lineage_ingest_duration_seconds_count", endpoint="lineage") == 3
+    assert moved("feast_lineage_ingest_duration_seconds_count", endpoint="lineage") == 5
     # Group commit: at most one transaction per request that had events to store.
     transactions = moved("feast_lineage_write_transaction_seconds_count")
     assert 1 <= transactions <= 2

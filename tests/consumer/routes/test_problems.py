@@ -352,6 +352,15 @@ def test_impact_crosses_an_alias_two_datasets_name_unless_its_namespace_is_hidde
     ]
     # A key that cannot see the alias's namespace is not walked across it.
     assert reached("key-no-hive") == [(raw, 1, [load, raw])]
+    # A symlink hop is free (the aliases are one dataset): the path shows it, and
+    # symlink_hops says how many of its hops are such, so distance + symlink_hops
+    # is always the path's number of hops.
+    client.headers["X-API-Key"] = "key-all"
+    body = client.get(f"{API}/impact", params=params).json()
+    hops = {r["node"]: r["symlink_hops"] for r in body["affected"]["other"]}
+    assert hops == {export: 1, raw: 0, train: 1, "dataset:ml_team:model": 1}
+    for r in body["affected"]["other"]:
+        assert len(r["path"]) - 1 == r["distance"] + r["symlink_hops"], r
 
 
 DAG = ("airflow", "nightly")

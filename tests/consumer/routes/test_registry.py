@@ -219,6 +219,20 @@ def test_projects_the_caller_may_not_see_are_refused(repo: Path, tmp_path: Path)
         assert api.get(f"{R}/registry").status_code == 401
 
 
+def test_a_hidden_default_project_is_refused_without_its_name(repo: Path, tmp_path: Path) -> None:
+    """Without ?project the default is the repository's: refused, but never named."""
+    authorizer = {"type": "api_keys", "keys": [{"key": READ_KEY, "projects": ["other"]}]}
+    with client_for(repo, tmp_path, authorizer=authorizer) as api:
+        headers = {"X-API-Key": READ_KEY}
+        for path in ("/registry", "/complete", "/objects/entity/driver"):
+            refused = api.get(R + path, headers=headers)
+            assert refused.status_code == 403, path
+            assert "demo" not in refused.text, path
+            message = refused.json()["error"]["message"]
+            assert "?project=" in message, message
+            assert "/registry/all" in message, message
+
+
 def test_an_unknown_project_is_refused_not_revealed_when_not_visible(
     repo: Path, tmp_path: Path
 ) -> None:

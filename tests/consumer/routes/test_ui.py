@@ -70,6 +70,40 @@ def test_the_settings_say_whether_reads_take_a_key(tmp_path: Path) -> None:
         assert answer.json()["read_key"] == expected, authorizer
 
 
+def test_the_settings_name_the_project_only_to_callers_who_may_see_it(tmp_path: Path) -> None:
+    authorizer = {
+        "type": "api_keys",
+        "keys": [
+            {"key": "key-demo", "projects": ["demo"]},
+            {"key": "key-other", "projects": ["x"]},
+        ],
+    }
+    base = settings(tmp_path, consumer=True)
+    app = create_app(
+        AppSettings(
+            consumer=ConsumerSettings(enabled=True, authorizer=authorizer, api_key="admin"),
+            database_url=base.database_url,
+            repo_path=tmp_path,
+            project="demo",
+            serve_ui=True,
+        )
+    )
+    with TestClient(app) as client:
+        for key, project in (
+            (None, None),
+            ("key-other", None),
+            ("not-a-key", None),
+            ("key-demo", "demo"),
+            ("admin", "demo"),
+        ):
+            headers = {"X-API-Key": key} if key else {}
+            answer = client.get("/api/v1/ui/settings", headers=headers)
+            assert answer.status_code == 200, key
+            assert answer.json()["project"] == project, key
+            if project is None:
+                assert "demo" not in answer.text, key
+
+
 def test_without_the_consumer_only_registry_lineage_is_served(tmp_path: Path) -> None:
     with TestClient(create_app(settings(tmp_path, consumer=False))) as client:
         assert client.get("/api/v1/ui/settings").json()["consumer_enabled"] is False

@@ -2416,7 +2416,7 @@ export interface components {
             name: string;
             /**
              * Distance
-             * @description Steps from the cause (or the root)
+             * @description Steps from the cause (or the root); a hop across a symlink (two names of one dataset) is free, so the path has distance + symlink_hops hops
              */
             distance: number;
             /**
@@ -2424,6 +2424,11 @@ export interface components {
              * @description One shortest path of node ids, from the cause to this node
              */
             path: string[];
+            /**
+             * Symlink Hops
+             * @description The hops of path across a symlink, which distance does not count
+             */
+            symlink_hops: number;
         };
         /** RegistryEdge */
         RegistryEdge: {
@@ -3087,7 +3092,7 @@ export interface components {
             registry_enabled: boolean;
             /**
              * Project
-             * @description The feature repository's Feast project
+             * @description The feature repository's Feast project; null when there is none, or when the caller may not see it (no key, an invalid one, or one of other projects)
              */
             project: string | null;
             /**
@@ -3613,6 +3618,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A read key, which may not write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body stalled (it came too slowly or stopped); send it again */
             408: {
                 headers: {
@@ -3877,6 +3891,15 @@ export interface operations {
             };
             /** @description An API key (or token) is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A read key, which may not write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4856,7 +4879,7 @@ export interface operations {
             query?: {
                 /** @description Only this namespace */
                 namespace?: string | null;
-                /** @description Names containing this (any case) */
+                /** @description Names containing this (any case; empty: no filter) */
                 search?: string | null;
                 /** @description The order: a key, '-' before it for descending (default namespace, then name); ties go by namespace and name */
                 sort?: "name" | "namespace" | "producer" | "updated" | "latest_state" | "latest_started" | "latest_duration" | "-name" | "-namespace" | "-producer" | "-updated" | "-latest_state" | "-latest_started" | "-latest_duration";
@@ -4928,7 +4951,7 @@ export interface operations {
             query?: {
                 /** @description Only this namespace */
                 namespace?: string | null;
-                /** @description Names containing this (any case) */
+                /** @description Names containing this (any case; empty: no filter) */
                 search?: string | null;
                 /** @description The order: a key, '-' before it for descending (default namespace, then name); ties go by namespace and name */
                 sort?: "name" | "namespace" | "kind" | "producer" | "updated" | "-name" | "-namespace" | "-kind" | "-producer" | "-updated";
@@ -5568,7 +5591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The authorizer restricts reads and no api_key is set */
+            /** @description A read key, which may not write; or the authorizer restricts reads and no api_key is set */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5636,8 +5659,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The authorizer restricts reads and no api_key is set */
+            /** @description A read key, which may not write; or the authorizer restricts reads and no api_key is set */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing is stored in that namespace */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -42,7 +42,11 @@ class OpenAuthorizer:
 
 
 class ApiKeysAuthorizer:
-    """Read API keys mapped to Feast projects."""
+    """Read API keys mapped to Feast projects.
+
+    A key sees its own projects and the ``anonymous_projects`` (the union): a
+    caller never sees less for sending a valid key.
+    """
 
     blocking = False
 
@@ -63,6 +67,7 @@ class ApiKeysAuthorizer:
             (grant.key.get_secret_value().encode(), resolve(grant.projects))
             for grant in settings.keys
         ]
+        self._read_keys = [secret for secret, _ in self._grants]
         if admin_key is not None:
             self._grants.append((admin_key.encode(), Scope.everything()))
         self._anonymous = (
@@ -88,6 +93,14 @@ class ApiKeysAuthorizer:
             raise Unauthorized(
                 "the API key is not valid", code="invalid_api_key", headers=CHALLENGE
             )
+        return found.union(self._anonymous)
+
+    def is_read_key(self, key: str) -> bool:
+        """Whether ``key`` is one of the read keys (compared with every one, in constant time)."""
+        given = key.encode()
+        found = False
+        for secret in self._read_keys:
+            found |= hmac.compare_digest(given, secret)
         return found
 
 

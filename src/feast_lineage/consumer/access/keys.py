@@ -8,6 +8,7 @@ compared in constant time. With no key configured, every request passes
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 
 from starlette.requests import HTTPConnection
 
@@ -32,8 +33,19 @@ def presented_key(conn: HTTPConnection) -> str | None:
     return bearer_token(conn)
 
 
-def check_api_key(conn: HTTPConnection, expected: str | None) -> None:
-    """Raise :class:`Unauthorized` unless the request carries ``expected``."""
+ReadKeyCheck = Callable[[str], bool]
+"""Whether a key is one of the authorizer's read keys (compared in constant time)."""
+
+
+def check_api_key(
+    conn: HTTPConnection, expected: str | None, *, is_read_key: ReadKeyCheck | None = None
+) -> None:
+    """Raise :class:`Unauthorized` unless the request carries ``expected``.
+
+    A read key (``is_read_key``) is a valid key that may not write: a
+    :class:`Forbidden` ``read_key_cannot_write``, which says no more than
+    that it is a read key.
+    """
     if expected is None:
         return
     key = presented_key(conn)
@@ -42,11 +54,24 @@ def check_api_key(conn: HTTPConnection, expected: str | None) -> None:
             "an API key is required: send it as X-API-Key or Authorization: Bearer <key>",
             headers=CHALLENGE,
         )
-    if not hmac.compare_digest(key.encode(), expected.encode()):
-        raise Unauthorized("the API key is not valid", code="invalid_api_key", headers=CHALLENGE)
+    if hmac.compare_digest(key.encode(), expected.encode()):
+        return
+    if is_read_key is not None and is_read_key(key):
+        raise Forbidden(
+            "this key may read; writing (ingest, prune, reset) needs the consumer's api_key "
+            "(openlineage.consumer.api_key)",
+            code="read_key_cannot_write",
+        )
+    raise Unauthorized("the API key is not valid", code="invalid_api_key", headers=CHALLENGE)
 
 
-def check_admin_key(conn: HTTPConnection, expected: str | None, *, reads_open: bool) -> None:
+def check_admin_key(
+    conn: HTTPConnection,
+    expected: str | None,
+    *,
+    reads_open: bool,
+    is_read_key: ReadKeyCheck | None = None,
+) -> None:
     """The API key that prune and reset need.
 
     With no key configured they are open, as the spec says, but only while
@@ -60,4 +85,4 @@ def check_admin_key(conn: HTTPConnection, expected: str | None, *, reads_open: b
             "openlineage.consumer.api_key is not set; set it and send it as X-API-Key",
             code="admin_key_required",
         )
-    check_api_key(conn, expected)
+    check_api_key(conn, expected, is_read_key=is_read_key)

@@ -42,6 +42,21 @@ class Scope:
         ids = self.ns_ids
         return ids is None or ns_id in ids
 
+    def union(self, other: Scope | None) -> Scope:
+        """What either scope may see (``other`` ``None``: this scope alone)."""
+        if other is None:
+            return self
+        if self.namespaces is None or other.namespaces is None:
+            return Scope.everything()
+        return Scope.of(self.namespaces | other.namespaces)
+
+    def sees_project(self, project: str, producer_namespace: str) -> bool:
+        """Whether one of ``project``'s own namespaces is visible (the project is, then)."""
+        if self.namespaces is None:
+            return True
+        own = project_namespaces([project], {}, producer_namespace)
+        return any(self.allows(namespace) for namespace in own)
+
     def narrow(self, namespace: str | None) -> Scope:
         """This scope limited to ``namespace`` (empty when it is not visible)."""
         if namespace is None:

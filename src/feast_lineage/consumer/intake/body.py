@@ -117,7 +117,16 @@ def decompress(
             )
 
 
+# The deepest nesting orjson parses (objects and arrays); an event may hold MAX_DEPTH.
+PARSER_DEPTH = 1024
+
+
 def parse_json(data: bytes) -> Any:
+    """The body's JSON value, or a :class:`BodyError` that says what to fix.
+
+    The body must be UTF-8, as JSON is (RFC 8259); a ``charset`` in
+    ``Content-Type`` is not used to decode it.
+    """
     if not data.strip():
         raise BodyError(400, "empty_body", "the body is empty; send an OpenLineage event as JSON")
     try:
@@ -126,9 +135,26 @@ def parse_json(data: bytes) -> Any:
         # Raised outside this block: the decoder's error keeps the whole body
         # (as text, in ``doc``), and would otherwise be the new one's context.
         problem = str(err)
-    raise BodyError(
-        400, "invalid_json", f"the body is not valid JSON: {problem}; send UTF-8 encoded JSON"
-    )
+    raise BodyError(400, "invalid_json", _json_problem(data, problem))
+
+
+def _json_problem(data: bytes, problem: str) -> str:
+    """What is wrong with a body orjson refused, in words that say what to fix."""
+    if problem.startswith("depth limit exceeded"):
+        return (
+            f"the body is nested too deeply: JSON here may have at most {PARSER_DEPTH} levels "
+            f"of objects and arrays (an event at most {MAX_DEPTH}); flatten it"
+        )
+    if "not valid UTF-8" in problem:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            return (
+                f"the body must be UTF-8, and byte 0x{data[err.start]:02x} at offset "
+                f"{err.start} is not (a charset in Content-Type is not used); encode the "
+                "JSON as UTF-8"
+            )
+    return f"the body is not valid JSON: {problem}"
 
 
 def _one(

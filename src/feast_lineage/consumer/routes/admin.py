@@ -20,7 +20,12 @@ from feast_lineage.consumer.schemas import PruneResult, ResetResult, RetentionIn
 from feast_lineage.consumer.services.admin import reset, retention_info
 
 router = APIRouter(tags=["admin"], responses=error_responses(400))
-_KEYED = error_responses(401, 403, 503, _403="The authorizer restricts reads and no api_key is set")
+_KEYED = error_responses(
+    401,
+    403,
+    503,
+    _403="A read key, which may not write; or the authorizer restricts reads and no api_key is set",
+)
 
 
 @router.get(
@@ -70,7 +75,7 @@ async def post_prune(
 @router.delete(
     "/reset",
     response_model=ResetResult,
-    responses=_KEYED,
+    responses={**_KEYED, **error_responses(404, _404="Nothing is stored in that namespace")},
     summary="Delete all lineage data, or one namespace and all that belongs only to it",
 )
 async def delete_reset(

@@ -33,7 +33,7 @@ router = APIRouter(
 Namespace = Annotated[str | None, Query(description="Only this namespace")]
 Search = Annotated[
     str | None,
-    Query(min_length=1, max_length=200, description="Names containing this (any case)"),
+    Query(max_length=200, description="Names containing this (any case; empty: no filter)"),
 ]
 Limit = Annotated[int, Query(ge=1, le=1000)]
 
@@ -92,7 +92,7 @@ async def get_jobs(
         job_page,
         read,
         namespace=namespace,
-        search=search,
+        search=search or None,
         limit=limit,
         offset=offset,
         sort=order,
@@ -128,7 +128,7 @@ async def get_datasets(
         dataset_page,
         read,
         namespace=namespace,
-        search=search,
+        search=search or None,
         limit=limit,
         offset=offset,
         sort=order,

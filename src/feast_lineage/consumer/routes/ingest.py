@@ -37,7 +37,17 @@ def _body_doc(*, array_only: bool) -> dict[str, Any]:
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
-_ERRORS = error_responses(400, 401, 408, 413, 415, 503, _400="Invalid JSON or an invalid event")
+_ERRORS = error_responses(
+    400,
+    401,
+    403,
+    408,
+    413,
+    415,
+    503,
+    _400="Invalid JSON or an invalid event",
+    _403="A read key, which may not write",
+)
 
 
 async def _ingest(request: Request, *, batch: bool) -> Response:

@@ -26,7 +26,7 @@ from starlette.types import Scope
 
 from feast_lineage import __version__
 from feast_lineage.config.authorizer import read_key
-from feast_lineage.consumer.deps import SettingsDep
+from feast_lineage.consumer.deps import OptionalScopeDep, SettingsDep
 from feast_lineage.consumer.errors import http_error_response
 from feast_lineage.consumer.schemas import Health, UiSettings
 
@@ -123,11 +123,17 @@ def not_found_page(index: str, root_path: str) -> str:
 
 
 @router.get("/settings", response_model=UiSettings, summary="What the web UI can show here")
-async def get_ui_settings(settings: SettingsDep) -> UiSettings:
+async def get_ui_settings(settings: SettingsDep, scope: OptionalScopeDep) -> UiSettings:
+    # Every caller gets the settings (the UI needs them to ask for a key), but
+    # the project's name only one who may see the project.
+    project = settings.project
+    visible = (
+        scope is not None and project and scope.sees_project(project, settings.producer_namespace)
+    )
     return UiSettings(
         consumer_enabled=settings.serve_consumer,
         registry_enabled=settings.repo_path is not None,
-        project=settings.project,
+        project=project if visible else None,
         version=__version__,
         read_key=read_key(settings.consumer.authorizer),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from feast_lineage.config.consumer import ConsumerSettings
+from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_shape import ms
 from feast_lineage.consumer.schemas import (
     ResetResult,
@@ -61,10 +62,20 @@ def retention_info(
 
 
 def reset(engine: Engine, namespace: str | None) -> ResetResult:
+    """Delete everything, or one namespace (a namespace nothing is stored in is not found).
+
+    A mistyped namespace must not look like a reset that worked.
+    """
     if namespace is None:
         removed = store_reset.reset_all(engine)
     else:
-        removed = store_reset.reset_namespace(engine, namespace_id(namespace))
+        ns_id = namespace_id(namespace)
+        if not store_reset.namespace_stored(engine, ns_id):
+            raise NotFound(
+                f"no namespace {namespace!r} is stored, so nothing was reset; "
+                "GET /api/v1/lineage/openlineage/namespaces lists them (check the spelling)"
+            )
+        removed = store_reset.reset_namespace(engine, ns_id)
     what = f"namespace: {namespace}" if namespace is not None else "all lineage data"
     return ResetResult(
         status="success", message=f"Purged {what}", namespace=namespace, removed=removed.counts

@@ -4,13 +4,15 @@ A breadth-first walk in Python over one query per level
 (:func:`~feast_lineage.consumer.store.read.health.steps`), or over the
 steps a :class:`KnownSteps` holds (the whole graph, read once per store
 state): a step across a symlink stays on the same level (aliases are one
-dataset), as in the graph's own walk.
+dataset), as in the graph's own walk. A reached node's ``distance`` counts the
+steps of its ``path`` but those across a symlink, which ``symlink_hops`` counts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 
 from sqlalchemy import Connection
 
@@ -164,6 +166,12 @@ class KnownSteps:
         return walk(conn, [start], depth, downstream=self.downstream, allowed=allowed, fetch=fetch)
 
 
+def symlink_hops(walked: Walked, path: list[int]) -> int:
+    """The hops of ``path`` across a symlink: those that stay on one level (they are free)."""
+    level = walked.distance
+    return sum(1 for near, far in pairwise(path) if level[near] == level[far])
+
+
 def group_of(info: NodeInfo, downstream_ids: Collection[int] | None) -> str | None:
     """Which group a reached node falls in; None: not listed (``other`` is for terminal nodes)."""
     kind = info.feast_type
@@ -201,6 +209,8 @@ def grouped(
         totals[group] += 1  # type: ignore[literal-required]
         listed: list[Reached] = groups[group]  # type: ignore[literal-required]
         if len(listed) < MAX_LISTED:
+            # an alias never stored as a dataset is the same dataset as its owner
+            path = [p for p in walked.path(node) if p in infos]
             listed.append(
                 Reached(
                     node=key(node),
@@ -208,11 +218,21 @@ def grouped(
                     namespace=info.namespace,
                     name=info.name,
                     distance=walked.distance[node],
-                    # an alias never stored as a dataset is the same dataset as its owner
-                    path=[key(p) for p in walked.path(node) if p in infos],
+                    path=[key(p) for p in path],
+                    symlink_hops=symlink_hops(walked, path),
                 )
             )
     return groups, totals
 
 
-__all__ = ["MAX_LISTED", "Fetch", "KnownSteps", "Step", "Walked", "group_of", "grouped", "walk"]
+__all__ = [
+    "MAX_LISTED",
+    "Fetch",
+    "KnownSteps",
+    "Step",
+    "Walked",
+    "group_of",
+    "grouped",
+    "symlink_hops",
+    "walk",
+]

@@ -9,7 +9,7 @@ may see: a project is visible when its own OpenLineage namespace is.
 
 from __future__ import annotations
 
-from feast_lineage.consumer.access.scope import Scope, project_namespaces
+from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import Forbidden, LineageError, NotFound
 from feast_lineage.consumer.schemas import (
     RegistryEdge,
@@ -43,10 +43,7 @@ _GROUP_OF_TYPE: dict[str, Group] = {
 
 
 def _visible(producer_namespace: str, scope: Scope, project: str) -> bool:
-    if scope.is_everything:
-        return True
-    own = project_namespaces([project], {}, producer_namespace)
-    return any(scope.allows(namespace) for namespace in own)
+    return scope.sees_project(project, producer_namespace)
 
 
 def _project(read: RegistryReader, project: str | None) -> str:
@@ -54,7 +51,9 @@ def _project(read: RegistryReader, project: str | None) -> str:
 
     Visibility comes first, so a project the caller may not see is refused
     the same whether or not it exists. The repository's own project is
-    known even before anything is applied to it (its graph is empty).
+    known even before anything is applied to it (its graph is empty). A
+    default the caller may not see is refused without its name: only the
+    caller who asked for a project by name hears it again.
     """
     source, scope, producer_namespace = read.source, read.scope, read.producer_namespace
     source.require_repository()
@@ -62,6 +61,12 @@ def _project(read: RegistryReader, project: str | None) -> str:
     if not name:
         raise LineageError("pass ?project=<name>", code="invalid_parameter")
     if not _visible(producer_namespace, scope, name):
+        if project is None:
+            raise Forbidden(
+                "you may not see the lineage of this server's default project; pass "
+                "?project=<name> with a project you may see (GET /api/v1/lineage/registry/all "
+                "lists them), or send a key that may see it"
+            )
         raise Forbidden(f"you may not see the lineage of project {name!r}")
     if name != source.project:
         known = source.projects()

@@ -15,6 +15,12 @@ interface Props {
   onShow: (patch: Patch) => void;
 }
 
+/** "3 steps", and the path's free hops across symlinks (two names of one dataset) when it has any. */
+function stepsText({ distance, symlink_hops }: Reached): string {
+  const steps = `${distance} step${distance === 1 ? "" : "s"}`;
+  return symlink_hops ? `${steps} + ${symlink_hops} symlink hop${symlink_hops === 1 ? "" : "s"}` : steps;
+}
+
 function ReachedItem({ reached, group, onShow }: { reached: Reached; group: ReachGroup; onShow: () => void }) {
   const label = reachedLabel(reached.name, group);
   return (
@@ -25,7 +31,7 @@ function ReachedItem({ reached, group, onShow }: { reached: Reached; group: Reac
         {label.name}
       </button>{" "}
       <span className="muted small">
-        {reached.namespace} · {reached.distance} step{reached.distance === 1 ? "" : "s"}
+        {reached.namespace} · {stepsText(reached)}
       </span>
     </li>
   );

@@ -57,6 +57,19 @@ def reset_all(engine: Engine) -> Removed:
     return removed
 
 
+def namespace_stored(engine: Engine, ns_id: int) -> bool:
+    """Whether anything of namespace ``ns_id`` is stored (an event, run, job, dataset or alias)."""
+    probes = [
+        select(t.events.c.id).where(t.events.c.ns_id == ns_id),
+        select(t.runs.c.run_id).where(t.runs.c.ns_id == ns_id),
+        select(t.jobs.c.id).where(t.jobs.c.ns_id == ns_id),
+        select(t.datasets.c.id).where(t.datasets.c.ns_id == ns_id),
+        select(t.dataset_symlinks.c.dataset_id).where(t.dataset_symlinks.c.alias_ns_id == ns_id),
+    ]
+    with engine.connect() as conn:
+        return any(conn.execute(probe.limit(1)).first() is not None for probe in probes)
+
+
 def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -> Removed:
     """Delete a namespace and all that belongs only to it.
 
