@@ -113,11 +113,21 @@ def test_as_of_the_first_training_run_the_graph_lacks_the_later_change(
     details = page.get_by_test_id("details-panel")
     schema = details.get_by_test_id("schema-table")
     expect(schema.locator("tr", has_text="conv_rate")).to_contain_text("FLOAT")
-    # Its Feast facets as they were then: the later apply stated them again, so the graph's
-    # node lacks them (stated last after then) and the details, asked alone, hold them.
+    # Its Feast facets as they were then: the later apply stated them again unchanged, so
+    # the graph's node has them (known from their first statement) as the details do.
     view = api(server, "graph", as_of=url_param(page, "as_of"), limit=500)
     drawn = next(n for n in view["nodes"] if n["id"].endswith(FEATURE_VIEW["node"]))
-    assert "feast_feature_view" not in drawn["facets"]
+    alone = api(
+        server,
+        "graph/node",
+        type="dataset",
+        namespace=drawn["namespace"],
+        name=drawn["name"],
+        depth=0,
+        as_of=url_param(page, "as_of"),
+    )
+    then = next(n for n in alone["nodes"] if n["id"] == drawn["id"])
+    assert drawn["facets"]["feast_feature_view"] == then["facets"]["feast_feature_view"]
     expect(details.get_by_test_id("feast-facets")).to_contain_text("Entities")
     # Its column lineage then: the column counts as of the instant are offered.
     expect(details.get_by_test_id("column-lineage-section")).to_be_visible()
