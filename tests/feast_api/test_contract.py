@@ -423,12 +423,30 @@ def test_prune_and_reset(both: Both) -> None:
     ours = both.ours.post(READS + "/retention/prune")
     assert feast.status_code == ours.status_code == 200
     assert same_shape(feast.json(), ours.json(), "prune") == []
-    params = {"namespace": "contract-nothing-here"}
+    # A namespace of its own, stored in both, so the reset removes nothing other tests read.
+    event = {
+        "eventType": "COMPLETE",
+        "eventTime": "2026-06-01T00:00:00Z",
+        "producer": "https://example.com/contract",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent",
+        "run": {"runId": str(uuid.uuid4())},
+        "job": {"namespace": "zz-reset-only", "name": "gone"},
+    }
+    for client in (both.feast, both.ours):
+        assert client.post("/api/v1/lineage", json=event).status_code == 201
+    params = {"namespace": "zz-reset-only"}
     feast = both.feast.delete(READS + "/reset", params=params)
     ours = both.ours.delete(READS + "/reset", params=params)
     assert feast.status_code == ours.status_code == 200
     assert same_shape(feast.json(), ours.json(), "reset") == []
     assert ours.json()["status"] == feast.json()["status"]
+    # Where we differ on purpose: Feast answers a namespace nothing is stored under (a typo)
+    # with 200 "Purged"; ours is a 404 that names it, and nothing is deleted either way.
+    params = {"namespace": "contract-nothing-here"}
+    assert both.feast.delete(READS + "/reset", params=params).status_code == 200
+    missing = both.ours.delete(READS + "/reset", params=params)
+    assert missing.status_code == 404
+    assert "contract-nothing-here" in missing.json()["error"]["message"]
 
 
 def test_graph_carries_feasts_derived_edges(both: Both) -> None:

@@ -48,7 +48,7 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
-from sqlalchemy import BindParameter, Connection, and_, bindparam, or_, select
+from sqlalchemy import BindParameter, ColumnElement, Connection, Join, and_, bindparam, or_, select
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.read import dataset_versions as dv
@@ -112,7 +112,7 @@ def dataset_facets_at(
     return out
 
 
-def stated_then() -> tuple[Any, Any]:
+def stated_then() -> tuple[Join, ColumnElement[bool]]:
     """The dataset facets joined to their current payload's first statement, and whether
     that payload is the facet's at ``as_of_rank``: its latest statement is by then, or the
     payload was first stated by then above the bound every later statement keeps to."""
