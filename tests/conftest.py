@@ -62,11 +62,8 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A new database without any schema: a SQLite file, a PostgreSQL database, a MariaDB one."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'lineage.db'}"
-    if request.param == "mysql":
-        mysql: MySQLServer = request.getfixturevalue("my")
-        return mysql.create_database()
-    server: PostgresServer = request.getfixturevalue("pg")
-    return server.create_database()
+    server = _server(request)
+    return _dropped_after(request, server, server.create_database())
 
 
 @pytest.fixture(scope="session")
@@ -86,9 +83,29 @@ def head_store_url(request: pytest.FixtureRequest, tmp_path: Path, head_stores: 
     (tests/head_stores.py). ``store_url`` is a database without any schema."""
     if request.param == "sqlite":
         return head_stores.sqlite(tmp_path / "lineage.db")
-    if request.param == "mysql":
-        return head_stores.mysql(request.getfixturevalue("my"))
-    return head_stores.postgres(request.getfixturevalue("pg"))
+    server = _server(request)
+    if isinstance(server, MySQLServer):
+        return _dropped_after(request, server, head_stores.mysql(server))
+    return _dropped_after(request, server, head_stores.postgres(server))
+
+
+def _server(request: pytest.FixtureRequest) -> PostgresServer | MySQLServer:
+    server: PostgresServer | MySQLServer = request.getfixturevalue(
+        "my" if request.param == "mysql" else "pg"
+    )
+    return server
+
+
+def _dropped_after(
+    request: pytest.FixtureRequest, server: PostgresServer | MySQLServer, url: str
+) -> str:
+    """``url``, a database the test's fixtures own: dropped once the test is done with it.
+
+    A worker's tests make hundreds of databases (one of PostgreSQL's is 8.6 MB): dropped, they
+    leave the server's directory small enough for tmpfs (tests/postgres.py, ``scratch_dir``).
+    """
+    request.addfinalizer(lambda: server.drop_database(url))
+    return url
 
 
 AppFactory = Callable[..., TestClient]

@@ -14,14 +14,13 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.postgres import discard, free_port
+from tests.postgres import discard, free_port, scratch_dir
 
 
 def _binary(name: str) -> str:
@@ -53,6 +52,25 @@ class MySQLServer:
         finally:
             conn.close()
         return f"mysql+pymysql://root@127.0.0.1:{self.port}/{name}"
+
+    def drop_database(self, url: str) -> None:
+        """Drop a test's database once it is done with it.
+
+        Left as it is should a connection still hold one of its tables mid-transaction
+        (DROP would wait for it): the server's directory goes at the end of the session.
+        """
+        import pymysql
+
+        name = url.rsplit("/", 1)[1]
+        conn = pymysql.connect(host="127.0.0.1", port=self.port, user="root")
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute("SET SESSION lock_wait_timeout = 2")
+                cursor.execute(f"DROP DATABASE IF EXISTS {name}")
+        except pymysql.err.OperationalError:
+            pass
+        finally:
+            conn.close()
 
     def copy_database(self, source: str) -> str:
         """A new database with the tables of ``source`` and their rows.
@@ -88,7 +106,7 @@ class MySQLServer:
 
 @contextmanager
 def mysql_server() -> Iterator[MySQLServer]:
-    root = Path(tempfile.mkdtemp(prefix="feast-lineage-mysql-"))
+    root = scratch_dir("feast-lineage-mysql-")
     data = root / "data"
     user = ["--user=root"] if os.geteuid() == 0 else []
     subprocess.run(

@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, create_engine, inspect, text
 
 from feast_lineage.consumer.store.engine.database import create_store_engine
 from feast_lineage.consumer.store.schema import tables as t
 from tests.factories import run_event
 from tests.head_stores import HeadStores, migrate
 from tests.mysql import MySQLServer
+from tests.postgres import PostgresServer
 from tests.store_helpers import Store
 
 
@@ -156,3 +157,40 @@ def test_copies_share_nothing(
     finally:
         one.close()
         other.close()
+
+
+# A test's database is dropped once the test is done (tests/conftest.py): the next test finds
+# the databases of the ones before gone.
+_DONE_WITH: list[tuple[str, PostgresServer | MySQLServer]] = []
+
+
+def test_a_tests_database_is_used_then_dropped(
+    head_store_url: str, request: pytest.FixtureRequest
+) -> None:
+    if head_store_url.startswith("sqlite"):
+        pytest.skip("a SQLite store is a file of the test's temporary directory")
+    server = request.getfixturevalue("my" if head_store_url.startswith("mysql") else "pg")
+    assert _exists(server, head_store_url)
+    _DONE_WITH.append((head_store_url, server))
+
+
+def test_the_databases_of_the_tests_before_are_gone() -> None:
+    if not _DONE_WITH:
+        pytest.skip("the tests before did not run")
+    assert [url for url, server in _DONE_WITH if _exists(server, url)] == []
+
+
+def _exists(server: PostgresServer | MySQLServer, url: str) -> bool:
+    name = url.rsplit("/", 1)[1]
+    if isinstance(server, PostgresServer):
+        admin_url = server.url()
+        query = "SELECT count(*) FROM pg_database WHERE datname = :n"
+    else:
+        admin_url = url.rsplit("/", 1)[0] + "/mysql"
+        query = "SELECT count(*) FROM information_schema.schemata WHERE schema_name = :n"
+    admin = create_engine(admin_url)
+    try:
+        with admin.connect() as conn:
+            return bool(conn.execute(text(query), {"n": name}).scalar_one())
+    finally:
+        admin.dispose()

@@ -39,6 +39,7 @@ from tests.server_process import (
 )
 
 WORKERS = ["--workers", "2"]
+OPENED = "the Feast registry is open"
 
 
 def _ingest(server: ServerProcess, clients: int, per_client: int) -> list[str]:
@@ -136,9 +137,20 @@ def test_two_workers_share_the_load_and_store_every_event_once(
         assert min(used.values()) > 0.1 * max(used.values()), used
 
 
-def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
+def test_a_worker_that_dies_is_replaced_and_opens_the_registry_before_it_serves(
+    tmp_path: Path,
+) -> None:
+    """Gunicorn's arbiter imports Feast once, before forking the workers; each worker, the
+    replacement too, opens the Feast registry before it serves, once (not per request)."""
     repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
-    with lineage_server(repo, extra_args=WORKERS) as server:
+    (repo / "data").mkdir()
+    with lineage_server(repo, extra_args=WORKERS, log_level="info") as server:
+        # A worker answers only once its registry is open.
+        assert server.log().count(OPENED) >= 1
+        assert wait_for(lambda: server.log().count(OPENED) == 2, timeout=300), server.log()
+        log = server.log()
+        preloaded = log.find("feast imported before forking the workers")
+        assert 0 <= preloaded < log.find("Booting worker"), log
         first = children(server.process.pid)
         os.kill(first[0], signal.SIGKILL)
         assert wait_for(lambda: first[0] not in children(server.process.pid))
@@ -150,31 +162,24 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
         assert wait_for(lambda: len(_ingest(server, clients=2, per_client=20)) == 40)
         assert _stored_runs(server) == 40
         assert f"Booting worker with pid: {new}" in server.log()
-
-
-@pytest.mark.parametrize("workers", [1, 2])
-def test_every_worker_opens_the_registry_before_it_serves(tmp_path: Path, workers: int) -> None:
-    """No request pays for loading Feast: each worker opens the registry as it starts.
-
-    One worker is server.py's single process (uvicorn), two are gunicorn's,
-    whose arbiter imports Feast before forking them.
-    """
-    repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
-    (repo / "data").mkdir()
-    opened = "the Feast registry is open"
-    args = ["--workers", str(workers)]
-    with lineage_server(repo, extra_args=args, log_level="info") as server:
-        # A worker answers only once its registry is open.
-        assert server.log().count(opened) >= 1
-        assert wait_for(lambda: server.log().count(opened) == workers, timeout=300), server.log()
+        # The replacement opened its own (it may serve none of the requests above).
+        assert wait_for(lambda: server.log().count(OPENED) == 3, timeout=300), server.log()
         response = httpx.get(server.url + "/api/v1/lineage/registry", timeout=30)
         assert response.status_code == 200, response.text
-        assert server.log().count(opened) == workers  # once per worker, not per request
-        if workers > 1:
-            # The arbiter imported Feast once, before the fork: the workers share it.
-            log = server.log()
-            preloaded = log.find("feast imported before forking the workers")
-            assert 0 <= preloaded < log.find("Booting worker"), log
+        assert server.log().count(OPENED) == 3  # once per worker, not per request
+
+
+def test_one_process_opens_the_registry_before_it_serves(tmp_path: Path) -> None:
+    """No request pays for loading Feast: server.py's single process (uvicorn) opens the
+    registry as it starts (two workers: the test above)."""
+    repo = write_repo(tmp_path / "repo", consumer={"connection_string": "sqlite:///lineage.db"})
+    (repo / "data").mkdir()
+    with lineage_server(repo, extra_args=["--workers", "1"], log_level="info") as server:
+        # It answers only once its registry is open.
+        assert server.log().count(OPENED) == 1, server.log()
+        response = httpx.get(server.url + "/api/v1/lineage/registry", timeout=30)
+        assert response.status_code == 200, response.text
+        assert server.log().count(OPENED) == 1  # once, not per request
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

@@ -6,8 +6,9 @@ and the losers died (on PostgreSQL with ``UniqueViolation`` on
 ``pg_type_typname_nsp_index`` while creating the version table). The race
 takes many rounds to show, so the rounds run processes that do what a
 server does first (``upgrade_schema`` on a fresh engine, at the same
-instant), and one round starts whole servers that must all come up and
-share the store.
+instant), and one round starts whole servers, while another process holds
+the lock: each must wait, alive and not ready, and once the lock is free,
+one migrates, the others wait for it, and all come up and share the store.
 """
 
 from __future__ import annotations
@@ -117,6 +118,27 @@ def _stop(servers: list[ServerProcess]) -> None:
         server.stop()
 
 
+def _assert_waiting(server: ServerProcess, url: str) -> None:
+    """The server waits for the lock: alive, its port up, not ready, nothing created."""
+    waiting = "another process is migrating"
+    started = "Application startup complete"
+    assert wait_for(
+        lambda: (
+            waiting in server.log() or started in server.log() or server.process.poll() is not None
+        ),
+        timeout=180,
+    )
+    assert waiting in server.log(), server.log()
+    assert started not in server.log(), server.log()
+    assert server.process.poll() is None  # waiting, not dead
+    # Alive, and not ready: its port says whose turn it waits for.
+    assert httpx.get(server.url + "/healthz", timeout=10).status_code == 200
+    ready = httpx.get(server.url + "/readyz", timeout=10)
+    assert ready.status_code == 503
+    assert ready.json()["error"]["details"][0]["phase"] == "waiting"
+    assert _revision(url) is None  # and nothing created meanwhile
+
+
 @pytest.mark.parametrize("store", STORES)
 def test_processes_migrating_an_empty_database_at_once_all_succeed(
     request: pytest.FixtureRequest, tmp_path: Path, store: str
@@ -132,13 +154,30 @@ def test_processes_migrating_an_empty_database_at_once_all_succeed(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("store", STORES)
-def test_replicas_started_together_on_an_empty_database_all_come_up(
+def test_replicas_wait_while_another_process_migrates_then_all_come_up(
     request: pytest.FixtureRequest, tmp_path: Path, store: str
 ) -> None:
+    """Whole servers on an empty database, started together while this process holds the lock.
+
+    Each waits (alive, not ready, nothing created); let go, they take the lock in turn:
+    the first migrates, the others wait for it, then find the schema at head, and all
+    come up on one store. (Three servers: the waiting of one and the race of the others
+    in one round, rather than a server more for each.)
+    """
     url = _empty_database(request, store, tmp_path / "lineage.db")
     repo = write_repo(tmp_path / "repo", consumer={"connection_string": url})
-    servers = [start_server(repo) for _ in range(REPLICAS)]
+    engine = create_store_engine(url)
+    servers: list[ServerProcess] = []
     try:
+        with migration_lock(engine):  # this process is "migrating"
+            servers = [start_server(repo) for _ in range(REPLICAS)]
+            for server in servers:
+                _assert_waiting(server, url)
+            time.sleep(1)
+            for server in servers:  # still waiting a second later
+                assert "Application startup complete" not in server.log(), server.log()
+                assert server.process.poll() is None, server.log()
+            assert _revision(url) is None
         for server in servers:
             wait_ready(server, timeout=180)
         # One store for all: an event sent to one replica is read from another.
@@ -150,47 +189,5 @@ def test_replicas_started_together_on_an_empty_database_all_come_up(
         assert read.status_code == 200, read.text
     finally:
         _stop(servers)
-    assert _revision(url) == _head(url)
-
-
-@pytest.mark.parametrize("store", STORES)
-def test_a_server_waits_while_another_process_migrates(
-    request: pytest.FixtureRequest, tmp_path: Path, store: str
-) -> None:
-    url = _empty_database(request, store, tmp_path / "lineage.db")
-    repo = write_repo(tmp_path / "repo", consumer={"connection_string": url})
-    engine = create_store_engine(url)
-    try:
-        with migration_lock(engine):  # this process is "migrating"
-            server = start_server(repo)
-            try:
-                waiting = "another process is migrating"
-                started = "Application startup complete"
-                assert wait_for(
-                    lambda: (
-                        waiting in server.log()
-                        or started in server.log()
-                        or server.process.poll() is not None
-                    ),
-                    timeout=180,
-                )
-                time.sleep(1)
-                assert waiting in server.log(), server.log()
-                assert started not in server.log(), server.log()
-                assert server.process.poll() is None  # waiting, not dead
-                # Alive, and not ready: its port says whose turn it waits for.
-                assert httpx.get(server.url + "/healthz", timeout=10).status_code == 200
-                ready = httpx.get(server.url + "/readyz", timeout=10)
-                assert ready.status_code == 503
-                assert ready.json()["error"]["details"][0]["phase"] == "waiting"
-                assert _revision(url) is None  # and nothing created meanwhile
-            except BaseException:
-                server.stop()
-                raise
-        try:
-            wait_ready(server, timeout=180)
-        finally:
-            server.stop()
-    finally:
         engine.dispose()
     assert _revision(url) == _head(url)
