@@ -141,15 +141,20 @@ def same_items(feast: list[Json], ours: list[Json], key: Any, where: str) -> lis
     return problems
 
 
-def test_ingest_answers_with_an_event_id(both: Both) -> None:
-    event = {
-        "eventType": "START",
+def _run_event(event_type: str, namespace: str, name: str) -> Json:
+    """A bare RunEvent of a new run, both servers take as it is."""
+    return {
+        "eventType": event_type,
         "eventTime": "2026-06-01T00:00:00Z",
         "producer": "https://example.com/contract",
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent",
         "run": {"runId": str(uuid.uuid4())},
-        "job": {"namespace": "contract", "name": "ingest"},
+        "job": {"namespace": namespace, "name": name},
     }
+
+
+def test_ingest_answers_with_an_event_id(both: Both) -> None:
+    event = _run_event("START", "contract", "ingest")
     feast = both.feast.post("/api/v1/lineage", json=event)
     ours = both.ours.post("/api/v1/lineage", json=event)
     assert feast.status_code == ours.status_code == 201
@@ -424,14 +429,7 @@ def test_prune_and_reset(both: Both) -> None:
     assert feast.status_code == ours.status_code == 200
     assert same_shape(feast.json(), ours.json(), "prune") == []
     # A namespace of its own, stored in both, so the reset removes nothing other tests read.
-    event = {
-        "eventType": "COMPLETE",
-        "eventTime": "2026-06-01T00:00:00Z",
-        "producer": "https://example.com/contract",
-        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent",
-        "run": {"runId": str(uuid.uuid4())},
-        "job": {"namespace": "zz-reset-only", "name": "gone"},
-    }
+    event = _run_event("COMPLETE", "zz-reset-only", "gone")
     for client in (both.feast, both.ours):
         assert client.post("/api/v1/lineage", json=event).status_code == 201
     params = {"namespace": "zz-reset-only"}

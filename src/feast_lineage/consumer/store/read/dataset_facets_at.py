@@ -102,7 +102,7 @@ def dataset_facets_at(
         chunk = wanted[start : start + _CHUNK]
         _stored(conn, chunk, at, out.facets, pending if walk else None, unread)
         if uris:
-            _stored_uris(conn, chunk, at, out.uris, pending)
+            _stored_uris(conn, chunk, at, out.facets, out.uris, pending)
     if pending and walk:
         floor = dv.horizon(conn)
         jobs = _jobs(conn, sorted(pending))
@@ -162,49 +162,28 @@ def _stored_uris(
     conn: Connection,
     owners: list[int],
     at: Instant,
+    facets: Facets,
     found: dict[int, str],
     pending: dict[int, set[str]],
 ) -> None:
     """The URI column when the facet it came from is by ``at``, or is the ``dataSource``
-    facet known then (:func:`stated_then`) and names that URI; else the URI is wanted."""
+    facet known then (in ``facets``, read by :func:`_stored`) and names that URI; else the
+    URI is wanted."""
     d = t.datasets.c
     stmt = select(d.id, d.datasource_uri, d.uri_rank).where(
         d.id.in_(bindparam("owners", expanding=True)), d.uri_rank.is_not(None)
     )
     bound = at.rank_bound
-    later: dict[int, str] = {}
     for owner, uri, rank in conn.execute(stmt, {"owners": owners}):
-        if rank < bound:
+        source = facets.get(int(owner), {}).get("dataSource")
+        if rank < bound or (source is not None and _source_uri(orjson.loads(source)) == uri):
             found[int(owner)] = str(uri)
         else:
-            later[int(owner)] = str(uri)
-    if later:
-        then = _facets_then(conn, sorted(later), "dataSource", at)
-        for owner, uri in later.items():
-            if _uri_of(then.get(owner)) == uri:
-                found[owner] = uri
-            else:
-                pending.setdefault(owner, set()).add(URI)
+            pending.setdefault(int(owner), set()).add(URI)
 
 
-def _facets_then(conn: Connection, owners: list[int], name: str, at: Instant) -> dict[int, str]:
-    """Dataset id -> the payload of its facet ``name`` known at ``at`` without events."""
-    c, b = t.dataset_facets.c, t.facet_blobs.c
-    joined, then = stated_then()
-    stmt = (
-        select(c.owner_id, b.payload)
-        .select_from(joined.join(t.facet_blobs, b.id == c.blob_id))
-        .where(c.owner_id.in_(bindparam("owners", expanding=True)), c.name == name, then)
-    )
-    params = {"owners": owners, "as_of_rank": at.rank_bound}
-    return {int(owner): str(payload) for owner, payload in conn.execute(stmt, params)}
-
-
-def _uri_of(payload: str | None) -> str | None:
-    """The URI a stored ``dataSource`` payload names, as ingest keeps it (no credentials)."""
-    if payload is None:
-        return None
-    source = orjson.loads(payload)
+def _source_uri(source: Any) -> str | None:
+    """The URI a ``dataSource`` facet names, as ingest keeps it (no credentials); else None."""
     uri = source.get("uri") if isinstance(source, dict) else None
     return strip_credentials(uri) if isinstance(uri, str) and uri else None
 
@@ -403,8 +382,7 @@ def _uri(event: Any, kind: str, owner: int) -> str | None:
     stripped; None when none names one."""
     for ds in _occurrences(event, kind, owner):
         facets = ds.get("facets")
-        source = facets.get("dataSource") if isinstance(facets, dict) else None
-        uri = source.get("uri") if isinstance(source, dict) else None
-        if isinstance(uri, str) and uri:
-            return strip_credentials(uri)
+        uri = _source_uri(facets.get("dataSource") if isinstance(facets, dict) else None)
+        if uri is not None:
+            return uri
     return None
