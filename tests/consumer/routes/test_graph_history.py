@@ -133,30 +133,56 @@ def test_as_of_with_a_window_or_a_bad_instant_is_a_400_naming_it(client: TestCli
         assert "as_of" in bad.json()["error"]["message"]
 
 
-def test_a_datasets_details_then_hold_its_facets_then_a_page_those_stated_last_by_then(
+def _documented_out(doc: str, uri: str) -> dict:
+    source = facet(name="s3", uri=uri)
+    return dataset("s3://b", "out", documentation=facet(description=doc), dataSource=source)
+
+
+def _out_as_of(client: TestClient, seconds: float) -> tuple[dict, dict]:
+    """``out`` as of ``seconds``: its details, and its node in the graph's page."""
+    node = {"type": "dataset", "namespace": "s3://b", "name": "out", "as_of": at(seconds)}
+    details = client.get(f"{API}/graph/node", params={**node, "depth": 0}).json()
+    (then,) = details["nodes"]
+    page = client.get(f"{API}/graph", params={"as_of": at(seconds)}).json()
+    (listed,) = [n for n in page["nodes"] if n["id"] == OUT]
+    return then, listed
+
+
+def test_a_datasets_details_then_hold_its_facets_then_a_page_those_the_store_knows(
     client: TestClient,
 ) -> None:
-    """The reader documents and locates ``out`` at 10; the writer states them again at 20."""
-
-    def out(doc: str, uri: str) -> dict:
-        source = facet(name="s3", uri=uri)
-        return dataset("s3://b", "out", documentation=facet(description=doc), dataSource=source)
-
+    """The reader documents and locates ``out`` at 10; the writer states them again at 20.
+    As of 15 "a" is the only payload either facet had been stated with: details and page
+    both hold it. A reader's statement at 5 ("z") makes two by then: the page leaves both
+    out (the rows cannot tell which was last), the details read them from the events."""
     ingest(
         client,
         run_event(
-            "COMPLETE", job=("spark://prod", "read"), time=at(10), inputs=[out("a", "s3://b/1")]
+            "COMPLETE",
+            job=("spark://prod", "read"),
+            time=at(10),
+            inputs=[_documented_out("a", "s3://b/1")],
         ),
-        run_event("COMPLETE", job=JOB, time=at(20), outputs=[out("b", "s3://b/2")]),
+        run_event("COMPLETE", job=JOB, time=at(20), outputs=[_documented_out("b", "s3://b/2")]),
     )
-    node = {"type": "dataset", "namespace": "s3://b", "name": "out", "as_of": at(15)}
-    details = client.get(f"{API}/graph/node", params={**node, "depth": 0}).json()
-    (then,) = details["nodes"]
+    then, listed = _out_as_of(client, 15)
     assert then["facets"]["documentation"]["description"] == "a"
     assert then["datasource_uri"] == "s3://b/1"
-    page = client.get(f"{API}/graph", params={"as_of": at(15)}).json()
-    (listed,) = [n for n in page["nodes"] if n["id"] == OUT]
-    assert "documentation" not in listed["facets"]  # stated again since: left out, not "b"
+    assert listed["facets"] == then["facets"]
+    assert listed["datasource_uri"] == "s3://b/1"
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("spark://prod", "read"),
+            time=at(5),
+            inputs=[_documented_out("z", "s3://b/0")],
+        ),
+    )
+    then, listed = _out_as_of(client, 15)
+    assert then["facets"]["documentation"]["description"] == "a"
+    assert then["datasource_uri"] == "s3://b/1"
+    assert "documentation" not in listed["facets"]  # "z" or "a": left out, never "b"
     assert listed["datasource_uri"] is None
     now_params = {"type": "dataset", "namespace": "s3://b", "name": "out", "depth": 0}
     now = client.get(f"{API}/graph/node", params=now_params).json()

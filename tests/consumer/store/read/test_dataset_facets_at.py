@@ -255,11 +255,13 @@ def test_a_dataset_listed_twice_in_one_event_takes_ingests_rules(
 def test_past_the_budget_a_facet_is_left_out_never_an_older_value(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Documentation "a" at 1, 30 listings without it, "b" at 60: with a budget of 20
+    """Documentation "z" at 0.5 and "a" at 1 (two payloads by then: the rows cannot tell
+    which was stated last), 30 listings without it, "b" at 60: with a budget of 20
     listings, as of 50 the walk stops before reaching "a" and leaves it out."""
     monkeypatch.setattr(module, "_BUDGET", 20)
     events = [
-        run_event("COMPLETE", job=WRITER, time=at(1), outputs=[dataset(NS, NAME, **_doc("a"))])
+        run_event("COMPLETE", job=WRITER, time=at(s), outputs=[dataset(NS, NAME, **_doc(d))])
+        for s, d in ((0.5, "z"), (1, "a"))
     ]
     events += [
         run_event("COMPLETE", job=WRITER, time=at(10 + i), outputs=[dataset(NS, NAME)])
@@ -287,8 +289,8 @@ def test_a_page_knows_a_facet_restated_since_with_the_same_payload(store: Store)
     """Every run restates its output's facets: documentation "a" and a URI from 1 to 10,
     documentation "b" from 20 (the URI unchanged). Read without events (a page), as of 5
     the URI and its dataSource facet are those stated since 1, never left out because
-    they were stated again; the documentation changed since 5 and is left out (a node's
-    details read "a" from the events)."""
+    they were stated again; the documentation changed since 5, but "a" is the only
+    payload it had been stated with by then, so it was "a" then."""
     events = [
         run_event(
             "COMPLETE",
@@ -301,8 +303,8 @@ def test_a_page_knows_a_facet_restated_since_with_the_same_payload(store: Store)
     store.ingest_each(events[::-1])  # the latest first: the order must not matter
     facets, uri = _page(store, 5)
     assert uri == "s3://b/t"
-    assert facets == {"dataSource": _source("s3://b/t")["dataSource"]}
-    assert _at(store, 5)[0]["documentation"]["description"] == "a"
+    assert facets == {"dataSource": _source("s3://b/t")["dataSource"], **_doc("a")}
+    assert _at(store, 5)[0] == facets
     facets, uri = _page(store, 0)
     assert (facets, uri) == ({}, None)  # nothing was stated yet
     assert _page(store, 20)[0]["documentation"]["description"] == "b"
@@ -335,9 +337,9 @@ def test_what_a_page_knows_without_events_is_exact_and_the_same_in_any_order(
     """Statements of one facet, a second apart, delivered in any order, batching and
     duplication. As of each instant, a page's facet is the value then (a store of the
     events until then has it now) or left out; and it is there exactly when the facet's
-    latest statement is by then, or when the current value was first stated after every
-    statement of another value and by then: what the store's rows claim, whatever the
-    order they arrived in."""
+    latest statement is by then, when the current value was first stated after every
+    statement of another value and by then, or when one value only had been stated by
+    then: what the store's rows claim, whatever the order they arrived in."""
     shuffled, until = two_stores
     examples = 40 if shuffled.dialect == "sqlite" else 8
 
@@ -360,6 +362,33 @@ def test_what_a_page_knows_without_events_is_exact_and_the_same_in_any_order(
             until.ingest_each(events[:seconds])
             then = _page(shuffled, seconds)[0]
             assert then.get("documentation") in (None, _now(until)[0].get("documentation"))
-            assert ("documentation" in then) == (seconds >= known_from), seconds
+            alone = len({doc for doc, _ in statements[:seconds]}) == 1
+            assert ("documentation" in then) == (seconds >= known_from or alone), seconds
 
     check()
+
+
+def test_the_rows_answer_without_events_when_one_payload_or_none_was_stated_by_then(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Documentation "a" from 1 to 4, "b" at 10, "c" at 20. As of 0.5 (nothing yet) and
+    as of 5 (only "a" by then) a node's details need no event; as of 15 ("a" and "b" by
+    then, the rows cannot tell which was last) they read the events, and a page leaves
+    it out."""
+    docs = {1: "a", 2: "a", 3: "a", 4: "a", 10: "b", 20: "c"}
+    store.ingest_each(
+        run_event("COMPLETE", job=WRITER, time=at(s), outputs=[dataset(NS, NAME, **_doc(d))])
+        for s, d in docs.items()
+    )
+    walked: list[int] = []
+    walk = module._walk_back
+    monkeypatch.setattr(module, "_walk_back", lambda c, owner, *a: walked.append(owner))
+    assert _at(store, 0.5) == ({}, None)
+    assert _at(store, 5)[0]["documentation"]["description"] == "a"
+    assert _page(store, 5)[0]["documentation"]["description"] == "a"
+    assert walked == []
+    assert "documentation" not in _page(store, 15)[0]
+    assert "documentation" not in _at(store, 15)[0]
+    assert walked == [DID]
+    monkeypatch.setattr(module, "_walk_back", walk)
+    assert _at(store, 15)[0]["documentation"]["description"] == "b"

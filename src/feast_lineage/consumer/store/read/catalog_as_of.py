@@ -309,8 +309,8 @@ def facets_at(
     """Owner id -> {facet name: stored JSON} of its facets at ``at``.
 
     A job's are exact (:func:`.job_facets_at.job_facets_at`: a facet stated
-    again since is read from the job's events). A dataset's are those whose
-    latest statement is by then (:func:`dataset_facets_then`, not exact).
+    again since is read from the job's events). A dataset's are those the
+    store knows without its events (:func:`dataset_facets_then`: not all, A, B, A left out).
     """
     if table is t.job_facets:
         return job_facets_at(conn, owners, at)

@@ -6,7 +6,10 @@ is by ``T`` is that statement's payload. So is one stated again since with
 the same payload, when the store knows it (:func:`stated_then`): the
 payload's first statement (``feast_lineage_dataset_facet_values``) is by
 ``T`` and above the facet's ``other_rank``, above which every statement is
-of that payload. Any other facet stated again since is read
+of that payload. So is one whose payloads first stated by ``T`` are one
+(:func:`only_payloads`: every statement by then stated it); one with none
+was not stated by then. Any other facet stated again since (several
+payloads by then, A, B, A among them) is read
 from the events that listed the dataset, backward from ``T``: the payload
 of the latest of them by then that carried it, ties broken by the event
 key as ranks break them (within one event, its outputs' statement after
@@ -31,7 +34,8 @@ then are read (or the budget is spent).
 The ``dataSource`` URI then (``datasource_uri``) follows ingest's rule for
 the column, as :data:`URI`: the URI of the latest ``dataSource`` facet by
 then that named one (within one event, the first occurrence that names
-one).
+one). When one ``dataSource`` payload only was stated by then, it is the
+URI that payload names, or none.
 
 After a namespace reset: the reset deletes its jobs' events and listings,
 not the statements they made of datasets in other namespaces (a stored
@@ -48,7 +52,17 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
-from sqlalchemy import BindParameter, ColumnElement, Connection, Join, and_, bindparam, or_, select
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Connection,
+    Join,
+    and_,
+    bindparam,
+    func,
+    or_,
+    select,
+)
 
 from feast_lineage import canonical_json
 from feast_lineage.consumer.store.read import dataset_versions as dv
@@ -100,9 +114,9 @@ def dataset_facets_at(
     wanted = sorted(set(owners))
     for start in range(0, len(wanted), _CHUNK):
         chunk = wanted[start : start + _CHUNK]
-        _stored(conn, chunk, at, out.facets, pending if walk else None, unread)
+        sole = _stored(conn, chunk, at, out.facets, pending if walk else None, unread)
         if uris:
-            _stored_uris(conn, chunk, at, out.facets, out.uris, pending)
+            _stored_uris(conn, chunk, at, out.facets, out.uris, pending, sole)
     if pending and walk:
         floor = dv.horizon(conn)
         jobs = _jobs(conn, sorted(pending))
@@ -126,18 +140,60 @@ def stated_then() -> tuple[Join, ColumnElement[bool]]:
     return joined, then
 
 
-@lru_cache(maxsize=2)
-def _facets_statement(restated: bool) -> Any:
-    """Owners' facets with the payload of those known by ``as_of_rank``; ``restated``:
-    the names of the others too (their payload null), else only the former."""
+@lru_cache(maxsize=1)
+def _facets_statement() -> Any:
+    """Owners' facets, with the payload of those known by ``as_of_rank`` (null for the
+    others: stated again since with another payload, or first stated after then)."""
     c, b = t.dataset_facets.c, t.facet_blobs.c
     joined, then = stated_then()
-    stmt = select(c.owner_id, c.name, b.payload).where(
-        c.owner_id.in_(bindparam("owners", expanding=True))
+    return (
+        select(c.owner_id, c.name, b.payload)
+        .where(c.owner_id.in_(bindparam("owners", expanding=True)))
+        .select_from(joined.outerjoin(t.facet_blobs, and_(b.id == c.blob_id, then)))
     )
-    if restated:
-        return stmt.select_from(joined.outerjoin(t.facet_blobs, and_(b.id == c.blob_id, then)))
-    return stmt.select_from(joined.join(t.facet_blobs, b.id == c.blob_id)).where(then)
+
+
+@lru_cache(maxsize=1)
+def _payloads_by_then() -> Any:
+    """Per (owner, facet) of the given owners and names: how many payloads were first
+    stated before ``as_of_rank``, and the least of their blob ids (the one, when one)."""
+    v = t.dataset_facet_values.c
+    return (
+        select(v.owner_id, v.name, func.min(v.blob_id), func.count())
+        .where(
+            v.owner_id.in_(bindparam("owners", expanding=True)),
+            v.name.in_(bindparam("names", expanding=True)),
+            v.first_rank < bindparam("as_of_rank"),
+        )
+        .group_by(v.owner_id, v.name)
+    )
+
+
+def only_payloads(
+    conn: Connection, unknown: Iterable[tuple[int, str]], at: Instant
+) -> dict[tuple[int, str], str | None]:
+    """Of facets that :func:`stated_then` does not know at ``at``: (owner, name) -> the
+    blob id of the only payload first stated by then, None when there were several.
+
+    A facet absent from the answer was not stated by then at all. One payload: every
+    statement of the facet by then stated it (each statement's payload has its first
+    statement at or before it, in ``feast_lineage_dataset_facet_values``), so it was
+    the facet's then, whatever came after. Several: which of them was stated last by
+    then is not in the rows (A, B, A): the events tell it.
+    """
+    wanted: dict[int, set[str]] = {}
+    for owner, name in unknown:
+        wanted.setdefault(owner, set()).add(name)
+    out: dict[tuple[int, str], str | None] = {}
+    owners = sorted(wanted)
+    for start in range(0, len(owners), _CHUNK):
+        chunk = owners[start : start + _CHUNK]
+        names = sorted(set().union(*(wanted[o] for o in chunk)))
+        params = {"owners": chunk, "names": names, "as_of_rank": at.rank_bound}
+        for owner, name, blob, count in conn.execute(_payloads_by_then(), params):
+            if str(name) in wanted[int(owner)]:
+                out[(int(owner), str(name))] = str(blob) if count == 1 else None
+    return out
 
 
 def _stored(
@@ -147,15 +203,37 @@ def _stored(
     found: Facets,
     pending: dict[int, set[str]] | None,
     unread: frozenset[str],
-) -> None:
-    """The facets stated last by ``at`` (their stored payload); into ``pending``, the names
-    stated again since (none read when it is None)."""
+) -> set[int]:
+    """The facets known at ``at`` without events (:func:`stated_then`, then
+    :func:`only_payloads`); into ``pending``, the names of those that need the events
+    (none read when it is None). Returns the owners whose ``dataSource`` was stated with
+    one payload only by then."""
     params = {"owners": owners, "as_of_rank": at.rank_bound}
-    for owner, name, payload in conn.execute(_facets_statement(pending is not None), params):
+    unknown: list[tuple[int, str]] = []
+    for owner, name, payload in conn.execute(_facets_statement(), params):
         if payload is not None:
             found.setdefault(int(owner), {})[str(name)] = str(payload)
-        elif pending is not None and name not in unread:
-            pending.setdefault(int(owner), set()).add(str(name))
+        elif name not in unread:
+            unknown.append((int(owner), str(name)))
+    if not unknown:
+        return set()
+    only = only_payloads(conn, unknown, at)
+    blobs = sorted({blob for blob in only.values() if blob is not None})
+    b = t.facet_blobs.c
+    stmt = select(b.id, b.payload).where(b.id.in_(bindparam("ids", expanding=True)))
+    payloads: dict[str, str] = {}
+    for start in range(0, len(blobs), _CHUNK):
+        ids = blobs[start : start + _CHUNK]
+        payloads.update((str(i), str(p)) for i, p in conn.execute(stmt, {"ids": ids}))
+    sole: set[int] = set()
+    for (owner, name), blob in sorted(only.items()):
+        if blob is not None and blob in payloads:
+            found.setdefault(owner, {})[name] = payloads[blob]
+            if name == "dataSource":
+                sole.add(owner)
+        elif pending is not None:
+            pending.setdefault(owner, set()).add(name)
+    return sole
 
 
 def _stored_uris(
@@ -165,10 +243,12 @@ def _stored_uris(
     facets: Facets,
     found: dict[int, str],
     pending: dict[int, set[str]],
+    sole: set[int],
 ) -> None:
     """The URI column when the facet it came from is by ``at``, or is the ``dataSource``
-    facet known then (in ``facets``, read by :func:`_stored`) and names that URI; else the
-    URI is wanted."""
+    facet known then (in ``facets``, read by :func:`_stored`) and names that URI; the URI
+    that facet names (or none) when it was the only payload stated by then (``sole``);
+    else the URI is wanted."""
     d = t.datasets.c
     stmt = select(d.id, d.datasource_uri, d.uri_rank).where(
         d.id.in_(bindparam("owners", expanding=True)), d.uri_rank.is_not(None)
@@ -176,7 +256,11 @@ def _stored_uris(
     bound = at.rank_bound
     for owner, uri, rank in conn.execute(stmt, {"owners": owners}):
         source = facets.get(int(owner), {}).get("dataSource")
-        if rank < bound or (source is not None and _source_uri(orjson.loads(source)) == uri):
+        named = _source_uri(orjson.loads(source)) if source is not None else None
+        if owner in sole:  # every dataSource statement by then named this URI (or none)
+            if named is not None:
+                found[int(owner)] = named
+        elif rank < bound or (named is not None and named == uri):
             found[int(owner)] = str(uri)
         else:
             pending.setdefault(int(owner), set()).add(URI)
