@@ -38,8 +38,9 @@ def _inputs(store: Store, window: w.Window) -> set[str]:
     with store.engine.connect() as conn:
         seen = w.observed(conn, None, window)
         walked = w.walk(conn, job_id(*JOB), "upstream", 1, None, window)
-        stats = w.edge_stats(conn, [job_id(*JOB)], window)
-    names = {name: dataset_id("ns", name) for name in ("old", "short", "new")}
+        names = {name: dataset_id("ns", name) for name in ("old", "short", "new")}
+        rows, stats = w.edges_among(conn, {job_id(*JOB), *names.values()}, window)
+    assert {(e.dst_id, e.src_id, e.edge_type) for e in rows} == set(stats)
     found = {name for name, ds in names.items() if (job_id(*JOB), ds, "input") in seen.edges}
     assert found == {name for name, ds in names.items() if ds in walked}
     assert found == {name for name, ds in names.items() if (job_id(*JOB), ds, "input") in stats}
@@ -73,7 +74,8 @@ def test_a_jobs_open_runs_are_one_seek_not_every_run_before_the_window(store: St
 
     def read() -> None:
         with store.engine.connect() as conn:
-            found = w.edge_stats(conn, [job_id(*job)], _window(40, 60))
+            among = {job_id(*job), dataset_id("ns", "never_ended")}
+            found = w.edges_among(conn, among, _window(40, 60))[1]
             assert (job_id(*job), dataset_id("ns", "never_ended"), "input") in found
             assert w.walk(conn, job_id(*job), "upstream", 1, None, _window(40, 60))
 

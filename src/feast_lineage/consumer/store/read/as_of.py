@@ -34,6 +34,7 @@ from sqlalchemy import (
     FromClause,
     Integer,
     Table,
+    and_,
     bindparam,
     case,
     exists,
@@ -236,8 +237,41 @@ def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds, at: Instant
 
 
 def edges_among(conn: Connection, ids: set[int], at: Instant) -> list[EdgeRow]:
-    """Every edge current at ``at`` whose two ends are both in ``ids``."""
-    return filtered_walk.edges_among(conn, ids, edge_at, at.params())
+    """Every edge current at ``at`` whose two ends are both in ``ids``.
+
+    Input and output edges per job of ``ids``, as :func:`edges_at` reads them (the
+    ``run_io`` rows of its latest listing's run, joined to their stored edges), kept
+    when the dataset is in ``ids``: testing each stored edge of ``ids`` with
+    :func:`edge_at` read the edges of all their history. Parent and root edges: those
+    stored by then.
+    """
+    ordered = sorted(ids)
+    out: list[EdgeRow] = []
+    for start in range(0, len(ordered), _CHUNK):
+        params = {"ids": ordered[start : start + _CHUNK], **at.params()}
+        for stmt in _among_statements():
+            out.extend(
+                EdgeRow(*row)
+                for row in conn.execute(stmt, params)
+                if row.src_id in ids and row.dst_id in ids
+            )
+    others = filtered_walk.edges_among(conn, ids, _run_tree_edge_at, at.params())
+    return out + others
+
+
+def _run_tree_edge_at(edges: FromClause) -> ColumnElement[bool]:
+    """Whether an edge of ``edges`` is a parent or root edge stored by ``as_of_us``."""
+    e = edges.c
+    return and_(e.edge_type.in_(_RUN_TREE_EDGES), e.created_us <= _as_of_us())
+
+
+@lru_cache(maxsize=1)
+def _among_statements() -> tuple[Any, Any]:
+    """The input and output edges current at ``as_of_us`` of the jobs ``ids``."""
+    return (
+        _listed_edges("input", False, False, among=True),
+        _listed_edges("output", False, False, among=True),
+    )
 
 
 def _selected(e: Any, counted: bool) -> list[Any]:
@@ -248,10 +282,11 @@ def _selected(e: Any, counted: bool) -> list[Any]:
     return [c.src_id, c.dst_id, c.edge_type, c.src_kind, c.dst_kind, c.created_us]
 
 
-def _listed_edges(direction: str, scoped: bool, counted: bool) -> Any:
+def _listed_edges(direction: str, scoped: bool, counted: bool, among: bool = False) -> Any:
     """The input (output) edges current at ``as_of_us``: each job's latest listed run's, joined.
 
-    Scoped, only the visible jobs are sought (an edge needs both ends visible).
+    Scoped, only the visible jobs are sought (an edge needs both ends visible);
+    ``among``, only the jobs ``ids``.
     """
     j = t.jobs.c
     latest = _latest_listed_run(j.id, direction, f"count_{direction}_listing")
@@ -260,6 +295,8 @@ def _listed_edges(direction: str, scoped: bool, counted: bool) -> Any:
     jobs = select(j.id.label("job_id"), latest.label("run_key")).where(j.created_us <= _as_of_us())
     if scoped:  # both ends visible: no seek for a job the caller cannot see
         jobs = jobs.where(j.ns_id.in_(_ids("ns_ids")))
+    if among:
+        jobs = jobs.where(j.id.in_(_ids()))
     listed = jobs.group_by(j.id).subquery(f"{direction}_run")
     io = t.run_io.alias(f"count_{direction}_io")
     e = t.lineage_edges.alias(f"count_{direction}_edge")

@@ -19,7 +19,7 @@ before ``since - longest`` (a run whose end never came: a job's by the
 ``(job_id, ended_us, started_us)`` index, every job's by state ``RUNNING``
 or ``OTHER`` and the ``(state, started_us)`` index). The
 walk's step tests both with a primary-key lookup of ``run_io`` per run;
-:func:`edge_stats` then counts, for the answer's edges, the runs that
+:func:`edges_among` then counts, for the answer's edges, the runs that
 listed each and when. JobEvents are
 not runs: a window shows observed runs only. Explicit lineage is kept
 when its payload was stated in the window (an event carrying the facet
@@ -30,7 +30,6 @@ by the visible namespaces, as the current graph's (:mod:`.graph`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any, Literal, NamedTuple
@@ -258,28 +257,27 @@ def walk(
     )
 
 
-def _input_or_output(edges: FromClause) -> ColumnElement[bool]:
-    return edges.c.edge_type.in_(("input", "output"))
-
-
 def edges_among(
     conn: Connection, ids: set[int], window: Window
 ) -> tuple[list[EdgeRow], dict[tuple[int, int, Direction], EdgeStats]]:
     """Every edge observed in the window whose two ends are in ``ids``, with how.
 
     The window's runs of the jobs in ``ids`` are read once, grouped by what
-    they listed (:func:`edge_stats`); the stored input and output edges
-    among ``ids`` are then kept when their runs listed them. Testing each
-    stored edge with :func:`edge_in_window` instead read the window's runs
-    again for every edge, and every run of a job for an edge its window
-    runs did not list.
+    they listed among ``ids`` (:func:`_stats`), each group with its
+    stored edge's time (a primary-key seek of the stored edge). Testing
+    each stored edge with :func:`edge_in_window` instead read the window's
+    runs again for every edge; reading every stored edge of ``ids`` and
+    keeping those the runs listed read the edges of all their history.
     """
-    stats = edge_stats(conn, ids, window)
-    rows = filtered_walk.edges_among(conn, ids, _input_or_output, {})
-    kept = [e for e in rows if (e.dst_id, e.src_id, "input") in stats if e.edge_type == "input"] + [
-        e for e in rows if e.edge_type == "output" and (e.src_id, e.dst_id, "output") in stats
+    found = _stats(conn, ids, window)
+    rows = [
+        EdgeRow(dataset, job, "input", "dataset", "job", created)
+        if way == "input"
+        else EdgeRow(job, dataset, "output", "job", "dataset", created)
+        for (job, dataset, way), (_stats_of, created) in found.items()
+        if created is not None
     ]
-    return kept, stats
+    return rows, {key: stats for key, (stats, _created) in found.items()}
 
 
 def _named_parents(runs: Any) -> tuple[Any, Any, Any]:
@@ -369,8 +367,22 @@ def _parent(edges: FromClause) -> ColumnElement[bool]:
 
 @lru_cache(maxsize=1)
 def _stats_statement() -> Any:
+    """(job, dataset, direction, runs, first, last, the stored edge's time) of what the
+    window's runs of the jobs ``ids`` listed."""
     runs = _overlapping(job_ids=True, ns_ids=False)
     r, io = runs.c, t.run_io.c
+    e = t.lineage_edges.alias("win_stats_edge")
+    is_input = io.direction == "input"
+    created = (
+        select(e.c.created_us)
+        .where(
+            e.c.src_id == case((is_input, io.dataset_id), else_=r.job_id),
+            e.c.dst_id == case((is_input, r.job_id), else_=io.dataset_id),
+            e.c.edge_type == io.direction,
+        )
+        .correlate_except(e)
+        .scalar_subquery()
+    )
     return (
         select(
             r.job_id,
@@ -379,6 +391,7 @@ def _stats_statement() -> Any:
             func.count(),
             func.min(io.first_us),
             func.max(r.last_event_us),
+            created,
         )
         .select_from(runs.join(t.run_io, io.run_id == r.run_id))
         .group_by(r.job_id, io.dataset_id, io.direction)
@@ -387,19 +400,25 @@ def _stats_statement() -> Any:
 
 Direction = Literal["input", "output"]
 
+_Found = dict[tuple[int, int, Direction], tuple[EdgeStats, int | None]]
 
-def edge_stats(
-    conn: Connection, job_ids: Iterable[int], window: Window
-) -> dict[tuple[int, int, Direction], EdgeStats]:
-    """(job, dataset, direction) -> how the window's runs of the job observed that edge."""
-    ordered = sorted(set(job_ids))
-    out: dict[tuple[int, int, Direction], EdgeStats] = {}
+
+def _stats(conn: Connection, ids: set[int], window: Window) -> _Found:
+    """(job, dataset, direction) -> how the window's runs of the job observed that edge,
+    and when its stored edge was created (None: none is stored), both ends in ``ids``."""
+    ordered = sorted(ids)
+    out: _Found = {}
     resolved = _resolved(conn, window)
     for start in range(0, len(ordered), _CHUNK):
         params = {"ids": ordered[start : start + _CHUNK], **resolved}
-        for job, dataset, direction, runs, first, last in conn.execute(_stats_statement(), params):
+        for job, dataset, direction, runs, first, last, created in conn.execute(
+            _stats_statement(), params
+        ):
+            if int(dataset) not in ids:
+                continue
             way: Direction = "input" if direction == "input" else "output"
-            out[(int(job), int(dataset), way)] = EdgeStats(int(runs), int(first or 0), int(last))
+            stats = EdgeStats(int(runs), int(first or 0), int(last))
+            out[(int(job), int(dataset), way)] = (stats, None if created is None else int(created))
     return out
 
 
