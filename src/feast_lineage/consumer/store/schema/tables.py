@@ -249,7 +249,8 @@ runs = Table(
     Column("ended_us", BigInteger, nullable=True),  # time of the terminal event
     Column("parent_run_id", String(36), nullable=True),
     Column("root_run_id", String(36), nullable=True),
-    Index("ix_ol_runs_job_started", "job_id", "started_us", "run_id"),
+    # ended_us: a window's runs of a job are read from the index alone (migration 0027)
+    Index("ix_ol_runs_job_started", "job_id", "started_us", "run_id", "ended_us"),
     Index("ix_ol_runs_job_open", "job_id", "ended_us", "started_us"),  # a job's runs with no end
     Index("ix_ol_runs_ns_started", "ns_id", "started_us", "run_id"),
     Index("ix_ol_runs_started", "started_us", "run_id"),
