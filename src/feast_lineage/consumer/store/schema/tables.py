@@ -144,6 +144,9 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   whatever order events arrive in (a maximum and a minimum). The
   migration derives them from the stored events (``frozen/payloads_0026``
   reads payloads compressed with the store's dictionaries).
+* Migration 0027 adds ``ended_us`` to ``ix_ol_runs_job_started``: a
+  window's runs of a job (started in its range, not ended before it) are
+  read from the index alone, without a seek of the runs table per run.
 """
 
 from __future__ import annotations
