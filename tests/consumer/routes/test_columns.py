@@ -266,6 +266,33 @@ def test_an_unknown_field_lists_the_columns_column_lineage_names_beside_the_sche
     assert f("out", "id") in {n["id"] for n in key["nodes"]}
 
 
+def test_an_unknown_field_is_404_also_where_dataset_level_inputs_reach_every_field(
+    client: TestClient,
+) -> None:
+    """mid's dataset-level input (raw.country, a filter or join) reaches each of mid's
+    fields, so a walk from any field name finds it: that must not make `nope` a column."""
+    describe = run_event(
+        "COMPLETE",
+        job=("spark", "describe"),
+        time=at(1),
+        outputs=[dataset("lake", "mid", schema=schema_facet("id", "total"))],
+    )
+    ingest(client, *chain(), describe)
+    for direction in ("upstream", "both"):
+        missing = client.get(
+            f"{API}/columns",
+            params={"namespace": "lake", "name": "mid", "field": "nope", "direction": direction},
+        )
+        assert missing.status_code == 404, missing.text
+        assert (
+            missing.json()["error"]["message"]
+            == "no column `nope` in mid; its columns are id, total"
+        )
+    # A column of mid's schema gets the dataset-level input as before.
+    total = columns(client, "mid", field="total", direction="upstream", depth=1)
+    assert (f("raw", "country"), f("mid", None)) in edge_set(total)
+
+
 def test_missing_dataset_is_404_and_bad_parameters_are_400(client: TestClient) -> None:
     ingest(client, *chain())
     missing = client.get(f"{API}/columns", params={"namespace": "lake", "name": "nope"})

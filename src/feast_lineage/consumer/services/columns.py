@@ -218,10 +218,17 @@ def _traceable(conn: Connection, aliases: _Aliases, ask: _Ask) -> list[str]:
     return sorted({name for (g, _f), name in found.fields.items() if g == group and name})
 
 
+def _names_field(found: _Found, node: Node) -> bool:
+    """Whether an edge the walk found has the field ``node`` as an end: a dataset-level
+    edge (a filter's or a join's input) reaches every field of its dataset, whatever the
+    name asked, and does not make a name a column."""
+    return any(node in (src, dst) for src, dst, _job, _origin in found.edges)
+
+
 def _require_field(conn: Connection, aliases: _Aliases, ask: _Ask, dataset: str) -> None:
     """Raise NotFound when the dataset's schema is known and lacks the field.
 
-    Called only when no edge names the field: column lineage may name a
+    Called only when no edge found has the field as an end: column lineage may name a
     field a stale schema facet does not list (or one the schema leaves out,
     such as a feature view's entity key and timestamps), and such a field is
     a column all the same, traced the other way or deeper. The message lists
@@ -447,7 +454,7 @@ def column_lineage(
         found = _Found()
         for way in ways(direction):
             _walk(conn, aliases, ask, way, found)
-        if field_name is not None and not found.edges:
+        if field_name is not None and not _names_field(found, (group, field_hash(field_name))):
             _require_field(conn, aliases, ask, name)
         answer = _nodes(conn, aliases, found, ask.start, limit)
         kept = {k: v for k, v in found.edges.items() if k[0] in answer.ids and k[1] in answer.ids}
