@@ -500,6 +500,19 @@ def test_c_is_the_groups_chdir_only_not_cert(tmp_path: Path, command: str) -> No
     assert "-c, --cert" not in help_text
 
 
+@pytest.mark.parametrize("option", ["-c", "--chdir", "-f", "--log-level"])
+def test_a_group_option_after_the_command_says_to_put_it_before(
+    tmp_path: Path, option: str
+) -> None:
+    result = invoke("serve_lineage", option, tmp_path)
+    assert result.exit_code == 2
+    said = result.output.strip().splitlines()[-1]
+    assert said == (
+        f"Error: No such option '{option}'. {option} is an option of feast-lineage itself:"
+        f" put it before the command, as in `feast-lineage {option} ... serve_lineage`."
+    )
+
+
 # --- serve_lineage: which feature_store.yaml, the way feast picks it --------
 
 

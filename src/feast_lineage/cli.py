@@ -71,6 +71,17 @@ class LineageCLI(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.NoSuchOption as err:
+            # The group's own options (-c DIR, -f FILE, --log-level) put after the command.
+            own = {name for param in self.params for name in param.opts}
+            if err.option_name not in own or not ctx.invoked_subcommand:
+                raise
+            raise click.UsageError(
+                f"No such option '{err.option_name}'. {err.option_name} is an option of"
+                " feast-lineage itself: put it before the command, as in"
+                f" `feast-lineage {err.option_name} ... {ctx.invoked_subcommand}`.",
+                ctx=err.ctx,
+            ) from None
         except Exception as err:
             from feast_lineage.repo_databases import cannot_open, unopenable
 
