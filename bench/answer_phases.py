@@ -22,12 +22,11 @@ import random
 import sqlite3
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from bench.stored import event_span
+from bench.timers import time_calls
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.services import graph_history
 from feast_lineage.consumer.services.reader import StoreReader
@@ -56,21 +55,6 @@ _TIMED: dict[str, tuple[tuple[ModuleType, tuple[str, ...]], ...]] = {
 }
 
 
-def _timed(spent: dict[str, float], module: ModuleType, name: str) -> None:
-    """Replace ``module.name`` by a wrapper adding its CPU time to ``spent``."""
-    inner: Callable[..., Any] = getattr(module, name)
-    label = f"{module.__name__.rsplit('.', 1)[-1]}.{name}"
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started = time.process_time()
-        try:
-            return inner(*args, **kwargs)
-        finally:
-            spent[label] += time.process_time() - started
-
-    setattr(module, name, wrapper)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.answer_phases")
     parser.add_argument("--store", type=Path, required=True)
@@ -94,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     spent: dict[str, float] = defaultdict(float)
     for module, names in _TIMED[args.kind]:
         for name in names:
-            _timed(spent, module, name)
+            time_calls(spent, module, name, time.process_time)
     rng = random.Random(args.seed)
 
     def ask() -> int:

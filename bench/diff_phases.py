@@ -21,12 +21,11 @@ import argparse
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from bench.stored import event_span
+from bench.timers import time_calls
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.services import graph_outline, lineage_diff
 from feast_lineage.consumer.services.reader import StoreReader
@@ -45,21 +44,6 @@ _TIMED: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
 )
 
 
-def _timed(spent: dict[str, float], module: ModuleType, name: str) -> None:
-    """Replace ``module.name`` by a wrapper adding its wall time to ``spent``."""
-    inner: Callable[..., Any] = getattr(module, name)
-    label = f"{module.__name__.rsplit('.', 1)[-1]}.{name}"
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return inner(*args, **kwargs)
-        finally:
-            spent[label] += time.perf_counter() - started
-
-    setattr(module, name, wrapper)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.diff_phases")
     parser.add_argument("--store", type=Path, required=True)
@@ -74,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     spent: dict[str, float] = defaultdict(float)
     for module, names in _TIMED:
         for name in names:
-            _timed(spent, module, name)
+            time_calls(spent, module, name, time.perf_counter)
     rng = random.Random(args.seed)
     apart = min(WEEK_US, (last - first) // 3)
     total = 0.0

@@ -138,6 +138,12 @@ def _documented_out(doc: str, uri: str) -> dict:
     return dataset("s3://b", "out", documentation=facet(description=doc), dataSource=source)
 
 
+def _read_documented(seconds: float, doc: str, uri: str) -> dict:
+    """A reader's run that documents and locates ``out`` at ``seconds``."""
+    out = _documented_out(doc, uri)
+    return run_event("COMPLETE", job=("spark://prod", "read"), time=at(seconds), inputs=[out])
+
+
 def _out_as_of(client: TestClient, seconds: float) -> tuple[dict, dict]:
     """``out`` as of ``seconds``: its details, and its node in the graph's page."""
     node = {"type": "dataset", "namespace": "s3://b", "name": "out", "as_of": at(seconds)}
@@ -157,12 +163,7 @@ def test_a_datasets_details_then_hold_its_facets_then_a_page_those_the_store_kno
     out (the rows cannot tell which was last), the details read them from the events."""
     ingest(
         client,
-        run_event(
-            "COMPLETE",
-            job=("spark://prod", "read"),
-            time=at(10),
-            inputs=[_documented_out("a", "s3://b/1")],
-        ),
+        _read_documented(10, "a", "s3://b/1"),
         run_event("COMPLETE", job=JOB, time=at(20), outputs=[_documented_out("b", "s3://b/2")]),
     )
     then, listed = _out_as_of(client, 15)
@@ -170,15 +171,7 @@ def test_a_datasets_details_then_hold_its_facets_then_a_page_those_the_store_kno
     assert then["datasource_uri"] == "s3://b/1"
     assert listed["facets"] == then["facets"]
     assert listed["datasource_uri"] == "s3://b/1"
-    ingest(
-        client,
-        run_event(
-            "COMPLETE",
-            job=("spark://prod", "read"),
-            time=at(5),
-            inputs=[_documented_out("z", "s3://b/0")],
-        ),
-    )
+    ingest(client, _read_documented(5, "z", "s3://b/0"))
     then, listed = _out_as_of(client, 15)
     assert then["facets"]["documentation"]["description"] == "a"
     assert then["datasource_uri"] == "s3://b/1"
