@@ -53,9 +53,13 @@ interface Props {
   label: string;
   value: string | undefined;
   onChange: (value: string | null) => void;
+  disabled?: boolean;
+  /** Marked invalid from outside too (a window whose since is not before its until). */
+  invalid?: boolean;
+  testId?: string;
 }
 
-export function InstantField({ label, value, onChange }: Props) {
+export function InstantField({ label, value, onChange, disabled, invalid: marked, testId }: Props) {
   const [draft, setDraft] = useState(shown(value ?? ""));
   const [invalid, setInvalid] = useState(false);
   const listId = useId();
@@ -91,7 +95,9 @@ export function InstantField({ label, value, onChange }: Props) {
         title={`${label}: ${TIME_FORMS}`}
         list={listId}
         aria-label={label}
-        aria-invalid={invalid || undefined}
+        aria-invalid={invalid || marked || undefined}
+        disabled={disabled}
+        data-testid={testId}
         autoComplete="off"
         spellCheck={false}
         onChange={(e) => {

@@ -1,10 +1,25 @@
 // The Lineage tab's time control (issue 40): the graph now (the default), as
 // of an instant, or what the runs of a window saw ("seen during"), and the
-// changes since an earlier instant. All of it lives in the URL (history/time.ts).
+// changes since an earlier instant. All of it lives in the URL (history/time.ts),
+// as exact instants; each time is one text field (InstantField: one Tab stop).
 
-import { exactTime } from "../../format";
+import { InstantField } from "../../components/InstantField";
+import { exactInstant, parseInstant } from "../../history/instant";
 import { fromLocalInput, toLocalInput, windowPatch, type TimeView, type WindowPreset } from "../../history/time";
 import type { Navigate } from "../../route";
+
+/** How a field shows the URL's instant: local time to the second, or exactly when finer. */
+export function shownInstant(iso: string | null): string | undefined {
+  if (!iso) return undefined;
+  const at = parseInstant(iso);
+  return at && at.ms % 1000 === 0 && at.us === 0 ? toLocalInput(iso) : iso;
+}
+
+/** The URL's instant for what a field took: a local time, or an instant with its offset. */
+export function typedInstant(typed: string | null): string | null {
+  if (!typed) return null;
+  return /(?:z|[+-]\d\d(?::?\d\d)?)$/i.test(typed) ? exactInstant(typed) : fromLocalInput(typed);
+}
 
 export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navigate }) {
   const setWindow = (value: string) => {
@@ -15,15 +30,12 @@ export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navi
     <div className="time-control" role="group" aria-label="Time">
       <label className="field">
         <span>As of</span>
-        <input
-          type="datetime-local"
-          step="1"
-          value={toLocalInput(time.asOf)}
-          title={exactTime(time.asOf)}
+        <InstantField
+          label="As of (empty: now)"
+          value={shownInstant(time.asOf)}
           disabled={time.window !== null}
-          onChange={(e) => navigate({ as_of: fromLocalInput(e.target.value) }, { push: true })}
-          aria-label="As of (empty: now)"
-          data-testid="as-of-input"
+          onChange={(typed) => navigate({ as_of: typedInstant(typed) }, { push: true })}
+          testId="as-of-input"
         />
       </label>
       <label className="field">
@@ -37,37 +49,28 @@ export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navi
       </label>
       {time.window === "custom" && (
         <>
-          <input
-            type="datetime-local"
-            step="1"
-            value={toLocalInput(time.since)}
-            title={exactTime(time.since)}
-            aria-invalid={time.reversed || undefined}
-            onChange={(e) => navigate({ seen_since: fromLocalInput(e.target.value) }, { push: true })}
-            aria-label="Seen since"
+          <InstantField
+            label="Seen since"
+            value={shownInstant(time.since)}
+            invalid={time.reversed}
+            onChange={(typed) => navigate({ seen_since: typedInstant(typed) }, { push: true })}
           />
-          <input
-            type="datetime-local"
-            step="1"
-            value={toLocalInput(time.until)}
-            title={exactTime(time.until)}
-            aria-invalid={time.reversed || undefined}
-            onChange={(e) => navigate({ seen_until: fromLocalInput(e.target.value) }, { push: true })}
-            aria-label="Seen until (empty: now)"
+          <InstantField
+            label="Seen until (empty: now)"
+            value={shownInstant(time.until)}
+            invalid={time.reversed}
+            onChange={(typed) => navigate({ seen_until: typedInstant(typed) }, { push: true })}
           />
         </>
       )}
       <label className="field">
         <span>Changes since</span>
-        <input
-          type="datetime-local"
-          step="1"
-          value={toLocalInput(time.changesSince)}
-          title={exactTime(time.changesSince)}
+        <InstantField
+          label="Changes since (empty: no comparison)"
+          value={shownInstant(time.changesSince)}
           disabled={time.window !== null}
-          onChange={(e) => navigate({ changes_since: fromLocalInput(e.target.value) }, { push: true })}
-          aria-label="Changes since (empty: no comparison)"
-          data-testid="changes-since-input"
+          onChange={(typed) => navigate({ changes_since: typedInstant(typed) }, { push: true })}
+          testId="changes-since-input"
         />
       </label>
     </div>
