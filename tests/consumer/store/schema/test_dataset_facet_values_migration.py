@@ -7,6 +7,7 @@ import importlib
 import uuid
 from typing import Any
 
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import delete, select
@@ -14,8 +15,11 @@ from sqlalchemy import delete, select
 from feast_lineage.consumer.intake.pipeline import IngestPipeline
 from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.engine.database import create_store_engine
+from feast_lineage.consumer.store.read.as_of import Instant
+from feast_lineage.consumer.store.read.dataset_facets_at import dataset_facets_at
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
+from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, dataset_event, facet, job_event, run_event
 from tests.store_helpers import Store, migrate
 
@@ -46,6 +50,10 @@ def _rows(store: Store) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
 
 def _doc(text: str, **more: Any) -> dict[str, Any]:
     return {"documentation": facet(description=text), **more}
+
+
+def _owner(name: str) -> dict[str, Any]:
+    return {"ownership": facet(owners=[{"name": name}])}
 
 
 def _history() -> list[dict[str, Any]]:
@@ -127,6 +135,52 @@ def test_0026_claims_nothing_below_the_horizon_or_of_a_payload_no_kept_event_sta
         assert bounds[0] >= floor  # "t": nothing claimed below the horizon
         latest_v = max(str(r.rank) for r in rows.values())
         assert below(latest_v) in rows  # "v": from its latest statement only
+    finally:
+        engine.dispose()
+        store.close()
+
+
+def test_a_store_pruned_before_0026_claims_no_sole_payload_first_stated_before_the_horizon(
+    store_url: str,
+) -> None:
+    """Documentation "a" at 1 (a run retention keeps), "b" at 5 (a DatasetEvent, pruned
+    before the upgrade), "c" at 20; cutoff 10. Migration 0026 derives "a" and "c" only:
+    as of 15 "a" is the only payload first stated by then in the rows, but "b" was the
+    value. Migration 0028 records the horizon, and "a" is not claimed: left out, in a
+    page and in a node's details (the events before the horizon are gone). Ownership
+    "x", first stated at 20 (above the horizon) and "y" since, is claimed as of 25 from
+    the rows alone."""
+    store = Store(store_url)
+    engine = create_store_engine(store_url)
+    kept_run = str(uuid.uuid4())
+    c = dataset(NS, "t", **_doc("c", **_owner("x")))
+    d = dataset(NS, "t", **_doc("d", **_owner("y")))
+    try:
+        store.ingest_each(
+            [
+                run_event(
+                    "COMPLETE",
+                    run_id=kept_run,
+                    job=WRITER,
+                    time=at(1),
+                    outputs=[dataset(NS, "t", **_doc("a"))],
+                ),
+                dataset_event(NS, "t", time=at(5), **_doc("b")),
+                run_event("START", job=WRITER, time=at(20), outputs=[c]),
+                run_event("START", job=READER, time=at(30), inputs=[d]),
+            ]
+        )
+        prune(store.engine, parse_us(at(10)))
+        migrate(engine, "0025", down=True)
+        migrate(engine, "head")
+        owner = dataset_id(NS, "t")
+        with engine.connect() as conn:
+            for walk in (False, True):
+                then = dataset_facets_at(conn, [owner], Instant(parse_us(at(15))), walk=walk)
+                assert "documentation" not in then.facets.get(owner, {}), walk
+            later = dataset_facets_at(conn, [owner], Instant(parse_us(at(25))), walk=False)
+        assert orjson.loads(later.facets[owner]["ownership"]) == _owner("x")["ownership"]
+        assert "documentation" not in later.facets[owner]  # "a" and "c" by then: events tell
     finally:
         engine.dispose()
         store.close()

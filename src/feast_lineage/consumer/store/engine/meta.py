@@ -21,6 +21,10 @@ MAX_RUN_KEY = "max_run_us"
 # The longest a run's START came after its first event (µs), raised at ingest,
 # never lowered by it, read by the as-of reads of a job's latest run.
 MAX_LEAD_KEY = "max_start_lead_us"
+# The retention horizon (µs) when migration 0026 derived the dataset facets' payloads
+# from the events a store held (set by migration 0028; absent: every statement has its
+# row): a payload stated only before it may have none.
+FACET_VALUES_FROM_KEY = "facet_values_from"
 
 
 def ensure_meta(conn: Connection) -> None:

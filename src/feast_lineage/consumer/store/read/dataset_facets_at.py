@@ -39,9 +39,12 @@ URI that payload names, or none.
 
 After a namespace reset: the reset deletes its jobs' events and listings,
 not the statements they made of datasets in other namespaces (a stored
-latest one stays, as today's answer keeps it). The walk answers from the
-events that remain: as of an instant after such a statement, the one
-before it (what a store fed only the remaining events would answer).
+latest one stays, as today's answer keeps it, and so does the row of each
+payload they stated). The walk answers from the events that remain: as of
+an instant after such a statement, the one before it (what a store fed
+only the remaining events would answer); a payload the rows know as the
+only one by then is answered from them, even if only a deleted event
+stated it (the value the dataset had then).
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ from sqlalchemy import (
 )
 
 from feast_lineage import canonical_json
+from feast_lineage.consumer.store.engine.meta import FACET_VALUES_FROM_KEY, read_meta
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant, rank_bound
 from feast_lineage.consumer.store.schema import tables as t
@@ -156,10 +160,11 @@ def _facets_statement() -> Any:
 @lru_cache(maxsize=1)
 def _payloads_by_then() -> Any:
     """Per (owner, facet) of the given owners and names: how many payloads were first
-    stated before ``as_of_rank``, and the least of their blob ids (the one, when one)."""
+    stated before ``as_of_rank``, the least of their blob ids (the one, when one) and of
+    their first statements' ranks."""
     v = t.dataset_facet_values.c
     return (
-        select(v.owner_id, v.name, func.min(v.blob_id), func.count())
+        select(v.owner_id, v.name, func.min(v.blob_id), func.count(), func.min(v.first_rank))
         .where(
             v.owner_id.in_(bindparam("owners", expanding=True)),
             v.name.in_(bindparam("names", expanding=True)),
@@ -179,21 +184,32 @@ def only_payloads(
     statement of the facet by then stated it (each statement's payload has its first
     statement at or before it, in ``feast_lineage_dataset_facet_values``), so it was
     the facet's then, whatever came after. Several: which of them was stated last by
-    then is not in the rows (A, B, A): the events tell it.
+    then is not in the rows (A, B, A): the events tell it. A store whose rows migration
+    0026 derived after a prune lacks the payloads stated only before that prune's
+    horizon (``facet_values_from``): one payload first stated before it is not claimed
+    (None), as another may have been stated then and since pruned.
     """
     wanted: dict[int, set[str]] = {}
     for owner, name in unknown:
         wanted.setdefault(owner, set()).add(name)
     out: dict[tuple[int, str], str | None] = {}
+    floor = _values_floor(conn)
     owners = sorted(wanted)
     for start in range(0, len(owners), _CHUNK):
         chunk = owners[start : start + _CHUNK]
         names = sorted(set().union(*(wanted[o] for o in chunk)))
         params = {"owners": chunk, "names": names, "as_of_rank": at.rank_bound}
-        for owner, name, blob, count in conn.execute(_payloads_by_then(), params):
+        for owner, name, blob, count, first in conn.execute(_payloads_by_then(), params):
             if str(name) in wanted[int(owner)]:
-                out[(int(owner), str(name))] = str(blob) if count == 1 else None
+                sole = count == 1 and (floor is None or str(first) >= floor)
+                out[(int(owner), str(name))] = str(blob) if sole else None
     return out
+
+
+def _values_floor(conn: Connection) -> str | None:
+    """The least rank above which every statement has its payload's row, or None: all do."""
+    value = read_meta(conn, FACET_VALUES_FROM_KEY)
+    return None if value is None else rank_bound(int(value) - 1)
 
 
 def _stored(

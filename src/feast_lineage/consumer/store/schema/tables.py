@@ -145,8 +145,12 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
   migration derives them from the stored events (``frozen/payloads_0026``
   reads payloads compressed with the store's dictionaries).
 * Migration 0027 adds ``ended_us`` to ``ix_ol_runs_job_started``: a
-  window's runs of a job (started in its range, not ended before it) are
-  read from the index alone, without a seek of the runs table per run.
+  window walk's test of an edge finds the job's runs in the window (started
+  in its range, not ended before it) in the index, without a seek of the
+  runs table per run.
+* Migration 0028 records in ``feast_lineage_meta`` (``facet_values_from``)
+  the retention horizon under which migration 0026 could not derive every
+  payload a dataset facet was stated with (the events were pruned).
 """
 
 from __future__ import annotations
@@ -252,7 +256,7 @@ runs = Table(
     Column("ended_us", BigInteger, nullable=True),  # time of the terminal event
     Column("parent_run_id", String(36), nullable=True),
     Column("root_run_id", String(36), nullable=True),
-    # ended_us: a window's runs of a job are read from the index alone (migration 0027)
+    # ended_us: a window walk finds a job's runs in the window without their rows (0027)
     Index("ix_ol_runs_job_started", "job_id", "started_us", "run_id", "ended_us"),
     Index("ix_ol_runs_job_open", "job_id", "ended_us", "started_us"),  # a job's runs with no end
     Index("ix_ol_runs_ns_started", "ns_id", "started_us", "run_id"),
