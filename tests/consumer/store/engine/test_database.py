@@ -49,6 +49,37 @@ def test_sqlite_pragmas(tmp_path: Path) -> None:
         engine.dispose()
 
 
+def test_connections_opening_a_new_file_at_once_all_enter_wal(tmp_path: Path) -> None:
+    # Switching a new file to WAL takes an exclusive lock, and SQLite answers
+    # "database is locked" at once, without the busy handler, when two
+    # connections try it together (each would wait for the other). Several
+    # processes starting on one new file (``serve_lineage --workers 2``, or
+    # replicas) hit it about one round in four here.
+    errors: list[BaseException] = []
+    for attempt in range(40):
+        engines = [
+            create_store_engine(f"sqlite:///{tmp_path / f'lineage-{attempt}.db'}") for _ in range(4)
+        ]
+        barrier = threading.Barrier(len(engines))
+
+        def connect(engine: Any, barrier: threading.Barrier) -> None:
+            barrier.wait()
+            try:
+                with engine.connect() as conn:
+                    assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            except BaseException as err:
+                errors.append(err)
+
+        threads = [threading.Thread(target=connect, args=(engine, barrier)) for engine in engines]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for engine in engines:
+            engine.dispose()
+        assert not errors, f"round {attempt + 1}: {errors[0]!r}"
+
+
 def test_sqlite_file_directory_is_created(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "deeper" / "lineage.db"
     engine = create_store_engine(f"sqlite:///{path}")

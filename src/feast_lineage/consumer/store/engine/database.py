@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -78,14 +79,40 @@ class WalCheckpointer:
                 log.debug("WAL checkpoint failed", exc_info=True)
 
 
+_BUSY_TIMEOUT_MS = 30_000
+
+
+def _enter_wal(cursor: Any) -> None:
+    """Switch the file to WAL, waiting for other connections doing the same.
+
+    The switch of a new file takes an exclusive lock, and when two connections
+    try it at once SQLite answers "database is locked" at once, without the
+    busy handler (each would otherwise wait for the other). So several
+    processes starting on one new file retry here, up to the busy timeout. A
+    file already in WAL answers without a lock.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
+    pause = 0.002
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+        else:
+            return
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # Let SQLAlchemy's "begin" event below emit BEGIN, so writers can take the
     # write lock up front (BEGIN IMMEDIATE) instead of failing to upgrade later.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={_BUSY_TIMEOUT_MS}")
+    _enter_wal(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA foreign_keys=OFF")
     cursor.execute("PRAGMA cache_size=-16384")  # 16 MiB a connection
     cursor.execute("PRAGMA temp_store=MEMORY")
