@@ -1042,3 +1042,51 @@ def test_a_time_before_the_retention_horizon_is_said_so_with_its_oldest_instant(
     )
     expect(notice).to_have_count(0)
     expect(page.get_by_text("Could not load")).to_have_count(0)
+
+
+def test_the_jobs_and_datasets_tabs_list_them_as_of_an_instant(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    then = first_training["ended_at_iso"]
+    # The dbt model's later input is a dataset now, first named after the first training.
+    assert api(server, "datasets", search=SHIFTS)["total"] == 1
+    assert api(server, "datasets", search=SHIFTS, as_of=then)["total"] == 0
+    page.goto(f"{server.url}/?{urlencode({'tab': 'datasets', 'q': SHIFTS})}")
+    datasets = page.get_by_test_id("dataset-table")
+    expect(datasets.locator("tr.catalog-row")).to_have_count(1)
+    as_of = page.get_by_test_id("catalog-as-of-input")
+    as_of.fill(then)
+    as_of.press("Enter")
+    page.wait_for_function(
+        "want => new URLSearchParams(location.search).get('as_of') === want", arg=then
+    )
+    expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
+    expect(page.get_by_text("No datasets match as of")).to_be_visible()
+    page.get_by_test_id("back-to-now").click()
+    expect(datasets.locator("tr.catalog-row")).to_have_count(1)
+    expect(page.get_by_test_id("history-banner")).to_have_count(0)
+    assert url_param(page, "as_of") is None
+
+    # The training job then: its latest run is the first training run, not today's.
+    now = api(server, "jobs", search="train_driver_ranking")["jobs"][0]
+    past = api(server, "jobs", search="train_driver_ranking", as_of=then)["jobs"][0]
+    assert past["latest_run_id"] == first_training["run_id"] != now["latest_run_id"]
+    page.goto(
+        f"{server.url}/?{urlencode({'tab': 'jobs', 'q': 'train_driver_ranking', 'as_of': then})}"
+    )
+    jobs = page.get_by_test_id("job-table")
+    row = jobs.locator("tr.catalog-row")
+    expect(row).to_have_count(1)
+    expect(as_of).to_have_value(then)
+    expect(row).to_contain_text(past["latest_run"]["state"])
+    # Its details answer as of then too: the runs started by then only.
+    row.click()
+    started = api(server, "runs", job_name="train_driver_ranking", limit=100)["runs"]
+    by_then = {r["run_id"] for r in started if parse_us(r["started_at_iso"]) <= parse_us(then)}
+    assert 0 < len(by_then) < len(started)
+    runs = page.get_by_test_id("run-history")
+    expect(runs.locator("tr.run-row")).to_have_count(len(by_then))
+    assert set(runs.locator("tr.run-row").evaluate_all("rs => rs.map(r => r.dataset.runId)")) == (
+        by_then
+    )

@@ -11,7 +11,7 @@
 import type { History } from "../api/endpoints";
 import { localDate } from "../format";
 import type { Patch, Route } from "../route";
-import { compareInstants, dateOf, exactInstant, INSTANT_FORM, isoOf, justAfter } from "./instant";
+import { compareInstants, dateOf, exactInstant, INSTANT_FORM, isoOf, justAfter, parseInstant } from "./instant";
 
 export type WindowPreset = "24h" | "7d" | "custom";
 
@@ -188,4 +188,17 @@ export function runThen(
   // (A run that has not ended now had not then either: its state is as stored.)
   if (!asOf || ended === null || compareInstants(ended, asOf) <= 0) return { state: run.state, laterEnd: false, laterEvents };
   return { state: "RUNNING", laterEnd: true, laterEvents: true };
+}
+
+/** How a field shows the URL's instant: local time to the second, or exactly when finer. */
+export function shownInstant(iso: string | null): string | undefined {
+  if (!iso) return undefined;
+  const at = parseInstant(iso);
+  return at && at.ms % 1000 === 0 && at.us === 0 ? toLocalInput(iso) : iso;
+}
+
+/** The URL's instant for what a field took: a local time, or an instant with its offset. */
+export function typedInstant(typed: string | null): string | null {
+  if (!typed) return null;
+  return /(?:z|[+-]\d\d(?::?\d\d)?)$/i.test(typed) ? exactInstant(typed) : fromLocalInput(typed);
 }

@@ -1,5 +1,6 @@
 // The Jobs and Datasets tabs: searchable, paged lists; a row opens the
-// details panel.
+// details panel. "As of" (the URL's as_of, as on the Lineage tab) lists them
+// as they stood at an instant, and the details panel answers as of then too.
 
 import type { ColumnDef } from "@tanstack/react-table";
 import { useCatalog, useNamespaces } from "../api/queries";
@@ -10,12 +11,17 @@ import { SortableTable } from "../components/SortableTable";
 import { Empty, Failure, Loading } from "../components/Status";
 import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
 import { formatDuration, formatTime, producerLabel } from "../format";
+import { InstantField } from "../components/InstantField";
 import { useCanonicalUrl } from "../hooks/useCanonicalUrl";
 import { useDraft } from "../hooks/useDraft";
+import { useTimeLink } from "../hooks/useTimeLink";
+import { shownInstant, timeView, typedInstant } from "../history/time";
+import { formatInstant } from "../format";
 import { pageOffset, type Navigate, type Route } from "../route";
 import { refPatch, selectionOf } from "../selection";
 import type { CatalogItem } from "../types";
 import { DetailsPanel } from "./details/DetailsPanel";
+import { TimeLinkNote } from "./lineage/TimeLinkNote";
 
 const LIMIT = 50;
 
@@ -94,8 +100,18 @@ export function CatalogView({ kind, route, navigate }: Props) {
   useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
   const q = route.q ?? "";
   const [draft, setDraft] = useDraft(q, (v) => navigate({ q: v.trim() || null, offset: null }), 300);
+  // Only an instant: a "seen during" window or "changes since" are the Lineage tab's.
+  const asOf = timeView(route).asOf;
+  const timeNote = useTimeLink(route, navigate);
 
-  const query = { search: q.trim() || null, namespace: route.ns ?? null, limit: LIMIT, offset, sort: route.sort ?? null };
+  const query = {
+    search: q.trim() || null,
+    namespace: route.ns ?? null,
+    limit: LIMIT,
+    offset,
+    sort: route.sort ?? null,
+    ...(asOf ? { as_of: asOf } : {}),
+  };
   const list = useCatalog(kind, query);
   const namespaces = useNamespaces();
   const selection = selectionOf(route, false, "node");
@@ -107,11 +123,18 @@ export function CatalogView({ kind, route, navigate }: Props) {
   else if (list.data.total === 0) {
     body =
       q || route.ns ? (
-        <Empty title={`No ${noun} match`}>
+        <Empty title={asOf ? `No ${noun} match as of ${formatInstant(asOf)}` : `No ${noun} match`}>
           <button type="button" className="link" onClick={() => navigate({ q: null, ns: null, offset: null })}>
             Clear the search
           </button>{" "}
           or try part of the name.
+        </Empty>
+      ) : asOf ? (
+        <Empty title={`No ${noun} as of ${formatInstant(asOf)}`}>
+          None had been named by an event by then.{" "}
+          <button type="button" className="link" onClick={() => navigate({ as_of: null, offset: null }, { push: true })}>
+            Back to now
+          </button>
         </Empty>
       ) : (
         <Empty title={`No ${noun} yet`}>
@@ -176,7 +199,28 @@ export function CatalogView({ kind, route, navigate }: Props) {
               ))}
             </select>
           </label>
+          <label className="field">
+            <span>As of</span>
+            <InstantField
+              label="As of (empty: now)"
+              value={shownInstant(asOf)}
+              onChange={(typed) => navigate({ as_of: typedInstant(typed), offset: null }, { push: true })}
+              testId="catalog-as-of-input"
+            />
+          </label>
         </div>
+        {timeNote && <TimeLinkNote note={timeNote} time={timeView(route)} shows={asOf ? `the ${noun} as of ${formatInstant(asOf)}` : `the ${noun} now`} />}
+        {asOf && (
+          <div className="banner banner-history" role="status" data-testid="history-banner">
+            <span>
+              <strong>Historical view:</strong> the {noun} as they stood at {formatInstant(asOf)}
+              {kind === "job" ? ", each with its latest run then" : ""}.
+            </span>
+            <button type="button" className="btn" onClick={() => navigate({ as_of: null, offset: null }, { push: true })} data-testid="back-to-now">
+              Back to now
+            </button>
+          </div>
+        )}
         <div className="listview-body">{body}</div>
       </div>
       {selection && (selection.type === "job" || selection.type === "dataset") && (

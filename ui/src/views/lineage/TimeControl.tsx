@@ -4,22 +4,8 @@
 // as exact instants; each time is one text field (InstantField: one Tab stop).
 
 import { InstantField } from "../../components/InstantField";
-import { exactInstant, parseInstant } from "../../history/instant";
-import { fromLocalInput, toLocalInput, windowPatch, type TimeView, type WindowPreset } from "../../history/time";
+import { shownInstant, typedInstant, windowPatch, type TimeView, type WindowPreset } from "../../history/time";
 import type { Navigate } from "../../route";
-
-/** How a field shows the URL's instant: local time to the second, or exactly when finer. */
-export function shownInstant(iso: string | null): string | undefined {
-  if (!iso) return undefined;
-  const at = parseInstant(iso);
-  return at && at.ms % 1000 === 0 && at.us === 0 ? toLocalInput(iso) : iso;
-}
-
-/** The URL's instant for what a field took: a local time, or an instant with its offset. */
-export function typedInstant(typed: string | null): string | null {
-  if (!typed) return null;
-  return /(?:z|[+-]\d\d(?::?\d\d)?)$/i.test(typed) ? exactInstant(typed) : fromLocalInput(typed);
-}
 
 export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navigate }) {
   const setWindow = (value: string) => {

@@ -15,7 +15,8 @@ export function describeTime(time: TimeView): string {
   return time.changesSince ? `${shown}, with the changes since ${formatInstant(time.changesSince)}` : shown;
 }
 
-export function TimeLinkNote({ note, time }: { note: Note; time: TimeView }) {
+/** `shows`: what the page shows instead, in words (default: the Lineage tab's view, describeTime). */
+export function TimeLinkNote({ note, time, shows }: { note: Note; time: TimeView; shows?: string }) {
   return (
     <div className="banner banner-warn banner-note" role="alert" data-testid="time-link-note">
       <div>
@@ -29,7 +30,7 @@ export function TimeLinkNote({ note, time }: { note: Note; time: TimeView }) {
           </p>
         ))}
         <p>
-          {note.problems.length === 1 ? "It was" : "They were"} left out: the page shows {describeTime(time)}, and the
+          {note.problems.length === 1 ? "It was" : "They were"} left out: the page shows {shows ?? describeTime(time)}, and the
           link now says so.
         </p>
       </div>
