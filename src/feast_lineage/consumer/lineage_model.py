@@ -3,8 +3,12 @@
 A node of the graph is a dataset, a field of a dataset, a job or a run; its
 :class:`NodeId` is the string the API names it by (``dataset:{namespace}:{name}``,
 ``field:{namespace}:{name}:{field}``, ``job:{namespace}:{name}``,
-``run:{run id}``). A walk goes one :data:`Way`; a request asks for a
-:data:`Direction`, one way or both (:func:`ways`).
+``run:{run id}``). A name or field keeps no ``:`` in an id: its ``%`` and
+``:`` are written ``%25`` and ``%3A`` (:func:`id_part`), so the last colon of
+a dataset's or job's id ends its namespace (which may hold colons:
+``s3://b``, ``postgres://db:5432``) and two nodes never share an id. A walk
+goes one :data:`Way`; a request asks for a :data:`Direction`, one way or both
+(:func:`ways`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ EdgeType = Literal[
     "input", "output", "parent", "root", "symlink", "job_to_job", "dataset_to_dataset", "derived"
 ]
 Origin = Literal["declared", "observed"]  # of explicit lineage: a JobEvent's or a RunEvent's
+
+
+def id_part(text: str) -> str:
+    """``text`` as a name or field in a node id: ``%`` and ``:`` percent-encoded."""
+    if "%" not in text and ":" not in text:
+        return text
+    return text.replace("%", "%25").replace(":", "%3A")
 
 
 def ways(direction: Direction) -> tuple[Way, ...]:
@@ -62,5 +73,5 @@ class NodeId:
         if self.kind == "run":
             return f"run:{self.name}"
         if self.kind == "field":
-            return f"field:{self.namespace}:{self.name}:{self.field}"
-        return f"{self.kind}:{self.namespace}:{self.name}"
+            return f"field:{self.namespace}:{id_part(self.name)}:{id_part(self.field or '')}"
+        return f"{self.kind}:{self.namespace}:{id_part(self.name)}"

@@ -163,8 +163,13 @@ def test_subgraph_path_and_query_forms_take_any_name(
     )
     by_path = client.get(subgraph_path("dataset", namespace, name), params={"depth": 1})
     assert by_path.status_code == 200, by_path.text
-    assert by_path.json()["center"] == f"dataset:{namespace}:{name}"
-    assert ids(by_path.json()["nodes"]) == {f"dataset:{namespace}:{name}", "job:spark://x:writer"}
+    # The name's ":" and "%" are escaped in the id (one node, one id: lineage_model).
+    escaped = name.replace("%", "%25").replace(":", "%3A")
+    assert by_path.json()["center"] == f"dataset:{namespace}:{escaped}"
+    assert ids(by_path.json()["nodes"]) == {
+        f"dataset:{namespace}:{escaped}",
+        "job:spark://x:writer",
+    }
     by_query = client.get(
         f"{API}/graph/node",
         params={"type": "dataset", "namespace": namespace, "name": name, "depth": 1},
@@ -357,3 +362,25 @@ def test_a_name_known_only_as_an_alias_answers_as_the_dataset_that_lists_it(
     assert "dataset:demo:feature_view/driver_hourly_stats" in ids(by_alias.json()["nodes"])
     # A name that nothing lists is still unknown.
     assert client.get(subgraph_path("dataset", "demo", "nothing_here")).status_code == 404
+
+
+def test_datasets_whose_names_would_join_alike_are_two_nodes(client: TestClient) -> None:
+    # (x:y, z) and (x, y:z) joined with ":" alike; each is a node of its own, with its edges.
+    first, second = dataset("x:y", "z"), dataset("x", "y:z")
+    ingest(
+        client,
+        run_event("COMPLETE", job=("coll", "writer1"), outputs=[first]),
+        run_event("COMPLETE", job=("coll", "writer2"), outputs=[second]),
+        run_event("COMPLETE", job=("coll", "reader"), inputs=[first]),
+    )
+    body = client.get(f"{API}/graph", params={"limit": 100}).json()
+    nodes = {n["id"]: (n["namespace"], n["name"]) for n in body["nodes"]}
+    assert len(nodes) == len(body["nodes"]) == 5
+    assert nodes["dataset:x:y:z"] == ("x:y", "z")
+    assert nodes["dataset:x:y%3Az"] == ("x", "y:z")
+    edges = {(e["source"], e["target"]) for e in body["edges"] if e["type"] != "derived"}
+    assert edges == {
+        ("job:coll:writer1", "dataset:x:y:z"),
+        ("job:coll:writer2", "dataset:x:y%3Az"),
+        ("dataset:x:y:z", "job:coll:reader"),
+    }

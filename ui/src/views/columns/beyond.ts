@@ -4,6 +4,7 @@
 
 import type { ColumnLineage } from "../../api/columns";
 import type { Trace } from "./trace";
+import { datasetId, fieldId } from "../../nodeId";
 
 export interface Beyond {
   /** Hops upstream past the depth shown (0: the path ends within it). */
@@ -47,8 +48,8 @@ export function hopsBeyond(whole: ColumnLineage, trace: Trace): Beyond {
     (outputs.get(e.source) ?? outputs.set(e.source, []).get(e.source)!).push(e.target);
   }
   const { namespace, name } = whole.dataset;
-  const field = `field:${namespace}:${name}:${trace.field}`;
-  const dataset = `dataset:${namespace}:${name}`;
+  const field = fieldId(namespace, name, trace.field);
+  const dataset = datasetId(namespace, name);
   const up = trace.direction === "downstream" ? 0 : farthest([field, dataset], inputs);
   const down = trace.direction === "upstream" ? 0 : farthest([field], outputs);
   return { upstream: Math.max(0, up - trace.depth), downstream: Math.max(0, down - trace.depth) };

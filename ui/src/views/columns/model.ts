@@ -10,6 +10,7 @@ import type { ColumnEdge, ColumnLineage, ColumnNode, ColumnTransformation } from
 import { layeredLayout, type Point } from "../../graph/layered";
 import { columnEdgeKey } from "../../history/changes";
 import type { SchemaField } from "../../types";
+import { fieldId, fromIdPart } from "../../nodeId";
 
 export const BOX_WIDTH = 280;
 export const HEADER_HEIGHT = 52;
@@ -76,14 +77,14 @@ export function withRemoved(
   if (removed.length === 0) return answer;
   const byId = new Map(answer.nodes.map((n) => [n.id, n]));
   const places = new Map<string, { namespace: string; name: string; aliases: ColumnNode["aliases"] }>();
-  for (const d of datasets) places.set(`field:${d.namespace}:${d.name}:`, { ...d, aliases: [] });
-  for (const n of answer.nodes) places.set(`field:${n.namespace}:${n.name}:`, n);
+  for (const d of datasets) places.set(fieldId(d.namespace, d.name, ""), { ...d, aliases: [] });
+  for (const n of answer.nodes) places.set(fieldId(n.namespace, n.name, ""), n);
   const nodeFor = (id: string, depth: number): ColumnNode | null => {
     let best: string | null = null;
     for (const prefix of places.keys()) if (id.startsWith(prefix) && (!best || prefix.length > best.length)) best = prefix;
     if (!best) return null;
     const place = places.get(best)!;
-    return { id, namespace: place.namespace, name: place.name, field: id.slice(best.length), type: null, depth, aliases: place.aliases };
+    return { id, namespace: place.namespace, name: place.name, field: fromIdPart(id.slice(best.length)), type: null, depth, aliases: place.aliases };
   };
   const present = new Set(answer.edges.map(pairKey));
   const nodes = [...answer.nodes];
