@@ -542,6 +542,14 @@ def test_a_runs_lineage_and_column_lineage_as_of_show_team_b_to_team_a_nowhere(
     assert lineage.status_code == 200, lineage.text
     assert {n["id"] for n in lineage.json()["nodes"]} <= visible
     assert runs["b_dag"] not in lineage.text
+    # Depth 1 has the aliases of what the run wrote (at its depth): team_a's, never team B's.
+    for depth in (1, 10):
+        body = get(client, f"{API}/runs/{runs['a']}/lineage", depth=depth).json()
+        nodes = {n["id"] for n in body["nodes"]}
+        assert "dataset:team_a:raw" in nodes
+        assert nodes <= visible
+        assert {end for s in body["symlinks"] for end in (s["dataset"], s["alias"])} <= nodes
+        assert f"{SECRET}_alias" not in json.dumps(body)
     for hidden in (runs["b_dag"], runs["b_job"], str(uuid.uuid4())):
         response = get(client, f"{API}/runs/{hidden}/lineage")
         assert response.status_code == 404

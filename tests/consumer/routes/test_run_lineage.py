@@ -97,3 +97,66 @@ def test_an_unknown_run_is_404_and_a_bad_one_400(client: TestClient) -> None:
     deep = client.get(f"{API}/runs/{uuid.uuid4()}/lineage", params={"depth": 51})
     assert deep.status_code == 400
     assert "depth" in deep.json()["error"]["message"]
+
+
+def test_depth_one_shows_the_aliases_of_what_the_run_wrote_as_the_subgraph_does(
+    client: TestClient,
+) -> None:
+    """An alias is at its dataset's own depth: at depth 1 the run's output's alias is a node,
+    as in the job's subgraph as of the run's end, and every symlink listed has both ends."""
+    run = str(uuid.uuid4())
+    alias = {"namespace": "saved_dataset", "name": "training_set", "type": "TABLE"}
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            run_id=run,
+            job=ETL,
+            time=at(10),
+            inputs=[dataset("s3://b", "raw")],
+            outputs=[dataset("s3://b", "out", symlinks={"identifiers": [alias]})],
+        ),
+        run_event(
+            "COMPLETE",
+            job=("feast", "save"),
+            time=at(5),
+            outputs=[dataset("saved_dataset", "training_set")],
+        ),
+    )
+    saved = "dataset:saved_dataset:training_set"
+    for direction, want in (
+        ("both", {ETL_ID: 0, RAW: 1, OUT: 1, saved: 1}),
+        ("downstream", {ETL_ID: 0, OUT: 1, saved: 1}),
+        ("upstream", {ETL_ID: 0, RAW: 1}),
+    ):
+        body = client.get(
+            f"{API}/runs/{run}/lineage", params={"depth": 1, "direction": direction}
+        ).json()
+        assert _ids(body) == want, direction
+        ends = {end for s in body["symlinks"] for end in (s["dataset"], s["alias"])}
+        assert ends <= set(_ids(body)), direction
+        assert (saved in ends) == (saved in want), direction
+        node = {"type": "job", "namespace": ETL[0], "name": ETL[1], "as_of": at(10)}
+        sub = client.get(
+            f"{API}/graph/node", params={**node, "depth": 1, "direction": direction}
+        ).json()
+        assert {n["id"]: n["depth"] for n in sub["nodes"]} == want, direction
+        if saved in want:
+            links = {(e["source"], e["target"]) for e in body["edges"] if e["type"] == "symlink"}
+            assert links == {(OUT, saved)}, direction
+    # A running run answers now, by the current graph's walk: the same.
+    running = str(uuid.uuid4())
+    ingest(
+        client,
+        run_event(
+            "START",
+            run_id=running,
+            job=ETL,
+            time=at(20),
+            outputs=[dataset("s3://b", "out", symlinks={"identifiers": [alias]})],
+        ),
+    )
+    now = client.get(f"{API}/runs/{running}/lineage", params={"depth": 1}).json()
+    assert now["as_of"] is None
+    assert _ids(now) == {ETL_ID: 0, OUT: 1, saved: 1}
+    assert {end for s in now["symlinks"] for end in (s["dataset"], s["alias"])} == {OUT, saved}

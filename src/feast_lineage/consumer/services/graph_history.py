@@ -248,14 +248,25 @@ def nodes_at(conn: Connection, ids: Iterable[int], ns_ids: NsIds, at: When) -> l
 
 
 def walk_at(
-    conn: Connection, start: int, way: Way, depth: int, ns_ids: NsIds, at: When
+    conn: Connection,
+    start: int,
+    way: Way,
+    depth: int,
+    ns_ids: NsIds,
+    at: When,
+    *,
+    aliases: bool = False,
 ) -> dict[int, int]:
-    """Node id -> distance from ``start`` along ``way`` at ``at`` (None: the current graph)."""
+    """Node id -> distance from ``start`` along ``way`` at ``at`` (None: the current graph).
+
+    ``aliases``: at ``depth`` 0 too, ``start``'s aliases at its own level (a
+    walk of one step or more always has them; without it, depth 0 is ``start``).
+    """
     if isinstance(at, Instant):
-        return at_reads.walk(conn, start, way, depth, ns_ids, at)
+        return at_reads.walk(conn, start, way, depth, ns_ids, at, aliases=aliases)
     if isinstance(at, Window):
-        return window_reads.walk(conn, start, way, depth, ns_ids, at)
-    return g.walk(conn, start, way, depth, ns_ids)
+        return window_reads.walk(conn, start, way, depth, ns_ids, at, aliases=aliases)
+    return g.walk(conn, start, way, depth, ns_ids, aliases=aliases)
 
 
 def _window_nodes(

@@ -47,7 +47,9 @@ def run_lineage(
             way = _WAYS[io.direction]
             if direction not in (way, "both"):
                 continue
-            for node, level in walk_at(conn, io.dataset_id, way, depth - 1, ns_ids, at).items():
+            # A dataset's aliases are at its own depth, also at depth 1 (as in the subgraph).
+            walked = walk_at(conn, io.dataset_id, way, depth - 1, ns_ids, at, aliases=True)
+            for node, level in walked.items():
                 depths[node] = min(depths.get(node, level + 1), level + 1)
         nearest = sorted(depths, key=lambda n: (depths[n], n))
         considered = nearest[: 2 * limit + 16]

@@ -399,10 +399,20 @@ _HOW: filtered_walk.How = ("walk_at", edge_at, FOLLOWED_EDGES, symlink_at, expli
 
 
 def walk(
-    conn: Connection, start: int, direction: Way, depth: int, ns_ids: NsIds, at: Instant
+    conn: Connection,
+    start: int,
+    direction: Way,
+    depth: int,
+    ns_ids: NsIds,
+    at: Instant,
+    *,
+    aliases: bool = False,
 ) -> dict[int, int]:
-    """Node id -> distance from ``start`` of every node within ``depth`` steps at ``at``."""
-    return filtered_walk.walk(conn, start, direction, depth, ns_ids, _HOW, at.params())
+    """Node id -> distance from ``start`` of every node within ``depth`` steps at ``at``
+    (``aliases``: :func:`.filtered_walk.walk`'s)."""
+    return filtered_walk.walk(
+        conn, start, direction, depth, ns_ids, _HOW, at.params(), aliases=aliases
+    )
 
 
 def _rows_at_latest_time(table: Table, name: str, *columns: str) -> Any:

@@ -96,17 +96,20 @@ def walk(
     ns_ids: NsIds,
     how: How,
     params: Mapping[str, object],
+    *,
+    aliases: bool = False,
 ) -> dict[int, int]:
     """Node id -> distance from ``start`` of every node within ``depth`` kept edges.
 
     ``how`` is (the walk's name, the edge predicate, the edge types followed,
     the symlink predicate or None: no symlinks followed, the explicit edge
     predicate or None: no explicit edges followed); ``params`` binds what
-    the predicates name.
+    the predicates name. ``aliases``: at ``depth`` 0 too, ``start``'s aliases (at its own
+    level, 0, as a deeper walk has them; without it, ``start`` alone).
     """
-    if depth <= 0 or (ns_ids is not None and not ns_ids):
+    if (depth <= 0 and not (aliases and how[3] is not None)) or (ns_ids is not None and not ns_ids):
         return {start: 0}
-    bound: dict[str, Any] = {"start": start, "depth": depth, **params}
+    bound: dict[str, Any] = {"start": start, "depth": max(depth, 0), **params}
     if ns_ids is not None:
         bound["ns_ids"] = sorted(ns_ids)
     stmt = _walk_statement(how, direction, ns_ids is not None)

@@ -458,13 +458,25 @@ def _walk_statement(direction: Way, scoped: bool) -> Select[int, int]:
     return select(walked.c.node_id, func.min(walked.c.depth)).group_by(walked.c.node_id)
 
 
-def walk(conn: Connection, start: int, direction: Way, depth: int, ns_ids: NsIds) -> dict[int, int]:
-    """Node id -> distance from ``start`` of every node within ``depth`` steps."""
-    if depth <= 0:
+def walk(
+    conn: Connection,
+    start: int,
+    direction: Way,
+    depth: int,
+    ns_ids: NsIds,
+    *,
+    aliases: bool = False,
+) -> dict[int, int]:
+    """Node id -> distance from ``start`` of every node within ``depth`` steps.
+
+    ``aliases``: at ``depth`` 0 too, ``start``'s aliases (at its own level, 0,
+    as a deeper walk has them; without it, ``start`` alone).
+    """
+    if depth <= 0 and not aliases:
         return {start: 0}
     if ns_ids is not None and not ns_ids:
         return {start: 0}
-    params: dict[str, Any] = {"start": start, "depth": depth}
+    params: dict[str, Any] = {"start": start, "depth": max(depth, 0)}
     if ns_ids is not None:
         params["ns_ids"] = sorted(ns_ids)
     stmt = _walk_statement(direction, ns_ids is not None)

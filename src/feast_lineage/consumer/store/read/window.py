@@ -249,11 +249,19 @@ def explicit_stated(conn: Connection, ns_ids: NsIds, window: Window) -> list[Exp
 
 
 def walk(
-    conn: Connection, start: int, direction: Way, depth: int, ns_ids: NsIds, window: Window
+    conn: Connection,
+    start: int,
+    direction: Way,
+    depth: int,
+    ns_ids: NsIds,
+    window: Window,
+    *,
+    aliases: bool = False,
 ) -> dict[int, int]:
-    """Node id -> distance from ``start`` of every node within ``depth`` steps in the window."""
+    """Node id -> distance from ``start`` of every node within ``depth`` steps in the window
+    (``aliases``: :func:`.filtered_walk.walk`'s)."""
     return filtered_walk.walk(
-        conn, start, direction, depth, ns_ids, _HOW, walk_params(conn, window)
+        conn, start, direction, depth, ns_ids, _HOW, walk_params(conn, window), aliases=aliases
     )
 
 
