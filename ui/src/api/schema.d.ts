@@ -4221,7 +4221,7 @@ export interface operations {
     get_run_lineage_api_v1_lineage_openlineage_runs__run_id__lineage_get: {
         parameters: {
             query?: {
-                /** @description Steps from the run's job; 1: what the run read and wrote. Past 20 the walk stops at 20 and the answer says so under clamped */
+                /** @description Steps from the run's job; 1: what the run read and wrote, and their aliases. Past 20 the walk stops at 20 and the answer says so under clamped */
                 depth?: number;
                 /** @description upstream, downstream or both */
                 direction?: "upstream" | "downstream" | "both";
