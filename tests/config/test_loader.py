@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import sys
 from pathlib import Path
@@ -726,3 +727,40 @@ def test_secrets_are_never_logged_by_a_running_consumer(
         assert SECRET not in response.text
     assert "api_key is not set" not in caplog.text  # the key was seen
     assert SECRET not in caplog.text
+
+
+def _read_keys(*grants: tuple[str, list[str]]) -> dict[str, Any]:
+    return {"type": "api_keys", "keys": [{"key": k, "projects": p} for k, p in grants]}
+
+
+@pytest.mark.parametrize("from_env", [False, True])
+def test_a_read_key_listed_twice_is_refused_naming_both_entries_not_the_key(
+    tmp_path: Path, from_env: bool
+) -> None:
+    # The first entry won and the second's projects were ignored, without a word.
+    keys = _read_keys(("k-1", ["a"]), ("k-2", ["b"]), ("k-1", ["c"]))
+    consumer: dict[str, Any] = {} if from_env else {"authorizer": keys}
+    env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": json.dumps(keys)} if from_env else {}
+    repo = write(tmp_path, fs({"consumer": consumer}))
+    with pytest.raises(ConfigError) as info:
+        load(repo, env)
+    message = str(info.value)
+    assert "keys[2] has the same key as keys[0]: give each key one entry" in message
+    assert ("FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER" in message) == from_env
+    assert "k-1" not in message
+    assert "\n" not in message
+
+
+def test_a_read_key_that_is_the_admin_key_is_refused_not_naming_it(tmp_path: Path) -> None:
+    # It made the admin key read only that grant's projects (and 403 on /metrics).
+    keys = _read_keys(("r-1", ["a"]), ("admin-1", ["b"]))
+    repo = write(tmp_path, fs({"consumer": {"api_key": " admin-1 ", "authorizer": keys}}))
+    with pytest.raises(ConfigError) as info:
+        load(repo)
+    message = str(info.value)
+    expected = "openlineage.consumer: authorizer.keys[1] has the same key as api_key"
+    assert message.startswith(expected), message
+    assert "admin-1" not in message
+    fine = _read_keys(("r-1", ["a"]), ("r-2", ["a"]))
+    repo = write(tmp_path, fs({"consumer": {"api_key": "admin-1", "authorizer": fine}}))
+    assert load(repo).consumer.api_key_value() == "admin-1"

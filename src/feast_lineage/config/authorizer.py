@@ -7,6 +7,7 @@ a model here and its member to :data:`AuthorizerSettings`.
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
@@ -57,6 +58,28 @@ class ApiKeysAuthorizerSettings(BaseModel):
         default_factory=list,
         description="Projects a caller without a key may see (default: none, a key is required)",
     )
+
+    @field_validator("keys")
+    @classmethod
+    def _each_key_once(cls, value: list[ApiKeyGrant]) -> list[ApiKeyGrant]:
+        # The first entry of a key would win and the others' projects be ignored.
+        for later, grant in enumerate(value):
+            earlier = same_key(grant.key, value[:later])
+            if earlier is not None:
+                raise ValueError(
+                    f"keys[{later}] has the same key as keys[{earlier}]: give each key one "
+                    "entry, with all its projects under it"
+                )
+        return value
+
+
+def same_key(key: SecretStr, grants: list[ApiKeyGrant]) -> int | None:
+    """The index of the first of ``grants`` whose key is ``key`` (compared in constant time)."""
+    given = key.get_secret_value().encode()
+    for index, grant in enumerate(grants):
+        if hmac.compare_digest(given, grant.key.get_secret_value().encode()):
+            return index
+    return None
 
 
 class FeastAuthorizerSettings(BaseModel):

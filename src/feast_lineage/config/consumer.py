@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from feast_lineage.config.authorizer import AuthorizerSettings, OpenAuthorizerSettings
+from feast_lineage.config.authorizer import (
+    ApiKeysAuthorizerSettings,
+    AuthorizerSettings,
+    OpenAuthorizerSettings,
+    same_key,
+)
 from feast_lineage.config.secrets import strip_secret
 
 # Env names: FEAST_OPENLINEAGE_CONSUMER_<FIELD NAME IN UPPER CASE>.
@@ -68,6 +73,18 @@ class ConsumerSettings(BaseModel):
                     "under a non-empty 'namespace/name' glob (e.g. 'postgres://db/*': 3600)"
                 )
         return value
+
+    @model_validator(mode="after")
+    def _read_keys_are_not_the_admin_key(self) -> ConsumerSettings:
+        # The admin key would then read only that grant's projects.
+        if self.api_key is not None and isinstance(self.authorizer, ApiKeysAuthorizerSettings):
+            index = same_key(self.api_key, self.authorizer.keys)
+            if index is not None:
+                raise ValueError(
+                    f"authorizer.keys[{index}] has the same key as api_key (the admin key, "
+                    "which sees every namespace): give read keys keys of their own"
+                )
+        return self
 
     def api_key_value(self) -> str | None:
         return self.api_key.get_secret_value() if self.api_key else None

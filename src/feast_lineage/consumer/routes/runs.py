@@ -129,8 +129,9 @@ async def get_run_lineage(
         Query(
             ge=0,
             le=50,
-            description=f"Steps from the run's job; 1: what the run read and wrote, and their aliases. Past "
-            f"{MAX_DEPTH} the walk stops at {MAX_DEPTH} and the answer says so under clamped",
+            description="Steps from the run's job; 1: what the run read and wrote, and their "
+            f"aliases. Past {MAX_DEPTH} the walk stops at {MAX_DEPTH} and the answer says so "
+            "under clamped",
         ),
     ] = 3,
     direction: DirectionParam = "both",
