@@ -296,6 +296,40 @@ def test_the_dataset_versions_show_the_type_change_and_open_its_diff(
     shoot(page, "history-dataset-versions")
 
 
+def test_a_version_open_in_a_closed_panel_is_not_asked_of_the_next_node(
+    shared: Page, server: ServerProcess
+) -> None:
+    page = shared
+    panel = page.get_by_test_id("details-panel")
+    # A dataset's version, then Escape: the next dataset opens without it.
+    open_url(page, server, **FEATURE_VIEW)
+    page.get_by_test_id("dataset-versions").locator("tr.version-row button").first.click()
+    expect(page.get_by_test_id("version-detail")).to_have_count(1)
+    assert url_param(page, "dsver") is not None
+    page.keyboard.press("Escape")
+    expect(panel).to_have_count(0)
+    assert url_param(page, "dsver") is None
+    node(page, "driver_daily_trips", "feature_view").click()
+    expect(page.get_by_test_id("dataset-versions")).to_be_visible()
+    expect(panel).not_to_contain_text("Could not load the version")
+    # A job's version, then "Close details": the next job opens without it.
+    open_url(page, server, **DBT)
+    page.get_by_test_id("job-versions").locator("li.job-version button").first.click()
+    expect(page.get_by_test_id("job-version-detail")).to_have_count(1)
+    page.get_by_role("button", name="Close details").click()
+    assert url_param(page, "jobver") is None
+    node(page, "train_driver_ranking", "job").click()
+    expect(page.get_by_test_id("job-versions")).to_be_visible()
+    expect(panel).not_to_contain_text("Could not load the version")
+    # Another node opened from the panel (the dataset's producer) leaves the version too.
+    open_url(page, server, **FEATURE_VIEW)
+    page.get_by_test_id("dataset-versions").locator("tr.version-row button").first.click()
+    expect(page.get_by_test_id("version-detail")).to_have_count(1)
+    panel.get_by_test_id("dataset-readers").get_by_role("button").first.click()
+    expect(page.get_by_test_id("job-versions")).to_be_visible()
+    assert url_param(page, "dsver") is None
+
+
 def test_the_run_tree_of_the_airflow_dag_run_shows_its_tasks_and_opens_them(
     shared: Page, server: ServerProcess
 ) -> None:

@@ -8,7 +8,8 @@
 //   jobs      lineage tab: "all" jobs, "none" (datasets only); default: all but Feast apply jobs
 //   sel       the node open in the details panel
 //   col_ns, col_ds, col, col_indirect   the column view (views/columns/trace.ts)
-//   run       the run expanded in the details panel
+//   run, runs_offset, dsver, jobver   inside the node open in the details panel:
+//             its run expanded, page of runs, versions (dropped with the node: DETAIL_KEYS)
 //   q         search text (jobs, datasets)
 //   job, type, since, until, run_id   events filters
 //   job, state, since, until          runs filters (job: name contains)

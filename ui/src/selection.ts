@@ -62,10 +62,22 @@ export function refOf(node: LNode): { type: string; namespace: string; name: str
   return null;
 }
 
-/** The route change that puts `node` under `key` (or clears it). */
+/**
+ * The URL's keys that pick something inside the open node's details: its run
+ * expanded, its page of runs, its dataset or job version. They name nothing in
+ * another node (a version kept would be asked of the next one, and not found).
+ */
+export const DETAIL_KEYS = ["run", "runs_offset", "dsver", "jobver"] as const;
+
+/**
+ * The route change that puts `node` under `key` (or clears it). Under "node",
+ * what was open inside the last node's details is cleared too, unless `same`
+ * (the same node, named anew).
+ */
 export function refPatch(
   node: LNode | { type: string; namespace: string; name: string } | null,
   key: RefKey = "node",
+  { same = false }: { same?: boolean } = {},
 ): Record<string, string | null> {
   const ref = node === null ? null : "kind" in node ? refOf(node) : node;
   const patch: Record<string, string | null> = {
@@ -73,9 +85,6 @@ export function refPatch(
     [`${key}_ns`]: ref?.namespace ?? null,
     [key]: ref?.name ?? null,
   };
-  if (key === "node") {
-    patch.run = null;
-    patch.runs_offset = null;
-  }
+  if (key === "node" && !same) for (const detail of DETAIL_KEYS) patch[detail] = null;
   return patch;
 }

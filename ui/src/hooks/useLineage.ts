@@ -117,7 +117,9 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
       const match = olGraph.data.nodes.find(
         (n) => n.feast?.project === ref.namespace && n.feast?.type === ref.type && feastObjectName(n) === ref.name,
       );
-      navigate(match ? refPatch({ type: match.kind, namespace: match.namespace, name: match.name }, key) : refPatch(null, key));
+      // The same node named anew: what is open in its details stays.
+      const found = match && { type: match.kind, namespace: match.namespace, name: match.name };
+      navigate(found ? refPatch(found, key, { same: true }) : refPatch(null, key));
     }
   }, [registryView, olGraph.data, route, navigate]);
 

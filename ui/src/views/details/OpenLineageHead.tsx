@@ -11,6 +11,11 @@ import type { GraphNode } from "../../types";
 export function OpenLineageHead({ node, navigate }: { node: GraphNode; navigate: Navigate }) {
   const ref = { type: node.kind, namespace: node.namespace, name: node.name };
   const feast = node.feast;
+  // Its Feast object, in the registry view.
+  const feastRef =
+    feast?.project && feast.type && node.kind === "dataset" && feast.type !== "online_store"
+      ? { type: feast.type, namespace: feast.project, name: feastObjectName(node) ?? feast.name }
+      : null;
   return (
     <header className="panel-head">
       <KindBadge kind={olKind(node)} />
@@ -34,22 +39,11 @@ export function OpenLineageHead({ node, navigate }: { node: GraphNode; navigate:
         >
           Show lineage
         </button>
-        {feast?.project && feast.type && node.kind === "dataset" && feast.type !== "online_store" && (
+        {feastRef && (
           <button
             type="button"
             className="btn"
-            onClick={() =>
-              navigate(
-                {
-                  tab: "lineage",
-                  view: "feast",
-                  node_type: feast.type,
-                  node_ns: feast.project,
-                  node: feastObjectName(node) ?? feast.name,
-                },
-                { push: true },
-              )
-            }
+            onClick={() => navigate({ tab: "lineage", view: "feast", ...refPatch(feastRef) }, { push: true })}
           >
             In Feast registry view
           </button>

@@ -68,7 +68,7 @@ export function RegistryDetails({ selection, drawn, navigate }: PanelProps) {
   const udf = transformationCode(spec);
   const services = servedFeatures(selection.type, spec);
   const open = (n: RegistryNode) =>
-    navigate({ node_type: n.type, node_ns: n.project, node: n.name, run: null }, { push: true });
+    navigate(refPatch({ type: n.type, namespace: n.project, name: n.name }), { push: true });
   return (
     <div className="panel-body" data-node-id={detail.node.id}>
       {head}

@@ -10,6 +10,7 @@ import { Time } from "../../components/Time";
 import { exactTime, formatCount, formatDuration, formatInstant } from "../../format";
 import { runTimePatch, type RunThen } from "../../history/time";
 import type { Navigate } from "../../route";
+import { refPatch } from "../../selection";
 import type { RunDataset, RunDetail, RunItem } from "../../types";
 import { RunError, runFailure } from "./RunError";
 
@@ -54,7 +55,7 @@ export function RunRows({
   const later = then.laterEnd ? `Under way then; it ended ${run.state} at ${exactTime(run.ended_at_iso) ?? "—"}` : undefined;
   const goTo = (ds: RunDataset) =>
     navigate(
-      { tab: "lineage", node_type: "dataset", node_ns: ds.namespace, node: ds.name, run: null, runs_offset: null },
+      { tab: "lineage", ...refPatch({ type: "dataset", namespace: ds.namespace, name: ds.name }) },
       { push: true },
     );
   return (

@@ -7,6 +7,7 @@ import { StateBadge } from "../../components/Badges";
 import { Failure, Loading } from "../../components/Status";
 import { formatDuration, shortId } from "../../format";
 import type { Navigate } from "../../route";
+import { refPatch } from "../../selection";
 import type { RunTreeNode } from "../../types";
 
 export function RunTree({ runId, navigate }: { runId: string; navigate: Navigate }) {
@@ -16,7 +17,7 @@ export function RunTree({ runId, navigate }: { runId: string; navigate: Navigate
   const open = (node: RunTreeNode) =>
     node.job_name &&
     navigate(
-      { node_type: "job", node_ns: node.job_namespace, node: node.job_name, run: node.run_id, runs_offset: null },
+      { ...refPatch({ type: "job", namespace: node.job_namespace ?? "", name: node.job_name }), run: node.run_id },
       { push: true },
     );
   return (

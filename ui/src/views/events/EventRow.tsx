@@ -8,6 +8,7 @@ import { openableRow } from "../../components/openableRow";
 import { Time } from "../../components/Time";
 import { producerLabel, shortId } from "../../format";
 import type { Navigate, Patch } from "../../route";
+import { refPatch } from "../../selection";
 import type { EventItem, StoredEvent } from "../../types";
 
 function datasetNames(event: StoredEvent, key: "inputs" | "outputs"): string[] {
@@ -75,7 +76,7 @@ export function EventRow({ item, open, navigate, setFilter, digits = 0 }: Props)
                   className="link"
                   onClick={() =>
                     navigate(
-                      { tab: "lineage", view: null, node_type: "job", node_ns: job.namespace, node: job.name, ev: null },
+                      { tab: "lineage", view: null, ...refPatch({ type: "job", namespace: job.namespace, name: job.name }), ev: null },
                       { push: true },
                     )
                   }
