@@ -811,6 +811,38 @@ def test_each_time_of_the_lineage_toolbar_is_one_field_typed_or_picked(
     page.wait_for_function("() => !new URLSearchParams(location.search).has('as_of')")
 
 
+def test_an_impossible_date_typed_is_marked_not_rolled_over_to_the_next_day(
+    shared: Page, server: ServerProcess
+) -> None:
+    page = shared
+    # February 30th, April 31st and 24:00 are no times: a Date would read them as
+    # March 2nd, May 1st and the next day.
+    impossible = ["2026-02-30 10:00", "2026-04-31", "2026-12-04 24:00", "2026-02-30T10:00:00Z"]
+    page.goto(f"{server.url}/")
+    wait_graph(page)
+    as_of = page.get_by_label("As of (empty: now)")
+    for typed in impossible:
+        as_of.fill(typed)
+        as_of.press("Enter")
+        expect(as_of).to_have_attribute("aria-invalid", "true")
+        page.wait_for_timeout(700)  # past the pause that uses a complete time
+        assert url_param(page, "as_of") is None, typed
+    # The Events tab's "From time" the same.
+    page.goto(f"{server.url}/?tab=events")
+    since = page.get_by_label("From time")
+    for typed in impossible:
+        since.fill(typed)
+        since.press("Enter")
+        expect(since).to_have_attribute("aria-invalid", "true")
+        page.wait_for_timeout(700)
+        assert url_param(page, "since") is None, typed
+    # A real date at the end of its month is taken.
+    since.fill("2026-02-28 10:00")
+    since.press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).has('since')")
+    expect(since).not_to_have_attribute("aria-invalid", "true")
+
+
 @pytest.fixture
 def refused(shared: Page) -> Iterator[list[str]]:
     """The API requests the page gets a 400 for while the test runs."""

@@ -7,6 +7,7 @@
 // invalid and left out of the URL.
 
 import { useEffect, useId, useRef, useState } from "react";
+import { typedDate } from "../history/instant";
 
 /** What the field takes, in words (its tooltip and the docs). */
 export const TIME_FORMS = "YYYY-MM-DD hh:mm (seconds optional; your time zone), a date alone, or an instant with Z or an offset";
@@ -23,8 +24,8 @@ export function normalTime(text: string): string | null {
   if (typed === "") return "";
   const local = LOCAL.exec(typed);
   const value = local ? `${local[1]}T${local[2] ?? "00:00"}` : ZONED.test(typed) ? typed.replace(" ", "T").replace(/z$/, "Z") : null;
-  if (value === null || Number.isNaN(new Date(value).getTime())) return null;
-  return value;
+  // A real date and time only (not February 30th, rolled over to March).
+  return value !== null && typedDate(value) ? value : null;
 }
 
 /** How the field shows the URL's time: a local one with a space, as it is typed. */

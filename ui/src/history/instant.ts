@@ -128,3 +128,35 @@ export function fractionDigits(iso: string): 0 | 3 | 6 {
   if (at.us !== 0) return 6;
   return ((at.ms % 1000) + 1000) % 1000 === 0 ? 0 : 3;
 }
+
+const LOCAL_TIME = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?$/;
+
+/**
+ * A local time as a field takes it ("2026-11-28T02:00"; seconds, a fraction or
+ * the time of day optional), in the browser's time zone; null when it is not
+ * one, or names no real date and time: a Date would take February 30th as
+ * March 2nd and 24:00 as the next day, so each part must read back the same.
+ */
+export function localTimeOf(text: string): Date | null {
+  const found = LOCAL_TIME.exec(text);
+  if (!found) return null;
+  const [y, mo, d, h, mi, s] = found.slice(1, 7).map((part) => Number(part ?? 0));
+  const ms = Number((found[7] ?? "").slice(0, 3).padEnd(3, "0"));
+  // The calendar checked in UTC (a local time a clock change skips is still a time).
+  const day = new Date(0);
+  day.setUTCFullYear(y, mo - 1, d);
+  day.setUTCHours(h, mi, s);
+  const read = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
+  read.push(day.getUTCHours(), day.getUTCMinutes(), day.getUTCSeconds());
+  if (y === 0 || read.some((part, i) => part !== [y, mo, d, h, mi, s][i])) return null;
+  // (setFullYear: the Date constructor would read the years 0 to 99 as 1900 to 1999.)
+  const date = new Date(2000, 0, 1);
+  date.setFullYear(y, mo - 1, d);
+  date.setHours(h, mi, s, ms);
+  return date;
+}
+
+/** A typed time (a local one, or an instant with its offset) as a Date; null when it is not a real one. */
+export function typedDate(text: string): Date | null {
+  return LOCAL_TIME.test(text) ? localTimeOf(text) : dateOf(text);
+}

@@ -11,7 +11,16 @@
 import type { History } from "../api/endpoints";
 import { localDate } from "../format";
 import type { Patch, Route } from "../route";
-import { compareInstants, dateOf, exactInstant, INSTANT_FORM, isoOf, justAfter, parseInstant } from "./instant";
+import {
+  compareInstants,
+  dateOf,
+  exactInstant,
+  INSTANT_FORM,
+  isoOf,
+  justAfter,
+  localTimeOf,
+  parseInstant,
+} from "./instant";
 
 export type WindowPreset = "24h" | "7d" | "custom";
 
@@ -137,9 +146,8 @@ export function toLocalInput(iso: string | null): string {
 
 /** A datetime-local input's value (local time) as an ISO instant; null when empty or invalid. */
 export function fromLocalInput(value: string): string | null {
-  if (!value) return null;
-  const time = new Date(value).getTime();
-  return Number.isNaN(time) ? null : isoOf({ ms: time, us: 0 });
+  const date = value ? localTimeOf(value) : null;
+  return date ? isoOf({ ms: date.getTime(), us: 0 }) : null;
 }
 
 /**

@@ -6,16 +6,17 @@ import { useEvents } from "../../api/queries";
 import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { timeDigits } from "../../format";
+import { typedDate } from "../../history/instant";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { EventFilters, NO_FILTERS, SIZES } from "./EventFilters";
 import { EventRow } from "./EventRow";
 
-/** A datetime-local value ("2026-11-28T02:00") as an ISO time the API takes. */
+/** A time filter's value ("2026-11-28T02:00", local; or an instant with its offset) as an ISO time the API takes. */
 function toIso(local: string | undefined): string | null {
   if (!local) return null;
-  const date = new Date(local);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+  const date = typedDate(local);
+  return date ? date.toISOString() : null;
 }
 
 interface Props {
