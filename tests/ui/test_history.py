@@ -811,6 +811,27 @@ def test_each_time_of_the_lineage_toolbar_is_one_field_typed_or_picked(
     page.wait_for_function("() => !new URLSearchParams(location.search).has('as_of')")
 
 
+def test_freshness_in_a_historical_view_says_it_is_known_for_now_only(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    freshness = page.get_by_test_id("details-panel").get_by_test_id("freshness")
+    # The API assesses health for now only: as of an instant, in a window, or on the
+    # Datasets tab as of an instant, the panel says so (not "too little history").
+    then = first_training["ended_at_iso"]
+    window = {"seen": "custom", "seen_since": first_training["started_at_iso"], "seen_until": then}
+    for params in ({"as_of": then}, window):
+        open_url(page, server, **FEATURE_VIEW, **params)
+        expect(freshness).to_contain_text("Freshness is known for now only")
+        expect(freshness).not_to_contain_text("too little history")
+    page.goto(f"{server.url}/?{urlencode({'tab': 'datasets', 'as_of': then, **FEATURE_VIEW})}")
+    expect(freshness).to_contain_text("Freshness is known for now only")
+    # Back to now: what it is now.
+    open_url(page, server, **FEATURE_VIEW)
+    expect(freshness).to_contain_text("materialized to")
+    expect(freshness).not_to_contain_text("for now only")
+
+
 def test_an_impossible_date_typed_is_marked_not_rolled_over_to_the_next_day(
     shared: Page, server: ServerProcess
 ) -> None:

@@ -3,7 +3,7 @@
 // SQL and runs), then every other facet as JSON.
 
 import { useNode, type NodeRef } from "../../api/queries";
-import { historyQuery, timeView } from "../../history/time";
+import { historyQuery, isHistorical, timeView } from "../../history/time";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { ColumnCounts } from "../columns/ColumnCounts";
@@ -57,7 +57,7 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
   return (
     <div className="panel-body" data-node-id={node.id}>
       <OpenLineageHead node={node} navigate={navigate} />
-      <Freshness node={node} />
+      <Freshness node={node} historical={isHistorical(time)} />
       {drawn?.change && drawn.ol?.id === node.id && (
         <ChangeSection
           change={drawn.change}
