@@ -770,6 +770,47 @@ def test_a_reversed_seen_during_window_says_since_must_be_before_until(
     assert url_param(page, "seen_until") == window["seen_since"]
 
 
+def test_changes_since_after_as_of_says_it_must_be_before_and_asks_nothing(
+    shared: Page,
+    server: ServerProcess,
+    first_training: dict[str, Any],
+    first_complete_training: dict[str, Any],
+) -> None:
+    page = shared
+    asked: list[str] = []
+
+    def record(request: Any) -> None:
+        if "/lineage/diff" in request.url:
+            asked.append(request.url)
+
+    page.on("request", record)
+    # Changes since the first training's end, as of its start: reversed.
+    times = {
+        "as_of": first_training["started_at_iso"],
+        "changes_since": first_complete_training["ended_at_iso"],
+    }
+    page.goto(f"{server.url}/?{urlencode(times | FEATURE_VIEW)}")
+    problem = page.get_by_test_id("reversed-changes")
+    expect(problem).to_contain_text("must be before")
+    expect(page.get_by_label("Changes since (empty: no comparison)")).to_have_attribute(
+        "aria-invalid", "true"
+    )
+    expect(page.get_by_label("As of (empty: now)")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_test_id("changes-summary")).not_to_contain_text("comparing")
+    expect(page.get_by_test_id("details-panel")).to_contain_text("Changes since")
+    page.wait_for_timeout(500)
+    assert asked == [], asked
+    # "Swap them" swaps the instants: the changes are compared.
+    problem.get_by_role("button", name="Swap them").click()
+    wait_graph(page)
+    assert url_param(page, "as_of") == times["changes_since"]
+    assert url_param(page, "changes_since") == times["as_of"]
+    expect(page.get_by_test_id("changes-summary")).to_contain_text("added")
+    expect(page.get_by_label("As of (empty: now)")).not_to_have_attribute("aria-invalid", "true")
+    assert asked, "no diff asked once swapped"
+    page.remove_listener("request", record)
+
+
 def test_each_time_of_the_lineage_toolbar_is_one_field_typed_or_picked(
     shared: Page, server: ServerProcess, first_training: dict[str, Any]
 ) -> None:

@@ -29,9 +29,14 @@ export interface TimeView {
   window: WindowPreset | null;
   since: string | null;
   until: string | null;
-  /** The window's since is not before its until: nothing to ask for until the user fixes it. */
+  /**
+   * The times are reversed (the window's since is not before its until, or
+   * changesReversed): nothing to ask for until the user fixes it.
+   */
   reversed: boolean;
   changesSince: string | null;
+  /** "Changes since" is after "as of": the diff would be read backwards (additions as removals). */
+  changesReversed: boolean;
 }
 
 /**
@@ -49,13 +54,18 @@ export function timeView(route: Route): TimeView {
   const since = window ? instant(route.seen_since) : null;
   const until = window ? instant(route.seen_until) : null;
   const shown = since || until ? window : null;
+  const asOf = window ? null : instant(route.as_of);
+  const changesSince = window ? null : instant(route.changes_since);
+  // (Equal, they are an empty diff: nothing changed, which is true.)
+  const changesReversed = asOf !== null && changesSince !== null && compareInstants(changesSince, asOf) > 0;
   return {
-    asOf: window ? null : instant(route.as_of),
+    asOf,
     window: shown,
     since: shown ? since : null,
     until: shown ? until : null,
-    reversed: shown !== null && since !== null && until !== null && compareInstants(since, until) >= 0,
-    changesSince: window ? null : instant(route.changes_since),
+    reversed: changesReversed || (shown !== null && since !== null && until !== null && compareInstants(since, until) >= 0),
+    changesSince,
+    changesReversed,
   };
 }
 

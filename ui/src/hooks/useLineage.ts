@@ -78,7 +78,7 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
   // "Changes since…": the server's diff from the earlier instant to the one
   // shown, centred as the graph is (the whole graph when it is the whole,
   // narrowed to its namespace when the graph is).
-  const since = registryView ? null : time.changesSince;
+  const since = registryView || time.reversed ? null : time.changesSince;
   const diff = useDiff(
     since === null
       ? null

@@ -34,7 +34,10 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
   const fetched = useNode(asked, historyQuery(time));
   const node = fetched.data ?? known;
   if (!node) {
-    if (time.reversed) return <p className="muted small panel-body">Fix the “Seen during” window to see this node.</p>;
+    if (time.reversed) {
+      const fix = time.changesReversed ? "“Changes since” (it must be before “As of”)" : "the “Seen during” window";
+      return <p className="muted small panel-body">Fix {fix} to see this node.</p>;
+    }
     const refused = horizonOf(fetched.error, time);
     if (refused) return <BeforeHorizon {...refused} time={time} navigate={navigate} />;
     if (fetched.error && isNotThen(fetched.error, time)) {

@@ -61,6 +61,8 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
                 column edges
               </span>
             </>
+          ) : time.changesReversed ? (
+            "not compared: it is after “As of”"
           ) : diff.error ? (
             beforeHorizon(diff.error) ? (
               `history before ${formatInstant(beforeHorizon(diff.error)?.horizon)} is not kept by this server’s retention`

@@ -20,6 +20,7 @@ export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navi
           label="As of (empty: now)"
           value={shownInstant(time.asOf)}
           disabled={time.window !== null}
+          invalid={time.changesReversed}
           onChange={(typed) => navigate({ as_of: typedInstant(typed) }, { push: true })}
           testId="as-of-input"
         />
@@ -55,6 +56,7 @@ export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navi
           label="Changes since (empty: no comparison)"
           value={shownInstant(time.changesSince)}
           disabled={time.window !== null}
+          invalid={time.changesReversed}
           onChange={(typed) => navigate({ changes_since: typedInstant(typed) }, { push: true })}
           testId="changes-since-input"
         />
