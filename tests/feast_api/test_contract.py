@@ -39,6 +39,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from feast_lineage.consumer.lineage_model import NodeId
 from tests.feast_api.feast_server import (
     READS,
     SKIP_REASON,
@@ -466,7 +467,9 @@ def test_graph_carries_feasts_derived_edges(both: Both) -> None:
     assert len(mine & theirs) > len(theirs) * 0.8
     # Ours beside them still name the job.
     keys = {(d["source"], d["target"]) for d in ours["derived_edges"]}
-    assert {(f"dataset:{sn}:{s}", f"dataset:{tn}:{t}") for _, sn, s, _, tn, t in mine} == keys
+    assert {
+        (str(NodeId.dataset(sn, s)), str(NodeId.dataset(tn, t))) for _, sn, s, _, tn, t in mine
+    } == keys
     for edge in ours["edges"]:
         if edge["edge_type"] == "derived":
             assert edge["type"] == "derived"
