@@ -67,6 +67,11 @@ def test_the_health_tab_lists_the_failed_task_and_lights_the_path_to_its_service
     # The path from the task to the service is lit; the service is selected.
     expect(page.locator(".canvas[data-lit]")).to_have_count(1)
     expect(service).to_have_class(_has("is-selected"))
+    # The link is gone with the tab: the keyboard's focus is on the node it showed.
+    page.wait_for_function(
+        "want => document.activeElement?.closest('.react-flow__node')?.dataset.id === want",
+        arg=SERVICE_ID,
+    )
     expect(task).to_have_class(_has("lit-on"))
     expect(service).to_have_class(_has("lit-on"))
     # Marked by state, each with its glyph (named for screen readers) and the legend's count.

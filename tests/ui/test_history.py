@@ -1191,7 +1191,10 @@ def test_the_jobs_and_datasets_tabs_list_them_as_of_an_instant(
     )
     expect(page.get_by_test_id("history-banner")).to_contain_text("Historical view")
     expect(page.get_by_text("No datasets match as of")).to_be_visible()
-    page.get_by_test_id("back-to-now").click()
+    # By keyboard: the button goes with the banner, the focus to the field it emptied.
+    page.get_by_test_id("back-to-now").focus()
+    page.keyboard.press("Enter")
+    expect(as_of).to_be_focused()
     expect(datasets.locator("tr.catalog-row")).to_have_count(1)
     expect(page.get_by_test_id("history-banner")).to_have_count(0)
     assert url_param(page, "as_of") is None
@@ -1218,3 +1221,27 @@ def test_the_jobs_and_datasets_tabs_list_them_as_of_an_instant(
     assert set(runs.locator("tr.run-row").evaluate_all("rs => rs.map(r => r.dataset.runId)")) == (
         by_then
     )
+
+
+def test_the_time_buttons_that_go_leave_the_focus_on_the_as_of_field(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    as_of = page.get_by_test_id("as-of-input")
+    # "Back to now": the banner and its button are gone; the focus is not left on <body>.
+    open_url(page, server, as_of=first_training["ended_at_iso"])
+    page.get_by_test_id("back-to-now").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('as_of')")
+    expect(as_of).to_be_focused()
+    # "as of this run" on the Runs tab: the Lineage tab as of its end, focus on that time.
+    page.goto(f"{server.url}/?{urlencode({'tab': 'runs', 'job': 'train_driver_ranking'})}")
+    row = page.locator(f"tr[data-run-id='{first_training['run_id']}']")
+    row.get_by_role("button", name="as of this run").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "want => new URLSearchParams(location.search).get('as_of') === want",
+        arg=first_training["ended_at_iso"],
+    )
+    expect(as_of).to_be_focused()
+    expect(as_of).to_have_value(first_training["ended_at_iso"])

@@ -12,6 +12,7 @@ import { Empty, Failure, Loading } from "../components/Status";
 import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
 import { formatDuration, formatTime, producerLabel } from "../format";
 import { InstantField } from "../components/InstantField";
+import { focusWhenShown } from "../focus";
 import { useCanonicalUrl } from "../hooks/useCanonicalUrl";
 import { useDraft } from "../hooks/useDraft";
 import { useTimeLink } from "../hooks/useTimeLink";
@@ -104,6 +105,11 @@ export function CatalogView({ kind, route, navigate }: Props) {
   const asOf = timeView(route).asOf;
   const timeNote = useTimeLink(route, navigate);
 
+  const backToNow = () => {
+    navigate({ as_of: null, offset: null }, { push: true });
+    focusWhenShown('[data-testid="catalog-as-of-input"]'); // the button is gone with the banner
+  };
+
   const query = {
     search: q.trim() || null,
     namespace: route.ns ?? null,
@@ -132,7 +138,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
       ) : asOf ? (
         <Empty title={`No ${noun} as of ${formatInstant(asOf)}`}>
           None had been named by an event by then.{" "}
-          <button type="button" className="link" onClick={() => navigate({ as_of: null, offset: null }, { push: true })}>
+          <button type="button" className="link" onClick={backToNow}>
             Back to now
           </button>
         </Empty>
@@ -216,7 +222,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
               <strong>Historical view:</strong> the {noun} as they stood at {formatInstant(asOf)}
               {kind === "job" ? ", each with its latest run then" : ""}.
             </span>
-            <button type="button" className="btn" onClick={() => navigate({ as_of: null, offset: null }, { push: true })} data-testid="back-to-now">
+            <button type="button" className="btn" onClick={backToNow} data-testid="back-to-now">
               Back to now
             </button>
           </div>

@@ -7,16 +7,24 @@ import { CHANGE_ICONS, JOB_CHANGE_ICON } from "../../graph/model";
 import type { Lineage } from "../../hooks/useLineage";
 import { formatInstant } from "../../format";
 import type { Navigate } from "../../route";
+import { focusWhenShown } from "../../focus";
+import { AS_OF_FIELD } from "./TimeControl";
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 const NOW = { as_of: null, seen: null, seen_since: null, seen_until: null, changes_since: null };
 
+/** Now, the focus on the "As of" field (this banner, and its button, are gone). */
+function backToNow(navigate: Navigate): void {
+  navigate(NOW, { push: true });
+  focusWhenShown(AS_OF_FIELD);
+}
+
 export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigate: Navigate }) {
   const { time, changes, diff } = lineage;
   if (lineage.registryView || (!time.asOf && !time.window && !time.changesSince)) return null;
   const back = (
-    <button type="button" className="btn" onClick={() => navigate(NOW, { push: true })} data-testid="back-to-now">
+    <button type="button" className="btn" onClick={() => backToNow(navigate)} data-testid="back-to-now">
       Back to now
     </button>
   );

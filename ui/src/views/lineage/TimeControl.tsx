@@ -7,6 +7,9 @@ import { InstantField } from "../../components/InstantField";
 import { shownInstant, typedInstant, windowPatch, type TimeView, type WindowPreset } from "../../history/time";
 import type { Navigate } from "../../route";
 
+/** The "As of" field, where the focus goes when a button that set or cleared the time is gone. */
+export const AS_OF_FIELD = '[data-testid="as-of-input"]';
+
 export function TimeControl({ time, navigate }: { time: TimeView; navigate: Navigate }) {
   const setWindow = (value: string) => {
     const preset = value === "24h" || value === "7d" || value === "custom" ? (value as WindowPreset) : null;

@@ -19,6 +19,7 @@ import { runTimePatch } from "../../history/time";
 import type { RunItem } from "../../types";
 import { RunError, runFailure } from "../details/RunError";
 import { NO_RUN_FILTERS, RunFilters, RUN_STATES, toIso } from "./RunFilters";
+import { AS_OF_FIELD } from "../lineage/TimeControl";
 
 const LIMIT = 50;
 
@@ -91,7 +92,10 @@ function columns(navigate: Navigate, digits: Digits): ColumnDef<RunItem, unknown
           type="button"
           className="link small nowrap"
           title="The lineage graph as it stood when this run ended"
-          onClick={() => navigate({ ...clearRunsPatch, ...runTimePatch(row.original, "as_of") }, { push: true })}
+          onClick={() => {
+            navigate({ ...clearRunsPatch, ...runTimePatch(row.original, "as_of") }, { push: true });
+            focusWhenShown(AS_OF_FIELD); // the time it set, on the Lineage tab (this row is gone)
+          }}
         >
           as of this run
         </button>
