@@ -3,10 +3,10 @@
 //   tab       lineage (default) | events | runs | jobs | datasets | health
 //   view      lineage tab: "feast" for the Feast-only (registry) graph
 //   ns        namespace filter (lineage, events, jobs, datasets)
-//   focus     lineage tab: the node whose upstream/downstream is shown
+//   focus_type, focus_ns, focus   lineage tab: the node whose upstream/downstream is shown
 //   depth     focus depth (default 2); dir: both | upstream | downstream
 //   jobs      lineage tab: "all" jobs, "none" (datasets only); default: all but Feast apply jobs
-//   sel       the node open in the details panel
+//   node_type, node_ns, node   the node open in the details panel (selection.ts: refPatch)
 //   col_ns, col_ds, col, col_indirect   the column view (views/columns/trace.ts)
 //   run, runs_offset, dsver, jobver   inside the node open in the details panel:
 //             its run expanded, page of runs, versions (dropped with the node: DETAIL_KEYS)
