@@ -1245,3 +1245,15 @@ def test_the_time_buttons_that_go_leave_the_focus_on_the_as_of_field(
     )
     expect(as_of).to_be_focused()
     expect(as_of).to_have_value(first_training["ended_at_iso"])
+
+
+def test_as_of_a_time_still_to_come_says_the_lineage_shown_is_now(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    open_url(page, server, as_of="2999-01-01T00:00:00Z")
+    banner = page.get_by_test_id("history-banner")
+    expect(banner).to_contain_text("a time still to come: the lineage now")
+    open_url(page, server, as_of=first_training["ended_at_iso"])
+    expect(banner).to_contain_text("Historical view")
+    expect(banner).not_to_contain_text("still to come")

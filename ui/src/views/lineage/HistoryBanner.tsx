@@ -9,8 +9,15 @@ import { formatInstant } from "../../format";
 import type { Navigate } from "../../route";
 import { focusWhenShown } from "../../focus";
 import { AS_OF_FIELD } from "./TimeControl";
+import { parseInstant } from "../../history/instant";
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** Whether `iso` is later than this browser's clock. */
+function isFuture(iso: string | null): boolean {
+  const at = iso ? parseInstant(iso) : null;
+  return at !== null && at.ms > Date.now();
+}
 
 const NOW = { as_of: null, seen: null, seen_since: null, seen_until: null, changes_since: null };
 
@@ -83,7 +90,8 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
         </span>
       ) : (
         <span>
-          <strong>Historical view:</strong> the lineage as it stood at {formatInstant(time.asOf)}.
+          <strong>Historical view:</strong> the lineage as it stood at {formatInstant(time.asOf)}
+          {isFuture(time.asOf) ? ", a time still to come: the lineage now (the server answers a later instant as now)" : ""}.
         </span>
       )}
       {back}
