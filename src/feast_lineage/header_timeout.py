@@ -10,6 +10,11 @@ first byte of its next request arrives, the request's headers must be complete
 within the timeout, else the server answers ``408`` (when some bytes came)
 and closes the connection. The body's own time limits are the ingest
 route's (:mod:`feast_lineage.consumer.intake.body_pace`).
+
+A request the HTTP parser cannot read gets this server's one error shape
+(JSON) instead of uvicorn's ``text/plain`` "Invalid HTTP request received.":
+``414`` for a URL longer than the parser reads (httptools keeps a URL's
+offsets in 16 bits: 65,535 bytes), else ``400``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import orjson
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 _TIMED_OUT = (
@@ -29,6 +35,32 @@ _BODY = (
     b'{"error":{"status":408,"code":"header_timeout","message":'
     b'"the request headers did not arrive in time; send the whole request at once"}}'
 )
+_UNREADABLE = (
+    b"HTTP/1.1 %d %s\r\n"
+    b"content-type: application/json\r\n"
+    b"connection: close\r\n"
+    b"content-length: %d\r\n\r\n%s"
+)
+# httptools.parse_url keeps a URL's offsets and lengths in 16 bits.
+URL_LIMIT = 65_535
+
+
+def unreadable_answer(url_bytes: int) -> bytes:
+    """The answer to a request the HTTP parser refused, whose URL so far had ``url_bytes``."""
+    if url_bytes > URL_LIMIT:
+        status, reason, code = 414, b"URI Too Long", "uri_too_long"
+        message = (
+            f"the URL is {url_bytes:,} bytes, longer than the {URL_LIMIT:,} this server reads; "
+            "ask with fewer or shorter query parameters"
+        )
+    else:
+        status, reason, code = 400, b"Bad Request", "bad_http_request"
+        message = (
+            "the request is not valid HTTP/1.1 (its request line or a header could not be "
+            "read); send a well-formed request"
+        )
+    body = orjson.dumps({"error": {"status": status, "code": code, "message": message}})
+    return _UNREADABLE % (status, reason, len(body), body)
 
 
 def with_header_timeout(seconds: float, base: Any = AutoHTTPProtocol) -> type[asyncio.Protocol]:
@@ -68,6 +100,12 @@ def with_header_timeout(seconds: float, base: Any = AutoHTTPProtocol) -> type[as
             if self._header_timer is not None:
                 self._header_timer.cancel()
                 self._header_timer = None
+
+        def send_400_response(self, msg: str) -> None:
+            # uvicorn's answer to what its parser refused (it has logged ``msg``): ours, in JSON.
+            url = getattr(self, "url", b"")  # httptools' URL so far (h11 keeps none)
+            self.transport.write(unreadable_answer(len(url) if isinstance(url, bytes) else 0))
+            self.transport.close()
 
         def _headers_stalled(self) -> None:
             self._header_timer = None

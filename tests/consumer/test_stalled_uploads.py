@@ -243,3 +243,37 @@ def test_a_keep_alive_connection_stalled_in_its_next_headers_is_closed(
         assert reply.startswith(b"HTTP/1.1 408 "), reply[:200]
     finally:
         sock.close()
+
+
+def _error(reply: bytes, status: int) -> dict[str, Any]:
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d " % status), reply[:300]
+    assert b"content-type: application/json" in head.lower()
+    error: dict[str, Any] = orjson.loads(body)["error"]
+    assert error["status"] == status
+    return error
+
+
+def test_a_request_the_server_cannot_read_gets_the_one_error_shape(hasty: ServerProcess) -> None:
+    """Not uvicorn's text/plain "Invalid HTTP request received.": JSON, named, with the fix."""
+    # A URL over 65,535 bytes (the HTTP parser's URL offsets are 16-bit): 414.
+    sock = socket.create_connection(_address(hasty), timeout=20)
+    try:
+        long_url = b"/api/v1/lineage/openlineage/graph?namespace=" + b"a" * 70_000
+        sock.sendall(b"GET " + long_url + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        error = _error(answer(sock), 414)
+    finally:
+        sock.close()
+    assert error["code"] == "uri_too_long"
+    assert "70,044 bytes" in error["message"]
+    assert "65,535" in error["message"]
+    # Bytes that are not an HTTP request: 400.
+    sock = socket.create_connection(_address(hasty), timeout=20)
+    try:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n")
+        error = _error(answer(sock), 400)
+    finally:
+        sock.close()
+    assert error["code"] == "bad_http_request"
+    assert "HTTP/1.1" in error["message"]
+    normal_posts_succeed(hasty, "after-unreadable-requests", count=1)
