@@ -19,6 +19,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from feast_lineage.consumer.lineage_model import NodeId
 from feast_lineage.event_time import parse_us
 from tests.server_process import ServerProcess, write_repo
 from tests.ui.conftest import (
@@ -231,9 +232,10 @@ def test_changes_since_the_first_training_run_mark_the_dbt_job_redefined_and_its
     target = next(
         n
         for n in api(server, "graph", limit=5000)["nodes"]
-        if output["target"].startswith(f"field:{n['namespace']}:{n['name']}:")
+        if output["target"].startswith(str(NodeId.of_field(n["namespace"], n["name"], "")))
     )
-    field = output["target"].removeprefix(f"field:{target['namespace']}:{target['name']}:")
+    prefix = str(NodeId.of_field(target["namespace"], target["name"], ""))
+    field = output["target"].removeprefix(prefix).replace("%3A", ":").replace("%25", "%")
     trace = {"col_ns": target["namespace"], "col_ds": target["name"], "col": field}
     page.goto(f"{server.url}/?{urlencode(trace | {'changes_since': since})}")
     page.wait_for_selector("[data-testid=column-ready]", state="attached", timeout=30_000)

@@ -10,6 +10,7 @@
 
 import type { Route } from "./route";
 import type { LNode } from "./graph/model";
+import { nodeId } from "./nodeId";
 
 export interface Selection {
   source: "openlineage" | "registry";
@@ -52,7 +53,7 @@ export function selectionOf(route: Route, registryView: boolean, key: RefKey = "
 /** The id the API (and so the graph) gives the selected node. */
 export function selectionId(sel: Selection): string {
   if (sel.source === "registry") return `${sel.namespace}:${GROUP_OF_KIND[sel.type]}:${sel.name}`;
-  return `${sel.type}:${sel.namespace}:${sel.name}`;
+  return nodeId(sel.type, sel.namespace, sel.name);
 }
 
 /** The type, namespace and name of a drawn node. */

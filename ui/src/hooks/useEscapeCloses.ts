@@ -9,13 +9,14 @@ import { attr, focusWhenShown } from "../focus";
 import type { Navigate, Patch, Route } from "../route";
 import { refPatch } from "../selection";
 import { traceOf, tracePatch } from "../views/columns/trace";
+import { nodeId } from "../nodeId";
 
 const TYPING = "input, textarea, select, [contenteditable]";
 
 /** What Escape closes on `route`: the route change, and where the focus goes then. */
 export function escapeStep(route: Route): { patch: Patch; push: boolean; focus: string | null } | null {
   if (route.node) {
-    const id = `${route.node_type ?? ""}:${route.node_ns ?? ""}:${route.node}`;
+    const id = nodeId(route.node_type ?? "", route.node_ns ?? "", route.node);
     return { patch: refPatch(null), push: false, focus: `tr[data-node-id=${attr(id)}], .react-flow__node[data-id=${attr(id)}]` };
   }
   if (route.ev) return { patch: { ev: null }, push: false, focus: `tr.event-row[data-event-id=${attr(route.ev)}]` };

@@ -7,17 +7,20 @@ import { asProblemKind, useHealth } from "../../api/health";
 import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
-import { attr, focusWhenShown } from "../../focus";
+import { focusWhenShown } from "../../focus";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { ProblemCard } from "./ProblemCard";
 import "./health.css";
 
 const LIMIT = 20;
 
-/** The graph a problem's link names, the focus on its node once drawn (the link itself is gone). */
-function showNode(navigate: Navigate, patch: Patch, node: string): void {
+/**
+ * The graph a problem's link names, the focus on the node it selects once drawn (the link
+ * itself is gone): the selected one, which may be drawn for its alias group.
+ */
+function showNode(navigate: Navigate, patch: Patch): void {
   navigate(patch, { push: true });
-  focusWhenShown(`.react-flow__node[data-id=${attr(node)}]`);
+  focusWhenShown(".react-flow__node:has(.lnode.is-selected)");
 }
 
 export function HealthView({ route, navigate }: { route: Route; navigate: Navigate }) {
@@ -44,7 +47,7 @@ export function HealthView({ route, navigate }: { route: Route; navigate: Naviga
       <>
         <div className="problems" aria-busy={health.isFetching} data-testid="problems">
           {page.problems.map((problem) => (
-            <ProblemCard key={problem.id} problem={problem} now={now} onShow={(patch, node) => showNode(navigate, patch, node)} />
+            <ProblemCard key={problem.id} problem={problem} now={now} onShow={(patch) => showNode(navigate, patch)} />
           ))}
         </div>
         <Pager offset={page.offset} limit={page.limit} total={page.total} noun="problems" onOffset={(next) => navigate({ offset: next || null }, { push: true })} />

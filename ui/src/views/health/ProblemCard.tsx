@@ -12,8 +12,7 @@ import { agoFrom, span } from "./words";
 interface Props {
   problem: HealthProblem;
   now: number;
-  /** Show the graph the patch names, the keyboard's focus on `node` (an id) once drawn. */
-  onShow: (patch: Patch, node: string) => void;
+  onShow: (patch: Patch) => void;
 }
 
 /** "3 steps", and the path's free hops across symlinks (two names of one dataset) when it has any. */
@@ -46,7 +45,7 @@ export function ProblemCard({ problem, now, onShow }: Props) {
     <article className={`problem problem-${problem.kind}`} data-testid="problem" data-problem={problem.id}>
       <header className="problem-head">
         <HealthMark state={problem.kind} />
-        <button type="button" className="problem-title link" onClick={() => onShow(graphPatch(problem, null), node.id)} title="Show it and everything downstream of it on the graph">
+        <button type="button" className="problem-title link" onClick={() => onShow(graphPatch(problem, null))} title="Show it and everything downstream of it on the graph">
           <span className="problem-name">{node.name}</span>
         </button>
         <span className="muted small">{node.namespace}</span>
@@ -73,7 +72,7 @@ export function ProblemCard({ problem, now, onShow }: Props) {
               </h3>
               <ul>
                 {problem.reaches[key].map((reached) => (
-                  <ReachedItem key={reached.node} reached={reached} group={key} onShow={() => onShow(graphPatch(problem, reached), reached.node)} />
+                  <ReachedItem key={reached.node} reached={reached} group={key} onShow={() => onShow(graphPatch(problem, reached))} />
                 ))}
               </ul>
               {problem.reach_totals[key] > problem.reaches[key].length && (

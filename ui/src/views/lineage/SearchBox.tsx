@@ -7,6 +7,7 @@ import { useNodeSearch, type NodeRef } from "../../api/queries";
 import { KindBadge } from "../../components/Badges";
 import type { LGraph, LNode } from "../../graph/model";
 import { useDebouncedValue } from "../../hooks/useDebouncedValue";
+import { nodeId } from "../../nodeId";
 
 interface Props {
   graph: LGraph | null;
@@ -56,7 +57,7 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef, asOf = null 
   const remote = serverSearch && q.length >= 2 ? (search.data ?? []) : [];
 
   const localIds = new Set(local.map((n) => n.id));
-  const extra = remote.filter((r) => !localIds.has(graph?.drawnAs.get(`${r.type}:${r.namespace}:${r.name}`) ?? ""));
+  const extra = remote.filter((r) => !localIds.has(graph?.drawnAs.get(nodeId(r.type, r.namespace, r.name)) ?? ""));
   const total = local.length + extra.length;
 
   useEffect(() => {

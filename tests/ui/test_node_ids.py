@@ -1,0 +1,66 @@
+"""Node ids in the UI (ui/src/nodeId.ts): names whose ":" would make two datasets read alike
+are two nodes, each selected and refocused by its own id, in Chromium against a real server."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+from urllib.parse import urlencode
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from tests.server_process import write_repo
+from tests.ui.conftest import ui_server, wait_graph
+
+PRODUCER = "https://scheduler.example.com/openlineage-plugin/2.1"
+SPEC = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
+
+
+def _run(job: str, **io: list[dict[str, str]]) -> dict:
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": "2026-11-01T00:01:00Z",
+        "producer": PRODUCER,
+        "schemaURL": SPEC,
+        "job": {"namespace": "coll", "name": job},
+        "run": {"runId": str(uuid.uuid4())},
+        "inputs": io.get("inputs", []),
+        "outputs": io.get("outputs", []),
+    }
+
+
+def test_a_name_with_a_colon_is_selected_and_refocused_by_its_own_node(
+    page: Page, tmp_path: Path
+) -> None:
+    # Joined with ":" unescaped, (x:y, z) and (x, y:z) were one id.
+    first = {"namespace": "x:y", "name": "z"}
+    second = {"namespace": "x", "name": "y:z"}
+    events = [
+        _run("writer1", outputs=[first]),
+        _run("writer2", outputs=[second]),
+        _run("reader", inputs=[first]),
+    ]
+    with ui_server(write_repo(tmp_path / "ids", project="ids")) as server:
+        answer = httpx.post(f"{server.url}/api/v1/lineage/batch", json=events, timeout=60)
+        assert answer.status_code == 204, answer.text
+        page.goto(
+            f"{server.url}/?{urlencode({'node_type': 'dataset', 'node_ns': 'x', 'node': 'y:z'})}"
+        )
+        wait_graph(page, nodes=5)
+        selected = page.locator(".lnode.is-selected")
+        expect(selected).to_have_count(1)
+        expect(selected).to_have_attribute("data-node-id", "dataset:x:y%3Az")
+        expect(page.get_by_test_id("details-panel")).to_contain_text("y:z")
+        # Escape closes the panel, the focus back on that node (not the other, not <body>).
+        page.keyboard.press("Escape")
+        expect(page.get_by_test_id("details-panel")).to_have_count(0)
+        page.wait_for_function(
+            "want => document.activeElement?.closest('.react-flow__node')?.dataset.id === want",
+            arg="dataset:x:y%3Az",
+        )
+        expect(page.locator(".lnode.is-selected")).to_have_count(0)
+        expect(page.locator(".lnode[data-node-id='dataset:x:y:z']")).not_to_have_class(
+            re.compile(r"(^|\s)is-selected(\s|$)")
+        )
