@@ -764,3 +764,14 @@ def test_a_read_key_that_is_the_admin_key_is_refused_not_naming_it(tmp_path: Pat
     fine = _read_keys(("r-1", ["a"]), ("r-2", ["a"]))
     repo = write(tmp_path, fs({"consumer": {"api_key": "admin-1", "authorizer": fine}}))
     assert load(repo).consumer.api_key_value() == "admin-1"
+
+
+def test_a_config_error_keeps_no_reference_to_the_values_it_refused(tmp_path: Path) -> None:
+    # pydantic's error holds the section's input (the api_key too); a logger printing the
+    # error's chain, or a debugger, would show it.
+    keys = _read_keys(("r-1", ["a"]), ("admin-secret-1", ["b"]))
+    repo = write(tmp_path, fs({"consumer": {"api_key": "admin-secret-1", "authorizer": keys}}))
+    with pytest.raises(ConfigError) as info:
+        load(repo)
+    assert info.value.__context__ is None
+    assert info.value.__cause__ is None

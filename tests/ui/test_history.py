@@ -1205,9 +1205,15 @@ def test_the_jobs_and_datasets_tabs_list_them_as_of_an_instant(
     now = api(server, "jobs", search="train_driver_ranking")["jobs"][0]
     past = api(server, "jobs", search="train_driver_ranking", as_of=then)["jobs"][0]
     assert past["latest_run_id"] == first_training["run_id"] != now["latest_run_id"]
-    page.goto(
-        f"{server.url}/?{urlencode({'tab': 'jobs', 'q': 'train_driver_ranking', 'as_of': then})}"
+    # A link with the Lineage tab's other times: they are left out, the instant kept.
+    lineage_only = {"seen": "custom", "seen_since": then, "changes_since": then}
+    link = {"tab": "jobs", "q": "train_driver_ranking", "as_of": then, **lineage_only}
+    page.goto(f"{server.url}/?{urlencode(link)}")
+    page.wait_for_function(
+        "() => ['seen', 'seen_since', 'changes_since']"
+        ".every(k => !new URLSearchParams(location.search).has(k))"
     )
+    assert url_param(page, "as_of") == then
     jobs = page.get_by_test_id("job-table")
     row = jobs.locator("tr.catalog-row")
     expect(row).to_have_count(1)

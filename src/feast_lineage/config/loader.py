@@ -283,7 +283,9 @@ def _build(
         return model.model_validate({**data, **overrides})
     except ValidationError as err:
         first = err.errors(include_url=False, include_input=False)[0]
-        raise _config_error(first, model, section, used_env) from None
+    # Raised out here, the error holds no reference to pydantic's, whose input holds the
+    # section's values, secrets included (``from None`` only hides it from tracebacks).
+    raise _config_error(first, model, section, used_env)
 
 
 def consumer_env_names() -> dict[str, str]:

@@ -26,6 +26,15 @@ import { TimeLinkNote } from "./lineage/TimeLinkNote";
 
 const LIMIT = 50;
 
+/** The Lineage tab's time keys, which these tabs leave out (null: no key). */
+const LINEAGE_ONLY_TIMES = { seen: null, seen_since: null, seen_until: null, changes_since: null };
+
+function withoutLineageTimes(route: Route): Route {
+  const own: Record<string, string> = { ...route };
+  for (const key of Object.keys(LINEAGE_ONLY_TIMES)) delete own[key];
+  return own;
+}
+
 // Column ids are the server's sort keys (GET /jobs and /datasets ?sort=).
 const NAME: ColumnDef<CatalogItem, unknown> = {
   id: "name",
@@ -101,9 +110,12 @@ export function CatalogView({ kind, route, navigate }: Props) {
   useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
   const q = route.q ?? "";
   const [draft, setDraft] = useDraft(q, (v) => navigate({ q: v.trim() || null, offset: null }), 300);
-  // Only an instant: a "seen during" window or "changes since" are the Lineage tab's.
-  const asOf = timeView(route).asOf;
-  const timeNote = useTimeLink(route, navigate);
+  // Only an instant: a "seen during" window and "changes since" are the Lineage tab's, left
+  // out of a link to this tab (so the list, the field and the details panel agree).
+  const own = withoutLineageTimes(route);
+  useCanonicalUrl(route, navigate, LINEAGE_ONLY_TIMES);
+  const asOf = timeView(own).asOf;
+  const timeNote = useTimeLink(own, navigate);
 
   const backToNow = () => {
     navigate({ as_of: null, offset: null }, { push: true });
@@ -215,7 +227,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
             />
           </label>
         </div>
-        {timeNote && <TimeLinkNote note={timeNote} time={timeView(route)} shows={asOf ? `the ${noun} as of ${formatInstant(asOf)}` : `the ${noun} now`} />}
+        {timeNote && <TimeLinkNote note={timeNote} time={timeView(own)} shows={asOf ? `the ${noun} as of ${formatInstant(asOf)}` : `the ${noun} now`} />}
         {asOf && (
           <div className="banner banner-history" role="status" data-testid="history-banner">
             <span>
@@ -233,7 +245,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
         <DetailsPanel
           selection={selection}
           drawn={null}
-          route={route}
+          route={own}
           navigate={navigate}
           onClose={() => navigate(refPatch(null))}
           consumerEnabled
