@@ -169,6 +169,19 @@ def test_the_keyboard_opens_graph_nodes_with_a_visible_ring(
     )
     assert_rings_visible([page.evaluate(FOCUS_RING)])
 
+    # Enter again on the node open goes into its details (after every node in Tab order);
+    # Escape closes them, the focus back on the node.
+    page.keyboard.press("Enter")
+    title = page.get_by_test_id("details-panel").locator(".panel-title")
+    expect(title).to_be_focused()
+    page.keyboard.press("Tab")
+    assert page.evaluate(
+        "() => document.activeElement.closest('[data-testid=details-panel]') !== null"
+    )
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("details-panel")).to_have_count(0)
+    page.wait_for_function("want => document.activeElement?.dataset.id === want", arg=second)
+
 
 def query(page: Page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)

@@ -73,7 +73,7 @@ function Canvas({ graph, center, selected, onSelect }: CanvasProps) {
   const hover = usePathLight(graph, selected);
   useKeepInView(wrapper, positions, ready, selected);
   const pointer = usePointer({ scene, hover, onSelect, wrapper });
-  const keys = useNodeKeys(onSelect, hover);
+  const keys = useNodeKeys(onSelect, hover, selected ?? null);
 
   return (
     <div

@@ -1,16 +1,19 @@
 // The keyboard on the graph. React Flow makes each drawn node a stop of the
 // Tab key (and pans to the one focused); here Enter or Space opens the
-// focused node as a click does, and focusing a node lights its path as
+// focused node as a click does, and again on the node open goes into its
+// details (the panel comes after every node in the Tab order: on a large
+// graph, hundreds of stops away); focusing a node lights its path as
 // hovering does. Nodes say what they are to screen readers (nodeAriaLabel).
 // A painted graph (more than BIG_GRAPH nodes) has no DOM nodes: there the
 // search box is the keyboard's way to a node.
 
 import type { AriaLabelConfig } from "@xyflow/react";
 import { useMemo, type FocusEvent, type KeyboardEvent } from "react";
+import { focusWhenShown } from "../focus";
 import { KIND_STYLES } from "./kinds";
 import { changeText, type LNode } from "./model";
 
-const HOW = "Press Enter or Space to open its details; Tab moves to the next node.";
+const HOW = "Press Enter or Space to open its details, again to go into them; Tab moves to the next node.";
 const ARIA: Partial<AriaLabelConfig> = {
   "node.a11yDescription.default": HOW,
   "node.a11yDescription.keyboardDisabled": HOW,
@@ -32,8 +35,11 @@ function nodeId(target: EventTarget): string | null {
   return target instanceof HTMLElement && target.classList.contains("react-flow__node") ? (target.dataset.id ?? null) : null;
 }
 
-/** Props for the canvas's wrapper (`wrapper`) and for <ReactFlow> (`flow`). */
-export function useNodeKeys(onSelect: (id: string) => void, hover: (id: string | null) => void) {
+/** The details panel's heading: where Enter on the node already open takes the focus. */
+const DETAILS = '[data-testid="details-panel"] .panel-title';
+
+/** Props for the canvas's wrapper (`wrapper`) and for <ReactFlow> (`flow`); `selected`: the node open. */
+export function useNodeKeys(onSelect: (id: string) => void, hover: (id: string | null) => void, selected: string | null) {
   return useMemo(
     () => ({
       wrapper: {
@@ -41,7 +47,8 @@ export function useNodeKeys(onSelect: (id: string) => void, hover: (id: string |
           const id = nodeId(event.target);
           if (id && (event.key === "Enter" || event.key === " ")) {
             event.preventDefault();
-            onSelect(id);
+            if (id === selected) focusWhenShown(DETAILS);
+            else onSelect(id);
           }
         },
         onFocus: (event: FocusEvent<HTMLDivElement>) => {
@@ -54,6 +61,6 @@ export function useNodeKeys(onSelect: (id: string) => void, hover: (id: string |
       },
       flow: { ariaLabelConfig: ARIA },
     }),
-    [onSelect, hover],
+    [onSelect, hover, selected],
   );
 }
