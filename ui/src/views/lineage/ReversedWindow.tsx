@@ -7,49 +7,49 @@
 import { formatInstant } from "../../format";
 import { compareInstants } from "../../history/instant";
 import type { TimeView } from "../../history/time";
-import type { Navigate } from "../../route";
+import type { Navigate, Patch } from "../../route";
+
+/** The alert for two times in the wrong order; `swap`: the route change that swaps them (null: none helps). */
+function Reversed(props: { testId: string; title: string; body: string; swap: Patch | null; navigate: Navigate }) {
+  const { testId, title, body, swap, navigate } = props;
+  return (
+    <div className="status status-error" role="alert" data-testid={testId}>
+      <div className="status-title">{title}</div>
+      <div className="status-body">
+        {body} Change either in the toolbar above{swap ? ", or swap them" : ""}.
+      </div>
+      <div className="status-actions">
+        {swap && (
+          <button type="button" className="btn" onClick={() => navigate(swap, { push: true })}>
+            Swap them
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
 
 export function ReversedWindow({ time, navigate }: { time: TimeView; navigate: Navigate }) {
   if (time.changesReversed) {
     return (
-      <div className="status status-error" role="alert" data-testid="reversed-changes">
-        <div className="status-title">“Changes since” is after “As of”</div>
-        <div className="status-body">
-          “Changes since” ({formatInstant(time.changesSince)}) must be before “As of” ({formatInstant(time.asOf)}).
-          Change either in the toolbar above, or swap them.
-        </div>
-        <div className="status-actions">
-          <button
-            type="button"
-            className="btn"
-            onClick={() => navigate({ as_of: time.changesSince, changes_since: time.asOf }, { push: true })}
-          >
-            Swap them
-          </button>
-        </div>
-      </div>
+      <Reversed
+        testId="reversed-changes"
+        title="“Changes since” is after “As of”"
+        body={`“Changes since” (${formatInstant(time.changesSince)}) must be before “As of” (${formatInstant(time.asOf)}).`}
+        swap={{ as_of: time.changesSince, changes_since: time.asOf }}
+        navigate={navigate}
+      />
     );
   }
   // (Equal bounds are an empty window: swapping them changes nothing.)
   const swappable = time.since !== null && time.until !== null && compareInstants(time.since, time.until) > 0;
   return (
-    <div className="status status-error" role="alert" data-testid="reversed-window">
-      <div className="status-title">The “Seen during” window ends before it starts</div>
-      <div className="status-body">
-        “Seen since” ({formatInstant(time.since)}) must be before “Seen until” ({formatInstant(time.until)}). Change
-        either in the toolbar above{swappable ? ", or swap them" : ""}.
-      </div>
-      <div className="status-actions">
-        {swappable && (
-        <button
-          type="button"
-          className="btn"
-          onClick={() => navigate({ seen_since: time.until, seen_until: time.since }, { push: true })}
-        >
-          Swap them
-        </button>
-        )}
-      </div>
-    </div>
+    <Reversed
+      testId="reversed-window"
+      title="The “Seen during” window ends before it starts"
+      body={`“Seen since” (${formatInstant(time.since)}) must be before “Seen until” (${formatInstant(time.until)}).`}
+      swap={swappable ? { seen_since: time.until, seen_until: time.since } : null}
+      navigate={navigate}
+    />
   );
 }
