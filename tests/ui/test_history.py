@@ -1218,6 +1218,10 @@ def test_the_jobs_and_datasets_tabs_list_them_as_of_an_instant(
     row = jobs.locator("tr.catalog-row")
     expect(row).to_have_count(1)
     expect(as_of).to_have_value(then)
+    # The exact instant is shown whole.
+    assert as_of.evaluate("el => el.scrollWidth <= el.clientWidth"), as_of.evaluate(
+        "el => [el.scrollWidth, el.clientWidth]"
+    )
     expect(row).to_contain_text(past["latest_run"]["state"])
     # Its details answer as of then too: the runs started by then only.
     row.click()

@@ -217,7 +217,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
               ))}
             </select>
           </label>
-          <label className="field">
+          <label className="field catalog-as-of">
             <span>As of</span>
             <InstantField
               label="As of (empty: now)"
