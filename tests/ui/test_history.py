@@ -1201,6 +1201,11 @@ def test_the_jobs_and_datasets_tabs_list_them_as_of_an_instant(
     expect(page.get_by_test_id("history-banner")).to_have_count(0)
     assert url_param(page, "as_of") is None
 
+    # Datasets then: when each was last updated is not known then (the API's 0), not 1970.
+    page.goto(f"{server.url}/?{urlencode({'tab': 'datasets', 'q': 'driver', 'as_of': then})}")
+    expect(datasets.locator("tr.catalog-row").first).to_be_visible()
+    expect(datasets).not_to_contain_text("1970")
+
     # The training job then: its latest run is the first training run, not today's.
     now = api(server, "jobs", search="train_driver_ranking")["jobs"][0]
     past = api(server, "jobs", search="train_driver_ranking", as_of=then)["jobs"][0]

@@ -56,7 +56,8 @@ export const datasetRow = (dataset: DatasetItem): CatalogItem => ({
   namespace: dataset.dataset_namespace,
   name: dataset.dataset_name,
   producer: dataset.producer,
-  updated_at_iso: dataset.updated_at_iso,
+  // 0 (the epoch) when not known: as of an instant, or a dataset only named.
+  updated_at_iso: dataset.updated_at ? dataset.updated_at_iso : null,
   datasource_uri: dataset.datasource_uri,
   feast: dataset.feast,
 });
