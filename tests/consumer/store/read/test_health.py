@@ -118,6 +118,36 @@ def test_recent_writes_keeps_the_latest_writes_of_each_dataset(store: Store) -> 
     assert some == {dataset_id(*OUT): [parse_us(at(180))]}
 
 
+def test_a_feast_definition_run_is_not_a_write(store: Store) -> None:
+    # `feast apply` (and lineage-sync) outputs the registry's objects: definitions, not data.
+    # Counted as writes, a few applies in a minute taught a feature service a 29 s interval.
+    store.reset()
+    kind = facet(kind="definition", feast_project="p")
+    service = ("p", "feature_service/svc")
+    applies = [
+        run_event(
+            "COMPLETE",
+            job=("p", "feast_apply_feature_service_svc"),
+            time=at(10 * m),
+            outputs=[dataset(*service)],
+            job_facets={"feast_job_kind": kind},
+        )
+        for m in range(5)
+    ]
+    materialized = facet(kind="materialization", feast_project="p")
+    data = run_event(
+        "COMPLETE",
+        job=("p", "feast_materialize"),
+        time=at(100),
+        outputs=[dataset(*service)],
+        job_facets={"feast_job_kind": materialized},
+    )
+    store.ingest(*applies, data)
+    with store.engine.connect() as conn:
+        writes = h.recent_writes(conn, None, KEEP)
+    assert writes == {dataset_id(*service): [parse_us(at(100))]}
+
+
 def test_steps_cross_symlinks_on_the_same_level(store: Store) -> None:
     store.reset()
     alias = facet(identifiers=[{"namespace": "s3://b", "name": "raw", "type": "FILE"}])

@@ -20,6 +20,7 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+import orjson
 from sqlalchemy import Connection, and_, bindparam, func, literal, or_, select, union_all
 
 from feast_lineage.consumer.store.read.aliases import current_symlink
@@ -96,8 +97,36 @@ def failed_jobs(conn: Connection, job_ids: Collection[int] | None = None) -> lis
 
 
 def _wrote(v: Any) -> Any:
-    """A dataset version row that is a write: a COMPLETE run's output, or a DatasetEvent's."""
-    return or_(v.writes == 1, and_(v.event_type.is_(None), v.run_id.is_(None)))
+    """A dataset version row that is a write: a COMPLETE run's output, or a DatasetEvent's;
+    not a run of a Feast definition job (:func:`definition_jobs`, the ``definitions``)."""
+    return and_(
+        or_(v.writes == 1, and_(v.event_type.is_(None), v.run_id.is_(None))),
+        or_(v.job_id.is_(None), v.job_id.not_in(bindparam("definitions", expanding=True))),
+    )
+
+
+# A job's ``feast_job_kind`` facet; ``kind: definition`` is `feast apply` or lineage-sync.
+_JOB_KIND = "feast_job_kind"
+
+
+def definition_jobs(conn: Connection) -> list[int]:
+    """The jobs whose latest ``feast_job_kind`` facet says ``definition``: Feast's apply and
+    lineage-sync, whose outputs are the registry's objects (definitions, not data)."""
+    f, b = t.job_facets.c, t.facet_blobs.c
+    stmt = (
+        select(f.owner_id, b.payload)
+        .join(t.facet_blobs, b.id == f.blob_id)
+        .where(f.name == _JOB_KIND)
+    )
+    found = []
+    for owner, payload in conn.execute(stmt):
+        try:
+            kind = orjson.loads(payload).get("kind")
+        except (orjson.JSONDecodeError, AttributeError):
+            continue
+        if kind == "definition":
+            found.append(int(owner))
+    return sorted(found)
 
 
 @lru_cache(maxsize=2)
@@ -136,12 +165,15 @@ def recent_writes(
     """Dataset id -> the times of its latest ``keep`` writes, newest first (None: every dataset).
 
     A write: a COMPLETE run listing it as an output, or a DatasetEvent
-    stating a lifecycle change. Datasets never written are left out.
+    stating a lifecycle change; not a Feast definition run (`feast apply`
+    states what an object is, it writes no data). Datasets never written are
+    left out.
     """
     found: dict[int, list[int]] = {}
+    definitions = definition_jobs(conn)
     chunks: Iterable[list[int] | None] = [None] if dataset_ids is None else _chunks(dataset_ids)
     for chunk in chunks:
-        params: dict[str, Any] = {"skip": keep - 1}
+        params: dict[str, Any] = {"skip": keep - 1, "definitions": definitions}
         if chunk is not None:
             params["ids"] = chunk
         stmt = _writes_statement(chunk is None)
