@@ -664,3 +664,15 @@ def test_serve_lineage_serves_https_with_key_and_cert(tmp_path: Path, workers: s
         # And the certificate is really checked: an unrelated CA is refused.
         with pytest.raises(httpx.ConnectError):
             httpx.get(url, timeout=5)
+
+
+def test_an_import_from_no_feast_store_leaves_no_lineage_store_behind(tmp_path: Path) -> None:
+    # The source is read first: a failed import created (and migrated) an empty store.
+    repo = write_repo(
+        tmp_path / "repo", consumer={"connection_string": "sqlite:///data/lineage.db"}
+    )
+    (repo / "data").mkdir()
+    result = CliRunner().invoke(cli, ["-c", str(repo), "import-feast-lineage"])
+    assert result.exit_code == 1, result.output
+    assert "--source" in result.output
+    assert sorted(p.name for p in (repo / "data").iterdir()) == []

@@ -435,7 +435,6 @@ def import_feast_lineage(ctx: click.Context, source: str | None, show_refused: b
         source_url = (
             normalize_database_url(source, config.repo_path, "--source") if source else target_url
         )
-        _check_database(target_url, config.database_option(), migrate=True)
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
 
@@ -448,11 +447,17 @@ def import_feast_lineage(ctx: click.Context, source: str | None, show_refused: b
         read_only_engine,
     )
 
+    # The source first: an import that cannot read it creates (and migrates) nothing.
     try:
         reader = read_only_engine(source_url)
         total = count_rows(reader)
     except (FeastTableMissing, SourceUnreadable, ValueError) as err:
         raise click.ClickException(f"{err}; give the right database with --source") from None
+    try:
+        _check_database(target_url, config.database_option(), migrate=True)
+    except ConfigError as err:
+        reader.dispose()
+        raise click.ClickException(str(err)) from None
     store = LocalStore(target_url)
     try:
         with click.progressbar(
