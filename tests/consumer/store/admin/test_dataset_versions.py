@@ -13,7 +13,7 @@ from feast_lineage.consumer.store.read.health import KEEP_WRITES, recent_writes
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, namespace_id
-from tests.factories import at, dataset, run_event, schema_facet
+from tests.factories import at, dataset, facet, run_event, schema_facet
 from tests.store_helpers import Store
 
 
@@ -73,6 +73,31 @@ def test_a_prune_keeps_the_latest_writes_health_learns_an_interval_from(store: S
         assert recent_writes(conn, None, KEEP_WRITES) == before
     assert removed.get("dataset_versions") == 5  # t at 0 to 4: older than its latest 11
     assert len(before[dataset_id("lake", "t")]) == KEEP_WRITES
+
+
+def test_a_prune_keeps_the_data_writes_health_learns_from_past_feast_definitions(
+    store: Store,
+) -> None:
+    """Feast's definition runs (apply) are no writes for health: a prune keeps the
+    KEEP_WRITES latest data writes however many applies came after them."""
+    kind = {"feast_job_kind": facet(kind="definition", feast_project="p")}
+    applies = [
+        run_event(
+            "COMPLETE",
+            job=("p", "feast_apply_feature_view_v"),
+            time=at(100 + i),
+            outputs=[dataset("lake", "t")],
+            job_facets=kind,
+        )
+        for i in range(KEEP_WRITES)
+    ]
+    store.ingest(*[_write(i) for i in range(15)], *applies)
+    with store.engine.connect() as conn:
+        before = recent_writes(conn, None, KEEP_WRITES)
+    assert before[dataset_id("lake", "t")] == [_us(i) for i in range(14, 3, -1)]
+    prune(store.engine, _us(50))
+    with store.engine.connect() as conn:
+        assert recent_writes(conn, None, KEEP_WRITES) == before
 
 
 def test_a_namespace_reset_deletes_its_versions_and_keeps_the_blobs_others_point_at(

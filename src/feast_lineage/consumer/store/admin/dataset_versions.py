@@ -20,6 +20,8 @@ id from an unknown one; the prune raises it before it deletes anything
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sqlalchemy import Connection, Engine, delete, select, union
 
 from feast_lineage.consumer.store.engine.meta import ensure_meta, read_meta, write_meta
@@ -31,7 +33,7 @@ from feast_lineage.consumer.store.read.dataset_versions import (
     observations,
     versions,
 )
-from feast_lineage.consumer.store.read.health import KEEP_WRITES
+from feast_lineage.consumer.store.read.health import KEEP_WRITES, definition_jobs
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import SORT_OFFSET
 
@@ -40,13 +42,15 @@ from feast_lineage.event_time import SORT_OFFSET
 VERSIONED_FACETS = ("schema", "lifecycleStateChange", "symlinks")
 
 
-def _writes(row: ObservationRow) -> bool:
+def _writes(row: ObservationRow, definitions: Collection[int]) -> bool:
     """A write health learns from (:func:`.read.health.recent_writes`): a COMPLETE run's output,
-    or a DatasetEvent's row."""
-    return not row.stated and (row.writes == 1 or (row.event_type is None and row.run_id is None))
+    or a DatasetEvent's row; not a run of a Feast definition job (``definitions``)."""
+    if row.stated or (row.job_id is not None and row.job_id in definitions):
+        return False
+    return row.writes == 1 or (row.event_type is None and row.run_id is None)
 
 
-def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[int]:
+def _kept(rows: list[ObservationRow], cutoff_us: int, definitions: Collection[int]) -> set[int]:
     """The ids of the rows older than the cutoff that stay."""
     older = [row for row in rows if row.time_us < cutoff_us]
     found = versions(older)
@@ -59,10 +63,10 @@ def _kept(rows: list[ObservationRow], cutoff_us: int) -> set[int]:
         if stating:
             keep.add(stating[-1].id)
     # The latest writes health learns a dataset's interval from, all of them kept.
-    newer = sum(1 for row in rows if row.time_us >= cutoff_us and _writes(row))
+    newer = sum(1 for row in rows if row.time_us >= cutoff_us and _writes(row, definitions))
     wanted = max(0, KEEP_WRITES - newer)
     if wanted:
-        keep.update(row.id for row in [r for r in older if _writes(r)][-wanted:])
+        keep.update(row.id for row in [r for r in older if _writes(r, definitions)][-wanted:])
     return keep
 
 
@@ -84,17 +88,33 @@ def prune_versions(engine: Engine, cutoff_us: int, *, chunk: int = 5000) -> int:
             )
             datasets.extend(sorted(set(conn.execute(older).scalars())))
     deleted = 0
+    definitions = _Definitions()
     for start in range(0, len(datasets), 100):
         with write_transaction(engine) as conn:
             for dataset in datasets[start : start + 100]:
-                deleted += _prune_dataset(conn, dataset, cutoff_us, chunk)
+                deleted += _prune_dataset(conn, dataset, cutoff_us, chunk, definitions)
     return deleted
 
 
-def _prune_dataset(conn: Connection, dataset: int, cutoff_us: int, chunk: int) -> int:
+class _Definitions:
+    """Which jobs are Feast definition jobs, asked by their key as datasets name them."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, bool] = {}
+
+    def among(self, conn: Connection, jobs: Collection[int | None]) -> set[int]:
+        asked = {j for j in jobs if j is not None and j not in self._known}
+        found = set(definition_jobs(conn, asked))
+        self._known.update((j, j in found) for j in asked)
+        return {j for j in jobs if j is not None and self._known[j]}
+
+
+def _prune_dataset(
+    conn: Connection, dataset: int, cutoff_us: int, chunk: int, definitions: _Definitions
+) -> int:
     """Delete the rows of ``dataset`` older than the cutoff but those that answer."""
     rows = observations(conn, dataset)
-    keep = _kept(rows, cutoff_us)
+    keep = _kept(rows, cutoff_us, definitions.among(conn, {r.job_id for r in rows}))
     deleted = 0
     for table in (t.dataset_versions, t.dataset_states):
         stated = table is t.dataset_states

@@ -109,15 +109,20 @@ def _wrote(v: Any) -> Any:
 _JOB_KIND = "feast_job_kind"
 
 
-def definition_jobs(conn: Connection) -> list[int]:
-    """The jobs whose latest ``feast_job_kind`` facet says ``definition``: Feast's apply and
-    lineage-sync, whose outputs are the registry's objects (definitions, not data)."""
+def definition_jobs(conn: Connection, among: Collection[int] | None = None) -> list[int]:
+    """The jobs (of ``among`` only, by their key; None: every job) whose latest
+    ``feast_job_kind`` facet says ``definition``: Feast's apply and lineage-sync, whose
+    outputs are the registry's objects (definitions, not data)."""
     f, b = t.job_facets.c, t.facet_blobs.c
     stmt = (
         select(f.owner_id, b.payload)
         .join(t.facet_blobs, b.id == f.blob_id)
         .where(f.name == _JOB_KIND)
     )
+    if among is not None:
+        if not among:
+            return []
+        stmt = stmt.where(f.owner_id.in_(sorted(among)))
     found = []
     for owner, payload in conn.execute(stmt):
         try:
