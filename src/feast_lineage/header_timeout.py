@@ -25,42 +25,46 @@ from typing import Any
 import orjson
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-_TIMED_OUT = (
-    b"HTTP/1.1 408 Request Timeout\r\n"
-    b"content-type: application/json\r\n"
-    b"connection: close\r\n"
-    b"content-length: %d\r\n\r\n%s"
-)
-_BODY = (
-    b'{"error":{"status":408,"code":"header_timeout","message":'
-    b'"the request headers did not arrive in time; send the whole request at once"}}'
-)
-_UNREADABLE = (
-    b"HTTP/1.1 %d %s\r\n"
-    b"content-type: application/json\r\n"
-    b"connection: close\r\n"
-    b"content-length: %d\r\n\r\n%s"
-)
 # httptools.parse_url keeps a URL's offsets and lengths in 16 bits.
 URL_LIMIT = 65_535
+
+
+def _answer(status: int, reason: bytes, code: str, message: str) -> bytes:
+    """A whole HTTP answer in the one error shape, closing the connection."""
+    body = orjson.dumps({"error": {"status": status, "code": code, "message": message}})
+    return (
+        b"HTTP/1.1 %d %s\r\n"
+        b"content-type: application/json\r\n"
+        b"connection: close\r\n"
+        b"content-length: %d\r\n\r\n%s"
+    ) % (status, reason, len(body), body)
+
+
+_TIMED_OUT = _answer(
+    408,
+    b"Request Timeout",
+    "header_timeout",
+    "the request headers did not arrive in time; send the whole request at once",
+)
 
 
 def unreadable_answer(url_bytes: int) -> bytes:
     """The answer to a request the HTTP parser refused, whose URL so far had ``url_bytes``."""
     if url_bytes > URL_LIMIT:
-        status, reason, code = 414, b"URI Too Long", "uri_too_long"
-        message = (
+        return _answer(
+            414,
+            b"URI Too Long",
+            "uri_too_long",
             f"the URL is {url_bytes:,} bytes, longer than the {URL_LIMIT:,} this server reads; "
-            "ask with fewer or shorter query parameters"
+            "ask with fewer or shorter query parameters",
         )
-    else:
-        status, reason, code = 400, b"Bad Request", "bad_http_request"
-        message = (
-            "the request is not valid HTTP/1.1 (its request line or a header could not be "
-            "read); send a well-formed request"
-        )
-    body = orjson.dumps({"error": {"status": status, "code": code, "message": message}})
-    return _UNREADABLE % (status, reason, len(body), body)
+    return _answer(
+        400,
+        b"Bad Request",
+        "bad_http_request",
+        "the request is not valid HTTP/1.1 (its request line or a header could not be read); "
+        "send a well-formed request",
+    )
 
 
 def with_header_timeout(seconds: float, base: Any = AutoHTTPProtocol) -> type[asyncio.Protocol]:
@@ -112,7 +116,7 @@ def with_header_timeout(seconds: float, base: Any = AutoHTTPProtocol) -> type[as
             if self._in_request() or self.transport.is_closing():
                 return
             if self._header_bytes:
-                self.transport.write(_TIMED_OUT % (len(_BODY), _BODY))
+                self.transport.write(_TIMED_OUT)
             self.transport.close()
 
     return HeaderTimeoutProtocol
