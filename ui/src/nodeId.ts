@@ -13,10 +13,10 @@ export function fromIdPart(part: string): string {
   return part.replaceAll("%3A", ":").replaceAll("%25", "%");
 }
 
-export const datasetId = (namespace: string, name: string) => `dataset:${namespace}:${idPart(name)}`;
-
 /** The id of a job, a dataset or another node type the API names "{type}:{namespace}:{name}". */
 export const nodeId = (type: string, namespace: string, name: string) => `${type}:${namespace}:${idPart(name)}`;
+
+export const datasetId = (namespace: string, name: string) => nodeId("dataset", namespace, name);
 
 /** The id of a field of a dataset; with field "" the prefix every field id of the dataset starts with. */
 export const fieldId = (namespace: string, name: string, field: string) => `field:${namespace}:${idPart(name)}:${idPart(field)}`;

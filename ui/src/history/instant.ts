@@ -160,3 +160,12 @@ export function localTimeOf(text: string): Date | null {
 export function typedDate(text: string): Date | null {
   return LOCAL_TIME.test(text) ? localTimeOf(text) : dateOf(text);
 }
+
+/**
+ * A time filter's value ("2026-11-28T02:00", local; or an instant with its
+ * offset) as an ISO time the API takes; null when it is not a real one.
+ */
+export function typedIso(text: string | undefined): string | null {
+  const date = text ? typedDate(text) : null;
+  return date ? date.toISOString() : null;
+}

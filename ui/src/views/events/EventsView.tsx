@@ -6,18 +6,11 @@ import { useEvents } from "../../api/queries";
 import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { timeDigits } from "../../format";
-import { typedDate } from "../../history/instant";
+import { typedIso } from "../../history/instant";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { EventFilters, NO_FILTERS, SIZES } from "./EventFilters";
 import { EventRow } from "./EventRow";
-
-/** A time filter's value ("2026-11-28T02:00", local; or an instant with its offset) as an ISO time the API takes. */
-function toIso(local: string | undefined): string | null {
-  if (!local) return null;
-  const date = typedDate(local);
-  return date ? date.toISOString() : null;
-}
 
 interface Props {
   route: Route;
@@ -33,8 +26,8 @@ export function EventsView({ route, navigate }: Props) {
     job_search: route.job,
     event_type: asEventType(route.type),
     run_id: route.run_id,
-    since: toIso(route.since),
-    until: toIso(route.until),
+    since: typedIso(route.since),
+    until: typedIso(route.until),
     limit,
     offset,
   });

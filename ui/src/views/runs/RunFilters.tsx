@@ -1,20 +1,12 @@
 // The Runs tab's filters: state, job (name contains), and start time range.
 
 import { InstantField } from "../../components/InstantField";
-import { typedDate } from "../../history/instant";
 import { useDraft } from "../../hooks/useDraft";
 import type { Navigate, Patch, Route } from "../../route";
 
 export const RUN_STATES = ["RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER"] as const;
 /** Every filter, cleared. */
 export const NO_RUN_FILTERS: Patch = { job: null, state: null, since: null, until: null };
-
-/** A time filter's value ("2026-11-28T02:00", local; or an instant with its offset) as an ISO time the API takes. */
-export function toIso(local: string | undefined): string | null {
-  if (!local) return null;
-  const date = typedDate(local);
-  return date ? date.toISOString() : null;
-}
 
 interface Props {
   route: Route;

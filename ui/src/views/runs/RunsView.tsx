@@ -18,7 +18,8 @@ import { refPatch } from "../../selection";
 import { runTimePatch } from "../../history/time";
 import type { RunItem } from "../../types";
 import { RunError, runFailure } from "../details/RunError";
-import { NO_RUN_FILTERS, RunFilters, RUN_STATES, toIso } from "./RunFilters";
+import { NO_RUN_FILTERS, RunFilters, RUN_STATES } from "./RunFilters";
+import { typedIso } from "../../history/instant";
 import { AS_OF_FIELD } from "../lineage/TimeControl";
 
 const LIMIT = 50;
@@ -119,8 +120,8 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
   const runs = useRunList({
     job_search: route.job || null,
     state,
-    since: toIso(route.since),
-    until: toIso(route.until),
+    since: typedIso(route.since),
+    until: typedIso(route.until),
     sort: route.sort ?? null,
     limit: LIMIT,
     offset,
