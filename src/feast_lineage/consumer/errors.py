@@ -72,6 +72,13 @@ class NotFound(LineageError):
     code = "not_found"
 
 
+class Conflict(LineageError):
+    """What was read changed while it was read (a concurrent prune or reset): retry."""
+
+    status = 409
+    code = "conflict"
+
+
 class ServiceUnavailable(LineageError):
     status = 503
     code = "store_unavailable"

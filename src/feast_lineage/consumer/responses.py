@@ -60,6 +60,7 @@ _ERROR_DESCRIPTIONS = {
     403: "Access refused",
     404: "Not found (or not visible to you)",
     408: "The request body stalled (it came too slowly or stopped); send it again",
+    409: "What was read changed while it was read (a prune or reset); retry",
     413: "Body or batch too large",
     415: "The body is not declared as JSON",
     503: "The store (or registry) is unavailable or busy; retry",

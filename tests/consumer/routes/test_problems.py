@@ -7,7 +7,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import Connection, delete
 
+from feast_lineage.consumer.services import health
+from feast_lineage.consumer.store.schema import tables as t
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
 from tests.factories import T0, at, dataset, facet, run_event
@@ -228,6 +231,31 @@ def test_impact_refuses_bad_parameters_naming_them(
 def test_impact_of_an_unknown_node_is_404(client: TestClient) -> None:
     params = {"node_type": "job", "namespace": "nowhere", "name": "x"}
     assert client.get(f"{API}/impact", params=params).status_code == 404
+
+
+def test_impact_of_a_node_that_vanishes_while_it_is_read_is_409(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node deleted after /impact found it and before it read the node's row: a conflict.
+
+    Reads see one snapshot, so a prune or reset of another connection cannot
+    do this; the node's row is deleted through the answer's own connection
+    (a real store, rolled back when the answer ends), between the two reads.
+    """
+    found = health._visible_start
+
+    def then_deleted(conn: Connection, *args: Any) -> int | None:
+        node = found(conn, *args)
+        conn.execute(delete(t.jobs).where(t.jobs.c.id == node))
+        return node
+
+    monkeypatch.setattr(health, "_visible_start", then_deleted)
+    params = {"node_type": "job", "namespace": "ml_team", "name": "materialize"}
+    response = client.get(f"{API}/impact", params=params)
+    assert response.status_code == 409, response.text
+    error = response.json()["error"]
+    assert (error["status"], error["code"]) == (409, "conflict")
+    assert "retry" in error["message"]
 
 
 def test_health_refuses_an_unknown_kind(client: TestClient) -> None:

@@ -60,7 +60,12 @@ async def get_health(
 @router.get(
     "/impact",
     response_model=Impact,
-    responses=error_responses(404, _404="No such node (or it is not visible)"),
+    responses=error_responses(
+        404,
+        409,
+        _404="No such node (or it is not visible)",
+        _409="The node was removed while it was read; retry",
+    ),
     summary="If this node breaks, what is affected: every node downstream along the data, by kind",
 )
 async def get_impact(

@@ -12,7 +12,7 @@ from typing import Literal
 
 from sqlalchemy import Connection
 
-from feast_lineage.consumer.errors import LineageError, NotFound
+from feast_lineage.consumer.errors import Conflict, NotFound
 from feast_lineage.consumer.schemas import (
     Clamped,
     HealthPage,
@@ -225,7 +225,7 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
         walked, infos = _impact_walk(conn, read, node, depth)
         groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=False)
     if node not in infos:
-        raise LineageError("the node vanished while it was read; retry", code="conflict")
+        raise Conflict("the node vanished while it was read; retry")
     return Impact(
         root=_key(infos)(node),
         depth=depth,
