@@ -15,9 +15,11 @@ from fastapi.concurrency import run_in_threadpool
 from feast_lineage.consumer.access.authorizers import OpenAuthorizer, request_scope
 from feast_lineage.consumer.access.keys import (
     CHALLENGE,
-    check_admin_key,
-    check_api_key,
+    WriteRefusal,
+    check_admin_enabled,
     presented_key,
+    refuse_wrong_key,
+    wrong_api_key,
 )
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import (
@@ -43,25 +45,32 @@ StateDep = Annotated[ConsumerState, Depends(get_state)]
 
 
 async def require_api_key(request: Request, state: StateDep) -> None:
-    check_api_key(
-        request,
-        state.settings.consumer.api_key_value(),
-        is_read_key=getattr(state.authorizer, "is_read_key", None),
-    )
+    """The consumer's ``api_key``, which ingest, prune and reset need.
+
+    A wrong key is refused by the authorizer's ``write_refusal`` when it is
+    one of its own read credentials (a ``403`` saying it may only read), which
+    may block: it runs in a worker thread then, as a scope does. The right key
+    never leaves the event loop.
+    """
+    wrong = wrong_api_key(request, state.settings.consumer.api_key_value())
+    if wrong is None:
+        return
+    authorizer = state.authorizer
+    refuse_write: WriteRefusal | None = getattr(authorizer, "write_refusal", None)
+    if refuse_write is not None and getattr(authorizer, "blocking", True):
+        await run_in_threadpool(refuse_wrong_key, wrong, refuse_write)
+    else:
+        refuse_wrong_key(wrong, refuse_write)
 
 
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
 
 
 async def require_admin_key(request: Request, state: StateDep) -> None:
-    """The admin key of prune and reset (see :func:`.access.keys.check_admin_key`)."""
+    """The admin key of prune and reset (see :func:`.access.keys.check_admin_enabled`)."""
     reads_open = isinstance(state.authorizer, OpenAuthorizer)
-    check_admin_key(
-        request,
-        state.settings.consumer.api_key_value(),
-        reads_open=reads_open,
-        is_read_key=getattr(state.authorizer, "is_read_key", None),
-    )
+    check_admin_enabled(state.settings.consumer.api_key_value(), reads_open=reads_open)
+    await require_api_key(request, state)
 
 
 AdminKeyDep = Annotated[None, Depends(require_admin_key)]

@@ -176,3 +176,37 @@ def test_an_explicit_authorizer_wins_over_feast_auth_with_a_warning(
     with caplog.at_level("WARNING"), TestClient(create_app(settings)) as client:
         assert client.get(f"{API}/jobs").status_code == 200  # open, as configured
     assert "Feast auth on (oidc), but openlineage.consumer.authorizer is open" in caplog.text
+
+
+WRITES = [
+    ("POST", "/api/v1/lineage", run_event("COMPLETE", job=("alpha", "sneaky"))),
+    ("POST", "/api/v1/lineage/batch", [run_event("COMPLETE", job=("alpha", "sneaky"))]),
+    ("POST", f"{API}/retention/prune", None),
+    ("DELETE", f"{API}/reset", None),
+]
+
+
+def test_a_valid_token_sent_to_a_write_endpoint_is_403_not_invalid(
+    client: TestClient, issuer: Issuer
+) -> None:
+    """A Feast token may read; writing takes the api_key, and the answer says so (not 401)."""
+    valid = issuer.token("cy", ["everyone"])
+    forged = issuer.token("cy", ["everyone"], key=new_key())
+    for method, path, body in WRITES:
+        response = client.request(
+            method, path, json=body, headers={"Authorization": f"Bearer {valid}"}
+        )
+        assert response.status_code == 403, (path, response.text)
+        error = response.json()["error"]
+        assert error["code"] == "feast_token_cannot_write", error
+        assert "Feast access token grants reads only" in error["message"], error
+        assert "api_key" in error["message"], error
+        # A token that is not valid is still a wrong credential: 401.
+        for token in (forged, "not-a-jwt"):
+            wrong = client.request(
+                method, path, json=body, headers={"Authorization": f"Bearer {token}"}
+            )
+            assert wrong.status_code == 401, (path, wrong.text)
+            assert wrong.json()["error"]["code"] == "invalid_api_key"
+    jobs = client.get(f"{API}/jobs", headers={"X-API-Key": ADMIN}).json()["jobs"]
+    assert sorted(job["job_name"] for job in jobs) == ["etl", "score", "train"]

@@ -3618,7 +3618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A read key, which may not write */
+            /** @description A read key or a Feast access token, which may not write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3898,7 +3898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A read key, which may not write */
+            /** @description A read key or a Feast access token, which may not write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5600,7 +5600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A read key, which may not write; or the authorizer restricts reads and no api_key is set */
+            /** @description A read key or a Feast access token, which may not write; or the authorizer restricts reads and no api_key is set */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5668,7 +5668,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A read key, which may not write; or the authorizer restricts reads and no api_key is set */
+            /** @description A read key or a Feast access token, which may not write; or the authorizer restricts reads and no api_key is set */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -25,6 +25,13 @@ and may block (the ``feast`` authorizer asks the registry),
 unless it has the class attribute ``blocking = False``: then it promises to
 only compute, and runs on the event loop, saving a thread hop per request.
 
+An authorizer may also have ``write_refusal(key) -> Forbidden | None``
+(:data:`.keys.WriteRefusal`): for a key that is not the consumer's
+``api_key`` sent to ingest, prune or reset, the ``403`` that says it is one of
+its own read credentials (a read key, a Feast token), or ``None`` (then the
+caller gets ``401`` ``invalid_api_key``). It runs as ``scope`` does (in a
+worker thread unless ``blocking = False``).
+
 Implementations, picked by ``openlineage.consumer.authorizer.type``:
 
 * ``open`` (default): every caller sees everything, the spec's behaviour

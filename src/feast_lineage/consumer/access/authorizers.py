@@ -21,7 +21,7 @@ from feast_lineage.config.authorizer import (
 from feast_lineage.consumer.access.feast_permissions import FeastPermissionsAuthorizer
 from feast_lineage.consumer.access.keys import CHALLENGE, presented_key
 from feast_lineage.consumer.access.scope import Scope, project_namespaces
-from feast_lineage.consumer.errors import LineageError, Unauthorized
+from feast_lineage.consumer.errors import Forbidden, LineageError, Unauthorized
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.registry.source import RegistrySource, RegistryUnavailable
 
@@ -95,13 +95,22 @@ class ApiKeysAuthorizer:
             )
         return found.union(self._anonymous)
 
-    def is_read_key(self, key: str) -> bool:
-        """Whether ``key`` is one of the read keys (compared with every one, in constant time)."""
+    def write_refusal(self, key: str) -> Forbidden | None:
+        """The 403 of a read key sent to a write endpoint (:data:`.keys.WriteRefusal`).
+
+        ``key`` is compared with every read key, in constant time.
+        """
         given = key.encode()
         found = False
         for secret in self._read_keys:
             found |= hmac.compare_digest(given, secret)
-        return found
+        if not found:
+            return None
+        return Forbidden(
+            "this key may read; writing (ingest, prune, reset) needs the consumer's api_key "
+            "(openlineage.consumer.api_key)",
+            code="read_key_cannot_write",
+        )
 
 
 def build_authorizer(settings: AppSettings, source: RegistrySource | None = None) -> Authorizer:

@@ -15,8 +15,10 @@ Everything comes from Feast itself:
 A token's scope is remembered for ``cache_seconds`` (never past the token's
 own expiry), keyed by a digest of the token, so a page of the web UI that
 sends ten requests asks the identity provider and the registry once. The
-consumer's admin ``api_key`` still sees everything. A missing or invalid
-token is a 401; a registry that cannot be read is a 503; an identity
+consumer's admin ``api_key`` still sees everything, and is the only key
+that writes: a valid token sent to ingest, prune or reset is a 403
+``feast_token_cannot_write`` (:meth:`FeastPermissionsAuthorizer.write_refusal`). A
+missing or invalid token is a 401; a registry that cannot be read is a 503; an identity
 provider that cannot be reached is a 503 too. Nothing here ever widens a
 scope on failure.
 """
@@ -37,7 +39,7 @@ from starlette.requests import HTTPConnection
 
 from feast_lineage.consumer.access.keys import CHALLENGE, bearer_token, presented_key
 from feast_lineage.consumer.access.scope import Scope, project_namespaces
-from feast_lineage.consumer.errors import LineageError, Unauthorized
+from feast_lineage.consumer.errors import Forbidden, LineageError, Unauthorized
 from feast_lineage.registry.permissions import permitted_projects, token_parser
 from feast_lineage.registry.source import RegistryUnavailable
 
@@ -94,10 +96,9 @@ class FeastPermissionsAuthorizer:
             )
         digest = hashlib.sha256(token.encode()).digest()
         now = self._clock()
-        with self._lock:
-            cached = self._scopes.get(digest)
-            if cached is not None and cached[0] > now:
-                return cached[1]
+        cached = self._cached(digest, now)
+        if cached is not None:
+            return cached
         user = self._user(token)
         try:
             projects = permitted_projects(self._registry(), user, self._project)
@@ -121,6 +122,32 @@ class FeastPermissionsAuthorizer:
                 while len(self._scopes) > _MAX_CACHED:
                     self._scopes.popitem(last=False)
         return scope
+
+    def write_refusal(self, key: str) -> Forbidden | None:
+        """The 403 of a valid Feast access token sent to a write endpoint
+        (:data:`.keys.WriteRefusal`): it may read, writing takes the ``api_key``.
+
+        A token that is not valid, or that the identity provider cannot check
+        now, is no credential: ``None`` (the caller's 401). It blocks, as
+        :meth:`scope` does.
+        """
+        digest = hashlib.sha256(key.encode()).digest()
+        if self._cached(digest, self._clock()) is None:
+            try:
+                self._user(key)
+            except LineageError:  # not valid (401), or no identity provider to ask (503)
+                return None
+        return Forbidden(
+            "a Feast access token grants reads only; writing (ingest, prune, reset) needs the "
+            "consumer's api_key (openlineage.consumer.api_key), sent as X-API-Key",
+            code="feast_token_cannot_write",
+        )
+
+    def _cached(self, digest: bytes, now: float) -> Scope | None:
+        """The scope remembered for a token's digest, while it holds."""
+        with self._lock:
+            cached = self._scopes.get(digest)
+        return cached[1] if cached is not None and cached[0] > now else None
 
     def _user(self, token: str) -> Any:
         from starlette.authentication import AuthenticationError

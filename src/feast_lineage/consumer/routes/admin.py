@@ -24,7 +24,8 @@ _KEYED = error_responses(
     401,
     403,
     503,
-    _403="A read key, which may not write; or the authorizer restricts reads and no api_key is set",
+    _403="A read key or a Feast access token, which may not write; or the authorizer restricts "
+    "reads and no api_key is set",
 )
 
 

@@ -46,7 +46,7 @@ _ERRORS = error_responses(
     415,
     503,
     _400="Invalid JSON or an invalid event",
-    _403="A read key, which may not write",
+    _403="A read key or a Feast access token, which may not write",
 )
 
 
