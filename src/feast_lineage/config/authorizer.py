@@ -14,6 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 ALL_PROJECTS = "*"
 
+# The ``anonymous_projects`` of the authorizers that take them (``api_keys``, ``feast``)
+ANONYMOUS_PROJECTS = (
+    "Projects a caller without a key or token may see (default: none, a credential is required)"
+)
+
 
 class OpenAuthorizerSettings(BaseModel):
     """``type: open``: every caller sees every namespace (the spec without RBAC)."""
@@ -54,10 +59,7 @@ class ApiKeysAuthorizerSettings(BaseModel):
 
     type: Literal["api_keys"]
     keys: list[ApiKeyGrant] = Field(default_factory=list)
-    anonymous_projects: list[str] = Field(
-        default_factory=list,
-        description="Projects a caller without a key may see (default: none, a key is required)",
-    )
+    anonymous_projects: list[str] = Field(default_factory=list, description=ANONYMOUS_PROJECTS)
 
     @field_validator("keys")
     @classmethod
@@ -98,6 +100,7 @@ class FeastAuthorizerSettings(BaseModel):
         le=3600,
         description="How long a token's permitted projects are remembered (0: ask every time)",
     )
+    anonymous_projects: list[str] = Field(default_factory=list, description=ANONYMOUS_PROJECTS)
 
 
 # Feast auth types (feature_store.yaml ``auth.type``) that name an identity provider.
@@ -120,6 +123,4 @@ def read_key(
     """Whether reads under ``config`` take a key (an API key or a Feast access token)."""
     if isinstance(config, OpenAuthorizerSettings):
         return "none"
-    if isinstance(config, ApiKeysAuthorizerSettings) and config.anonymous_projects:
-        return "optional"
-    return "required"
+    return "optional" if config.anonymous_projects else "required"

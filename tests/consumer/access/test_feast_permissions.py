@@ -8,7 +8,8 @@ provider is a stand-in: Keycloak cannot run here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from feast_lineage.config.errors import ConfigError
 from feast_lineage.config.loader import load_config
 from feast_lineage.consumer.app import create_app
 from feast_lineage.consumer.settings import AppSettings
+from tests.consumer.access import test_hidden_text as hidden
 from tests.consumer.lineage import API, ingest
 from tests.factories import run_event
 from tests.oidc import CLIENT_ID, Issuer, new_key, running_issuer
@@ -87,23 +89,36 @@ def issuer() -> Iterator[Issuer]:
         yield running
 
 
-@pytest.fixture
-def client(tmp_path: Path, issuer: Issuer) -> Iterator[TestClient]:
-    populate_registry(tmp_path)
+@contextmanager
+def started(
+    root: Path, issuer: Issuer, seed: Callable[[TestClient], object], **consumer: Any
+) -> Iterator[TestClient]:
+    """A server of project alpha's feature_store.yaml (Feast auth on), ``seed`` ingested."""
+    populate_registry(root)
     auth = {"type": "oidc", "client_id": CLIENT_ID, "auth_discovery_url": issuer.discovery_url}
-    yaml_file = fs_yaml(tmp_path, "alpha", auth)
-    config = load_config(tmp_path, yaml_file)
+    yaml_file = fs_yaml(root, "alpha", auth, **consumer)
+    config = load_config(root, yaml_file)
     assert isinstance(config.consumer.authorizer, FeastAuthorizerSettings)  # chosen by default
     settings = AppSettings.from_config(config, standalone=True, fs_yaml_file=yaml_file)
     with TestClient(create_app(settings)) as test_client:
         test_client.headers["X-API-Key"] = ADMIN
-        ingest(
-            test_client,
-            run_event("COMPLETE", job=("alpha", "train")),
-            run_event("COMPLETE", job=("spark://team-a", "etl")),
-            run_event("COMPLETE", job=("beta", "score")),
-        )
+        seed(test_client)
         del test_client.headers["X-API-Key"]
+        yield test_client
+
+
+def three_teams(client: TestClient) -> None:
+    ingest(
+        client,
+        run_event("COMPLETE", job=("alpha", "train")),
+        run_event("COMPLETE", job=("spark://team-a", "etl")),
+        run_event("COMPLETE", job=("beta", "score")),
+    )
+
+
+@pytest.fixture
+def client(tmp_path: Path, issuer: Issuer) -> Iterator[TestClient]:
+    with started(tmp_path, issuer, three_teams) as test_client:
         yield test_client
 
 
@@ -210,3 +225,47 @@ def test_a_valid_token_sent_to_a_write_endpoint_is_403_not_invalid(
             assert wrong.json()["error"]["code"] == "invalid_api_key"
     jobs = client.get(f"{API}/jobs", headers={"X-API-Key": ADMIN}).json()["jobs"]
     assert sorted(job["job_name"] for job in jobs) == ["etl", "score", "train"]
+
+
+def test_anonymous_projects_are_read_without_a_token_and_by_every_token(
+    tmp_path: Path, issuer: Issuer
+) -> None:
+    """As under ``api_keys``: no token sees the anonymous projects; a token, its own and them."""
+    feast = {"type": "feast", "anonymous_projects": ["beta"]}
+    with started(tmp_path, issuer, three_teams, authorizer=feast) as client:
+        anonymous = client.get(f"{API}/jobs")
+        assert anonymous.status_code == 200, anonymous.text
+        assert [job["job_name"] for job in anonymous.json()["jobs"]] == ["score"]
+        assert client.get(f"{API}/namespaces").json()["namespaces"] == ["beta"]
+        assert "train" not in client.get(f"{API}/graph").text
+        assert job_names(client, issuer.token("di", ["unrelated"])) == ["score"]
+        assert job_names(client, issuer.token("bo", ["beta-reader"])) == ["score"]
+        assert job_names(client, issuer.token("ana", ["alpha-reader"])) == ["etl", "score", "train"]
+        registry = "/api/v1/lineage/registry"
+        assert client.get(registry, params={"project": "beta"}).status_code == 200
+        assert client.get(registry, params={"project": "alpha"}).status_code == 403
+        # A wrong credential is refused, not taken for none (fails closed).
+        forged = issuer.token("ana", ["alpha-reader"], key=new_key())
+        for headers in (
+            {"Authorization": f"Bearer {forged}"},
+            {"Authorization": "Bearer not-a-jwt"},
+            {"X-API-Key": "not-the-api-key"},
+        ):
+            refused = client.get(f"{API}/jobs", headers=headers)
+            assert refused.status_code == 401, (headers, refused.text)
+            assert "score" not in refused.text
+        assert client.get("/metrics").status_code == 401  # store-wide: never anonymous
+        security = client.get("/openapi.json").json()["paths"][f"{API}/jobs"]["get"]["security"]
+        assert {} in security  # a credential is optional
+
+
+def test_no_read_endpoint_shows_an_anonymous_caller_more_than_the_anonymous_projects(
+    tmp_path: Path, issuer: Issuer
+) -> None:
+    feast = {"type": "feast", "anonymous_projects": ["ml_team"]}
+    with started(tmp_path, issuer, hidden.seed, authorizer=feast) as client:
+        assert client.get(f"{API}/namespaces").json()["namespaces"] == ["ml_team"]
+        assert hidden.read_every_endpoint(client) >= 30
+        client.headers["Authorization"] = f"Bearer {issuer.token('di', ['unrelated'])}"
+        assert client.get(f"{API}/namespaces").json()["namespaces"] == ["ml_team"]
+        assert hidden.read_every_endpoint(client) >= 30

@@ -294,8 +294,9 @@ def _calls(client: TestClient, path: str) -> list[tuple[str, dict[str, Any]]]:
     raise AssertionError(f"{path}: this test does not know how to read it; teach it")
 
 
-def test_no_read_endpoint_shows_hidden_names_or_text_about_them(client: TestClient) -> None:
-    client.headers["X-API-Key"] = "key-ml"
+def read_every_endpoint(client: TestClient) -> int:
+    """Read every GET route for every object ``client`` sees (with its own headers), check
+    that nothing of :data:`HIDDEN` shows; the number of answers that were a ``200``."""
     paths = [p for p, ops in client.app.openapi()["paths"].items() if "get" in ops]  # type: ignore[attr-defined]
     assert len(paths) >= 18
     read = 0
@@ -306,7 +307,25 @@ def test_no_read_endpoint_shows_hidden_names_or_text_about_them(client: TestClie
             for secret in (HIDDEN, TEXT, FILTER_TEXT, "payroll", "salar"):
                 assert secret not in response.text, f"{url} {params} leaked {secret!r}"
             read += response.status_code == 200
-    assert read >= 30
+    return read
+
+
+def test_no_read_endpoint_shows_hidden_names_or_text_about_them(client: TestClient) -> None:
+    client.headers["X-API-Key"] = "key-ml"
+    assert read_every_endpoint(client) >= 30
+
+
+def test_no_read_endpoint_shows_an_anonymous_caller_more_than_the_anonymous_projects(
+    make_client: AppFactory,
+) -> None:
+    """``anonymous_projects``: a caller without a key reads ml_team, and nothing hidden."""
+    authorizer = {**AUTHORIZER, "anonymous_projects": ["ml_team"]}
+    client = make_client(authorizer=authorizer, api_key="admin")
+    client.headers["X-API-Key"] = "admin"
+    seed(client)
+    del client.headers["X-API-Key"]
+    assert client.get(f"{API}/namespaces").json()["namespaces"] == ["ml_team"]
+    assert read_every_endpoint(client) >= 30
 
 
 def test_visible_parts_of_the_same_facets_stay(client: TestClient) -> None:

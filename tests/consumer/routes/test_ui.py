@@ -51,6 +51,8 @@ def test_the_settings_say_whether_reads_take_a_key(tmp_path: Path) -> None:
     for authorizer, expected in (
         ({"type": "api_keys", "keys": keys}, "required"),
         ({"type": "api_keys", "keys": keys, "anonymous_projects": ["demo"]}, "optional"),
+        ({"type": "feast"}, "required"),
+        ({"type": "feast", "anonymous_projects": ["demo"]}, "optional"),
     ):
         base = settings(tmp_path, consumer=True)
         consumer = ConsumerSettings(enabled=True, authorizer=authorizer)

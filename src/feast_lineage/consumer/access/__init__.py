@@ -45,6 +45,10 @@ Implementations, picked by ``openlineage.consumer.authorizer.type``:
 * ``feast``: the projects the caller's Feast token may ``DESCRIBE``
   (:mod:`.feast_permissions`).
 
+Both ``api_keys`` and ``feast`` take ``anonymous_projects``: what a caller
+without any credential sees, added to what every valid one sees
+(:func:`.scope.projects_scope`).
+
 Adding one: write a class with ``scope``, a settings model in
 :mod:`feast_lineage.config.authorizer`, and a branch in
 :func:`.authorizers.build_authorizer`.

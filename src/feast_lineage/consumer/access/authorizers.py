@@ -13,14 +13,13 @@ from typing import Protocol
 from starlette.requests import HTTPConnection
 
 from feast_lineage.config.authorizer import (
-    ALL_PROJECTS,
     ApiKeysAuthorizerSettings,
     FeastAuthorizerSettings,
     OpenAuthorizerSettings,
 )
 from feast_lineage.consumer.access.feast_permissions import FeastPermissionsAuthorizer
 from feast_lineage.consumer.access.keys import CHALLENGE, presented_key
-from feast_lineage.consumer.access.scope import Scope, project_namespaces
+from feast_lineage.consumer.access.scope import Scope, projects_scope
 from feast_lineage.consumer.errors import Forbidden, LineageError, Unauthorized
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.registry.source import RegistrySource, RegistryUnavailable
@@ -59,9 +58,7 @@ class ApiKeysAuthorizer:
         admin_key: str | None,
     ) -> None:
         def resolve(projects: list[str]) -> Scope:
-            if ALL_PROJECTS in projects:
-                return Scope.everything()
-            return Scope.of(project_namespaces(projects, namespace_mapping, producer_namespace))
+            return projects_scope(projects, namespace_mapping, producer_namespace)
 
         self._grants = [
             (grant.key.get_secret_value().encode(), resolve(grant.projects))
@@ -132,6 +129,15 @@ def build_authorizer(settings: AppSettings, source: RegistrySource | None = None
             producer_namespace=settings.producer_namespace,
             admin_key=settings.consumer.api_key_value(),
             cache_seconds=config.cache_seconds,
+            anonymous=(
+                projects_scope(
+                    config.anonymous_projects,
+                    settings.consumer.namespace_mapping,
+                    settings.producer_namespace,
+                )
+                if config.anonymous_projects
+                else None
+            ),
         )
     if isinstance(config, ApiKeysAuthorizerSettings):
         return ApiKeysAuthorizer(

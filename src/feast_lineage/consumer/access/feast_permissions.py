@@ -15,11 +15,14 @@ Everything comes from Feast itself:
 A token's scope is remembered for ``cache_seconds`` (never past the token's
 own expiry), keyed by a digest of the token, so a page of the web UI that
 sends ten requests asks the identity provider and the registry once. The
+``anonymous_projects`` are what a caller without any credential sees, and
+are added to every token's projects (as the ``api_keys`` authorizer does). The
 consumer's admin ``api_key`` still sees everything, and is the only key
 that writes: a valid token sent to ingest, prune or reset is a 403
-``feast_token_cannot_write`` (:meth:`FeastPermissionsAuthorizer.write_refusal`). A
-missing or invalid token is a 401; a registry that cannot be read is a 503; an identity
-provider that cannot be reached is a 503 too. Nothing here ever widens a
+``feast_token_cannot_write`` (:meth:`FeastPermissionsAuthorizer.write_refusal`).
+An invalid token is a 401, and so is a missing one when no project is
+anonymous; a registry that cannot be read is a 503; an identity provider
+that cannot be reached is a 503 too. Nothing here ever widens a
 scope on failure.
 """
 
@@ -68,6 +71,7 @@ class FeastPermissionsAuthorizer:
         producer_namespace: str,
         admin_key: str | None,
         cache_seconds: float,
+        anonymous: Scope | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._repo_config = repo_config
@@ -77,16 +81,24 @@ class FeastPermissionsAuthorizer:
         self._producer_namespace = producer_namespace
         self._admin = admin_key.encode() if admin_key else None
         self._cache_seconds = cache_seconds
+        self._anonymous = anonymous
         self._clock = clock
         self._lock = threading.Lock()
         self._parser: Any = None
         self._scopes: OrderedDict[bytes, tuple[float, Scope]] = OrderedDict()
 
     def scope(self, request: HTTPConnection) -> Scope:
+        """The admin key's everything; else the token's projects and the anonymous ones.
+
+        Only a caller that sends no credential at all is anonymous: a token
+        that is not valid, or a key that is not the ``api_key``, is a 401.
+        """
         key = presented_key(request)
         admin = self._admin
         if admin is not None and key is not None and hmac.compare_digest(key.encode(), admin):
             return Scope.everything()
+        if key is None and self._anonymous is not None:
+            return self._anonymous
         token = bearer_token(request)
         if token is None:
             raise Unauthorized(
@@ -94,6 +106,10 @@ class FeastPermissionsAuthorizer:
                 "the token your Feast clients use",
                 headers=CHALLENGE,
             )
+        return self._token_scope(token).union(self._anonymous)
+
+    def _token_scope(self, token: str) -> Scope:
+        """The namespaces of the projects ``token``'s user may DESCRIBE (remembered a while)."""
         digest = hashlib.sha256(token.encode()).digest()
         now = self._clock()
         cached = self._cached(digest, now)

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from feast_lineage.config.authorizer import ALL_PROJECTS
 from feast_lineage.config.producer import project_namespace
 from feast_lineage.identity import namespace_id
 
@@ -84,3 +85,13 @@ def project_namespaces(
         out.add(project_namespace(producer_namespace, project))
     out.update(ns for ns, project in namespace_mapping.items() if project in wanted)
     return frozenset(out)
+
+
+def projects_scope(
+    projects: Iterable[str], namespace_mapping: Mapping[str, str], producer_namespace: str
+) -> Scope:
+    """The scope of configured ``projects`` (``"*"`` among them: everything)."""
+    projects = list(projects)
+    if ALL_PROJECTS in projects:
+        return Scope.everything()
+    return Scope.of(project_namespaces(projects, namespace_mapping, producer_namespace))
