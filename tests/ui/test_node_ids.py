@@ -64,3 +64,31 @@ def test_a_name_with_a_colon_is_selected_and_refocused_by_its_own_node(
         expect(page.locator(".lnode[data-node-id='dataset:x:y:z']")).not_to_have_class(
             re.compile(r"(^|\s)is-selected(\s|$)")
         )
+
+
+def test_two_jobs_whose_names_join_alike_draw_a_column_edge_each(
+    page: Page, tmp_path: Path
+) -> None:
+    # Joined with ":" unescaped, the jobs (a:b, c) and (a, b:c) gave their edges one id.
+    lineage = {"a": {"inputFields": [{"namespace": "coll", "name": "src", "field": "y"}]}}
+    src = {"namespace": "coll", "name": "src"}
+    out = {
+        "namespace": "coll",
+        "name": "out",
+        "facets": {"columnLineage": {"_producer": PRODUCER, "_schemaURL": SPEC, "fields": lineage}},
+    }
+    events = []
+    for namespace, name in (("a:b", "c"), ("a", "b:c")):
+        event = _run(name, inputs=[src], outputs=[out])
+        event["job"]["namespace"] = namespace
+        events.append(event)
+    with ui_server(write_repo(tmp_path / "edges", project="edges")) as server:
+        answer = httpx.post(f"{server.url}/api/v1/lineage/batch", json=events, timeout=60)
+        assert answer.status_code == 204, answer.text
+        page.goto(f"{server.url}/?{urlencode({'col_ns': 'coll', 'col_ds': 'out', 'col': 'a'})}")
+        page.wait_for_selector("[data-testid=column-ready]", state="attached", timeout=30_000)
+        edges = page.locator(".column-edge")
+        expect(edges).to_have_count(2)
+        ids = edges.evaluate_all("els => els.map(e => e.dataset.id)")
+        assert len(set(ids)) == 2, ids
+        assert "field:coll:src:y>field:coll:out:a>job:a:b%3Ac" in ids, ids

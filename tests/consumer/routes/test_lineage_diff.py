@@ -319,3 +319,24 @@ def test_from_before_the_retention_horizon_is_a_400_whose_details_name_the_horiz
             "horizon": at(15),
         }
     ]
+
+
+def test_two_jobs_whose_names_join_alike_keep_a_column_edge_each(client: TestClient) -> None:
+    # Keyed by "{namespace}:{name}" unescaped, (a:b, c) and (a, b:c) were one job: one edge of
+    # the two was added, the other lost.
+    jobs = [("a:b", "c"), ("a", "b:c")]
+    for job in jobs:
+        out = dataset("s3://b", "out", columnLineage=_column_lineage("y"))
+        ingest(
+            client,
+            run_event(
+                "COMPLETE", job=job, time=at(20), inputs=[dataset("s3://b", "src")], outputs=[out]
+            ),
+        )
+    body = client.get(DIFF, params={"from": at(12), "to": at(30)}).json()
+    added = body["column_edges_added"]
+    assert sorted((e["job"]["namespace"], e["job"]["name"]) for e in added) == sorted(jobs)
+    assert {(e["source"], e["target"]) for e in added} == {
+        ("field:s3://b:src:y", "field:s3://b:out:a")
+    }
+    assert body["totals"]["column_edges_added"] == 2

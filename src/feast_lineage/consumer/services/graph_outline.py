@@ -87,7 +87,7 @@ def column_edges_among(
 ) -> dict[EdgeKey, ColumnEdge]:
     """The column edges into or out of ``datasets`` as of ``at`` whose two datasets are in it.
 
-    Keyed by (source field, target field, job, origin); transformations carry
+    Keyed by (source field, target field, job node id, origin); transformations carry
     no description (whether every input of the field is visible is not
     asked here: withheld, as a hidden input would).
     """
@@ -100,7 +100,8 @@ def column_edges_among(
         target = str(NodeId.of_field(dst[0], dst[1], r.dst_field))
         job = jobs.get(r.job_id)
         origin: Origin = "declared" if r.origin == "declared" else "observed"
-        key = (source, target, f"{job[0]}:{job[1]}" if job else "", origin)
+        # the job by its node id: its name escaped, so two jobs never key alike
+        key = (source, target, str(NodeId.job(*job)) if job else "", origin)
         found[key] = {
             "source": source,
             "target": target,

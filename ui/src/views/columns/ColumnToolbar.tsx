@@ -2,6 +2,7 @@
 // whether INDIRECT edges count, the way back to the dataset graph, and the
 // jobs on the path (one click opens each).
 
+import { nodeId } from "../../nodeId";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
 import { COLUMN_DEPTHS, tracePatch, type Trace } from "./trace";
@@ -64,7 +65,7 @@ export function ColumnToolbar({ trace, label, jobs, counts, navigate }: Props) {
           <span className="muted">Jobs:</span>
           {jobs.map((job) => (
             <button
-              key={`${job.namespace} ${job.name}`}
+              key={nodeId("job", job.namespace, job.name)}
               type="button"
               className="link"
               title={`${job.namespace} ${job.name}`}

@@ -10,7 +10,7 @@ import type { ColumnEdge, ColumnLineage, ColumnNode, ColumnTransformation } from
 import { layeredLayout, type Point } from "../../graph/layered";
 import { columnEdgeKey } from "../../history/changes";
 import type { SchemaField } from "../../types";
-import { fieldId, fromIdPart } from "../../nodeId";
+import { fieldId, fromIdPart, nodeId } from "../../nodeId";
 
 export const BOX_WIDTH = 280;
 export const HEADER_HEIGHT = 52;
@@ -184,7 +184,9 @@ function rowOf(node: ColumnNode, answer: ColumnLineage, asked: ColumnLineage["da
 }
 
 function edgeOf(e: ColumnEdge, sourceBox: string, targetBox: string): FieldEdge {
-  const job = e.job ? `${e.job.namespace}:${e.job.name}` : "event";
+  // The job by its node id (its name escaped, as the server's ids write it): two jobs never
+  // give an edge one id.
+  const job = e.job ? nodeId("job", e.job.namespace, e.job.name) : "event";
   return {
     id: `${e.source}>${e.target}>${job}`,
     source: e.source,
