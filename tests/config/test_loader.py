@@ -746,7 +746,13 @@ def test_a_read_key_listed_twice_is_refused_naming_both_entries_not_the_key(
         load(repo, env)
     message = str(info.value)
     assert "keys[2] has the same key as keys[0]: give each key one entry" in message
-    assert ("FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER" in message) == from_env
+    # Where it is, as written (not pydantic's path with the type in it: api_keys.keys).
+    where = (
+        "FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER (at 'keys'): "
+        if from_env
+        else "openlineage.consumer.authorizer.keys: "
+    )
+    assert message.startswith(where), message
     assert "k-1" not in message
     assert "\n" not in message
 
@@ -764,6 +770,34 @@ def test_a_read_key_that_is_the_admin_key_is_refused_not_naming_it(tmp_path: Pat
     fine = _read_keys(("r-1", ["a"]), ("r-2", ["a"]))
     repo = write(tmp_path, fs({"consumer": {"api_key": "admin-1", "authorizer": fine}}))
     assert load(repo).consumer.api_key_value() == "admin-1"
+
+
+@pytest.mark.parametrize("in_env", [("api_key",), ("authorizer",), ("api_key", "authorizer")])
+def test_a_read_key_that_is_the_admin_key_names_the_environment_variables_it_came_from(
+    tmp_path: Path, in_env: tuple[str, ...]
+) -> None:
+    # It was reported as the section ("openlineage.consumer: authorizer.keys[1] ..."), which
+    # names neither variable the user set.
+    keys = _read_keys(("r-1", ["a"]), ("admin-1", ["b"]))
+    given: dict[str, Any] = {"api_key": "admin-1", "authorizer": keys}
+    env_names = consumer_env_names()
+    env = {
+        env_names[k]: v if isinstance(v, str) else json.dumps(v)
+        for k, v in given.items()
+        if k in in_env
+    }
+    consumer = {k: v for k, v in given.items() if k not in in_env}
+    repo = write(tmp_path, fs({"consumer": consumer}))
+    with pytest.raises(ConfigError) as info:
+        load(repo, env)
+    message = str(info.value)
+    where = " and ".join(
+        env_names[k] if k in in_env else f"openlineage.consumer.{k}"
+        for k in ("authorizer", "api_key")
+    )
+    assert message.startswith(f"{where}: authorizer.keys[1] has the same key as api_key"), message
+    assert "admin-1" not in message
+    assert "\n" not in message
 
 
 def test_a_config_error_keeps_no_reference_to_the_values_it_refused(tmp_path: Path) -> None:

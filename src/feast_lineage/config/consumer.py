@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from feast_lineage.config.authorizer import (
     ApiKeysAuthorizerSettings,
@@ -12,6 +13,7 @@ from feast_lineage.config.authorizer import (
     OpenAuthorizerSettings,
     same_key,
 )
+from feast_lineage.config.errors import OPTIONS_CTX
 from feast_lineage.config.secrets import strip_secret
 
 # Env names: FEAST_OPENLINEAGE_CONSUMER_<FIELD NAME IN UPPER CASE>.
@@ -80,9 +82,11 @@ class ConsumerSettings(BaseModel):
         if self.api_key is not None and isinstance(self.authorizer, ApiKeysAuthorizerSettings):
             index = same_key(self.api_key, self.authorizer.keys)
             if index is not None:
-                raise ValueError(
-                    f"authorizer.keys[{index}] has the same key as api_key (the admin key, "
-                    "which sees every namespace): give read keys keys of their own"
+                raise PydanticCustomError(
+                    "same_key",
+                    "authorizer.keys[{index}] has the same key as api_key (the admin key, "
+                    "which sees every namespace): give read keys keys of their own",
+                    {"index": index, OPTIONS_CTX: ("authorizer", "api_key")},
                 )
         return self
 

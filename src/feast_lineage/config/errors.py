@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+# The context key of a settings model's error about several of its options at once (a
+# model validator's, whose error has no location): the options it names, in the order its
+# message names them. The loader reports the error under where each came from, the
+# environment variable of one set there (``loader._config_error``).
+OPTIONS_CTX = "options"
+
 
 class ConfigError(Exception):
     """A configuration that cannot work. ``str(err)`` is one line for the user."""

@@ -27,7 +27,7 @@ from sqlalchemy.exc import ArgumentError
 from feast_lineage.config import consumer as consumer_module
 from feast_lineage.config.authorizer import FEAST_AUTH_TYPES, FeastAuthorizerSettings
 from feast_lineage.config.consumer import ConsumerSettings
-from feast_lineage.config.errors import ConfigError
+from feast_lineage.config.errors import OPTIONS_CTX, ConfigError
 from feast_lineage.config.producer import ENV_NAMES, ProducerSettings
 
 # Options given in the environment as JSON objects, with an example of each.
@@ -248,9 +248,19 @@ def _config_error(
 ) -> ConfigError:
     loc = [str(p) for p in first["loc"]]
     name = loc[0] if loc else ""
+    chosen = model.model_fields.get(name)
+    if chosen is not None and chosen.discriminator is not None:
+        # pydantic puts the chosen member's tag (authorizer.api_keys.keys) in the path: no
+        # key the user wrote
+        del loc[1:2]
     rest = ".".join(loc[1:])
+    # An error about several options: named by where each came from, when one came from
+    # the environment (the section's name alone names no variable the user set).
+    options = [str(o) for o in first.get("ctx", {}).get(OPTIONS_CTX, ())]
     if name in env_names:
         option = env_names[name] + (f" (at {rest!r})" if rest else "")
+    elif not loc and any(o in env_names for o in options):
+        option = " and ".join(env_names.get(o, f"{section}.{o}") for o in options)
     else:
         option = ".".join([section, *loc])
     if first["type"] == "extra_forbidden":
