@@ -351,7 +351,16 @@ class NodeHealth(TypedDict):
         float | None,
         Field(
             description="Feature views and services: now - the end of the latest "
-            "materialized interval (a service: its worst view's)"
+            "materialized interval (a service: its worst view's); negative: that end is "
+            "in the future"
+        ),
+    ]
+    materialized_to: Annotated[
+        str | None,
+        Field(
+            description="Feature views and services: the end of the latest materialized "
+            "interval (ISO 8601; a service: its worst view's, the earliest); may be in the "
+            "future, as Feast was asked"
         ),
     ]
     source_lag_seconds: Annotated[

@@ -119,6 +119,53 @@ def test_graph_nodes_carry_states_causes_and_lags(client: TestClient) -> None:
     assert fs["health"]["materialization_lag_seconds"] == 5400
 
 
+FUTURE_END = "2099-01-01T12:00:00Z"
+
+
+def test_a_materialization_to_a_future_end_has_a_negative_lag_and_freshens_nothing(
+    make_client: AppFactory,
+) -> None:
+    """``feast materialize 2020-01-01 2099-01-01``: the interval ends in the future. Its lag
+    is negative and its end given as it is; the view's state is not made fresher by it, and
+    a service's lags are still its worst view's."""
+    client = make_client()
+    ingest(client, *feast_chain())
+    future = dataset("ml_team", "future_fv", feast_feature_view=facet(name="future_fv"))
+    window = facet(feature_views=["future_fv"], start_date=at(0), end_date=FUTURE_END)
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            job=("ml_team", "materialize_future"),
+            time=at(65),
+            inputs=[dataset("warehouse", "raw")],
+            outputs=[future],
+            run_facets={"feast_materialization": window},
+        ),
+        run_event(
+            "COMPLETE",
+            job=("ml_team", "serve"),
+            time=at(80),
+            inputs=[dataset("ml_team", "driver_fv"), dataset("ml_team", "future_fv")],
+            outputs=[dataset("ml_team", "driver_fs")],
+        ),
+    )
+    _at(client, 7200)
+    nodes = {n["id"]: n for n in client.get(f"{API}/graph").json()["nodes"]}
+    ahead = nodes["dataset:ml_team:future_fv"]
+    assert ahead["health"]["materialized_to"] == FUTURE_END
+    assert ahead["health"]["materialization_lag_seconds"] < -2_000_000_000  # about 73 years
+    # As fresh as the view materialized to the past: the lag decides no state.
+    assert ahead["state"] == nodes["dataset:ml_team:driver_fv"]["state"] == "at_risk"
+    fv = nodes["dataset:ml_team:driver_fv"]["health"]
+    assert (fv["materialized_to"], fv["materialization_lag_seconds"]) == (at(1800), 5400)
+    service = nodes["dataset:ml_team:driver_fs"]["health"]
+    assert (service["materialized_to"], service["materialization_lag_seconds"]) == (
+        at(1800),
+        5400,
+    )
+
+
 def test_a_later_complete_clears_the_failure(client: TestClient) -> None:
     ingest(
         client,

@@ -2303,9 +2303,14 @@ export interface components {
             error: string | null;
             /**
              * Materialization Lag Seconds
-             * @description Feature views and services: now - the end of the latest materialized interval (a service: its worst view's)
+             * @description Feature views and services: now - the end of the latest materialized interval (a service: its worst view's); negative: that end is in the future
              */
             materialization_lag_seconds: number | null;
+            /**
+             * Materialized To
+             * @description Feature views and services: the end of the latest materialized interval (ISO 8601; a service: its worst view's, the earliest); may be in the future, as Feast was asked
+             */
+            materialized_to: string | null;
             /**
              * Source Lag Seconds
              * @description Feature views and services: now - the latest write of the data source's physical dataset (a service: its worst view's)

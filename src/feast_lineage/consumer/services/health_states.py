@@ -115,15 +115,28 @@ class Assessment:
         risks = self.at_risk.get(node, [])
         if cause is None and fresh is None and lags is None and not risks:
             return None
+        end = self._materialized_end(node) if lags else None
         return NodeHealth(
             causes=[self._cause(c, d, scope, key) for c, d in risks],
             since=_iso(cause.since_us) if cause else None,
             error=cause.error if cause else None,
             materialization_lag_seconds=lags[0] if lags else None,
+            materialized_to=_iso(end) if end is not None else None,
             source_lag_seconds=lags[1] if lags else None,
             expected_interval_seconds=fresh.interval_s if fresh else None,
             interval_source=fresh.source if fresh else None,
             last_write=_iso(fresh.last_write_us) if fresh and fresh.last_write_us else None,
+        )
+
+    def _materialized_end(self, node: int) -> int | None:
+        """A feature view's materialized-to time; a service's worst view's (the earliest),
+        as its lag is."""
+        end = self.materialized_to.get(node)
+        if end is not None:
+            return end
+        views = self.service_views.get(node, ())
+        return min(
+            (self.materialized_to[v] for v in views if v in self.materialized_to), default=None
         )
 
     def _cause(

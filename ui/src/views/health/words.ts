@@ -2,9 +2,10 @@
 // ago, upstream `airflow/BQ.upload` failed 40 min ago". Pure functions of a
 // node's health and the time now, for the details panel and the Health tab.
 
+import { formatTime } from "../../format";
 import type { GraphNode, HealthCause } from "../../types";
 
-/** A length of time in the largest unit that keeps it readable: "12 s", "40 min", "3 h", "2 d". */
+/** A length of time in the largest unit that keeps it readable: "12 s", "40 min", "3 h", "2 d" (never below 0). */
 export function span(seconds: number): string {
   const s = Math.max(0, seconds);
   if (s < 90) return `${Math.round(s)} s`;
@@ -13,11 +14,26 @@ export function span(seconds: number): string {
   return `${Math.round(s / 86400)} d`;
 }
 
+/** A time `seconds` before now, in words: "3 h ago"; one after now (a negative lag) "3 h from now (in the future)", never "0 s ago". */
+export function ago(seconds: number): string {
+  return seconds < 0 ? `${span(-seconds)} from now (in the future)` : `${span(seconds)} ago`;
+}
+
 /** How long before `now` (ms) the instant `iso` was, in words; null when it is not a time. */
 export function agoFrom(iso: string | null | undefined, now: number): string | null {
   if (!iso) return null;
   const at = Date.parse(iso);
-  return Number.isNaN(at) ? null : `${span((now - at) / 1000)} ago`;
+  return Number.isNaN(at) ? null : ago((now - at) / 1000);
+}
+
+/**
+ * How far a feature view is materialized: "materialized to 2 h ago"; an interval that ends
+ * in the future (`feast materialize 2020-01-01 2099-01-01`: a negative lag) by its end,
+ * "materialized to 2099-01-01 12:00:00 (in the future)".
+ */
+export function materializedWords(lag: number, to: string | null | undefined): string {
+  if (lag < 0 && to) return `materialized to ${formatTime(to)} (in the future)`;
+  return `materialized to ${ago(lag)}`;
 }
 
 /** One clause of the sentence: words, then maybe a node's name (drawn as code), then more words. */
@@ -43,9 +59,9 @@ export function causeClause(cause: HealthCause, since: string | null, now: numbe
 export function freshnessClauses(node: GraphNode, sinceOf: (id: string) => string | null, now: number): Clause[] {
   const health = node.health ?? null;
   const out: Clause[] = [];
-  if (health?.source_lag_seconds != null) out.push({ words: `source written ${span(health.source_lag_seconds)} ago` });
+  if (health?.source_lag_seconds != null) out.push({ words: `source written ${ago(health.source_lag_seconds)}` });
   if (health?.materialization_lag_seconds != null) {
-    out.push({ words: `materialized to ${span(health.materialization_lag_seconds)} ago` });
+    out.push({ words: materializedWords(health.materialization_lag_seconds, health.materialized_to) });
   }
   const since = agoFrom(health?.since, now);
   if (node.state === "failed") out.push({ words: since ? `latest run failed ${since}` : "latest run failed" });
