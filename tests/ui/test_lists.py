@@ -230,3 +230,41 @@ def test_the_events_tab_shows_milliseconds_where_two_events_share_a_second(
                 assert shown[0].endswith(".000"), shown
         finally:
             page.unroute(pattern)
+
+
+# The field's mark (styles.css): a red border, as the Lineage tab's time fields have.
+INVALID_BORDER = "rgb(185, 28, 28)"
+
+
+def test_an_impossible_date_in_an_events_or_runs_link_is_marked_and_named(
+    page: Page, server: ServerProcess
+) -> None:
+    # February 30th and April 31st were left out of the filter, but their fields showed them
+    # unmarked: the page listed every event (run) under a time range it did not use.
+    cases = [
+        ("events", "since", "2026-02-30T10:00", "From time", "events"),
+        ("runs", "until", "2026-04-31", "Runs until time", "runs"),
+    ]
+    for tab, key, value, label, noun in cases:
+        total = httpx.get(f"{server.url}/api/v1/lineage/openlineage/{noun}", params={"limit": 1})
+        page.goto(f"{server.url}/?{urlencode({'tab': tab, key: value})}")
+        field = page.get_by_label(label)
+        expect(field).to_have_value(value.replace("T", " "))
+        expect(field).to_have_attribute("aria-invalid", "true")
+        assert field.evaluate("el => getComputedStyle(el).borderColor") == INVALID_BORDER
+        note = page.get_by_test_id("time-link-note")
+        expect(note).to_contain_text(f"{key}={value}")
+        expect(note).to_contain_text("2026-11-28 02:00")  # the form it takes
+        expect(note).to_contain_text(f"every {noun[:-1]}")  # what the page shows instead
+        expect(page.get_by_test_id("pager-count")).to_contain_text(
+            f"of {total.json()['total']} {noun}"
+        )
+        note.get_by_role("button", name="Dismiss").click()
+        expect(note).to_have_count(0)
+        # A real time typed over it is used, and the mark goes.
+        field.fill("2000-01-01 00:00")
+        field.press("Enter")
+        page.wait_for_function(
+            f"() => new URLSearchParams(location.search).get('{key}') === '2000-01-01T00:00'"
+        )
+        expect(field).not_to_have_attribute("aria-invalid", "true")

@@ -24,6 +24,10 @@ export interface Instant {
 export const INSTANT_FORM =
   "an ISO 8601 instant such as 2026-12-01T09:00:00Z (UTC; an offset such as +02:00 also works, and a fraction of a second up to microseconds)";
 
+/** What the Events and Runs tabs' time filters take, in words (for the note that names a bad one in a link). */
+export const FILTER_TIME_FORM =
+  "a time such as 2026-11-28 02:00 (in your time zone, seconds optional, or a date alone) or an instant with Z or an offset such as 2026-11-28T02:00:00Z";
+
 /** The first instant an ISO date shows: 0001-01-01T00:00:00Z (the server's FIRST_US). */
 const FIRST: Instant = { ms: -62_135_596_800_000, us: 0 };
 /** The last: 9999-12-31T23:59:59.999999Z (the server's MAX_US). */

@@ -15,11 +15,13 @@ import {
   compareInstants,
   dateOf,
   exactInstant,
+  FILTER_TIME_FORM,
   INSTANT_FORM,
   isoOf,
   justAfter,
   localTimeOf,
   parseInstant,
+  typedIso,
 } from "./instant";
 
 export type WindowPreset = "24h" | "7d" | "custom";
@@ -100,6 +102,16 @@ export function timeLinkProblems(route: Route): TimeLinkProblem[] {
       value: route.seen,
       expected: "24h, 7d or custom (with seen_since, and seen_until or none for now)",
     });
+  }
+  return problems;
+}
+
+/** The Events and Runs tabs' time filters of the URL (`since`, `until`) that name no real time (typedIso takes none). */
+export function filterTimeProblems(route: Route): TimeLinkProblem[] {
+  const problems: TimeLinkProblem[] = [];
+  for (const key of ["since", "until"]) {
+    const value = route[key];
+    if (value && typedIso(value) === null) problems.push({ key, value, expected: FILTER_TIME_FORM });
   }
   return problems;
 }

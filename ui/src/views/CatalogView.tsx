@@ -227,7 +227,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
             />
           </label>
         </div>
-        {timeNote && <TimeLinkNote note={timeNote} time={timeView(own)} shows={asOf ? `the ${noun} as of ${formatInstant(asOf)}` : `the ${noun} now`} />}
+        {timeNote && <TimeLinkNote note={timeNote} shows={asOf ? `the ${noun} as of ${formatInstant(asOf)}` : `the ${noun} now`} />}
         {asOf && (
           <div className="banner banner-history" role="status" data-testid="history-banner">
             <span>

@@ -16,11 +16,13 @@ interface Props {
   route: Route;
   limit: number;
   filtered: boolean;
+  /** The time filters (`since`, `until`) whose value in the link is no time: marked invalid. */
+  invalid: ReadonlySet<string>;
   navigate: Navigate;
   setFilter: (patch: Patch) => void;
 }
 
-export function EventFilters({ route, limit, filtered, navigate, setFilter }: Props) {
+export function EventFilters({ route, limit, filtered, invalid, navigate, setFilter }: Props) {
   const namespaces = useNamespaces();
   const jobNames = useJobNames(route.ns ?? null);
   const [job, setJob] = useDraft(route.job ?? "", (v) => navigate({ job: v || null, offset: null }), 400);
@@ -66,11 +68,11 @@ export function EventFilters({ route, limit, filtered, navigate, setFilter }: Pr
       </label>
       <label className="field">
         <span>From</span>
-        <InstantField label="From time" value={route.since} onChange={(since) => setFilter({ since })} />
+        <InstantField label="From time" value={route.since} invalid={invalid.has("since")} onChange={(since) => setFilter({ since })} />
       </label>
       <label className="field">
         <span>Until</span>
-        <InstantField label="Until time" value={route.until} onChange={(until) => setFilter({ until })} />
+        <InstantField label="Until time" value={route.until} invalid={invalid.has("until")} onChange={(until) => setFilter({ until })} />
       </label>
       <label className="field">
         <span>Per page</span>

@@ -6,32 +6,37 @@ import { useEvents } from "../../api/queries";
 import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { timeDigits } from "../../format";
-import { typedIso } from "../../history/instant";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
+import { useFilterTimes } from "../../hooks/useFilterTimes";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { EventFilters, NO_FILTERS, SIZES } from "./EventFilters";
 import { EventRow } from "./EventRow";
+import { describeRange, TimeLinkNote } from "../lineage/TimeLinkNote";
 
 interface Props {
   route: Route;
   navigate: Navigate;
 }
 
+const EVENT_RANGE = { from: "from", until: "until", any: "of any time" };
+
 export function EventsView({ route, navigate }: Props) {
   const limit = SIZES.includes(Number(route.limit)) ? Number(route.limit) : 50;
   const offset = pageOffset(route);
   useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
+  const times = useFilterTimes(route);
   const events = useEvents({
     namespace: route.ns,
     job_search: route.job,
     event_type: asEventType(route.type),
     run_id: route.run_id,
-    since: typedIso(route.since),
-    until: typedIso(route.until),
+    since: times.since,
+    until: times.until,
     limit,
     offset,
   });
-  const filtered = Boolean(route.ns || route.job || route.type || route.run_id || route.since || route.until);
+  const others = Boolean(route.ns || route.job || route.type || route.run_id);
+  const filtered = others || Boolean(route.since || route.until);
   const open = route.ev ? Number(route.ev) : null;
   const setFilter = (patch: Patch) => navigate({ ...patch, offset: null, ev: null }, { push: true });
 
@@ -95,7 +100,14 @@ export function EventsView({ route, navigate }: Props) {
 
   return (
     <div className="listview">
-      <EventFilters route={route} limit={limit} filtered={filtered} navigate={navigate} setFilter={setFilter} />
+      <EventFilters route={route} limit={limit} filtered={filtered} invalid={times.invalid} navigate={navigate} setFilter={setFilter} />
+      {times.note && (
+        <TimeLinkNote
+          note={times.note}
+          shows={describeRange(others ? "the events the other filters match" : "every event", times.since, times.until, EVENT_RANGE)}
+          kept
+        />
+      )}
       <div className="listview-body">{body}</div>
     </div>
   );

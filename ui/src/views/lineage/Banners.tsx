@@ -5,7 +5,7 @@ import type { Lineage } from "../../hooks/useLineage";
 import type { TimeLinkNote as Note } from "../../hooks/useTimeLink";
 import type { Navigate, Route } from "../../route";
 import { HistoryBanner } from "./HistoryBanner";
-import { TimeLinkNote } from "./TimeLinkNote";
+import { describeTime, TimeLinkNote } from "./TimeLinkNote";
 
 interface Props {
   lineage: Lineage;
@@ -19,7 +19,7 @@ export function Banners({ lineage, route, navigate, timeNote }: Props) {
   const page = lineage.olGraph.data;
   return (
     <>
-      {timeNote && <TimeLinkNote note={timeNote} time={lineage.time} />}
+      {timeNote && <TimeLinkNote note={timeNote} shows={describeTime(lineage.time)} />}
       <HistoryBanner lineage={lineage} navigate={navigate} />
       {!lineage.consumer && (
         <div className="banner banner-info" data-testid="consumer-off">

@@ -21,7 +21,7 @@ import { GraphArea } from "./GraphArea";
 import { HistoryBanner } from "./HistoryBanner";
 import { Legend } from "./Legend";
 import { LineageToolbar } from "./LineageToolbar";
-import { TimeLinkNote } from "./TimeLinkNote";
+import { describeTime, TimeLinkNote } from "./TimeLinkNote";
 
 interface Props {
   settings: UiSettings;
@@ -94,7 +94,7 @@ export function LineageView({ settings, route, navigate }: Props) {
         panel={panel}
         banner={
           <>
-            {timeNote && <TimeLinkNote note={timeNote} time={lineage.time} />}
+            {timeNote && <TimeLinkNote note={timeNote} shows={describeTime(lineage.time)} />}
             <HistoryBanner lineage={lineage} navigate={navigate} />
           </>
         }

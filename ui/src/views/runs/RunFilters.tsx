@@ -11,11 +11,13 @@ export const NO_RUN_FILTERS: Patch = { job: null, state: null, since: null, unti
 interface Props {
   route: Route;
   filtered: boolean;
+  /** The time filters (`since`, `until`) whose value in the link is no time: marked invalid. */
+  invalid: ReadonlySet<string>;
   navigate: Navigate;
   setFilter: (patch: Patch) => void;
 }
 
-export function RunFilters({ route, filtered, navigate, setFilter }: Props) {
+export function RunFilters({ route, filtered, invalid, navigate, setFilter }: Props) {
   const [job, setJob] = useDraft(route.job ?? "", (v) => navigate({ job: v.trim() || null, offset: null }), 300);
   return (
     <div className="toolbar filters" role="search" aria-label="Run filters">
@@ -36,11 +38,11 @@ export function RunFilters({ route, filtered, navigate, setFilter }: Props) {
       </label>
       <label className="field">
         <span>Started from</span>
-        <InstantField label="Runs from time" value={route.since} onChange={(since) => setFilter({ since })} />
+        <InstantField label="Runs from time" value={route.since} invalid={invalid.has("since")} onChange={(since) => setFilter({ since })} />
       </label>
       <label className="field">
         <span>Started before</span>
-        <InstantField label="Runs until time" value={route.until} onChange={(until) => setFilter({ until })} />
+        <InstantField label="Runs until time" value={route.until} invalid={invalid.has("until")} onChange={(until) => setFilter({ until })} />
       </label>
       {filtered && (
         <button type="button" className="btn" onClick={() => setFilter(NO_RUN_FILTERS)}>

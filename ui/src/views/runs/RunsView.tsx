@@ -19,10 +19,12 @@ import { runTimePatch } from "../../history/time";
 import type { RunItem } from "../../types";
 import { RunError, runFailure } from "../details/RunError";
 import { NO_RUN_FILTERS, RunFilters, RUN_STATES } from "./RunFilters";
-import { typedIso } from "../../history/instant";
+import { useFilterTimes } from "../../hooks/useFilterTimes";
+import { describeRange, TimeLinkNote } from "../lineage/TimeLinkNote";
 import { AS_OF_FIELD } from "../lineage/TimeControl";
 
 const LIMIT = 50;
+const RUN_RANGE = { from: "started from", until: "started before", any: "of any start time" };
 
 /** The digits each time column needs for its rows of one second to read apart (format.timeDigits). */
 interface Digits {
@@ -117,16 +119,18 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
   const offset = pageOffset(route);
   useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
   const state = RUN_STATES.find((s) => s === route.state?.toUpperCase());
+  const times = useFilterTimes(route);
   const runs = useRunList({
     job_search: route.job || null,
     state,
-    since: typedIso(route.since),
-    until: typedIso(route.until),
+    since: times.since,
+    until: times.until,
     sort: route.sort ?? null,
     limit: LIMIT,
     offset,
   });
-  const filtered = Boolean(route.job || route.state || route.since || route.until);
+  const others = Boolean(route.job || route.state);
+  const filtered = others || Boolean(route.since || route.until);
   const setFilter = (patch: Patch) => navigate({ ...patch, offset: null }, { push: true });
 
   let body: React.ReactNode;
@@ -181,7 +185,14 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
   }
   return (
     <div className="listview">
-      <RunFilters route={route} filtered={filtered} navigate={navigate} setFilter={setFilter} />
+      <RunFilters route={route} filtered={filtered} invalid={times.invalid} navigate={navigate} setFilter={setFilter} />
+      {times.note && (
+        <TimeLinkNote
+          note={times.note}
+          shows={describeRange(others ? "the runs the other filters match" : "every run", times.since, times.until, RUN_RANGE)}
+          kept
+        />
+      )}
       <div className="listview-body">{body}</div>
     </div>
   );
