@@ -43,7 +43,9 @@ _event = st.fixed_dictionaries(
         "time": st.integers(0, 10),
         "inputs": _datasets,
         "outputs": _datasets,
-        "schema": st.sampled_from([None, ("a",), ("a", "b")]),
+        # ("a", "b", "!"): the fields of ("a", "b") in a facet of another producer (another
+        # blob, the same schema)
+        "schema": st.sampled_from([None, ("a",), ("a", "b"), ("a", "b", "!")]),
         "columns": st.booleans(),
         "sql": st.sampled_from([None, "select 1", "select 2"]),
         "alias": st.sampled_from(["d9", None, "d0"]),  # an output's symlink, stated then
@@ -69,8 +71,14 @@ _run = st.fixed_dictionaries(
 )
 
 
+def _schema(names: tuple[str, ...]) -> dict[str, Any]:
+    if names[-1] != "!":
+        return schema_facet(*names)
+    return {**schema_facet(*names[:-1]), "_producer": "https://example.com/another"}
+
+
 def _output(namespace: str, name: str, e: dict[str, Any]) -> dict[str, Any]:
-    facets: dict[str, Any] = {"schema": schema_facet(*e["schema"])} if e["schema"] else {}
+    facets: dict[str, Any] = {"schema": _schema(e["schema"])} if e["schema"] else {}
     if e["columns"] and e["inputs"]:
         source_ns, source = e["inputs"][0]
         read = {"namespace": source_ns, "name": source, "field": "a"}

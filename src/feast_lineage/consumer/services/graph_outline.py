@@ -25,10 +25,11 @@ from typing import NamedTuple
 
 from sqlalchemy import Connection
 
+from feast_lineage.consumer import redaction
 from feast_lineage.consumer.lineage_model import EdgeType, NodeId, Origin
-from feast_lineage.consumer.schemas import ColumnEdge, GraphEdge, GraphNode, JobRef
+from feast_lineage.consumer.schemas import ColumnEdge, GraphEdge, GraphNode, JobRef, VersionField
 from feast_lineage.consumer.services.columns import column_edges_of_datasets_at
-from feast_lineage.consumer.services.dataset_versions import version_key
+from feast_lineage.consumer.services.dataset_versions import flat_fields, version_key
 from feast_lineage.consumer.services.graph import (
     Ends,
     NodeRef,
@@ -231,9 +232,39 @@ def _names(found: Outline, kind: str) -> dict[int, tuple[str, str]]:
     return {i: (r.namespace, r.name) for i, r in found.rows.items() if r.kind == kind}
 
 
-def _schema(found: Outline, dataset: int) -> tuple[str | None, str | None]:
-    """What a dataset's schema then is read from (the same ids, the same schema)."""
-    return found.schema_facets.get(dataset), found.datasets.get(dataset, ("", None))[1]
+def _schema(found: Outline, dataset: int) -> str | None:
+    """The blob a dataset's schema then is read from: its ``schema`` facet stated by then,
+    else its version's (as :mod:`.graph_history` builds the node); the same blob, the same
+    schema."""
+    return found.schema_facets.get(dataset) or found.datasets.get(dataset, ("", None))[1]
+
+
+def _schemas_differ(
+    conn: Connection, read: StoreReader, before: Outline, after: Outline, both: set[int]
+) -> set[int]:
+    """The datasets of both instants whose schema, as the caller sees it, differs.
+
+    Compared by blob first; two blobs are then compared by the fields the diff
+    compares (:func:`.lineage_diff.schema_changes`: each field's path, type and
+    description, after redaction), so a schema stated again with other
+    ``_producer`` or ``_schemaURL`` builds no node. A blob that cannot be read is
+    taken to differ (its nodes are built, and the diff decides on them).
+    """
+    pairs = {
+        i: (_schema(before, i), _schema(after, i)) for i in both if before.rows[i].kind == "dataset"
+    }
+    pairs = {i: pair for i, pair in pairs.items() if pair[0] != pair[1]}
+    texts = dv.blob_texts(conn, (blob for pair in pairs.values() for blob in pair))
+    fields: dict[str | None, list[VersionField] | None] = {None: []}
+    for blob, text in texts.items():
+        shown = redaction.stored_facets({"schema": text}, read.scope, ("schema",))[1]
+        schema = shown.get("schema")
+        fields[blob] = flat_fields(schema if isinstance(schema, dict) else None)
+    return {
+        i
+        for i, (old, new) in pairs.items()
+        if fields.get(old) is None or fields.get(new) is None or fields[old] != fields[new]
+    }
 
 
 def trimmed_sides(
@@ -252,11 +283,7 @@ def trimmed_sides(
     with read.engine.connect() as conn:
         before, after = (outline(conn, read, at, ns_ids) for at in instants)
         both = before.rows.keys() & after.rows.keys()
-        datasets = {
-            i
-            for i in both
-            if before.rows[i].kind == "dataset" and _schema(before, i) != _schema(after, i)
-        }
+        datasets = _schemas_differ(conn, read, before, after, both)
         old = _full_nodes(conn, read, before, (before.rows.keys() - both) | datasets)
         new = _full_nodes(conn, read, after, (after.rows.keys() - both) | datasets)
     jobs = [
