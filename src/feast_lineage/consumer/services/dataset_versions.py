@@ -61,9 +61,12 @@ def _parse_key(text: str) -> int | None:
     return value if value < 1 << 63 else None  # ids are 63-bit digests: no row has a larger one
 
 
-def flat_fields(schema: JsonValue) -> list[VersionField]:
-    """A schema facet's fields, nested ones after their parent, named by path."""
-    out: list[VersionField] = []
+FieldRow = tuple[str, str | None, str | None]  # path, type, description
+
+
+def field_rows(schema: JsonValue) -> list[FieldRow]:
+    """A schema facet's fields as (path, type, description), nested ones after their parent."""
+    out: list[FieldRow] = []
 
     def walk(fields: JsonValue, prefix: str) -> None:
         for field in fields if isinstance(fields, list) else []:
@@ -73,16 +76,24 @@ def flat_fields(schema: JsonValue) -> list[VersionField]:
             path = prefix + name
             kind, text = field.get("type"), field.get("description")
             out.append(
-                VersionField(
-                    name=path,
-                    type=kind if isinstance(kind, str) else None,
-                    description=text if isinstance(text, str) else None,
+                (
+                    path,
+                    kind if isinstance(kind, str) else None,
+                    text if isinstance(text, str) else None,
                 )
             )
             walk(field.get("fields"), path + ".")
 
     walk(schema.get("fields") if isinstance(schema, dict) else None, "")
     return out
+
+
+def flat_fields(schema: JsonValue) -> list[VersionField]:
+    """A schema facet's fields, nested ones after their parent, named by path."""
+    return [
+        VersionField(name=path, type=kind, description=text)
+        for path, kind, text in field_rows(schema)
+    ]
 
 
 def schema_diff(before: list[VersionField], after: list[VersionField]) -> SchemaDiff:

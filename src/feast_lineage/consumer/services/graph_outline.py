@@ -27,9 +27,9 @@ from sqlalchemy import Connection
 
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.lineage_model import EdgeType, NodeId, Origin
-from feast_lineage.consumer.schemas import ColumnEdge, GraphEdge, GraphNode, JobRef, VersionField
+from feast_lineage.consumer.schemas import ColumnEdge, GraphEdge, GraphNode, JobRef
 from feast_lineage.consumer.services.columns import column_edges_of_datasets_at
-from feast_lineage.consumer.services.dataset_versions import flat_fields, version_key
+from feast_lineage.consumer.services.dataset_versions import FieldRow, field_rows, version_key
 from feast_lineage.consumer.services.graph import (
     Ends,
     NodeRef,
@@ -255,11 +255,11 @@ def _schemas_differ(
     }
     pairs = {i: pair for i, pair in pairs.items() if pair[0] != pair[1]}
     texts = dv.blob_texts(conn, (blob for pair in pairs.values() for blob in pair))
-    fields: dict[str | None, list[VersionField] | None] = {None: []}
+    fields: dict[str | None, list[FieldRow] | None] = {None: []}
     for blob, text in texts.items():
         shown = redaction.stored_facets({"schema": text}, read.scope, ("schema",))[1]
         schema = shown.get("schema")
-        fields[blob] = flat_fields(schema if isinstance(schema, dict) else None)
+        fields[blob] = field_rows(schema if isinstance(schema, dict) else None)
     return {
         i
         for i, (old, new) in pairs.items()
