@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.postgres import discard, free_port, scratch_dir
+from tests.watchdog import watched
 
 
 def _binary(name: str) -> str:
@@ -34,9 +35,10 @@ def _binary(name: str) -> str:
 
 
 class MySQLServer:
-    def __init__(self, root: Path, port: int) -> None:
+    def __init__(self, root: Path, port: int, pid: int) -> None:
         self.root = root
         self.port = port
+        self.pid = pid
 
     def create_database(self, charset: str = "utf8mb4", collation: str = "utf8mb4_bin") -> str:
         """A new database; the store needs the default ``utf8mb4`` and ``utf8mb4_bin``."""
@@ -106,57 +108,61 @@ class MySQLServer:
 
 @contextmanager
 def mysql_server() -> Iterator[MySQLServer]:
+    """A new server, stopped on leaving, or when this process ends (tests/watchdog.py)."""
     root = scratch_dir("feast-lineage-mysql-")
     data = root / "data"
     user = ["--user=root"] if os.geteuid() == 0 else []
-    subprocess.run(
-        [
-            _binary("mariadb-install-db"),
-            "--no-defaults",
-            f"--datadir={data}",
-            "--auth-root-authentication-method=normal",
-            "--skip-test-db",
-            *user,
-        ],
-        check=True,
-        capture_output=True,
-    )
-    port = free_port()
-    with open(root / "log", "wb") as log:
-        server = subprocess.Popen(
+    # SIGKILL, as below.
+    with watched(root, root / "server.pid", "KILL"):
+        subprocess.run(
             [
-                _binary("mariadbd"),
+                _binary("mariadb-install-db"),
                 "--no-defaults",
                 f"--datadir={data}",
-                f"--socket={root / 'sock'}",
-                f"--port={port}",
-                "--bind-address=127.0.0.1",
-                "--skip-grant-tables",
-                "--innodb-buffer-pool-size=64M",
-                "--innodb-flush-log-at-trx-commit=2",
-                "--max-connections=300",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
                 *user,
             ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
+            check=True,
+            capture_output=True,
         )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        "MariaDB did not start: " + (root / "log").read_text()[-2000:]
-                    ) from None
-                time.sleep(0.1)
-        yield MySQLServer(root, port)
-    finally:
-        # Killed, as PostgreSQL is stopped in immediate mode: its data goes with
-        # it, and a clean shutdown would first write out, for nothing, the pages
-        # of every table of the session's databases.
-        server.kill()
-        server.wait()
-        discard(root)
+        port = free_port()
+        with open(root / "log", "wb") as log:
+            server = subprocess.Popen(
+                [
+                    _binary("mariadbd"),
+                    "--no-defaults",
+                    f"--datadir={data}",
+                    f"--socket={root / 'sock'}",
+                    f"--port={port}",
+                    "--bind-address=127.0.0.1",
+                    "--skip-grant-tables",
+                    "--innodb-buffer-pool-size=64M",
+                    "--innodb-flush-log-at-trx-commit=2",
+                    "--max-connections=300",
+                    *user,
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        (root / "server.pid").write_text(f"{server.pid}\n")
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(
+                            "MariaDB did not start: " + (root / "log").read_text()[-2000:]
+                        ) from None
+                    time.sleep(0.1)
+            yield MySQLServer(root, port, server.pid)
+        finally:
+            # Killed, as PostgreSQL is stopped in immediate mode: its data goes with
+            # it, and a clean shutdown would first write out, for nothing, the pages
+            # of every table of the session's databases.
+            server.kill()
+            server.wait()
+            discard(root)

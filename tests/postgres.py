@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.watchdog import watched
+
 
 def _bindir() -> Path:
     override = os.environ.get("FEAST_LINEAGE_TEST_PG_BIN")
@@ -65,9 +67,10 @@ def _as_postgres(cmd: list[str]) -> list[str]:
 
 
 class PostgresServer:
-    def __init__(self, root: Path, port: int) -> None:
+    def __init__(self, root: Path, port: int, pid: int) -> None:
         self.root = root
         self.port = port
+        self.pid = pid  # the postmaster's
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
@@ -120,15 +123,7 @@ def discard(root: Path) -> None:
     )
 
 
-@contextmanager
-def postgres_server() -> Iterator[PostgresServer]:
-    bindir = _bindir()
-    root = scratch_dir("feast-lineage-pg-")
-    data = root / "data"
-    if os.geteuid() == 0:
-        shutil.chown(root, "postgres", "postgres")
-    os.chmod(root, 0o755)
-    port = free_port()
+def _initdb(bindir: Path, data: Path) -> None:
     subprocess.run(
         _as_postgres(
             [
@@ -146,41 +141,57 @@ def postgres_server() -> Iterator[PostgresServer]:
         check=True,
         capture_output=True,
     )
+
+
+@contextmanager
+def postgres_server() -> Iterator[PostgresServer]:
+    """A new server, stopped on leaving, or when this process ends (tests/watchdog.py)."""
+    bindir = _bindir()
+    root = scratch_dir("feast-lineage-pg-")
+    data = root / "data"
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres", "postgres")
+    os.chmod(root, 0o755)
+    port = free_port()
     options = (
         f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
         # Each database copied from a template is written to the WAL too (8.6 MB): recycled
         # at 256 MB rather than 1 GB, which tmpfs would hold in memory.
         " -c max_wal_size=256MB"
     )
-    subprocess.run(
-        _as_postgres(
-            [
-                str(bindir / "pg_ctl"),
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(root / "log"),
-                "-w",
-                "start",
-            ]
-        ),
-        check=True,
-        capture_output=True,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        yield PostgresServer(root, port)
-    finally:
+    # SIGQUIT: an immediate shutdown, as pg_ctl's below.
+    with watched(root, data / "postmaster.pid", "QUIT"):
+        _initdb(bindir, data)
         subprocess.run(
-            _as_postgres([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
+            _as_postgres(
+                [
+                    str(bindir / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-o",
+                    options,
+                    "-l",
+                    str(root / "log"),
+                    "-w",
+                    "start",
+                ]
+            ),
+            check=True,
             capture_output=True,
         )
-        discard(root)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            pid = int((data / "postmaster.pid").read_text().split()[0])
+            yield PostgresServer(root, port, pid)
+        finally:
+            subprocess.run(
+                _as_postgres([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
+                capture_output=True,
+            )
+            discard(root)
