@@ -1,5 +1,6 @@
 """Node ids in the UI (ui/src/nodeId.ts): names whose ":" would make two datasets read alike
-are two nodes, each selected and refocused by its own id, in Chromium against a real server."""
+are two nodes, each selected and refocused by its own id, in Chromium against a real server;
+jobs whose names would join alike are a column edge and a list row each."""
 
 from __future__ import annotations
 
@@ -92,3 +93,38 @@ def test_two_jobs_whose_names_join_alike_draw_a_column_edge_each(
         ids = edges.evaluate_all("els => els.map(e => e.dataset.id)")
         assert len(set(ids)) == 2, ids
         assert "field:coll:src:y>field:coll:out:a>job:a:b%3Ac" in ids, ids
+
+
+def test_two_jobs_whose_names_join_alike_are_a_row_each_in_a_datasets_panel(
+    page: Page, tmp_path: Path
+) -> None:
+    # Keyed by namespace and name joined with a space, the jobs (x y, z) and (x, y z) were one
+    # React key: once a third writer came first, the panel, opened again, kept a stale row.
+    out = {"namespace": "coll", "name": "out"}
+    events = []
+    for namespace, name in (("x y", "z"), ("x", "y z")):
+        event = _run(name, outputs=[out])
+        event["job"]["namespace"] = namespace
+        events.append(event)
+    with ui_server(write_repo(tmp_path / "writers", project="writers")) as server:
+        answer = httpx.post(f"{server.url}/api/v1/lineage/batch", json=events, timeout=60)
+        assert answer.status_code == 204, answer.text
+        page.goto(
+            f"{server.url}/?{urlencode({'node_type': 'dataset', 'node_ns': 'coll', 'node': 'out'})}"
+        )
+        wait_graph(page, nodes=3)
+        writers = page.get_by_test_id("dataset-writers").locator("li")
+        expect(writers).to_have_count(2)
+
+        first = _run("first", outputs=[out])
+        first["job"]["namespace"] = "a"
+        answer = httpx.post(f"{server.url}/api/v1/lineage", json=first, timeout=60)
+        assert answer.status_code in (200, 201, 204), answer.text
+        # Opened again: the two rows the panel kept, then the three the server answers now.
+        page.keyboard.press("Escape")
+        expect(page.get_by_test_id("details-panel")).to_have_count(0)
+        page.locator(".lnode[data-node-id='dataset:coll:out']").click()
+        expect(page.get_by_test_id("dataset-writers")).to_contain_text("first")
+        expect(writers).to_have_count(3)
+        texts = writers.evaluate_all("els => els.map(e => e.textContent)")
+        assert sorted(texts) == ["first a", "y z x", "z x y"], texts

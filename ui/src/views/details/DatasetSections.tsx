@@ -5,6 +5,7 @@ import { useDatasetUse, type NodeRef } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
 import { Failure, Loading } from "../../components/Status";
 import { formatBytes, formatCount, formatTime, shortId } from "../../format";
+import { nodeId } from "../../nodeId";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
 import { Rows, Section } from "./Section";
@@ -63,7 +64,7 @@ function JobList({ jobs, open, empty }: { jobs: NodeRef[]; open: (job: NodeRef) 
   return (
     <ul className="plain">
       {jobs.map((job) => (
-        <li key={`${job.namespace} ${job.name}`}>
+        <li key={nodeId("job", job.namespace, job.name)}>
           <button type="button" className="link" onClick={() => open(job)}>
             {job.name}
           </button>{" "}
