@@ -268,3 +268,28 @@ def test_an_impossible_date_in_an_events_or_runs_link_is_marked_and_named(
             f"() => new URLSearchParams(location.search).get('{key}') === '2000-01-01T00:00'"
         )
         expect(field).not_to_have_attribute("aria-invalid", "true")
+
+
+def test_a_link_value_the_events_or_runs_tab_ignores_is_no_filter(
+    page: Page, server: ServerProcess
+) -> None:
+    # state=BOGUS (type=BOGUS) is no run state (event type): the tab lists every run (event),
+    # yet the note said it showed "the runs the other filters match", none being set.
+    cases = [
+        ("events", "type", "COMPLETE", "events"),
+        ("runs", "state", "FAIL", "runs"),
+    ]
+    for tab, key, valid, noun in cases:
+        total = httpx.get(f"{server.url}/api/v1/lineage/openlineage/{noun}", params={"limit": 1})
+        page.goto(f"{server.url}/?{urlencode({'tab': tab, key: 'BOGUS', 'until': '2026-04-31'})}")
+        note = page.get_by_test_id("time-link-note")
+        expect(note).to_contain_text(f"every {noun[:-1]},")
+        expect(note).not_to_contain_text("other filters")
+        expect(page.get_by_test_id("pager-count")).to_contain_text(
+            f"of {total.json()['total']} {noun}"
+        )
+        # A value the tab takes is a filter.
+        page.goto(f"{server.url}/?{urlencode({'tab': tab, key: valid, 'until': '2026-04-31'})}")
+        expect(page.get_by_test_id("time-link-note")).to_contain_text(
+            f"the {noun} the other filters match"
+        )

@@ -25,17 +25,19 @@ export function EventsView({ route, navigate }: Props) {
   const offset = pageOffset(route);
   useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
   const times = useFilterTimes(route);
+  const type = asEventType(route.type);
   const events = useEvents({
     namespace: route.ns,
     job_search: route.job,
-    event_type: asEventType(route.type),
+    event_type: type,
     run_id: route.run_id,
     since: times.since,
     until: times.until,
     limit,
     offset,
   });
-  const others = Boolean(route.ns || route.job || route.type || route.run_id);
+  // A type that is no event type is ignored (every type listed): no filter.
+  const others = Boolean(route.ns || route.job || type || route.run_id);
   const filtered = others || Boolean(route.since || route.until);
   const open = route.ev ? Number(route.ev) : null;
   const setFilter = (patch: Patch) => navigate({ ...patch, offset: null, ev: null }, { push: true });

@@ -129,7 +129,8 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
     limit: LIMIT,
     offset,
   });
-  const others = Boolean(route.job || route.state);
+  // A state that is no run state is ignored (every state listed): no filter.
+  const others = Boolean(route.job || state);
   const filtered = others || Boolean(route.since || route.until);
   const setFilter = (patch: Patch) => navigate({ ...patch, offset: null }, { push: true });
 
