@@ -745,7 +745,7 @@ def test_a_read_key_listed_twice_is_refused_naming_both_entries_not_the_key(
     with pytest.raises(ConfigError) as info:
         load(repo, env)
     message = str(info.value)
-    assert "keys[2] has the same key as keys[0]: give each key one entry" in message
+    assert "keys[2] has the same key as keys[0]; give each key one entry" in message
     # Where it is, as written (not pydantic's path with the type in it: api_keys.keys).
     where = (
         "FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER (at 'keys'): "
@@ -809,3 +809,51 @@ def test_a_config_error_keeps_no_reference_to_the_values_it_refused(tmp_path: Pa
         load(repo)
     assert info.value.__context__ is None
     assert info.value.__cause__ is None
+
+
+DOCS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+
+
+@pytest.mark.parametrize(
+    ("consumer", "fix"),
+    [
+        (
+            {"authorizer": _read_keys(("k-1", ["a"]), ("k-1", ["b"]))},
+            "give each key one entry, with all its projects under it",
+        ),
+        (
+            {"api_key": "k-1", "authorizer": _read_keys(("k-1", ["a"]))},
+            "give read keys keys of their own",
+        ),
+    ],
+)
+def test_a_message_that_says_its_own_fix_gets_no_pointer_to_the_docs(
+    tmp_path: Path, consumer: dict[str, Any], fix: str
+) -> None:
+    # "...: give read keys keys of their own; see docs/configuration.md for valid values":
+    # a fix, then a pointer to a page of options for a value that was never the problem.
+    repo = write(tmp_path, fs({"consumer": consumer}))
+    with pytest.raises(ConfigError) as info:
+        load(repo)
+    assert info.value.fix == fix
+    assert str(info.value).endswith(f"; {fix}"), str(info.value)
+    assert str(info.value).count(fix) == 1, str(info.value)
+    assert "docs/configuration.md" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("consumer", "section"),
+    [
+        ({"authorizer": {"type": "bogus"}}, "openlineage.consumer.authorizer"),
+        ({"authorizer": _read_keys(("k-1", [" "]))}, "openlineage.consumer.authorizer"),
+        ({"naive_event_time": "local"}, "openlineage.consumer.naive_event_time"),
+    ],
+)
+def test_a_message_without_a_fix_points_to_the_options_section_of_the_docs(
+    tmp_path: Path, consumer: dict[str, Any], section: str
+) -> None:
+    repo = write(tmp_path, fs({"consumer": consumer}))
+    with pytest.raises(ConfigError) as info:
+        load(repo)
+    assert info.value.fix == f"see {section} in docs/configuration.md for valid values"
+    assert f"### `{section}`\n" in DOCS_PAGE.read_text()

@@ -11,6 +11,9 @@ import hmac
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_core import PydanticCustomError
+
+from feast_lineage.config.errors import FIX_CTX
 
 ALL_PROJECTS = "*"
 
@@ -68,9 +71,14 @@ class ApiKeysAuthorizerSettings(BaseModel):
         for later, grant in enumerate(value):
             earlier = same_key(grant.key, value[:later])
             if earlier is not None:
-                raise ValueError(
-                    f"keys[{later}] has the same key as keys[{earlier}]: give each key one "
-                    "entry, with all its projects under it"
+                raise PydanticCustomError(
+                    "same_key",
+                    "keys[{later}] has the same key as keys[{earlier}]",
+                    {
+                        "later": later,
+                        "earlier": earlier,
+                        FIX_CTX: "give each key one entry, with all its projects under it",
+                    },
                 )
         return value
 

@@ -13,7 +13,7 @@ from feast_lineage.config.authorizer import (
     OpenAuthorizerSettings,
     same_key,
 )
-from feast_lineage.config.errors import OPTIONS_CTX
+from feast_lineage.config.errors import FIX_CTX, OPTIONS_CTX
 from feast_lineage.config.secrets import strip_secret
 
 # Env names: FEAST_OPENLINEAGE_CONSUMER_<FIELD NAME IN UPPER CASE>.
@@ -85,8 +85,12 @@ class ConsumerSettings(BaseModel):
                 raise PydanticCustomError(
                     "same_key",
                     "authorizer.keys[{index}] has the same key as api_key (the admin key, "
-                    "which sees every namespace): give read keys keys of their own",
-                    {"index": index, OPTIONS_CTX: ("authorizer", "api_key")},
+                    "which sees every namespace)",
+                    {
+                        "index": index,
+                        OPTIONS_CTX: ("authorizer", "api_key"),
+                        FIX_CTX: "give read keys keys of their own",
+                    },
                 )
         return self
 

@@ -8,6 +8,11 @@ from __future__ import annotations
 # environment variable of one set there (``loader._config_error``).
 OPTIONS_CTX = "options"
 
+# The context key of a settings model's error that says its own fix: the loader gives that
+# fix in place of the option's usual one (or the pointer to the option's section of
+# docs/configuration.md), so a message says what to do once.
+FIX_CTX = "fix"
+
 
 class ConfigError(Exception):
     """A configuration that cannot work. ``str(err)`` is one line for the user."""

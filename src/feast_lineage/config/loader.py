@@ -27,7 +27,7 @@ from sqlalchemy.exc import ArgumentError
 from feast_lineage.config import consumer as consumer_module
 from feast_lineage.config.authorizer import FEAST_AUTH_TYPES, FeastAuthorizerSettings
 from feast_lineage.config.consumer import ConsumerSettings
-from feast_lineage.config.errors import OPTIONS_CTX, ConfigError
+from feast_lineage.config.errors import FIX_CTX, OPTIONS_CTX, ConfigError
 from feast_lineage.config.producer import ENV_NAMES, ProducerSettings
 
 # Options given in the environment as JSON objects, with an example of each.
@@ -37,7 +37,6 @@ _JSON_EXAMPLES = {
     "freshness": '{"postgres://db:5432/public.*": 86400}',
     "authorizer": '{"type": "api_keys", "keys": [{"key": "...", "projects": ["my_project"]}]}',
 }
-_DOCS = "see docs/configuration.md for valid values"
 _BOOL = "use true or false"
 
 # How to fix a bad value, per option (both sections).
@@ -269,7 +268,20 @@ def _config_error(
             known = sorted([*known, "consumer"])
         return ConfigError(option, "is not a known option", f"use one of: {', '.join(known)}")
     message = first["msg"].removeprefix("Value error, ")
-    return ConfigError(option, _lower_first(message), _FIXES.get(name, _DOCS))
+    return ConfigError(option, _lower_first(message), _fix(first, section, name))
+
+
+def _fix(error: ErrorDetails, section: str, name: str) -> str:
+    """What to do: the fix the error says, else the option's usual one, else where the
+    option's section of docs/configuration.md is (one fix a message, never two)."""
+    own = error.get("ctx", {}).get(FIX_CTX)
+    if own:
+        return str(own)
+    if name in _FIXES:
+        return _FIXES[name]
+    return (
+        f"see {'.'.join(filter(None, [section, name]))} in docs/configuration.md for valid values"
+    )
 
 
 def _build(
