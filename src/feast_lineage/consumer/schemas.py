@@ -449,6 +449,14 @@ class GraphNode(TypedDict):
             "null for a dataset or a job that never ran"
         ),
     ]
+    written: Annotated[
+        bool,
+        Field(
+            description="A dataset some event wrote (an output) or declared (a DatasetEvent); "
+            "false for one only ever read and for jobs. As stored, whatever as_of asks. It "
+            "ranks the names of an alias group (docs/api.md, Lineage graph)"
+        ),
+    ]
     state: Annotated[
         HealthState,
         Field(

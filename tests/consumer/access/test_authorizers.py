@@ -566,6 +566,46 @@ def test_a_runs_lineage_and_column_lineage_as_of_show_team_b_to_team_a_nowhere(
         assert hidden.text.replace(SECRET, "nope") == missing.text
 
 
+def test_a_hidden_table_never_names_the_alias_group_of_a_visible_location(
+    make_client: AppFactory,
+) -> None:
+    """Team A reads a path whose TABLE symlink names team B's table: a table's name wins
+    an alias group's, but team A's group holds only what it may see, so its path."""
+    client = make_client(namespace_mapping=MAPPING, authorizer=AUTHORIZER, api_key="admin")
+    client.headers["X-API-Key"] = "admin"
+    b_prod, a_ns = f"airflow://{SECRET}-prod", "spark://team-a"
+    table = {"namespace": b_prod, "name": f"{SECRET}_orders", "type": "TABLE"}
+    path = dataset(a_ns, "/data/orders", symlinks=facet(identifiers=[table]))
+    report = dataset(
+        "team_a",
+        "report",
+        columnLineage=facet(
+            fields={
+                "id": {"inputFields": [{"namespace": a_ns, "name": "/data/orders", "field": "id"}]}
+            }
+        ),
+    )
+    ingest(
+        client,
+        run_event(
+            "COMPLETE", job=(b_prod, f"{SECRET}_dag"), outputs=[dataset(b_prod, table["name"])]
+        ),
+        run_event("COMPLETE", job=(a_ns, "load"), inputs=[path], outputs=[report]),
+    )
+    ask = {"namespace": "team_a", "name": "report", "field": "id", "direction": "upstream"}
+    client.headers["X-API-Key"] = "key-all"
+    (seen,) = (n for n in client.get(f"{API}/columns", params=ask).json()["nodes"] if n["depth"])
+    assert (seen["namespace"], seen["name"]) == (b_prod, table["name"])  # the table's name
+    client.headers["X-API-Key"] = "key-a"
+    body = get(client, f"{API}/columns", **ask).json()
+    (node,) = (n for n in body["nodes"] if n["depth"])
+    assert (node["namespace"], node["name"], node["aliases"]) == (a_ns, "/data/orders", [])
+    for when in ({}, {"as_of": at(100)}, {"since": at(-100)}):
+        assert get(client, f"{API}/columns", **ask, **when).status_code == 200
+        graph = get(client, subgraph_path("dataset", a_ns, "/data/orders"), **when).json()
+        assert graph["symlinks"] == []
+
+
 def _declared(time: int, sources: list[tuple[str, str, str]], *jobs: str) -> dict[str, Any]:
     """Team A's etl declares what feeds clean, and (``jobs``) the team B jobs it feeds."""
     entries: list[Any] = [("DATASET", "spark://team-a", "clean", sources)]

@@ -14,6 +14,7 @@ from feast_lineage.consumer.schemas import ColumnLineage, DatasetPage, GraphPage
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
 from tests.factories import at, dataset, facet, run_event, schema_facet
+from tests.fixture_events import TemplateFiller, load_fixtures
 
 
 def cll(fields: dict[str, list[tuple[str, str, str, str]]], **extra: Any) -> dict[str, Any]:
@@ -395,6 +396,101 @@ def test_a_field_of_an_alias_is_the_same_node(client: TestClient) -> None:
         (f("a", "y"), "field:hive:db.t:x"),
         ("field:hive:db.t:x", f("u", "z")),
     }
+
+
+def _real(path: str) -> list[dict[str, Any]]:
+    """A shared fixture's events, filled in (Spark's partial-match events name no job)."""
+    (fixture,) = (f for f in load_fixtures() if f.name == path)
+    value = TemplateFiller(fixture.group).fill_file(fixture.value)
+    events: list[dict[str, Any]] = value if isinstance(value, list) else [value]
+    for event in events:
+        event["job"].setdefault("name", "spark_test_job")
+    return events
+
+
+def test_a_hive_table_is_named_after_the_table_not_its_location(client: TestClient) -> None:
+    """Hive names its table and points at its files (a LOCATION symlink): the table's name
+    is the group's, though ``file`` sorts before ``hive://``."""
+    ingest(client, *_real("ol_hive/cllSimpleQueryMaskingComplete.json"))
+    hive = "hive://localhost:9083"
+    body = columns(client, "test.xxx", ns=hive, field="i", direction="upstream", depth=1)
+    assert (f"field:{hive}:test.t1:a", f"field:{hive}:test.xxx:i") in edge_set(body)
+    (t1,) = (n for n in body["nodes"] if n["depth"] == 1)
+    assert (t1["namespace"], t1["name"]) == (hive, "test.t1")
+    assert t1["aliases"] == [{"namespace": "file", "name": "/opt/hive/data/warehouse/test.db/t1"}]
+    # Graph nodes say which names were written: the UI ranks the names it draws by it too.
+    graph = client.get(f"{API}/graph").json()
+    written = {n["name"]: n["written"] for n in graph["nodes"] if n["kind"] == "dataset"}
+    assert written == {"test.t1": False, "test.xxx": True}
+
+
+def test_a_path_spark_wrote_is_named_after_its_table(client: TestClient) -> None:
+    """Spark writes a path and names its table (a TABLE symlink, never a dataset of its
+    own): the table's name is the group's, though the path sorts first."""
+    ingest(client, *_real("ol_spark_container/pysparkCTASWithColumnLineageEnd.json"))
+    body = columns(client, "/tmp/ctas_load/temp", ns="file", field="a", direction="downstream")
+    table = "field:file:/tmp/ctas_load:default.tbl1:a"
+    assert edge_set(body) == {("field:file:/tmp/ctas_load/temp:a", table)}
+    (tbl1,) = (n for n in body["nodes"] if n["id"] == table)
+    assert tbl1["aliases"] == [{"namespace": "file", "name": "/tmp/ctas_load/tbl1"}]
+
+
+def test_a_name_written_to_wins_over_one_only_read(client: TestClient) -> None:
+    """Neither name is a table's: the one a job wrote names the group, not the first."""
+    link = facet(identifiers=[{"namespace": "warehouse", "name": "orders", "type": "VIEW"}])
+    ingest(
+        client,
+        write(
+            "w", ["src"], "orders", cll({"id": [("lake", "src", "id", "DIRECT")]}), ns="warehouse"
+        ),
+        run_event(
+            "COMPLETE",
+            job=("spark", "r"),
+            inputs=[dataset("archive", "orders", symlinks=link)],
+        ),
+    )
+    body = columns(client, "src", field="id", direction="downstream")
+    (orders,) = (n for n in body["nodes"] if n["depth"] == 1)
+    assert (orders["namespace"], orders["name"]) == ("warehouse", "orders")
+    assert orders["aliases"] == [{"namespace": "archive", "name": "orders"}]
+
+
+def test_a_feast_object_names_its_group_before_its_table(client: TestClient) -> None:
+    """Feast's data source reads a table another job wrote: Feast's name, as the graph draws it."""
+    table = {"namespace": "bigquery", "name": "proj.ds.trips", "type": "TABLE"}
+    source = dataset(
+        "ml_team",
+        "driver_source",
+        feast_data_source=facet(name="driver_source", source_type="BigQuerySource"),
+        symlinks=facet(identifiers=[table]),
+    )
+    ingest(
+        client,
+        write(
+            "w",
+            ["raw"],
+            "proj.ds.trips",
+            cll({"id": [("lake", "raw", "id", "DIRECT")]}),
+            ns="bigquery",
+        ),
+        run_event(
+            "COMPLETE",
+            job=("ml_team", "feast_apply_feature_view_driver_fv"),
+            inputs=[source],
+            outputs=[
+                dataset(
+                    "ml_team",
+                    "driver_fv",
+                    feast_feature_view=facet(name="driver_fv", features=["id"]),
+                    columnLineage=cll({"id": [("bigquery", "proj.ds.trips", "id", "DIRECT")]}),
+                )
+            ],
+        ),
+    )
+    body = columns(client, "driver_fv", ns="ml_team", field="id", direction="upstream", depth=1)
+    (trips,) = (n for n in body["nodes"] if n["depth"] == 1)
+    assert (trips["namespace"], trips["name"]) == ("ml_team", "driver_source")
+    assert trips["aliases"] == [{"namespace": "bigquery", "name": "proj.ds.trips"}]
 
 
 def test_an_alias_two_symlinks_away_offers_the_column_view(client: TestClient) -> None:

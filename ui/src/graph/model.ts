@@ -3,9 +3,11 @@
 //
 // OpenLineage graphs: datasets that are the same data (a SymlinksDatasetFacet
 // or matching dataSource URIs) are drawn as one node, the others listed as its
-// aliases. Two Feast objects are never merged into one node: when several
-// Feast objects share data, the other members become one node joined to each
-// Feast object by a dashed "same data" edge.
+// aliases. The node is named by the first of the group's names (nameOrder, the
+// column view's rule too), which may be a name only a symlink gives; it stands
+// for the first of the group's stored datasets. Two Feast objects are never
+// merged into one node: when several Feast objects share data, the other
+// members become one node joined to each Feast object by a dashed "same data" edge.
 
 import { producerLabel } from "../format";
 import type {
@@ -38,6 +40,8 @@ export interface LNode {
   /** A job's latest run's state (running, completed, failed, aborted), else null. */
   state: RunState | null;
   aliases: Alias[];
+  /** The name it is drawn by when only a symlink gives it (then `ol` is among `aliases`). */
+  named?: Alias;
   members: string[]; // every API node id this node stands for
   source: "openlineage" | "registry";
   ol?: GraphNode;
@@ -156,9 +160,38 @@ function olLabel(node: GraphNode): string {
   if (node.kind === "dataset" && node.feast?.type && FEAST_DATASET_KINDS.has(node.feast.type)) {
     return feastObjectName(node) ?? node.name;
   }
-  // A path: its file name reads best; the full name is in the tooltip.
-  if (node.name.startsWith("/")) return node.name.slice(node.name.lastIndexOf("/") + 1) || node.name;
-  return node.name;
+  return nameLabel(node.name);
+}
+
+/** A path: its file name reads best; the full name is in the tooltip. */
+function nameLabel(name: string): string {
+  if (name.startsWith("/")) return name.slice(name.lastIndexOf("/") + 1) || name;
+  return name;
+}
+
+/** What orders the names of an alias group (nameOrder). */
+interface RankedName {
+  id: string;
+  feast: boolean;
+  table: boolean;
+  written: boolean;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * The order of an alias group's names, the one it is named by first (the
+ * server's column view names a group by the same rule, services/columns.py):
+ * a Feast object's, then a table's over its location's (a TABLE symlink
+ * names it, or it names its files by a LOCATION one), then one an event wrote
+ * (or declared) over one only read, then by namespace and name.
+ */
+function nameOrder(a: RankedName, b: RankedName): number {
+  for (const key of ["feast", "table", "written"] as const) {
+    if (a[key] !== b[key]) return a[key] ? -1 : 1;
+  }
+  if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 class UnionFind {
@@ -217,6 +250,8 @@ export function fromOpenLineage(
   const apiNodes = new Map(input.nodes.map((n) => [n.id, n]));
   const groups = new UnionFind();
   const aliasInfo = new Map<string, Alias>();
+  const ownerVia = new Map<string, Alias["via"]>();
+  const tables = new Set<string>();
   for (const link of input.symlinks) {
     if (!apiNodes.has(link.dataset)) continue;
     groups.union(link.alias, link.dataset);
@@ -227,7 +262,24 @@ export function fromOpenLineage(
       type: link.alias_type,
       via: link.source,
     });
+    ownerVia.set(link.dataset, link.source);
+    const type = link.source === "symlink" ? link.alias_type?.toUpperCase() : null;
+    if (type === "TABLE") tables.add(link.alias);
+    else if (type === "LOCATION") tables.add(link.dataset);
   }
+  const ranked = (id: string): RankedName => {
+    const node = apiNodes.get(id);
+    const named = node ?? aliasInfo.get(id) ?? aliasFor(id, undefined, aliasInfo, ownerVia);
+    return {
+      id,
+      feast: !!node?.feast?.type,
+      table: tables.has(id),
+      written: node?.written ?? false,
+      namespace: named.namespace,
+      name: named.name,
+    };
+  };
+  const firstName = (ids: string[]) => ids.map(ranked).sort(nameOrder)[0]?.id ?? null;
   // Members of each alias group (only groups with more than one id matter).
   const members = new Map<string, string[]>();
   const touched = new Set<string>([
@@ -240,41 +292,37 @@ export function fromOpenLineage(
   }
 
   const drawnAs = new Map<string, string>();
+  const namedAs = new Map<string, Alias>(); // a drawn node named by a name only a symlink gives
   const sameEdges: [string, string][] = [];
   const aliasesOf = new Map<string, Alias[]>();
   const groupMembers = new Map<string, string[]>();
+  const alias = (id: string) => aliasFor(id, apiNodes.get(id), aliasInfo, ownerVia);
+  // One node for `ids`: drawn as the first stored one, named by the first of all.
+  const drawOne = (ids: string[]): string | null => {
+    const rep = firstName(ids.filter((id) => apiNodes.has(id)));
+    if (!rep) return null;
+    const named = firstName(ids) ?? rep;
+    if (named !== rep) namedAs.set(rep, alias(named));
+    for (const id of ids) drawnAs.set(id, rep);
+    groupMembers.set(rep, ids);
+    aliasesOf.set(rep, ids.filter((id) => id !== named).map(alias));
+    return rep;
+  };
   for (const ids of members.values()) {
     ids.sort();
-    const stored = ids.filter((id) => apiNodes.has(id));
-    const feast = stored.filter((id) => apiNodes.get(id)!.feast?.type);
-    const others = ids.filter((id) => !feast.includes(id));
-    const declaring = new Set(input.symlinks.map((l) => l.dataset));
-    const pickOther = () =>
-      others.find((id) => apiNodes.has(id) && declaring.has(id)) ??
-      others.find((id) => apiNodes.has(id)) ??
-      null;
+    const feast = ids.filter((id) => apiNodes.get(id)?.feast?.type);
     if (feast.length <= 1) {
-      const rep = feast[0] ?? pickOther() ?? stored[0];
-      if (!rep) continue;
-      for (const id of ids) drawnAs.set(id, rep);
-      groupMembers.set(rep, ids);
-      aliasesOf.set(
-        rep,
-        ids.filter((id) => id !== rep).map((id) => aliasFor(id, apiNodes.get(id), aliasInfo)),
-      );
+      drawOne(ids);
+      continue;
+    }
+    for (const id of feast) drawnAs.set(id, id);
+    const others = ids.filter((id) => !feast.includes(id));
+    const rep = drawOne(others);
+    if (rep) {
+      for (const id of feast) sameEdges.push([rep, id]);
     } else {
-      for (const id of feast) drawnAs.set(id, id);
-      const rep = pickOther();
-      if (rep) {
-        const rest = others.filter((id) => id !== rep);
-        for (const id of others) drawnAs.set(id, rep);
-        groupMembers.set(rep, others);
-        aliasesOf.set(rep, rest.map((id) => aliasFor(id, apiNodes.get(id), aliasInfo)));
-        for (const id of feast) sameEdges.push([rep, id]);
-      } else {
-        for (let i = 1; i < feast.length; i++) sameEdges.push([feast[i - 1], feast[i]]);
-        for (const id of others) drawnAs.set(id, feast[0]);
-      }
+      for (let i = 1; i < feast.length; i++) sameEdges.push([feast[i - 1], feast[i]]);
+      for (const id of others) drawnAs.set(id, feast[0]);
     }
   }
 
@@ -299,15 +347,17 @@ export function fromOpenLineage(
     const rep = drawnAs.get(node.id) ?? node.id;
     if (rep !== node.id || hidden.has(node.id)) continue;
     drawnAs.set(node.id, node.id);
+    const named = namedAs.get(node.id);
     nodes.push({
       id: node.id,
       kind: olKind(node),
-      label: olLabel(node),
-      title: `${node.name}\n${node.namespace}`,
-      sublabel: node.namespace,
+      label: named ? nameLabel(named.name) : olLabel(node),
+      title: `${(named ?? node).name}\n${(named ?? node).namespace}`,
+      sublabel: (named ?? node).namespace,
       producer: producerOf(node.producer),
       state: runState(node.latest_run_state),
       aliases: aliasesOf.get(node.id) ?? [],
+      ...(named ? { named } : {}),
       members: groupMembers.get(node.id) ?? [node.id],
       source: "openlineage",
       ol: node,
@@ -339,11 +389,17 @@ export function fromOpenLineage(
   return index(nodes, edges.edges, drawnAs);
 }
 
-function aliasFor(id: string, node: GraphNode | undefined, info: Map<string, Alias>): Alias {
+function aliasFor(
+  id: string,
+  node: GraphNode | undefined,
+  info: Map<string, Alias>,
+  ownerVia: Map<string, Alias["via"]>,
+): Alias {
   const known = info.get(id);
   if (known) return node ? { ...known, node } : known;
   if (node) {
-    return { id, namespace: node.namespace, name: node.name, type: null, via: "datasource", node };
+    const via = ownerVia.get(id) ?? "datasource";
+    return { id, namespace: node.namespace, name: node.name, type: null, via, node };
   }
   const [, namespace = "", name = id] = /^dataset:(.*?):(.*)$/.exec(id) ?? [];
   return { id, namespace, name, type: null, via: "symlink" };

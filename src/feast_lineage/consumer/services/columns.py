@@ -3,8 +3,10 @@
 A node is a field of a dataset: (dataset, field), or (dataset, whole) for
 the output of dataset-level inputs. Symlinked aliases are one dataset, so
 field *f* of A and field *f* of its alias B are one node, named after the
-asked dataset when it is one of them, else after the first of them by
-(namespace, name), with the others listed as ``aliases``.
+asked dataset when it is one of them, else by :func:`_name_rank` (a Feast
+object's name, then a table's over its location's, then one written over
+one only read, then the first by (namespace, name)), with the others
+listed as ``aliases``.
 
 The walk is one recursive query per direction
 (:mod:`feast_lineage.consumer.store.read.column_walk`): the current edges into
@@ -22,7 +24,7 @@ only when every input of its target field is visible.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import orjson
@@ -48,7 +50,14 @@ from feast_lineage.consumer.store.read import columns as c
 from feast_lineage.consumer.store.read import columns_as_of as c_at
 from feast_lineage.consumer.store.read import columns_window as c_win
 from feast_lineage.consumer.store.read import dataset_versions as dv
-from feast_lineage.consumer.store.read.aliases import alias_groups, alias_names
+from feast_lineage.consumer.store.read.aliases import (
+    LinkFilter,
+    NameFacts,
+    alias_groups,
+    alias_names,
+    current_symlink,
+    name_facts,
+)
 from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.column_walk import walk_columns
@@ -58,6 +67,17 @@ from feast_lineage.identity import dataset_id
 
 Node = tuple[int, int]  # (alias group, field hash)
 Name = tuple[str, str]  # (namespace, name)
+
+
+def _name_rank(facts: NameFacts, name: Name) -> tuple[bool, bool, bool, Name]:
+    """The order of the names of an alias group, the one it is shown by first.
+
+    A Feast object's name, then a table's over its location's (a ``TABLE``
+    symlink names it, or it names its files by a ``LOCATION`` one), then one
+    an event wrote (or declared) over one only read, then by (namespace,
+    name). The UI names the groups it draws by the same rule (ui/src/graph/model.ts).
+    """
+    return (not facts.feast, not facts.table, not facts.written, name)
 
 
 @dataclass
@@ -73,17 +93,22 @@ class _Aliases:
     group: dict[int, int] = field(default_factory=dict)
     members: dict[int, frozenset[int]] = field(default_factory=dict)
     names: dict[int, Name] = field(default_factory=dict)
+    facts: dict[int, NameFacts] = field(default_factory=dict)
+
+    def _links(self) -> tuple[LinkFilter, Mapping[str, object]]:
+        """Which symlinks count: current ones, or those current at the instant (window's end)."""
+        if self.at is None:
+            return current_symlink, {}
+        then = self.at if isinstance(self.at, Instant) else symlinks_instant(self.at)
+        return symlink_at, then.params()
 
     def add(self, conn: Connection, ids: Iterable[int]) -> None:
         """Put every dataset of ``ids`` (and its visible aliases, transitively) in a group."""
         todo = {i for i in ids if i not in self.group}
         if not todo:
             return
-        if self.at is None:
-            found = alias_groups(conn, todo, self.scope.ns_ids)
-        else:
-            then = self.at if isinstance(self.at, Instant) else symlinks_instant(self.at)
-            found = alias_groups(conn, todo, self.scope.ns_ids, symlink_at, then.params())
+        current, params = self._links()
+        found = alias_groups(conn, todo, self.scope.ns_ids, current, params)
         self.group.update(found.group)
         self.members.update(found.members)
 
@@ -94,19 +119,28 @@ class _Aliases:
         return out
 
     def name(self, conn: Connection, ids: set[int]) -> None:
-        """Learn the names of ``ids``: stored datasets', else as a symlink names the alias."""
+        """Learn the names of ``ids`` (stored datasets', else as a symlink names the alias)
+        and what ranks them (:func:`_name_rank`)."""
         for ds in c.dataset_names(conn, ids - set(self.names)).values():
             self.names[ds.id] = (ds.namespace, ds.name)
         for alias, named in alias_names(conn, ids - set(self.names)).items():
             self.names[alias] = named
+        # Only a group of several names needs them ranked.
+        ranked = {i for i in ids - set(self.facts) if len(self.members[self.group[i]]) > 1}
+        if ranked:
+            current, params = self._links()
+            self.facts.update(name_facts(conn, ranked, current, params))
 
     def representative(self, group: int, start: int) -> Name:
-        """The name of a group's node: the asked dataset's, else the first of its members'."""
+        """The name of a group's node: the asked dataset's, else the first by :func:`_name_rank`."""
         members = self.members[group]
         if start in members:
             return self.names[start]
-        known = sorted(self.names[m] for m in members if m in self.names)
-        return known[0] if known else ("", "")
+        known = [m for m in members if m in self.names]
+        if len(known) <= 1:
+            return self.names[known[0]] if known else ("", "")
+        best = min(known, key=lambda m: _name_rank(self.facts[m], self.names[m]))
+        return self.names[best]
 
     def others(self, group: int, named: Name) -> list[DatasetRef]:
         """The group's other members by name: what a node of it lists as ``aliases``."""

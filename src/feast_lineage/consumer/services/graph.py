@@ -154,6 +154,7 @@ def _node(
         "depth": depth,
         "has_column_lineage": with_columns,
         "latest_run_state": state,
+        "written": bool(r.written),
         "state": "unknown",
     }
 

@@ -50,7 +50,11 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
   const doc = facetString(facets, "documentation", "description");
   const uri = node.datasource_uri ?? facetString(facets, "dataSource", "uri");
   const feast = feastRows(facets);
-  const aliases = drawn?.ol?.id === node.id ? drawn.aliases : [];
+  // Its node's other names (a node drawn by a name only a symlink gives lists this dataset).
+  const aliases =
+    drawn?.ol?.id === node.id
+      ? [...(drawn.named ? [drawn.named] : []), ...drawn.aliases].filter((a) => a.id !== node.id)
+      : [];
   // A Feast source may carry no schema while the file it reads does.
   const schemaFrom = node.schema_fields?.length ? null : (aliases.find((a) => a.node?.schema_fields?.length) ?? null);
   const schema = node.schema_fields?.length ? node.schema_fields : (schemaFrom?.node?.schema_fields ?? null);

@@ -4,7 +4,8 @@ Symlinked datasets are one dataset: the node walk (:mod:`.graph`), the
 field walk (:mod:`.column_walk`) and :func:`alias_groups` all cross a
 current symlink with the same two steps (:func:`alias_steps`), from a
 dataset to its alias and from an alias to the dataset that lists it, at
-the same level, never onto a hidden dataset.
+the same level, never onto a hidden dataset. :func:`name_facts` reads what
+picks the name a group is shown by.
 """
 
 from __future__ import annotations
@@ -26,13 +27,14 @@ from sqlalchemy import (
     case,
     cast,
     exists,
+    func,
     literal,
     or_,
     select,
     union,
 )
 
-from feast_lineage.consumer.store.read.common import NsIds
+from feast_lineage.consumer.store.read.common import NsIds, written
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
 
@@ -210,4 +212,58 @@ def alias_names(conn: Connection, ids: Iterable[int]) -> dict[int, tuple[str, st
             s.alias_id.in_(ordered[start : start + _CHUNK])
         )
         out.update({int(i): (ns, name) for i, ns, name in conn.execute(stmt)})
+    return out
+
+
+class NameFacts(NamedTuple):
+    """What ranks a dataset's name among its alias group's (see :func:`name_facts`)."""
+
+    feast: bool  # a Feast object: a stored dataset with a Feast type
+    table: bool  # a table's name, not a location's
+    written: bool  # a stored dataset some event wrote or declared
+
+
+# The symlink types that tell a table from its location (SymlinksDatasetFacet ``type``).
+_TABLE, _LOCATION = "TABLE", "LOCATION"
+
+
+def name_facts(
+    conn: Connection,
+    ids: Iterable[int],
+    current: LinkFilter = current_symlink,
+    params: Mapping[str, object] | None = None,
+) -> dict[int, NameFacts]:
+    """What ranks each dataset of ``ids`` (alias group members, all visible) as its group's name.
+
+    A table's name is one a current ``TABLE`` identifier among ``ids`` names
+    (Spark naming a path's table), or a dataset whose own current ``LOCATION``
+    identifier names its files (Hive naming a table). Only links between two
+    of ``ids`` count, so nothing outside the groups (nothing hidden) ranks
+    them. ``current`` (with ``params``) says which links count, as for
+    :func:`alias_groups`. One lookup of the stored datasets and one of their
+    symlinks per 2,000.
+    """
+    d, s = t.datasets.c, t.dataset_symlinks.c
+    members = set(ids)
+    wanted = sorted(members)
+    stored: dict[int, tuple[bool, bool]] = {}
+    tables: set[int] = set()
+    kinds = func.upper(s.alias_type)
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        rows = select(d.id, d.feast_type.is_not(None), written(t.datasets)).where(d.id.in_(chunk))
+        stored.update({int(i): (bool(f), bool(w)) for i, f, w in conn.execute(rows)})
+        links = select(s.dataset_id, s.alias_id, kinds).where(
+            s.dataset_id.in_(chunk),
+            s.source == "symlink",
+            kinds.in_((_TABLE, _LOCATION)),
+            current(t.dataset_symlinks),
+        )
+        for owner, alias, kind in conn.execute(links, dict(params or {})):
+            if int(alias) in members:
+                tables.add(int(alias) if kind == _TABLE else int(owner))
+    out: dict[int, NameFacts] = {}
+    for i in wanted:
+        feast, wrote = stored.get(i, (False, False))
+        out[i] = NameFacts(feast, i in tables, wrote)
     return out

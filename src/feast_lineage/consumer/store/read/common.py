@@ -61,6 +61,16 @@ def count(conn: Connection, table: FromClause, *where: ColumnElement[bool]) -> i
     return int(conn.execute(select(func.count()).select_from(table).where(*where)).scalar_one())
 
 
+def written(datasets: FromClause) -> ColumnElement[bool]:
+    """Whether a dataset of ``datasets`` (the table or an alias) was ever written or declared.
+
+    Its producer rank says so: a write's (an output, or a DatasetEvent's
+    dataset) starts with ``1``, a read's with ``0`` (``store/write/producer_rank.py``);
+    a dataset stored before migration 0011 recomputed it from its events.
+    """
+    return datasets.c.producer_rank.like("1%")
+
+
 # --- facets --------------------------------------------------------------------
 
 

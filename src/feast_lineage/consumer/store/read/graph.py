@@ -38,6 +38,7 @@ from sqlalchemy import (
     case,
     cast,
     exists,
+    false,
     func,
     literal,
     literal_column,
@@ -49,7 +50,7 @@ from sqlalchemy import (
 from feast_lineage.consumer.lineage_model import EdgeType, Way
 from feast_lineage.consumer.store.read.aliases import LinkFilter, alias_steps
 from feast_lineage.consumer.store.read.aliases import current_symlink as current_symlink
-from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all
+from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all, written
 from feast_lineage.consumer.store.read.explicit import current_explicit_edge
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
@@ -70,6 +71,7 @@ class NodeRow(NamedTuple):
     updated_us: int | None
     datasource_uri: str | None  # datasets only
     feast_type: str | None  # datasets only
+    written: bool  # a dataset some event wrote or declared (:func:`.common.written`)
 
 
 class EdgeRow(NamedTuple):
@@ -122,6 +124,7 @@ def _node_selects(ns_ids: NsIds) -> tuple[Any, Any]:
         j.updated_us,
         none_text.label("datasource_uri"),
         none_text.label("feast_type"),
+        false().label("written"),
     ).where(*where_all(in_ids(j.ns_id, ns_ids)))
     datasets = select(
         literal("dataset", String).label("kind"),
@@ -134,6 +137,7 @@ def _node_selects(ns_ids: NsIds) -> tuple[Any, Any]:
         d.updated_us,
         d.datasource_uri,
         d.feast_type,
+        written(t.datasets).label("written"),
     ).where(*where_all(in_ids(d.ns_id, ns_ids)))
     return jobs, datasets
 
