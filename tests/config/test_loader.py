@@ -733,6 +733,43 @@ def _read_keys(*grants: tuple[str, list[str]]) -> dict[str, Any]:
     return {"type": "api_keys", "keys": [{"key": k, "projects": p} for k, p in grants]}
 
 
+@pytest.mark.parametrize(
+    ("authorizer", "option", "known"),
+    [
+        ({"type": "open", "keys": []}, "authorizer.keys", "type"),
+        (
+            {"type": "api_keys", "key": "k"},
+            "authorizer.key",
+            "anonymous_projects, keys, type",
+        ),
+        (
+            {"type": "feast", "cache": 5},
+            "authorizer.cache",
+            "anonymous_projects, cache_seconds, type",
+        ),
+        (
+            {"type": "api_keys", "keys": [{"key": "k", "projects": ["a"], "project": "b"}]},
+            "authorizer.keys.0.project",
+            "key, projects",
+        ),
+    ],
+)
+@pytest.mark.parametrize("from_env", [False, True])
+def test_an_unknown_authorizer_option_is_named_with_the_authorizers_own_options(
+    tmp_path: Path, authorizer: dict[str, Any], option: str, known: str, from_env: bool
+) -> None:
+    # It listed the consumer's options (api_key, authorizer, ...), none of which fits there.
+    env_name = "FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER"
+    consumer: dict[str, Any] = {} if from_env else {"authorizer": authorizer}
+    env = {env_name: json.dumps(authorizer)} if from_env else {}
+    repo = write(tmp_path, fs({"consumer": consumer}))
+    with pytest.raises(ConfigError) as info:
+        load(repo, env)
+    rest = option.removeprefix("authorizer").removeprefix(".")
+    where = f"{env_name} (at {rest!r})" if from_env else f"openlineage.consumer.{option}"
+    assert str(info.value) == f"{where}: is not a known option; use one of: {known}"
+
+
 @pytest.mark.parametrize("from_env", [False, True])
 def test_a_read_key_listed_twice_is_refused_naming_both_entries_not_the_key(
     tmp_path: Path, from_env: bool

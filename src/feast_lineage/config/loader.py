@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -242,10 +242,43 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+def _located(
+    model: type[BaseModel], loc: tuple[str | int, ...]
+) -> tuple[type[BaseModel], list[str]]:
+    """The model whose option ``loc`` names last (a nested one: an authorizer, a key's
+    grant), and ``loc`` as the file writes it: without the ``type`` tags pydantic adds
+    for the member of a discriminated union it checked."""
+    holder, path, parts = model, [], list(loc)
+    while parts:
+        part = parts.pop(0)
+        path.append(str(part))
+        info = holder.model_fields.get(str(part))
+        if info is None or not parts:
+            break
+        inner: Any = info.annotation
+        if get_origin(inner) is list and isinstance(parts[0], int):
+            path.append(str(parts.pop(0)))
+            inner = get_args(inner)[0]
+        if info.discriminator is not None and parts:
+            tag = parts.pop(0)
+            inner = next((m for m in get_args(inner) if _tagged(m, info.discriminator, tag)), None)
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            path += [str(p) for p in parts]
+            break
+        holder = inner
+    return holder, path
+
+
+def _tagged(member: Any, discriminator: Any, tag: str | int) -> bool:
+    """Whether the union member ``member`` is the one the discriminator's value ``tag`` picks."""
+    found = member.model_fields.get(discriminator) if isinstance(discriminator, str) else None
+    return found is not None and tag in get_args(found.annotation)
+
+
 def _config_error(
     first: ErrorDetails, model: type[BaseModel], section: str, env_names: Mapping[str, str]
 ) -> ConfigError:
-    loc = [str(p) for p in first["loc"]]
+    holder, loc = _located(model, first["loc"])
     name = loc[0] if loc else ""
     chosen = model.model_fields.get(name)
     if chosen is not None and chosen.discriminator is not None:
@@ -263,8 +296,8 @@ def _config_error(
     else:
         option = ".".join([section, *loc])
     if first["type"] == "extra_forbidden":
-        known = sorted(model.model_fields)
-        if model is ProducerSettings:
+        known = sorted(holder.model_fields)
+        if holder is ProducerSettings:
             known = sorted([*known, "consumer"])
         return ConfigError(option, "is not a known option", f"use one of: {', '.join(known)}")
     message = first["msg"].removeprefix("Value error, ")
