@@ -450,11 +450,12 @@ class GraphNode(TypedDict):
         ),
     ]
     written: Annotated[
-        bool,
+        bool | None,
         Field(
             description="A dataset some event wrote (an output) or declared (a DatasetEvent); "
-            "false for one only ever read and for jobs. As stored, whatever as_of asks. It "
-            "ranks the names of an alias group (docs/api.md, Lineage graph)"
+            "false for one only ever read and for jobs; null as of an instant (as producer: "
+            "the store keeps it as of now only). It ranks the names of an alias group "
+            "(docs/api.md, Lineage graph)"
         ),
     ]
     state: Annotated[

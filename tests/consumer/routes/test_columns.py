@@ -446,6 +446,7 @@ def test_a_name_written_to_wins_over_one_only_read(client: TestClient) -> None:
         run_event(
             "COMPLETE",
             job=("spark", "r"),
+            time=at(1),
             inputs=[dataset("archive", "orders", symlinks=link)],
         ),
     )
@@ -453,6 +454,14 @@ def test_a_name_written_to_wins_over_one_only_read(client: TestClient) -> None:
     (orders,) = (n for n in body["nodes"] if n["depth"] == 1)
     assert (orders["namespace"], orders["name"]) == ("warehouse", "orders")
     assert orders["aliases"] == [{"namespace": "archive", "name": "orders"}]
+    # As of an instant, what was written is not known: the first by namespace names it, as
+    # the graph's nodes then say written null.
+    then = columns(client, "src", field="id", direction="downstream", as_of=at(5))
+    (orders,) = (n for n in then["nodes"] if n["depth"] == 1)
+    assert (orders["namespace"], orders["name"]) == ("archive", "orders")
+    graph = client.get(f"{API}/graph", params={"as_of": at(5)}).json()
+    assert len(graph["nodes"]) == 5
+    assert {n["written"] for n in graph["nodes"]} == {None}
 
 
 def test_a_feast_object_names_its_group_before_its_table(client: TestClient) -> None:

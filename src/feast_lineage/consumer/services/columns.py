@@ -129,7 +129,10 @@ class _Aliases:
         ranked = {i for i in ids - set(self.facts) if len(self.members[self.group[i]]) > 1}
         if ranked:
             current, params = self._links()
-            self.facts.update(name_facts(conn, ranked, current, params))
+            found = name_facts(conn, ranked, current, params)
+            if isinstance(self.at, Instant):  # written is known as of now only, as in the graph
+                found = {i: f._replace(written=False) for i, f in found.items()}
+            self.facts.update(found)
 
     def representative(self, group: int, start: int) -> Name:
         """The name of a group's node: the asked dataset's, else the first by :func:`_name_rank`."""
