@@ -28,7 +28,7 @@ from types import ModuleType
 from bench.stored import event_span
 from bench.timers import time_calls
 from feast_lineage.consumer.access.scope import Scope
-from feast_lineage.consumer.services import graph_history
+from feast_lineage.consumer.services import graph_history, job_versions_then
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.engine.database import create_store_engine
 from feast_lineage.consumer.store.read import as_of as at_reads
@@ -42,7 +42,8 @@ WEEK_US = 7 * 86_400 * 1_000_000
 _TIMED: dict[str, tuple[tuple[ModuleType, tuple[str, ...]], ...]] = {
     "page": (
         (at_reads, ("count_nodes", "node_page", "count_edges", "edges_among")),
-        (at_reads, ("dataset_versions_at", "job_versions_at", "symlinks_touching")),
+        (at_reads, ("dataset_versions_at", "symlinks_touching")),
+        (job_versions_then, ("job_versions_at",)),
         (graph_history, ("_nodes", "_facets_then", "_versions", "_runs_then", "_columns_then")),
         (graph_history, ("_edges", "_symlinks")),
         (catalog_as_of, ("facets_at", "dataset_facets_then")),

@@ -27,7 +27,7 @@ from types import ModuleType
 from bench.stored import event_span
 from bench.timers import time_calls
 from feast_lineage.consumer.access.scope import Scope
-from feast_lineage.consumer.services import graph_outline, lineage_diff
+from feast_lineage.consumer.services import graph_outline, job_versions_then, lineage_diff
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
 from feast_lineage.consumer.store.read import as_of as at_reads
@@ -39,7 +39,8 @@ WEEK_US = 7 * 24 * 3600 * 1_000_000
 _TIMED: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
     (lineage_diff, ("trimmed_sides", "difference", "job_changes", "schema_changes")),
     (graph_outline, ("outline", "_edge_ids", "_full_nodes", "_built_edges", "column_edges_among")),
-    (at_reads, ("all_nodes", "dataset_versions_at", "job_versions_at", "edges_at", "symlinks_at")),
+    (at_reads, ("all_nodes", "dataset_versions_at", "edges_at", "symlinks_at")),
+    (job_versions_then, ("job_versions_at",)),
     (catalog_as_of, ("dataset_facet_blobs_at",)),
 )
 

@@ -10,6 +10,8 @@
 //   col_ns, col_ds, col, col_indirect   the column view (views/columns/trace.ts)
 //   run, runs_offset, dsver, jobver   inside the node open in the details panel:
 //             its run expanded, page of runs, versions (dropped with the node: DETAIL_KEYS)
+//   jobver_at the instant the open job version is read as of (a diff's earlier side;
+//             else the time control's): a version a run under way then ran opens too
 //   q         search text (jobs, datasets)
 //   job, type, since, until, run_id   events filters
 //   job, state, since, until          runs filters (job: name contains)

@@ -68,7 +68,7 @@ export function refOf(node: LNode): { type: string; namespace: string; name: str
  * expanded, its page of runs, its dataset or job version. They name nothing in
  * another node (a version kept would be asked of the next one, and not found).
  */
-export const DETAIL_KEYS = ["run", "runs_offset", "dsver", "jobver"] as const;
+export const DETAIL_KEYS = ["run", "runs_offset", "dsver", "jobver", "jobver_at"] as const;
 
 /**
  * The route change that puts `node` under `key` (or clears it). Under "node",

@@ -286,3 +286,55 @@ def test_a_namespace_reset_deletes_its_versions(make_client: AppFactory) -> None
     assert removed["run_versions"] == 1
     assert client.get(PATH).status_code == 404
     assert client.get(f"{API}/jobs/other/kept/versions").json()["total"] == 1
+
+
+def test_as_of_a_run_under_way_counts_under_the_version_of_its_events_then(
+    client: TestClient,
+) -> None:
+    """Its START (inputs, a first query) before the instant, its COMPLETE (outputs, another
+    query) after: then it ran a version of the START's parts, which opens with ``until``."""
+    _seed(client)
+    going = str(uuid.uuid4())
+    ingest(
+        client,
+        run_event(
+            "START",
+            run_id=going,
+            job=JOB,
+            time=at(5),
+            job_facets={"sql": facet(query="select 1")},
+            inputs=[dataset("postgres://db:5432", "public.orders")],
+        ),
+        run_event(
+            "COMPLETE",
+            run_id=going,
+            job=JOB,
+            time=at(8),
+            job_facets={"sql": facet(query="select 2")},
+            outputs=[dataset("s3://lake", "orders_daily/date=2026-01-09")],
+        ),
+    )
+    until = at(6)
+    then = client.get(PATH, params={"until": until}).json()
+    assert then["total"] == 3
+    newest = then["versions"][0]
+    assert newest["source_facets"]["sql"] == {"query": "select 1"}
+    assert (newest["outputs"], newest["run_count"]) == ([], 1)
+    assert newest["latest_run"]["run_id"] == going
+    assert newest["latest_run"]["state"] == "RUNNING"
+    now = client.get(PATH).json()["versions"]
+    assert newest["id"] not in {v["id"] for v in now}  # no run runs it now
+    detail = client.get(f"{PATH}/{newest['id']}", params={"until": until})
+    assert detail.status_code == 200, detail.text
+    body = detail.json()
+    assert {k: v for k, v in body.items() if k not in ("previous_id", "changes")} == newest
+    assert body["previous_id"] == then["versions"][1]["id"]
+    assert body["changes"]["source_facets_changed"] == ["jobType", "sql"]
+    gone = client.get(f"{PATH}/{newest['id']}")
+    assert gone.status_code == 404
+    later = client.get(f"{PATH}/{now[0]['id']}", params={"until": until})
+    assert later.status_code == 404  # not run by then
+    assert "run before 2026-01-01T12:00:06Z" in later.json()["error"]["message"]
+    bad = client.get(f"{PATH}/{newest['id']}", params={"until": "yesterday"})
+    assert bad.status_code == 400
+    assert "until" in bad.json()["error"]["message"]

@@ -159,8 +159,13 @@ export const api = {
       signal,
     ),
 
-  jobVersion: (namespace: string, name: string, id: string, signal?: AbortSignal) =>
-    get(`${OL}/jobs/{namespace}/{name}/versions/{version_id}`, { path: { namespace, name, version_id: id } }, signal),
+  /** One job version; `until`: as it stood then, as the list with that `until` lists it (null: now). */
+  jobVersion: (namespace: string, name: string, id: string, until: string | null, signal?: AbortSignal) =>
+    get(
+      `${OL}/jobs/{namespace}/{name}/versions/{version_id}`,
+      { path: { namespace, name, version_id: id }, query: { until } },
+      signal,
+    ),
 
   runTree: (runId: string, signal?: AbortSignal) =>
     get(`${OL}/runs/{run_id}/tree`, { path: { run_id: runId } }, signal),

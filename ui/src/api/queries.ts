@@ -343,11 +343,11 @@ export function useJobVersions(namespace: string, name: string, until: string | 
   });
 }
 
-/** One job version with what changed from the one before; null id: none asked. */
-export function useJobVersion(namespace: string, name: string, id: string | null) {
+/** One job version with what changed from the one before; null id: none asked; `until`: as it stood then. */
+export function useJobVersion(namespace: string, name: string, id: string | null, until: string | null = null) {
   return useQuery({
-    queryKey: ["job-version", namespace, name, id],
-    queryFn: ({ signal }) => api.jobVersion(namespace, name, id!, signal),
+    queryKey: ["job-version", namespace, name, id, ...(until ? [until] : [])],
+    queryFn: ({ signal }) => api.jobVersion(namespace, name, id!, until, signal),
     enabled: id !== null,
   });
 }

@@ -5442,7 +5442,10 @@ export interface operations {
     };
     get_job_version_api_v1_lineage_openlineage_jobs__namespace___name__versions__version_id__get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The version as it stood before this time, as the list with this until answers it (run_count, latest_run, the version before it); a version no run started before it ran is a 404 */
+                until?: string | null;
+            };
             header?: never;
             path: {
                 /** @description The job's namespace, percent-encoded */

@@ -1,16 +1,18 @@
 """Job versions: ``/jobs/{namespace}/{name}/versions`` and ``.../versions/{id}``.
 
-The path and the page are read by :mod:`.version_pages`, as for dataset versions.
+The path and the page are read by :mod:`.version_pages`, as for dataset versions;
+one version takes ``until`` too: as it stood then, as the list ``until`` lists it.
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import ReaderDep
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.routes.params import DATE_TIME, time_range
 from feast_lineage.consumer.routes.version_pages import (
     VersionWindowDep,
     id_pattern,
@@ -63,8 +65,23 @@ async def get_job_version(
             json_schema_extra={"pattern": id_pattern("job")},
         ),
     ],
+    until: Annotated[
+        str | None,
+        Query(
+            description="The version as it stood before this time, as the list with this "
+            "until answers it (run_count, latest_run, the version before it); a version "
+            "no run started before it ran is a 404",
+            json_schema_extra=DATE_TIME,
+        ),
+    ] = None,
 ) -> Response:
     where, key = version_path(request, "job", f"{namespace}/{name}/versions/{version_id}")
+    _since, until_us = time_range(None, until)
     return await answer(
-        job_version_detail, read, namespace=where.namespace, name=where.name, version=key
+        job_version_detail,
+        read,
+        namespace=where.namespace,
+        name=where.name,
+        version=key,
+        until_us=until_us,
     )

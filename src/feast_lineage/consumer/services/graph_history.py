@@ -23,6 +23,7 @@ from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.lineage_model import Direction, NodeId, Way
 from feast_lineage.consumer.schemas import Clamped, GraphEdge, GraphPage, Subgraph
+from feast_lineage.consumer.services import job_versions_then
 from feast_lineage.consumer.services.bounds import MAX_GRAPH_PAGE, clamp_depth, clamp_limit
 from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.dataset_versions import version_key
@@ -71,7 +72,7 @@ def _versions(conn: Connection, rows: list[NodeRow], at: Instant) -> dict[int, A
     out: dict[int, Any] = {
         node: (version_key(v.id), schemas.get(v.schema_id or "")) for node, v in datasets.items()
     }
-    jobs = at_reads.job_versions_at(conn, (r.id for r in rows if r.kind == "job"), at)
+    jobs = job_versions_then.job_versions_at(conn, (r.id for r in rows if r.kind == "job"), at)
     out.update({node: (version, None) for node, version in jobs.items()})
     return out
 

@@ -28,6 +28,7 @@ from sqlalchemy import Connection
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.lineage_model import EdgeType, NodeId, Origin
 from feast_lineage.consumer.schemas import ColumnEdge, GraphEdge, GraphNode, JobRef
+from feast_lineage.consumer.services import job_versions_then
 from feast_lineage.consumer.services.columns import column_edges_of_datasets_at
 from feast_lineage.consumer.services.dataset_versions import FieldRow, field_rows, version_key
 from feast_lineage.consumer.services.graph import (
@@ -164,7 +165,9 @@ def outline(conn: Connection, read: StoreReader, at: Instant, ns_ids: NsIds) -> 
     stated = catalog_as_of.dataset_facet_blobs_at(
         conn, (i for i, r in rows.items() if r.kind == "dataset"), "schema", at
     )
-    jobs = at_reads.job_versions_at(conn, (i for i, r in rows.items() if r.kind == "job"), at)
+    jobs = job_versions_then.job_versions_at(
+        conn, (i for i, r in rows.items() if r.kind == "job"), at
+    )
     edges = _edge_ids(conn, refs, ns_ids, at)
     return Outline(at, rows, refs, datasets, stated, jobs, edges)
 

@@ -5,6 +5,8 @@ What a version is, and why a partition counts as its table: see
 :mod:`feast_lineage.consumer.intake.job_version_parts`. A scoped caller sees
 the versions of jobs in namespaces it may see, and of each version only
 the datasets of those namespaces (and the source facets redacted alike).
+``until`` reads each version as it stood then: a run under way then counts
+under the version its events until then define (:mod:`.job_versions_then`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from feast_lineage.consumer.schemas import (
     JobVersionPage,
     JobVersionRun,
 )
+from feast_lineage.consumer.services.job_versions_then import one_then, page_then
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.services.version_pages import VersionWindow
@@ -103,7 +106,10 @@ def job_version_page(
     w = window
     with read.engine.connect() as conn:
         jid = _job(conn, read, namespace, name)
-        total, rows = reads.version_page(conn, jid, w.since_us, w.until_us, w.offset, w.limit)
+        if w.until_us is None:
+            total, rows = reads.version_page(conn, jid, w.since_us, None, w.offset, w.limit)
+        else:
+            total, rows = page_then(conn, jid, w.since_us, w.until_us, w.offset, w.limit)
         items = _items(conn, read, namespace, name, jid, rows)
     return JobVersionPage(versions=items, total=total, limit=w.limit, offset=w.offset)
 
@@ -129,15 +135,21 @@ def _changes(before: JobVersionItem, after: JobVersionItem) -> JobVersionChanges
 
 
 def job_version_detail(
-    read: StoreReader, *, namespace: str, name: str, version: str
+    read: StoreReader, *, namespace: str, name: str, version: str, until_us: int | None = None
 ) -> JobVersionDetail:
-    """One version of the job, with what changed from the version before it."""
+    """One version of the job, with what changed from the version before it.
+
+    ``until``: as it stood then (as the list ``until`` answers it); not run by then, a 404.
+    """
     with read.engine.connect() as conn:
         jid = _job(conn, read, namespace, name)
-        row = reads.one_version(conn, jid, version)
+        if until_us is None:
+            row = reads.one_version(conn, jid, version)
+            before = reads.previous_version(conn, jid, row) if row is not None else None
+        else:
+            row, before = one_then(conn, jid, version, until_us)
         if row is None:
-            raise NotFound(_missing(read, namespace, name, version))
-        before = reads.previous_version(conn, jid, row)
+            raise NotFound(_missing(read, namespace, name, version, until_us))
         found = [row] if before is None else [row, before]
         items = _items(conn, read, namespace, name, jid, found)
     item = items[0]
@@ -149,9 +161,13 @@ def job_version_detail(
     )
 
 
-def _missing(read: StoreReader, namespace: str, name: str, version: str) -> str:
+def _missing(
+    read: StoreReader, namespace: str, name: str, version: str, until_us: int | None
+) -> str:
     """The 404 message: no such version, or one retention pruned (naming the horizon)."""
     message = f"no version {version!r} of job {name!r} in namespace {namespace!r}"
+    if until_us is not None:
+        message += f" run before {to_iso(until_us)}"
     last = Retention.last(read.engine)
     if last is not None and last.cutoff is not None:
         message += (

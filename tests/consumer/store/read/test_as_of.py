@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from feast_lineage.consumer.services.job_versions_then import job_versions_at
 from feast_lineage.consumer.store.read import as_of
 from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.consumer.store.read.as_of import Instant
@@ -99,7 +100,7 @@ def test_dataset_versions_at_the_instant(store: Store) -> None:
     with store.engine.connect() as conn:
         before = as_of.dataset_versions_at(conn, [out], instant(29))
         after = as_of.dataset_versions_at(conn, [out], instant(31))
-        jobs = as_of.job_versions_at(conn, [job_id(*JOB)], instant(31))
+        jobs = job_versions_at(conn, [job_id(*JOB)], instant(31))
         (written,) = dv.versions(dv.observations(conn, out))
     assert before == {}
     assert written.row.time_us == parse_us(at(30))

@@ -7,7 +7,7 @@
 import { formatInstant, shortId } from "../../format";
 import { CHANGE_ICONS, CHANGE_LABELS, JOB_CHANGE_ICON, type Change } from "../../graph/model";
 import type { JobDiff, SchemaChangeOf } from "../../history/changes";
-import type { Navigate } from "../../route";
+import type { Navigate, Patch } from "../../route";
 import { Section } from "./Section";
 
 const CLASSES: Record<Change, string> = { added: "change-green", removed: "change-red", changed: "change-amber" };
@@ -47,7 +47,7 @@ export function ChangeSection({ change, since, to, schemaChange, jobChange, word
   const label = job ? (words ?? "definition changed") : CHANGE_LABELS[change];
   const versions = job ? jobChange : schemaChange;
   // A job's version opens in its Versions section (jobver), a dataset's in its own (dsver).
-  const key = job ? "jobver" : "dsver";
+  const key: VersionKey = job ? "jobver" : "dsver";
   return (
     <Section title={`Since ${formatInstant(since)}`} testid="change-section">
       <p className={CLASSES[change]}>
@@ -78,7 +78,7 @@ export function ChangeSection({ change, since, to, schemaChange, jobChange, word
                   className="link mono"
                   data-testid={`change-version-${side}`}
                   title={`Open version ${id}`}
-                  onClick={() => navigate({ [key]: id }, { push: true })}
+                  onClick={() => navigate(openPatch(key, id, side, since), { push: true })}
                 >
                   {shortId(id)}
                 </button>
@@ -93,4 +93,16 @@ export function ChangeSection({ change, since, to, schemaChange, jobChange, word
       )}
     </Section>
   );
+}
+
+type VersionKey = "jobver" | "dsver";
+
+/**
+ * Open a side's version. A job's version then is read as of `since`
+ * (jobver_at): the version a run under way then ran may be one no run runs
+ * later, which the Versions section as of the later instant does not list.
+ */
+function openPatch(key: VersionKey, id: string, side: "then" | "now", since: string): Patch {
+  if (key === "dsver") return { dsver: id };
+  return { jobver: id, jobver_at: side === "then" ? since : null };
 }

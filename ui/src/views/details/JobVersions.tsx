@@ -4,7 +4,10 @@
 // opens it (the URL's jobver): its source facets, inputs and outputs. As of
 // an instant: the versions first run by then, the one current then marked
 // so, each with its runs started by then and its latest run in its state
-// then (the API's `until` bounds the runs counted, not only the versions).
+// then (the API's `until` bounds the runs counted, not only the versions); a
+// run under way then counts under the version of its events until then. The
+// open version is read as of that instant too, or as of the URL's jobver_at
+// (a diff's earlier side).
 
 import { useJobVersion, useJobVersions } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
@@ -66,7 +69,7 @@ export function JobVersions({ namespace, name, asOf = null, currentThen = null, 
                   className="link strong"
                   aria-expanded={isOpen}
                   title="Its source facets, inputs and outputs"
-                  onClick={() => navigate({ jobver: isOpen ? null : item.id })}
+                  onClick={() => navigate({ jobver: isOpen ? null : item.id, jobver_at: null })}
                 >
                   <Time iso={item.created_at_iso} digits={digits} />
                 </button>
@@ -106,7 +109,9 @@ export function JobVersions({ namespace, name, asOf = null, currentThen = null, 
         onMore={versions.hasNextPage ? () => void versions.fetchNextPage() : null}
         testid="job-versions-more"
       />
-      {open && <JobVersionDetail namespace={namespace} name={name} id={open} />}
+      {open && (
+        <JobVersionDetail namespace={namespace} name={name} id={open} until={untilOf(route.jobver_at ?? asOf)} />
+      )}
     </>
   );
 }
@@ -134,9 +139,13 @@ function ChangeList({ change }: { change: JobChange }) {
   );
 }
 
-/** One job version: when, its inputs and outputs, its source facets. */
-function JobVersionDetail({ namespace, name, id }: { namespace: string; name: string; id: string }) {
-  const version = useJobVersion(namespace, name, id);
+/**
+ * One job version: when, its inputs and outputs, its source facets. As of an
+ * instant (`until`), as it stood then: a version only a run under way then ran
+ * (its START's inputs, say, before its COMPLETE added the outputs) opens too.
+ */
+function JobVersionDetail({ namespace, name, id, until }: { namespace: string; name: string; id: string; until: string | null }) {
+  const version = useJobVersion(namespace, name, id, until);
   if (version.error) return <Failure error={version.error} what="the version" onRetry={version.refetch} />;
   if (!version.data) return <Loading what="the version" />;
   const v = version.data;

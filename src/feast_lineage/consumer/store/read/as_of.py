@@ -497,28 +497,6 @@ def dataset_versions_at(
     return out
 
 
-def job_versions_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> dict[int, str]:
-    """Job id -> the version its latest run (or JobEvent) started at or before ``at`` ran."""
-    rv = t.run_versions.alias("rv")
-    j = t.jobs.c
-    latest = (
-        select(rv.c.version_id)
-        .where(rv.c.job_id == j.id, rv.c.time_us <= _as_of_us())
-        .order_by(rv.c.time_us.desc(), rv.c.run_key.desc())
-        .limit(1)
-        .correlate_except(rv)
-        .scalar_subquery()
-    )
-    ordered = sorted(set(job_ids))
-    out: dict[int, str] = {}
-    for start in range(0, len(ordered), _CHUNK):
-        stmt = select(j.id, latest).where(j.id.in_(ordered[start : start + _CHUNK]))
-        for row in conn.execute(stmt, at.params()):
-            if row[1] is not None:
-                out[int(row[0])] = str(row[1])
-    return out
-
-
 def schema_texts(conn: Connection, versions: Mapping[int, dv.CurrentVersion]) -> dict[str, str]:
     """The schema facet texts the versions point at, by blob id."""
     return dv.blob_texts(conn, (v.schema_id for v in versions.values()))

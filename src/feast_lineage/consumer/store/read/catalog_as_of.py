@@ -30,13 +30,11 @@ from sqlalchemy import (
     Connection,
     Table,
     bindparam,
-    cast,
     func,
     select,
     union_all,
 )
 
-from feast_lineage.consumer.store.engine.meta import MAX_LEAD_KEY
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
 from feast_lineage.consumer.store.read.dataset_facets_at import (
@@ -47,6 +45,7 @@ from feast_lineage.consumer.store.read.dataset_facets_at import (
 from feast_lineage.consumer.store.read.datasets import DatasetRecord
 from feast_lineage.consumer.store.read.job_facets_at import job_facets_at
 from feast_lineage.consumer.store.read.jobs import JobRecord, LatestRun
+from feast_lineage.consumer.store.read.runs_then import lead_us, state_then
 from feast_lineage.consumer.store.read.sorting import Sort, ordering
 from feast_lineage.consumer.store.schema import tables as t
 
@@ -59,16 +58,6 @@ _CHUNK = 2000
 JOB_SORT_KEYS_AT = ("name", "namespace", "latest_state", "latest_started", "latest_duration")
 DATASET_SORT_KEYS_AT = ("name", "namespace", "kind")
 _RUN_SORTS = ("latest_state", "latest_started", "latest_duration")
-# The merge rules of a run's state (intake/derive.py): terminal > START/RUNNING > OTHER.
-_STATE_OF_TYPE = {
-    "START": "RUNNING",
-    "RUNNING": "RUNNING",
-    "COMPLETE": "COMPLETE",
-    "FAIL": "FAIL",
-    "ABORT": "ABORT",
-}
-_PRIORITY = {"COMPLETE": 2, "FAIL": 2, "ABORT": 2, "START": 1, "RUNNING": 1}
-_TERMINAL = frozenset({"COMPLETE", "FAIL", "ABORT"})
 
 
 def _as_of_us() -> Any:
@@ -103,35 +92,16 @@ def _replayed(conn: Connection, run: _RunThen, at: Instant) -> _RunThen:
     stmt = select(e.event_type, e.event_time_us, e.event_key).where(
         e.run_id == run.run_id, e.event_time_us <= at.time_us
     )
-    best: tuple[int, int, str] | None = None
-    best_type: str | None = None
-    for event_type, time_us, key in conn.execute(stmt):
-        kind = str(event_type) if event_type is not None else "OTHER"
-        rank = (_PRIORITY.get(kind, 0), int(time_us), str(key)[16:])
-        if best is None or rank > best:
-            best, best_type = rank, kind
-    if best is None or best_type is None:
+    then = state_then((kind, int(time), str(key)) for kind, time, key in conn.execute(stmt))
+    if then is None:
         # Its events until then were pruned (a run kept across the retention
         # horizon keeps only its events that hold a facet): it was under way.
         return run._replace(state="RUNNING", ended_us=None)
-    state = _STATE_OF_TYPE.get(best_type, "OTHER")
-    ended = best[1] if best_type in _TERMINAL else None
-    return run._replace(state=state, ended_us=ended)
+    return run._replace(state=then[0], ended_us=then[1])
 
 
 def _run_then(row: Any) -> _RunThen:
     return _RunThen(str(row[0]), int(row[1]), str(row[2]), int(row[3]), row[4], int(row[5]))
-
-
-# No bound stored (a store whose meta row is gone): every later run is read.
-_NO_LEAD_BOUND = 2**62
-
-
-def _lead_us() -> Any:
-    """The store's longest START lead, read in the statement itself (one snapshot with the runs)."""
-    m = t.meta.c
-    stored = select(cast(m.value, BigInteger)).where(m.key == MAX_LEAD_KEY).scalar_subquery()
-    return func.coalesce(stored, _NO_LEAD_BOUND)
 
 
 @lru_cache(maxsize=1)
@@ -165,7 +135,7 @@ def _latest_runs_statement() -> Any:
     ).where(
         lc.job_id.in_(bindparam("ids", expanding=True)),
         lc.started_us > _as_of_us(),
-        lc.started_us <= _as_of_us() + _lead_us(),
+        lc.started_us <= _as_of_us() + lead_us(),
         lc.first_event_us <= _as_of_us(),
     )
     return union_all(started, started_late)

@@ -8,7 +8,10 @@ job's *current* version is the one its latest run (or JobEvent) ran.
 Newest first: by time, then id, descending. A page ``until`` an instant
 reads only the runs (and JobEvents) started before it: a version's count
 and latest run are those of then, the latest run in its state then
-(``RUNNING`` when it ended at or after the instant).
+(``RUNNING`` when it ended at or after the instant). A run whose version
+then was not its final one (:mod:`.runs_then`) is left out by the caller
+(``leave_out``), which counts it under its version then
+(:mod:`feast_lineage.consumer.services.job_versions_then`).
 """
 
 from __future__ import annotations
@@ -39,12 +42,14 @@ class JobVersionRow:
     content: VersionContent
 
 
-def _before(until_us: int | None) -> list[Any]:
-    """The runs (and JobEvents) started before ``until_us``: all of them when None."""
-    return [] if until_us is None else [t.run_versions.c.time_us < until_us]
+def _before(until_us: int | None, leave_out: Collection[str] = ()) -> list[Any]:
+    """The runs (and JobEvents) started before ``until_us`` (all when None), less ``leave_out``."""
+    rv = t.run_versions.c
+    kept = [rv.run_key.not_in(sorted(leave_out))] if leave_out else []
+    return kept + ([] if until_us is None else [rv.time_us < until_us])
 
 
-def _grouped(job: int, until_us: int | None = None) -> Any:
+def _grouped(job: int, until_us: int | None = None, leave_out: Collection[str] = ()) -> Any:
     rv = t.run_versions.c
     return (
         select(
@@ -52,16 +57,23 @@ def _grouped(job: int, until_us: int | None = None) -> Any:
             func.min(rv.time_us).label("first_us"),
             func.sum(rv.is_run).label("runs"),
         )
-        .where(rv.job_id == job, *_before(until_us))
+        .where(rv.job_id == job, *_before(until_us, leave_out))
         .group_by(rv.version_id)
     )
 
 
-def _latest_run_key(job: int, vid: Any, until_us: int | None) -> Any:
+def _latest_run_key(
+    job: int, vid: Any, until_us: int | None, leave_out: Collection[str] = ()
+) -> Any:
     rv = t.run_versions.c
     return (
         select(rv.run_key)
-        .where(rv.job_id == job, rv.version_id == vid, rv.is_run == 1, *_before(until_us))
+        .where(
+            rv.job_id == job,
+            rv.version_id == vid,
+            rv.is_run == 1,
+            *_before(until_us, leave_out),
+        )
         .order_by(rv.time_us.desc(), rv.run_key.desc())
         .limit(1)
         .scalar_subquery()
@@ -88,7 +100,7 @@ def _rows(
         .offset(offset)
     )
     found = conn.execute(stmt).all()
-    latest = _latest_runs(conn, [row[4] for row in found if row[4] is not None], until_us)
+    latest = latest_runs(conn, [row[4] for row in found if row[4] is not None], until_us)
     return [
         JobVersionRow(
             id=vid,
@@ -101,7 +113,7 @@ def _rows(
     ]
 
 
-def _latest_runs(
+def latest_runs(
     conn: Connection, keys: Collection[str], until_us: int | None
 ) -> dict[str, LatestRun]:
     """Run key -> the run, in its state before ``until_us`` (now when None)."""
@@ -142,23 +154,64 @@ def version_page(
     return total, _rows(conn, job, grouped, offset=offset, limit=limit, until_us=until_us)
 
 
-def one_version(conn: Connection, job: int, vid: str) -> JobVersionRow | None:
-    """Version ``vid`` of job ``job``, if any run of the job ran it."""
-    grouped = _grouped(job).where(t.run_versions.c.version_id == vid)
-    found = _rows(conn, job, grouped, offset=0, limit=1)
+def one_version(
+    conn: Connection, job: int, vid: str, until_us: int | None = None
+) -> JobVersionRow | None:
+    """Version ``vid`` of job ``job``, if a run of it started before ``until_us`` ran it."""
+    grouped = _grouped(job, until_us).where(t.run_versions.c.version_id == vid)
+    found = _rows(conn, job, grouped, offset=0, limit=1, until_us=until_us)
     return found[0] if found else None
 
 
-def previous_version(conn: Connection, job: int, row: JobVersionRow) -> JobVersionRow | None:
+def previous_version(
+    conn: Connection, job: int, row: JobVersionRow, until_us: int | None = None
+) -> JobVersionRow | None:
     """The version before ``row`` (the newest first seen before it; the id breaks ties)."""
-    grouped = _grouped(job)
+    grouped = _grouped(job, until_us)
     first = func.min(t.run_versions.c.time_us)
     rv = t.run_versions.c
     grouped = grouped.having(
         or_(first < row.first_us, and_(first == row.first_us, rv.version_id < row.id))
     )
-    found = _rows(conn, job, grouped, offset=0, limit=1)
+    found = _rows(conn, job, grouped, offset=0, limit=1, until_us=until_us)
     return found[0] if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class VersionGroup:
+    """A version's runs (and JobEvents) among those read: its time, how many runs."""
+
+    id: str
+    first_us: int
+    run_count: int
+
+
+def version_groups(
+    conn: Connection, job: int, until_us: int, leave_out: Collection[str]
+) -> list[VersionGroup]:
+    """Every version of job ``job`` run before ``until_us`` by a run not in ``leave_out``."""
+    found = conn.execute(_grouped(job, until_us, leave_out)).all()
+    return [VersionGroup(vid, int(first), int(runs or 0)) for vid, first, runs in found]
+
+
+def latest_keys(
+    conn: Connection, job: int, vids: Collection[str], until_us: int, leave_out: Collection[str]
+) -> dict[str, tuple[int, str]]:
+    """Version id -> (start, key) of its latest run before ``until_us`` not in ``leave_out``."""
+    if not vids:
+        return {}
+    jv = t.job_versions.c
+    latest = t.run_versions.alias("latest")
+    stmt = (
+        select(jv.id, latest.c.time_us, latest.c.run_key)
+        .select_from(
+            t.job_versions.join(
+                latest, latest.c.run_key == _latest_run_key(job, jv.id, until_us, leave_out)
+            )
+        )
+        .where(jv.id.in_(sorted(vids)))
+    )
+    return {vid: (int(time), str(key)) for vid, time, key in conn.execute(stmt)}
 
 
 def current_version(conn: Connection, job: int) -> str | None:
