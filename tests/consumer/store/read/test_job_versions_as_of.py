@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from feast_lineage.consumer.access.scope import Scope
@@ -29,7 +29,7 @@ from feast_lineage.consumer.store.read.positions import PositionCache
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import job_id
 from tests.factories import at, dataset, facet, generated_history, job_event, run_event
-from tests.store_helpers import Store, ingest_shuffled
+from tests.store_helpers import Store, history_settings, ingest_shuffled
 
 NS = "s3://b"
 JOB = ("spark://p", "load")
@@ -289,13 +289,7 @@ def test_versions_as_of_are_those_of_a_store_of_the_events_until_then(
     a, b = two_stores
     examples = 40 if a.dialect == "sqlite" else 10
 
-    @settings(
-        max_examples=examples,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @history_settings(examples)
     @given(_runs, st.data())
     def check(runs: list[dict[str, Any]], data: st.DataObject) -> None:
         _no_event_after_the_end(runs)
