@@ -24,6 +24,20 @@ EdgeType = Literal[
 ]
 Origin = Literal["declared", "observed"]  # of explicit lineage: a JobEvent's or a RunEvent's
 
+# A run's state from an event's type, and how types rank when a run's events are merged
+# (a terminal one over START and RUNNING, over any other): ingest's rule
+# (:mod:`.intake.derive`), which the reads of the past replay (:mod:`.store.read.runs_then`).
+RUN_STATE_OF_TYPE = {
+    "START": "RUNNING",
+    "RUNNING": "RUNNING",
+    "COMPLETE": "COMPLETE",
+    "FAIL": "FAIL",
+    "ABORT": "ABORT",
+    "OTHER": "OTHER",
+}
+RUN_STATE_PRIORITY = {"COMPLETE": 2, "FAIL": 2, "ABORT": 2, "START": 1, "RUNNING": 1}
+TERMINAL_TYPES = frozenset({"COMPLETE", "FAIL", "ABORT"})
+
 
 def id_part(text: str) -> str:
     """``text`` as a name or field in a node id: ``%`` and ``:`` percent-encoded."""

@@ -19,6 +19,11 @@ from feast_lineage.consumer.intake.explicit import add_explicit_lineage
 from feast_lineage.consumer.intake.facet_memo import FacetMemo
 from feast_lineage.consumer.intake.row_builder import RowBuilder, ref
 from feast_lineage.consumer.intake.validation import EventKind
+from feast_lineage.consumer.lineage_model import (
+    RUN_STATE_OF_TYPE,
+    RUN_STATE_PRIORITY,
+    TERMINAL_TYPES,
+)
 from feast_lineage.consumer.store.schema.codec import PayloadCodec, compress
 from feast_lineage.consumer.store.write.column_rows import NO_JOB
 from feast_lineage.consumer.store.write.dataset_versions import version_rows
@@ -27,17 +32,8 @@ from feast_lineage.event_time import SORT_OFFSET
 from feast_lineage.identity import namespace_id
 from feast_lineage.uris import may_hold_credentials, scrub
 
-TERMINAL_TYPES = frozenset({"COMPLETE", "FAIL", "ABORT"})
-_STATE_OF_TYPE = {
-    "START": "RUNNING",
-    "RUNNING": "RUNNING",
-    "COMPLETE": "COMPLETE",
-    "FAIL": "FAIL",
-    "ABORT": "ABORT",
-    "OTHER": "OTHER",
-}
-# Terminal events beat everything, START/RUNNING beat OTHER (or no type).
-_STATE_PRIORITY = {"COMPLETE": "2", "FAIL": "2", "ABORT": "2", "START": "1", "RUNNING": "1"}
+# The state rank's first character: ingest's merge rule as text (:data:`.RUN_STATE_PRIORITY`).
+_STATE_PRIORITY = {kind: str(rank) for kind, rank in RUN_STATE_PRIORITY.items()}
 
 
 # A UUID as str(uuid.UUID(...)) writes it: what nearly every producer sends.
@@ -143,7 +139,7 @@ def _run_row(b: RowBuilder, run_id: str, jid: int, ns: str, event_type: Any, fac
         "run_id": run_id,
         "job_id": jid,
         "ns_id": namespace_id(ns),
-        "state": _STATE_OF_TYPE.get(state_type, "OTHER"),
+        "state": RUN_STATE_OF_TYPE.get(state_type, "OTHER"),
         "state_rank": _STATE_PRIORITY.get(state_type, "0") + b.rank,
         "first_event_us": t,
         "last_event_us": t,

@@ -33,19 +33,14 @@ from sqlalchemy import (
     union_all,
 )
 
+from feast_lineage.consumer.lineage_model import (
+    RUN_STATE_OF_TYPE,
+    RUN_STATE_PRIORITY,
+    TERMINAL_TYPES,
+)
 from feast_lineage.consumer.store.engine.meta import MAX_LEAD_KEY, MAX_RUN_KEY
 from feast_lineage.consumer.store.schema import tables as t
 
-# The merge rules of a run's state (intake/derive.py): terminal > START/RUNNING > OTHER.
-_STATE_OF_TYPE = {
-    "START": "RUNNING",
-    "RUNNING": "RUNNING",
-    "COMPLETE": "COMPLETE",
-    "FAIL": "FAIL",
-    "ABORT": "ABORT",
-}
-_PRIORITY = {"COMPLETE": 2, "FAIL": 2, "ABORT": 2, "START": 1, "RUNNING": 1}
-_TERMINAL = frozenset({"COMPLETE", "FAIL", "ABORT"})
 # No bound stored (a store whose meta row is gone): every run is read.
 _NO_BOUND = 2**62
 _CHUNK = 1000
@@ -74,12 +69,14 @@ def state_then(events: Iterable[tuple[str | None, int, str]]) -> tuple[str, int 
     best_type = ""
     for event_type, time_us, key in events:
         kind = event_type if event_type is not None else "OTHER"
-        rank = (_PRIORITY.get(kind, 0), int(time_us), key[16:])
+        rank = (RUN_STATE_PRIORITY.get(kind, 0), int(time_us), key[16:])
         if best is None or rank > best:
             best, best_type = rank, kind
     if best is None:
         return None
-    return _STATE_OF_TYPE.get(best_type, "OTHER"), best[1] if best_type in _TERMINAL else None
+    return RUN_STATE_OF_TYPE.get(best_type, "OTHER"), best[
+        1
+    ] if best_type in TERMINAL_TYPES else None
 
 
 @dataclass(frozen=True, slots=True)
