@@ -1,6 +1,7 @@
 """Node ids in the UI (ui/src/nodeId.ts): names whose ":" would make two datasets read alike
 are two nodes, each selected and refocused by its own id, in Chromium against a real server;
-jobs whose names would join alike are a column edge and a list row each."""
+jobs whose names would join alike are a column edge and a list row each, and such datasets a
+row each in a run's inputs."""
 
 from __future__ import annotations
 
@@ -128,3 +129,32 @@ def test_two_jobs_whose_names_join_alike_are_a_row_each_in_a_datasets_panel(
         expect(writers).to_have_count(3)
         texts = writers.evaluate_all("els => els.map(e => e.textContent)")
         assert sorted(texts) == ["first a", "y z x", "z x y"], texts
+
+
+def test_two_datasets_whose_names_join_alike_are_a_row_each_in_a_run_s_inputs(
+    page: Page, tmp_path: Path
+) -> None:
+    # Keyed by namespace and name joined with a space, the datasets (x y, z) and (x, y z) were
+    # one React key: once a third input came first, the run's inputs, shown again, kept a
+    # stale row.
+    run = _run("job", inputs=[{"namespace": "x y", "name": "z"}, {"namespace": "x", "name": "y z"}])
+    with ui_server(write_repo(tmp_path / "inputs", project="inputs")) as server:
+        answer = httpx.post(f"{server.url}/api/v1/lineage", json=run, timeout=60)
+        assert answer.status_code in (200, 201, 204), answer.text
+        link = {"node_type": "job", "node_ns": "coll", "node": "job", "run": run["run"]["runId"]}
+        page.goto(f"{server.url}/?{urlencode(link)}")
+        inputs = page.get_by_test_id("run-io").locator(".run-io-cols > div").first.locator("li")
+        expect(inputs).to_have_count(2)
+
+        # The same run reads a third dataset, which sorts first.
+        run["inputs"] = [{"namespace": "a", "name": "first"}]
+        answer = httpx.post(f"{server.url}/api/v1/lineage", json=run, timeout=60)
+        assert answer.status_code in (200, 201, 204), answer.text
+        # To that dataset and back: the two rows kept, then the three the server answers now.
+        inputs.first.get_by_role("button").click()
+        expect(page.get_by_test_id("run-io")).to_have_count(0)
+        page.go_back()
+        expect(page.get_by_test_id("run-io")).to_contain_text("first")
+        expect(inputs).to_have_count(3)
+        texts = inputs.evaluate_all("els => els.map(e => e.textContent)")
+        assert sorted(texts) == ["firsta", "y zx", "zx y"], texts

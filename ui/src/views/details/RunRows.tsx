@@ -9,6 +9,7 @@ import { Loading } from "../../components/Status";
 import { Time } from "../../components/Time";
 import { exactTime, formatCount, formatDuration, formatInstant } from "../../format";
 import { runTimePatch, type RunThen } from "../../history/time";
+import { datasetId } from "../../nodeId";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
 import type { RunDataset, RunDetail, RunItem } from "../../types";
@@ -155,7 +156,7 @@ function DatasetList({ items, onPick }: { items: RunDataset[]; onPick: (ds: RunD
   return (
     <ul className="plain">
       {items.map((ds) => (
-        <li key={`${ds.namespace} ${ds.name}`}>
+        <li key={datasetId(ds.namespace, ds.name)}>
           <button type="button" className="link break" onClick={() => onPick(ds)} title={`${ds.namespace} ${ds.name}`}>
             {ds.name}
           </button>
