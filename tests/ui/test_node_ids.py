@@ -1,7 +1,7 @@
 """Node ids in the UI (ui/src/nodeId.ts): names whose ":" would make two datasets read alike
 are two nodes, each selected and refocused by its own id, in Chromium against a real server;
 jobs whose names would join alike are a column edge and a list row each, and such datasets a
-row each in a run's inputs."""
+row each in a run's inputs and a result each in the search box."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.server_process import write_repo
 from tests.ui.conftest import ui_server, wait_graph
@@ -158,3 +158,47 @@ def test_two_datasets_whose_names_join_alike_are_a_row_each_in_a_run_s_inputs(
         expect(inputs).to_have_count(3)
         texts = inputs.evaluate_all("els => els.map(e => e.textContent)")
         assert sorted(texts) == ["firsta", "y zx", "zx y"], texts
+
+
+def test_two_datasets_whose_names_join_alike_are_a_search_result_each(
+    page: Page, tmp_path: Path
+) -> None:
+    # Joined with ":" unescaped, the server's results (a:b, cqz) and (a, b:cqz) had one React
+    # key: once a result before them went (the text grew), the list kept a stale row.
+    outputs = [
+        {"namespace": "a", "name": "acq"},
+        {"namespace": "a", "name": "b:cqz"},
+        {"namespace": "a:b", "name": "cqz"},
+        {"namespace": "coll", "name": "loaded"},
+    ]
+
+    def part_loaded(route: Route) -> None:
+        # The graph shown is part of the store (the writer and one output): the search asks
+        # the server for the rest.
+        answer = route.fetch()
+        body = answer.json()
+        body["nodes"] = [n for n in body["nodes"] if n["namespace"] == "coll"]
+        kept = {n["id"] for n in body["nodes"]}
+        body["edges"] = [e for e in body["edges"] if {e["source"], e["target"]} <= kept]
+        route.fulfill(response=answer, json=body)
+
+    with ui_server(write_repo(tmp_path / "search", project="search")) as server:
+        answer = httpx.post(
+            f"{server.url}/api/v1/lineage", json=_run("writer", outputs=outputs), timeout=60
+        )
+        assert answer.status_code in (200, 201, 204), answer.text
+        page.route("**/api/v1/lineage/openlineage/graph?*", part_loaded)
+        page.goto(server.url)
+        wait_graph(page, nodes=2)
+        search = page.get_by_label("Search nodes")
+        results = page.get_by_role("listbox", name="Search results").get_by_role("option")
+        search.fill("cq")
+        expect(results).to_have_count(3)
+        search.press("z")
+        expect(results.first).not_to_contain_text("acq")
+        expect(results).to_have_count(2)
+        shown = results.evaluate_all(
+            "els => els.map(e => [e.querySelector('.search-ns').textContent,"
+            " e.querySelector('.search-name').textContent])"
+        )
+        assert shown == [["a (not loaded)", "b:cqz"], ["a:b (not loaded)", "cqz"]], shown

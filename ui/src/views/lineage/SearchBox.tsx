@@ -141,7 +141,7 @@ export function SearchBox({ graph, serverSearch, onPick, onPickRef, asOf = null 
             const i = local.length + j;
             return (
               <li
-                key={`${ref.type}:${ref.namespace}:${ref.name}`}
+                key={nodeId(ref.type, ref.namespace, ref.name)}
                 id={optionId(i)}
                 role="option"
                 aria-selected={i === active}
