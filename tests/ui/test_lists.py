@@ -293,3 +293,26 @@ def test_a_link_value_the_events_or_runs_tab_ignores_is_no_filter(
         expect(page.get_by_test_id("time-link-note")).to_contain_text(
             f"the {noun} the other filters match"
         )
+
+
+def test_the_events_or_runs_dropdown_shows_the_type_or_state_the_tab_filters_on(
+    page: Page, server: ServerProcess
+) -> None:
+    # A link's state=fail (type=complete) is FAIL (COMPLETE), in any case, yet the dropdown
+    # showed "Any state" ("Any type"): it held the link's text, which is no option.
+    cases = [
+        ("events", "type", "complete", "COMPLETE", "Event type filter", "event_type"),
+        ("runs", "state", "fail", "FAIL", "Run state filter", "state"),
+    ]
+    for tab, key, written, value, label, param in cases:
+        url = f"{server.url}/api/v1/lineage/openlineage/{tab}"
+        total = httpx.get(url, params={"limit": 1}).json()["total"]
+        matching = httpx.get(url, params={param: value, "limit": 1}).json()["total"]
+        assert 0 < matching < total, (tab, matching, total)
+        page.goto(f"{server.url}/?{urlencode({'tab': tab, key: written})}")
+        expect(page.get_by_test_id("pager-count")).to_contain_text(f"of {matching} {tab}")
+        expect(page.get_by_label(label)).to_have_value(value)
+        # A value the tab ignores is no filter: the dropdown shows none.
+        page.goto(f"{server.url}/?{urlencode({'tab': tab, key: 'BOGUS'})}")
+        expect(page.get_by_test_id("pager-count")).to_contain_text(f"of {total} {tab}")
+        expect(page.get_by_label(label)).to_have_value("")

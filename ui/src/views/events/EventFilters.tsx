@@ -2,6 +2,7 @@
 // size, and the run when one is chosen.
 
 import { InstantField } from "../../components/InstantField";
+import type { EventType } from "../../api/endpoints";
 import { useJobNames, useNamespaces } from "../../api/queries";
 import { shortId } from "../../format";
 import { useDraft } from "../../hooks/useDraft";
@@ -14,6 +15,8 @@ export const NO_FILTERS: Patch = { ns: null, job: null, type: null, run_id: null
 
 interface Props {
   route: Route;
+  /** The type filtered on (the link's, read by asEventType): undefined shows "Any type". */
+  type: EventType | undefined;
   limit: number;
   filtered: boolean;
   /** The time filters (`since`, `until`) whose value in the link is no time: marked invalid. */
@@ -22,7 +25,7 @@ interface Props {
   setFilter: (patch: Patch) => void;
 }
 
-export function EventFilters({ route, limit, filtered, invalid, navigate, setFilter }: Props) {
+export function EventFilters({ route, type, limit, filtered, invalid, navigate, setFilter }: Props) {
   const namespaces = useNamespaces();
   const jobNames = useJobNames(route.ns ?? null);
   const [job, setJob] = useDraft(route.job ?? "", (v) => navigate({ job: v || null, offset: null }), 400);
@@ -57,7 +60,7 @@ export function EventFilters({ route, limit, filtered, invalid, navigate, setFil
       </label>
       <label className="field">
         <span>Type</span>
-        <select value={route.type ?? ""} onChange={(e) => setFilter({ type: e.target.value || null })} aria-label="Event type filter">
+        <select value={type ?? ""} onChange={(e) => setFilter({ type: e.target.value || null })} aria-label="Event type filter">
           <option value="">Any type</option>
           {TYPES.map((t) => (
             <option key={t} value={t}>

@@ -102,7 +102,7 @@ export function EventsView({ route, navigate }: Props) {
 
   return (
     <div className="listview">
-      <EventFilters route={route} limit={limit} filtered={filtered} invalid={times.invalid} navigate={navigate} setFilter={setFilter} />
+      <EventFilters route={route} type={type} limit={limit} filtered={filtered} invalid={times.invalid} navigate={navigate} setFilter={setFilter} />
       {times.note && (
         <TimeLinkNote
           note={times.note}

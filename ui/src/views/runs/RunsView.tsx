@@ -18,7 +18,7 @@ import { refPatch } from "../../selection";
 import { runTimePatch } from "../../history/time";
 import type { RunItem } from "../../types";
 import { RunError, runFailure } from "../details/RunError";
-import { NO_RUN_FILTERS, RunFilters, RUN_STATES } from "./RunFilters";
+import { asRunState, NO_RUN_FILTERS, RunFilters } from "./RunFilters";
 import { useFilterTimes } from "../../hooks/useFilterTimes";
 import { describeRange, TimeLinkNote } from "../lineage/TimeLinkNote";
 import { AS_OF_FIELD } from "../lineage/TimeControl";
@@ -118,7 +118,7 @@ function openJobPatch(run: RunItem): Patch {
 export function RunsView({ route, navigate }: { route: Route; navigate: Navigate }) {
   const offset = pageOffset(route);
   useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
-  const state = RUN_STATES.find((s) => s === route.state?.toUpperCase());
+  const state = asRunState(route.state);
   const times = useFilterTimes(route);
   const runs = useRunList({
     job_search: route.job || null,
@@ -186,7 +186,7 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
   }
   return (
     <div className="listview">
-      <RunFilters route={route} filtered={filtered} invalid={times.invalid} navigate={navigate} setFilter={setFilter} />
+      <RunFilters route={route} state={state} filtered={filtered} invalid={times.invalid} navigate={navigate} setFilter={setFilter} />
       {times.note && (
         <TimeLinkNote
           note={times.note}
