@@ -278,13 +278,8 @@ def _tagged(member: Any, discriminator: Any, tag: str | int) -> bool:
 def _config_error(
     first: ErrorDetails, model: type[BaseModel], section: str, env_names: Mapping[str, str]
 ) -> ConfigError:
-    holder, loc = _located(model, first["loc"])
+    holder, loc = _located(model, first["loc"])  # (without pydantic's union tags)
     name = loc[0] if loc else ""
-    chosen = model.model_fields.get(name)
-    if chosen is not None and chosen.discriminator is not None:
-        # pydantic puts the chosen member's tag (authorizer.api_keys.keys) in the path: no
-        # key the user wrote
-        del loc[1:2]
     rest = ".".join(loc[1:])
     # An error about several options: named by where each came from, when one came from
     # the environment (the section's name alone names no variable the user set).
