@@ -482,7 +482,11 @@ def test_the_diff_shows_team_b_to_team_a_nowhere(make_client: AppFactory) -> Non
     ingest(client, later)
     diff = f"{API}/lineage/diff"
     everything = client.get(diff, params={"from": at(15), "to": at(100)}).json()
-    assert [j["node"] for j in everything["job_changes"]] == ["job:spark://team-a:etl"]
+    # (Team B's DAG run was under way at 15: its outputs came with its COMPLETE at 30.)
+    assert {j["node"]: j["changed"] for j in everything["job_changes"]} == {
+        f"job:airflow://{SECRET}-prod:{SECRET}_dag": ["outputs"],
+        "job:spark://team-a:etl": ["inputs"],
+    }
     assert everything["edges_removed"]  # the input edge from team B's features
     client.headers["X-API-Key"] = "key-a"
     hidden_runs = {runs["b_dag"], runs["b_job"]}

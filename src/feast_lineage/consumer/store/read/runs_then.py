@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import (
     BigInteger,
+    ColumnElement,
     Connection,
     String,
     bindparam,
@@ -46,14 +47,14 @@ _NO_BOUND = 2**62
 _CHUNK = 1000
 
 
-def _bound(key: str) -> Any:
+def _bound(key: str) -> ColumnElement[int]:
     """A run bound of meta, read in the statement itself (one snapshot with the runs)."""
     m = t.meta.c
     stored = select(cast(m.value, BigInteger)).where(m.key == key).scalar_subquery()
     return func.coalesce(stored, _NO_BOUND)
 
 
-def lead_us() -> Any:
+def lead_us() -> ColumnElement[int]:
     """The store's longest START lead (:mod:`..write.run_durations`), in the statement."""
     return _bound(MAX_LEAD_KEY)
 
