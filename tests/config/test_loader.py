@@ -770,6 +770,28 @@ def test_an_unknown_authorizer_option_is_named_with_the_authorizers_own_options(
     assert str(info.value) == f"{where}: is not a known option; use one of: {known}"
 
 
+@pytest.mark.parametrize(
+    ("authorizer", "said"),
+    [
+        ({"type": "bogus"}, "type 'bogus' is not known; use one of: open, api_keys, feast"),
+        ({"keys": []}, "has no type; set type to one of: open, api_keys, feast"),
+    ],
+)
+@pytest.mark.parametrize("from_env", [False, True])
+def test_an_authorizer_type_missing_or_unknown_names_the_types(
+    tmp_path: Path, authorizer: dict[str, Any], said: str, from_env: bool
+) -> None:
+    # It was pydantic's: "unable to extract tag using discriminator 'type'".
+    env_name = "FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER"
+    consumer: dict[str, Any] = {} if from_env else {"authorizer": authorizer}
+    env = {env_name: json.dumps(authorizer)} if from_env else {}
+    repo = write(tmp_path, fs({"consumer": consumer}))
+    with pytest.raises(ConfigError) as info:
+        load(repo, env)
+    where = env_name if from_env else "openlineage.consumer.authorizer"
+    assert str(info.value) == f"{where}: {said}"
+
+
 @pytest.mark.parametrize("from_env", [False, True])
 def test_a_read_key_listed_twice_is_refused_naming_both_entries_not_the_key(
     tmp_path: Path, from_env: bool
@@ -881,7 +903,6 @@ def test_a_message_that_says_its_own_fix_gets_no_pointer_to_the_docs(
 @pytest.mark.parametrize(
     ("consumer", "section"),
     [
-        ({"authorizer": {"type": "bogus"}}, "openlineage.consumer.authorizer"),
         ({"authorizer": _read_keys(("k-1", [" "]))}, "openlineage.consumer.authorizer"),
         ({"naive_event_time": "local"}, "openlineage.consumer.naive_event_time"),
     ],

@@ -290,6 +290,8 @@ def _config_error(
         option = " and ".join(env_names.get(o, f"{section}.{o}") for o in options)
     else:
         option = ".".join([section, *loc])
+    if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        return _tag_error(first, model, name, option)
     if first["type"] == "extra_forbidden":
         known = sorted(holder.model_fields)
         if holder is ProducerSettings:
@@ -297,6 +299,25 @@ def _config_error(
         return ConfigError(option, "is not a known option", f"use one of: {', '.join(known)}")
     message = first["msg"].removeprefix("Value error, ")
     return ConfigError(option, _lower_first(message), _fix(first, section, name))
+
+
+def _tag_error(first: ErrorDetails, model: type[BaseModel], name: str, option: str) -> ConfigError:
+    """A section that picks its kind by a key (an authorizer's ``type``) with that key
+    missing or naming no kind: the kinds it takes, as the file writes them."""
+    ctx = first.get("ctx", {})
+    key = str(ctx.get("discriminator", "type")).strip("'")
+    info = model.model_fields.get(name)
+    members = get_args(info.annotation) if info is not None else ()
+    tags = [
+        str(tag)
+        for member in members
+        if isinstance(member, type) and issubclass(member, BaseModel) and key in member.model_fields
+        for tag in get_args(member.model_fields[key].annotation)
+    ]
+    kinds = ", ".join(tags) or str(ctx.get("expected_tags", ""))
+    if first["type"] == "union_tag_not_found":
+        return ConfigError(option, f"has no {key}", f"set {key} to one of: {kinds}")
+    return ConfigError(option, f"{key} {ctx.get('tag')!r} is not known", f"use one of: {kinds}")
 
 
 def _fix(error: ErrorDetails, section: str, name: str) -> str:
