@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
+from feast_lineage.consumer.schemas import PruneResult
 from feast_lineage.consumer.services import retention
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.store.admin import prune as store_prune
 from feast_lineage.consumer.store.admin.deletes import Removed
-from feast_lineage.event_time import parse_us
+from feast_lineage.event_time import parse_us, to_iso
 from feast_lineage.identity import dataset_id, job_id
 from tests.factories import at, dataset, facet, run_event
 from tests.store_helpers import Store
@@ -166,3 +167,26 @@ def test_an_old_jobs_kept_run_keeps_the_events_its_detail_needs(store: Store) ->
     )
     assert kept == [(at(1), "RUNNING"), (at(10), "COMPLETE")]
     assert removed.get("openlineage_events") == 2
+
+
+def test_prunes_reported_together_last_at_least_as_long_as_either() -> None:
+    """Each prune's duration is of the monotonic clock; their span, of wall-clock times
+    rounded to the millisecond, can be a millisecond shorter than one of them (a gate saw
+    75 against 76)."""
+
+    def result(finished_us: int, duration_ms: int) -> PruneResult:
+        return PruneResult(
+            message="Pruning completed",
+            deleted={},
+            cutoff=None,
+            removed={},
+            finished_at=to_iso(finished_us) or "",
+            duration_ms=duration_ms,
+        )
+
+    finished = parse_us("2026-12-04T18:30:37.857668Z")
+    saved = result(finished - 400, 75)  # started 75.4 ms before it finished, wall-clock
+    this = result(finished, 76)  # started 0.5 ms after the saved one, ran 76 ms
+    merged = retention._merged(saved, this, finished - 75_900)
+    assert merged.prunes == 2
+    assert merged.duration_ms >= 76

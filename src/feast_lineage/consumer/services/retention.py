@@ -174,7 +174,13 @@ def _merged(saved: PruneResult | None, result: PruneResult, started_us: int) -> 
         cutoff=to_iso(max(cutoffs)) if cutoffs else None,
         removed=removed,
         finished_at=to_iso(finished) or "",
-        duration_ms=(finished - min(saved_start, started_us)) // 1000,
+        # (never shorter than either: their durations are of the monotonic clock, the span
+        # of wall-clock times rounded to the millisecond)
+        duration_ms=max(
+            (finished - min(saved_start, started_us)) // 1000,
+            saved.duration_ms,
+            result.duration_ms,
+        ),
         prunes=saved.prunes + result.prunes,
     )
 
