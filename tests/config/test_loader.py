@@ -733,6 +733,20 @@ def _read_keys(*grants: tuple[str, list[str]]) -> dict[str, Any]:
     return {"type": "api_keys", "keys": [{"key": k, "projects": p} for k, p in grants]}
 
 
+AUTHORIZER_ENV = "FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER"
+
+
+def _authorizer_refused(tmp_path: Path, authorizer: dict[str, Any], from_env: bool) -> str:
+    """The error of a repository whose authorizer is ``authorizer``, written in
+    feature_store.yaml or set in its environment variable."""
+    consumer: dict[str, Any] = {} if from_env else {"authorizer": authorizer}
+    env = {AUTHORIZER_ENV: json.dumps(authorizer)} if from_env else {}
+    repo = write(tmp_path, fs({"consumer": consumer}))
+    with pytest.raises(ConfigError) as info:
+        load(repo, env)
+    return str(info.value)
+
+
 @pytest.mark.parametrize(
     ("authorizer", "option", "known"),
     [
@@ -759,15 +773,10 @@ def test_an_unknown_authorizer_option_is_named_with_the_authorizers_own_options(
     tmp_path: Path, authorizer: dict[str, Any], option: str, known: str, from_env: bool
 ) -> None:
     # It listed the consumer's options (api_key, authorizer, ...), none of which fits there.
-    env_name = "FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER"
-    consumer: dict[str, Any] = {} if from_env else {"authorizer": authorizer}
-    env = {env_name: json.dumps(authorizer)} if from_env else {}
-    repo = write(tmp_path, fs({"consumer": consumer}))
-    with pytest.raises(ConfigError) as info:
-        load(repo, env)
+    message = _authorizer_refused(tmp_path, authorizer, from_env)
     rest = option.removeprefix("authorizer").removeprefix(".")
-    where = f"{env_name} (at {rest!r})" if from_env else f"openlineage.consumer.{option}"
-    assert str(info.value) == f"{where}: is not a known option; use one of: {known}"
+    where = f"{AUTHORIZER_ENV} (at {rest!r})" if from_env else f"openlineage.consumer.{option}"
+    assert message == f"{where}: is not a known option; use one of: {known}"
 
 
 @pytest.mark.parametrize(
@@ -782,14 +791,9 @@ def test_an_authorizer_type_missing_or_unknown_names_the_types(
     tmp_path: Path, authorizer: dict[str, Any], said: str, from_env: bool
 ) -> None:
     # It was pydantic's: "unable to extract tag using discriminator 'type'".
-    env_name = "FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER"
-    consumer: dict[str, Any] = {} if from_env else {"authorizer": authorizer}
-    env = {env_name: json.dumps(authorizer)} if from_env else {}
-    repo = write(tmp_path, fs({"consumer": consumer}))
-    with pytest.raises(ConfigError) as info:
-        load(repo, env)
-    where = env_name if from_env else "openlineage.consumer.authorizer"
-    assert str(info.value) == f"{where}: {said}"
+    message = _authorizer_refused(tmp_path, authorizer, from_env)
+    where = AUTHORIZER_ENV if from_env else "openlineage.consumer.authorizer"
+    assert message == f"{where}: {said}"
 
 
 @pytest.mark.parametrize("from_env", [False, True])
@@ -798,12 +802,7 @@ def test_a_read_key_listed_twice_is_refused_naming_both_entries_not_the_key(
 ) -> None:
     # The first entry won and the second's projects were ignored, without a word.
     keys = _read_keys(("k-1", ["a"]), ("k-2", ["b"]), ("k-1", ["c"]))
-    consumer: dict[str, Any] = {} if from_env else {"authorizer": keys}
-    env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": json.dumps(keys)} if from_env else {}
-    repo = write(tmp_path, fs({"consumer": consumer}))
-    with pytest.raises(ConfigError) as info:
-        load(repo, env)
-    message = str(info.value)
+    message = _authorizer_refused(tmp_path, keys, from_env)
     assert "keys[2] has the same key as keys[0]; give each key one entry" in message
     # Where it is, as written (not pydantic's path with the type in it: api_keys.keys).
     where = (
