@@ -59,13 +59,22 @@ def replayed_runs(conn: Connection, job: int, until_us: int) -> list[RunThen]:
     out: list[RunThen] = []
     for span in spans:
         kept = events[span.run_id]
-        content = version_content(((e.kind, e.time_us, e.payload) for e in kept), span.run_id)
+        version = _version_of(job, span.run_id, kept)
         state = runs_then.state_then((e.event_type, e.time_us, e.event_key) for e in kept)
-        if content is None or state is None:
+        if version is None or state is None:
             continue
-        vid = text_version_id(job, content)
+        vid, content = version
         out.append(RunThen(span.run_id, span.started_us, vid, content, state[0]))
     return out
+
+
+def _version_of(
+    job: int, run_key: str, kept: list[runs_then.StoredEvent]
+) -> tuple[str, str] | None:
+    """(id, content) of the version run ``run_key``'s events ``kept`` define; None: none is
+    the run's."""
+    content = version_content(((e.kind, e.time_us, e.payload) for e in kept), run_key)
+    return None if content is None else (text_version_id(job, content), content)
 
 
 @dataclass(slots=True)
@@ -187,8 +196,7 @@ def job_versions_at(conn: Connection, job_ids: Iterable[int], at: Instant) -> di
     events = runs_then.events_before(conn, [run.key for run in going], until_us)
     out = {job: run.version_id for job, run in latest.items() if run.version_id is not None}
     for run in going:
-        kept = events[run.key]
-        content = version_content(((e.kind, e.time_us, e.payload) for e in kept), run.key)
-        if content is not None:
-            out[run.job_id] = text_version_id(run.job_id, content)
+        version = _version_of(run.job_id, run.key, events[run.key])
+        if version is not None:
+            out[run.job_id] = version[0]
     return out
