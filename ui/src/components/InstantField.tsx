@@ -60,18 +60,34 @@ interface Props {
   testId?: string;
 }
 
+/**
+ * What the field holds: the text shown, whether the user typed it (only a
+ * typed text is ever used: the field never writes back a value it was given),
+ * and the value it was last given (`of`).
+ */
+interface Draft {
+  text: string;
+  typed: boolean;
+  of: string | undefined;
+}
+
+const given = (value: string | undefined): Draft => ({ text: shown(value ?? ""), typed: false, of: value });
+
 export function InstantField({ label, value, onChange, disabled, invalid: marked, testId }: Props) {
-  const [draft, setDraft] = useState(shown(value ?? ""));
+  const [draft, setDraft] = useState<Draft>(() => given(value));
   const [invalid, setInvalid] = useState(false);
+  // A new value given (the URL changed by other means: "Swap them", a link)
+  // replaces the text in the same render, typed or not: a pause timer of the
+  // text before must not write it back over the new value.
+  if (draft.of !== value) {
+    setDraft(given(value));
+    setInvalid(false);
+  }
   const listId = useId();
   const commitRef = useRef(onChange);
   commitRef.current = onChange;
   const valueRef = useRef(value ?? "");
   valueRef.current = value ?? "";
-  useEffect(() => {
-    setDraft(shown(value ?? ""));
-    setInvalid(false);
-  }, [value]);
   const commit = (text: string, now: boolean): void => {
     const next = normalTime(text);
     if (next === null) {
@@ -81,17 +97,19 @@ export function InstantField({ label, value, onChange, disabled, invalid: marked
     setInvalid(false);
     if (next !== valueRef.current) commitRef.current(next || null);
   };
-  // A complete time is used once typing pauses.
+  // A complete time typed is used once typing pauses.
   useEffect(() => {
-    const timer = setTimeout(() => commit(draft, false), 600);
+    if (!draft.typed) return;
+    const timer = setTimeout(() => commit(draft.text, false), 600);
     return () => clearTimeout(timer);
   }, [draft]);
+  const type = (text: string): void => setDraft({ text, typed: true, of: value });
   return (
     <>
       <input
         type="text"
         className="instant-field"
-        value={draft}
+        value={draft.text}
         placeholder="YYYY-MM-DD hh:mm"
         title={`${label}: ${TIME_FORMS}`}
         list={listId}
@@ -102,7 +120,7 @@ export function InstantField({ label, value, onChange, disabled, invalid: marked
         autoComplete="off"
         spellCheck={false}
         onChange={(e) => {
-          setDraft(e.target.value);
+          type(e.target.value);
           setInvalid(false);
           // A suggestion picked with the mouse is used at once.
           if ((e.nativeEvent as InputEvent).inputType === "insertReplacementText") commit(e.target.value, false);
@@ -110,10 +128,12 @@ export function InstantField({ label, value, onChange, disabled, invalid: marked
         onKeyDown={(e) => {
           if (e.key === "Enter") {
             e.preventDefault();
-            commit(draft, true);
+            commit(draft.text, true);
           }
         }}
-        onBlur={() => commit(draft, true)}
+        onBlur={() => {
+          if (draft.typed) commit(draft.text, true);
+        }}
       />
       <datalist id={listId}>
         {suggestions(new Date()).map((s) => (
