@@ -914,3 +914,36 @@ def test_a_message_without_a_fix_points_to_the_options_section_of_the_docs(
         load(repo)
     assert info.value.fix == f"see {section} in docs/configuration.md for valid values"
     assert f"### `{section}`\n" in DOCS_PAGE.read_text()
+
+
+FRESHNESS_ENV = "FEAST_OPENLINEAGE_CONSUMER_FRESHNESS"
+FRESHNESS_FIX = (
+    "use a mapping of 'namespace/name' glob to seconds greater than 0, "
+    'e.g. {"postgres://db:5432/public.*": 86400}'
+)
+
+
+@pytest.mark.parametrize(
+    ("freshness", "problem"),
+    [
+        ({"s3://bucket/*": -1}, "'s3://bucket/*': -1.0 is not a number of seconds greater than 0"),
+        ({"s3://bucket/*": 0}, "'s3://bucket/*': 0.0 is not a number of seconds greater than 0"),
+        ({"": 3600}, "a glob is empty"),
+    ],
+)
+@pytest.mark.parametrize("from_env", [False, True])
+def test_a_bad_freshness_entry_names_it_and_gives_one_example(
+    tmp_path: Path, freshness: dict[str, float], problem: str, from_env: bool
+) -> None:
+    # It gave two examples, one in the problem and another in the fix, and named the
+    # option twice: "openlineage.consumer.freshness: freshness: ... (e.g. ...); ..., e.g. ...".
+    consumer: dict[str, Any] = {} if from_env else {"freshness": freshness}
+    env = {FRESHNESS_ENV: json.dumps(freshness)} if from_env else {}
+    repo = write(tmp_path, fs({"consumer": consumer}))
+    with pytest.raises(ConfigError) as info:
+        load(repo, env)
+    message = str(info.value)
+    where = FRESHNESS_ENV if from_env else "openlineage.consumer.freshness"
+    assert message == f"{where}: {problem}; {FRESHNESS_FIX}"
+    assert message.count("e.g.") == 1, message
+    assert message.lower().count("freshness") == 1, message
