@@ -153,6 +153,37 @@ def test_no_token_or_a_bad_one_gets_401_and_no_data(client: TestClient, issuer: 
         assert "train" not in response.text
 
 
+@pytest.mark.parametrize("anonymous", [False, True])
+def test_a_wrong_key_on_a_read_endpoint_is_told_it_is_not_valid_and_what_reads_take(
+    tmp_path: Path, issuer: Issuer, anonymous: bool
+) -> None:
+    """As under ``api_keys``: a key that is not the api_key is ``invalid_api_key``.
+
+    It was ``unauthorized`` ("a Feast access token is required"), as if no key had been
+    sent. The answer is the same for every wrong key (it tells nothing of the api_key), and
+    says what reads take instead.
+    """
+    feast: dict[str, Any] = {"type": "feast"}
+    if anonymous:
+        feast["anonymous_projects"] = ["beta"]
+    with started(tmp_path, issuer, three_teams, authorizer=feast) as client:
+        answers = []
+        for key in ("not-the-api-key", ADMIN[:-1], ADMIN + "x"):
+            response = client.get(f"{API}/jobs", headers={"X-API-Key": key})
+            assert response.status_code == 401, response.text
+            assert response.headers["WWW-Authenticate"].startswith("Bearer")
+            assert "score" not in response.text
+            answers.append(response.json())
+    assert answers[1:] == answers[:-1]  # one answer for every wrong key
+    error = answers[0]["error"]
+    assert error["code"] == "invalid_api_key", error
+    message = error["message"]
+    assert message.startswith("the API key (X-API-Key) is not valid; "), message
+    assert "a Feast access token, sent as Authorization: Bearer <token>" in message, message
+    assert ("no credential" in message) is anonymous, message
+    assert ADMIN not in message
+
+
 def test_a_token_is_checked_once_then_remembered(client: TestClient, issuer: Issuer) -> None:
     token = issuer.token("ana", ["alpha-reader"])
     assert job_names(client, token) == ["etl", "train"]

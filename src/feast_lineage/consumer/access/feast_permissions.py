@@ -20,9 +20,11 @@ are added to every token's projects (as the ``api_keys`` authorizer does). The
 consumer's admin ``api_key`` still sees everything, and is the only key
 that writes: a valid token sent to ingest, prune or reset is a 403
 ``feast_token_cannot_write`` (:meth:`FeastPermissionsAuthorizer.write_refusal`).
-An invalid token is a 401, and so is a missing one when no project is
-anonymous; a registry that cannot be read is a 503; an identity provider
-that cannot be reached is a 503 too. Nothing here ever widens a
+An invalid token is a 401 (``invalid_token``), and so is a key that is not
+the ``api_key`` (``invalid_api_key``, as under ``api_keys``; never taken for
+no credential) and a missing credential when no project is anonymous
+(``unauthorized``); a registry that cannot be read is a 503; an identity
+provider that cannot be reached is a 503 too. Nothing here ever widens a
 scope on failure.
 """
 
@@ -101,12 +103,27 @@ class FeastPermissionsAuthorizer:
             return self._anonymous
         token = bearer_token(request)
         if token is None:
+            if key is not None:  # an X-API-Key that is not the api_key
+                raise Unauthorized(
+                    self._wrong_key_message(), code="invalid_api_key", headers=CHALLENGE
+                )
             raise Unauthorized(
                 "a Feast access token is required: send it as Authorization: Bearer <token>, "
                 "the token your Feast clients use",
                 headers=CHALLENGE,
             )
         return self._token_scope(token).union(self._anonymous)
+
+    def _wrong_key_message(self) -> str:
+        """What a key that is not the ``api_key`` is told: what reads take instead (the
+        same for every such key, so it tells nothing of the ``api_key``)."""
+        message = (
+            "the API key (X-API-Key) is not valid; reads take a Feast access token, sent as "
+            "Authorization: Bearer <token> (the token your Feast clients use)"
+        )
+        if self._anonymous is not None:
+            message += ", or no credential at all, for the anonymous projects only"
+        return message
 
     def _token_scope(self, token: str) -> Scope:
         """The namespaces of the projects ``token``'s user may DESCRIBE (remembered a while)."""
