@@ -928,6 +928,17 @@ FRESHNESS_FIX = (
     [
         ({"s3://bucket/*": -1}, "'s3://bucket/*': -1.0 is not a number of seconds greater than 0"),
         ({"s3://bucket/*": 0}, "'s3://bucket/*': 0.0 is not a number of seconds greater than 0"),
+        # Neither is greater than 0 in the sense that matters: NaN compares false to
+        # everything (it passed `<= 0`, and made every staleness check false), and an
+        # infinite interval is never stale: both were taken.
+        (
+            {"s3://bucket/*": float("nan")},
+            "'s3://bucket/*': nan is not a number of seconds greater than 0",
+        ),
+        (
+            {"s3://bucket/*": float("inf")},
+            "'s3://bucket/*': inf is not a number of seconds greater than 0",
+        ),
         ({"": 3600}, "a glob is empty"),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
@@ -72,7 +73,8 @@ class ConsumerSettings(BaseModel):
         for glob, seconds in value.items():
             if not glob:
                 raise ValueError("a glob is empty")
-            if seconds <= 0:
+            # (NaN passes `<= 0`, and an infinite interval is never stale.)
+            if not math.isfinite(seconds) or seconds <= 0:
                 raise ValueError(f"{glob!r}: {seconds} is not a number of seconds greater than 0")
         return value
 
