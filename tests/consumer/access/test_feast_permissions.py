@@ -184,6 +184,20 @@ def test_a_wrong_key_on_a_read_endpoint_is_told_it_is_not_valid_and_what_reads_t
     assert ADMIN not in message
 
 
+def test_a_wrong_key_beside_a_valid_token_is_refused_not_ignored(
+    client: TestClient, issuer: Issuer
+) -> None:
+    # Fails closed: a wrong credential is never passed over for another. The read was
+    # served with the token's projects, the key ignored (a write with both was refused).
+    token = issuer.token("ana", ["alpha-reader"])
+    both = {"Authorization": f"Bearer {token}", "X-API-Key": "not-the-api-key"}
+    response = client.get(f"{API}/jobs", headers=both)
+    assert response.status_code == 401, response.text
+    assert response.json()["error"]["code"] == "invalid_api_key"
+    assert "etl" not in response.text
+    assert job_names(client, token) == ["etl", "train"]  # the token alone still reads
+
+
 def test_a_token_is_checked_once_then_remembered(client: TestClient, issuer: Issuer) -> None:
     token = issuer.token("ana", ["alpha-reader"])
     assert job_names(client, token) == ["etl", "train"]

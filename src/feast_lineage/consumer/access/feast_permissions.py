@@ -93,20 +93,19 @@ class FeastPermissionsAuthorizer:
         """The admin key's everything; else the token's projects and the anonymous ones.
 
         Only a caller that sends no credential at all is anonymous: a token
-        that is not valid, or a key that is not the ``api_key``, is a 401.
+        that is not valid, or a key that is not the ``api_key`` (even beside a
+        valid token: a wrong credential is never passed over), is a 401.
         """
         key = presented_key(request)
         admin = self._admin
         if admin is not None and key is not None and hmac.compare_digest(key.encode(), admin):
             return Scope.everything()
+        if request.headers.get("x-api-key"):  # not the api_key, beside a token or not
+            raise Unauthorized(self._wrong_key_message(), code="invalid_api_key", headers=CHALLENGE)
         if key is None and self._anonymous is not None:
             return self._anonymous
         token = bearer_token(request)
         if token is None:
-            if key is not None:  # an X-API-Key that is not the api_key
-                raise Unauthorized(
-                    self._wrong_key_message(), code="invalid_api_key", headers=CHALLENGE
-                )
             raise Unauthorized(
                 "a Feast access token is required: send it as Authorization: Bearer <token>, "
                 "the token your Feast clients use",
