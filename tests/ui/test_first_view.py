@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.server_process import ServerProcess, write_repo
 from tests.ui.conftest import ROOT, VIEWPORT, PageErrors, node, ui_server, wait_graph
 from tests.ui.test_painted_graph import CANVAS, NODES, fan_out, hover_until_lit
+from tests.ui.test_readable_graph import zoom_in_to_near
 
 IMAGES = ROOT / "docs" / "images"
 SEPARATORS = "_./:- "
@@ -141,6 +142,45 @@ def test_names_are_whole_or_cut_between_words_and_same_names_say_their_kind(
     for s in near:
         assert len(s["lines"]) == 1
         assert cut_between_words(s["lines"][0], s["name"]), (s["name"], s["lines"])
+
+
+TASK = "driver_features_daily.export_daily_trips"  # Airflow's "<dag>.<task>"
+
+
+def read_without_ellipsis(shown: list[dict[str, Any]]) -> dict[str, str]:
+    """Each shortened name as it reads with its ellipsis skipped, by full name."""
+    texts = {s["name"]: "".join(s["lines"]) for s in shown}
+    return {name: text.replace("…", "") for name, text in texts.items() if "…" in text}
+
+
+def test_a_task_too_long_to_show_whole_keeps_its_own_name(
+    page: Page, server: ServerProcess
+) -> None:
+    """The failed task export_daily_trips was drawn "driver_… daily_trips": its
+    DAG's first word and its own last two, which read as the feature view
+    driver_daily_trips. Cut, a task's name loses its DAG's part first."""
+    page.goto(server.url)
+    shown = open_graph(page)
+    expect(page.locator(".canvas[data-zoom=mid]")).to_have_count(1)
+    names = {s["name"] for s in shown}
+    task = next(s for s in shown if s["name"] == TASK)
+    drawn = "".join(task["lines"])
+    assert drawn.endswith("…export_daily_trips"), task["lines"]
+    assert cut_between_words(drawn, TASK), task["lines"]
+    assert task["title"].startswith(TASK + "\n")  # the full name on hover
+    expect(node(page, TASK)).to_have_attribute("aria-label", re.compile(re.escape(TASK)))
+    # No shortened name reads as another node's.
+    misread = {n: r for n, r in read_without_ellipsis(shown).items() if r in names - {n}}
+    assert not misread, misread
+    # Zoomed in, on one line, the same.
+    zoom_in_to_near(page)
+    near: list[dict[str, Any]] = page.evaluate(NODES_SHOWN)
+    task = next(s for s in near if s["name"] == TASK)
+    assert len(task["lines"]) == 1
+    assert task["lines"][0].endswith("…export_daily_trips"), task["lines"]
+    assert cut_between_words(task["lines"][0], TASK), task["lines"]
+    misread = {n: r for n, r in read_without_ellipsis(near).items() if r in names - {n}}
+    assert not misread, misread
 
 
 # The dark pixels of a PNG (data URL) decoded in the page: the ink of a glyph.

@@ -53,8 +53,8 @@ export function nodeText(node: LNode, tagged = false): NodeText {
   const width = textWidth(KIND_STYLES[node.kind].shape);
   const aliases = node.aliases.length ? ` · ${node.aliases.length} alias${node.aliases.length === 1 ? "" : "es"}` : "";
   return {
-    label: middleEllipsis(node.label, width, font(600, LABEL_PX)),
-    name: twoLines(node.label, width, font(600, NAME_PX)),
+    label: middleEllipsis(node.label, width, font(600, LABEL_PX), node.own),
+    name: twoLines(node.label, width, font(600, NAME_PX), node.own),
     sub: middleEllipsis(node.sublabel, width - (aliases ? 4 + measure(aliases, font(600, SUB_PX)) : 0), font(400, SUB_PX)),
     aliases,
     tag: tagged ? KIND_STYLES[node.kind].label.toLowerCase() : "",

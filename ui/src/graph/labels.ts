@@ -5,13 +5,16 @@
 // "warehouse.analytics.table_17"). A name is shown whole when it fits, on
 // one line or wrapped onto two at its word boundaries (after "_", ".", "/",
 // ":", "-" or a space); too long for that, it keeps its start and its tail,
-// whole words each, around an ellipsis. Only a single word wider than the
-// whole line is ever cut inside. Widths are measured with the font the node
-// uses (a canvas's measureText), so the text fits exactly and never needs the
-// browser to clip it.
+// whole words each, around an ellipsis. A name may have an end to keep whole
+// (a task's own name after its DAG's, "driver_features_daily.export_daily_
+// trips"): cut, it keeps that end when it fits, cutting the start first
+// ("…export_daily_trips", not "driver_…daily_trips", which reads as another
+// name). Only a single word wider than the whole line is ever cut inside.
+// Widths are measured with the font the node uses (a canvas's measureText),
+// so the text fits exactly and never needs the browser to clip it.
 
 const ELLIPSIS = "…";
-/** The tail keeps at most this share of the line; the start gets the rest. */
+/** The tail keeps at most this share of the line (an end to keep, more); the start gets the rest. */
 const TAIL_SHARE = 0.62;
 
 let family: string | null = null;
@@ -92,11 +95,13 @@ function headWords(parts: string[], fits: (head: string) => boolean): string {
 
 /**
  * `text` itself when it fits `width`, else its first words, an ellipsis and
- * its last words (the end tells similar names apart, so it gets most room).
+ * its last words (the end tells similar names apart, so it gets most room),
+ * those at least `keep` (an end of `text`) when that fits.
  */
-export function middleEllipsis(text: string, width: number, font: string): string {
+export function middleEllipsis(text: string, width: number, font: string, keep = ""): string {
   if (measure(text, font) <= width) return text;
-  const tail = tailOf(text, width * TAIL_SHARE, font) || tailOf(text, width - measure(ELLIPSIS, font), font);
+  let tail = tailOf(text, width * TAIL_SHARE, font) || tailOf(text, width - measure(ELLIPSIS, font), font);
+  if (keep.length > tail.length && measure(ELLIPSIS + keep, font) <= width) tail = keep;
   const rest = words(text.slice(0, text.length - tail.length));
   const head = headWords(rest, (h) => measure(h + ELLIPSIS + tail, font) <= width);
   return head + ELLIPSIS + tail;
@@ -114,14 +119,20 @@ export function endEllipsis(text: string, width: number, font: string): string {
 /**
  * A name on up to two lines, wrapped between words. When it needs more, the
  * second line is its end (what tells names apart) and the first its start,
- * both whole words, the first ending in an ellipsis.
+ * both whole words, the first ending in an ellipsis. An end to `keep` wider
+ * than the second line takes the first too after the ellipsis, when it fits.
  */
-export function twoLines(text: string, width: number, font: string): [string, string] {
+export function twoLines(text: string, width: number, font: string, keep = ""): [string, string] {
   if (measure(text, font) <= width) return [text, ""];
   const parts = words(text);
   const first = headWords(parts, (h) => measure(h, font) <= width);
   const second = text.slice(first.length);
   if (first && measure(second, font) <= width) return [first, second];
   const tail = tailOf(text, width, font);
+  const kept = keep.slice(0, Math.max(0, keep.length - tail.length)); // what of `keep` the first line holds
+  if (kept && measure(ELLIPSIS + kept, font) <= width) {
+    const start = words(text.slice(0, text.length - keep.length));
+    return [headWords(start, (h) => measure(h + ELLIPSIS + kept, font) <= width) + ELLIPSIS + kept, tail];
+  }
   return [endEllipsis(text.slice(0, text.length - tail.length), width, font), tail];
 }

@@ -34,6 +34,12 @@ export interface LNode {
   id: string;
   kind: VisualKind;
   label: string;
+  /**
+   * The end of `label` that is the node's own name, when the rest is its
+   * parent job's ("<parent>.<own>": Airflow's dag.task, Spark's app.action):
+   * a label too long to show whole keeps it, cutting the parent's part first.
+   */
+  own?: string;
   title: string; // the full name, for tooltips
   sublabel: string;
   producer: string;
@@ -332,6 +338,7 @@ export function fromOpenLineage(
     if (options.jobs === "none" || (options.jobs === "runtime" && isDefinitionJob(node))) hidden.add(node.id);
   }
 
+  const ownNames = childJobNames(input.edges);
   // Thousands of nodes share a few producers: each one's label is made once.
   const producers = new Map<string | null | undefined, string>();
   const producerOf = (producer: string | null | undefined) => {
@@ -348,10 +355,13 @@ export function fromOpenLineage(
     if (rep !== node.id || hidden.has(node.id)) continue;
     drawnAs.set(node.id, node.id);
     const named = namedAs.get(node.id);
+    const label = named ? nameLabel(named.name) : olLabel(node);
+    const own = label === node.name ? ownNames.get(node.id) : undefined;
     nodes.push({
       id: node.id,
       kind: olKind(node),
-      label: named ? nameLabel(named.name) : olLabel(node),
+      label,
+      ...(own ? { own } : {}),
       title: `${(named ?? node).name}\n${(named ?? node).namespace}`,
       sublabel: (named ?? node).namespace,
       producer: producerOf(node.producer),
@@ -387,6 +397,23 @@ export function fromOpenLineage(
   }
   for (const [s, t] of sameEdges) edges.add(s, t, "same");
   return index(nodes, edges.edges, drawnAs);
+}
+
+/**
+ * Child jobs' own names by id: a job a parent edge names "<parent>.<own>"
+ * (the parent's name, a dot, then its own), the shortest when several do.
+ */
+function childJobNames(edges: GraphEdge[]): Map<string, string> {
+  const own = new Map<string, string>();
+  for (const edge of edges) {
+    if (edge.type !== "parent" || edge.source_type !== "job" || edge.target_type !== "job") continue;
+    const prefix = `${edge.source_name}.`;
+    const name = edge.target_name;
+    if (name.length <= prefix.length || !name.startsWith(prefix)) continue;
+    const rest = name.slice(prefix.length);
+    if (rest.length < (own.get(edge.target) ?? name).length) own.set(edge.target, rest);
+  }
+  return own;
 }
 
 function aliasFor(
