@@ -1,0 +1,169 @@
+"""A job's version then in Chromium (views/details/JobVersions.tsx, ChangeSection.tsx).
+
+A version that only a run under way at an instant ran (its START before the
+instant, its COMPLETE, with other inputs and outputs, after) is no version the
+store keeps: the server answers it only with ``until``, which the UI sends as of
+the time control's instant or, for a diff's version then, as of the URL's
+``jobver_at``. The quickstart has no such run, so this module posts its own
+history to a fresh server.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlparse
+
+import httpx
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from tests.server_process import ServerProcess, write_repo
+from tests.ui.conftest import ui_server, wait_graph
+
+OL = "/api/v1/lineage/openlineage"
+PRODUCER = "https://scheduler.example.com/shop/1.0"
+SPEC = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
+SHOP = "shop"
+WAREHOUSE = "warehouse"
+JOB = {"node_type": "job", "node_ns": SHOP, "node": "load_orders"}
+READ_AT_START = "raw.orders"
+# Named only in the run's COMPLETE, after the instant.
+READ_LATER = "raw.refunds"
+WRITTEN_LATER = "mart.orders"
+
+
+@dataclass(frozen=True)
+class History:
+    server: ServerProcess
+    then: str  # T1: the run was under way
+    version_then: str  # what its START defined (read raw.orders, wrote nothing)
+    version_now: str  # what its START and COMPLETE define
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _event(kind: str, at: datetime, run_id: str, inputs: list[str], outputs: list[str]) -> Any:
+    return {
+        "eventType": kind,
+        "eventTime": _iso(at),
+        "producer": PRODUCER,
+        "schemaURL": SPEC,
+        "job": {"namespace": SHOP, "name": JOB["node"]},
+        "run": {"runId": run_id},
+        "inputs": [{"namespace": WAREHOUSE, "name": n} for n in inputs],
+        "outputs": [{"namespace": WAREHOUSE, "name": n} for n in outputs],
+    }
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
+    """One run of the job: START at T0 reading raw.orders, the instant T1, COMPLETE at T2
+    reading raw.refunds too and writing mart.orders. Its one run makes "changes since T1"
+    a redefinition: the job's version then is the START's, now the run's whole one."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    t0, t1, t2 = (now - timedelta(hours=h) for h in (3, 2, 1))
+    run_id = str(uuid.uuid4())
+    events = [
+        _event("START", t0, run_id, [READ_AT_START], []),
+        _event("COMPLETE", t2, run_id, [READ_LATER], [WRITTEN_LATER]),
+    ]
+    repo = write_repo(tmp_path_factory.mktemp("versions-then") / "repo", project="then")
+    with ui_server(repo) as running:
+        posted = httpx.post(f"{running.url}/api/v1/lineage/batch", json=events, timeout=60)
+        assert posted.status_code in (200, 204), posted.text
+        then = _iso(t1)
+        diff = _get(running, "lineage/diff", **{"from": then, "to": "9999-12-31T00:00:00Z"})
+        (change,) = diff["job_changes"]
+        assert change["changed"] == ["inputs", "outputs"], change
+        versions = f"jobs/{SHOP}/{JOB['node']}/versions"
+        (final,) = _get(running, versions)["versions"]
+        assert change["to_version"] == final["id"]
+        # What makes the URL's instant needed: without `until` the version then is not found.
+        missing = httpx.get(f"{running.url}{OL}/{versions}/{change['from_version']}", timeout=30)
+        assert missing.status_code == 404, missing.text
+        yield History(running, then, change["from_version"], final["id"])
+
+
+def _get(server: ServerProcess, path: str, **params: str) -> Any:
+    answer = httpx.get(f"{server.url}{OL}/{path}", params=params, timeout=30)
+    answer.raise_for_status()
+    return answer.json()
+
+
+def _url_param(page: Page, key: str) -> str | None:
+    return parse_qs(urlparse(page.url).query).get(key, [None])[0]
+
+
+def _open(page: Page, url: str) -> Locator:
+    """Load ``url``; the details panel."""
+    page.goto(url)
+    wait_graph(page)
+    return page.get_by_test_id("details-panel")
+
+
+def _shows_version_then(panel: Locator, history: History) -> None:
+    """The version then is open with what the run's START named, not a failure."""
+    detail = panel.get_by_test_id("job-version-detail")
+    expect(detail).to_have_attribute("data-version-id", history.version_then)
+    expect(detail).to_contain_text(f"Inputs: {READ_AT_START}")
+    expect(detail).to_contain_text("Outputs: none")
+    expect(detail).not_to_contain_text(READ_LATER)
+    expect(panel.get_by_text("Could not load")).to_have_count(0)
+
+
+def test_as_of_an_instant_the_version_a_run_under_way_then_ran_opens(
+    page: Page, history: History
+) -> None:
+    server = history.server
+    panel = _open(page, f"{server.url}/?{urlencode({**JOB, 'as_of': history.then})}")
+    # Listed as the one current then, the only one run by then.
+    listed = panel.get_by_test_id("job-versions").locator("li.job-version")
+    expect(listed).to_have_count(1)
+    expect(listed).to_have_attribute("data-version-id", history.version_then)
+    expect(listed).to_have_attribute("data-current", "true")
+    listed.get_by_role("button").first.click()
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('jobver') === '{history.version_then}'"
+    )
+    _shows_version_then(panel, history)
+    # Read as of the time control's instant, which the URL keeps: a link opens it again.
+    assert _url_param(page, "as_of") == history.then
+    assert _url_param(page, "jobver_at") is None
+    _shows_version_then(_open(page, page.url), history)
+
+
+def test_changes_since_an_instant_the_job_s_version_then_opens_as_of_that_instant(
+    page: Page, history: History
+) -> None:
+    server = history.server
+    since = history.then
+    panel = _open(page, f"{server.url}/?{urlencode({**JOB, 'changes_since': since})}")
+    change = panel.get_by_test_id("change-section")
+    expect(change).to_contain_text("inputs, outputs changed")
+    # Now, the job's versions list only its final one: the version then is read as of since.
+    expect(panel.get_by_test_id("job-versions").locator("li.job-version")).to_have_attribute(
+        "data-version-id", history.version_now
+    )
+    change.get_by_test_id("change-version-then").click()
+    _shows_version_then(panel, history)
+    assert _url_param(page, "jobver") == history.version_then
+    assert _url_param(page, "jobver_at") == since
+    link = page.url
+
+    # The version now is read now: the instant goes from the URL.
+    change.get_by_test_id("change-version-now").click()
+    detail = panel.get_by_test_id("job-version-detail")
+    expect(detail).to_have_attribute("data-version-id", history.version_now)
+    expect(detail).to_contain_text(f"Inputs: {READ_AT_START}, {READ_LATER}")
+    expect(detail).to_contain_text(f"Outputs: {WRITTEN_LATER}")
+    assert _url_param(page, "jobver_at") is None
+
+    # A link to the version then opens it again.
+    _shows_version_then(_open(page, link), history)
+    expect(panel.get_by_test_id("change-section")).to_contain_text("inputs, outputs changed")
