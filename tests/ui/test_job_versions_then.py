@@ -4,8 +4,10 @@ A version that only a run under way at an instant ran (its START before the
 instant, its COMPLETE, with other inputs and outputs, after) is no version the
 store keeps: the server answers it only with ``until``, which the UI sends as of
 the time control's instant or, for a diff's version then, as of the URL's
-``jobver_at``. The quickstart has no such run, so this module posts its own
-history to a fresh server.
+``jobver_at``. When the time control's instant changes (Back to now, another As of),
+a version open stays read as of the instant it was opened at, which the URL's
+``jobver_at`` keeps and its header names (history/jobVersionAt.ts). The quickstart
+has no such run, so this module posts its own history to a fresh server.
 """
 
 from __future__ import annotations
@@ -167,3 +169,68 @@ def test_changes_since_an_instant_the_job_s_version_then_opens_as_of_that_instan
     # A link to the version then opens it again.
     _shows_version_then(_open(page, link), history)
     expect(panel.get_by_test_id("change-section")).to_contain_text("inputs, outputs changed")
+
+
+def _read_at(panel: Locator) -> Locator:
+    """What the open version's header says it is read as of (when not the time control's)."""
+    return panel.get_by_test_id("job-version-detail").get_by_test_id("version-read-at")
+
+
+def test_back_to_now_the_version_open_as_of_an_instant_stays_read_as_of_it(
+    page: Page, history: History
+) -> None:
+    server = history.server
+    panel = _open(page, f"{server.url}/?{urlencode({**JOB, 'as_of': history.then})}")
+    listed = panel.get_by_test_id("job-versions").locator("li.job-version")
+    listed.get_by_role("button").first.click()
+    _shows_version_then(panel, history)
+    # Read as of the time control's instant: the header names none.
+    expect(_read_at(panel)).to_have_count(0)
+    as_of_then = page.url
+
+    page.get_by_test_id("back-to-now").click()
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('as_of')")
+    # Now, the job's Versions list its final version only ...
+    expect(listed).to_have_attribute("data-version-id", history.version_now)
+    # ... and the version open stays the one it was, read as of the instant it was opened at,
+    # which its header names; the URL keeps that instant, so a link opens it again.
+    assert _url_param(page, "jobver") == history.version_then
+    assert _url_param(page, "jobver_at") == history.then
+    _shows_version_then(panel, history)
+    expect(_read_at(panel)).to_contain_text("as of")
+    expect(_read_at(panel).locator("time")).to_have_attribute("datetime", history.then)
+    _shows_version_then(_open(page, page.url), history)
+    expect(_read_at(panel).locator("time")).to_have_attribute("datetime", history.then)
+
+    # Back in the browser: as of the instant again, the version read as of the time control's.
+    page.go_back()
+    page.wait_for_url(as_of_then)
+    _shows_version_then(panel, history)
+    expect(_read_at(panel)).to_have_count(0)
+
+
+def test_as_of_an_earlier_instant_the_version_open_now_stays_read_as_of_now(
+    page: Page, history: History
+) -> None:
+    server = history.server
+    panel = _open(page, f"{server.url}/?{urlencode(JOB)}")
+    listed = panel.get_by_test_id("job-versions").locator("li.job-version")
+    expect(listed).to_have_attribute("data-version-id", history.version_now)
+    listed.get_by_role("button").first.click()
+    detail = panel.get_by_test_id("job-version-detail")
+    expect(detail).to_have_attribute("data-version-id", history.version_now)
+    expect(_read_at(panel)).to_have_count(0)
+
+    # As of T1 the job's version was another (the one its run under way then ran); the
+    # version open now (no run had run it by then) stays open, read as of now.
+    page.get_by_test_id("as-of-input").fill(history.then)
+    page.get_by_test_id("as-of-input").press("Enter")
+    expect(listed).to_have_attribute("data-version-id", history.version_then)
+    assert _url_param(page, "as_of") == history.then
+    assert _url_param(page, "jobver") == history.version_now
+    assert _url_param(page, "jobver_at") == "now"
+    expect(detail).to_have_attribute("data-version-id", history.version_now)
+    expect(detail).to_contain_text(f"Inputs: {READ_AT_START}, {READ_LATER}")
+    expect(detail).to_contain_text(f"Outputs: {WRITTEN_LATER}")
+    expect(_read_at(panel)).to_have_text("as of now")
+    expect(panel.get_by_text("Could not load")).to_have_count(0)

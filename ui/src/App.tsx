@@ -3,6 +3,7 @@
 import { useSettings } from "./api/queries";
 import { KeyControl } from "./components/KeyForm";
 import { Failure, Loading } from "./components/Status";
+import { keepJobVersionAt } from "./history/jobVersionAt";
 import { useEscapeCloses } from "./hooks/useEscapeCloses";
 import { isUnknownPath, useRoute, type Patch } from "./route";
 import { CatalogView } from "./views/CatalogView";
@@ -40,7 +41,8 @@ function ConsumerOff({ tab }: { tab: string }) {
 }
 
 export function App() {
-  const [route, navigate] = useRoute();
+  // A job version open stays read as of its instant when the time control's changes.
+  const [route, navigate] = useRoute(keepJobVersionAt);
   const settings = useSettings();
   const unknownPath = isUnknownPath();
   const tab = TABS.some((t) => t.id === route.tab) ? (route.tab as string) : "lineage";

@@ -11,7 +11,9 @@
 //   run, runs_offset, dsver, jobver   inside the node open in the details panel:
 //             its run expanded, page of runs, versions (dropped with the node: DETAIL_KEYS)
 //   jobver_at the instant the open job version is read as of (a diff's earlier side;
-//             else the time control's): a version a run under way then ran opens too
+//             "now"; else the time control's): a version a run under way then ran
+//             opens too. A change of the time control's instant carries the one a
+//             version open was read as of into it (history/jobVersionAt.ts)
 //   q         search text (jobs, datasets)
 //   job, type, since, until, run_id   events filters
 //   job, state, since, until          runs filters (job: name contains)
@@ -81,8 +83,19 @@ export function applyPatch(route: Route, patch: Patch): Route {
   return next;
 }
 
-/** The current route and a function to change it (push: a new history entry). */
-export function useRoute(): [Route, (patch: Patch, options?: { push?: boolean; replace?: boolean }) => void] {
+/** What a change of the route becomes (the route after it, given the one before). */
+export type Settle = (before: Route, after: Route) => Route;
+
+const asPatched: Settle = (_before, after) => after;
+
+/**
+ * The current route and a function to change it (push: a new history entry).
+ * `settle` (a function that stays the same) may complete each change the page makes;
+ * the browser's back and forward give the route of their entry as it was.
+ */
+export function useRoute(
+  settle: Settle = asPatched,
+): [Route, (patch: Patch, options?: { push?: boolean; replace?: boolean }) => void] {
   const [route, setRoute] = useState<Route>(read);
   useEffect(() => {
     const onPop = () => setRoute(read());
@@ -92,12 +105,12 @@ export function useRoute(): [Route, (patch: Patch, options?: { push?: boolean; r
   const update = useCallback(
     (patch: Patch, options: { push?: boolean; replace?: boolean } = {}) => {
       setRoute((current) => {
-        const next = options.replace ? applyPatch({}, patch) : applyPatch(current, patch);
+        const next = settle(current, options.replace ? applyPatch({}, patch) : applyPatch(current, patch));
         write(next, options.push ?? false);
         return next;
       });
     },
-    [],
+    [settle],
   );
   return [route, update];
 }

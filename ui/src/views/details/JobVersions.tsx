@@ -7,7 +7,8 @@
 // then (the API's `until` bounds the runs counted, not only the versions); a
 // run under way then counts under the version of its events until then. The
 // open version is read as of that instant too, or as of the URL's jobver_at
-// (a diff's earlier side).
+// (a diff's earlier side, or the instant it was opened at when the time
+// control's changed since: history/jobVersionAt.ts), which its header names.
 
 import { useJobVersion, useJobVersions } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
@@ -15,6 +16,8 @@ import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { Time } from "../../components/Time";
 import { formatInstant, shortId, timeDigits } from "../../format";
+import { fractionDigits } from "../../history/instant";
+import { jobVersionAt, type JobVersionAt } from "../../history/jobVersionAt";
 import { untilOf } from "../../history/time";
 import { jobChange, type JobChange } from "../../history/versions";
 import type { Navigate, Route } from "../../route";
@@ -110,7 +113,7 @@ export function JobVersions({ namespace, name, asOf = null, currentThen = null, 
         testid="job-versions-more"
       />
       {open && (
-        <JobVersionDetail namespace={namespace} name={name} id={open} until={untilOf(route.jobver_at ?? asOf)} />
+        <JobVersionDetail namespace={namespace} name={name} id={open} readAt={jobVersionAt(route)} />
       )}
     </>
   );
@@ -141,11 +144,12 @@ function ChangeList({ change }: { change: JobChange }) {
 
 /**
  * One job version: when, its inputs and outputs, its source facets. As of an
- * instant (`until`), as it stood then: a version only a run under way then ran
+ * instant (`readAt`), as it stood then: a version only a run under way then ran
  * (its START's inputs, say, before its COMPLETE added the outputs) opens too.
+ * An instant not the time control's is named in its header.
  */
-function JobVersionDetail({ namespace, name, id, until }: { namespace: string; name: string; id: string; until: string | null }) {
-  const version = useJobVersion(namespace, name, id, until);
+function JobVersionDetail({ namespace, name, id, readAt }: { namespace: string; name: string; id: string; readAt: JobVersionAt }) {
+  const version = useJobVersion(namespace, name, id, untilOf(readAt.at));
   if (version.error) return <Failure error={version.error} what="the version" onRetry={version.refetch} />;
   if (!version.data) return <Loading what="the version" />;
   const v = version.data;
@@ -154,6 +158,14 @@ function JobVersionDetail({ namespace, name, id, until }: { namespace: string; n
     <div className="version-detail" data-testid="job-version-detail" data-version-id={v.id}>
       <h4>
         Version of <Time iso={v.created_at_iso} digits={3} /> <span className="mono small muted">{shortId(v.id)}</span>
+        {readAt.own && (
+          <>
+            {" "}
+            <span className="small muted" data-testid="version-read-at" title="Read as of this instant, not the time control's">
+              as of {readAt.at ? <Time iso={readAt.at} digits={fractionDigits(readAt.at)} /> : "now"}
+            </span>
+          </>
+        )}
       </h4>
       <p className="small">
         <strong>Inputs:</strong> {v.inputs.length ? refs(v.inputs) : "none"}
