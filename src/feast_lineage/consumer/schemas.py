@@ -450,11 +450,11 @@ class GraphNode(TypedDict):
         ),
     ]
     written: Annotated[
-        bool | None,
+        bool,
         Field(
             description="A dataset some event wrote (an output) or declared (a DatasetEvent); "
-            "false for one only ever read and for jobs; null as of an instant (as producer: "
-            "the store keeps it as of now only). It ranks the names of an alias group "
+            "false for one only ever read and for jobs. As of an instant, some event at or "
+            "before it (a window's nodes: as stored). It ranks the names of an alias group "
             "(docs/api.md, Lineage graph)"
         ),
     ]

@@ -13,7 +13,7 @@ from pydantic import TypeAdapter
 from feast_lineage.consumer.schemas import ColumnLineage, DatasetPage, GraphPage
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
-from tests.factories import at, dataset, facet, run_event, schema_facet
+from tests.factories import at, dataset, dataset_event, facet, run_event, schema_facet
 from tests.fixture_events import TemplateFiller, load_fixtures
 
 
@@ -454,14 +454,43 @@ def test_a_name_written_to_wins_over_one_only_read(client: TestClient) -> None:
     (orders,) = (n for n in body["nodes"] if n["depth"] == 1)
     assert (orders["namespace"], orders["name"]) == ("warehouse", "orders")
     assert orders["aliases"] == [{"namespace": "archive", "name": "orders"}]
-    # As of an instant, what was written is not known: the first by namespace names it, as
-    # the graph's nodes then say written null.
+
+
+def test_a_name_written_by_the_instant_wins_as_of_it(client: TestClient) -> None:
+    """As of an instant, a name written by then names the group: one first written later
+    does not, as on a store of the events up to then, and the graph's nodes then say so."""
+    link = facet(identifiers=[{"namespace": "warehouse", "name": "orders", "type": "VIEW"}])
+    ingest(
+        client,
+        write(
+            "w", ["src"], "orders", cll({"id": [("lake", "src", "id", "DIRECT")]}), ns="warehouse"
+        ),
+        run_event(
+            "COMPLETE",
+            job=("spark", "r"),
+            time=at(1),
+            inputs=[dataset("archive", "orders", symlinks=link)],
+        ),
+        # archive's name declared at 10: both were written since, the first by namespace wins
+        dataset_event("archive", "orders", time=at(10)),
+    )
+    now = columns(client, "src", field="id", direction="downstream")
+    (orders,) = (n for n in now["nodes"] if n["depth"] == 1)
+    assert (orders["namespace"], orders["name"]) == ("archive", "orders")
     then = columns(client, "src", field="id", direction="downstream", as_of=at(5))
     (orders,) = (n for n in then["nodes"] if n["depth"] == 1)
-    assert (orders["namespace"], orders["name"]) == ("archive", "orders")
-    graph = client.get(f"{API}/graph", params={"as_of": at(5)}).json()
-    assert len(graph["nodes"]) == 5
-    assert {n["written"] for n in graph["nodes"]} == {None}
+    assert (orders["namespace"], orders["name"]) == ("warehouse", "orders")
+    assert orders["aliases"] == [{"namespace": "archive", "name": "orders"}]
+    for when, archive in ((at(5), False), (at(10), True)):
+        graph = client.get(f"{API}/graph", params={"as_of": when}).json()
+        written = {(n["namespace"], n["name"]): n["written"] for n in graph["nodes"]}
+        assert written == {
+            ("warehouse", "src"): False,
+            ("warehouse", "orders"): True,
+            ("archive", "orders"): archive,
+            ("spark", "w"): False,
+            ("spark", "r"): False,
+        }, when
 
 
 def test_a_feast_object_names_its_group_before_its_table(client: TestClient) -> None:

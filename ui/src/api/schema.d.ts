@@ -1584,9 +1584,9 @@ export interface components {
             latest_run_state: string | null;
             /**
              * Written
-             * @description A dataset some event wrote (an output) or declared (a DatasetEvent); false for one only ever read and for jobs; null as of an instant (as producer: the store keeps it as of now only). It ranks the names of an alias group (docs/api.md, Lineage graph)
+             * @description A dataset some event wrote (an output) or declared (a DatasetEvent); false for one only ever read and for jobs. As of an instant, some event at or before it (a window's nodes: as stored). It ranks the names of an alias group (docs/api.md, Lineage graph)
              */
-            written: boolean | null;
+            written: boolean;
             /**
              * State
              * @description Health as of now (docs/api.md, Health): ok, failed (a job whose latest run failed), stale (a dataset written less often than expected), at_risk (downstream of either along the data: inputs, outputs, symlinks, explicit lineage; never from a parent job to its children), unknown (too little history to tell)

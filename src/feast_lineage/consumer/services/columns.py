@@ -61,7 +61,9 @@ from feast_lineage.consumer.store.read.aliases import (
 from feast_lineage.consumer.store.read.aliases_as_of import symlink_at
 from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.column_walk import walk_columns
+from feast_lineage.consumer.store.read.common import written
 from feast_lineage.consumer.store.read.window import Window, symlinks_instant
+from feast_lineage.consumer.store.read.writes_as_of import written_at
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id
 
@@ -129,10 +131,9 @@ class _Aliases:
         ranked = {i for i in ids - set(self.facts) if len(self.members[self.group[i]]) > 1}
         if ranked:
             current, params = self._links()
-            found = name_facts(conn, ranked, current, params)
-            if isinstance(self.at, Instant):  # written is known as of now only, as in the graph
-                found = {i: f._replace(written=False) for i, f in found.items()}
-            self.facts.update(found)
+            # Written by the instant, as the graph's nodes then say (a window's are as stored).
+            wrote = written_at if isinstance(self.at, Instant) else written
+            self.facts.update(name_facts(conn, ranked, current, params, wrote=wrote))
 
     def representative(self, group: int, start: int) -> Name:
         """The name of a group's node: the asked dataset's, else the first by :func:`_name_rank`."""

@@ -153,7 +153,7 @@ def _nodes(
         depth = depths.get(r.id) if depths is not None else None
         node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, runs.get(r.id))
         if isinstance(at, Instant):
-            node["producer"] = node["written"] = None  # as stored: not known then
+            node["producer"] = None  # as stored: not known then (``written`` is, by the read)
             node["updated_at"] = node["updated_at_iso"] = None
             if r.kind == "dataset":
                 node["datasource_uri"] = uris.get(r.id)

@@ -3,15 +3,16 @@
 Histories of runs (and JobEvents) with changing inputs, outputs, schemas,
 symlinks (an output's symlinks facet naming other datasets of the
 history, or none) and explicit lineage (a ``lineage`` job facet stating
-one of two payloads, or nothing, so A, B, A happens), delivered to store A
-in any order with duplicates. For several instants T, a fresh store B is
-fed only the events whose eventTime is at or before T: A's graph page and
-subgraphs as of T equal B's current ones
-(nodes, input/output/derived/symlink and explicit edges with their origin,
-symlinks, counts), and each dataset node's version is B's latest version of
-it. For windows, the answer's edges are the union of the inputs and outputs
-of the runs that overlapped the window, each with the number of those runs,
-and the explicit edges of the payloads stated in the window.
+one of two payloads, or nothing, so A, B, A happens), and DatasetEvents,
+delivered to store A in any order with duplicates. For several instants T,
+a fresh store B is fed only the events whose eventTime is at or before T:
+A's graph page and subgraphs as of T equal B's current ones
+(nodes with whether each was written, input/output/derived/symlink and
+explicit edges with their origin, symlinks, counts), and each dataset
+node's version is B's latest version of it. For windows, the answer's
+edges are the union of the inputs and outputs of the runs that overlapped
+the window, each with the number of those runs, and the explicit edges of
+the payloads stated in the window.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from feast_lineage.identity import dataset_id
 from tests.factories import (
     at,
     dataset,
+    dataset_event,
     facet,
     generated_history,
     lineage_facet,
@@ -82,6 +84,8 @@ LINEAGE: dict[str, list[Any]] = {
     ],
     "E": [],
 }
+# A DatasetEvent declaring a dataset (a write, as an output is): its name and time.
+_declared = st.tuples(st.sampled_from(NAMES), st.integers(0, 12))
 _run = st.fixed_dictionaries(
     {
         "job": st.integers(0, len(JOBS) - 1),
@@ -139,7 +143,7 @@ def _facets(name: str, e: dict[str, Any]) -> dict[str, Any]:
 def _shape(answer: GraphPage | Subgraph) -> dict[str, Any]:
     return {
         "symlinks": sorted((s["dataset"], s["alias"]) for s in answer["symlinks"]),
-        "nodes": sorted((n["id"], n["depth"]) for n in answer["nodes"]),
+        "nodes": sorted((n["id"], n["depth"], n["written"]) for n in answer["nodes"]),
         "edges": sorted(
             (e["source"], e["target"], e["type"], e["origin"] or "") for e in answer["edges"]
         ),
@@ -279,10 +283,16 @@ def test_as_of_is_the_answer_of_a_store_of_the_events_until_then(
     examples = 40 if a.dialect == "sqlite" else 10
 
     @_settings(examples)
-    @given(st.lists(_run, min_size=1, max_size=4), st.data())
-    def check(runs: list[dict[str, Any]], data: st.DataObject) -> None:
+    @given(
+        st.lists(_run, min_size=1, max_size=4),
+        st.lists(_declared, min_size=1, max_size=3),
+        st.data(),
+    )
+    def check(
+        runs: list[dict[str, Any]], declared: list[tuple[str, int]], data: st.DataObject
+    ) -> None:
         a.reset()
-        events = _events(runs)
+        events = _events(runs) + [dataset_event(NS, n, time=at(s)) for n, s in declared]
         ingest_shuffled(a, events, data)
         times = sorted({parse_us(e["eventTime"]) for e in events})
         drawn = data.draw(st.lists(st.integers(-1, 13), min_size=1, max_size=3), label="at")

@@ -98,6 +98,8 @@ Place = Callable[[ColumnElement[object]], tuple[ColumnElement[object], ...]]
 
 
 LinkFilter = Callable[[FromClause], ColumnElement[bool]]
+# Whether a dataset of the datasets table (or an alias) had been written (:func:`name_facts`).
+WriteFilter = Callable[[FromClause], ColumnElement[bool]]
 
 
 def alias_steps(
@@ -220,7 +222,7 @@ class NameFacts(NamedTuple):
 
     feast: bool  # a Feast object: a stored dataset with a Feast type
     table: bool  # a table's name, not a location's
-    written: bool  # a stored dataset some event wrote or declared
+    written: bool  # a stored dataset some event wrote or declared (as of an instant: by then)
 
 
 # The symlink types that tell a table from its location (SymlinksDatasetFacet ``type``).
@@ -232,6 +234,8 @@ def name_facts(
     ids: Iterable[int],
     current: LinkFilter = current_symlink,
     params: Mapping[str, object] | None = None,
+    *,
+    wrote: WriteFilter = written,
 ) -> dict[int, NameFacts]:
     """What ranks each dataset of ``ids`` (alias group members, all visible) as its group's name.
 
@@ -240,8 +244,9 @@ def name_facts(
     identifier names its files (Hive naming a table). Only links between two
     of ``ids`` count, so nothing outside the groups (nothing hidden) ranks
     them. ``current`` (with ``params``) says which links count, as for
-    :func:`alias_groups`. One lookup of the stored datasets and one of their
-    symlinks per 2,000.
+    :func:`alias_groups`, and ``wrote`` (with ``params`` too) which datasets
+    had been written: now, or by an instant (:func:`.writes_as_of.written_at`).
+    One lookup of the stored datasets and one of their symlinks per 2,000.
     """
     d, s = t.datasets.c, t.dataset_symlinks.c
     members = set(ids)
@@ -249,21 +254,22 @@ def name_facts(
     stored: dict[int, tuple[bool, bool]] = {}
     tables: set[int] = set()
     kinds = func.upper(s.alias_type)
+    bound = dict(params or {})
     for start in range(0, len(wanted), _CHUNK):
         chunk = wanted[start : start + _CHUNK]
-        rows = select(d.id, d.feast_type.is_not(None), written(t.datasets)).where(d.id.in_(chunk))
-        stored.update({int(i): (bool(f), bool(w)) for i, f, w in conn.execute(rows)})
+        rows = select(d.id, d.feast_type.is_not(None), wrote(t.datasets)).where(d.id.in_(chunk))
+        stored.update({int(i): (bool(f), bool(w)) for i, f, w in conn.execute(rows, bound)})
         links = select(s.dataset_id, s.alias_id, kinds).where(
             s.dataset_id.in_(chunk),
             s.source == "symlink",
             kinds.in_((_TABLE, _LOCATION)),
             current(t.dataset_symlinks),
         )
-        for owner, alias, kind in conn.execute(links, dict(params or {})):
+        for owner, alias, kind in conn.execute(links, bound):
             if int(alias) in members:
                 tables.add(int(alias) if kind == _TABLE else int(owner))
     out: dict[int, NameFacts] = {}
     for i in wanted:
-        feast, wrote = stored.get(i, (False, False))
-        out[i] = NameFacts(feast, i in tables, wrote)
+        feast, was_written = stored.get(i, (False, False))
+        out[i] = NameFacts(feast, i in tables, was_written)
     return out

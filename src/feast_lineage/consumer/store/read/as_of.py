@@ -9,7 +9,8 @@ that listing's run had listed the dataset by ``T`` (``run_io.first_us``);
 outputs likewise. Parent and root edges count from the earliest event that
 stated them.
 A job or dataset exists at ``T`` when its ``created_us``, the least event
-time that named it, is at or before ``T``.
+time that named it, is at or before ``T``; a dataset node's ``written`` is
+whether an event by then wrote or declared it (:mod:`.writes_as_of`).
 
 A symlink is current at ``T`` by :func:`.aliases_as_of.symlink_at` (the
 dataset's last symlinks statement by then); the walk crosses it as the
@@ -65,6 +66,7 @@ from feast_lineage.consumer.store.read.graph import (
     _node_selects,
     count_symlinks,
 )
+from feast_lineage.consumer.store.read.writes_as_of import written_among
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import SORT_OFFSET
 
@@ -198,7 +200,18 @@ def node_page(
     if ns_ids is not None and not ns_ids:
         return []
     params = {"limit": limit, "offset": offset, **at.params(), **_scope(ns_ids)}
-    return [NodeRow(*row) for row in conn.execute(_page_statement(ns_ids is not None), params)]
+    rows = [NodeRow(*row) for row in conn.execute(_page_statement(ns_ids is not None), params)]
+    return _written_then(conn, rows, at)
+
+
+def _written_then(conn: Connection, rows: list[NodeRow], at: Instant) -> list[NodeRow]:
+    """``rows`` (read with ``written`` as of now) with ``written`` as of ``at``: one
+    statement for those written now (:func:`.writes_as_of.written_among`)."""
+    now = [r.id for r in rows if r.written]
+    if not now:
+        return rows
+    then = written_among(conn, now, at.params())
+    return [r._replace(written=r.id in then) if r.written else r for r in rows]
 
 
 @lru_cache(maxsize=4)
@@ -211,7 +224,8 @@ def all_nodes(conn: Connection, ns_ids: NsIds, at: Instant) -> list[NodeRow]:
     if ns_ids is not None and not ns_ids:
         return []
     params = {**at.params(), **_scope(ns_ids)}
-    return [NodeRow(*row) for row in conn.execute(_all_statement(ns_ids is not None), params)]
+    rows = [NodeRow(*row) for row in conn.execute(_all_statement(ns_ids is not None), params)]
+    return _written_then(conn, rows, at)
 
 
 @lru_cache(maxsize=4)
@@ -233,7 +247,7 @@ def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds, at: Instant
         out.extend(
             NodeRow(*row) for row in conn.execute(_by_id_statement(ns_ids is not None), params)
         )
-    return out
+    return _written_then(conn, out, at)
 
 
 def edges_among(conn: Connection, ids: set[int], at: Instant) -> list[EdgeRow]:

@@ -71,7 +71,8 @@ class NodeRow(NamedTuple):
     updated_us: int | None
     datasource_uri: str | None  # datasets only
     feast_type: str | None  # datasets only
-    written: bool  # a dataset some event wrote or declared (:func:`.common.written`)
+    # a dataset some event wrote or declared (:func:`.common.written`); as of an instant, by then
+    written: bool
 
 
 class EdgeRow(NamedTuple):
