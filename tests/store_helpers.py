@@ -29,6 +29,7 @@ from feast_lineage.consumer.store.engine.database import (
     upgrade_schema,
 )
 from feast_lineage.consumer.store.engine.meta import ensure_meta
+from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.graph import current_edge, current_symlink
 from feast_lineage.consumer.store.read.run_facets import one_run_facets
 from feast_lineage.consumer.store.schema import codec
@@ -36,7 +37,9 @@ from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.schema.codec import PayloadCodec
 from feast_lineage.consumer.store.schema.migrations.chunks import ATTRIBUTE as CHUNK_ATTRIBUTE
 from feast_lineage.consumer.store.write.rows import RowBatch
+from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
+from tests.factories import at
 
 # SQL literals, so statements that differ only in their values share a shape.
 _LITERALS = re.compile(r"'(?:[^']|'')*'|X'[0-9A-Fa-f]*'|\b-?\d+(?:\.\d+)?\b")
@@ -286,3 +289,8 @@ def ingest_shuffled(
             batch = []
     if batch:
         store.ingest(*batch)
+
+
+def instant(seconds: float) -> Instant:
+    """The instant ``seconds`` after the factories' origin (``tests.factories.at``)."""
+    return Instant(parse_us(at(seconds)))

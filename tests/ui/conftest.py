@@ -21,7 +21,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
+import httpx
 import pytest
 from playwright.sync_api import (
     Browser,
@@ -218,3 +220,18 @@ def node(target: Page, label: str, kind: str | None = None) -> Any:
     """The graph node whose name is exactly ``label`` (and of ``kind``, if given)."""
     inner = f'.lnode[data-label="{label}"]' + (f'[data-kind="{kind}"]' if kind else "")
     return target.locator(".react-flow__node", has=target.locator(inner))
+
+
+OL = "/api/v1/lineage/openlineage"
+
+
+def api(server: ServerProcess, path: str, **params: Any) -> Any:
+    """The JSON answer of ``GET`` the OpenLineage API's ``path`` (raising on an error status)."""
+    answer = httpx.get(f"{server.url}{OL}/{path}", params=params, timeout=30)
+    answer.raise_for_status()
+    return answer.json()
+
+
+def url_param(page: Page, key: str) -> str | None:
+    """The page URL's ``key`` (its first value), or None."""
+    return parse_qs(urlparse(page.url).query).get(key, [None])[0]

@@ -23,17 +23,19 @@ from feast_lineage.consumer.lineage_model import NodeId
 from feast_lineage.event_time import parse_us
 from tests.server_process import ServerProcess, write_repo
 from tests.ui.conftest import (
+    OL,
     VIEWPORT,
     PageErrors,
+    api,
     axe_violations,
     node,
     steady,
     ui_server,
+    url_param,
     wait_graph,
 )
 
 Shoot = Callable[[Page, str], Path]
-OL = "/api/v1/lineage/openlineage"
 TRAIN = {"node_type": "job", "node_ns": "spark://ml-team", "node": "train_driver_ranking"}
 FEATURE_VIEW = {
     "node_type": "dataset",
@@ -45,16 +47,6 @@ DBT_MODEL = "analytics.driver_hourly_stats"
 DBT = {"node_type": "job", "node_ns": "dbt://analytics", "node": DBT_MODEL}
 # What the dbt model reads since its second version (after the first training run).
 SHIFTS = "raw.public.driver_shifts"
-
-
-def api(server: ServerProcess, path: str, **params: Any) -> Any:
-    answer = httpx.get(f"{server.url}{OL}/{path}", params=params, timeout=30)
-    answer.raise_for_status()
-    return answer.json()
-
-
-def url_param(page: Page, key: str) -> str | None:
-    return parse_qs(urlparse(page.url).query).get(key, [None])[0]
 
 
 @pytest.fixture(scope="module")

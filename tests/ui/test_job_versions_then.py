@@ -17,16 +17,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlparse
+from urllib.parse import urlencode
 
 import httpx
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.server_process import ServerProcess, write_repo
-from tests.ui.conftest import ui_server, wait_graph
+from tests.ui.conftest import OL, api, ui_server, url_param, wait_graph
 
-OL = "/api/v1/lineage/openlineage"
 PRODUCER = "https://scheduler.example.com/shop/1.0"
 SPEC = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 SHOP = "shop"
@@ -80,11 +79,11 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
         posted = httpx.post(f"{running.url}/api/v1/lineage/batch", json=events, timeout=60)
         assert posted.status_code in (200, 204), posted.text
         then = _iso(t1)
-        diff = _get(running, "lineage/diff", **{"from": then, "to": "9999-12-31T00:00:00Z"})
+        diff = api(running, "lineage/diff", **{"from": then, "to": "9999-12-31T00:00:00Z"})
         (change,) = diff["job_changes"]
         assert change["changed"] == ["inputs", "outputs"], change
         versions = f"jobs/{SHOP}/{JOB['node']}/versions"
-        (final,) = _get(running, versions)["versions"]
+        (final,) = api(running, versions)["versions"]
         assert change["to_version"] == final["id"]
         # What makes the URL's instant needed: without `until` the version then is not found.
         missing = httpx.get(f"{running.url}{OL}/{versions}/{change['from_version']}", timeout=30)
@@ -92,21 +91,16 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
         yield History(running, then, change["from_version"], final["id"])
 
 
-def _get(server: ServerProcess, path: str, **params: str) -> Any:
-    answer = httpx.get(f"{server.url}{OL}/{path}", params=params, timeout=30)
-    answer.raise_for_status()
-    return answer.json()
-
-
-def _url_param(page: Page, key: str) -> str | None:
-    return parse_qs(urlparse(page.url).query).get(key, [None])[0]
-
-
 def _open(page: Page, url: str) -> Locator:
     """Load ``url``; the details panel."""
     page.goto(url)
     wait_graph(page)
     return page.get_by_test_id("details-panel")
+
+
+def _listed(panel: Locator) -> Locator:
+    """The rows of the job's Versions list in the details panel."""
+    return panel.get_by_test_id("job-versions").locator("li.job-version")
 
 
 def _shows_version_then(panel: Locator, history: History) -> None:
@@ -125,7 +119,7 @@ def test_as_of_an_instant_the_version_a_run_under_way_then_ran_opens(
     server = history.server
     panel = _open(page, f"{server.url}/?{urlencode({**JOB, 'as_of': history.then})}")
     # Listed as the one current then, the only one run by then.
-    listed = panel.get_by_test_id("job-versions").locator("li.job-version")
+    listed = _listed(panel)
     expect(listed).to_have_count(1)
     expect(listed).to_have_attribute("data-version-id", history.version_then)
     expect(listed).to_have_attribute("data-current", "true")
@@ -135,8 +129,8 @@ def test_as_of_an_instant_the_version_a_run_under_way_then_ran_opens(
     )
     _shows_version_then(panel, history)
     # Read as of the time control's instant, which the URL keeps: a link opens it again.
-    assert _url_param(page, "as_of") == history.then
-    assert _url_param(page, "jobver_at") is None
+    assert url_param(page, "as_of") == history.then
+    assert url_param(page, "jobver_at") is None
     _shows_version_then(_open(page, page.url), history)
 
 
@@ -149,13 +143,11 @@ def test_changes_since_an_instant_the_job_s_version_then_opens_as_of_that_instan
     change = panel.get_by_test_id("change-section")
     expect(change).to_contain_text("inputs, outputs changed")
     # Now, the job's versions list only its final one: the version then is read as of since.
-    expect(panel.get_by_test_id("job-versions").locator("li.job-version")).to_have_attribute(
-        "data-version-id", history.version_now
-    )
+    expect(_listed(panel)).to_have_attribute("data-version-id", history.version_now)
     change.get_by_test_id("change-version-then").click()
     _shows_version_then(panel, history)
-    assert _url_param(page, "jobver") == history.version_then
-    assert _url_param(page, "jobver_at") == since
+    assert url_param(page, "jobver") == history.version_then
+    assert url_param(page, "jobver_at") == since
     link = page.url
 
     # The version now is read now: the instant goes from the URL.
@@ -164,7 +156,7 @@ def test_changes_since_an_instant_the_job_s_version_then_opens_as_of_that_instan
     expect(detail).to_have_attribute("data-version-id", history.version_now)
     expect(detail).to_contain_text(f"Inputs: {READ_AT_START}, {READ_LATER}")
     expect(detail).to_contain_text(f"Outputs: {WRITTEN_LATER}")
-    assert _url_param(page, "jobver_at") is None
+    assert url_param(page, "jobver_at") is None
 
     # A link to the version then opens it again.
     _shows_version_then(_open(page, link), history)
@@ -181,7 +173,7 @@ def test_back_to_now_the_version_open_as_of_an_instant_stays_read_as_of_it(
 ) -> None:
     server = history.server
     panel = _open(page, f"{server.url}/?{urlencode({**JOB, 'as_of': history.then})}")
-    listed = panel.get_by_test_id("job-versions").locator("li.job-version")
+    listed = _listed(panel)
     listed.get_by_role("button").first.click()
     _shows_version_then(panel, history)
     # Read as of the time control's instant: the header names none.
@@ -194,8 +186,8 @@ def test_back_to_now_the_version_open_as_of_an_instant_stays_read_as_of_it(
     expect(listed).to_have_attribute("data-version-id", history.version_now)
     # ... and the version open stays the one it was, read as of the instant it was opened at,
     # which its header names; the URL keeps that instant, so a link opens it again.
-    assert _url_param(page, "jobver") == history.version_then
-    assert _url_param(page, "jobver_at") == history.then
+    assert url_param(page, "jobver") == history.version_then
+    assert url_param(page, "jobver_at") == history.then
     _shows_version_then(panel, history)
     expect(_read_at(panel)).to_contain_text("as of")
     expect(_read_at(panel).locator("time")).to_have_attribute("datetime", history.then)
@@ -214,7 +206,7 @@ def test_as_of_an_earlier_instant_the_version_open_now_stays_read_as_of_now(
 ) -> None:
     server = history.server
     panel = _open(page, f"{server.url}/?{urlencode(JOB)}")
-    listed = panel.get_by_test_id("job-versions").locator("li.job-version")
+    listed = _listed(panel)
     expect(listed).to_have_attribute("data-version-id", history.version_now)
     listed.get_by_role("button").first.click()
     detail = panel.get_by_test_id("job-version-detail")
@@ -226,9 +218,9 @@ def test_as_of_an_earlier_instant_the_version_open_now_stays_read_as_of_now(
     page.get_by_test_id("as-of-input").fill(history.then)
     page.get_by_test_id("as-of-input").press("Enter")
     expect(listed).to_have_attribute("data-version-id", history.version_then)
-    assert _url_param(page, "as_of") == history.then
-    assert _url_param(page, "jobver") == history.version_now
-    assert _url_param(page, "jobver_at") == "now"
+    assert url_param(page, "as_of") == history.then
+    assert url_param(page, "jobver") == history.version_now
+    assert url_param(page, "jobver_at") == "now"
     expect(detail).to_have_attribute("data-version-id", history.version_now)
     expect(detail).to_contain_text(f"Inputs: {READ_AT_START}, {READ_LATER}")
     expect(detail).to_contain_text(f"Outputs: {WRITTEN_LATER}")

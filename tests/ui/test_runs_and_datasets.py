@@ -7,27 +7,15 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 import httpx
 from playwright.sync_api import Page, expect
 
 from tests.server_process import ServerProcess
-from tests.ui.conftest import node, ui_server, wait_graph
+from tests.ui.conftest import api, node, ui_server, url_param, wait_graph
 
 Shoot = Callable[[Page, str], Path]
-OL = "/api/v1/lineage/openlineage"
 OOM = "java.lang.OutOfMemoryError: Java heap space"
-
-
-def api(server: ServerProcess, path: str, **params: Any) -> Any:
-    answer = httpx.get(f"{server.url}{OL}/{path}", params=params, timeout=30)
-    answer.raise_for_status()
-    return answer.json()
-
-
-def url_param(page: Page, key: str) -> str | None:
-    return parse_qs(urlparse(page.url).query).get(key, [None])[0]
 
 
 def test_a_failed_run_shows_its_error_and_its_stack_trace_folded(

@@ -435,8 +435,9 @@ def test_a_path_spark_wrote_is_named_after_its_table(client: TestClient) -> None
     assert tbl1["aliases"] == [{"namespace": "file", "name": "/tmp/ctas_load/tbl1"}]
 
 
-def test_a_name_written_to_wins_over_one_only_read(client: TestClient) -> None:
-    """Neither name is a table's: the one a job wrote names the group, not the first."""
+def _orders_written_and_read_by_its_alias(client: TestClient, *later: Any) -> None:
+    """warehouse/orders written (its id from src/id) at 0; archive/orders, linked to it by
+    a VIEW symlink, read at 1: neither name is a table's. Then ``later``."""
     link = facet(identifiers=[{"namespace": "warehouse", "name": "orders", "type": "VIEW"}])
     ingest(
         client,
@@ -449,7 +450,13 @@ def test_a_name_written_to_wins_over_one_only_read(client: TestClient) -> None:
             time=at(1),
             inputs=[dataset("archive", "orders", symlinks=link)],
         ),
+        *later,
     )
+
+
+def test_a_name_written_to_wins_over_one_only_read(client: TestClient) -> None:
+    """Neither name is a table's: the one a job wrote names the group, not the first."""
+    _orders_written_and_read_by_its_alias(client)
     body = columns(client, "src", field="id", direction="downstream")
     (orders,) = (n for n in body["nodes"] if n["depth"] == 1)
     assert (orders["namespace"], orders["name"]) == ("warehouse", "orders")
@@ -459,21 +466,8 @@ def test_a_name_written_to_wins_over_one_only_read(client: TestClient) -> None:
 def test_a_name_written_by_the_instant_wins_as_of_it(client: TestClient) -> None:
     """As of an instant, a name written by then names the group: one first written later
     does not, as on a store of the events up to then, and the graph's nodes then say so."""
-    link = facet(identifiers=[{"namespace": "warehouse", "name": "orders", "type": "VIEW"}])
-    ingest(
-        client,
-        write(
-            "w", ["src"], "orders", cll({"id": [("lake", "src", "id", "DIRECT")]}), ns="warehouse"
-        ),
-        run_event(
-            "COMPLETE",
-            job=("spark", "r"),
-            time=at(1),
-            inputs=[dataset("archive", "orders", symlinks=link)],
-        ),
-        # archive's name declared at 10: both were written since, the first by namespace wins
-        dataset_event("archive", "orders", time=at(10)),
-    )
+    # archive's name declared at 10: both were written since, the first by namespace wins
+    _orders_written_and_read_by_its_alias(client, dataset_event("archive", "orders", time=at(10)))
     now = columns(client, "src", field="id", direction="downstream")
     (orders,) = (n for n in now["nodes"] if n["depth"] == 1)
     assert (orders["namespace"], orders["name"]) == ("archive", "orders")

@@ -10,13 +10,12 @@ import pytest
 from feast_lineage.consumer.services.job_versions_then import job_versions_at
 from feast_lineage.consumer.store.read import as_of
 from feast_lineage.consumer.store.read import dataset_versions as dv
-from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.columns_as_of import schema_ids_at
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id, namespace_id
 from tests.factories import at, dataset, dataset_event, facet, run_event, schema_facet
-from tests.store_helpers import Store
+from tests.store_helpers import Store, instant
 
 JOB = ("spark://prod", "etl")
 
@@ -26,10 +25,6 @@ def store(store_url: str) -> Iterator[Store]:
     s = Store(store_url)
     yield s
     s.close()
-
-
-def instant(seconds: float) -> Instant:
-    return Instant(parse_us(at(seconds)))
 
 
 def inputs_at(store: Store, seconds: float) -> set[int]:

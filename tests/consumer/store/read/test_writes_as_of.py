@@ -10,12 +10,11 @@ import pytest
 
 from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.consumer.store.read import as_of
-from feast_lineage.consumer.store.read.as_of import Instant
 from feast_lineage.consumer.store.read.writes_as_of import written_among
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id
 from tests.factories import at, dataset, dataset_event, job_event, run_event
-from tests.store_helpers import Store
+from tests.store_helpers import Store, instant
 
 NS = "s3://b"
 NAMES = ("read", "out", "late", "declared", "listed")
@@ -27,10 +26,6 @@ def store(store_url: str) -> Iterator[Store]:
     s = Store(store_url)
     yield s
     s.close()
-
-
-def instant(seconds: float) -> Instant:
-    return Instant(parse_us(at(seconds)))
 
 
 def history() -> list[dict[str, Any]]:
