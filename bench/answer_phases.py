@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import random
-import sqlite3
 import time
 from collections import defaultdict
 from pathlib import Path
 from types import ModuleType
 
-from bench.stored import event_span
+from bench.stored import event_span, node_names
 from bench.timers import time_calls
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.services import graph_history, job_versions_then
@@ -65,17 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     engine = create_store_engine(f"sqlite:///{args.store}")
     read = StoreReader(engine, Scope.everything(), {}, PositionCache())
-    db = sqlite3.connect(f"file:{args.store}?mode=ro", uri=True)
-    nodes = [
-        ("job", ns, n) for ns, n in db.execute("SELECT namespace, name FROM feast_lineage_jobs")
-    ]
-    nodes += [
-        ("dataset", ns, n)
-        for ns, n in db.execute("SELECT namespace, name FROM feast_lineage_datasets")
-    ]
-    db.close()
     with engine.connect() as conn:
         first, last, events = event_span(conn)
+        nodes = node_names(conn)
     spent: dict[str, float] = defaultdict(float)
     for module, names in _TIMED[args.kind]:
         for name in names:

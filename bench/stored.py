@@ -14,3 +14,11 @@ def event_span(conn: Connection) -> tuple[int, int, int]:
         select(func.min(e.event_time_us), func.max(e.event_time_us), func.count())
     ).one()
     return int(first), int(last), int(events)
+
+
+def node_names(conn: Connection) -> list[tuple[str, str, str]]:
+    """(kind, namespace, name) of every job, then of every dataset: what an answer centres on."""
+    j, d = t.jobs.c, t.datasets.c
+    found = [("job", ns, name) for ns, name in conn.execute(select(j.namespace, j.name))]
+    found += [("dataset", ns, name) for ns, name in conn.execute(select(d.namespace, d.name))]
+    return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import sqlite3
 import ssl
 import subprocess
@@ -439,6 +440,19 @@ def test_a_port_out_of_range_is_a_usage_error(
     assert result.exit_code == 2, result.output
     assert "Invalid value for '--port' / '-p'" in result.output
     assert "is not in the range 1<=x<=65535" in result.output
+
+
+@pytest.mark.parametrize("consumer", [True, False], ids=["consumer-on", "consumer-off"])
+def test_ui_on_a_port_that_is_taken_says_only_that(tmp_path: Path, consumer: bool) -> None:
+    """The UI's address is printed once the port is bound: a taken port is one error line,
+    never the address of a server that is not there."""
+    repo = write_repo(tmp_path, consumer={"enabled": consumer})
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        result = invoke("-c", repo, "ui", "--port", port)
+    said = one_line_error(result)
+    assert said.startswith(f"--host/--port: cannot listen on 127.0.0.1:{port} ("), said
+    assert "feast-lineage ui:" not in result.output
 
 
 @pytest.fixture

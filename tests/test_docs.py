@@ -3,7 +3,8 @@
 - docs/configuration.md has a section for every option of both settings
   models, naming its environment variable and its default.
 - docs/api.md names every endpoint of the app as `METHOD /path`.
-- docs/ARCHITECTURE.md and docs/performance.md name only modules that exist.
+- docs/ARCHITECTURE.md and docs/performance.md name only modules that exist (and the
+  UI's build folder, which the server serves, whether or not the UI was built).
 (docs/cli.md is checked by tests/test_cli_docs.py.)
 """
 
@@ -17,10 +18,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+import feast_lineage
 from feast_lineage.config import ConsumerSettings, ProducerSettings
 from feast_lineage.config.loader import consumer_env_names
 from feast_lineage.config.producer import ENV_NAMES
 from feast_lineage.consumer.app import create_app
+from feast_lineage.consumer.routes.ui import WEB_UI_DIR
 from feast_lineage.consumer.schemas import GraphNode
 from feast_lineage.consumer.services.registry_lineage import OBJECT_TYPES
 from feast_lineage.consumer.settings import AppSettings
@@ -179,19 +182,36 @@ def test_the_api_docs_error_table_lists_every_code_the_server_sends() -> None:
     assert not missing, f"docs/api.md's error table lacks {missing}"
 
 
+def ui_build_folder() -> Path:
+    """The folder the UI's build writes (ui/vite.config.*'s ``outDir``, from ui/): named
+    by the docs on purpose, it exists only in a checkout where the UI was built."""
+    (config,) = (PACKAGE.parents[1] / "ui").glob("vite.config.*")
+    out_dir = re.search(r"""\boutDir\s*[:=]\s*["']([^"']+)["']""", config.read_text())
+    assert out_dir, f"{config} sets no outDir"
+    return (config.parent / out_dir.group(1)).resolve()
+
+
+def test_the_server_serves_the_ui_from_the_ui_builds_folder() -> None:
+    # (Within the package, wherever it is installed.)
+    served = WEB_UI_DIR.relative_to(Path(feast_lineage.__file__).resolve().parent)
+    assert served == ui_build_folder().relative_to(PACKAGE)
+
+
 @pytest.mark.parametrize("doc", ["ARCHITECTURE.md", "performance.md"])
 def test_the_architecture_docs_name_only_modules_that_exist(doc: str) -> None:
     text = (DOCS / doc).read_text()
     named = set(re.findall(r"`([\w/]+(?:\.py|/))`", text))
     assert len(named) > 5
     # A path from the package, the consumer package, the store or the checkout; a bare
-    # module name (in its layer's row), a module somewhere in the package.
+    # module name (in its layer's row), a module somewhere in the package. The UI's build
+    # folder is there once the UI is built (it is not in a fresh clone).
     roots = (PACKAGE, PACKAGE / "consumer", PACKAGE / "consumer" / "store", *PACKAGE.parents[:2])
     modules = {path.name for path in PACKAGE.rglob("*.py")}
+    build = ui_build_folder()
     missing = sorted(
         name
         for name in named
-        if not any((root / name).exists() for root in roots)
+        if not any((root / name).exists() or (root / name).resolve() == build for root in roots)
         and not ("/" not in name and name in modules)
     )
     assert not missing, f"docs/{doc} names modules that do not exist: {missing}"

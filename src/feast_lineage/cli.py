@@ -29,6 +29,8 @@ from feast_lineage.config import ConfigError, load_config
 from feast_lineage.config.loader import normalize_database_url
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from feast_lineage.consumer.store.engine.migration_progress import MigrationProgress
 
 _FS_YAML_ENV = "FEAST_FS_YAML_FILE_PATH"
@@ -311,7 +313,7 @@ def ui(
         shown_host = f"[{shown_host}]"
     scheme = "https" if tls_key_path else "http"
     url = f"{scheme}://{shown_host}:{port}{root_path.rstrip('/')}/"
-    click.echo(
+    announcement = (
         f"feast-lineage ui: {url} (project {config.project}; consumer "
         + ("on" if consumer else "off: registry lineage only")
         + ")"
@@ -325,6 +327,8 @@ def ui(
         root_path=root_path,
         header_timeout=config.consumer.header_timeout_seconds,
         database=(settings.database_url, config.database_option()) if consumer else None,
+        # Once the port is bound: a port that is taken is the one line of its error.
+        listening=partial(click.echo, announcement),
     )
 
 
@@ -576,11 +580,13 @@ def _serve(
     header_timeout: float = 30,
     database: tuple[str, str] | None = None,
     preload: tuple[str, ...] = (),
+    listening: Callable[[], None] | None = None,
 ) -> None:
     """Serve ``app`` until interrupted; a server-side config problem is one line.
 
     With ``database`` (its URL and the option that names it), its schema is
-    brought up to date first, while the port answers not-ready.
+    brought up to date first, while the port answers not-ready. ``listening``
+    is called once the port is bound.
     """
     from sqlalchemy import make_url
 
@@ -605,6 +611,7 @@ def _serve(
             header_timeout=header_timeout,
             upgrade=upgrade,
             preload=preload,
+            listening=listening,
         )
     except (ConfigError, WorkerStartupError) as err:
         raise click.ClickException(str(err)) from None

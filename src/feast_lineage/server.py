@@ -109,6 +109,7 @@ def serve(
     header_timeout: float = 30,
     upgrade: SchemaUpgrade | None = None,
     preload: tuple[str, ...] = (),
+    listening: Callable[[], None] | None = None,
 ) -> None:
     """Serve the app ``factory`` builds until interrupted.
 
@@ -120,8 +121,10 @@ def serve(
     (:mod:`feast_lineage.header_timeout`). With several workers, the modules
     named in ``preload`` are imported once before they are forked (each app
     imports them as it starts: the workers then share them, and none pays
-    for the import). Raises :class:`WorkerStartupError` when a worker process
-    fails to start.
+    for the import). ``listening`` is called once the port is bound (a
+    server's address is announced then, never before a port that is taken
+    fails). Raises :class:`WorkerStartupError` when a worker process fails
+    to start.
     """
     if bool(tls_key_path) != bool(tls_cert_path):
         raise ConfigError(
@@ -141,6 +144,7 @@ def serve(
         "http": with_header_timeout(header_timeout),
     }
     tls = {"tls_key_path": tls_key_path, "tls_cert_path": tls_cert_path}
+    sock = listen(host, port)
     logging.getLogger(__name__).info(
         "lineage server on %s://%s:%d (%d worker process%s)",
         "https" if tls_key_path else "http",
@@ -149,7 +153,8 @@ def serve(
         workers,
         "" if workers == 1 else "es",
     )
-    sock = listen(host, port)
+    if listening is not None:
+        listening()
     try:
         with ExitStack() as interim:
             handed_over: Callable[[], None] = _nothing

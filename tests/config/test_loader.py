@@ -926,8 +926,22 @@ FRESHNESS_FIX = (
 @pytest.mark.parametrize(
     ("freshness", "problem"),
     [
-        ({"s3://bucket/*": -1}, "'s3://bucket/*': -1.0 is not a number of seconds greater than 0"),
-        ({"s3://bucket/*": 0}, "'s3://bucket/*': 0.0 is not a number of seconds greater than 0"),
+        # The value as written: -1 was shown as the -1.0 it had become.
+        ({"s3://bucket/*": -1}, "'s3://bucket/*': -1 is not a number of seconds greater than 0"),
+        ({"s3://bucket/*": 0}, "'s3://bucket/*': 0 is not a number of seconds greater than 0"),
+        (
+            {"s3://bucket/*": -0.5},
+            "'s3://bucket/*': -0.5 is not a number of seconds greater than 0",
+        ),
+        (
+            {"s3://bucket/*": 0.0},
+            "'s3://bucket/*': 0.0 is not a number of seconds greater than 0",
+        ),
+        # A number in quotes is read as one, and shown as written too.
+        (
+            {"s3://bucket/*": "-1"},
+            "'s3://bucket/*': -1 is not a number of seconds greater than 0",
+        ),
         # Neither is greater than 0 in the sense that matters: NaN compares false to
         # everything (it passed `<= 0`, and made every staleness check false), and an
         # infinite interval is never stale: both were taken.
@@ -958,3 +972,15 @@ def test_a_bad_freshness_entry_names_it_and_gives_one_example(
     assert message == f"{where}: {problem}; {FRESHNESS_FIX}"
     assert message.count("e.g.") == 1, message
     assert message.lower().count("freshness") == 1, message
+
+
+def test_freshness_not_json_in_the_environment_gives_the_bad_entrys_example(
+    tmp_path: Path,
+) -> None:
+    repo = write(tmp_path, fs({"consumer": {}}))
+    with pytest.raises(ConfigError) as info:
+        load(repo, {FRESHNESS_ENV: "s3://bucket/*=3600"})
+    example = FRESHNESS_FIX.partition("e.g. ")[2]
+    assert str(info.value) == (
+        f"{FRESHNESS_ENV}: is not valid JSON; set a JSON object such as '{example}'"
+    )

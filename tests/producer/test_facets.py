@@ -104,6 +104,7 @@ def test_schema_url_points_at_the_servers_facet_route() -> None:
     )
 
 
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # no SQL: files
 def test_the_server_serves_every_schema(client: TestClient) -> None:
     for name in FACET_NAMES:
         response = client.get(f"/api/v1/lineage/facets/{name}.json")

@@ -134,3 +134,84 @@ def test_no_two_reached_nodes_read_alike(page: Page, server: ServerProcess) -> N
         "li[data-node-id='dataset:driver_ranking:training_frame/feature_service/driver_activity_v1']"
     )
     expect(frame).to_contain_text("training frame")
+
+
+def test_enter_on_the_problem_s_name_focuses_its_node_as_a_click_does(
+    page: Page, server: ServerProcess
+) -> None:
+    """The problem's name is its link: focused and entered (as a click on it does), the
+    graph shows the task with the keyboard's focus on it, never on the page's body."""
+    page.goto(server.url + "/?" + urlencode({"tab": "health", "kind": "failed", "ns": TASK_NS}))
+    name = page.get_by_text(TASK, exact=True)
+    name.focus()
+    expect(name).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("focus-controls")).to_contain_text(TASK)
+    wait_graph(page)
+    page.wait_for_function(
+        "want => document.activeElement?.closest('.react-flow__node')?.dataset.id === want",
+        arg=TASK_ID,
+    )
+
+
+def test_a_node_s_accessible_name_says_it_is_at_risk(page: Page, server: ServerProcess) -> None:
+    """A screen reader hears a node's health as its glyph shows it: "at risk" (the failed
+    task's "latest run failed" already said it)."""
+    page.goto(
+        server.url
+        + "/?"
+        + urlencode(
+            {
+                "focus_type": "job",
+                "focus_ns": TASK_NS,
+                "focus": TASK,
+                "dir": "downstream",
+                "depth": 11,
+            }
+        )
+    )
+    wait_graph(page)
+    service = page.locator(f".react-flow__node[data-id='{SERVICE_ID}']")
+    expect(service.locator(".lnode")).to_have_attribute("data-health", "at_risk")
+    expect(service).to_have_attribute("aria-label", re.compile(r"driver_activity_v2.*, at risk$"))
+    task = page.locator(f".react-flow__node[data-id='{TASK_ID}']")
+    expect(task).to_have_attribute("aria-label", re.compile("latest run failed"))
+    assert "failed, failed" not in (task.get_attribute("aria-label") or "")
+    # Every at-risk node drawn says it.
+    labels = page.eval_on_selector_all(
+        ".react-flow__node:has(.lnode[data-health=at_risk])",
+        "els => els.map(e => e.getAttribute('aria-label'))",
+    )
+    assert labels
+    assert all("at risk" in label for label in labels), labels
+
+
+def test_the_focus_view_keeps_the_task_s_own_name_whole(page: Page, server: ServerProcess) -> None:
+    """Focused on the task downstream, its DAG is not drawn (no parent edge in the focused
+    graph): known from the whole graph, its name still loses the DAG's part first."""
+    page.goto(server.url + "/?tab=health")
+    page.locator(f"[data-problem='failed:{TASK_ID}']").get_by_role("button", name=TASK).click()
+    wait_graph(page)
+    expect(page.locator(f".lnode[data-node-id='{DAG_ID}']")).to_have_count(0)
+    drawn = page.locator(f".lnode[data-node-id='{TASK_ID}'] .lnode-line")
+    expect(drawn.first).to_be_visible()
+    text = "".join(drawn.all_inner_texts())
+    assert text.endswith("export_daily_trips"), text
+    assert "…" in text, text  # (too long to show whole: shortened, its DAG's part first)
+
+
+def test_a_time_still_to_come_shows_health_as_now(page: Page, server: ServerProcess) -> None:
+    """As of a future instant is the lineage now: the failed and at-risk rings too, and the
+    details' freshness (health is assessed for now only)."""
+    page.goto(server.url + "/?" + urlencode({"as_of": "2030-01-01T00:00:00Z", **VIEW}))
+    wait_graph(page)
+    expect(page.get_by_test_id("history-banner")).to_contain_text("a time still to come")
+    expect(page.locator(f".lnode[data-node-id='{TASK_ID}']")).to_have_attribute(
+        "data-health", "failed"
+    )
+    expect(page.locator(".lnode[data-health=at_risk]").first).to_be_visible()
+    legend = page.get_by_label("Legend")
+    expect(legend.locator("[data-legend=health-failed]")).to_be_visible()
+    freshness = page.get_by_test_id("details-panel").get_by_test_id("freshness")
+    expect(freshness).to_contain_text("materialized to")
+    expect(freshness).not_to_contain_text("known for now only")

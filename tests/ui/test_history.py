@@ -240,6 +240,19 @@ def test_changes_since_the_first_training_run_mark_the_dbt_job_redefined_and_its
     expect(gone).to_have_attribute("data-change", "removed")
     shoot(page, "history-changes-since-columns")
 
+    # Traced from the Feast object the file backs, the answer names the alias group by the
+    # feature view while the diff names the file: the same edges are marked all the same.
+    by_feast = {"col_ns": FEATURE_VIEW["node_ns"], "col_ds": FEATURE_VIEW["node"], "col": field}
+    page.goto(f"{server.url}/?{urlencode(by_feast | {'dir': 'upstream', 'changes_since': since})}")
+    page.wait_for_selector("[data-testid=column-ready]", state="attached", timeout=30_000)
+    marked = page.locator('.column-edge[data-change="added"]')
+    expect(marked.filter(has=page.locator(".cedge-change"))).not_to_have_count(0)
+    assert any(
+        "driver_shifts" in (marked.nth(i).get_attribute("data-id") or "")
+        for i in range(marked.count())
+    ), [marked.nth(i).get_attribute("data-id") for i in range(marked.count())]
+    expect(page.locator('.column-edge[data-change="removed"]')).not_to_have_count(0)
+
 
 def test_the_versions_lists_page_with_show_older(shared: Page, server: ServerProcess) -> None:
     page = shared
@@ -288,6 +301,29 @@ def test_the_dataset_versions_show_the_type_change_and_open_its_diff(
     expect(diff).to_contain_text("conv_rate: type FLOAT → DOUBLE")
     assert url_param(page, "dsver") is not None
     shoot(page, "history-dataset-versions")
+
+
+def test_a_version_linked_as_of_an_instant_before_it_was_made_says_so(
+    shared: Page, server: ServerProcess, first_training: dict[str, Any]
+) -> None:
+    page = shared
+    path = f"datasets/{FEATURE_VIEW['node_ns']}/{quote(FEATURE_VIEW['node'], safe='')}/versions"
+    newest = api(server, path)["versions"][0]
+    as_of = first_training["started_at_iso"]
+    assert parse_us(newest["created_at_iso"]) > parse_us(as_of)
+    open_url(page, server, **FEATURE_VIEW, as_of=as_of, dsver=newest["id"])
+    versions = page.get_by_test_id("dataset-versions")
+    expect(versions).to_be_visible()
+    # The list as of then leaves the version out; the link still opens it, and it says why.
+    expect(versions.locator(f"tr.version-row[data-version-id='{newest['id']}']")).to_have_count(0)
+    note = page.get_by_test_id("version-detail").get_by_test_id("version-after-as-of")
+    expect(note).to_contain_text("did not exist yet")
+    # A version made by then opens without it.
+    then = versions.locator("tr.version-row").first
+    then.locator("button").click()
+    expect(page.get_by_test_id("version-detail")).to_have_count(1)
+    assert url_param(page, "dsver") == then.get_attribute("data-version-id")
+    expect(page.get_by_test_id("version-after-as-of")).to_have_count(0)
 
 
 def test_a_version_open_in_a_closed_panel_is_not_asked_of_the_next_node(

@@ -6,8 +6,10 @@ store keeps: the server answers it only with ``until``, which the UI sends as of
 the time control's instant or, for a diff's version then, as of the URL's
 ``jobver_at``. When the time control's instant changes (Back to now, another As of),
 a version open stays read as of the instant it was opened at, which the URL's
-``jobver_at`` keeps and its header names (history/jobVersionAt.ts). The quickstart
-has no such run, so this module posts its own history to a fresh server.
+``jobver_at`` keeps and its header names (history/jobVersionAt.ts); back at that
+instant, ``jobver_at`` goes. A malformed ``jobver_at`` is named in the link's note with
+the malformed times. The quickstart has no such run, so this module posts its own
+history to a fresh server.
 """
 
 from __future__ import annotations
@@ -226,3 +228,134 @@ def test_as_of_an_earlier_instant_the_version_open_now_stays_read_as_of_now(
     expect(detail).to_contain_text(f"Outputs: {WRITTEN_LATER}")
     expect(_read_at(panel)).to_have_text("as of now")
     expect(panel.get_by_text("Could not load")).to_have_count(0)
+
+
+def _url_lacks(page: Page, key: str) -> None:
+    page.wait_for_function(f"() => !new URLSearchParams(location.search).has('{key}')")
+
+
+def test_a_malformed_jobver_at_in_a_link_is_named_with_the_malformed_times_and_left_out(
+    page: Page, history: History
+) -> None:
+    server = history.server
+    version = {**JOB, "as_of": history.then, "jobver": history.version_then}
+    # It was passed over without a word (the version read as of the time control's), and
+    # the link kept it.
+    panel = _open(page, f"{server.url}/?{urlencode({**version, 'jobver_at': 'garbage'})}")
+    note = page.get_by_test_id("time-link-note")
+    expect(note).to_contain_text("jobver_at=garbage")
+    expect(note).to_contain_text("jobver_at takes an ISO 8601 instant such as")
+    expect(note).to_contain_text(", or now.")
+    expect(note).to_contain_text("It was left out")
+    # Read as of the time control's instant, which the URL now says alone.
+    _url_lacks(page, "jobver_at")
+    assert url_param(page, "as_of") == history.then
+    assert url_param(page, "jobver") == history.version_then
+    _shows_version_then(panel, history)
+    expect(_read_at(panel)).to_have_count(0)
+    note.get_by_role("button", name="Dismiss").click()
+    expect(note).to_have_count(0)
+
+    # Listed with another malformed time the link gives, each named.
+    _open(
+        page,
+        f"{server.url}/?"
+        + urlencode({**version, "changes_since": "soon", "jobver_at": "2026-13-01T00:00:00Z"}),
+    )
+    expect(note).to_contain_text("changes_since=soon")
+    expect(note).to_contain_text("jobver_at=2026-13-01T00:00:00Z")
+    expect(note).to_contain_text("They were left out")
+    _url_lacks(page, "jobver_at")
+    _url_lacks(page, "changes_since")
+    _shows_version_then(panel, history)
+
+    # "now" is no malformed jobver_at: the version now, read as of now as of T1, is kept.
+    now = {**version, "jobver": history.version_now, "jobver_at": "now"}
+    _open(page, f"{server.url}/?{urlencode(now)}")
+    detail = panel.get_by_test_id("job-version-detail")
+    expect(detail).to_have_attribute("data-version-id", history.version_now)
+    expect(_read_at(panel)).to_have_text("as of now")
+    assert url_param(page, "jobver_at") == "now"
+    expect(note).to_have_count(0)
+    # Nor is an instant in another form: it is written in the server's, quietly.
+    offset = {**JOB, "jobver": history.version_then}
+    _open(page, f"{server.url}/?{urlencode({**offset, 'jobver_at': history.then[:-1] + '+00:00'})}")
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('jobver_at') === '{history.then}'"
+    )
+    _shows_version_then(panel, history)
+    expect(_read_at(panel).locator("time")).to_have_attribute("datetime", history.then)
+    expect(note).to_have_count(0)
+
+
+def test_back_at_the_instant_a_version_was_read_as_of_jobver_at_goes_from_the_url(
+    page: Page, history: History
+) -> None:
+    server = history.server
+    panel = _open(page, f"{server.url}/?{urlencode({**JOB, 'as_of': history.then})}")
+    _listed(panel).get_by_role("button").first.click()
+    _shows_version_then(panel, history)
+    page.get_by_test_id("back-to-now").click()
+    _url_lacks(page, "as_of")
+    assert url_param(page, "jobver_at") == history.then
+    carried = page.url
+
+    # As of that instant again, the version is read as of the time control's: jobver_at
+    # (which stayed) goes, in the same history entry, and the header names no instant.
+    page.get_by_test_id("as-of-input").fill(history.then)
+    page.get_by_test_id("as-of-input").press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).has('as_of')")
+    assert url_param(page, "as_of") == history.then
+    _url_lacks(page, "jobver_at")
+    assert url_param(page, "jobver") == history.version_then
+    _shows_version_then(panel, history)
+    expect(_read_at(panel)).to_have_count(0)
+    back_at_it = page.url
+
+    # Back and Forward give each entry as it was.
+    page.go_back()
+    page.wait_for_url(carried)
+    _shows_version_then(panel, history)
+    expect(_read_at(panel).locator("time")).to_have_attribute("datetime", history.then)
+    page.go_forward()
+    page.wait_for_url(back_at_it)
+    _shows_version_then(panel, history)
+    expect(_read_at(panel)).to_have_count(0)
+
+    # A link that names the time control's instant twice says it once (the same instant
+    # in another form too).
+    version = {**JOB, "as_of": history.then, "jobver": history.version_then}
+    for given in (history.then, history.then.replace("Z", "+00:00")):
+        _open(page, f"{server.url}/?{urlencode({**version, 'jobver_at': given})}")
+        _url_lacks(page, "jobver_at")
+        assert url_param(page, "as_of") == history.then
+        _shows_version_then(panel, history)
+        expect(_read_at(panel)).to_have_count(0)
+        expect(page.get_by_test_id("time-link-note")).to_have_count(0)
+
+
+def test_back_to_now_a_version_carried_as_of_now_drops_jobver_at(
+    page: Page, history: History
+) -> None:
+    server = history.server
+    panel = _open(page, f"{server.url}/?{urlencode(JOB)}")
+    _listed(panel).get_by_role("button").first.click()
+    detail = panel.get_by_test_id("job-version-detail")
+    expect(detail).to_have_attribute("data-version-id", history.version_now)
+    page.get_by_test_id("as-of-input").fill(history.then)
+    page.get_by_test_id("as-of-input").press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('jobver_at') === 'now'")
+    expect(_read_at(panel)).to_have_text("as of now")
+    carried = page.url
+
+    page.get_by_test_id("back-to-now").click()
+    _url_lacks(page, "as_of")
+    _url_lacks(page, "jobver_at")
+    assert url_param(page, "jobver") == history.version_now
+    expect(detail).to_have_attribute("data-version-id", history.version_now)
+    expect(_read_at(panel)).to_have_count(0)
+
+    page.go_back()
+    page.wait_for_url(carried)
+    expect(detail).to_have_attribute("data-version-id", history.version_now)
+    expect(_read_at(panel)).to_have_text("as of now")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.server_process import ServerProcess
@@ -99,63 +100,86 @@ WITH_ANONYMOUS = json.dumps(
 )
 
 
+@pytest.fixture(scope="module")
+def keyed(quickstart_repo: Path, server: ServerProcess) -> Iterator[ServerProcess]:
+    """A server over the quickstart's store whose keys leave public_demo to anyone.
+
+    (`server` has stored the other producers' events in the repository's store.) The tests
+    that take it only read, each in a page of its own (its own sessionStorage): one process
+    serves them all.
+    """
+    env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": WITH_ANONYMOUS}
+    with ui_server(quickstart_repo, env=env) as running:
+        yield running
+
+
 def test_a_key_is_entered_changed_and_forgotten_from_the_header(
-    page: Page, quickstart_repo: Path, server: ServerProcess, shoot: Shoot
+    page: Page, keyed: ServerProcess, shoot: Shoot
 ) -> None:
     """With anonymous_projects, the page opens without a key (nothing of driver_ranking
     visible), and the header's key control takes one, says it is in use without showing
     it, and forgets it: all from the keyboard."""
-    env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": WITH_ANONYMOUS}
-    with ui_server(quickstart_repo, env=env) as keyed:
-        assert httpx.get(f"{keyed.url}/api/v1/ui/settings").json()["read_key"] == "optional"
-        page.goto(keyed.url)
-        control = page.get_by_role("button", name=re.compile("read key", re.I))
-        expect(control).to_contain_text("no key")
-        control.focus()
-        page.keyboard.press("Enter")
-        field = page.get_by_label("API key or access token")
-        expect(field).to_be_focused()
-        page.keyboard.type(READ_KEY)
-        page.keyboard.press("Enter")
-        wait_graph(page)
-        assert "driver_hourly_stats" in set(node_labels(page))
-        control = page.get_by_role("button", name=re.compile("read key", re.I))
-        expect(control).to_contain_text("key in use")
-        assert READ_KEY not in page.content(), "the key is shown back"
-        shoot(page, "api-key-in-use")
+    assert httpx.get(f"{keyed.url}/api/v1/ui/settings").json()["read_key"] == "optional"
+    page.goto(keyed.url)
+    control = page.get_by_role("button", name=re.compile("read key", re.I))
+    expect(control).to_contain_text("no key")
+    control.focus()
+    page.keyboard.press("Enter")
+    field = page.get_by_label("API key or access token")
+    expect(field).to_be_focused()
+    page.keyboard.type(READ_KEY)
+    page.keyboard.press("Enter")
+    wait_graph(page)
+    assert "driver_hourly_stats" in set(node_labels(page))
+    control = page.get_by_role("button", name=re.compile("read key", re.I))
+    expect(control).to_contain_text("key in use")
+    assert READ_KEY not in page.content(), "the key is shown back"
+    shoot(page, "api-key-in-use")
 
-        # Escape closes the form, the focus back on the control.
-        control.focus()
-        page.keyboard.press("Enter")
-        expect(page.get_by_label("API key or access token")).to_have_value("")
-        page.keyboard.press("Escape")
-        expect(page.get_by_label("API key or access token")).to_have_count(0)
-        expect(control).to_be_focused()
+    # Escape closes the form, the focus back on the control.
+    control.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_label("API key or access token")).to_have_value("")
+    page.keyboard.press("Escape")
+    expect(page.get_by_label("API key or access token")).to_have_count(0)
+    expect(control).to_be_focused()
 
-        # Forgotten: the anonymous view again.
-        page.keyboard.press("Enter")
-        page.get_by_role("button", name="Forget the key").click()
-        expect(page.get_by_role("button", name=re.compile("read key", re.I))).to_contain_text(
-            "no key"
-        )
-        expect(
-            page.locator(".react-flow__node .lnode[data-label='driver_hourly_stats']")
-        ).to_have_count(0)
-        assert page.evaluate("() => sessionStorage.length") == 0
+    # Forgotten: the anonymous view again.
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Forget the key").click()
+    expect(page.get_by_role("button", name=re.compile("read key", re.I))).to_contain_text("no key")
+    expect(
+        page.locator(".react-flow__node .lnode[data-label='driver_hourly_stats']")
+    ).to_have_count(0)
+    assert page.evaluate("() => sessionStorage.length") == 0
 
 
 def test_a_key_that_cannot_see_the_project_is_told_so_in_the_feast_view(
-    page: Page, quickstart_repo: Path, server: ServerProcess
+    page: Page, keyed: ServerProcess
 ) -> None:
-    env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": WITH_ANONYMOUS}
-    with ui_server(quickstart_repo, env=env) as keyed:
-        page.goto(keyed.url)
-        page.evaluate(f"() => sessionStorage.setItem('feast-lineage.api-key', {OTHER_KEY!r})")
-        page.goto(keyed.url + "/?view=feast")
-        hidden = page.get_by_test_id("project-hidden")
-        expect(hidden).to_contain_text("cannot see")
-        expect(hidden).to_contain_text("another key")
-        expect(page.get_by_text("no Feast objects yet")).to_have_count(0)
-        # The way to another key is right there.
-        hidden.get_by_role("button", name=re.compile("key", re.I)).click()
-        expect(page.get_by_label("API key or access token")).to_be_focused()
+    page.goto(keyed.url)
+    page.evaluate(f"() => sessionStorage.setItem('feast-lineage.api-key', {OTHER_KEY!r})")
+    page.goto(keyed.url + "/?view=feast")
+    hidden = page.get_by_test_id("project-hidden")
+    expect(hidden).to_contain_text("cannot see")
+    expect(hidden).to_contain_text("another key")
+    expect(page.get_by_text("no Feast objects yet")).to_have_count(0)
+    # The way to another key is right there.
+    hidden.get_by_role("button", name=re.compile("key", re.I)).click()
+    expect(page.get_by_label("API key or access token")).to_be_focused()
+
+
+def test_a_key_that_sees_no_namespace_is_not_told_the_store_is_empty(
+    page: Page, keyed: ServerProcess
+) -> None:
+    """The store holds events, none of them in a namespace the key may see: the page says
+    it shows nothing that key can see (which it cannot tell from an empty store, and does
+    not), never that there are no events yet."""
+    page.goto(keyed.url)
+    page.evaluate(f"() => sessionStorage.setItem('feast-lineage.api-key', {OTHER_KEY!r})")
+    page.goto(keyed.url)
+    expect(page.get_by_test_id("project-hidden")).to_contain_text("cannot see")
+    banner = page.get_by_test_id("no-events")
+    expect(banner).to_contain_text("your key can see")
+    expect(banner).not_to_contain_text("events yet")
+    expect(banner).not_to_contain_text("feast-lineage apply")

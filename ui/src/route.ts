@@ -13,7 +13,8 @@
 //   jobver_at the instant the open job version is read as of (a diff's earlier side;
 //             "now"; else the time control's): a version a run under way then ran
 //             opens too. A change of the time control's instant carries the one a
-//             version open was read as of into it (history/jobVersionAt.ts)
+//             version open was read as of into it, and drops it when it comes back
+//             to it (history/jobVersionAt.ts)
 //   q         search text (jobs, datasets)
 //   job, type, since, until, run_id   events filters
 //   job, state, since, until          runs filters (job: name contains)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from feast_lineage.config.authorizer import (
@@ -61,22 +69,24 @@ class ConsumerSettings(BaseModel):
         # ``namespace_mapping:`` left empty (null), which Feast's own section accepts.
         return {} if value is None else value
 
-    @field_validator("freshness", mode="before")
+    @field_validator("freshness", mode="wrap")
     @classmethod
-    def _no_freshness(cls, value: object) -> object:
-        return {} if value is None else value
-
-    @field_validator("freshness")
-    @classmethod
-    def _positive_intervals(cls, value: dict[str, float]) -> dict[str, float]:
+    def _positive_intervals(
+        cls, value: object, to_floats: ValidatorFunctionWrapHandler
+    ) -> dict[str, float]:
         # The problem only: the loader names the option and gives the fix, with its example.
-        for glob, seconds in value.items():
+        if value is None:  # ``freshness:`` left empty
+            return {}
+        intervals: dict[str, float] = to_floats(value)
+        written = value if isinstance(value, dict) else {}
+        for glob, seconds in intervals.items():
             if not glob:
                 raise ValueError("a glob is empty")
             # (NaN passes `<= 0`, and an infinite interval is never stale.)
             if not math.isfinite(seconds) or seconds <= 0:
-                raise ValueError(f"{glob!r}: {seconds} is not a number of seconds greater than 0")
-        return value
+                shown = _as_written(written.get(glob), seconds)
+                raise ValueError(f"{glob!r}: {shown} is not a number of seconds greater than 0")
+        return intervals
 
     @model_validator(mode="after")
     def _read_keys_are_not_the_admin_key(self) -> ConsumerSettings:
@@ -98,3 +108,11 @@ class ConsumerSettings(BaseModel):
 
     def api_key_value(self) -> str | None:
         return self.api_key.get_secret_value() if self.api_key else None
+
+
+def _as_written(given: object, seconds: float) -> str:
+    """A number of seconds as the file or the variable gave it (``-1``, not the ``-1.0``
+    it became), else as a whole number when it is one."""
+    if isinstance(given, (int, float, str)) and not isinstance(given, bool):
+        return str(given)
+    return str(int(seconds)) if seconds.is_integer() else str(seconds)

@@ -30,11 +30,13 @@ from feast_lineage.config.consumer import ConsumerSettings
 from feast_lineage.config.errors import FIX_CTX, OPTIONS_CTX, ConfigError
 from feast_lineage.config.producer import ENV_NAMES, ProducerSettings
 
+# The example of a freshness mapping, in both its messages (bad JSON, a bad entry).
+_FRESHNESS_EXAMPLE = '{"postgres://db:5432/public.*": 86400}'
 # Options given in the environment as JSON objects, with an example of each.
 _JSON_EXAMPLES = {
     "namespace_mapping": '{"spark://ml-team": "my_project"}',
     "additional_config": '{"timeout": 5}',
-    "freshness": '{"postgres://db:5432/public.*": 86400}',
+    "freshness": _FRESHNESS_EXAMPLE,
     "authorizer": '{"type": "api_keys", "keys": [{"key": "...", "projects": ["my_project"]}]}',
 }
 _BOOL = "use true or false"
@@ -52,7 +54,7 @@ _FIXES: dict[str, str] = {
     'e.g. {"spark://ml-team": "my_project"}',
     "additional_config": "use a mapping of transport settings, e.g. {log_file_path: lineage.json}",
     "freshness": "use a mapping of 'namespace/name' glob to seconds greater than 0, "
-    'e.g. {"postgres://db:5432/public.*": 86400}',
+    f"e.g. {_FRESHNESS_EXAMPLE}",
     "retention_days": "use a whole number of days from 1 to 36500, or 0 to keep everything",
     "retention_check_interval_hours": "use a number of hours greater than 0",
     "max_request_bytes": "use a whole number of bytes, at least 1024",

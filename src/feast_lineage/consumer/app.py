@@ -40,6 +40,7 @@ from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
 from feast_lineage.consumer.store.engine.database import create_store_engine, upgrade_schema
+from feast_lineage.consumer.trailing_slash import TrailingSlashMiddleware
 from feast_lineage.registry.source import RegistrySource
 
 log = logging.getLogger(__name__)
@@ -114,6 +115,9 @@ def create_app(settings: AppSettings) -> FastAPI:
         # The interactive reference is routes/api_docs.py's: FastAPI's load from a CDN.
         docs_url=None,
         redoc_url=None,
+        # trailing_slash.py redirects a trailing slash from the path as sent: the router's
+        # redirect decoded a %2F inside a name.
+        redirect_slashes=False,
     )
     app.state.consumer = None
     app.state.settings = settings
@@ -122,6 +126,7 @@ def create_app(settings: AppSettings) -> FastAPI:
     install_error_handlers(app)
     install_openapi(app)
     reads = include_routes(app, consumer=settings.serve_consumer, web_ui=settings.serve_ui)
+    app.add_middleware(TrailingSlashMiddleware, routes=app.router.routes)
     app.add_middleware(QueryTimer, metrics=metrics, routes=reads)
     app.add_middleware(SameOriginMiddleware)
     app.add_middleware(HeadAsGetMiddleware)

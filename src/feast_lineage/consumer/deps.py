@@ -6,8 +6,10 @@ dependency in a worker thread, a thread hop per request for nothing.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Annotated, Any
+from urllib.parse import unquote
 
 from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -28,6 +30,7 @@ from feast_lineage.consumer.errors import (
     ServiceUnavailable,
     Unauthorized,
 )
+from feast_lineage.consumer.sent_path import sent_path
 from feast_lineage.consumer.services.reader import RegistryReader, StoreReader
 from feast_lineage.consumer.settings import AppSettings
 from feast_lineage.consumer.state import ConsumerState
@@ -185,8 +188,10 @@ async def reject_unknown_query(request: Request) -> None:
     while listing everything; a repeated one (``?namespace=a&namespace=b``)
     would silently mean its last value; and a NUL character, which no stored
     name holds (ingest refuses it), would cut a ``search`` short on SQLite
-    and match everything.
+    and match everything. A NUL in a path parameter is refused the same way
+    (:func:`_reject_path_nul`), before the handler looks anything up.
     """
+    _reject_path_nul(request)
     if not request.query_params:
         return
     known = _query_names(request.scope.get("route"))
@@ -212,6 +217,10 @@ async def reject_unknown_query(request: Request) -> None:
     _reject_nul(items)
 
 
+_NUL_MESSAGE = "contains a NUL character (%00), which nothing stored can contain; remove it"
+_PATH_PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
+
+
 def _reject_repeated(items: list[tuple[str, str]]) -> None:
     counts = Counter(name for name, _ in items)
     repeated = sorted(name for name, n in counts.items() if n > 1)
@@ -224,14 +233,38 @@ def _reject_repeated(items: list[tuple[str, str]]) -> None:
 
 def _reject_nul(items: list[tuple[str, str]]) -> None:
     names = sorted({name for name, value in items if "\x00" in value})
-    problems = [
-        (
-            f"query parameter {name!r}",
-            "contains a NUL character (%00), which nothing stored can contain; remove it",
-        )
-        for name in names
-    ]
+    problems = [(f"query parameter {name!r}", _NUL_MESSAGE) for name in names]
     _invalid(problems)
+
+
+def _reject_path_nul(request: Request) -> None:
+    """A 400 naming each path parameter that holds a NUL (``/graph/job/%00/x``), echoing none."""
+    params = request.path_params
+    if not any("\x00" in str(value) for value in params.values()):
+        return
+    _invalid([(f"path parameter {name!r}", _NUL_MESSAGE) for name in _nul_segments(request)])
+
+
+def _nul_segments(request: Request) -> list[str]:
+    """The path parameters holding a NUL, named by the segment of the path as sent.
+
+    A namespace or name is one percent-encoded segment (``%2F`` stays in it),
+    so the route's template and the raw path's last segments line up; when
+    they do not (a ``/`` left unencoded), the decoded parameters name them.
+    """
+    template = str(getattr(request.scope.get("route"), "path", "")).strip("/").split("/")
+    sent = sent_path(request.scope) or ""
+    segments = sent.strip("/").split("/")[-len(template) :]
+    named = []
+    if len(segments) == len(template) and all(
+        "{" in t or t == g for t, g in zip(template, segments, strict=True)
+    ):
+        named = [
+            found.group(1)
+            for t, g in zip(template, segments, strict=True)
+            if (found := _PATH_PARAM.search(t)) and "\x00" in unquote(g)
+        ]
+    return named or [name for name, value in request.path_params.items() if "\x00" in str(value)]
 
 
 def _times(n: int) -> str:

@@ -22,6 +22,14 @@ string ``namespace`` the caller may not see is dropped, from its list or
 from the object that holds it (a custom facet that is itself such an
 object goes whole).
 
+A dataset's facets are the latest payloads any event stated, and that
+event may be a hidden job's (one that wrote or read the dataset): the facet
+is about the dataset, but its stamps (``_producer``, ``_schemaURL``) name
+the hidden producer. Which event stated a facet is not stored, so for a
+finite scope a dataset's stored facets lose their stamps
+(:func:`dataset_facets`, ``stamped=False`` of :func:`stored_facets`), as a
+dataset version's do when its job is hidden (:func:`unstamped`).
+
 Free text goes with the references it may describe, as column lineage
 (``/columns``) withholds it: when an object loses a hidden reference (an
 item of one of its lists, or one of its members), every description inside
@@ -151,6 +159,31 @@ def facets(value: Any, scope: Scope) -> Any:
     return shown
 
 
+# What an event writes on each facet it states: its producer, and the facet's schema
+# (a custom facet's is the producer's own URL).
+_STAMPS = frozenset({"_producer", "_schemaURL"})
+
+
+def unstamped(value: Json) -> Json:
+    """Facets without the stamps of the events that stated them."""
+    return {
+        name: {k: v for k, v in payload.items() if k not in _STAMPS}
+        if isinstance(payload, dict)
+        else payload
+        for name, payload in value.items()
+    }
+
+
+def dataset_facets(value: Json, scope: Scope) -> Json:
+    """A dataset's stored facets as a caller limited to ``scope`` may see them: as
+    :func:`facets` leaves them, and for a finite scope without their stamps (the event
+    that stated one may be a hidden job's)."""
+    if scope.is_everything:
+        return value
+    shown: Json = unstamped(facets(value, scope))
+    return shown
+
+
 def _dataset(value: Any, scope: Scope) -> Any:
     if not isinstance(value, dict):
         return value
@@ -191,16 +224,18 @@ def stored_event(stored: str, scope: Scope) -> Any:
 
 
 def stored_facets(
-    stored: Mapping[str, str], scope: Scope, needed: tuple[str, ...] = ()
+    stored: Mapping[str, str], scope: Scope, needed: tuple[str, ...] = (), *, stamped: bool = True
 ) -> tuple[Json, Json]:
     """(facets to return, the parsed facets the caller's summary reads) from stored text.
 
     With an unlimited scope the stored JSON is embedded as it is (no parse,
     no re-encode) and only the ``needed`` facets are parsed; otherwise every
-    facet is parsed and redacted, and both are the redacted facets.
+    facet is parsed and redacted, and both are the redacted facets; without
+    their stamps unless ``stamped`` (a dataset's are not: :func:`dataset_facets`).
     """
     if scope.is_everything:
         parsed = {k: orjson.loads(stored[k]) for k in needed if k in stored}
         return {k: orjson.Fragment(v) for k, v in stored.items()}, parsed
-    visible = facets({k: orjson.loads(v) for k, v in stored.items()}, scope)
+    loaded = {k: orjson.loads(v) for k, v in stored.items()}
+    visible = facets(loaded, scope) if stamped else dataset_facets(loaded, scope)
     return visible, visible

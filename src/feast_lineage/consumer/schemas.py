@@ -388,7 +388,14 @@ class GraphNode(TypedDict):
     type: NodeType
     namespace: str
     name: str
-    producer: Annotated[str | None, Field(description="The producer of the latest event about it")]
+    producer: Annotated[
+        str | None,
+        Field(
+            description="The producer of the latest event about it (a dataset's: of its "
+            "latest write, else first read); null for a scoped caller when that event was of "
+            "a namespace it may not see"
+        ),
+    ]
     feast_object_type: Annotated[
         str | None, Field(description="The Feast object's type, if it is one")
     ]
@@ -426,7 +433,11 @@ class GraphNode(TypedDict):
     created_at: Annotated[int, Field(description=_MS)]
     created_at_iso: Annotated[str, Field(description=_ISO)]
     updated_at: Annotated[
-        int | None, Field(description="null for a job only named by a parent facet")
+        int | None,
+        Field(
+            description="null for a job only named by a parent facet, and for a scoped "
+            "caller when a dataset's latest event was of a namespace it may not see"
+        ),
     ]
     updated_at_iso: Annotated[str | None, Field(description=_ISO)]
     datasource_uri: str | None
@@ -826,7 +837,10 @@ class DatasetItem(BaseModel):
     dataset_namespace: str
     dataset_name: str
     source_type: str | None = Field(description="The dataSource facet's name")
-    producer: str | None
+    producer: str | None = Field(
+        description="The producer of its latest write (else first read); null for a "
+        "scoped caller when that event was of a namespace it may not see"
+    )
     description: str | None = Field(description="The documentation facet's description")
     schema_text: str | None = Field(
         alias="schema_json", description="The schema facet as JSON text"
@@ -839,12 +853,15 @@ class DatasetItem(BaseModel):
     owner_type: str | None
     lifecycle_state: str | None = Field(description="The lifecycleStateChange facet's state")
     current_version: int | None = Field(description=_NO_POSITION)
-    updated_at: int = Field(description=_MS)
+    updated_at: int | None = Field(
+        description="Time of its latest event; null for a scoped caller when that event "
+        "was of a namespace it may not see; " + _MS
+    )
     # ours
     id: str
     created_at: int = Field(description=_MS)
     created_at_iso: str = Field(description=_ISO)
-    updated_at_iso: str = Field(description=_ISO)
+    updated_at_iso: str | None = Field(description=_ISO)
     datasource_uri: str | None
     feast: FeastObject | None
     has_column_lineage: bool = Field(
@@ -1244,16 +1261,25 @@ class Reached(TypedDict):
     distance: Annotated[
         int,
         Field(
-            description="Steps from the cause (or the root); a hop across a symlink (two "
-            "names of one dataset) is free, so the path has distance + symlink_hops hops"
+            description="Steps from the cause (or the root), through nodes the caller may not "
+            "see too, as a cause's distance in the graph counts them; a hop across a symlink "
+            "(two names of one dataset) is free"
         ),
     ]
     path: Annotated[
         list[str],
-        Field(description="One shortest path of node ids, from the cause to this node"),
+        Field(
+            description="One shortest path of node ids, from the cause to this node: the nodes "
+            "the caller may see (where it went through others, two ids in a row are more than "
+            "one hop apart); with none hidden, it has distance + symlink_hops hops"
+        ),
     ]
     symlink_hops: Annotated[
-        int, Field(description="The hops of path across a symlink, which distance does not count")
+        int,
+        Field(
+            description="The hops of path across a symlink (between two ids of path), which "
+            "distance does not count"
+        ),
     ]
 
 
@@ -1262,7 +1288,10 @@ class ReachGroups(TypedDict):
     feature_views: list[Reached]
     saved_datasets: list[Reached]
     other: Annotated[
-        list[Reached], Field(description="Models and other terminal nodes (nothing downstream)")
+        list[Reached],
+        Field(
+            description="Models and other terminal nodes (nothing downstream the caller may see)"
+        ),
     ]
 
 

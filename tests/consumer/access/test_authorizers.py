@@ -697,3 +697,50 @@ def test_a_window_counts_no_parent_edge_to_a_hidden_child(make_client: AppFactor
         assert get(client, f"{API}/graph", **when).json()["total_edges"] == 2
         sub = get(client, subgraph_path("job", "spark://team-a", "etl"), depth=10, **when).json()
         assert "parent" not in {e["type"] for e in sub["edges"]}
+
+
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # a route: SQLite only
+def test_a_column_edge_a_hidden_job_stated_between_visible_datasets_names_no_job_or_run(
+    make_client: AppFactory,
+) -> None:
+    """Team B's job reads and writes team A's datasets with column lineage: team A sees the
+    edge between its own columns, never the job that stated it, its namespace or its run."""
+    client = make_client(namespace_mapping=MAPPING, authorizer=AUTHORIZER, api_key="admin")
+    client.headers["X-API-Key"] = "admin"
+    b_prod = f"airflow://{SECRET}-prod"
+    hidden_run = str(uuid.uuid4())
+    report = dataset(
+        "team_a",
+        "report",
+        columnLineage=facet(
+            fields={"id": {"inputFields": [{"namespace": "team_a", "name": "raw", "field": "id"}]}}
+        ),
+    )
+    ingest(
+        client,
+        run_event(
+            "COMPLETE",
+            run_id=hidden_run,
+            job=(b_prod, f"{SECRET}_copy"),
+            inputs=[dataset("team_a", "raw")],
+            outputs=[report],
+        ),
+    )
+    ask = {"namespace": "team_a", "name": "report", "field": "id", "direction": "upstream"}
+    client.headers["X-API-Key"] = "admin"
+    (seen,) = client.get(f"{API}/columns", params=ask).json()["edges"]
+    assert seen["job"] == {"namespace": b_prod, "name": f"{SECRET}_copy"}
+    assert seen["run_id"] == hidden_run
+    client.headers["X-API-Key"] = "key-a"
+    for when in ({}, {"as_of": at(100)}, {"since": at(-100)}):
+        body = get(client, f"{API}/columns", **ask, **when)
+        assert body.status_code == 200, body.text
+        (edge,) = body.json()["edges"]
+        assert (edge["job"], edge["run_id"]) == (None, None)
+        assert SECRET not in body.text
+        assert hidden_run not in body.text
+    # The diff's column edges alike: the edge is added, by no job or run the caller may know.
+    diff = get(client, f"{API}/lineage/diff", **{"from": at(-100), "to": at(100)}).json()
+    (added,) = diff["column_edges_added"]
+    assert (added["job"], added["run_id"]) == (None, None)
+    assert hidden_run not in json.dumps(diff)

@@ -16,6 +16,11 @@ from feast_lineage.event_time import now_us
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, cross_producer, ingest
 from tests.factories import at, dataset, facet, iso, run_event
+from tests.server_process import wait_for
+
+# Routes on SQLite: the store tests run the same rules on the three databases
+# (tests/consumer/store/admin/test_prune.py, test_reset.py and test_prune_claims.py).
+pytestmark = pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
 
 KEY = {"X-API-Key": "admin-key"}
 
@@ -215,7 +220,9 @@ def test_the_schedule_counts_from_the_stores_last_prune_not_from_start(
         claimed = now_us() - int(claimed_hours_ago * 3_600_000_000)
         assert claim_prune(engine, claimed, 0)
     restarted = make_client(retention_days=30, retention_check_interval_hours=6)
-    time.sleep(1.5)
+    # Its first round (0.2 s after start) has claimed and pruned, or found the claim recent.
+    schedule = restarted.app.state.consumer.retention  # type: ignore[attr-defined]
+    assert wait_for(lambda: schedule.rounds >= 1, timeout=30)
     total = restarted.get(f"{API}/events").json()["total"]
     assert total == (4 if claimed_hours_ago == 1.0 else 2)
 

@@ -97,6 +97,7 @@ def test_namespace_mapping_names_the_feast_project_of_external_datasets(
     }
 
 
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # refused before SQL
 @pytest.mark.parametrize(
     ("path", "needle"),
     [

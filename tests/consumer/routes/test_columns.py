@@ -16,6 +16,11 @@ from tests.consumer.lineage import API, ingest
 from tests.factories import at, dataset, dataset_event, facet, run_event, schema_facet
 from tests.fixture_events import TemplateFiller, load_fixtures
 
+# Routes on SQLite: the store tests run the same rules on the three databases
+# (tests/consumer/store/read/test_columns.py, test_column_walk.py, test_columns_as_of.py;
+# hidden namespaces: tests/consumer/access/test_authorizers.py, test_hidden_text.py).
+pytestmark = pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
+
 
 def cll(fields: dict[str, list[tuple[str, str, str, str]]], **extra: Any) -> dict[str, Any]:
     """A 1-2-0 columnLineage facet: output field -> [(ns, name, field, type)]."""

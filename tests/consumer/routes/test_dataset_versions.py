@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -13,8 +14,13 @@ from feast_lineage.consumer.store.admin.prune import prune
 from feast_lineage.event_time import parse_us
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
-from tests.factories import at, dataset, dataset_event, facet, run_event
+from tests.factories import at, dataset, dataset_event, facet, iso, run_event
 from tests.store_helpers import Store
+
+# Routes on SQLite: the store tests run the same rules on the three databases
+# (tests/consumer/store/write/test_dataset_versions.py, store/read/test_dataset_versions.py,
+# store/read/test_dataset_version_page.py and store/admin/test_dataset_versions.py).
+pytestmark = pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
 
 NS, NAME = "warehouse", "public.driver_stats"
 
@@ -257,6 +263,36 @@ def test_a_pruned_version_answers_404_naming_the_retention_horizon(
     assert gone.status_code == 404
     message = gone.json()["error"]["message"]
     assert "retention horizon 2026-01-01T12:00:50Z" in message
+
+
+def test_a_prune_that_removed_nothing_refuses_no_instant_and_blames_no_404_on_retention(
+    make_client: AppFactory,
+) -> None:
+    """A young store's first prune (every event newer than its cutoff) removes nothing: the
+    past before its cutoff still answers, and an unknown version id never existed."""
+    client = make_client(api_key="admin-key", retention_days=30)
+    now = datetime.now(UTC)
+    written = run_event(
+        "COMPLETE",
+        job=("etl", "load"),
+        time=iso(now - timedelta(days=1)),
+        outputs=[dataset(NS, NAME, schema=V1)],
+    )
+    ingest(client, written, headers={"X-API-Key": "admin-key"})
+    pruned = client.post(f"{API}/retention/prune", headers={"X-API-Key": "admin-key"})
+    assert pruned.status_code == 200, pruned.text
+    assert pruned.json()["removed"] == {}
+    before_cutoff = iso(now - timedelta(days=40))
+    for asked in (f"{API}/graph?as_of={before_cutoff}", f"{path()}?since={before_cutoff}"):
+        response = client.get(asked)
+        assert response.status_code == 200, response.text
+    assert client.get(f"{API}/graph", params={"as_of": before_cutoff}).json()["nodes"] == []
+    unknown = client.get(f"{path()}/{'0' * 16}")
+    assert unknown.status_code == 404
+    message = unknown.json()["error"]["message"]
+    assert message.startswith(f"no version '{'0' * 16}' of dataset {NAME!r}")
+    assert "retention" not in message
+    assert "pruned" not in message
 
 
 def test_answers_are_their_models_whole_and_bad_parameters_are_400s(client: TestClient) -> None:

@@ -62,6 +62,7 @@ def test_event_filters(client: TestClient) -> None:
     assert [e["event_type"] for e in items] == ["COMPLETE", "START"]
 
 
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # refused before SQL
 @pytest.mark.parametrize(
     ("params", "needle"),
     [

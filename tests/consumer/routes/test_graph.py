@@ -187,10 +187,11 @@ def test_unknown_node_is_404_with_a_message(client: TestClient) -> None:
     assert "s3://bucket" in error["message"]
 
 
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # refused before SQL
 @pytest.mark.parametrize(
     ("url", "needle"),
     [
-        (f"{API}/graph/table/ns/name", "node type"),
+        (f"{API}/graph/table/ns/name", "path parameter 'node_type'"),
         (f"{API}/graph/dataset/s3://bucket/a/b", "percent-encoded"),
         (f"{API}/graph/dataset/ns/name?direction=sideways", "direction"),
         (f"{API}/graph/dataset/ns/name?depth=-1", "depth"),

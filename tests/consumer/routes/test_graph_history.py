@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from feast_lineage.consumer.store.admin.prune import prune
@@ -20,6 +21,10 @@ from tests.factories import (
     schema_facet,
 )
 from tests.store_helpers import Store
+
+# Routes on SQLite: the store tests run the same rules on the three databases
+# (tests/consumer/store/read/test_as_of.py, test_window.py and test_as_of_property.py).
+pytestmark = pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
 
 JOB = ("spark://prod", "etl")
 

@@ -29,6 +29,7 @@ def naive_count(client: TestClient) -> int:
     return counters["naive_event_times"]
 
 
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # refused before SQL
 @pytest.mark.parametrize(
     ("time", "problem"),
     [

@@ -7,11 +7,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
 from tests.factories import at, dataset, facet, iso, run_event
+
+# Routes on SQLite: the store tests run the same rules on the three databases
+# (tests/consumer/store/write/test_job_versions.py and store/read/test_job_versions_as_of.py).
+pytestmark = pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
 
 JOB = ("airflow://prod", "daily/orders")
 PATH = f"{API}/jobs/{quote(JOB[0], safe='')}/{quote(JOB[1], safe='')}/versions"
@@ -234,6 +239,24 @@ def test_retention_keeps_the_current_version_and_names_its_horizon(make_client: 
     assert cutoff in response.json()["error"]["message"]
     current = next(v for v in after["versions"] if v["current"])
     assert current["source_facets"]["sql"] == {"query": "select 2"}
+
+
+def test_an_unknown_version_after_a_prune_that_removed_nothing_is_not_blamed_on_retention(
+    make_client: AppFactory,
+) -> None:
+    client = make_client(api_key="admin-key", retention_days=30)
+    key = {"X-API-Key": "admin-key"}
+    recent = iso(datetime.now(UTC) - timedelta(days=1))
+    ingest(client, *_run(1, "select 1", when=recent), headers=key)
+    pruned = client.post(f"{API}/retention/prune", headers=key)
+    assert pruned.status_code == 200, pruned.text
+    assert pruned.json()["removed"] == {}
+    response = client.get(f"{PATH}/{'9b2f' * 8}")
+    assert response.status_code == 404
+    message = response.json()["error"]["message"]
+    assert message.startswith(f"no version '{'9b2f' * 8}' of job {JOB[1]!r}")
+    assert "retention" not in message
+    assert message.endswith("list them with GET .../jobs/{namespace}/{name}/versions")
 
 
 def test_a_jobs_last_run_that_listed_nothing_is_kept_with_its_current_version(

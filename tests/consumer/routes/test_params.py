@@ -1,4 +1,4 @@
-"""Query parameters every route shares: bounds, repeats and NUL characters.
+"""Parameters every route shares: bounds, repeats and NUL characters (query and path).
 
 Each answers a 400 ``invalid_parameter`` naming the parameter, before the
 handler runs: nothing is read, echoed or deleted with a value the server
@@ -7,6 +7,7 @@ cannot use.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +29,7 @@ from feast_lineage.consumer.store.engine.database import upgrade_schema
 from feast_lineage.event_time import MIN_US, to_iso
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, chain, cross_producer, ingest
-from tests.factories import dataset, run_event
+from tests.factories import at, dataset, run_event
 
 PAGED = ("events", "runs", "jobs", "datasets", "graph")
 
@@ -223,6 +224,50 @@ def test_a_nul_in_any_query_parameter_is_refused(
     assert message.startswith(f"query parameter {name!r} contains a NUL character")
 
 
+_PATH_VALUES = {
+    "namespace": "s3%3A%2F%2Fbucket",
+    "name": "driver",
+    "node_type": "dataset",
+    "run_id": "0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f",
+    "version_id": "3f2a9c0b1d4e5f60",
+    "object_type": "feature_view",
+    "object_name": "driver_hourly_stats",
+}
+
+
+def test_a_nul_in_any_path_parameter_is_refused_naming_it(api: TestClient) -> None:
+    """Each path parameter of each operation in turn holds a NUL: a 400 naming it, no echo."""
+    paths = api.get("/openapi.json").json()["paths"]
+    checked = set()
+    for template, operations in paths.items():
+        params = re.findall(r"\{(\w+)\}", template)
+        for method, nul in ((m.upper(), p) for m in operations for p in params):
+            path = template
+            for param in params:
+                value = _PATH_VALUES[param]
+                if param == nul:  # a node's namespace or name keeps its %2F in its segment
+                    node = template.startswith(API) and param in ("namespace", "name")
+                    value = f"{'a%2F' if node else ''}%00{value}"
+                path = path.replace(f"{{{param}}}", value)
+            response = api.request(method, path)
+            message = invalid(response)
+            assert message.startswith(f"path parameter {nul!r} contains a NUL character (%00)")
+            for echo in ("\x00", "\\x00", "\\u0000"):
+                assert echo not in response.text
+            checked.add(nul)
+    assert checked == set(_PATH_VALUES)
+
+
+@pytest.mark.parametrize(
+    "path", ["/graph/job/%00/x", "/datasets/%00/x/versions", "/jobs/%00/x/versions/" + "9b2f" * 8]
+)
+def test_a_nul_namespace_in_a_path_is_a_400_not_a_404_echoing_it(
+    api: TestClient, path: str
+) -> None:
+    response = api.get(API + path)
+    assert invalid(response).startswith("path parameter 'namespace' contains a NUL character")
+
+
 def test_the_nul_check_runs_on_every_database(client: TestClient) -> None:
     ingest(client, run_event("COMPLETE", job=("ns", "j"), outputs=[dataset("ns", "d")]))
     for query in ("search=%00", "namespace=%00"):
@@ -243,6 +288,10 @@ def test_the_nul_check_runs_on_every_database(client: TestClient) -> None:
         ("events?event_type=START", True),
         ("events?event_type=start", True),
         ("events?event_type=Start", False),
+        ("health?kind=failed", True),
+        ("health?kind=FAILED", True),
+        ("health?kind=Failed", False),
+        ("health?kind=broken", False),
         ("graph/node?type=job&namespace=a&name=b", None),  # 404: a valid, unknown node
         ("graph/node?type=Job&namespace=a&name=b", False),
         ("events?run_id=0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f", True),
@@ -266,6 +315,62 @@ def test_enumerated_and_uuid_parameters_take_exactly_what_openapi_declares(
         assert any(words in message for words in ("is not one of", "is not a UUID", "is not job"))
 
 
+@pytest.mark.parametrize(
+    ("query", "start"),
+    [
+        ("events?event_type=begin", "query parameter 'event_type': 'begin' is not one of"),
+        ("runs?state=done", "query parameter 'state': 'done' is not one of"),
+        ("health?kind=broken", "query parameter 'kind': 'broken' is not one of failed, stale"),
+        (
+            "impact?node_type=table&namespace=a&name=b",
+            "query parameter 'node_type': 'table' is not job or dataset",
+        ),
+        (
+            f"lineage/diff?from={at(1)}&to={at(2)}&node_type=table&namespace=a&name=b",
+            "query parameter 'node_type': 'table' is not job or dataset",
+        ),
+        (
+            "graph/node?type=table&namespace=a&name=b",
+            "query parameter 'type': 'table' is not job or dataset",
+        ),
+        ("graph/table/a/b", "path parameter 'node_type': 'table' is not job or dataset"),
+    ],
+)
+def test_a_value_outside_a_fixed_set_is_refused_naming_the_parameter_first(
+    api: TestClient, query: str, start: str
+) -> None:
+    message = invalid(api.get(f"{API}/{query}"))
+    assert message.startswith(start), message
+    # The query form names its own parameter; only the path form points at the path.
+    assert ("/graph/job/..." in message) == query.startswith("graph/table/")
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "items"),
+    [
+        ("graph", "namespace", "nodes"),
+        ("jobs", "namespace", "jobs"),
+        ("datasets", "namespace", "datasets"),
+        ("events", "namespace", "events"),
+        ("runs", "job_namespace", "runs"),
+        ("lineage/diff", "within", "nodes_added"),
+    ],
+)
+def test_an_empty_namespace_filter_is_a_namespace_no_node_has(
+    api: TestClient, path: str, name: str, items: str
+) -> None:
+    """Every filter by namespace takes an empty value and answers empty, as for an unknown one."""
+    window = {"from": at(-1), "to": at(1)} if path == "lineage/diff" else {}
+    assert api.get(f"{API}/{path}", params=window).json()[items] != []
+    for value in ("", "no-such-namespace"):
+        response = api.get(f"{API}/{path}", params={**window, name: value})
+        assert response.status_code == 200, response.text
+        assert response.json()[items] == []
+    # /health's filter as well (the lineage here has no problem to list either way).
+    response = api.get(f"{API}/health", params={"namespace": ""})
+    assert response.status_code == 200, response.text
+
+
 def test_the_openapi_document_declares_the_enums_and_run_id_format(api: TestClient) -> None:
     paths = api.get("/openapi.json").json()["paths"]
 
@@ -279,6 +384,7 @@ def test_the_openapi_document_declares_the_enums_and_run_id_format(api: TestClie
     assert param(f"{API}/events", "run_id")["format"] == "uuid"
     assert param(f"{API}/runs/{{run_id}}", "run_id")["format"] == "uuid"
     assert param(f"{API}/graph/node", "type")["enum"] == ["job", "dataset"]
+    assert param(f"{API}/health", "kind")["enum"] == ["failed", "stale", "FAILED", "STALE"]
     assert "415" in paths["/api/v1/lineage"]["post"]["responses"]
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from fastapi.testclient import TestClient
 from sqlalchemy import Connection, delete
 
@@ -14,6 +17,12 @@ from feast_lineage.consumer.store.schema import tables as t
 from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
 from tests.factories import T0, at, dataset, facet, run_event
+from tests.quickstart import feast_side, load_quickstart
+
+# Routes on SQLite: the store tests run the same rules on the three databases
+# (tests/consumer/services/test_health_states.py, store/read/test_health.py; /impact among
+# every read endpoint of tests/consumer/access/test_hidden_text.py).
+pytestmark = pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
 
 US = 1_000_000
 T0_US = int(T0.timestamp()) * US
@@ -378,7 +387,7 @@ def test_a_feature_view_is_materialized_to_its_online_store_s_latest_write(
     assert health["source_lag_seconds"] == 7200
 
 
-def test_impact_crosses_an_alias_two_datasets_name_unless_its_namespace_is_hidden(
+def test_impact_crosses_an_alias_two_datasets_name_whoever_may_see_its_namespace(
     make_client: AppFactory,
 ) -> None:
     # warehouse:raw and files:raw_export both name hive:db.raw (never stored as a dataset
@@ -418,24 +427,184 @@ def test_impact_crosses_an_alias_two_datasets_name_unless_its_namespace_is_hidde
 
     load, raw, export = "job:warehouse:load", "dataset:warehouse:raw", "dataset:files:raw_export"
     train = "job:ml_team:train"
-    assert reached("key-all") == [
+    everything = [
         # the alias is no node: the export is as near as raw, the same dataset
         (export, 1, [load, raw, export]),
         (raw, 1, [load, raw]),
         (train, 2, [load, raw, export, train]),
         ("dataset:ml_team:model", 3, [load, raw, export, train, "dataset:ml_team:model"]),
     ]
-    # A key that cannot see the alias's namespace is not walked across it.
-    assert reached("key-no-hive") == [(raw, 1, [load, raw])]
+    assert reached("key-all") == everything
+    # A key that cannot see the alias's namespace is walked across it as the graph's risk
+    # is (the alias is named by neither answer).
+    assert reached("key-no-hive") == everything
     # A symlink hop is free (the aliases are one dataset): the path shows it, and
     # symlink_hops says how many of its hops are such, so distance + symlink_hops
-    # is always the path's number of hops.
+    # is the path's number of hops when nothing on it is hidden.
     client.headers["X-API-Key"] = "key-all"
     body = client.get(f"{API}/impact", params=params).json()
     hops = {r["node"]: r["symlink_hops"] for r in body["affected"]["other"]}
     assert hops == {export: 1, raw: 0, train: 1, "dataset:ml_team:model": 1}
     for r in body["affected"]["other"]:
         assert len(r["path"]) - 1 == r["distance"] + r["symlink_hops"], r
+
+
+def test_a_dataset_whose_only_other_name_is_no_node_is_terminal(make_client: AppFactory) -> None:
+    """An alias never stored as a dataset is another name of the same dataset, no node:
+    what it names has nothing downstream, and is listed as such."""
+    client = make_client()
+    alias = facet(identifiers=[{"namespace": "hive", "name": "db.raw", "type": "TABLE"}])
+    raw = dataset("warehouse", "raw", symlinks=alias)
+    ingest(
+        client,
+        run_event("COMPLETE", job=("airflow", "upload"), time=at(0), outputs=[raw]),
+        run_event("FAIL", job=("airflow", "upload"), time=at(60), outputs=[raw]),
+    )
+    _at(client, 120)
+    problem = _problems(client)["failed:job:airflow:upload"]
+    assert [(r["node"], r["path"]) for r in problem["reaches"]["other"]] == [
+        ("dataset:warehouse:raw", ["job:airflow:upload", "dataset:warehouse:raw"])
+    ]
+
+
+def _caused_by(client: TestClient, cause: str, *feast_types: str) -> dict[str, int]:
+    """The nodes the caller's graph puts at risk naming ``cause`` (of ``feast_types`` only,
+    if any), with its distance."""
+    nodes = client.get(f"{API}/graph").json()["nodes"]
+    return {
+        n["id"]: c["distance"]
+        for n in nodes
+        if n["state"] == "at_risk" and (not feast_types or n["feast_object_type"] in feast_types)
+        for c in n["health"]["causes"]
+        if c["node"] == cause
+    }
+
+
+def _distances(groups: dict[str, list[dict[str, Any]]], *names: str) -> dict[str, int]:
+    return {r["node"]: r["distance"] for name in names for r in groups[name]}
+
+
+FEAST_GROUPS = ("feature_services", "feature_views", "saved_datasets")
+
+
+def test_a_visible_failure_reaches_through_hidden_nodes_as_the_graph_s_risk_does(
+    make_client: AppFactory,
+) -> None:
+    """upload -> raw -> materialize -> driver_fv -> serve -> driver_fs (and driver_fv ->
+    report -> weekly), raw and weekly in namespaces the key cannot see: what the upload's
+    failure reaches is what the graph puts at risk naming it, at the same distances, and
+    neither answer names or counts a hidden node."""
+    keys = {
+        "type": "api_keys",
+        "keys": [
+            {"key": "key-all", "projects": ["*"]},
+            {"key": "key-ml", "projects": ["airflow", "ml_team"]},
+        ],
+    }
+    client = make_client(authorizer=keys)
+    client.headers["X-API-Key"] = "key-all"
+    report = run_event(
+        "COMPLETE",
+        job=("ml_team", "report"),
+        time=at(80),
+        inputs=[dataset("ml_team", "driver_fv")],
+        outputs=[dataset("reports", "weekly")],
+    )
+    ingest(client, *feast_chain(), report)
+    _at(client, 7200)
+    upload = "job:airflow:upload"
+    fv, fs = "dataset:ml_team:driver_fv", "dataset:ml_team:driver_fs"
+    materialize, serve, job = "job:ml_team:materialize", "job:ml_team:serve", "job:ml_team:report"
+    # Everyone's answer first: the walk it keeps is not the scoped caller's answer.
+    everything = _problems(client)[f"failed:{upload}"]
+    assert _distances(everything["reaches"], "other") == {"dataset:reports:weekly": 5}
+
+    client.headers["X-API-Key"] = "key-ml"
+    at_risk = _caused_by(client, upload)
+    assert at_risk == {materialize: 2, fv: 3, job: 4, serve: 4, fs: 5}
+    response = client.get(f"{API}/health")
+    (problem,) = response.json()["problems"]
+    reaches = problem["reaches"]
+    assert _distances(reaches, *FEAST_GROUPS) == {fv: 3, fs: 5}
+    # The report job writes only what the key cannot see: to it, nothing is downstream.
+    assert [(r["node"], r["distance"], r["path"]) for r in reaches["other"]] == [
+        (job, 4, [upload, materialize, fv, job])
+    ]
+    assert reaches["feature_services"][0]["path"] == [upload, materialize, fv, serve, fs]
+    assert problem["reach_totals"] == {
+        "feature_services": 1,
+        "feature_views": 1,
+        "saved_datasets": 0,
+        "other": 1,
+    }
+    impact = client.get(
+        f"{API}/impact", params={"node_type": "job", "namespace": "airflow", "name": "upload"}
+    )
+    assert _distances(impact.json()["affected"], *FEAST_GROUPS, "other") == at_risk
+    assert impact.json()["totals"]["other"] == 3
+    for text in (response.text, impact.text):
+        assert "warehouse" not in text
+        assert "reports" not in text
+
+
+HIDDEN_FROM_THE_TEAM = ("file", "postgres://", "s3://", "mlflow://")
+FEAST_TYPES = ("feature_service", "feature_view", "saved_dataset")
+
+
+def test_the_quickstart_s_failed_export_reaches_for_a_project_s_key_what_the_graph_says(
+    make_client: AppFactory, tmp_path: Path
+) -> None:
+    """The quickstart's story read with a key of its project (docs/configuration.md's
+    api_keys): the export task writes the trips file, which the key cannot see, and every
+    Feast object is reached through it. /health and /impact list what the graph puts at
+    risk naming the export, at the cause's distance, and name nothing the key cannot see."""
+    quickstart = load_quickstart()
+    consumer = yaml.safe_load(quickstart.FEATURE_STORE_YAML)["openlineage"]["consumer"]
+    team = {"type": "api_keys", "keys": [{"key": "teamkey", "projects": [quickstart.PROJECT]}]}
+    client = make_client(
+        api_key="adminkey123", authorizer=team, namespace_mapping=consumer["namespace_mapping"]
+    )
+    now = datetime.now(UTC).replace(microsecond=0)
+    events = feast_side(tmp_path / "data", now - timedelta(seconds=60))
+    events += quickstart.other_producers(tmp_path, now)
+    ingest(client, *events, headers={"X-API-Key": "adminkey123"})
+    client.app.state.consumer.clock = lambda: int(now.timestamp() + 60) * US  # type: ignore[attr-defined]
+    client.headers["X-API-Key"] = "adminkey123"
+    assert len(_problems(client)) == 2  # the DAG run and its export task: the walks kept
+
+    client.headers["X-API-Key"] = "teamkey"
+    nodes = client.get(f"{API}/graph").json()["nodes"]
+    seen = {n["namespace"] for n in nodes}
+    assert not {ns for ns in seen if ns.startswith(HIDDEN_FROM_THE_TEAM)}
+    export = "job:airflow://prod-cluster:driver_features_daily.export_daily_trips"
+    at_risk = _caused_by(client, export)
+    response = client.get(f"{API}/health")
+    problem = {p["id"]: p for p in response.json()["problems"]}[f"failed:{export}"]
+    feast = _caused_by(client, export, *FEAST_TYPES)
+    assert _distances(problem["reaches"], *FEAST_GROUPS) == feast
+    assert problem["reach_totals"] == {
+        "feature_services": 2,
+        "feature_views": 2,
+        "saved_datasets": 1,
+        "other": len(problem["reaches"]["other"]),
+    }
+    assert problem["reaches"]["other"]  # what the team sees last: nothing hidden counted
+    params = {
+        "node_type": "job",
+        "namespace": "airflow://prod-cluster",
+        "name": "driver_features_daily.export_daily_trips",
+        "depth": 20,
+    }
+    impact = client.get(f"{API}/impact", params=params)
+    affected = impact.json()["affected"]
+    assert _distances(affected, *FEAST_GROUPS, "other") == at_risk
+    ids = {n["id"] for n in nodes}
+    for reached in [r for g in (problem["reaches"], affected) for rs in g.values() for r in rs]:
+        assert set(reached["path"]) <= ids, reached
+    for text in (response.text, impact.text):
+        assert str(tmp_path) not in text  # the files' names
+        for namespace in HIDDEN_FROM_THE_TEAM[1:]:
+            assert namespace not in text
 
 
 DAG = ("airflow", "nightly")

@@ -172,6 +172,7 @@ def test_events_filter_by_job_substring(client: TestClient) -> None:
     assert _get(client, "events", job_search="zzz")["total"] == 0
 
 
+@pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)  # refused before SQL
 @pytest.mark.parametrize(
     ("path", "params", "names"),
     [

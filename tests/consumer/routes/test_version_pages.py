@@ -11,6 +11,10 @@ from tests.consumer.lineage import API, ingest
 from tests.consumer.test_errors import assert_error_shape
 from tests.factories import at, dataset, facet, run_event
 
+# Routes on SQLite: the store tests run the same rules on the three databases
+# (tests/consumer/store/read/test_dataset_version_page.py and store/write/test_job_versions.py).
+pytestmark = pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
+
 DATASET = f"{API}/datasets/{quote('s3://lake', safe='')}/{quote('a/t', safe='')}/versions"
 JOB = f"{API}/jobs/{quote('spark', safe='')}/{quote('load/t', safe='')}/versions"
 

@@ -18,8 +18,8 @@ from typing import Any
 from feast_lineage.consumer.services.health_states import Assessment, compute
 from feast_lineage.event_time import parse_us
 from feast_lineage.identity import dataset_id, job_id
-from tests.factories import at, dataset, facet, iso, run_event
-from tests.quickstart import load_quickstart
+from tests.factories import at, dataset, facet, run_event
+from tests.quickstart import feast_side, load_quickstart
 from tests.store_helpers import Store
 
 DAG = ("airflow", "nightly")
@@ -161,49 +161,6 @@ def test_a_sibling_reading_the_failed_child_s_output_is_at_risk_through_that_dat
     assert states["staged"] == "unknown"
 
 
-def _feast_side(data: Path, time: datetime) -> list[dict[str, Any]]:
-    """What Feast reports in the quickstart, in short: data sources naming the trips and
-    stats files, the feature views and services read from them, the saved training set
-    (the file Spark trains on), and a materialization (a parent run and one child)."""
-    ns, when = "driver_ranking", iso(time)
-
-    def aka(namespace: str, name: str, file: str) -> dict[str, Any]:
-        same = facet(identifiers=[{"namespace": "file", "name": str(data / file), "type": "FILE"}])
-        return dataset(namespace, name, symlinks=same)
-
-    daily = aka(ns, "data_source/driver_daily_trips_source", "driver_trips.parquet")
-    hourly = aka(ns, "data_source/driver_hourly_stats_source", "driver_stats.parquet")
-    saved = aka(ns, "saved_dataset/driver_training_set", "driver_training_set.parquet")
-    fv_daily, fv_hourly = (
-        dataset(ns, f"feature_view/{v}", feast_feature_view=facet(name=v))
-        for v in ("driver_daily_trips", "driver_hourly_stats")
-    )
-    fs_v1, fs_v2 = (
-        dataset(ns, f"feature_service/{s}", feast_feature_service=facet(name=s))
-        for s in ("driver_activity_v1", "driver_activity_v2")
-    )
-
-    def job(name: str, ins: list[Any], outs: list[Any], **more: Any) -> dict[str, Any]:
-        return run_event("COMPLETE", job=(ns, name), time=when, inputs=ins, outputs=outs, **more)
-
-    materialize = str(uuid.uuid4())
-    return [
-        job("feast_apply_data_sources", [], [daily, hourly]),
-        job("feast_apply_feature_view_driver_daily_trips", [daily], [fv_daily]),
-        job("feast_apply_feature_view_driver_hourly_stats", [hourly], [fv_hourly]),
-        job("feast_apply_feature_service_driver_activity_v1", [fv_hourly], [fs_v1]),
-        job("feast_apply_feature_service_driver_activity_v2", [fv_daily, fv_hourly], [fs_v2]),
-        job("feast_get_historical_features_driver_activity_v1", [fs_v1], [saved]),
-        run_event("COMPLETE", run_id=materialize, job=(ns, "feast_materialize"), time=when),
-        job(
-            "feast_materialize_feature_view_driver_daily_trips",
-            [fv_daily],
-            [dataset(ns, "online_store/driver_daily_trips")],
-            parent=(materialize, (ns, "feast_materialize")),
-        ),
-    ]
-
-
 def test_the_quickstart_s_failed_export_reaches_what_reads_the_trips_file(
     store: Store, tmp_path: Path
 ) -> None:
@@ -214,7 +171,7 @@ def test_the_quickstart_s_failed_export_reaches_what_reads_the_trips_file(
     extract_trips and its staging copy, which read nothing the export writes, are not."""
     now = datetime.now(UTC).replace(microsecond=0)
     data = tmp_path / "data"
-    events = [*_feast_side(data, now - timedelta(seconds=60))]
+    events = [*feast_side(data, now - timedelta(seconds=60))]
     events += load_quickstart().other_producers(tmp_path, now)
     store.reset()
     store.ingest(*events)

@@ -792,7 +792,10 @@ export interface components {
              * @description The dataSource facet's name
              */
             source_type: string | null;
-            /** Producer */
+            /**
+             * Producer
+             * @description The producer of its latest write (else first read); null for a scoped caller when that event was of a namespace it may not see
+             */
             producer: string | null;
             /**
              * Description
@@ -834,9 +837,9 @@ export interface components {
             current_version: number | null;
             /**
              * Updated At
-             * @description Milliseconds since the epoch (as Feast sends it)
+             * @description Time of its latest event; null for a scoped caller when that event was of a namespace it may not see; Milliseconds since the epoch (as Feast sends it)
              */
-            updated_at: number;
+            updated_at: number | null;
             /** Id */
             id: string;
             /**
@@ -853,7 +856,7 @@ export interface components {
              * Updated At Iso
              * @description The same time in ISO 8601 (UTC)
              */
-            updated_at_iso: string;
+            updated_at_iso: string | null;
             /** Datasource Uri */
             datasource_uri: string | null;
             feast: components["schemas"]["FeastObject"] | null;
@@ -1468,7 +1471,7 @@ export interface components {
             name: string;
             /**
              * Producer
-             * @description The producer of the latest event about it
+             * @description The producer of the latest event about it (a dataset's: of its latest write, else first read); null for a scoped caller when that event was of a namespace it may not see
              */
             producer: string | null;
             /**
@@ -1551,7 +1554,7 @@ export interface components {
             created_at_iso: string;
             /**
              * Updated At
-             * @description null for a job only named by a parent facet
+             * @description null for a job only named by a parent facet, and for a scoped caller when a dataset's latest event was of a namespace it may not see
              */
             updated_at: number | null;
             /**
@@ -2393,7 +2396,7 @@ export interface components {
             saved_datasets: components["schemas"]["Reached"][];
             /**
              * Other
-             * @description Models and other terminal nodes (nothing downstream)
+             * @description Models and other terminal nodes (nothing downstream the caller may see)
              */
             other: components["schemas"]["Reached"][];
         };
@@ -2426,17 +2429,17 @@ export interface components {
             name: string;
             /**
              * Distance
-             * @description Steps from the cause (or the root); a hop across a symlink (two names of one dataset) is free, so the path has distance + symlink_hops hops
+             * @description Steps from the cause (or the root), through nodes the caller may not see too, as a cause's distance in the graph counts them; a hop across a symlink (two names of one dataset) is free
              */
             distance: number;
             /**
              * Path
-             * @description One shortest path of node ids, from the cause to this node
+             * @description One shortest path of node ids, from the cause to this node: the nodes the caller may see (where it went through others, two ids in a row are more than one hop apart); with none hidden, it has distance + symlink_hops hops
              */
             path: string[];
             /**
              * Symlink Hops
-             * @description The hops of path across a symlink, which distance does not count
+             * @description The hops of path across a symlink (between two ids of path), which distance does not count
              */
             symlink_hops: number;
         };
@@ -4617,8 +4620,8 @@ export interface operations {
             query?: {
                 /** @description Only problems in this namespace */
                 namespace?: string | null;
-                /** @description failed or stale; both when left out */
-                kind?: "failed" | "stale";
+                /** @description failed or stale (in upper or lower case); both when left out */
+                kind?: "failed" | "stale" | "FAILED" | "STALE";
                 /** @description Problems per page, 1 to 200 */
                 limit?: number;
                 /** @description Items to skip (0 to 1,000,000,000) */
@@ -4781,7 +4784,7 @@ export interface operations {
                 depth?: number | null;
                 /** @description upstream, downstream or both (the default) */
                 direction?: ("upstream" | "downstream" | "both") | null;
-                /** @description The whole graph's diff in this namespace only (both ends of an edge in it), as GET /graph?namespace= narrows the graph; not with a centre */
+                /** @description The whole graph's diff in this namespace only (both ends of an edge in it), as GET /graph?namespace= narrows the graph (empty, as there: a namespace no node has, an empty diff); not with a centre */
                 within?: string | null;
             };
             header?: never;

@@ -251,7 +251,16 @@ class EdgeSet {
 
 export function fromOpenLineage(
   input: OpenLineageInput,
-  options: { jobs: JobsShown; keep?: string | null; runCounts?: boolean },
+  options: {
+    jobs: JobsShown;
+    keep?: string | null;
+    runCounts?: boolean;
+    /**
+     * Child jobs' own names known from elsewhere (childJobNames of the whole graph): a
+     * focused graph without a job's parent edge (its parent not drawn) still knows it.
+     */
+    ownNames?: ReadonlyMap<string, string>;
+  },
 ): LGraph {
   const apiNodes = new Map(input.nodes.map((n) => [n.id, n]));
   const groups = new UnionFind();
@@ -356,7 +365,7 @@ export function fromOpenLineage(
     drawnAs.set(node.id, node.id);
     const named = namedAs.get(node.id);
     const label = named ? nameLabel(named.name) : olLabel(node);
-    const own = label === node.name ? ownNames.get(node.id) : undefined;
+    const own = label === node.name ? (ownNames.get(node.id) ?? options.ownNames?.get(node.id)) : undefined;
     nodes.push({
       id: node.id,
       kind: olKind(node),
@@ -403,7 +412,7 @@ export function fromOpenLineage(
  * Child jobs' own names by id: a job a parent edge names "<parent>.<own>"
  * (the parent's name, a dot, then its own), the shortest when several do.
  */
-function childJobNames(edges: GraphEdge[]): Map<string, string> {
+export function childJobNames(edges: GraphEdge[]): Map<string, string> {
   const own = new Map<string, string>();
   for (const edge of edges) {
     if (edge.type !== "parent" || edge.source_type !== "job" || edge.target_type !== "job") continue;

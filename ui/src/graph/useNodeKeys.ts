@@ -10,6 +10,7 @@
 import type { AriaLabelConfig } from "@xyflow/react";
 import { useMemo, type FocusEvent, type KeyboardEvent } from "react";
 import { focusWhenShown } from "../focus";
+import { HEALTH_MARKS, markedHealth } from "./healthOverlay";
 import { KIND_STYLES } from "./kinds";
 import { changeText, type LNode } from "./model";
 
@@ -19,12 +20,17 @@ const ARIA: Partial<AriaLabelConfig> = {
   "node.a11yDescription.keyboardDisabled": HOW,
 };
 
-/** What a screen reader says of a node: its kind, name, namespace and latest run. */
-
+/**
+ * What a screen reader says of a node: its kind, name, namespace, latest run,
+ * health (as its glyph says it: at risk, stale; a failed job's latest run
+ * already says failed) and change.
+ */
 export function nodeAriaLabel(node: LNode): string {
   const parts = [`${KIND_STYLES[node.kind].label} ${node.label}`];
   if (node.sublabel) parts.push(node.sublabel);
   if (node.state) parts.push(`latest run ${node.state}`);
+  const health = markedHealth(node);
+  if (health && !(health === "failed" && node.state === "failed")) parts.push(HEALTH_MARKS[health].label);
   const mark = changeText(node);
   if (mark) parts.push(mark.words);
   return parts.join(", ");

@@ -116,10 +116,25 @@ export function filterTimeProblems(route: Route): TimeLinkProblem[] {
   return problems;
 }
 
-/** What the graph endpoints are asked for; {} is now. */
+/** Whether `iso` is later than this browser's clock. */
+export function isFuture(iso: string | null): boolean {
+  const at = iso ? parseInstant(iso) : null;
+  return at !== null && at.ms > Date.now();
+}
+
+/**
+ * Whether the view answers as now: no window, and no "As of" or one still to
+ * come (the server answers a later instant as now), whose answer is the
+ * current graph's, health included.
+ */
+export function answersNow(view: TimeView): boolean {
+  return view.window === null && (view.asOf === null || isFuture(view.asOf));
+}
+
+/** What the graph endpoints are asked for; {} is now (an "As of" still to come too: see answersNow). */
 export function historyQuery(view: TimeView): History {
   if (view.window) return { since: view.since, until: view.until };
-  if (view.asOf) return { as_of: view.asOf };
+  if (view.asOf && !answersNow(view)) return { as_of: view.asOf };
   return {};
 }
 
@@ -180,6 +195,9 @@ export function fromLocalInput(value: string): string | null {
 export function runInstant(run: { ended_at_iso?: string | null }): string | null {
   return run.ended_at_iso ? exactInstant(run.ended_at_iso) : null;
 }
+
+/** What "as of" a run still running is, in words (the API's rule for from_run and to_run: now). */
+export const STILL_RUNNING = "Still running: the lineage as of this run is the lineage now";
 
 /** To the Lineage tab as of a run's end ("as of this run"), or the changes since then. */
 export function runTimePatch(run: { ended_at_iso?: string | null }, what: "as_of" | "changes_since"): Patch {

@@ -6,6 +6,7 @@
 import { useEffect, useMemo } from "react";
 import { GRAPH_LIMIT, useDiff, useGraph, useNamespaces, useRegistry, useSubgraph } from "../api/queries";
 import {
+  childJobNames,
   feastObjectName,
   fromOpenLineage,
   fromRegistry,
@@ -123,6 +124,9 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     }
   }, [registryView, olGraph.data, route, navigate]);
 
+  // Child jobs' own names from the whole graph, for a focused graph that leaves their parents out.
+  const ownNames = useMemo(() => (olGraph.data ? childJobNames(olGraph.data.edges) : undefined), [olGraph.data]);
+
   const focused: Focused | null = useMemo(() => {
     if (!focus) return null;
     if (registryView) {
@@ -139,11 +143,11 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
       if (!diff.data) return null;
       const merged = fromDiff(subgraph.data, diff.data);
       changes = merged.changes;
-      graph = markChanges(fromOpenLineage(merged.merged, { jobs, keep }), merged.merged, merged.changes);
-    } else graph = fromOpenLineage(subgraph.data, { jobs, keep, runCounts });
+      graph = markChanges(fromOpenLineage(merged.merged, { jobs, keep, ownNames }), merged.merged, merged.changes);
+    } else graph = fromOpenLineage(subgraph.data, { jobs, keep, runCounts, ownNames });
     const center = graph.drawnAs.get(keep) ?? keep;
     return { graph, center, truncated: subgraph.data.truncated, changes };
-  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, diff.data, diff.error, runCounts]);
+  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, diff.data, diff.error, runCounts, ownNames]);
 
   const graph = focus ? (focused?.graph ?? null) : fullGraph;
   const selectedId = selection ? (graph?.drawnAs.get(selectionId(selection)) ?? selectionId(selection)) : null;

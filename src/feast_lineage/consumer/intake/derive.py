@@ -78,18 +78,27 @@ def derive(
     run_id: str | None = None
     if kind == "run":
         run_id = normalize_run_id(event["run"]["runId"])
+    ns = event["dataset" if kind == "dataset" else "job"]["namespace"]
     # A JobEvent's inputs and outputs stand alone, like a run of their own.
-    b = RowBuilder(out, time_us, received_us, rank, producer, memo, run_id or event_key, run_id)
+    b = RowBuilder(
+        out,
+        time_us,
+        received_us,
+        rank,
+        producer,
+        memo,
+        run_id or event_key,
+        run_id,
+        ns_id=namespace_id(ns),
+    )
     event_type = event.get("eventType") if kind == "run" else None
 
     if kind == "dataset":
         ds = event["dataset"]
         subject = b.dataset(ds, writes=True)
         b.column_lineage(subject, ds, NO_JOB)
-        ns = ds["namespace"]
     else:
         job = event["job"]
-        ns = job["namespace"]
         subject = b.job(ns, job["name"], job.get("facets"))
         if run_id is not None:  # a RunEvent
             facets = event["run"].get("facets")

@@ -62,6 +62,8 @@ class RowBuilder:
         memo: FacetMemo | None,
         io_run: str,
         run_id: str | None = None,
+        *,
+        ns_id: int,
     ):
         self.out = out
         self.time_us = time_us
@@ -71,6 +73,8 @@ class RowBuilder:
         self.memo = memo
         self.io_run = io_run  # the run (or JobEvent) the event's inputs and outputs belong to
         self.run_id = run_id  # a RunEvent's run
+        # the namespace of the event: its job's (a DatasetEvent's, its dataset's)
+        self.ns_id = ns_id
         # id() of each dataset facet payload of this event -> its blob id (the
         # payloads live as long as the event, so an id names one payload)
         self.dataset_blobs: dict[int, str] = {}
@@ -153,6 +157,7 @@ class RowBuilder:
             "namespace": namespace,
             "name": name,
             "producer": self.producer,
+            "producer_ns_id": self.ns_id,
             "producer_rank": producer_rank(self.rank, writes=writes),
             "datasource_uri": None,
             "uri_id": None,
@@ -162,6 +167,7 @@ class RowBuilder:
             "feast_project": None,
             "created_us": self.time_us,
             "updated_us": self.time_us,
+            "updated_ns_id": self.ns_id,
         }
         source = facets.get("dataSource")
         uri = source.get("uri") if isinstance(source, dict) else None

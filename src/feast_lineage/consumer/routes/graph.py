@@ -28,6 +28,7 @@ from feast_lineage.consumer.routes.params import (
     parse_time,
     time_range,
 )
+from feast_lineage.consumer.routes.params import node_type as node_type_param
 from feast_lineage.consumer.schemas import GraphPage, Subgraph
 from feast_lineage.consumer.services.bounds import MAX_DEPTH, MAX_GRAPH_PAGE
 from feast_lineage.consumer.services.graph import graph_page, subgraph
@@ -121,7 +122,7 @@ async def get_graph(
 
 async def _subgraph(
     read: StoreReader,
-    kind: str,
+    node_kind: Literal["job", "dataset"],
     namespace: str,
     name: str,
     depth: int,
@@ -129,12 +130,6 @@ async def _subgraph(
     limit: int,
     at: History | None,
 ) -> Response:
-    if kind not in NODE_TYPES:
-        raise LineageError(
-            f"node type {kind!r} is not job or dataset; use /graph/job/... or /graph/dataset/...",
-            code="invalid_parameter",
-        )
-    node_kind: Literal["job", "dataset"] = "job" if kind == "job" else "dataset"
     if not namespace or not name:
         raise LineageError("the namespace and the name must not be empty", code="invalid_parameter")
     if at is not None:
@@ -181,8 +176,9 @@ async def get_subgraph_by_query(
     since: Since = None,
     until: Until = None,
 ) -> Response:
+    kind = node_type_param("query parameter 'type'", type)
     at = _history(as_of, since, until)
-    return await _subgraph(read, type, namespace, name, depth, direction, limit, at)
+    return await _subgraph(read, kind, namespace, name, depth, direction, limit, at)
 
 
 def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
@@ -226,4 +222,7 @@ async def get_subgraph(
     # The decoded path parameters split at every "/", encoded or not: the
     # segments come from the raw path.
     kind, ns, node_name = _segments(request, f"{node_type}/{namespace}/{name}")
-    return await _subgraph(read, kind, ns, node_name, depth, direction, limit, at)
+    node_kind = node_type_param(
+        "path parameter 'node_type'", kind, "; use /graph/job/... or /graph/dataset/..."
+    )
+    return await _subgraph(read, node_kind, ns, node_name, depth, direction, limit, at)

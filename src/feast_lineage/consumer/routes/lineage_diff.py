@@ -7,7 +7,7 @@ hold a ``/``. The answer is :func:`..services.lineage_diff.lineage_diff`.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
@@ -22,6 +22,7 @@ from feast_lineage.consumer.routes.params import (
     enum_schema,
     parse_time,
 )
+from feast_lineage.consumer.routes.params import node_type as node_type_param
 from feast_lineage.consumer.routes.params import run_id as parse_run_id
 from feast_lineage.consumer.schemas import LineageDiff
 from feast_lineage.consumer.services.bounds import MAX_DEPTH
@@ -56,11 +57,8 @@ def _centre(
             "missing or empty (or pass none of the three for the whole graph)",
             code="invalid_parameter",
         )
-    if node_type not in NODE_TYPES:
-        raise LineageError(
-            f"node_type {node_type!r} is not job or dataset", code="invalid_parameter"
-        )
-    kind: Literal["job", "dataset"] = "job" if node_type == "job" else "dataset"
+    assert node_type is not None
+    kind = node_type_param("query parameter 'node_type'", node_type)
     assert namespace is not None
     assert name is not None
     return Centre(kind, namespace, name, 3 if depth is None else depth, direction or "both")
@@ -106,9 +104,9 @@ async def get_lineage_diff(
     within: Annotated[
         str | None,
         Query(
-            min_length=1,
             description="The whole graph's diff in this namespace only (both ends of an edge "
-            "in it), as GET /graph?namespace= narrows the graph; not with a centre",
+            "in it), as GET /graph?namespace= narrows the graph (empty, as there: a namespace "
+            "no node has, an empty diff); not with a centre",
         ),
     ] = None,
 ) -> Response:

@@ -9,13 +9,14 @@ UUID (``format: uuid``), as OpenLineage producers write it.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote
 
 from fastapi import Query, Request
 
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.lineage_model import Direction
+from feast_lineage.consumer.sent_path import sent_path
 from feast_lineage.event_time import MAX_US, EventTimeError, parse_us
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -30,8 +31,10 @@ DirectionParam = Annotated[Direction, Query(description="upstream, downstream or
 
 
 def either_case(values: tuple[str, ...]) -> list[str]:
-    """``values`` as given and in lower case: what a parameter accepts."""
-    return list(dict.fromkeys([*values, *(v.lower() for v in values)]))
+    """``values`` as given, in lower case and in upper case: what a filter accepts."""
+    return list(
+        dict.fromkeys([*values, *(v.lower() for v in values), *(v.upper() for v in values)])
+    )
 
 
 def enum_schema(values: list[str]) -> dict[str, Any]:
@@ -48,12 +51,21 @@ def invalid(message: str) -> LineageError:
 
 
 def one_of(where: str, value: str | None, values: tuple[str, ...]) -> str | None:
-    """``value`` in upper case, when it is one of ``values`` in either case; else a 400."""
+    """The one of ``values`` that ``value`` is, in upper or lower case; else a 400."""
     if value is None:
         return None
     if value not in either_case(values):
-        raise invalid(f"{where}: {value!r} is not one of {', '.join(values)} (or lower case)")
-    return value.upper()
+        raise invalid(
+            f"{where}: {value!r} is not one of {', '.join(values)} (in upper or lower case)"
+        )
+    return next(v for v in values if v.upper() == value.upper())
+
+
+def node_type(where: str, value: str, fix: str = "") -> Literal["job", "dataset"]:
+    """``job`` or ``dataset``; else a 400 naming ``where`` (and saying ``fix``, when given)."""
+    if value not in NODE_TYPES:
+        raise invalid(f"{where}: {value!r} is not job or dataset{fix}")
+    return "job" if value == "job" else "dataset"
 
 
 _SPACED_OFFSET = re.compile(r"\d \d\d(:?\d\d)?$")
@@ -107,9 +119,8 @@ def encoded_segments(request: Request, mark: str, decoded: str) -> list[str]:
     ``decoded`` (the route's own parameters joined by ``/``) serves where the
     server gives no raw path.
     """
-    raw = request.scope.get("raw_path")
-    if isinstance(raw, bytes | bytearray):
-        text = bytes(raw).decode("latin-1").split("?", 1)[0]
+    text = sent_path(request.scope)
+    if text is not None:
         at = text.find(mark)
         return text[at + len(mark) :].split("/") if at >= 0 else []
     return decoded.split("/")

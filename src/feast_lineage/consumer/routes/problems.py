@@ -10,9 +10,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
-from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
-from feast_lineage.consumer.routes.params import NODE_TYPES, enum_schema
+from feast_lineage.consumer.routes.params import NODE_TYPES, either_case, enum_schema, one_of
+from feast_lineage.consumer.routes.params import node_type as node_type_param
 from feast_lineage.consumer.schemas import HealthPage, Impact
 from feast_lineage.consumer.services.bounds import MAX_DEPTH
 from feast_lineage.consumer.services.health import MAX_PROBLEMS_PAGE, health_page, impact
@@ -32,8 +32,8 @@ async def get_health(
     kind: Annotated[
         str | None,
         Query(
-            description="failed or stale; both when left out",
-            json_schema_extra=enum_schema([*_PROBLEM_KINDS]),
+            description="failed or stale (in upper or lower case); both when left out",
+            json_schema_extra=enum_schema(either_case(_PROBLEM_KINDS)),
         ),
     ] = None,
     limit: Annotated[
@@ -44,13 +44,9 @@ async def get_health(
     ] = 50,
     offset: Offset = 0,
 ) -> Response:
-    if kind is not None and kind not in _PROBLEM_KINDS:
-        raise LineageError(
-            f"kind {kind!r} is not failed or stale; leave it out for both",
-            code="invalid_parameter",
-        )
+    wanted = one_of("query parameter 'kind'", kind, _PROBLEM_KINDS)
     problem_kind: Literal["failed", "stale"] | None = (
-        None if kind is None else "failed" if kind == "failed" else "stale"
+        None if wanted is None else "failed" if wanted == "failed" else "stale"
     )
     return await answer(
         health_page, read, namespace=namespace, kind=problem_kind, limit=limit, offset=offset
@@ -85,9 +81,5 @@ async def get_impact(
         ),
     ] = 10,
 ) -> Response:
-    if node_type not in NODE_TYPES:
-        raise LineageError(
-            f"node_type {node_type!r} is not job or dataset", code="invalid_parameter"
-        )
-    kind: Literal["job", "dataset"] = "job" if node_type == "job" else "dataset"
+    kind = node_type_param("query parameter 'node_type'", node_type)
     return await answer(impact, read, kind=kind, namespace=namespace, name=name, depth=depth)

@@ -59,7 +59,7 @@ def _facets(
         stored = read_common.facets_of(conn, table, owners)
     else:
         stored = _parsed(catalog_as_of.facets_at(conn, table, owners, at))
-    return _shown(stored, read)
+    return _shown(stored, read, datasets=table is t.dataset_facets)
 
 
 def _parsed(texts: dict[int, dict[str, str]]) -> dict[int, dict[str, JsonObject]]:
@@ -67,12 +67,14 @@ def _parsed(texts: dict[int, dict[str, str]]) -> dict[int, dict[str, JsonObject]
 
 
 def _shown(
-    stored: dict[int, dict[str, JsonObject]], read: StoreReader
+    stored: dict[int, dict[str, JsonObject]], read: StoreReader, *, datasets: bool
 ) -> dict[int, dict[str, JsonObject]]:
+    """Facets as the caller may see them (a dataset's: :func:`.redaction.dataset_facets`)."""
     if read.scope.is_everything:
         return stored
+    redact = redaction.dataset_facets if datasets else redaction.facets
     shown: dict[int, dict[str, JsonObject]] = {
-        owner: redaction.facets(facets, read.scope) for owner, facets in stored.items()
+        owner: redact(facets, read.scope) for owner, facets in stored.items()
     }
     return shown
 
@@ -165,7 +167,9 @@ def dataset_page(
     ns_ids = read.scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
         if instant is None:
-            total, rows = dataset_rows(conn, ns_ids, search, sort, offset, limit)
+            total, rows = dataset_rows(
+                conn, ns_ids, search, sort, offset, limit, visible=read.scope.ns_ids
+            )
             facets = _facets(conn, t.dataset_facets, [r.id for r in rows], read)
         else:
             answerable(conn, instant)  # a 400 before the retention horizon
@@ -175,7 +179,8 @@ def dataset_page(
             then = catalog_as_of.dataset_facets_then(
                 conn, [r.id for r in rows], instant, exact=False
             )
-            facets = _shown(_with_schemas_then(conn, _parsed(then.facets), rows, instant), read)
+            then_facets = _with_schemas_then(conn, _parsed(then.facets), rows, instant)
+            facets = _shown(then_facets, read, datasets=True)
         with_columns = has_column_lineage(conn, (r.id for r in rows), read.scope, instant)
     items = [_dataset_item(r, facets.get(r.id, {}), r.id in with_columns, read) for r in rows]
     if instant is not None:
@@ -226,7 +231,7 @@ def _dataset_item(
         id=node_key("dataset", r.namespace, r.name),
         created_at=ms(r.created_us),
         created_at_iso=to_iso(r.created_us) or "",
-        updated_at_iso=to_iso(r.updated_us) or "",
+        updated_at_iso=None if r.updated_us is None else to_iso(r.updated_us) or "",
         datasource_uri=r.datasource_uri,
         feast=feast,
         has_column_lineage=with_columns,

@@ -24,7 +24,7 @@ only when every input of its target field is visible.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 
 import orjson
@@ -408,8 +408,13 @@ def _edges(
     kept: dict[_EdgeKey, list[c.ColumnEdgeRead]],
     hidden: set[Node],
     jobs: dict[int, tuple[str, str]],
+    hidden_jobs: Set[int],
 ) -> list[tuple[_EdgeKey, ColumnEdge]]:
-    """The edges among the kept nodes, sorted by their ends' ids."""
+    """The edges among the kept nodes, sorted by their ends' ids.
+
+    ``jobs``: the visible jobs' names; an edge a job of ``hidden_jobs`` stated names
+    neither the job nor its run (it is still an edge between the caller's columns).
+    """
     ids = answer.ids
     out: list[tuple[_EdgeKey, ColumnEdge]] = []
     parsed: _Parsed = {}
@@ -422,7 +427,9 @@ def _edges(
             "source": ids[src],
             "target": ids[dst],
             "job": JobRef(namespace=job_name[0], name=job_name[1]) if job_name else None,
-            "run_id": max((r.run_id for r in rows if r.run_id is not None), default=None),
+            "run_id": None
+            if job in hidden_jobs
+            else max((r.run_id for r in rows if r.run_id is not None), default=None),
             "origin": "declared" if origin == "declared" else "observed",
             "indirect": all(r.indirect for r in rows),
             "transformations": _transformations(rows, dst not in hidden, parsed),
@@ -497,7 +504,10 @@ def column_lineage(
         answer = _nodes(conn, aliases, found, ask.start, limit)
         kept = {k: v for k, v in found.edges.items() if k[0] in answer.ids and k[1] in answer.ids}
         hidden = _with_hidden_inputs(conn, aliases, {k[1] for k in kept}, read.scope)
-        edges = _edges(answer, kept, hidden, c.job_names(conn, {k[2] for k in kept}))
+        named = c.job_names(conn, {k[2] for k in kept})
+        # A job of a namespace the caller may not see is named nowhere, nor is its run.
+        jobs = {job: n for job, n in named.items() if read.scope.allows(n[0])}
+        edges = _edges(answer, kept, hidden, jobs, named.keys() - jobs.keys())
     feast = [_feast_row(answer, key, edge, kept[key], found, group) for key, edge in edges]
     as_of, since, until = echo(at)
     return ColumnLineage(

@@ -5,11 +5,13 @@ Versions are derived at read time from the dataset's rows
 proportion to the page (:mod:`feast_lineage.consumer.store.read.dataset_version_page`).
 A caller sees the versions of a dataset of a visible namespace only; a version whose run
 belongs to a job of a hidden namespace shows no job, and its facets pass
-through :func:`feast_lineage.consumer.redaction.facets`.
+through :func:`feast_lineage.consumer.redaction.facets` (and, the job hidden, lose the
+stamps of its event: :func:`feast_lineage.consumer.redaction.unstamped`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -116,6 +118,21 @@ def schema_diff(before: list[VersionField], after: list[VersionField]) -> Schema
     )
 
 
+def _stored_facets(v: dv.DatasetVersion, blobs: Mapping[str, Any]) -> dict[str, Any]:
+    """The facets a version states, from its blobs (parsed once a page)."""
+    facets: dict[str, Any] = {}
+    for key, blob in (
+        ("schema", v.schema_id),
+        ("lifecycleStateChange", v.row.lifecycle_id),
+        ("symlinks", v.symlinks_id),
+    ):
+        if blob is not None and blob in blobs:
+            facets[key] = blobs[blob]
+    if v.row.dataset_version is not None:
+        facets["version"] = {"datasetVersion": v.row.dataset_version}
+    return facets
+
+
 def _items(
     conn: Connection,
     read: StoreReader,
@@ -131,21 +148,15 @@ def _items(
     items = []
     for v in found:
         row = v.row
-        facets: dict[str, Any] = {}
-        for key, blob in (
-            ("schema", v.schema_id),
-            ("lifecycleStateChange", row.lifecycle_id),
-            ("symlinks", v.symlinks_id),
-        ):
-            if blob is not None and blob in blobs:
-                facets[key] = blobs[blob]
-        if row.dataset_version is not None:
-            facets["version"] = {"datasetVersion": row.dataset_version}
-        facets = redaction.facets(facets, read.scope)
+        facets = redaction.facets(_stored_facets(v, blobs), read.scope)
+        job = jobs.get(row.job_id) if row.job_id is not None else None
+        job_shown = job is not None and read.scope.allows_id(job[2])
+        by_hidden = row.job_id is not None and not job_shown and not read.scope.is_everything
+        if by_hidden:
+            facets = redaction.unstamped(facets)  # stated by a hidden job (or one not known)
         schema = facets.get("schema")
         lifecycle = facets.get("lifecycleStateChange")
         state = lifecycle.get("lifecycleStateChange") if isinstance(lifecycle, dict) else None
-        job = jobs.get(row.job_id) if row.job_id is not None else None
         stats = (row.row_count, row.byte_count, row.file_count)
         items.append(
             DatasetVersionItem(
@@ -153,14 +164,14 @@ def _items(
                 dataset_namespace=namespace,
                 dataset_name=name,
                 version=v.number,
-                created_by_run_id=row.run_id,
+                created_by_run_id=None if by_hidden else row.run_id,  # a hidden run: no id
                 schema_=schema if isinstance(schema, dict) else None,
                 facets=facets or None,
                 created_at=ms(row.time_us) or 0,
                 id=version_key(row.id),
                 created_at_iso=to_iso(row.time_us) or "",
                 job=JobRef(namespace=job[0], name=job[1])
-                if job is not None and read.scope.allows_id(job[2])
+                if job is not None and job_shown
                 else None,
                 event_type=row.event_type,
                 changes=list(v.changes),
@@ -212,6 +223,7 @@ def dataset_version_detail(
         wanted = _parse_key(version_id)
         pair = vp.one(history, wanted) if wanted is not None else None
         if pair is None:
+            # Retention is named only once a prune has removed history (the horizon is set).
             pruned = dv.horizon(conn)
             since = (
                 f"; versions older than the retention horizon {to_iso(pruned)} have been pruned "

@@ -319,7 +319,7 @@ def build_nodes(
     nodes: list[GraphNode] = []
     for r in rows:
         stored = (job_facets if r.kind == "job" else dataset_facets).get(r.id, {})
-        facets = redaction.stored_facets(stored, scope, _READ_FACETS)
+        facets = redaction.stored_facets(stored, scope, _READ_FACETS, stamped=r.kind == "job")
         ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
         node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, states.get(r.id))
@@ -364,7 +364,7 @@ def graph_page(read: StoreReader, *, namespace: str | None, limit: int, offset: 
     ns_ids = scope.narrow(namespace).ns_ids
     with read.engine.connect() as conn:
         total = g.count_nodes(conn, ns_ids)
-        rows = g.node_page(conn, ns_ids, total, offset, limit)
+        rows = g.node_page(conn, ns_ids, total, offset, limit, visible=scope.ns_ids)
         health = assess(conn, read.freshness, read.clock(), read.health_cache)
         built = build_now(conn, rows, read, health=health)
         total_edges = g.count_edges(conn, ns_ids) + count_explicit_edges(conn, ns_ids)

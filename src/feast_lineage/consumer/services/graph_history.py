@@ -148,7 +148,7 @@ def _nodes(
         stored = dict(owned.get(r.id, {}))
         if schema is not None and "schema" not in stored:  # stated again since: the version's
             stored["schema"] = schema
-        facets = redaction.stored_facets(stored, scope, _READ_FACETS)
+        facets = redaction.stored_facets(stored, scope, _READ_FACETS, stamped=r.kind == "job")
         ref = refs[r.id] = node_ref(r.kind, r.namespace, r.name)
         depth = depths.get(r.id) if depths is not None else None
         node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, runs.get(r.id))

@@ -89,7 +89,8 @@ def column_edges_among(
 ) -> dict[EdgeKey, ColumnEdge]:
     """The column edges into or out of ``datasets`` as of ``at`` whose two datasets are in it.
 
-    Keyed by (source field, target field, job node id, origin); transformations carry
+    Keyed by (source field, target field, job node id, origin); an edge whose job is not
+    among the answer's names no run to a caller of a limited scope; transformations carry
     no description (whether every input of the field is visible is not
     asked here: withheld, as a hidden input would).
     """
@@ -108,7 +109,9 @@ def column_edges_among(
             "source": source,
             "target": target,
             "job": JobRef(namespace=job[0], name=job[1]) if job else None,
-            "run_id": r.run_id,
+            # the run of a job not in the answer may be a hidden job's: named to a caller
+            # who sees every namespace only
+            "run_id": r.run_id if job or read.scope.is_everything else None,
             "origin": origin,
             "indirect": bool(r.indirect),
             "transformations": [],

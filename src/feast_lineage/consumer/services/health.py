@@ -1,7 +1,11 @@
 """The open problems (``/health``) and what a node's failure would reach (``/impact``).
 
 States come from :mod:`.health_states`; what a problem reaches is walked
-downstream over visible nodes only (a path never crosses a hidden one).
+downstream through every node, as the spread that puts nodes at risk walks,
+so a problem reaches what the graph puts at risk naming it. A caller is
+shown the reached nodes it may see, with their distances; a node it may not
+see is neither listed, nor counted, nor named in a path (docs/api.md,
+Lineage health).
 """
 
 from __future__ import annotations
@@ -40,56 +44,19 @@ ProblemKind = Literal["failed", "stale"]
 Reach = tuple[reach.Walked, dict[int, h.NodeInfo]]
 
 
-def _walk_visible(
-    conn: Connection, read: StoreReader, start: int, depth: int, fetch: reach.Fetch | None = None
-) -> Reach:
-    walked = reach.walk(conn, [start], depth, fetch=fetch)
-    return _visible(conn, read, start, depth, (walked, h.node_info(conn, walked.distance)), fetch)
-
-
-def _visible(
-    conn: Connection,
-    read: StoreReader,
-    start: int,
-    depth: int,
-    found: Reach,
-    fetch: reach.Fetch | None,
-) -> Reach:
-    """``found`` (a walk from ``start`` and infos of its nodes, or more) on visible nodes only.
-
-    An alias never stored as a dataset is visible when its own namespace is:
-    the walk crosses it (two datasets naming one alias are one dataset), as
-    the graph's walk does.
-    """
-    walked, infos = found
-    scope = read.scope
-    if scope.is_everything:
-        return walked, infos  # nothing hidden: the walk stands
-    unnamed = [n for n in walked.distance if n not in infos]
-    aliases = h.alias_namespaces(conn, unnamed) if unnamed else {}
-
-    def visible(n: int) -> bool:
-        info = infos.get(n)
-        ns_id = info.ns_id if info is not None else aliases.get(n)
-        return ns_id is not None and scope.allows_id(ns_id)
-
-    allowed = {n for n in walked.distance if n == start or visible(n)}
-    if len(allowed) < len(walked.distance):
-        # A hidden node on the way: walk again on visible nodes only.
-        walked = reach.walk(conn, [start], depth, allowed=lambda n: n in allowed, fetch=fetch)
-    return walked, infos
-
-
 def _reaches(
     conn: Connection, read: StoreReader, starts: list[int], health: Assessment
 ) -> dict[int, Reach]:
     """What each of ``starts`` (causes) reaches, kept while the store is as it was assessed.
 
-    The walks go over the graph the assessment read whole, and take the
-    nodes' infos it read (else read them, every reached node's at once).
+    The walks go over the graph the assessment read whole, through every node
+    as the spread that puts nodes at risk does (which of them a caller sees is
+    :func:`_grouped`'s), and take the nodes' infos it read (else read them,
+    every reached node's at once). A walk is the same for every caller: it is
+    kept once.
     """
-    cache, scope_key, marker = read.health_cache, read.scope.cache_key(), health.graph_marker
-    keys = {s: ("reach", s, MAX_DEPTH, scope_key) for s in starts}
+    cache, marker = read.health_cache, health.graph_marker
+    keys = {s: ("reach", s, MAX_DEPTH) for s in starts}
     keep = cache is not None and marker is not None
     out: dict[int, Reach] = {}
     for start in starts:
@@ -101,10 +68,18 @@ def _reaches(
     reached = {n for w in walks.values() for n in w.distance}
     infos = health.nodes if health.nodes else h.node_info(conn, reached)
     for start, walked in walks.items():
-        out[start] = _visible(conn, read, start, MAX_DEPTH, (walked, infos), fetch)
+        out[start] = (walked, infos)
         if cache is not None and keep:
             cache.keep_walked(keys[start], marker, walked.distance.keys(), out[start])
     return out
+
+
+def _visible(read: StoreReader, infos: dict[int, h.NodeInfo]) -> Callable[[int], bool] | None:
+    """Which reached nodes the caller may see (None: all of them)."""
+    scope = read.scope
+    if scope.is_everything:
+        return None
+    return lambda n: (info := infos.get(n)) is not None and scope.allows_id(info.ns_id)
 
 
 def _key(infos: dict[int, h.NodeInfo], memo: dict[int, str] | None = None) -> Callable[[int], str]:
@@ -128,15 +103,17 @@ def _grouped(
     """What a problem reaches, by group: kept with its walk (sorting a thousand reached nodes
     by name costs more than walking to them)."""
     cache, marker = read.health_cache, health.graph_marker
-    key = ("grouped", start, MAX_DEPTH, read.scope.cache_key())
+    # What the caller may see of the walk: kept per scope
+    kept_as = ("grouped", start, MAX_DEPTH, read.scope.cache_key())
     keep = cache is not None and marker is not None
-    kept = cache.walked(key, marker) if cache is not None and keep else None
+    kept = cache.walked(kept_as, marker) if cache is not None and keep else None
     if kept is not None:
         return kept  # type: ignore[return-value]
     walked, infos = found
-    answer = reach.grouped(walked, infos, _key(infos, health.node_keys), terminal_only=True)
+    key, visible = _key(infos, health.node_keys), _visible(read, infos)
+    answer = reach.grouped(walked, infos, key, terminal_only=True, visible=visible)
     if cache is not None and keep:
-        cache.keep_walked(key, marker, walked.distance.keys(), answer)
+        cache.keep_walked(kept_as, marker, walked.distance.keys(), answer)
     return answer
 
 
@@ -194,19 +171,20 @@ def health_page(
 
 
 def _impact_walk(conn: Connection, read: StoreReader, start: int, depth: int) -> Reach:
-    """The walk of ``/impact``: over the kept assessment's graph when the process keeps one.
+    """The walk of ``/impact``: over the kept assessment's graph when the process keeps one,
+    through every node as the spread does (which of them the caller sees is grouping's).
 
     The assessment holds every step of the current graph (read by the same
     statement as a step of the walk) and every node's info, brought up to
     date with the store before it answers, so the walk needs no statement.
     """
     if read.health_cache is None:
-        return _walk_visible(conn, read, start, depth)
+        walked = reach.walk(conn, [start], depth)
+        return walked, h.node_info(conn, walked.distance)
     health = assess(conn, read.freshness, read.clock(), read.health_cache)
     fetch = health.downstream.fetcher(conn) if health.downstream is not None else None
     walked = reach.walk(conn, [start], depth, fetch=fetch)
-    infos = health.nodes if health.nodes else h.node_info(conn, walked.distance)
-    return _visible(conn, read, start, depth, (walked, infos), fetch)
+    return walked, health.nodes if health.nodes else h.node_info(conn, walked.distance)
 
 
 def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, depth: int) -> Impact:
@@ -223,7 +201,8 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
                 + ("jobs" if kind == "job" else "datasets")
             )
         walked, infos = _impact_walk(conn, read, node, depth)
-        groups, totals = reach.grouped(walked, infos, _key(infos), terminal_only=False)
+        visible = _visible(read, infos)
+        groups, totals = reach.grouped(walked, infos, _key(infos), False, visible=visible)
     if node not in infos:
         raise Conflict("the node vanished while it was read; retry")
     return Impact(

@@ -28,10 +28,10 @@ from feast_lineage.consumer.schemas import (
 )
 from feast_lineage.consumer.services.job_versions_then import one_then, page_then
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.services.version_pages import VersionWindow
 from feast_lineage.consumer.store.read import job_versions as reads
 from feast_lineage.consumer.store.read.common import count, in_ids, where_all
+from feast_lineage.consumer.store.read.dataset_versions import horizon
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import job_id
@@ -149,7 +149,7 @@ def job_version_detail(
         else:
             row, before = one_then(conn, jid, version, until_us)
         if row is None:
-            raise NotFound(_missing(read, namespace, name, version, until_us))
+            raise NotFound(_missing(conn, namespace, name, version, until_us))
         found = [row] if before is None else [row, before]
         items = _items(conn, read, namespace, name, jid, found)
     item = items[0]
@@ -162,17 +162,20 @@ def job_version_detail(
 
 
 def _missing(
-    read: StoreReader, namespace: str, name: str, version: str, until_us: int | None
+    conn: Connection, namespace: str, name: str, version: str, until_us: int | None
 ) -> str:
-    """The 404 message: no such version, or one retention pruned (naming the horizon)."""
+    """The 404 message: no such version, or one retention may have pruned (naming the horizon).
+
+    Retention is named only once a prune has removed history (the horizon is
+    set): on a store no prune has taken anything from, an unknown id never existed.
+    """
     message = f"no version {version!r} of job {name!r} in namespace {namespace!r}"
     if until_us is not None:
         message += f" run before {to_iso(until_us)}"
-    last = Retention.last(read.engine)
-    if last is not None and last.cutoff is not None:
+    pruned = horizon(conn)
+    if pruned is not None:
         message += (
-            f"; retention pruned the versions whose runs all ended before {last.cutoff} "
-            "(the job's current version is always kept): list the versions at "
-            f".../jobs/{{namespace}}/{{name}}/versions"
+            f"; retention pruned the versions whose runs all ended before {to_iso(pruned)} "
+            "(the job's current version is always kept)"
         )
-    return message
+    return message + "; list them with GET .../jobs/{namespace}/{name}/versions"

@@ -186,32 +186,53 @@ def group_of(info: NodeInfo, downstream_ids: Collection[int] | None) -> str | No
     return None
 
 
+def listed_before(walked: Walked, listed: Callable[[int], bool]) -> dict[int, int | None]:
+    """Node -> the nearest node before it on its path that ``listed`` keeps (None: none).
+
+    ``walked.previous`` holds each node after the node it was reached from (a walk adds
+    them in the order it reaches them), so one pass in that order finds them all.
+    """
+    before: dict[int, int | None] = {}
+    for node, near in walked.previous.items():
+        before[node] = None if near is None else near if listed(near) else before[near]
+    return before
+
+
 def grouped(
     walked: Walked,
     infos: Mapping[int, NodeInfo],
     key: Callable[[int], str],
     terminal_only: bool,
+    visible: Callable[[int], bool] | None = None,
 ) -> tuple[ReachGroups, ReachTotals]:
-    """The reached nodes (not the starts) by group, nearest first, and each group's total."""
+    """The reached nodes (not the starts) by group, nearest first, and each group's total.
+
+    Only the nodes ``visible`` keeps (None: every node) are listed, counted and named in
+    a path: the walk went through the others, which leave their steps in ``distance``
+    and nothing else. A node is terminal when no listed node is reached through it.
+    """
     groups = ReachGroups(feature_services=[], feature_views=[], saved_datasets=[], other=[])
     totals = ReachTotals(feature_services=0, feature_views=0, saved_datasets=0, other=0)
-    # A node something else was reached from is not terminal.
-    inner = {p for p in walked.previous.values() if p is not None} if terminal_only else None
-    known = [n for n in walked.distance if n in infos]  # aliases never stored are no nodes
-    order = sorted(known, key=lambda n: (walked.distance[n], key(n)))
+
+    def listed(n: int) -> bool:  # aliases never stored are no nodes
+        return n in infos and (visible is None or visible(n))
+
+    shown = [n for n, near in walked.previous.items() if near is not None and listed(n)]
+    inner: set[int] | None = None
+    if terminal_only:
+        before = listed_before(walked, listed)
+        inner = {b for n in shown if (b := before[n]) is not None}
+    order = sorted(shown, key=lambda n: (walked.distance[n], key(n)))
     for node in order:
-        info = infos.get(node)
-        if info is None or walked.previous.get(node) is None:
-            continue
+        info = infos[node]
         group = group_of(info, inner)
         if group is None:
             continue
         totals[group] += 1  # type: ignore[literal-required]
-        listed: list[Reached] = groups[group]  # type: ignore[literal-required]
-        if len(listed) < MAX_LISTED:
-            # an alias never stored as a dataset is the same dataset as its owner
-            path = [p for p in walked.path(node) if p in infos]
-            listed.append(
+        listed_here: list[Reached] = groups[group]  # type: ignore[literal-required]
+        if len(listed_here) < MAX_LISTED:
+            path = [p for p in walked.path(node) if listed(p)]
+            listed_here.append(
                 Reached(
                     node=key(node),
                     type=info.kind,
@@ -233,6 +254,7 @@ __all__ = [
     "Walked",
     "group_of",
     "grouped",
+    "listed_before",
     "symlink_hops",
     "walk",
 ]

@@ -53,6 +53,8 @@ class Retention:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._on_prune = on_prune
+        # The schedule's rounds done (claimed or not): what a test waits for, not a time.
+        self.rounds = 0
 
     def prune(self, engine: Engine, retention_days: int, *, trigger: str = "manual") -> PruneResult:
         """Remove what is older than ``retention_days`` (0: nothing).
@@ -128,6 +130,7 @@ class Retention:
                 except Exception:
                     log.exception("retention prune failed; retrying in %s hours", interval_hours)
                     wait = interval
+                self.rounds += 1
 
         self._thread = threading.Thread(target=loop, name="lineage-retention", daemon=True)
         self._thread.start()

@@ -159,3 +159,45 @@ def test_the_horizon_is_raised_before_anything_is_deleted(
     monkeypatch.setattr(prune_module.deletes, "chunked_events", chunked_events)
     prune(store.engine, parse_us(at(2)))
     assert seen == [parse_us(at(2))]
+
+
+def _horizon(store: Store) -> int | None:
+    with store.engine.connect() as conn:
+        return dv.horizon(conn)
+
+
+def test_a_prune_with_no_event_older_than_its_cutoff_leaves_the_horizon_unset(
+    store: Store,
+) -> None:
+    """A young store's first scheduled prune removes nothing: every instant still answers."""
+    for i in (10, 20):
+        store.ingest(
+            run_event("COMPLETE", job=("ns", "etl"), time=at(i), outputs=[dataset("ns", "d")])
+        )
+    assert prune(store.engine, parse_us(at(10))).counts == {}
+    assert _horizon(store) is None
+    # Once an event is older than a cutoff, that prune may remove history: it sets the horizon.
+    prune(store.engine, parse_us(at(15)))
+    assert _horizon(store) == parse_us(at(15))
+    # A later prune with nothing older than its cutoff but what the last one kept raises it.
+    prune(store.engine, parse_us(at(18)))
+    assert _horizon(store) == parse_us(at(18))
+
+
+def test_an_old_event_that_comes_while_a_prune_runs_and_goes_sets_the_horizon(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No event was older than the cutoff when the prune began; one that came meanwhile was
+    deleted, so the instants before the cutoff no longer answer exactly: the horizon moves."""
+    store.ingest(run_event("COMPLETE", job=("ns", "etl"), time=at(100)))
+    real = prune_module.deletes.chunked_events
+
+    def chunked_events(engine: Any, *args: Any, **kwargs: Any) -> None:
+        # A backfill of an older run of the job arrives between the check and the deletes.
+        store.ingest(run_event("COMPLETE", job=("ns", "etl"), time=at(1)))
+        real(engine, *args, **kwargs)
+
+    monkeypatch.setattr(prune_module.deletes, "chunked_events", chunked_events)
+    removed = prune(store.engine, parse_us(at(50)))
+    assert removed.get("openlineage_events") > 0
+    assert _horizon(store) == parse_us(at(50))

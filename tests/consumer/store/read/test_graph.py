@@ -112,3 +112,45 @@ def test_walk_does_not_cross_an_alias_the_dataset_no_longer_names(store: Store) 
         links = g.symlinks_touching(conn, {orders}, None)
     assert up == {orders: 0, dataset_id("hive://m", "new"): 0, job_id("n", "writer2"): 1}
     assert [row.alias_name for row in links] == ["new"]
+
+
+def test_a_scoped_caller_gets_null_for_what_a_hidden_job_set_on_a_visible_dataset(
+    store: Store,
+) -> None:
+    """A hidden job wrote ``team.source`` last: its producer and its event time are the
+    dataset's, and a caller who may not see the job's namespace is shown neither, on the
+    page of nodes and by id; the unscoped caller and one who sees both are shown both."""
+    store.ingest(
+        {
+            **run_event(
+                "COMPLETE", job=("team", "j"), time=at(10), outputs=[dataset("team", "source")]
+            ),
+            "producer": "https://example.com/team",
+        },
+        {
+            **run_event(
+                "FAIL",
+                job=("secret://hidden", "loader"),
+                time=at(200),
+                outputs=[dataset("team", "source")],
+            ),
+            "producer": "https://example.com/secretproducer",
+        },
+    )
+    source = dataset_id("team", "source")
+    team = frozenset({namespace_id("team")})
+    both = team | {namespace_id("secret://hidden")}
+
+    def seen(ns_ids: frozenset[int] | None) -> list[tuple[str | None, int | None]]:
+        with store.engine.connect() as conn:
+            total = g.count_nodes(conn, ns_ids)
+            paged = g.node_page(conn, ns_ids, total, 0, 10, visible=ns_ids)
+            # The team's page only (a filter), for a caller who may see ``ns_ids``.
+            listed = g.node_page(conn, team, g.count_nodes(conn, team), 0, 10, visible=ns_ids)
+            by_id = g.nodes_by_id(conn, [source], ns_ids)
+        nodes = [r for r in (*paged, *listed) if r.id == source]
+        return [(r.producer, r.updated_us) for r in (*nodes, *by_id)]
+
+    assert seen(team) == [(None, None)] * 3
+    hidden = ("https://example.com/secretproducer", 1767268800000000 + 200_000_000)
+    assert seen(both) == seen(None) == [hidden] * 3

@@ -27,6 +27,7 @@ from feast_lineage.consumer.store.write.merge_rules import (
     Fallback,
     Highest,
     LatestPresent,
+    LeastAtLatest,
     Maximum,
     Minimum,
     TableRules,
@@ -61,7 +62,7 @@ def test_every_column_of_a_merged_table_has_one_rule(table: Table, rules: TableR
     for column, rule in rules.rules.items():
         if isinstance(rule, Highest):  # the rank moves with its columns
             assert rules.rules[rule.rank] == rule
-        if isinstance(rule, LatestPresent):
+        if isinstance(rule, LatestPresent | LeastAtLatest):
             assert isinstance(rules.rules[rule.by], Maximum)
         if isinstance(rule, Fallback):  # of merged columns, not of other derived ones
             for source in (rule.first, rule.then):

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feast_lineage.consumer.store.write.merge import ranks_higher
-from feast_lineage.consumer.store.write.producer_rank import producer_rank
+from feast_lineage.consumer.store.write.producer_rank import event_rank, producer_rank
 from tests.factories import at, dataset, dataset_event, run_event
 from tests.store_helpers import Store
 
@@ -23,6 +23,14 @@ def _by(producer: str, event: dict[str, Any]) -> dict[str, Any]:
 
 def _rank(seconds: int, digest: str = "0" * 16) -> str:
     return f"{seconds:020d}{digest}"
+
+
+@given(st.integers(0, 10**19), st.text("0123456789abcdef", min_size=16, max_size=16))
+def test_a_producer_key_names_the_rank_of_its_event(seconds: int, digest: str) -> None:
+    for writes in (True, False):
+        assert event_rank(producer_rank(_rank(seconds, digest), writes=writes)) == _rank(
+            seconds, digest
+        )
 
 
 def test_a_later_write_outranks_an_earlier_one_and_any_read() -> None:

@@ -30,14 +30,23 @@ def job(updated: int, *, producer: str | None = "p", inputs: str | None = None) 
     }
 
 
-def dataset(updated: int, *, uri_rank: str | None = None, feast: str | None = None) -> DatasetRow:
+def dataset(
+    updated: int,
+    *,
+    uri_rank: str | None = None,
+    feast: str | None = None,
+    by: int = 2,
+    writes: bool = True,
+) -> DatasetRow:
+    """A row of dataset 3 (of namespace 2) by an event at ``updated`` of namespace ``by``."""
     return {
         "id": 3,
         "ns_id": 2,
         "namespace": "ns",
         "name": "table",
         "producer": f"producer-{updated}",
-        "producer_rank": f"1{updated:020d}",  # a write
+        "producer_ns_id": by,
+        "producer_rank": f"{int(writes)}{updated:020d}",  # a write, or a read's (not flipped)
         "datasource_uri": None if uri_rank is None else f"s3://b/{uri_rank}",
         "uri_id": None if uri_rank is None else int(uri_rank),
         "uri_rank": uri_rank,
@@ -46,6 +55,7 @@ def dataset(updated: int, *, uri_rank: str | None = None, feast: str | None = No
         "feast_project": None if feast is None else "ns",
         "created_us": updated,
         "updated_us": updated,
+        "updated_ns_id": by,
     }
 
 
@@ -72,6 +82,31 @@ def test_a_dataset_keeps_the_highest_ranked_uri_and_its_first_feast_type() -> No
         assert merged["feast_type"] == "feature_view"
     # A merge never changes the rows it was given.
     assert b["uri_rank"] == "4"
+
+
+def test_a_dataset_keeps_the_namespace_of_the_events_that_set_its_producer_and_update_time() -> (
+    None
+):
+    """Its producer is the latest writer's (namespace 7) and its update time the latest
+    event's, a read of namespace 9; a tie of update times keeps the least namespace, and
+    an unknown one (a row stored before migration 0029) stays unknown: in any order."""
+    rows = [
+        dataset(10, by=2),
+        dataset(20, by=7),
+        dataset(30, by=9, writes=False),
+        dataset(30, by=8, writes=False),
+    ]
+    for order in itertools.permutations(rows):
+        merged = order[0]
+        for row in order[1:]:
+            merged = merge_dataset(merged, row)
+        assert (merged["producer"], merged["producer_ns_id"]) == ("producer-20", 7)
+        assert (merged["updated_us"], merged["updated_ns_id"]) == (30, 8)
+    unknown = dataset(30, by=9, writes=False)
+    unknown["updated_ns_id"] = None
+    for pair in ((unknown, rows[3]), (rows[3], unknown)):
+        assert merge_dataset(*pair)["updated_ns_id"] is None
+    assert merge_dataset(unknown, dataset(31, by=9))["updated_ns_id"] == 9  # a later event
 
 
 def test_a_batch_merge_keeps_the_highest_ranked_facet_and_the_earliest_edge() -> None:

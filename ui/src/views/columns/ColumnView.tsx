@@ -15,7 +15,7 @@ import { ColumnCanvas } from "./ColumnCanvas";
 import { columnCounts } from "./ColumnCounts";
 import { ColumnToolbar } from "./ColumnToolbar";
 import type { Changes } from "../../history/changes";
-import { boxId, buildPicture, withRemoved, type ColumnChanges, type DatasetBox } from "./model";
+import { boxId, buildPicture, onGroups, withRemoved, type ColumnChanges, type DatasetBox } from "./model";
 import { MAX_DEPTH, tracePatch, traceQuery, type Trace } from "./trace";
 import { timeView } from "../../history/time";
 import { BeforeHorizon, horizonOf } from "../lineage/BeforeHorizon";
@@ -59,8 +59,11 @@ export function ColumnView({ trace, graphNodes, route, navigate, panel, banner, 
     [index],
   );
   const columnChanges: ColumnChanges | null = useMemo(
-    () => (changes ? { added: changes.columnsAdded, removed: changes.columnsRemoved } : null),
-    [changes],
+    () =>
+      changes && fetched.data
+        ? onGroups(fetched.data, { added: changes.columnsAdded, removed: changes.columnsRemoved })
+        : null,
+    [changes, fetched.data],
   );
   const picture = useMemo(() => {
     if (!fetched.data) return null;

@@ -63,6 +63,53 @@ export interface ColumnChanges {
 
 const pairKey = columnEdgeKey;
 
+/** A field's or a whole dataset's id read back (a name and a field keep no ":" in an id). */
+function parseColumnId(id: string): { kind: "field" | "dataset"; namespace: string; name: string; field: string } | null {
+  const kind = id.startsWith("field:") ? "field" : id.startsWith("dataset:") ? "dataset" : null;
+  if (!kind) return null;
+  let rest = id.slice(kind.length + 1);
+  let field = "";
+  if (kind === "field") {
+    const last = rest.lastIndexOf(":");
+    if (last < 0) return null;
+    field = fromIdPart(rest.slice(last + 1));
+    rest = rest.slice(0, last);
+  }
+  const cut = rest.lastIndexOf(":");
+  if (cut < 0) return null;
+  return { kind, namespace: rest.slice(0, cut), name: fromIdPart(rest.slice(cut + 1)), field };
+}
+
+/**
+ * "Changes since…" on the answer's datasets as it names them. The diff names
+ * each column edge by the datasets the events named (a Feast object's file,
+ * say), the answer by its alias groups (a group is named by one member,
+ * docs/api.md): an end that is a member of one of the answer's groups is
+ * named by its group, so the diff's edges are the answer's.
+ */
+export function onGroups(answer: ColumnLineage, changes: ColumnChanges): ColumnChanges {
+  const group = new Map<string, { namespace: string; name: string }>();
+  for (const n of answer.nodes) {
+    for (const ref of [n, ...n.aliases]) {
+      const key = boxId(ref.namespace, ref.name);
+      if (!group.has(key)) group.set(key, { namespace: n.namespace, name: n.name });
+    }
+  }
+  const named = (id: string): string => {
+    const parsed = parseColumnId(id);
+    const g = parsed && group.get(boxId(parsed.namespace, parsed.name));
+    if (!parsed || !g) return id;
+    return parsed.kind === "field" ? fieldId(g.namespace, g.name, parsed.field) : nodeId("dataset", g.namespace, g.name);
+  };
+  const added = new Set<string>();
+  for (const key of changes.added) {
+    const [source, target] = key.split("\u0000");
+    added.add(pairKey({ source: named(source), target: named(target) }));
+  }
+  const removed = changes.removed.map((e) => ({ ...e, source: named(e.source), target: named(e.target) }));
+  return { added, removed };
+}
+
 /**
  * The answer with the removed column edges that touch it: an edge one of
  * whose columns is on the path, the other column's dataset in the answer

@@ -7,6 +7,7 @@ import { useDatasetVersion, useDatasetVersions } from "../../api/queries";
 import { Failure, Loading } from "../../components/Status";
 import { Time } from "../../components/Time";
 import { formatBytes, formatCount, formatInstant, shortId, timeDigits } from "../../format";
+import { compareInstants } from "../../history/instant";
 import { untilOf } from "../../history/time";
 import { fieldDiff, schemaChangeLine } from "../../history/versions";
 import type { Navigate, Route } from "../../route";
@@ -74,7 +75,7 @@ export function DatasetVersions({ namespace, name, asOf = null, currentThen = nu
         onMore={versions.hasNextPage ? () => void versions.fetchNextPage() : null}
         testid="dataset-versions-more"
       />
-      {open && <VersionDetail namespace={namespace} name={name} id={open} />}
+      {open && <VersionDetail namespace={namespace} name={name} id={open} asOf={asOf} />}
     </>
   );
 }
@@ -143,16 +144,34 @@ function VersionRow({
   );
 }
 
-function VersionDetail({ namespace, name, id }: { namespace: string; name: string; id: string }) {
+function VersionDetail({
+  namespace,
+  name,
+  id,
+  asOf,
+}: {
+  namespace: string;
+  name: string;
+  id: string;
+  /** The time control's instant (null: now). A version made after it (a link can name one) says so. */
+  asOf: string | null;
+}) {
   const version = useDatasetVersion(namespace, name, id);
   if (version.error) return <Failure error={version.error} what="the version" onRetry={version.refetch} />;
   if (!version.data) return <Loading what="the version" />;
   const v = version.data;
+  const later = asOf !== null && compareInstants(v.created_at_iso, asOf) > 0;
   return (
     <div className="version-detail" data-testid="version-detail">
       <h4>
         Version of <Time iso={v.created_at_iso} digits={3} /> <span className="mono small muted">{shortId(v.id)}</span>
       </h4>
+      {later && (
+        <p className="small change-amber" role="note" data-testid="version-after-as-of">
+          Made after {formatInstant(asOf)}, the time viewed: as of then this version did not exist yet, and
+          the list above leaves it out.
+        </p>
+      )}
       <SchemaDiffView diff={v.diff} />
       <table className="table schema-table">
         <thead>

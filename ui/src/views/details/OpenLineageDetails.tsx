@@ -3,7 +3,7 @@
 // SQL and runs), then every other facet as JSON.
 
 import { useNode, type NodeRef } from "../../api/queries";
-import { historyQuery, isHistorical, timeView } from "../../history/time";
+import { answersNow, historyQuery, timeView } from "../../history/time";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
 import { ColumnCounts } from "../columns/ColumnCounts";
@@ -27,7 +27,7 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
   const time = timeView(route);
   // As of an instant a dataset of the graph carries the facets stated last by then only; its
   // details, asked alone, carry them as they were then (stated again since or not).
-  const exactThen = kind === "dataset" && time.asOf !== null;
+  const exactThen = kind === "dataset" && time.asOf !== null && !answersNow(time);
   // (A reversed window is not asked for: the graph area says how to fix it.)
   const asked: NodeRef | null =
     (known && !exactThen) || time.reversed ? null : { type: kind, namespace: selection.namespace, name: selection.name };
@@ -64,7 +64,7 @@ export function OpenLineageDetails({ selection, drawn, navigate, route, schemaCh
   return (
     <div className="panel-body" data-node-id={node.id}>
       <OpenLineageHead node={node} navigate={navigate} />
-      <Freshness node={node} historical={isHistorical(time)} />
+      <Freshness node={node} historical={!answersNow(time)} />
       {drawn?.change && drawn.ol?.id === node.id && (
         <ChangeSection
           change={drawn.change}

@@ -43,6 +43,8 @@ export function RunHistory({
     );
   }
   const open = route.run ?? null;
+  // The Lineage tab shows now: "as of" a run still running (now) would change nothing.
+  const showsNow = !route.as_of && !route.seen && !route.changes_since;
   const digits = timeDigits(data.page.runs.map((run) => run.started_at_iso));
   return (
     <div className="runs">
@@ -72,6 +74,7 @@ export function RunHistory({
                 detail={detail ?? null}
                 then={runThen(run, asOf)}
                 asOf={asOf}
+                showsNow={showsNow}
                 digits={digits}
                 open={isOpen}
                 onToggle={() => navigate({ run: isOpen ? null : run.run_id })}

@@ -8,7 +8,7 @@ import { StateBadge } from "../../components/Badges";
 import { Loading } from "../../components/Status";
 import { Time } from "../../components/Time";
 import { exactTime, formatCount, formatDuration, formatInstant } from "../../format";
-import { runTimePatch, type RunThen } from "../../history/time";
+import { runInstant, runTimePatch, STILL_RUNNING, type RunThen } from "../../history/time";
 import { datasetId } from "../../nodeId";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
@@ -32,6 +32,7 @@ export function RunRows({
   detail,
   then,
   asOf,
+  showsNow,
   digits,
   open,
   onToggle,
@@ -43,6 +44,8 @@ export function RunRows({
   then: RunThen;
   /** The time control's instant (null: now). */
   asOf: string | null;
+  /** The time control shows now (no "As of", window or "Changes since"). */
+  showsNow: boolean;
   /** The fraction of a second the start times show (runs within one second read apart). */
   digits: 0 | 3 | 6;
   open: boolean;
@@ -139,7 +142,7 @@ export function RunRows({
                 >
                   Events of this run
                 </button>{" "}
-                · <HistoryLinks run={run} navigate={navigate} />
+                · <HistoryLinks run={run} showsNow={showsNow} navigate={navigate} />
               </div>
             ) : (
               <Loading what="the run" />
@@ -167,14 +170,23 @@ function DatasetList({ items, onPick }: { items: RunDataset[]; onPick: (ds: RunD
   );
 }
 
-/** "As of this run" and "Changes since this run": the Lineage tab at the run's end. */
-function HistoryLinks({ run, navigate }: { run: RunItem; navigate: Navigate }) {
+/**
+ * "As of this run" and "Changes since this run": the Lineage tab at the run's end. A run
+ * still running has no end: as the API's from_run and to_run take it, it stands for now.
+ * As of it is the lineage now (the link is off when that is what is shown), and nothing has
+ * changed since now: that link is off, and the run's row says why.
+ */
+function HistoryLinks({ run, showsNow, navigate }: { run: RunItem; showsNow: boolean; navigate: Navigate }) {
+  const running = runInstant(run) === null;
+  const why = running ? STILL_RUNNING : undefined;
   return (
     <>
       <button
         type="button"
         className="link"
         data-testid="as-of-run"
+        disabled={running && showsNow}
+        title={why}
         onClick={() => navigate(runTimePatch(run, "as_of"), { push: true })}
       >
         Lineage as of this run
@@ -184,10 +196,18 @@ function HistoryLinks({ run, navigate }: { run: RunItem; navigate: Navigate }) {
         type="button"
         className="link"
         data-testid="changes-since-run"
+        disabled={running}
+        title={why}
         onClick={() => navigate(runTimePatch(run, "changes_since"), { push: true })}
       >
         Changes since this run
       </button>
+      {running && (
+        <p className="muted small" data-testid="run-still-running">
+          {STILL_RUNNING}
+          {showsNow ? " (shown)" : ""}, and nothing has changed since it yet.
+        </p>
+      )}
     </>
   );
 }

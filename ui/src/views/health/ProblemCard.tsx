@@ -45,8 +45,9 @@ export function ProblemCard({ problem, now, onShow }: Props) {
     <article className={`problem problem-${problem.kind}`} data-testid="problem" data-problem={problem.id}>
       <header className="problem-head">
         <HealthMark state={problem.kind} />
-        <button type="button" className="problem-title link" onClick={() => onShow(graphPatch(problem, null))} title="Show it and everything downstream of it on the graph">
-          <span className="problem-name">{node.name}</span>
+        {/* The name is the button itself (no element inside it): what reads as the link is what takes the focus. */}
+        <button type="button" className="problem-title problem-name link" onClick={() => onShow(graphPatch(problem, null))} title="Show it and everything downstream of it on the graph">
+          {node.name}
         </button>
         <span className="muted small">{node.namespace}</span>
         <span className={`problem-kind problem-kind-${problem.kind}`}>

@@ -9,15 +9,9 @@ import { formatInstant } from "../../format";
 import type { Navigate } from "../../route";
 import { focusWhenShown } from "../../focus";
 import { AS_OF_FIELD } from "./TimeControl";
-import { parseInstant } from "../../history/instant";
+import { isFuture } from "../../history/time";
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-
-/** Whether `iso` is later than this browser's clock. */
-function isFuture(iso: string | null): boolean {
-  const at = iso ? parseInstant(iso) : null;
-  return at !== null && at.ms > Date.now();
-}
 
 const NOW = { as_of: null, seen: null, seen_since: null, seen_until: null, changes_since: null };
 

@@ -105,7 +105,7 @@ export function LineageView({ settings, route, navigate }: Props) {
   return (
     <div className="lineage">
       <LineageToolbar lineage={lineage} navigate={navigate} onFocus={focusOn} onToggleFeast={toggleFeast} />
-      <Banners lineage={lineage} route={route} navigate={navigate} timeNote={timeNote} />
+      <Banners lineage={lineage} route={route} navigate={navigate} timeNote={timeNote} readKey={settings.read_key} />
       <div className="lineage-main">
         <div className="lineage-canvas">
           <GraphArea

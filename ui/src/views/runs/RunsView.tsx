@@ -15,7 +15,7 @@ import { formatDuration, shortId, timeDigits } from "../../format";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
 import { refPatch } from "../../selection";
-import { runTimePatch } from "../../history/time";
+import { runInstant, runTimePatch, STILL_RUNNING } from "../../history/time";
 import type { RunItem } from "../../types";
 import { RunError, runFailure } from "../details/RunError";
 import { asRunState, NO_RUN_FILTERS, RunFilters } from "./RunFilters";
@@ -90,19 +90,23 @@ function columns(navigate: Navigate, digits: Digits): ColumnDef<RunItem, unknown
       id: "history",
       header: "Lineage",
       enableSorting: false,
-      cell: ({ row }) => (
-        <button
-          type="button"
-          className="link small nowrap"
-          title="The lineage graph as it stood when this run ended"
-          onClick={() => {
-            navigate({ ...clearRunsPatch, ...runTimePatch(row.original, "as_of") }, { push: true });
-            focusWhenShown(AS_OF_FIELD); // the time it set, on the Lineage tab (this row is gone)
-          }}
-        >
-          as of this run
-        </button>
-      ),
+      cell: ({ row }) => {
+        // A run still running has no end: as of it is now (the API's rule for from_run), and says so.
+        const running = runInstant(row.original) === null;
+        return (
+          <button
+            type="button"
+            className="link small nowrap"
+            title={running ? STILL_RUNNING : "The lineage graph as it stood when this run ended"}
+            onClick={() => {
+              navigate({ ...clearRunsPatch, ...runTimePatch(row.original, "as_of") }, { push: true });
+              focusWhenShown(AS_OF_FIELD); // the time it set, on the Lineage tab (this row is gone)
+            }}
+          >
+            {running ? "now (still running)" : "as of this run"}
+          </button>
+        );
+      },
     },
   ];
 }

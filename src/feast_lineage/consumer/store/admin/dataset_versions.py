@@ -14,8 +14,9 @@ answers, of the older rows left, that one version only. Its symlinks
 statements older than the cutoff go but the last (what the dataset's
 aliases were at the horizon). The horizon is
 kept in the store's meta table, so every worker tells a pruned version's
-id from an unknown one; the prune raises it before it deletes anything
-(:func:`raise_horizon`).
+id from an unknown one; a prune that may remove history (an event older
+than its cutoff is stored) raises it before it deletes anything
+(:func:`raise_horizon`), and one that cannot leaves it.
 """
 
 from __future__ import annotations

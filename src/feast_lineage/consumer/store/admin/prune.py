@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Engine, and_, exists, or_, select
+from sqlalchemy import ColumnElement, Connection, Engine, and_, exists, or_, select
 
 from feast_lineage.consumer.store.admin import deletes, job_versions
 from feast_lineage.consumer.store.admin.dataset_versions import prune_versions, raise_horizon
@@ -53,10 +53,16 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     ``as_of`` answers every instant from the cutoff on (:mod:`.io_listings`);
     and its run started last before the cutoff, whatever it listed: its
     latest run at any instant from the cutoff on, until another starts.
+
+    The cutoff becomes the retention horizon (the oldest instant answered)
+    only when the prune may remove history: when an event older than it is
+    stored (raised first), or when it removed anything after all.
     """
     removed = Removed()
     with write_transaction(engine) as conn:  # first: no answer reads below it from now on
-        raise_horizon(conn, cutoff_us)
+        raised = _history_before(conn, cutoff_us)
+        if raised:
+            raise_horizon(conn, cutoff_us)
     e, r = t.events.c, t.runs.c
     runs = t.runs
     kept_run = exists().where(
@@ -88,7 +94,24 @@ def prune(engine: Engine, cutoff_us: int, *, chunk: int = DEFAULT_CHUNK) -> Remo
     with write_transaction(engine) as conn:  # the run bounds of the runs kept
         deletes.bump(conn)
         recompute_run_bounds(conn)
+        if not raised and any(removed.counts.values()):
+            # An event older than the cutoff came while the prune ran, and went.
+            raise_horizon(conn, cutoff_us)
     return removed
+
+
+def _history_before(conn: Connection, cutoff_us: int) -> bool:
+    """Whether any event is older than the cutoff: only then may a prune remove history.
+
+    Every row of history (runs, versions, listings, statements) has the time
+    of an event that made it, so on a store whose events are all at or after
+    the cutoff (a young store's first scheduled prune) nothing can go, and the
+    horizon stays where it was: every instant is still answered.
+    """
+    e = t.events.c
+    return (
+        conn.execute(select(e.id).where(e.event_time_us < cutoff_us).limit(1)).first() is not None
+    )
 
 
 def _thin_kept_runs(engine: Engine, cutoff_us: int, chunk: int, removed: Removed) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, Engine, and_, exists, or_, select, union
 
-from feast_lineage.consumer.store.admin import job_versions
+from feast_lineage.consumer.store.admin import job_versions, reset_others
 from feast_lineage.consumer.store.admin.dataset_versions import VERSIONED_FACETS
 from feast_lineage.consumer.store.admin.deletes import (
     API_NAMES,
@@ -77,17 +77,22 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
     jobs and datasets with their facets, every edge (column edge, explicit
     edge) touching them or stated by them, symlinks from its datasets or to
     its namespace, and other runs' inputs/outputs that name its datasets.
+    Other namespaces' datasets it wrote or read are left as if its events
+    never came (:mod:`.reset_others`), in that same transaction.
     """
     removed = Removed()
     its = _Namespace(ns_id)
     with write_transaction(engine) as conn:  # first: JobEvents' io outlives no listing
         bump(conn)
+        # Read while its events are stored: whose latest-write marker is one of them.
+        marked = reset_others.marked(conn, ns_id, its.jobs, its.owners)
         lst = t.io_listings
         removed.add("io_listings", delete_rows(conn, lst, lst.c.job_id.in_(its.jobs)))
     chunked_events(engine, t.events.c.ns_id == ns_id, chunk, removed)
     chunked_runs(engine, t.runs.c.ns_id == ns_id, chunk, removed)
     with write_transaction(engine) as conn:
         bump(conn)
+        removed.add("dataset_versions", reset_others.forget_history(conn, ns_id, its.jobs))
         blobs = _delete_facets(conn, its, removed)
         _delete_run_io(conn, its, removed)
         e = t.lineage_edges.c
@@ -119,6 +124,7 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
             "openlineage_datasets", delete_rows(conn, t.datasets, t.datasets.c.ns_id == ns_id)
         )
         _unreferenced_blobs(conn, blobs, removed)
+        reset_others.remark(conn, marked)
     return removed
 
 
@@ -129,6 +135,10 @@ class _Namespace:
         self.id = ns_id
         self.jobs = select(t.jobs.c.id).where(t.jobs.c.ns_id == ns_id)
         self.datasets = select(t.datasets.c.id).where(t.datasets.c.ns_id == ns_id)
+        # The jobs and datasets that stated explicit lineage (every statement's owner has a
+        # pointer).
+        xl = t.explicit_lineage.c
+        self.owners = select(xl.owner_id).where(xl.ns_id == ns_id)
 
 
 def _delete_facets(conn: Connection, its: _Namespace, removed: Removed) -> set[str]:

@@ -56,13 +56,17 @@ def stats(conn: Connection, ns_ids: NsIds) -> StoreStats:
     oldest_run = conn.execute(
         select(func.min(r.started_us)).where(*where_all(in_ids(r.ns_id, ns_ids)))
     ).scalar()
-    # A job only named by a parent facet has no update time (0).
+    # A job only named by a parent facet has no update time (0). A dataset's may be
+    # a hidden job's: a scoped caller counts those the caller may see whose event set it.
     oldest_job, oldest_dataset = (
         conn.execute(
             select(func.min(table.c.updated_us)).where(
-                table.c.updated_us > 0, *where_all(in_ids(table.c.ns_id, ns_ids))
+                table.c.updated_us > 0, *where_all(in_ids(table.c.ns_id, ns_ids), *also)
             )
         ).scalar()
-        for table in (t.jobs, t.datasets)
+        for table, also in (
+            (t.jobs, ()),
+            (t.datasets, (in_ids(t.datasets.c.updated_ns_id, ns_ids),)),
+        )
     )
     return StoreStats(rows, bounds[0], bounds[1], oldest_run, oldest_job, oldest_dataset)

@@ -160,7 +160,8 @@ def _scope(ns_ids: NsIds) -> dict[str, Any]:
 
 @lru_cache(maxsize=4)
 def _node_statements(scoped: bool) -> tuple[Any, Any]:
-    jobs, datasets = _node_selects(None)
+    # (shown the producer and update time of none: an answer as of T has neither)
+    jobs, datasets = _node_selects("ns_ids" if scoped else None)
     jobs = jobs.where(_existed(t.jobs))
     datasets = datasets.where(_existed(t.datasets))
     if scoped:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from functools import lru_cache
-from typing import Literal, TypeVar, overload
+from typing import Literal, TypeVar, cast, overload
 
 import orjson
 from pydantic import JsonValue
@@ -25,8 +25,10 @@ from sqlalchemy import (
     Select,
     Table,
     bindparam,
+    case,
     false,
     func,
+    null,
     select,
 )
 
@@ -69,6 +71,34 @@ def written(datasets: FromClause) -> ColumnElement[bool]:
     a dataset stored before migration 0011 recomputed it from its events.
     """
     return datasets.c.producer_rank.like("1%")
+
+
+def seen_by(
+    value: ColumnElement[Id], visible: ColumnElement[bool] | None
+) -> ColumnElement[Id | None]:
+    """``value`` where ``visible`` holds (``None``: everywhere), else null.
+
+    For what an event of another namespace than the row's may have set (a
+    dataset's producer and update time: ``producer_ns_id``, ``updated_ns_id``),
+    ``visible`` tests that namespace against the caller's; a row that does not
+    know it (null, stored before migration 0029) fails the test: null, as a
+    hidden one.
+    """
+    if visible is None:
+        return cast("ColumnElement[Id | None]", value)
+    return case((visible, value), else_=null())
+
+
+def dataset_producer(datasets: FromClause, visible: NsIds) -> ColumnElement[str | None]:
+    """A dataset's producer, null where the caller may not see whose event set it."""
+    c = datasets.c
+    return seen_by(c.producer, in_ids(c.producer_ns_id, visible))
+
+
+def dataset_updated(datasets: FromClause, visible: NsIds) -> ColumnElement[int | None]:
+    """A dataset's update time, null where the caller may not see whose event set it."""
+    c = datasets.c
+    return seen_by(c.updated_us, in_ids(c.updated_ns_id, visible))
 
 
 # --- facets --------------------------------------------------------------------

@@ -1,4 +1,9 @@
-"""The Datasets list, filtered and sorted by any of its columns."""
+"""The Datasets list, filtered and sorted by any of its columns.
+
+A dataset's producer and update time may be a hidden job's: a scoped caller
+gets null for them (:func:`.common.dataset_producer`), and sorts by the values
+it is shown, so the order tells nothing of a hidden one either.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,13 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Connection, func, select
 
-from feast_lineage.consumer.store.read.common import NsIds, in_ids, where_all
+from feast_lineage.consumer.store.read.common import (
+    NsIds,
+    dataset_producer,
+    dataset_updated,
+    in_ids,
+    where_all,
+)
 from feast_lineage.consumer.store.read.sorting import Sort, ordering
 from feast_lineage.consumer.store.schema import tables as t
 
@@ -17,20 +28,20 @@ class DatasetRecord(NamedTuple):
     id: int
     namespace: str
     name: str
-    producer: str | None
+    producer: str | None  # null: none, or set by an event the caller may not see
     feast_type: str | None
     datasource_uri: str | None
     created_us: int
-    updated_us: int
+    updated_us: int | None  # null: set by an event the caller may not see
 
 
-def _sort_values(sort: Sort) -> tuple[ColumnElement[Any], ...]:
+def _sort_values(sort: Sort, producer: Any, updated: Any) -> tuple[ColumnElement[Any], ...]:
     d = t.datasets.c
     return {
         "name": (d.name,),
         "namespace": (d.namespace,),
-        "producer": (d.producer,),
-        "updated": (d.updated_us,),
+        "producer": (producer,),
+        "updated": (updated,),
         "kind": (d.feast_type,),
     }[sort.key]
 
@@ -42,8 +53,14 @@ def dataset_rows(
     sort: Sort,
     offset: int,
     limit: int,
+    *,
+    visible: NsIds,
 ) -> tuple[int, list[DatasetRecord]]:
-    """A page of datasets in ``sort`` order, and their total."""
+    """A page of the datasets of ``ns_ids`` in ``sort`` order, and their total.
+
+    ``visible``: the namespaces the caller may see (``ns_ids`` may be fewer, a filter),
+    which decide what it is shown of a dataset's producer and update time.
+    """
     d = t.datasets.c
     where = where_all(
         in_ids(d.ns_id, ns_ids),
@@ -54,19 +71,23 @@ def dataset_rows(
     )
     if offset >= total:
         return total, []
+    producer = dataset_producer(t.datasets, visible)
+    updated = dataset_updated(t.datasets, visible)
     stmt = (
         select(
             d.id,
             d.namespace,
             d.name,
-            d.producer,
+            producer.label("producer"),
             d.feast_type,
             d.datasource_uri,
             d.created_us,
-            d.updated_us,
+            updated.label("updated_us"),
         )
         .where(*where)
-        .order_by(*ordering(_sort_values(sort), sort, (d.namespace, d.name, d.id)))
+        .order_by(
+            *ordering(_sort_values(sort, producer, updated), sort, (d.namespace, d.name, d.id))
+        )
         .limit(limit)
         .offset(offset)
     )

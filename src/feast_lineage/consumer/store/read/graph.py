@@ -50,7 +50,14 @@ from sqlalchemy import (
 from feast_lineage.consumer.lineage_model import EdgeType, Way
 from feast_lineage.consumer.store.read.aliases import LinkFilter, alias_steps
 from feast_lineage.consumer.store.read.aliases import current_symlink as current_symlink
-from feast_lineage.consumer.store.read.common import NsIds, count, in_ids, where_all, written
+from feast_lineage.consumer.store.read.common import (
+    NsIds,
+    count,
+    in_ids,
+    seen_by,
+    where_all,
+    written,
+)
 from feast_lineage.consumer.store.read.explicit import current_explicit_edge
 from feast_lineage.consumer.store.read.walk import Step, recursive_walk
 from feast_lineage.consumer.store.schema import tables as t
@@ -111,9 +118,20 @@ def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
         yield ordered[start : start + _CHUNK]
 
 
-def _node_selects(ns_ids: NsIds) -> tuple[Any, Any]:
+def _node_selects(visible: str | None) -> tuple[Any, Any]:
+    """The jobs' and the datasets' node columns, for a caller of a finite scope (``visible``:
+    the expanding parameter of the namespace ids it may see) or an unlimited one (None).
+
+    A job's producer and update time are its own events': of its namespace. A
+    dataset's may be a hidden job's: a scoped caller gets null for them unless it
+    may see the namespace of the event that set them (:func:`.common.seen_by`).
+    """
     j, d = t.jobs.c, t.datasets.c
     none_text = literal(None, String)
+
+    def shown(set_by: Any) -> Any:
+        return set_by.in_(_ids_param(visible)) if visible is not None else None
+
     jobs = select(
         literal("job", String).label("kind"),
         j.id,
@@ -126,20 +144,20 @@ def _node_selects(ns_ids: NsIds) -> tuple[Any, Any]:
         none_text.label("datasource_uri"),
         none_text.label("feast_type"),
         false().label("written"),
-    ).where(*where_all(in_ids(j.ns_id, ns_ids)))
+    )
     datasets = select(
         literal("dataset", String).label("kind"),
         d.id,
         d.ns_id,
         d.namespace,
         d.name,
-        d.producer,
+        seen_by(d.producer, shown(d.producer_ns_id)).label("producer"),
         d.created_us,
-        d.updated_us,
+        seen_by(d.updated_us, shown(d.updated_ns_id)).label("updated_us"),
         d.datasource_uri,
         d.feast_type,
         written(t.datasets).label("written"),
-    ).where(*where_all(in_ids(d.ns_id, ns_ids)))
+    )
     return jobs, datasets
 
 
@@ -185,10 +203,10 @@ def _scope_params(ns_ids: NsIds) -> dict[str, Any]:
     return {} if ns_ids is None else {"ns_ids": sorted(ns_ids)}
 
 
-@lru_cache(maxsize=8)
-def _node_page_statement(scoped: bool, backwards: bool) -> Any:
+@lru_cache(maxsize=16)
+def _node_page_statement(scoped: bool, backwards: bool, masked: bool) -> Any:
     # A compound ORDER BY lets SQLite merge the two (namespace, name) indexes.
-    jobs, datasets = _node_selects(None)
+    jobs, datasets = _node_selects("visible" if masked else None)
     if scoped:
         jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
         datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
@@ -203,25 +221,32 @@ def _node_page_statement(scoped: bool, backwards: bool) -> Any:
 
 
 def node_page(
-    conn: Connection, ns_ids: NsIds, total: int, offset: int, limit: int
+    conn: Connection, ns_ids: NsIds, total: int, offset: int, limit: int, *, visible: NsIds
 ) -> list[NodeRow]:
-    """Nodes sorted by (namespace, name, kind), read from the nearer end."""
+    """Nodes of ``ns_ids`` sorted by (namespace, name, kind), read from the nearer end.
+
+    ``visible``: the namespaces the caller may see (``ns_ids`` may be fewer, a filter),
+    which decide what it is shown of a dataset's producer and update time.
+    """
     if offset >= total or (ns_ids is not None and not ns_ids):
         return []
     scope = _scope_params(ns_ids)
+    if visible is not None:
+        scope["visible"] = sorted(visible)
+    masked = visible is not None
     tail = total - offset - limit
     if tail < offset:
-        stmt = _node_page_statement(ns_ids is not None, True)
+        stmt = _node_page_statement(ns_ids is not None, True, masked)
         params = {"limit": min(limit, total - offset), "offset": max(tail, 0), **scope}
         return [NodeRow(*row) for row in reversed(conn.execute(stmt, params).all())]
-    stmt = _node_page_statement(ns_ids is not None, False)
+    stmt = _node_page_statement(ns_ids is not None, False, masked)
     params = {"limit": limit, "offset": offset, **scope}
     return [NodeRow(*row) for row in conn.execute(stmt, params)]
 
 
 @lru_cache(maxsize=4)
 def _nodes_by_id_statement(scoped: bool) -> Any:
-    jobs, datasets = _node_selects(None)
+    jobs, datasets = _node_selects("ns_ids" if scoped else None)
     if scoped:
         jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
         datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
@@ -232,7 +257,8 @@ def _nodes_by_id_statement(scoped: bool) -> Any:
 
 
 def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds) -> list[NodeRow]:
-    """The stored, visible jobs and datasets among ``ids``."""
+    """The stored, visible jobs and datasets among ``ids`` (``ns_ids`` also decides what
+    the caller is shown of a dataset's producer and update time: :func:`_node_selects`)."""
     if ns_ids is not None and not ns_ids:
         return []
     stmt = _nodes_by_id_statement(ns_ids is not None)

@@ -247,16 +247,6 @@ def node_info(conn: Connection, ids: Collection[int]) -> dict[int, NodeInfo]:
     return out
 
 
-def alias_namespaces(conn: Connection, ids: Collection[int]) -> dict[int, int]:
-    """Id -> namespace id of those of ``ids`` a symlink names as an alias (stored or not)."""
-    s = t.dataset_symlinks.c
-    out: dict[int, int] = {}
-    for chunk in _chunks(ids):
-        stmt = select(s.alias_id, s.alias_ns_id).where(s.alias_id.in_(chunk)).distinct()
-        out.update((int(alias), int(ns_id)) for alias, ns_id in conn.execute(stmt).all())
-    return out
-
-
 def every_node(conn: Connection) -> dict[int, NodeInfo]:
     """Every job and dataset (any namespace), by id: one read of each table."""
     j, d = t.jobs.c, t.datasets.c

@@ -151,6 +151,13 @@ Design notes (docs/ARCHITECTURE.md has the full picture):
 * Migration 0028 records in ``feast_lineage_meta`` (``facet_values_from``)
   the retention horizon under which migration 0026 could not derive every
   payload a dataset facet was stated with (the events were pruned).
+* Migration 0029 adds ``producer_ns_id`` and ``updated_ns_id`` to datasets:
+  the namespace of the event that set the dataset's producer, and of the
+  latest event that named it. A visible dataset can be written or read by a
+  job of a namespace the caller may not see; its producer and update time
+  are then that job's, and a scoped caller gets null for them
+  (:func:`..read.common.seen_by`). Rows stored before it have null (unknown),
+  which a scoped caller is not shown either, until a later event sets them.
 """
 
 from __future__ import annotations
@@ -235,6 +242,11 @@ datasets = Table(
     Column("feast_project", Text, nullable=True),
     Column("created_us", BigInteger, nullable=False),
     Column("updated_us", BigInteger, nullable=False),
+    # The namespace of the job whose event set ``producer`` (a DatasetEvent's: the
+    # dataset's own), and of the one whose event set ``updated_us`` (migration 0029):
+    # a caller who may not see it is not shown them. Null for rows before 0029: unknown.
+    Column("producer_ns_id", BigInteger, nullable=True),
+    Column("updated_ns_id", BigInteger, nullable=True),
     Index("ix_ol_datasets_ns", "ns_id"),
     Index("ix_ol_datasets_uri", "uri_id"),
     Index("ix_ol_datasets_identity_uri", "identity_uri_id"),

@@ -65,6 +65,7 @@ def _highest_step(rank: str, columns: tuple[str, ...]) -> Step:
     return step
 
 
+# Long because it is one branch per rule of merge_rules.py, each a few lines: read side by side.
 def _step(column: str, rule: mr.Rule) -> Step:
     if isinstance(rule, mr.Maximum):
 
@@ -98,6 +99,17 @@ def _step(column: str, rule: mr.Rule) -> Step:
             value = new[column]
             if value is not None and (old[column] is None or new[by] > old[by]):
                 merged[column] = value
+
+    elif isinstance(rule, mr.LeastAtLatest):
+        by = rule.by
+
+        def step(old: Row, new: Row, merged: Row) -> None:
+            if new[by] > old[by] or (
+                new[by] == old[by]
+                and old[column] is not None
+                and (new[column] is None or new[column] < old[column])
+            ):
+                merged[column] = new[column]
 
     elif isinstance(rule, mr.Fallback):
         first, then = rule.first, rule.then

@@ -66,6 +66,17 @@ class LatestPresent:
 
 
 @dataclass(frozen=True, slots=True)
+class LeastAtLatest:
+    """The value of the row whose ``by`` is higher; on a tie of ``by``, the lesser value,
+    a missing one counting as least (what is unknown stays unknown).
+
+    ``by`` is never missing (it is merged as a :class:`Maximum`).
+    """
+
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
 class Fallback:
     """Derived: the merged ``first``, or the merged ``then`` where ``first`` is missing."""
 
@@ -90,6 +101,7 @@ Rule = (
     | LeastPresent
     | FirstPresent
     | LatestPresent
+    | LeastAtLatest
     | Fallback
     | OtherBound
 )
@@ -129,12 +141,15 @@ JOBS = TableRules(
 
 # A dataset's producer follows its producer rank (:mod:`.producer_rank`), its
 # dataSource URI the highest-ranked dataSource facet; Feast's type and project
-# are kept from the first event that named them.
+# are kept from the first event that named them. The namespace of the event
+# that set the producer moves with it, and that of the latest event with the
+# update time (migration 0029: a read shows them only to who may see it).
 DATASETS = TableRules(
     key=("id",),
     same=("ns_id", "namespace", "name", "identity_uri_id"),
     rules={
         "producer": Highest("producer_rank"),
+        "producer_ns_id": Highest("producer_rank"),
         "producer_rank": Highest("producer_rank"),
         "datasource_uri": Highest("uri_rank"),
         "uri_id": Highest("uri_rank"),
@@ -143,6 +158,7 @@ DATASETS = TableRules(
         "feast_project": FIRST_PRESENT,
         "created_us": MINIMUM,
         "updated_us": MAXIMUM,
+        "updated_ns_id": LeastAtLatest("updated_us"),
     },
 )
 

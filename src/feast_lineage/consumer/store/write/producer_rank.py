@@ -23,3 +23,8 @@ _FLIP = str.maketrans("0123456789abcdef", "fedcba9876543210")
 def producer_rank(rank: str, *, writes: bool) -> str:
     """The producer key of an event of ``rank`` that wrote (or declared) or read a dataset."""
     return WRITE + rank if writes else READ + rank.translate(_FLIP)
+
+
+def event_rank(key: str) -> str:
+    """The rank of the event a producer key was made of (:func:`producer_rank`'s inverse)."""
+    return key[1:] if key.startswith(WRITE) else key[1:].translate(_FLIP)  # the flip undoes itself

@@ -61,6 +61,7 @@ class DatasetRow(TypedDict):
     namespace: str
     name: str
     producer: str | None
+    producer_ns_id: int | None  # the namespace of the event that set it (migration 0029)
     producer_rank: str | None  # picks the producer (:mod:`.producer_rank`)
     datasource_uri: str | None  # credentials removed
     uri_id: int | None
@@ -70,6 +71,7 @@ class DatasetRow(TypedDict):
     feast_project: str | None
     created_us: int
     updated_us: int
+    updated_ns_id: int | None  # the namespace of the latest event (migration 0029)
 
 
 class RunRow(TypedDict):

@@ -38,10 +38,17 @@ TOUCH_DATASET = f"""UPDATE {t.datasets.name} SET
  producer = CASE WHEN :producer_rank > producer_rank
   OR (producer_rank IS NULL AND :producer_rank IS NOT NULL)
   THEN :producer ELSE producer END,
+ producer_ns_id = CASE WHEN :producer_rank > producer_rank
+  OR (producer_rank IS NULL AND :producer_rank IS NOT NULL)
+  THEN :producer_ns_id ELSE producer_ns_id END,
  producer_rank = CASE WHEN :producer_rank > producer_rank
   OR (producer_rank IS NULL AND :producer_rank IS NOT NULL)
   THEN :producer_rank ELSE producer_rank END,
  updated_us = MAX(updated_us, :updated_us),
+ updated_ns_id = CASE WHEN :updated_us > updated_us THEN :updated_ns_id
+  WHEN :updated_us = updated_us AND updated_ns_id IS NOT NULL
+   AND (:updated_ns_id IS NULL OR :updated_ns_id < updated_ns_id) THEN :updated_ns_id
+  ELSE updated_ns_id END,
  created_us = MIN(created_us, :created_us),
  uri_rank = CASE WHEN :uri_rank > uri_rank OR (uri_rank IS NULL AND :uri_rank IS NOT NULL)
   THEN :uri_rank ELSE uri_rank END,

@@ -69,6 +69,10 @@ def _takes(c: Any, x: Any, column: str, rule: mr.Rule) -> ColumnElement[bool]:
         return and_(old.is_(None), new.is_not(None))
     if isinstance(rule, mr.LatestPresent):
         return and_(new.is_not(None), or_(old.is_(None), x[rule.by] > c[rule.by]))
+    if isinstance(rule, mr.LeastAtLatest):
+        later, tie = x[rule.by] > c[rule.by], x[rule.by] == c[rule.by]
+        lesser = and_(old.is_not(None), or_(new.is_(None), new < old))
+        return or_(later, and_(tie, lesser))
     raise TypeError(f"no upsert for rule {rule!r} of column {column!r}")
 
 
