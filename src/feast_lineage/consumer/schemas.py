@@ -475,13 +475,18 @@ class GraphNode(TypedDict):
             description="Health as of now (docs/api.md, Health): ok, failed (a job whose latest "
             "run failed), stale (a dataset written less often than expected), at_risk "
             "(downstream of either along the data: inputs, outputs, symlinks, explicit lineage; "
-            "never from a parent job to its children), unknown (too little history to tell)"
+            "never from a parent job to its children), unknown (too little history to tell). "
+            "unknown in answers as_of a past instant or over a window; an as_of still to "
+            "come is now and has the state of the answer without it"
         ),
     ]
     health: NotRequired[
         Annotated[
             NodeHealth | None,
-            Field(description="Why the state is what it is, and a Feast object's lags"),
+            Field(
+                description="Why the state is what it is, and a Feast object's lags; absent "
+                "where the state is unknown for a past as_of or a window"
+            ),
         ]
     ]
     version: NotRequired[

@@ -1592,11 +1592,11 @@ export interface components {
             written: boolean;
             /**
              * State
-             * @description Health as of now (docs/api.md, Health): ok, failed (a job whose latest run failed), stale (a dataset written less often than expected), at_risk (downstream of either along the data: inputs, outputs, symlinks, explicit lineage; never from a parent job to its children), unknown (too little history to tell)
+             * @description Health as of now (docs/api.md, Health): ok, failed (a job whose latest run failed), stale (a dataset written less often than expected), at_risk (downstream of either along the data: inputs, outputs, symlinks, explicit lineage; never from a parent job to its children), unknown (too little history to tell). unknown in answers as_of a past instant or over a window; an as_of still to come is now and has the state of the answer without it
              * @enum {string}
              */
             state: "ok" | "failed" | "stale" | "at_risk" | "unknown";
-            /** @description Why the state is what it is, and a Feast object's lags */
+            /** @description Why the state is what it is, and a Feast object's lags; absent where the state is unknown for a past as_of or a window */
             health?: components["schemas"]["NodeHealth"] | null;
             /**
              * Version

@@ -324,10 +324,15 @@ def build_nodes(
         depth = depths.get(r.id) if depths is not None else None
         node = _node(r, ref.key, facets, mapping, depth, r.id in with_columns, states.get(r.id))
         if health is not None:
-            node["state"] = health.state(r.id)
-            node["health"] = health.health(r.id, scope, lambda n: health_key(health, n))
+            paint_health(node, r.id, health, scope)
         nodes.append(node)
     return nodes, refs
+
+
+def paint_health(node: GraphNode, node_id: int, health: Assessment, scope: Scope) -> None:
+    """``node``'s state and health by ``health``, naming only what ``scope`` may see."""
+    node["state"] = health.state(node_id)
+    node["health"] = health.health(node_id, scope, lambda n: health_key(health, n))
 
 
 def health_key(health: Assessment, node: int) -> str:

@@ -7,8 +7,11 @@ version's schema; a window's nodes are as stored (their facets now), its
 input and output edges carry how many of the window's runs listed them, and
 when, and its parent edges how many of the child's runs named a run of the
 parent. Explicit lineage edges are those current at the instant, or stated
-in the window (:mod:`..store.read.explicit_as_of`). The current-graph
-answers never come here, so they cost what they cost before.
+in the window (:mod:`..store.read.explicit_as_of`). Health is known as of
+now only: a node's ``state`` is ``unknown`` but for an ``as_of`` at or after
+now (a :class:`.when.NowInstant`), whose nodes carry the current answer's
+state and health. The current-graph answers never come here, so they cost
+what they cost before.
 """
 
 from __future__ import annotations
@@ -40,10 +43,20 @@ from feast_lineage.consumer.services.graph import (
     graph_edge,
     nearest,
     node_ref,
+    paint_health,
     seen,
 )
+from feast_lineage.consumer.services.health_cache import assess
+from feast_lineage.consumer.services.health_states import Assessment
 from feast_lineage.consumer.services.reader import StoreReader
-from feast_lineage.consumer.services.when import History, When, answerable, echo, when
+from feast_lineage.consumer.services.when import (
+    History,
+    NowInstant,
+    When,
+    answerable,
+    echo,
+    when,
+)
 from feast_lineage.consumer.store.read import as_of as at_reads
 from feast_lineage.consumer.store.read import catalog_as_of
 from feast_lineage.consumer.store.read import common as read_common
@@ -124,12 +137,15 @@ def _nodes(
     at: History,
     versions: Mapping[int, Any] | None = None,
     details: bool = False,
+    health: Assessment | None = None,
 ) -> tuple[dict[int, NodeRef], Built]:
     """The answer's nodes: an ``as_of`` node with its version then, a window's as stored.
 
     ``versions`` (node id -> (version id, schema text or None)), when the
     caller has read them, are not read again. ``details``: the answer is one
     node's details (``depth=0``), whose dataset facets then are read exactly.
+    ``health``: now's assessment (an instant that is now), each node's state
+    and health by it, as the current answer's; without it, ``unknown``.
     """
     if versions is None:
         versions = _versions(conn, rows, at) if isinstance(at, Instant) else {}
@@ -158,6 +174,8 @@ def _nodes(
             if r.kind == "dataset":
                 node["datasource_uri"] = uris.get(r.id)
             node["version"] = version
+        if health is not None:
+            paint_health(node, r.id, health, scope)
         built["nodes"].append(node)
     return refs, built
 
@@ -222,10 +240,20 @@ def _build(
     details: bool = False,
 ) -> Built:
     """The nodes and edges of ``rows``; ``details``: a node's details (:func:`_nodes`)."""
-    refs, built = _nodes(conn, rows, read.scope, read.namespace_mapping, depths, at, None, details)
+    health = _health(conn, read, at)
+    mapping = read.namespace_mapping
+    refs, built = _nodes(conn, rows, read.scope, mapping, depths, at, None, details, health)
     _symlinks(conn, refs, built, read.scope.ns_ids, at)
     _edges(conn, refs, built, at)
     return built
+
+
+def _health(conn: Connection, read: StoreReader, at: History) -> Assessment | None:
+    """Now's assessment, the current answer's, for an instant that is now; else None
+    (health is known as of now only)."""
+    if not isinstance(at, NowInstant):
+        return None
+    return assess(conn, read.freshness, read.clock(), read.health_cache)
 
 
 def build(

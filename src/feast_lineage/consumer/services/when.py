@@ -4,11 +4,14 @@ Every lineage answer (the graph, subgraphs, column lineage, the catalog,
 a run's lineage) takes the same value, :data:`When`: ``None`` for now, an
 :class:`~..store.read.as_of.Instant`, or a :class:`~..store.read.window.Window`.
 :func:`when` turns the request's three times into it and :func:`answerable`
-refuses an instant the store can no longer answer exactly.
+refuses an instant the store can no longer answer exactly. An ``as_of`` at or
+after now is the instant now, a :class:`NowInstant`: answered as any instant
+(each node's version then), with what is known of now only (the graph's health).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import overload
 
 from sqlalchemy import Connection
@@ -24,6 +27,17 @@ History = Instant | Window
 When = History | None  # None: now
 
 
+@dataclass(frozen=True, slots=True)
+class NowInstant(Instant):
+    """An ``as_of`` at or after now, asked at now: its answer is the instant's, and the
+    graph's nodes carry their health as the answer without ``as_of`` does."""
+
+
+def at_instant(as_of_us: int, now_us: int) -> Instant:
+    """The instant ``as_of_us``; one not in the past is now (:class:`NowInstant`)."""
+    return NowInstant(now_us) if as_of_us >= now_us else Instant(as_of_us)
+
+
 def when(as_of_us: int | None, since_us: int | None, until_us: int | None, now_us: int) -> When:
     """What an answer is asked at: an instant (a future one is now), a window, or now (None)."""
     if as_of_us is not None and (since_us is not None or until_us is not None):
@@ -33,7 +47,7 @@ def when(as_of_us: int | None, since_us: int | None, until_us: int | None, now_u
             code="invalid_parameter",
         )
     if as_of_us is not None:
-        return Instant(min(as_of_us, now_us))
+        return at_instant(as_of_us, now_us)
     if since_us is not None or until_us is not None:
         return Window(since_us, until_us)
     return None
@@ -41,7 +55,7 @@ def when(as_of_us: int | None, since_us: int | None, until_us: int | None, now_u
 
 def instant(as_of_us: int | None, now_us: int) -> Instant | None:
     """An ``as_of`` alone (an answer that takes no window): a future instant is now."""
-    return None if as_of_us is None else Instant(min(as_of_us, now_us))
+    return None if as_of_us is None else at_instant(as_of_us, now_us)
 
 
 @overload
