@@ -30,11 +30,13 @@ from feast_lineage.config.consumer import ConsumerSettings
 from feast_lineage.config.errors import FIX_CTX, OPTIONS_CTX, ConfigError
 from feast_lineage.config.producer import ENV_NAMES, ProducerSettings
 
-# The example of a freshness mapping, in both its messages (bad JSON, a bad entry).
+# The examples of a freshness mapping and a namespace mapping, each in both its messages
+# (bad JSON, a bad entry).
 _FRESHNESS_EXAMPLE = '{"postgres://db:5432/public.*": 86400}'
+_MAPPING_EXAMPLE = '{"spark://ml-team": "my_project"}'
 # Options given in the environment as JSON objects, with an example of each.
 _JSON_EXAMPLES = {
-    "namespace_mapping": '{"spark://ml-team": "my_project"}',
+    "namespace_mapping": _MAPPING_EXAMPLE,
     "additional_config": '{"timeout": 5}',
     "freshness": _FRESHNESS_EXAMPLE,
     "authorizer": '{"type": "api_keys", "keys": [{"key": "...", "projects": ["my_project"]}]}',
@@ -51,7 +53,7 @@ _FIXES: dict[str, str] = {
     "online_retrieval_interval_seconds": "use a number of seconds, 0 or more",
     "store_type": "use sql, the only store type",
     "namespace_mapping": "use a mapping of OpenLineage namespace to Feast project, "
-    'e.g. {"spark://ml-team": "my_project"}',
+    f"e.g. {_MAPPING_EXAMPLE}",
     "additional_config": "use a mapping of transport settings, e.g. {log_file_path: lineage.json}",
     "freshness": "use a mapping of 'namespace/name' glob to seconds greater than 0, "
     f"e.g. {_FRESHNESS_EXAMPLE}",

@@ -53,11 +53,6 @@ def when(as_of_us: int | None, since_us: int | None, until_us: int | None, now_u
     return None
 
 
-def instant(as_of_us: int | None, now_us: int) -> Instant | None:
-    """An ``as_of`` alone (an answer that takes no window): a future instant is now."""
-    return None if as_of_us is None else at_instant(as_of_us, now_us)
-
-
 @overload
 def answerable(conn: Connection, at: History) -> History: ...
 @overload
