@@ -7,8 +7,9 @@ namespace or name became a ``/``, and the redirect led to a 400
 ``.../feature_view/driver_hourly_stats/versions``). The app turns the
 router's redirects off (``redirect_slashes=False``) and this ASGI middleware
 makes them instead, from the path as the client sent it: any request whose
-path ends with ``/`` where the path without it is an endpoint (a
-``{name:path}`` route would otherwise take the slash into the name) gets a
+path ends with ``/`` where the path without it is an endpoint (a route
+whose name is the rest of the path, :mod:`.routes.name_path`, would
+otherwise take the slash into the name) gets a
 307 to the same path, percent-encoded as it was, without the slash, query
 string kept. A 307 keeps the method and the body, so a producer posting to
 ``/api/v1/lineage/`` still delivers its events. The answer's JSON body

@@ -28,7 +28,7 @@ KEY = "metrics-admin-key"  # pragma: allowlist secret
 READ_KEY = "metrics-read-key"  # pragma: allowlist secret
 READ_AUTHORIZER = {"type": "api_keys", "keys": [{"key": READ_KEY, "projects": ["*"]}]}
 GRAPH = "/api/v1/lineage/openlineage/graph"
-SUBGRAPH = "/api/v1/lineage/openlineage/graph/{node_type}/{namespace}/{name:path}"
+SUBGRAPH = "/api/v1/lineage/openlineage/graph/{node_type}/{namespace}/{name}"
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -130,6 +130,31 @@ def test_the_figures_follow_ingest_writes_reads_and_prunes(
     assert not [key for key in after if "s3:" in str(key) or "daily" in str(key)]
     assert moved("feast_lineage_prunes_total", trigger="manual", outcome="ok") == 1
     assert moved("feast_lineage_prune_duration_seconds_count") == 1
+
+
+def test_a_read_is_labelled_with_its_path_template_as_the_reference_writes_it(
+    make_app: Callable[..., TestClient],
+) -> None:
+    """``{name}``, not the route's ``{name:...}``: the label is a path of the OpenAPI document."""
+    client = make_app()
+    event = run_event("COMPLETE", job=("team", "load"), outputs=[dataset("team", "a/b")])
+    assert client.post("/api/v1/lineage", json=event).status_code == 201
+    reads = [
+        f"{API}/datasets/team/a%2Fb/versions",
+        f"{API}/datasets/team/a%2Fb/columns",
+        f"{API}/jobs/team/load/versions",
+        subgraph_path("job", "team", "load"),
+    ]
+    for path in reads:
+        assert client.get(path).status_code == 200, path
+    routes = {
+        dict(labels)["route"]
+        for name, labels in scrape(client)
+        if name == "feast_lineage_query_duration_seconds_count"
+    }
+    assert f"{API}/datasets/{{namespace}}/{{name}}/versions" in routes
+    assert SUBGRAPH in routes
+    assert routes <= set(client.app.openapi()["paths"]), routes  # type: ignore[attr-defined]
 
 
 def test_a_multiprocess_variable_set_after_start_does_not_hide_the_figures(

@@ -29,7 +29,8 @@ from feast_lineage.consumer.routes import (
     ui,
 )
 
-# A read route's handler -> its full path template, e.g. "/api/v1/lineage/openlineage/graph".
+# A read route's handler -> its full path template, as OpenAPI writes it, e.g.
+# "/api/v1/lineage/openlineage/graph" or ".../datasets/{namespace}/{name}/versions".
 ReadRoutes = dict[Callable[..., Any], str]
 
 
@@ -45,7 +46,9 @@ def include_routes(app: FastAPI, *, consumer: bool = True, web_ui: bool = False)
     def include_reads(router: APIRouter, prefix: str) -> None:
         app.include_router(router, prefix=prefix, dependencies=strict)
         for route in router.routes:
-            path, endpoint = getattr(route, "path", None), getattr(route, "endpoint", None)
+            # The template without convertors ({name}, not {name:anything}): OpenAPI's path.
+            path = getattr(route, "path_format", None)
+            endpoint = getattr(route, "endpoint", None)
             if path is not None and endpoint is not None and "GET" in getattr(route, "methods", ()):
                 reads[endpoint] = prefix + path
 

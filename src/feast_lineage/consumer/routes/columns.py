@@ -16,6 +16,7 @@ from feast_lineage.consumer.deps import ReaderDep
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.routes.name_path import name_path
 from feast_lineage.consumer.routes.params import (
     DATE_TIME,
     DirectionParam,
@@ -138,7 +139,7 @@ def _segments(request: Request, decoded: str) -> tuple[str, str]:
 
 
 @router.get(
-    "/datasets/{namespace}/{name:path}/columns",
+    name_path("/datasets/{namespace}/{name}/columns"),
     response_model=ColumnLineage,
     responses=_NOT_FOUND,
     summary="Column lineage of a dataset (or one of its fields)",

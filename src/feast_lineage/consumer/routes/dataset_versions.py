@@ -11,6 +11,7 @@ from fastapi import APIRouter, Path, Request, Response
 
 from feast_lineage.consumer.deps import ReaderDep
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.routes.name_path import name_path
 from feast_lineage.consumer.routes.version_pages import (
     VersionWindowDep,
     id_pattern,
@@ -33,7 +34,7 @@ Name = Annotated[str, Path(description="The dataset's name, percent-encoded")]
 
 
 @router.get(
-    "/datasets/{namespace}/{name:path}/versions",
+    name_path("/datasets/{namespace}/{name}/versions"),
     response_model=DatasetVersionPage,
     responses=error_responses(404, _404="No such dataset (or it is not visible)"),
     summary="A dataset's versions, newest first",
@@ -50,7 +51,7 @@ async def get_dataset_versions(
 
 
 @router.get(
-    "/datasets/{namespace}/{name:path}/versions/{version_id}",
+    name_path("/datasets/{namespace}/{name}/versions/{version_id}"),
     response_model=DatasetVersionDetail,
     responses=error_responses(
         404, _404="No such dataset or version (or it is not visible, or it was pruned)"

@@ -18,6 +18,7 @@ from feast_lineage.consumer.deps import Offset, ReaderDep
 from feast_lineage.consumer.errors import LineageError
 from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.routes.name_path import name_path
 from feast_lineage.consumer.routes.params import (
     DATE_TIME,
     NODE_TYPES,
@@ -196,7 +197,7 @@ def _segments(request: Request, decoded: str) -> tuple[str, str, str]:
 
 
 @router.get(
-    "/graph/{node_type}/{namespace}/{name:path}",
+    name_path("/graph/{node_type}/{namespace}/{name}"),
     response_model=Subgraph,
     responses=_NOT_FOUND,
     summary="The subgraph around one node",

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import ReaderDep
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
+from feast_lineage.consumer.routes.name_path import name_path
 from feast_lineage.consumer.routes.params import DATE_TIME, time_range
 from feast_lineage.consumer.routes.version_pages import (
     VersionWindowDep,
@@ -29,7 +30,7 @@ Name = Annotated[str, Path(description="The job's name, percent-encoded")]
 
 
 @router.get(
-    "/jobs/{namespace}/{name:path}/versions",
+    name_path("/jobs/{namespace}/{name}/versions"),
     response_model=JobVersionPage,
     responses=error_responses(404, _404="No such job (or it is not visible)"),
     summary="A job's versions (what defined it: inputs, outputs, source facets), newest first",
@@ -44,7 +45,7 @@ async def get_job_versions(
 
 
 @router.get(
-    "/jobs/{namespace}/{name:path}/versions/{version_id}",
+    name_path("/jobs/{namespace}/{name}/versions/{version_id}"),
     response_model=JobVersionDetail,
     responses=error_responses(
         404,
