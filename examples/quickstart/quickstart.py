@@ -680,8 +680,10 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
             ),
             columnLineage=trips_columns,
         )
-        trips_file["outputFacets"] = {
-            "outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)
+        # What a finished export wrote: a failed one reports no output statistics.
+        written = {
+            **trips_file,
+            "outputFacets": {"outputStatistics": facet(AIRFLOW, rowCount=len(DRIVERS) * DAYS)},
         }
         if night.fails == "export":
             # Today's export fails after its good runs: the trips file is at risk
@@ -724,7 +726,7 @@ def other_producers(repo: Path, now: datetime) -> list[dict[str, Any]]:
                 export,
                 export_run,
                 inputs=[staging],
-                outputs=[trips_file],
+                outputs=[written],
                 job_facets=task_type,
                 run_facets=up,
             )

@@ -263,7 +263,17 @@ def test_a_known_query_parameter_still_works(guarded: TestClient) -> None:
 )
 def test_a_missing_resource_is_404(guarded: TestClient, op: Operation) -> None:
     # The store is empty and there is no feature repository: what the path names is not there.
-    assert_error_shape(guarded.get(op.url, headers=ADMIN), 404)
+    error = assert_error_shape(guarded.get(op.url, headers=ADMIN), 404)
+    if error["code"] == "not_found":
+        assert any(words in error["message"] for words in LISTS_WHAT_EXISTS), error["message"]
+
+
+# How a 404 says what there is: the request that lists it, or the names themselves.
+LISTS_WHAT_EXISTS = (
+    "; list them with GET /api/v1/lineage/",
+    "; list them with GET .../",
+    "known: ",
+)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 from urllib.parse import unquote
 
 from fastapi import Depends, Query, Request
@@ -29,6 +29,7 @@ from feast_lineage.consumer.errors import (
     LineageError,
     ServiceUnavailable,
     Unauthorized,
+    parameter,
 )
 from feast_lineage.consumer.sent_path import sent_path
 from feast_lineage.consumer.services.reader import RegistryReader, StoreReader
@@ -189,12 +190,16 @@ async def reject_unknown_query(request: Request) -> None:
     would silently mean its last value; and a NUL character, which no stored
     name holds (ingest refuses it), would cut a ``search`` short on SQLite
     and match everything. A NUL in a path parameter is refused the same way
-    (:func:`_reject_path_nul`), before the handler looks anything up.
+    (:func:`_reject_path_nul`), before the handler looks anything up. A whole
+    number with spaces around it (``?depth=+1``: an unencoded ``+`` is a
+    space) is refused too, as an instant with spaces around it is, rather than
+    read as the number.
     """
     _reject_path_nul(request)
     if not request.query_params:
         return
-    known = _query_names(request.scope.get("route"))
+    fields = _query_fields(request.scope.get("route"))
+    known = frozenset(field.alias for field in fields)
     unknown = sorted(set(request.query_params) - known)
     if unknown:
         takes = (
@@ -203,11 +208,11 @@ async def reject_unknown_query(request: Request) -> None:
             else "this endpoint takes no query parameters; remove it"
         )
         details = [
-            {"path": f"query parameter {name!r}", "message": "unknown to this endpoint"}
+            {"path": parameter("query", name), "message": "unknown to this endpoint"}
             for name in unknown
         ]
         raise LineageError(
-            f"query parameter {unknown[0]!r} is unknown to this endpoint; {takes}",
+            f"{parameter('query', unknown[0])} is unknown to this endpoint; {takes}",
             code="unknown_parameter",
             details=details if len(details) > 1 else None,
         )
@@ -215,6 +220,7 @@ async def reject_unknown_query(request: Request) -> None:
     if len(items) > len(request.query_params):
         _reject_repeated(items)
     _reject_nul(items)
+    _reject_spaced_integers(items, {field.alias for field in fields if _is_integer(field)})
 
 
 _NUL_MESSAGE = "contains a NUL character (%00), which nothing stored can contain; remove it"
@@ -225,7 +231,7 @@ def _reject_repeated(items: list[tuple[str, str]]) -> None:
     counts = Counter(name for name, _ in items)
     repeated = sorted(name for name, n in counts.items() if n > 1)
     problems = [
-        (f"query parameter {name!r}", f"is given {_times(counts[name])}; pass it once")
+        (parameter("query", name), f"is given {_times(counts[name])}; pass it once")
         for name in repeated
     ]
     _invalid(problems)
@@ -233,8 +239,29 @@ def _reject_repeated(items: list[tuple[str, str]]) -> None:
 
 def _reject_nul(items: list[tuple[str, str]]) -> None:
     names = sorted({name for name, value in items if "\x00" in value})
-    problems = [(f"query parameter {name!r}", _NUL_MESSAGE) for name in names]
+    problems = [(parameter("query", name), _NUL_MESSAGE) for name in names]
     _invalid(problems)
+
+
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+# A '+' sent unencoded in a query string arrives as a space.
+_PLUS = "; a '+' left unencoded in a URL is a space: leave it out or write it %2B"
+
+
+def _reject_spaced_integers(items: list[tuple[str, str]], integers: set[str]) -> None:
+    """A 400 for a whole number with spaces around it, naming the parameter and the number."""
+    problems = [
+        (parameter("query", name), _spaced(value))
+        for name, value in items
+        if name in integers and value != value.strip() and _WHOLE_NUMBER.fullmatch(value.strip())
+    ]
+    _invalid(problems, ": ")
+
+
+def _spaced(value: str) -> str:
+    number = value.strip()
+    plus = _PLUS if value.startswith(" ") and number[0] not in "+-" else ""
+    return f"{value!r} has spaces around it; pass a whole number such as {number}{plus}"
 
 
 def _reject_path_nul(request: Request) -> None:
@@ -242,7 +269,7 @@ def _reject_path_nul(request: Request) -> None:
     params = request.path_params
     if not any("\x00" in str(value) for value in params.values()):
         return
-    _invalid([(f"path parameter {name!r}", _NUL_MESSAGE) for name in _nul_segments(request)])
+    _invalid([(parameter("path", name), _NUL_MESSAGE) for name in _nul_segments(request)])
 
 
 def _nul_segments(request: Request) -> list[str]:
@@ -271,29 +298,35 @@ def _times(n: int) -> str:
     return "twice" if n == 2 else f"{n} times"
 
 
-def _invalid(problems: list[tuple[str, str]]) -> None:
+def _invalid(problems: list[tuple[str, str]], between: str = " ") -> None:
     if not problems:
         return
     details = [{"path": path, "message": message} for path, message in problems]
     path, message = problems[0]
     raise LineageError(
-        f"{path} {message}",
+        f"{path}{between}{message}",
         code="invalid_parameter",
         details=details if len(details) > 1 else None,
     )
 
 
-def _query_names(route: Any) -> frozenset[str]:
+def _query_fields(route: Any) -> list[Any]:
     """Every query parameter a route's handler and its dependencies declare."""
 
-    def walk(dependant: Any) -> set[str]:
-        names = {param.alias for param in dependant.query_params}
+    def walk(dependant: Any) -> list[Any]:
+        fields = list(dependant.query_params)
         for sub in dependant.dependencies:
-            names |= walk(sub)
-        return names
+            fields += walk(sub)
+        return fields
 
     dependant = getattr(route, "dependant", None)
-    return frozenset(walk(dependant)) if dependant is not None else frozenset()
+    return walk(dependant) if dependant is not None else []
+
+
+def _is_integer(field: Any) -> bool:
+    """Whether a query parameter is a whole number (``int``, or ``int | None``)."""
+    annotation = field.field_info.annotation
+    return annotation is int or int in get_args(annotation)
 
 
 KnownQueryOnly = Depends(reject_unknown_query)

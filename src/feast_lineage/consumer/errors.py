@@ -119,10 +119,16 @@ _HTTP_CODES = {
 }
 
 
+def parameter(where: str, name: str) -> str:
+    """How every error message names a parameter (``where``: query or path), e.g.
+    ``query parameter 'limit'`` or ``path parameter 'run_id'``."""
+    return f"{where} parameter {name!r}"
+
+
 def _loc(loc: tuple[Any, ...]) -> str:
     where = loc[0] if loc else "request"
     rest = ".".join(str(p) for p in loc[1:])
-    return f"{where} parameter {rest!r}" if rest else str(where)
+    return parameter(str(where), rest) if rest else str(where)
 
 
 # What a parameter of each type accepts, said instead of the validation library's wording.

@@ -295,7 +295,9 @@ def test_no_endpoint_shows_team_b_to_team_a(make_client: AppFactory) -> None:
     for hidden_run in hidden_runs:
         response = client.get(f"{API}/runs/{hidden_run}")
         assert response.status_code == 404
-        assert response.json()["error"]["message"] == f"no run with run_id {hidden_run}"
+        assert response.json()["error"]["message"] == f"no run with run_id {hidden_run}; " + (
+            "list them with GET /api/v1/lineage/openlineage/runs"
+        )
 
     retention = clean(get(client, f"{API}/retention"))
     rows = retention["storage_stats"]["rows"]

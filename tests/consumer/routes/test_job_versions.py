@@ -169,7 +169,10 @@ def test_not_found_and_bad_paths_name_the_problem(client: TestClient) -> None:
     assert "no version" in missing.json()["error"]["message"]
     no_job = client.get(f"{API}/jobs/airflow%3A%2F%2Fprod/nothing/versions")
     assert no_job.status_code == 404
-    assert "nothing" in no_job.json()["error"]["message"]
+    assert no_job.json()["error"]["message"] == (
+        "no job 'nothing' in namespace 'airflow://prod'; "
+        "list them with GET /api/v1/lineage/openlineage/jobs"
+    )
     bad_id = client.get(f"{PATH}/not-a-version")
     assert bad_id.status_code == 400
     assert "version_id" in bad_id.json()["error"]["message"]

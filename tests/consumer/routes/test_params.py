@@ -93,6 +93,57 @@ def test_every_integer_query_parameter_has_an_upper_bound() -> None:
     assert checked == {"limit", "offset", "depth", "days"}
 
 
+# Whole numbers with spaces around them (``?depth=+1``: an unencoded '+' is a
+# space) are refused, as an instant with spaces around it is, on every endpoint.
+
+
+@pytest.mark.parametrize(
+    ("sent", "value", "fix"),
+    [
+        ("+1", "' 1'", "1; a '+' left unencoded in a URL is a space: leave it out or write it %2B"),
+        ("1%20", "'1 '", "1"),
+        ("%091", "'\\t1'", "1"),
+        ("%20-1%20", "' -1 '", "-1"),
+    ],
+)
+def test_every_integer_query_parameter_refuses_spaces_around_it(
+    api: TestClient, sent: str, value: str, fix: str
+) -> None:
+    checked = set()
+    for template, operations in api.get("/openapi.json").json()["paths"].items():
+        path = re.sub(r"\{(\w+)\}", lambda m: _PATH_VALUES[m.group(1)], template)
+        for method, operation in operations.items():
+            for param in operation.get("parameters", []):
+                if param["in"] != "query" or not _integer_schemas(param["schema"]):
+                    continue
+                name = param["name"]
+                response = api.request(method.upper(), f"{path}?{name}={sent}")
+                assert invalid(response) == (
+                    f"query parameter {name!r}: {value} has spaces around it; "
+                    f"pass a whole number such as {fix}"
+                ), f"{method} {template}"
+                checked.add(name)
+    assert checked == {"limit", "offset", "depth", "days"}
+
+
+@pytest.mark.parametrize("sent", ["1", "%2B1", "01"])
+def test_a_whole_number_without_spaces_is_still_taken(api: TestClient, sent: str) -> None:
+    for path in ("/jobs?limit=", "/runs?offset=", "/graph/job/a/b?depth="):
+        response = api.get(f"{API}{path}{sent}")
+        assert response.status_code in (200, 404), response.text
+    body = api.get(f"{API}/jobs?limit={sent}&offset={sent}").json()
+    assert (body["limit"], body["offset"]) == (1, 1)
+
+
+def test_spaces_around_several_integers_name_each(api: TestClient) -> None:
+    response = api.get(f"{API}/jobs?limit=%205&offset=2%20")
+    assert invalid(response).startswith("query parameter 'limit': ' 5' has spaces around it")
+    assert [d["path"] for d in response.json()["error"]["details"]] == [
+        "query parameter 'limit'",
+        "query parameter 'offset'",
+    ]
+
+
 # Retention days
 
 

@@ -286,7 +286,12 @@ def test_impact_refuses_bad_parameters_naming_them(
 
 def test_impact_of_an_unknown_node_is_404(client: TestClient) -> None:
     params = {"node_type": "job", "namespace": "nowhere", "name": "x"}
-    assert client.get(f"{API}/impact", params=params).status_code == 404
+    response = client.get(f"{API}/impact", params=params)
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == (
+        "no such job (or it is not visible); check node_type, namespace and name; "
+        "list them with GET /api/v1/lineage/openlineage/jobs"
+    )
 
 
 def test_impact_of_a_node_that_vanishes_while_it_is_read_is_409(

@@ -160,6 +160,10 @@ def test_unknown_objects_and_types_are_errors_in_the_one_error_shape(api: TestCl
     missing = api.get(f"{R}/objects/feature_view/nope")
     assert missing.status_code == 404
     assert missing.json()["error"]["code"] == "not_found"
+    assert missing.json()["error"]["message"] == (
+        "project 'demo' has no feature_view named 'nope'; "
+        "list them with GET /api/v1/lineage/registry?project=demo"
+    )
     wrong_kind = api.get(f"{R}/objects/stream_feature_view/driver_hourly_stats")
     assert wrong_kind.status_code == 404
     bogus = api.get(f"{R}/objects/bogus/driver")

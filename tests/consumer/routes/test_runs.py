@@ -1,11 +1,19 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
+from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
+from tests.conftest import AppFactory
 from tests.consumer.lineage import API, ingest
 from tests.factories import at, dataset, facet, run_event
+from tests.quickstart import load_quickstart
+
+SQLITE = pytest.mark.parametrize("head_store_url", ["sqlite"], indirect=True)
+RUN_ENDPOINTS = ("", "/tree", "/lineage")
 
 
 def test_runs_are_listed_newest_first_and_filtered(client: TestClient) -> None:
@@ -84,3 +92,50 @@ def test_unknown_or_malformed_run_ids(client: TestClient) -> None:
     bad = client.get(f"{API}/runs/not-a-uuid")
     assert bad.status_code == 400
     assert "run_id" in bad.json()["error"]["message"]
+
+
+@SQLITE
+@pytest.mark.parametrize("endpoint", RUN_ENDPOINTS)
+def test_a_malformed_run_id_is_named_as_a_path_parameter(client: TestClient, endpoint: str) -> None:
+    """As every other path parameter is (``path parameter 'version_id': ...``)."""
+    bad = client.get(f"{API}/runs/not-a-uuid{endpoint}")
+    assert bad.status_code == 400
+    assert bad.json()["error"]["message"] == (
+        "path parameter 'run_id': 'not-a-uuid' is not a UUID; "
+        "pass one such as 0190e6a1-7c3f-7b6e-9a1d-3f2b8c4d5e6f"
+    )
+
+
+@SQLITE
+@pytest.mark.parametrize("endpoint", RUN_ENDPOINTS)
+def test_an_unknown_run_says_how_to_list_the_runs(client: TestClient, endpoint: str) -> None:
+    missing = str(uuid.uuid4())
+    response = client.get(f"{API}/runs/{missing}{endpoint}")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == (
+        f"no run with run_id {missing}; list them with GET /api/v1/lineage/openlineage/runs"
+    )
+
+
+@SQLITE
+def test_the_quickstart_s_failed_export_reports_no_rows_written(
+    make_client: AppFactory, tmp_path: Path
+) -> None:
+    """Today's export_daily_trips fails: it wrote nothing, so its run has no output
+    statistics (the run history's rows written is empty); the nights it succeeded, 35."""
+    quickstart = load_quickstart()
+    client = make_client()
+    ingest(client, *quickstart.other_producers(tmp_path, datetime.now(UTC)))
+
+    def written(days_ago: int) -> tuple[str, list[object]]:
+        detail = client.get(f"{API}/runs/{quickstart.run_id('export', days_ago)}").json()
+        facets = [(o.get("facets") or {}).get("outputStatistics") for o in detail["outputs"]]
+        return detail["state"], [o["statistics"] for o in detail["outputs"]] + facets
+
+    state, stats = written(0)
+    assert state == "FAIL"
+    assert all(s is None for s in stats), stats
+    for days_ago in (3, 1):
+        state, stats = written(days_ago)
+        assert state == "COMPLETE"
+        assert stats[0]["rows"] == 35  # type: ignore[index]

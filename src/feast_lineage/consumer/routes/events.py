@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
+from feast_lineage.consumer.errors import parameter
 from feast_lineage.consumer.responses import READ_ERRORS, answer
 from feast_lineage.consumer.routes.params import (
     DATE_TIME,
@@ -69,9 +70,9 @@ async def get_events(
     limit: Annotated[int, Query(ge=1, le=1000, description="Events per page (Feast's 100)")] = 100,
     offset: Offset = 0,
 ) -> Response:
-    kind = one_of("query parameter 'event_type'", event_type, EVENT_TYPES)
+    kind = one_of(parameter("query", "event_type"), event_type, EVENT_TYPES)
     since_us, until_us = time_range(since, until)
-    run = parse_run_id("query parameter 'run_id'", run_id)
+    run = parse_run_id(parameter("query", "run_id"), run_id)
     return await answer(
         event_page,
         read,

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
-from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.errors import LineageError, parameter
 from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.name_path import name_path
@@ -177,7 +177,7 @@ async def get_subgraph_by_query(
     since: Since = None,
     until: Until = None,
 ) -> Response:
-    kind = node_type_param("query parameter 'type'", type)
+    kind = node_type_param(parameter("query", "type"), type)
     at = _history(as_of, since, until)
     return await _subgraph(read, kind, namespace, name, depth, direction, limit, at)
 
@@ -224,6 +224,6 @@ async def get_subgraph(
     # segments come from the raw path.
     kind, ns, node_name = _segments(request, f"{node_type}/{namespace}/{name}")
     node_kind = node_type_param(
-        "path parameter 'node_type'", kind, "; use /graph/job/... or /graph/dataset/..."
+        parameter("path", "node_type"), kind, "; use /graph/job/... or /graph/dataset/..."
     )
     return await _subgraph(read, node_kind, ns, node_name, depth, direction, limit, at)

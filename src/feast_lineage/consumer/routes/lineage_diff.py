@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from feast_lineage.consumer.deps import ReaderDep
-from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.errors import LineageError, parameter
 from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import (
@@ -58,7 +58,7 @@ def _centre(
             code="invalid_parameter",
         )
     assert node_type is not None
-    kind = node_type_param("query parameter 'node_type'", node_type)
+    kind = node_type_param(parameter("query", "node_type"), node_type)
     assert namespace is not None
     assert name is not None
     return Centre(kind, namespace, name, 3 if depth is None else depth, direction or "both")
@@ -111,9 +111,13 @@ async def get_lineage_diff(
     ] = None,
 ) -> Response:
     start = moment(
-        ("from", "from_run"), parse_time("from", from_), parse_run_id("from_run", from_run)
+        ("from", "from_run"),
+        parse_time("from", from_),
+        parse_run_id(parameter("query", "from_run"), from_run),
     )
-    end = moment(("to", "to_run"), parse_time("to", to), parse_run_id("to_run", to_run))
+    end = moment(
+        ("to", "to_run"), parse_time("to", to), parse_run_id(parameter("query", "to_run"), to_run)
+    )
     centre = _centre(node_type, namespace, name, depth, direction)
     if within is not None and centre is not None:
         raise LineageError(

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from fastapi import Query, Request
 
-from feast_lineage.consumer.errors import LineageError
+from feast_lineage.consumer.errors import LineageError, parameter
 from feast_lineage.consumer.lineage_model import Direction
 from feast_lineage.consumer.sent_path import sent_path
 from feast_lineage.event_time import MAX_US, EventTimeError, parse_us
@@ -80,7 +80,7 @@ def parse_time(name: str, value: str | None) -> int | None:
     except EventTimeError as err:
         # A '+' left unencoded in a query string arrives as a space before the offset.
         hint = "; in a URL write an offset's '+' as %2B" if _SPACED_OFFSET.search(value) else ""
-        raise invalid(f"query parameter {name!r}: {err}{hint}") from None
+        raise invalid(f"{parameter('query', name)}: {err}{hint}") from None
 
 
 def time_range(since: str | None, until: str | None) -> tuple[int | None, int | None]:
@@ -96,7 +96,7 @@ def time_range(since: str | None, until: str | None) -> tuple[int | None, int | 
     since_us, until_us = parse_time("since", since), parse_time("until", until)
     if since_us is not None and until_us is not None and since_us > until_us:
         raise invalid(
-            f"query parameter 'since' ({since}) is after 'until' ({until}), so nothing "
+            f"{parameter('query', 'since')} ({since}) is after 'until' ({until}), so nothing "
             "can match; swap them"
         )
     if until_us == MAX_US and since_us != MAX_US:

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
+from feast_lineage.consumer.errors import parameter
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import NODE_TYPES, either_case, enum_schema, one_of
 from feast_lineage.consumer.routes.params import node_type as node_type_param
@@ -44,7 +45,7 @@ async def get_health(
     ] = 50,
     offset: Offset = 0,
 ) -> Response:
-    wanted = one_of("query parameter 'kind'", kind, _PROBLEM_KINDS)
+    wanted = one_of(parameter("query", "kind"), kind, _PROBLEM_KINDS)
     problem_kind: Literal["failed", "stale"] | None = (
         None if wanted is None else "failed" if wanted == "failed" else "stale"
     )
@@ -81,5 +82,5 @@ async def get_impact(
         ),
     ] = 10,
 ) -> Response:
-    kind = node_type_param("query parameter 'node_type'", node_type)
+    kind = node_type_param(parameter("query", "node_type"), node_type)
     return await answer(impact, read, kind=kind, namespace=namespace, name=name, depth=depth)

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 
 from feast_lineage.consumer.deps import ReaderDep
+from feast_lineage.consumer.errors import parameter
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import RUN_ID_SCHEMA
 from feast_lineage.consumer.routes.params import run_id as parse_run_id
@@ -31,6 +32,6 @@ async def get_run_tree(
         bool, Query(description="Send each run's facets as facets_json (read from its events)")
     ] = False,
 ) -> Response:
-    key = parse_run_id("run_id", run_id)
+    key = parse_run_id(parameter("path", "run_id"), run_id)
     assert key is not None
     return await answer(tree_of_run, read, key, facets=facets)

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 
 from feast_lineage.consumer.deps import Offset, ReaderDep
+from feast_lineage.consumer.errors import parameter
 from feast_lineage.consumer.responses import READ_ERRORS, answer, error_responses
 from feast_lineage.consumer.routes.params import (
     DATE_TIME,
@@ -80,7 +81,7 @@ async def get_runs(
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Offset = 0,
 ) -> Response:
-    wanted = one_of("query parameter 'state'", run_state, RUN_STATES)
+    wanted = one_of(parameter("query", "state"), run_state, RUN_STATES)
     since_us, until_us = time_range(since, until)
     order = parse_sort(sort, RUN_SORT_KEYS, NEWEST_FIRST)
     return await answer(
@@ -108,7 +109,7 @@ async def get_run(
     read: ReaderDep,
     run_id: Annotated[str, Path(description="The run's id", json_schema_extra=RUN_ID_SCHEMA)],
 ) -> Response:
-    key = parse_run_id("run_id", run_id)
+    key = parse_run_id(parameter("path", "run_id"), run_id)
     assert key is not None
     return await answer(run_detail, read, key)
 
@@ -139,6 +140,6 @@ async def get_run_lineage(
         int, Query(ge=1, le=10_000, description="At most this many nodes, the nearest first")
     ] = 2000,
 ) -> Response:
-    key = parse_run_id("run_id", run_id)
+    key = parse_run_id(parameter("path", "run_id"), run_id)
     assert key is not None
     return await answer(run_lineage, read, key, depth=depth, direction=direction, limit=limit)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from feast_lineage.consumer.errors import parameter
 from feast_lineage.consumer.routes.params import invalid
 from feast_lineage.consumer.store.read.sorting import Sort
 
@@ -23,7 +24,7 @@ def parse_sort(value: str | None, keys: tuple[str, ...], default: Sort) -> Sort:
         return default
     if value not in sort_values(keys):
         raise invalid(
-            f"query parameter 'sort': {value!r} is not one of {', '.join(keys)}; "
+            f"{parameter('query', 'sort')}: {value!r} is not one of {', '.join(keys)}; "
             "put '-' before a key to sort descending (e.g. -" + keys[0] + ")"
         )
     return Sort(value.lstrip("-"), value.startswith("-"))

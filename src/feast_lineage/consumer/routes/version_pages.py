@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from fastapi import Depends, Query, Request
 
 from feast_lineage.consumer.deps import Offset
+from feast_lineage.consumer.errors import parameter
 from feast_lineage.consumer.routes.params import (
     DATE_TIME,
     decode_segments,
@@ -81,7 +82,7 @@ def version_path(request: Request, kind: Kind, decoded: str) -> tuple[VersionPat
     namespace, name, version_id = _parts(request, kind, decoded, with_id=True)
     if not re.fullmatch(id_pattern(kind), version_id):
         raise invalid(
-            f"path parameter 'version_id': {version_id!r} is not a {kind} version id: "
+            f"{parameter('path', 'version_id')}: {version_id!r} is not a {kind} version id: "
             f"expected {ID_DIGITS[kind]} hex digits (the 'id' of an item of the versions "
             f"list), e.g. {ID_EXAMPLES[kind]}"
         )

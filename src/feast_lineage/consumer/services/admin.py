@@ -15,6 +15,7 @@ from feast_lineage.consumer.schemas import (
     StorageStats,
     StoredCount,
 )
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.retention import Retention
 from feast_lineage.consumer.store.admin import reset as store_reset
@@ -73,7 +74,7 @@ def reset(engine: Engine, namespace: str | None) -> ResetResult:
         if not store_reset.namespace_stored(engine, ns_id):
             raise NotFound(
                 f"no namespace {namespace!r} is stored, so nothing was reset; "
-                "GET /api/v1/lineage/openlineage/namespaces lists them (check the spelling)"
+                f"{not_found.NAMESPACES} (check the spelling)"
             )
         removed = store_reset.reset_namespace(engine, ns_id)
     what = f"namespace: {namespace}" if namespace is not None else "all lineage data"

@@ -43,6 +43,7 @@ from feast_lineage.consumer.schemas import (
     FeastColumnLineageRow,
     JobRef,
 )
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.when import When, answerable, echo
 from feast_lineage.consumer.store.read import as_of as at_reads
@@ -338,8 +339,7 @@ def _start(conn: Connection, scope: Scope, namespace: str, name: str, at: When) 
     if not scope.allows(namespace) or not _known(conn, start, at):
         then = f" at {to_iso(at.time_us)}" if isinstance(at, Instant) else ""
         raise NotFound(
-            f"no dataset named {name!r} in namespace {namespace!r}{then}; "
-            "list them with GET /api/v1/lineage/openlineage/datasets"
+            f"no dataset named {name!r} in namespace {namespace!r}{then}; {not_found.DATASETS}"
         )
     aliases = _Aliases(scope, at)
     aliases.names[start] = (namespace, name)

@@ -31,6 +31,7 @@ from feast_lineage.consumer.schemas import (
     SchemaDiff,
     VersionField,
 )
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.version_pages import VersionWindow
 from feast_lineage.consumer.store.read import dataset_version_page as vp
@@ -38,13 +39,13 @@ from feast_lineage.consumer.store.read import dataset_versions as dv
 from feast_lineage.event_time import to_iso
 from feast_lineage.identity import dataset_id
 
-_LIST = "list them with GET /api/v1/lineage/openlineage/datasets"
-
 
 def _history(conn: Connection, read: StoreReader, namespace: str, name: str) -> vp.History:
     did = dataset_id(namespace, name)
     if not read.scope.allows(namespace) or not dv.dataset_known(conn, did):
-        raise NotFound(f"no dataset named {name!r} in namespace {namespace!r}; {_LIST}")
+        raise NotFound(
+            f"no dataset named {name!r} in namespace {namespace!r}; {not_found.DATASETS}"
+        )
     return vp.History(conn, did, dv.horizon(conn))
 
 
@@ -233,7 +234,7 @@ def dataset_version_detail(
             )
             raise NotFound(
                 f"no version {version_id!r} of dataset {name!r} in namespace {namespace!r}"
-                f"{since}; list them with GET .../datasets/{{namespace}}/{{name}}/versions"
+                f"{since}; {not_found.DATASET_VERSIONS}"
             )
         version, previous = pair
         item, *before = _items(

@@ -32,6 +32,7 @@ from feast_lineage.consumer.schemas import (
     SchemaField,
     Subgraph,
 )
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.bounds import (
     MAX_GRAPH_PAGE,
     clamp_depth,
@@ -437,9 +438,7 @@ def subgraph(
         node = _visible_start(conn, kind, start, namespace, scope)
         if node is None:
             raise NotFound(
-                f"no {kind} named {name!r} in namespace {namespace!r}; "
-                "list them with GET /api/v1/lineage/openlineage/"
-                + ("jobs" if kind == "job" else "datasets")
+                f"no {kind} named {name!r} in namespace {namespace!r}; " + not_found.nodes(kind)
             )
         depths = _reach(conn, node, direction, depth, scope)
         # Aliases that were never seen as datasets are in reach but are not

@@ -26,7 +26,7 @@ from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.lineage_model import Direction, NodeId, Way
 from feast_lineage.consumer.schemas import Clamped, GraphEdge, GraphPage, Subgraph
-from feast_lineage.consumer.services import job_versions_then
+from feast_lineage.consumer.services import job_versions_then, not_found
 from feast_lineage.consumer.services.bounds import MAX_GRAPH_PAGE, clamp_depth, clamp_limit
 from feast_lineage.consumer.services.columns import has_column_lineage
 from feast_lineage.consumer.services.dataset_versions import version_key
@@ -382,8 +382,7 @@ def subgraph_at(
             when = f"at {to_iso(at.time_us)}" if isinstance(at, Instant) else "(stored)"
             raise NotFound(
                 f"no {kind} named {name!r} in namespace {namespace!r} {when}; "
-                "list them with GET /api/v1/lineage/openlineage/"
-                + ("jobs" if kind == "job" else "datasets")
+                + not_found.nodes(kind)
             )
         depths = _reach(conn, start, direction, depth, read.scope, at)
         nearest = sorted(depths, key=lambda n: (depths[n], n))

@@ -25,7 +25,7 @@ from feast_lineage.consumer.schemas import (
     ReachGroups,
     ReachTotals,
 )
-from feast_lineage.consumer.services import reach
+from feast_lineage.consumer.services import not_found, reach
 from feast_lineage.consumer.services.bounds import MAX_DEPTH, clamp_depth
 from feast_lineage.consumer.services.graph import _visible_start, build_nodes, node_key
 from feast_lineage.consumer.services.health_cache import assess
@@ -196,9 +196,8 @@ def impact(read: StoreReader, *, kind: NodeKind, namespace: str, name: str, dept
         node = _visible_start(conn, kind, start, namespace, read.scope)
         if node is None:
             raise NotFound(
-                f"no such {kind} (or it is not visible); check node_type, namespace and name "
-                "against GET /api/v1/lineage/openlineage/"
-                + ("jobs" if kind == "job" else "datasets")
+                f"no such {kind} (or it is not visible); check node_type, namespace and name; "
+                + not_found.nodes(kind)
             )
         walked, infos = _impact_walk(conn, read, node, depth)
         visible = _visible(read, infos)

@@ -26,6 +26,7 @@ from feast_lineage.consumer.schemas import (
     JobVersionPage,
     JobVersionRun,
 )
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.job_versions_then import one_then, page_then
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.services.version_pages import VersionWindow
@@ -42,7 +43,7 @@ def _job(conn: Connection, read: StoreReader, namespace: str, name: str) -> int:
     jid = job_id(namespace, name)
     j = t.jobs.c
     if not count(conn, t.jobs, j.id == jid, *where_all(in_ids(j.ns_id, read.scope.ns_ids))):
-        raise NotFound(f"no job {name!r} in namespace {namespace!r}")
+        raise NotFound(f"no job {name!r} in namespace {namespace!r}; {not_found.JOBS}")
     return jid
 
 
@@ -178,4 +179,4 @@ def _missing(
             f"; retention pruned the versions whose runs all ended before {to_iso(pruned)} "
             "(the job's current version is always kept)"
         )
-    return message + "; list them with GET .../jobs/{namespace}/{name}/versions"
+    return f"{message}; {not_found.JOB_VERSIONS}"

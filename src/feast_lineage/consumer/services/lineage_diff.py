@@ -30,6 +30,7 @@ from feast_lineage.consumer.schemas import (
     LineageDiff,
     SchemaChange,
 )
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.dataset_versions import flat_fields, schema_diff
 from feast_lineage.consumer.services.graph_history import subgraph_at, whole_graph_at
 from feast_lineage.consumer.services.graph_outline import (
@@ -96,7 +97,7 @@ def _instant(conn: Connection, read: StoreReader, asked: Moment, now_us: int) ->
         if run is None:
             raise NotFound(
                 f"{asked.parameter}: no run {asked.run_id!r} (or it is not visible); "
-                "list runs with GET /api/v1/lineage/openlineage/runs"
+                + not_found.RUNS
             )
         when = run.ended_us if run.ended_us is not None else now_us
     at = Instant(min(when, now_us))
@@ -288,8 +289,7 @@ def sides(
         assert centre is not None
         raise NotFound(
             f"no {centre.kind} named {centre.name!r} in namespace {centre.namespace!r} at either "
-            "instant; list them with GET /api/v1/lineage/openlineage/"
-            + ("jobs" if centre.kind == "job" else "datasets")
+            "instant; " + not_found.nodes(centre.kind)
         )
     nothing = side([], [])
     before = column_edges(read, before or nothing, instants[0])

@@ -17,6 +17,7 @@ from feast_lineage.consumer.schemas import (
     RegistryNode,
     RegistryObject,
 )
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.reader import RegistryReader
 from feast_lineage.registry.object_graph import Graph, Node, node_id, object_metadata, project_graph
 from feast_lineage.registry.objects import (
@@ -142,7 +143,10 @@ def registry_object(
     # A Feast type name (featureView) takes any kind of its group; ours, that kind.
     exact = object_type in GROUP_OF_KIND
     if obj is None or (exact and kind_of(obj) != object_type):
-        raise NotFound(f"project {name!r} has no {object_type} named {object_name!r}")
+        raise NotFound(
+            f"project {name!r} has no {object_type} named {object_name!r}; "
+            + not_found.registry_objects(name)
+        )
     graph = project_graph(objects, source.repo_path, complete=False)
     center = node_id(name, ref)
     upstream = [e.source for e in graph.edges if e.target == center]

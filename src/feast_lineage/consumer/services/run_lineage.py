@@ -11,9 +11,9 @@ reported as missing.
 
 from __future__ import annotations
 
-from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.lineage_model import Direction, NodeId, Way
 from feast_lineage.consumer.schemas import Clamped, RunLineage
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.bounds import clamp_depth
 from feast_lineage.consumer.services.graph_history import build, nodes_at, walk_at
 from feast_lineage.consumer.services.reader import StoreReader
@@ -36,9 +36,7 @@ def run_lineage(
     with read.engine.connect() as conn:
         run = run_reads.get_run(conn, key, ns_ids)
         if run is None:
-            raise NotFound(
-                f"no run with run_id {key}; list them with GET /api/v1/lineage/openlineage/runs"
-            )
+            raise not_found.run(key)
         at: When = Instant(run.ended_us) if run.ended_us is not None else None
         answerable(conn, at)
         job = job_id(run.job_namespace, run.job_name)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from feast_lineage.consumer import redaction
-from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_shape import facets_json, ms
 from feast_lineage.consumer.schemas import HiddenRunNode, RunTree, RunTreeNode
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.read.run_facets import run_facets
 from feast_lineage.consumer.store.read.run_tree import TreeRun, run_tree
@@ -24,7 +24,7 @@ def tree_of_run(read: StoreReader, key: str, *, facets: bool = False) -> RunTree
     with read.engine.connect() as conn:
         tree = run_tree(conn, key, scope.ns_ids)
         if tree is None:
-            raise NotFound(f"no run with run_id {key}")
+            raise not_found.run(key)
         wanted = [n.run_id for n in tree.runs if n.visible and not n.missing] if facets else []
         merged = run_facets(conn, wanted) if wanted else {}
     shown = {n.run_id for n in tree.runs if n.visible}

@@ -6,7 +6,6 @@ from sqlalchemy import Connection
 
 from feast_lineage.consumer import redaction
 from feast_lineage.consumer.access.scope import Scope
-from feast_lineage.consumer.errors import NotFound
 from feast_lineage.consumer.feast_shape import facets_json, ms
 from feast_lineage.consumer.schemas import (
     DatasetStatistics,
@@ -15,6 +14,7 @@ from feast_lineage.consumer.schemas import (
     RunItem,
     RunPage,
 )
+from feast_lineage.consumer.services import not_found
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.engine import meta
 from feast_lineage.consumer.store.read import events as event_reads
@@ -150,7 +150,7 @@ def run_detail(read: StoreReader, key: str) -> RunDetail:
     with engine.connect() as conn:
         row = run_reads.get_run(conn, key, scope.ns_ids)
         if row is None:
-            raise NotFound(f"no run with run_id {key}")
+            raise not_found.run(key)
         merged = one_run_facets(conn, key)
         facets = _facets(merged, scope)
         io = run_reads.run_io(conn, key, scope.ns_ids)
