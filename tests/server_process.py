@@ -26,8 +26,10 @@ def write_repo(
     consumer: dict[str, Any] | None = None,
     openlineage: dict[str, Any] | None = None,
     registry: Any = None,
+    auth: dict[str, Any] | None = None,
 ) -> Path:
-    """A feature repository with a feature_store.yaml for the lineage server."""
+    """A feature repository with a feature_store.yaml for the lineage server (``auth``:
+    Feast's auth section, for the ``feast`` authorizer)."""
     root.mkdir(parents=True, exist_ok=True)
     section: dict[str, Any] = dict(openlineage or {})
     section["consumer"] = {"enabled": True, **(consumer or {})}
@@ -39,6 +41,8 @@ def write_repo(
         "entity_key_serialization_version": 3,
         "openlineage": section,
     }
+    if auth is not None:
+        config["auth"] = auth
     (root / "feature_store.yaml").write_text(yaml.safe_dump(config))
     return root
 

@@ -280,6 +280,31 @@ def test_red_means_failure_only(page: Page, server: ServerProcess) -> None:
     expect(edge).to_contain_text("parent → child job")
 
 
+# Every word the page shows or tells on hover: its text, its title attributes, SVG titles.
+WORDS = """() => [document.body.innerText,
+  ...[...document.querySelectorAll('[title]')].map(e => e.getAttribute('title')),
+  ...[...document.querySelectorAll('title')].map(e => e.textContent)].join('\\n')"""
+
+
+def test_what_the_jobs_filter_leaves_out_is_never_called_hidden(
+    page: Page, server: ServerProcess
+) -> None:
+    """On an open server "hidden" read as access filtering (under a key, what it may not
+    see: "a hidden upstream"): the Jobs filter's edges and field say "filtered out" and
+    "not shown" instead."""
+    page.goto(server.url)
+    open_graph(page)
+    derived = page.locator(".legend [data-edge=derived]")
+    expect(derived).to_have_text("through a job filtered out")
+    expect(derived).to_have_attribute("title", re.compile("not shown by the Jobs filter"))
+    edge = page.locator(".ledge-explained[data-kind=derived] title").first
+    expect(edge).to_contain_text("through a job filtered out: ")
+    jobs = page.locator("label.field", has=page.get_by_label("Jobs shown"))
+    expect(jobs).to_have_attribute("title", re.compile("jobs not shown are drawn as direct edges"))
+    words = page.evaluate(WORDS)
+    assert "hidden" not in words.lower(), [w for w in words.splitlines() if "hidden" in w.lower()]
+
+
 # Red pixels of the painted canvas (a selection ring was red before issue 36).
 RED_PIXELS = """(selector) => {
   const canvas = document.querySelector(selector);

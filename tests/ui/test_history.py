@@ -254,6 +254,40 @@ def test_changes_since_the_first_training_run_mark_the_dbt_job_redefined_and_its
     expect(page.locator('.column-edge[data-change="removed"]')).not_to_have_count(0)
 
 
+def test_the_changes_banner_counts_what_the_graph_draws(
+    shared: Page, server: ServerProcess
+) -> None:
+    """Since just before the first Feast apply: the diff adds the apply jobs, which the
+    default Jobs filter does not draw, and alias members drawn as one node. The banner
+    counted the diff's nodes and edges (more than the graph marks); it counts those drawn,
+    and says apart how many jobs with a change the filter leaves out."""
+    page = shared
+    applies = api(server, "runs", job_name="feast_apply_entities", limit=100)["runs"]
+    first = datetime.fromtimestamp(min(r["started_at"] for r in applies) / 1000, UTC)
+    since = (first - timedelta(seconds=1)).isoformat().replace("+00:00", "Z")
+    diff = api(server, "lineage/diff", **{"from": since, "to": "9999-12-31T00:00:00Z"})
+    apply_jobs = [
+        n for n in diff["nodes_added"] if (n.get("feast") or {}).get("type") == "definition_job"
+    ]
+    assert apply_jobs, "no Feast apply job added since then"
+    summary = page.get_by_test_id("changes-summary")
+    for params, left_out in (({}, len(apply_jobs)), ({"jobs": "all"}, 0)):
+        open_url(page, server, changes_since=since, **params)
+        expect(summary).to_contain_text("added")
+        counted = re.search(r"\+ (\d+) nodes?, (\d+) edges? added", summary.inner_text())
+        assert counted, summary.inner_text()
+        nodes = page.locator(".react-flow__node .lnode[data-change=added]").count()
+        edges = page.locator(".react-flow__edge .ledge.change-added").count()
+        assert (int(counted[1]), int(counted[2])) == (nodes, edges), (params, summary.inner_text())
+        note = summary.get_by_test_id("changes-not-shown-added")
+        if left_out:
+            expect(note).to_have_text(f" (and {left_out} jobs not shown by the Jobs filter)")
+        else:
+            expect(note).to_have_count(0)
+    # Every job drawn, each added one is counted: the apply jobs among them.
+    assert nodes >= len(apply_jobs)
+
+
 def test_the_versions_lists_page_with_show_older(shared: Page, server: ServerProcess) -> None:
     page = shared
     # A page of one version (the server's real paging; the UI asks for 50), so

@@ -1,4 +1,5 @@
-"""`feast-lineage ui` in other modes: without the consumer, and with read API keys."""
+"""`feast-lineage ui` in other modes: without the consumer, with read API keys, and with
+Feast access tokens (the feast authorizer)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.server_process import ServerProcess
+from tests.oidc import CLIENT_ID, running_issuer
+from tests.server_process import ServerProcess, write_repo
 from tests.ui.conftest import node, node_labels, ui_server, wait_graph
 
 Shoot = Callable[[Page, str], Path]
@@ -68,9 +70,13 @@ def test_a_server_that_wants_a_read_key_gets_it_from_the_page(
     env = {"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": AUTHORIZER}
     with ui_server(quickstart_repo, env=env) as keyed:
         page.goto(keyed.url)
-        expect(page.get_by_role("alert")).to_contain_text("asks for an API key")
+        alert = page.get_by_role("alert")
+        # The api_keys authorizer takes API keys only: asked for plainly, with no hedge.
+        expect(alert).to_contain_text("This server asks for an API key for reading: enter it.")
+        expect(alert).not_to_contain_text("Feast access token")
+        expect(alert).not_to_contain_text("operator")
         shoot(page, "api-key-asked")
-        page.get_by_label("API key").fill(READ_KEY)
+        page.get_by_label("API key", exact=True).fill(READ_KEY)
         page.get_by_role("button", name="Use this key").click()
         wait_graph(page)
         labels = set(node_labels(page))
@@ -125,7 +131,10 @@ def test_a_key_is_entered_changed_and_forgotten_from_the_header(
     expect(control).to_contain_text("no key")
     control.focus()
     page.keyboard.press("Enter")
-    field = page.get_by_label("API key or access token")
+    expect(page.get_by_role("dialog", name="Read key")).to_contain_text(
+        "An API key shows the projects it may see."
+    )
+    field = page.get_by_label("API key", exact=True)
     expect(field).to_be_focused()
     page.keyboard.type(READ_KEY)
     page.keyboard.press("Enter")
@@ -139,9 +148,9 @@ def test_a_key_is_entered_changed_and_forgotten_from_the_header(
     # Escape closes the form, the focus back on the control.
     control.focus()
     page.keyboard.press("Enter")
-    expect(page.get_by_label("API key or access token")).to_have_value("")
+    expect(page.get_by_label("API key", exact=True)).to_have_value("")
     page.keyboard.press("Escape")
-    expect(page.get_by_label("API key or access token")).to_have_count(0)
+    expect(page.get_by_label("API key", exact=True)).to_have_count(0)
     expect(control).to_be_focused()
 
     # Forgotten: the anonymous view again.
@@ -162,11 +171,11 @@ def test_a_key_that_cannot_see_the_project_is_told_so_in_the_feast_view(
     page.goto(keyed.url + "/?view=feast")
     hidden = page.get_by_test_id("project-hidden")
     expect(hidden).to_contain_text("cannot see")
-    expect(hidden).to_contain_text("another key")
+    expect(hidden).to_contain_text("another API key")
     expect(page.get_by_text("no Feast objects yet")).to_have_count(0)
     # The way to another key is right there.
     hidden.get_by_role("button", name=re.compile("key", re.I)).click()
-    expect(page.get_by_label("API key or access token")).to_be_focused()
+    expect(page.get_by_label("API key", exact=True)).to_be_focused()
 
 
 def test_a_key_that_sees_no_namespace_is_not_told_the_store_is_empty(
@@ -183,3 +192,38 @@ def test_a_key_that_sees_no_namespace_is_not_told_the_store_is_empty(
     expect(banner).to_contain_text("your key can see")
     expect(banner).not_to_contain_text("events yet")
     expect(banner).not_to_contain_text("feast-lineage apply")
+
+
+@pytest.mark.parametrize("admin_key", [False, True], ids=["tokens", "tokens-and-admin-key"])
+def test_under_the_feast_authorizer_the_page_asks_for_a_feast_access_token(
+    page: Page, tmp_path: Path, admin_key: bool
+) -> None:
+    """The feast authorizer reads Feast access tokens (and the admin api_key, when one is
+    set): the page asks for the token, never for "an API key ... (ask which)"."""
+    consumer: dict[str, object] = {"authorizer": {"type": "feast"}}
+    if admin_key:
+        consumer["api_key"] = "the-admin-key"  # pragma: allowlist secret
+    with running_issuer() as issuer:
+        auth = {"type": "oidc", "client_id": CLIENT_ID, "auth_discovery_url": issuer.discovery_url}
+        repo = write_repo(tmp_path / "guarded", project="guarded", consumer=consumer, auth=auth)
+        with ui_server(repo) as guarded:
+            settings = httpx.get(f"{guarded.url}/api/v1/ui/settings").json()
+            assert (settings["authorizer"], settings["admin_key"]) == ("feast", admin_key)
+            page.goto(guarded.url)
+            alert = page.get_by_role("alert")
+            asked = (
+                "your Feast access token (or the server's admin API key)"
+                if admin_key
+                else ("your Feast access token for reading")
+            )
+            expect(alert).to_contain_text(f"This server asks for {asked}")
+            expect(alert).not_to_contain_text("operator")
+            field = "Feast access token or admin API key" if admin_key else "Feast access token"
+            expect(alert.get_by_label(field, exact=True)).to_be_visible()
+            if not admin_key:
+                expect(alert).not_to_contain_text("API key")
+            # The header's control says the same.
+            page.get_by_role("button", name=re.compile("read key", re.I)).click()
+            expect(page.get_by_role("dialog", name="Read key")).to_contain_text(
+                "Your Feast access token"
+            )

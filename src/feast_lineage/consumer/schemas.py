@@ -1110,6 +1110,15 @@ class UiSettings(BaseModel):
         '"none" (everything is visible without one), "required" (a read without one gets 401), '
         '"optional" (some projects are visible without one; a key may show more)'
     )
+    authorizer: Literal["open", "api_keys", "feast"] = Field(
+        description="The read-side authorizer's type (openlineage.consumer.authorizer), so the "
+        'UI asks for what reads take: a read API key ("api_keys"), a Feast access token '
+        '("feast"), nothing ("open")'
+    )
+    admin_key: bool = Field(
+        description="The consumer's admin api_key is set (never the key itself): it reads "
+        'everything, under "feast" beside Feast access tokens'
+    )
 
 
 # --- dataset versions ------------------------------------------------------------

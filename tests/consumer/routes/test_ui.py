@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -42,6 +43,8 @@ def test_the_settings_tell_the_ui_what_this_server_has(tmp_path: Path) -> None:
         "project": "demo",
         "version": __version__,
         "read_key": "none",
+        "authorizer": "open",
+        "admin_key": False,
     }
 
 
@@ -70,6 +73,29 @@ def test_the_settings_say_whether_reads_take_a_key(tmp_path: Path) -> None:
             answer = client.get("/api/v1/ui/settings")  # no key: the settings are anyone's
         assert answer.status_code == 200, answer.text
         assert answer.json()["read_key"] == expected, authorizer
+
+
+def test_the_settings_name_the_authorizer_and_whether_an_admin_key_is_set(
+    tmp_path: Path,
+) -> None:
+    """So the UI asks for what reads take: a read API key, a Feast access token (or, under
+    feast, the admin key too); never the key itself."""
+    admin = "the-admin-key"  # pragma: allowlist secret
+    keys = [{"key": "k-1", "projects": ["demo"]}]  # pragma: allowlist secret
+    base = settings(tmp_path, consumer=True)
+    for authorizer, api_key, expected in (
+        ({"type": "open"}, None, ("open", False)),
+        ({"type": "api_keys", "keys": keys}, None, ("api_keys", False)),
+        ({"type": "feast"}, None, ("feast", False)),
+        ({"type": "feast"}, admin, ("feast", True)),
+    ):
+        consumer = ConsumerSettings(enabled=True, authorizer=authorizer, api_key=api_key)
+        app = create_app(replace(base, consumer=consumer))
+        with TestClient(app) as client:
+            answer = client.get("/api/v1/ui/settings")
+        assert answer.status_code == 200, answer.text
+        assert (answer.json()["authorizer"], answer.json()["admin_key"]) == expected, authorizer
+        assert admin not in answer.text
 
 
 def test_the_settings_name_the_project_only_to_callers_who_may_see_it(tmp_path: Path) -> None:

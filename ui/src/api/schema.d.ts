@@ -3119,6 +3119,17 @@ export interface components {
              * @enum {string}
              */
             read_key: "none" | "required" | "optional";
+            /**
+             * Authorizer
+             * @description The read-side authorizer's type (openlineage.consumer.authorizer), so the UI asks for what reads take: a read API key ("api_keys"), a Feast access token ("feast"), nothing ("open")
+             * @enum {string}
+             */
+            authorizer: "open" | "api_keys" | "feast";
+            /**
+             * Admin Key
+             * @description The consumer's admin api_key is set (never the key itself): it reads everything, under "feast" beside Feast access tokens
+             */
+            admin_key: boolean;
         };
         /** ValidationError */
         ValidationError: {

@@ -1,4 +1,5 @@
-// The read key (or Feast access token) the page sends: the header's control,
+// The read key (or Feast access token) the page sends, named as this server's
+// authorizer takes it (hooks/useCredential.ts): the header's control,
 // which says whether one is in use (never the key itself) and opens a small
 // form to enter, change or forget it, and the form a 401 or 403 shows too.
 // The key is kept for this browser tab only (api/http.ts).
@@ -6,6 +7,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { hasApiKey, onApiKeyChange, setApiKey } from "../api/http";
+import { capitalized, useCredential } from "../hooks/useCredential";
 
 /** The event that opens the header's key form from elsewhere (an empty state's button). */
 const OPEN_EVENT = "feast-lineage:open-key-form";
@@ -28,11 +30,12 @@ function useUseKey(): (key: string | null) => void {
   };
 }
 
-/** Asks for a read API key (or access token): `onDone` after it is used, forgotten or the form is left. */
+/** Asks for what reads take (a read API key, a Feast access token): `onDone` after it is used, forgotten or the form is left. */
 export function KeyForm({ onDone, autoFocus = false }: { onDone?: () => void; autoFocus?: boolean }) {
   const [key, setKey] = useState("");
   const useKey = useUseKey();
   const inUse = useKeyInUse();
+  const { field } = useCredential();
   return (
     <form
       className="key-form"
@@ -47,8 +50,8 @@ export function KeyForm({ onDone, autoFocus = false }: { onDone?: () => void; au
         type="password"
         value={key}
         onChange={(e) => setKey(e.target.value)}
-        placeholder="API key or access token"
-        aria-label="API key or access token"
+        placeholder={field}
+        aria-label={field}
         autoComplete="off"
         autoFocus={autoFocus}
       />
@@ -77,6 +80,7 @@ export function KeyControl({ offered }: { offered: boolean }) {
   const button = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const inUse = useKeyInUse();
+  const { ask } = useCredential();
   useEffect(() => {
     const onOpen = () => setOpen(true);
     window.addEventListener(OPEN_EVENT, onOpen);
@@ -114,7 +118,7 @@ export function KeyControl({ offered }: { offered: boolean }) {
           ref={box}
           className="key-popover"
           role="dialog"
-          aria-label="Read API key"
+          aria-label="Read key"
           onKeyDown={(e) => {
             if (e.key === "Escape") {
               e.preventDefault();
@@ -125,7 +129,7 @@ export function KeyControl({ offered }: { offered: boolean }) {
           <p className="small">
             {inUse
               ? "A key is in use (kept for this browser tab only). Enter another to change it, or forget it."
-              : "An API key, or your Feast access token, shows the projects it may see. It is kept for this browser tab only."}
+              : `${capitalized(ask)} shows the projects it may see. It is kept for this browser tab only.`}
           </p>
           <KeyForm onDone={close} autoFocus />
         </div>

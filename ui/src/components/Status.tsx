@@ -2,6 +2,7 @@
 
 import type { ReactNode } from "react";
 import { ApiError } from "../api/http";
+import { useCredential, type Credential } from "../hooks/useCredential";
 import { KeyForm } from "./KeyForm";
 
 export function Loading({ what }: { what: string }) {
@@ -22,11 +23,12 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   );
 }
 
-function advice(error: unknown): string {
+/** What to do about `error`; `credential`: what this server's reads take (its authorizer). */
+function advice(error: unknown, credential: Credential): string {
   if (error instanceof ApiError) {
     if (error.status === 0) return "Start it again (feast-lineage ui) and press Retry.";
     if (error.status === 401)
-      return "This server asks for an API key for reading, or your Feast access token: enter it (ask the server's operator which).";
+      return `This server asks for ${credential.ask} for reading: enter it${credential.unknown ? " (ask the server's operator which)" : ""}.`;
     if (error.status === 403)
       return "Your key cannot see this project or namespace: enter another key here or with Read key at the top right.";
     if (error.status === 404 && error.code === "no_registry")
@@ -50,11 +52,12 @@ export function Failure({
   children?: ReactNode;
 }) {
   const message = error instanceof Error ? error.message : String(error);
+  const credential = useCredential();
   return (
     <div className="status status-error" role="alert">
       <div className="status-title">Could not load {what}</div>
       <div className="status-body">{message}</div>
-      <div className="status-hint">{advice(error)}</div>
+      <div className="status-hint">{advice(error, credential)}</div>
       {error instanceof ApiError && (error.status === 401 || error.status === 403) && <KeyForm />}
       <div className="status-actions">
         {children}

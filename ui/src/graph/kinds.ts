@@ -38,7 +38,11 @@ export const EDGE_MEANINGS: Record<keyof typeof EDGE_SWATCHES, { label: string; 
     hint: "A parent job (an Airflow DAG, a dbt run, a Spark application) started this child job: its runs name the parent's run (the parent facet)",
   },
   same: { label: "same data", hint: "Two names for the same data (a symlinks facet, or the same data source URI)" },
-  derived: { label: "through a hidden job", hint: "Inputs joined to outputs directly: the job between them is hidden (the Jobs filter)" },
+  // (Never "hidden": under a key that word is access filtering, what the caller may not see.)
+  derived: {
+    label: "through a job filtered out",
+    hint: "Inputs joined to outputs directly: the job between them is not shown by the Jobs filter",
+  },
   jobjob: { label: "job → job", hint: "A job feeds another job (explicit lineage: a lineage facet or jobDependencies)" },
 };
 

@@ -39,16 +39,29 @@ export interface Changes {
   /** Column edges (columnEdgeKey) added, and those removed (as they were). */
   columnsAdded: Set<string>;
   columnsRemoved: ColumnEdge[];
-  counts: {
-    added: number;
-    removed: number;
-    changed: number;
-    jobsChanged: number;
-    edgesAdded: number;
-    edgesRemoved: number;
-    columnEdgesAdded: number;
-    columnEdgesRemoved: number;
-  };
+  /** How many column edges the diff names added and removed. */
+  columnCounts: { added: number; removed: number };
+}
+
+/**
+ * What the banner counts (drawnCounts): the changes as the graph draws them
+ * (an alias group is one node, an edge one per pair of drawn nodes), so its
+ * numbers are those of the graph shown, and apart the jobs with a change
+ * that the Jobs filter does not draw.
+ */
+export interface ChangeCounts {
+  added: number;
+  removed: number;
+  /** Datasets whose schema changed. */
+  schemas: number;
+  /** Jobs whose definition changed. */
+  jobs: number;
+  edgesAdded: number;
+  edgesRemoved: number;
+  /** Jobs with a change that the Jobs filter does not draw: added, removed, redefined. */
+  notShown: { added: number; removed: number; jobs: number };
+  columnEdgesAdded: number;
+  columnEdgesRemoved: number;
 }
 
 export const edgeKey = (edge: Pick<GraphEdge, "source" | "target" | "type">) =>
@@ -119,13 +132,6 @@ export function fromDiff(
     (e) => !nowEdges.has(edgeKey(e)) && all.has(e.source) && all.has(e.target),
   );
   for (const e of removedEdges) edges.set(edgeKey(e), "removed");
-  let nodesAdded = 0;
-  let nodesChanged = 0;
-  for (const change of nodes.values()) {
-    if (change === "added") nodesAdded += 1;
-    else if (change === "changed") nodesChanged += 1;
-  }
-  const edgesAdded = [...edges.values()].filter((c) => c === "added").length;
   return {
     merged: {
       nodes: [...now.nodes, ...removedNodes],
@@ -140,16 +146,7 @@ export function fromDiff(
       jobs,
       columnsAdded: new Set(diff.column_edges_added.map(columnEdgeKey)),
       columnsRemoved: diff.column_edges_removed,
-      counts: {
-        added: nodesAdded,
-        removed: removedNodes.length,
-        changed: nodesChanged - jobs.size,
-        jobsChanged: jobs.size,
-        edgesAdded,
-        edgesRemoved: removedEdges.length,
-        columnEdgesAdded: diff.column_edges_added.length,
-        columnEdgesRemoved: diff.column_edges_removed.length,
-      },
+      columnCounts: { added: diff.column_edges_added.length, removed: diff.column_edges_removed.length },
     },
   };
 }
@@ -181,4 +178,39 @@ export function markChanges(graph: LGraph, merged: OpenLineageInput, changes: Ch
     return change ? { ...edge, change } : edge;
   });
   return index(nodes, edges, graph.drawnAs);
+}
+
+/**
+ * The changes `graph` (markChanges's) draws, counted as drawn, and the jobs
+ * with a change it does not draw: an API node with no drawn node is a job
+ * the Jobs filter leaves out (fromOpenLineage draws every other one, alone
+ * or in its alias group). Column edges are the diff's (the column view's).
+ */
+export function drawnCounts(graph: LGraph, changes: Changes): ChangeCounts {
+  const counts: ChangeCounts = {
+    added: 0,
+    removed: 0,
+    schemas: 0,
+    jobs: 0,
+    edgesAdded: 0,
+    edgesRemoved: 0,
+    notShown: { added: 0, removed: 0, jobs: 0 },
+    columnEdgesAdded: changes.columnCounts.added,
+    columnEdgesRemoved: changes.columnCounts.removed,
+  };
+  for (const node of graph.nodes) {
+    if (node.change === "added") counts.added += 1;
+    else if (node.change === "removed") counts.removed += 1;
+    else if (node.change === "changed") counts[node.changeWords ? "jobs" : "schemas"] += 1;
+  }
+  for (const edge of graph.edges) {
+    if (edge.change === "added") counts.edgesAdded += 1;
+    else if (edge.change === "removed") counts.edgesRemoved += 1;
+  }
+  for (const [id, change] of changes.nodes) {
+    if (graph.drawnAs.has(id)) continue;
+    if (change === "changed") counts.notShown.jobs += 1;
+    else counts.notShown[change] += 1;
+  }
+  return counts;
 }

@@ -16,7 +16,7 @@ import {
   type LNode,
 } from "../graph/model";
 import { parseDepth } from "../depth";
-import { fromDiff, markChanges, type Changes } from "../history/changes";
+import { drawnCounts, fromDiff, markChanges, type Changes } from "../history/changes";
 import { historyQuery, isHistorical, timeView } from "../history/time";
 import type { Navigate, Route } from "../route";
 import { isFeastKind, refPatch, selectionId, selectionOf } from "../selection";
@@ -162,6 +162,8 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
   const truncated = !registryView && !focus && !!olGraph.data && olGraph.data.total_nodes > olGraph.data.nodes.length;
 
   const changes = focus ? (focused?.changes ?? null) : (olDiff?.changes ?? null);
+  // Counted as drawn: the banner's numbers are the graph's.
+  const changeCounts = useMemo(() => (changes && graph ? drawnCounts(graph, changes) : null), [changes, graph]);
 
   return {
     params,
@@ -169,6 +171,8 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     time,
     /** "Changes since…": what changed, once the graph and the diff are here. */
     changes,
+    /** What changed as the graph draws it (the banner's counts). */
+    changeCounts,
     /** The diff "Changes since…" draws (its loading and errors). */
     diff,
     consumer,

@@ -4,8 +4,9 @@ The UI is a static single-page app, built from ``ui/`` by ``npm run build``
 (``scripts/bootstrap.sh`` runs it) into ``feast_lineage/webui/``; no Node.js
 runs with the server. It keeps its state in the query string, so ``/`` is
 its only page. ``/api/v1/ui/settings`` tells it whether this server has the
-consumer (without it, the UI shows registry lineage only) and whether reads
-take a key (then the UI offers a field for one).
+consumer (without it, the UI shows registry lineage only), whether reads
+take a key (then the UI offers a field for one), and which authorizer, so the
+UI asks for what it takes (a read API key, a Feast access token).
 
 A browser that asks for a page at any other path (a mistyped or stale link)
 gets the UI's own not-found page with a 404; the API's paths keep their JSON
@@ -136,6 +137,8 @@ async def get_ui_settings(settings: SettingsDep, scope: OptionalScopeDep) -> UiS
         project=project if visible else None,
         version=__version__,
         read_key=read_key(settings.consumer.authorizer),
+        authorizer=settings.consumer.authorizer.type,
+        admin_key=bool(settings.consumer.api_key_value()),
     )
 
 

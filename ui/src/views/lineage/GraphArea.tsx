@@ -6,6 +6,7 @@ import { ApiError } from "../../api/http";
 import { openKeyForm, useKeyInUse } from "../../components/KeyForm";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { LineageCanvas } from "../../graph/LineageCanvas";
+import { useCredential } from "../../hooks/useCredential";
 import type { Lineage } from "../../hooks/useLineage";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
@@ -104,6 +105,7 @@ export function GraphArea({ lineage, registryEnabled, navigate, onSelect }: Prop
 function NoFeastObjects({ ns }: { ns: string | null }) {
   const own = useOwnProject(ns === null);
   const keyInUse = useKeyInUse();
+  const credential = useCredential();
   if (ns === null && own.isPending) return <Loading what="the registry lineage" />;
   const hidden = own.error instanceof ApiError && (own.error.status === 403 || own.error.status === 401);
   if (hidden) {
@@ -114,7 +116,7 @@ function NoFeastObjects({ ns }: { ns: string | null }) {
         </div>
         <div className="status-body">
           Its Feast objects are in the registry, but the server shows only the projects{" "}
-          {keyInUse ? "this key" : "open to anyone"} may see. To use another key (or your Feast access token):{" "}
+          {keyInUse ? "this key" : "open to anyone"} may see. To use {keyInUse ? `another ${credential.field}` : credential.ask}:{" "}
           <button type="button" className="btn" onClick={openKeyForm}>
             {keyInUse ? "Change the key…" : "Enter a key…"}
           </button>

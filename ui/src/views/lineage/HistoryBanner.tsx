@@ -1,6 +1,6 @@
 // The banners of a view that is not the current graph (issue 40): as of an
-// instant, a "seen during" window, the changes since an instant; each with
-// one click back to now.
+// instant, a "seen during" window, the changes since an instant (counted as
+// the graph draws them); each with one click back to now.
 
 import { beforeHorizon } from "../../api/http";
 import { CHANGE_ICONS, JOB_CHANGE_ICON } from "../../graph/model";
@@ -21,8 +21,18 @@ function backToNow(navigate: Navigate): void {
   focusWhenShown(AS_OF_FIELD);
 }
 
+/**
+ * Jobs of one kind of change that the graph does not draw (the Jobs filter
+ * leaves them out): the counts beside it are those drawn, these said apart.
+ */
+function NotShown({ n, what }: { n: number; what: "added" | "removed" | "redefined" }) {
+  if (!n) return null;
+  const jobs = what === "redefined" ? `${n} more` : count(n, "job");
+  return <span data-testid={`changes-not-shown-${what}`}> (and {jobs} not shown by the Jobs filter)</span>;
+}
+
 export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigate: Navigate }) {
-  const { time, changes, diff } = lineage;
+  const { time, changeCounts: counts, diff } = lineage;
   if (lineage.registryView || (!time.asOf && !time.window && !time.changesSince)) return null;
   const back = (
     <button type="button" className="btn" onClick={() => backToNow(navigate)} data-testid="back-to-now">
@@ -40,32 +50,31 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
       ) : time.changesSince ? (
         <span data-testid="changes-summary">
           <strong>Changes since {formatInstant(time.changesSince)}</strong> (to {to}):{" "}
-          {changes ? (
+          {counts ? (
             <>
               <span className="change-green">
-                {CHANGE_ICONS.added} {count(changes.counts.added, "node")}, {count(changes.counts.edgesAdded, "edge")} added
+                {CHANGE_ICONS.added} {count(counts.added, "node")}, {count(counts.edgesAdded, "edge")} added
               </span>
-              ,{" "}
+              <NotShown n={counts.notShown.added} what="added" />,{" "}
               <span className="change-red">
-                {CHANGE_ICONS.removed} {count(changes.counts.removed, "node")}, {count(changes.counts.edgesRemoved, "edge")}{" "}
-                removed
+                {CHANGE_ICONS.removed} {count(counts.removed, "node")}, {count(counts.edgesRemoved, "edge")} removed
               </span>
-              ,{" "}
+              <NotShown n={counts.notShown.removed} what="removed" />,{" "}
               <span className="change-amber">
-                {CHANGE_ICONS.changed} {count(changes.counts.changed, "schema")} changed
+                {CHANGE_ICONS.changed} {count(counts.schemas, "schema")} changed
               </span>
               ,{" "}
               <span className="change-amber" data-testid="changes-jobs">
-                {JOB_CHANGE_ICON} {count(changes.counts.jobsChanged, "job")} redefined
+                {JOB_CHANGE_ICON} {count(counts.jobs, "job")} redefined
               </span>
-              ,{" "}
+              <NotShown n={counts.notShown.jobs} what="redefined" />,{" "}
               <span data-testid="changes-columns">
                 <span className="change-green">
-                  {CHANGE_ICONS.added} {changes.counts.columnEdgesAdded}
+                  {CHANGE_ICONS.added} {counts.columnEdgesAdded}
                 </span>{" "}
                 /{" "}
                 <span className="change-red">
-                  {CHANGE_ICONS.removed} {changes.counts.columnEdgesRemoved}
+                  {CHANGE_ICONS.removed} {counts.columnEdgesRemoved}
                 </span>{" "}
                 column edges
               </span>

@@ -54,7 +54,7 @@ export function LineageToolbar({ lineage, navigate, onFocus, onToggleFeast }: Pr
         Feast only lineage
       </label>
       {!registryView && (
-        <label className="field" title="Hidden jobs are drawn as direct edges from their inputs to their outputs">
+        <label className="field" title="The jobs not shown are drawn as direct edges from their inputs to their outputs">
           <span>Jobs</span>
           <select
             value={params.jobs}
