@@ -24,6 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from types import ModuleType
 
+from bench.asks import page_at, subgraph_around
 from bench.stored import event_span, node_names
 from bench.timers import time_calls
 from feast_lineage.consumer.access.scope import Scope
@@ -76,22 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     def ask() -> int:
         instant = first + int((last - first) * (0.25 + 0.75 * rng.random()))
         if args.kind == "page":
-            page = graph_history.graph_page_at(
-                read, namespace=None, limit=500, offset=rng.randrange(3000), at=Instant(instant)
-            )
-            return len(page["nodes"])
-        kind, namespace, name = rng.choice(nodes)
-        answer = graph_history.subgraph_at(
-            read,
-            kind="job" if kind == "job" else "dataset",
-            namespace=namespace,
-            name=name,
-            depth=3,
-            direction="both",
-            limit=500,
-            at=Window(instant - WEEK_US, instant),
-        )
-        return len(answer["nodes"])
+            return page_at(read, rng, Instant(instant))
+        return subgraph_around(read, rng.choice(nodes), Window(instant - WEEK_US, instant))
 
     for _ in range(3):  # warm the caches
         ask()

@@ -39,10 +39,11 @@ from typing import Any
 
 from sqlalchemy import event
 
+from bench.asks import page_at, subgraph_around
 from bench.stored import event_span, node_names
 from feast_lineage.consumer.access.scope import Scope
 from feast_lineage.consumer.errors import NotFound
-from feast_lineage.consumer.services import graph_history, lineage_diff
+from feast_lineage.consumer.services import lineage_diff
 from feast_lineage.consumer.services.reader import StoreReader
 from feast_lineage.consumer.store.engine.database import create_store_engine
 from feast_lineage.consumer.store.read.as_of import Instant
@@ -81,27 +82,16 @@ def _asker(
             )
             return len(diff["nodes_added"]) + len(diff["edges_added"]) + len(diff["edges_removed"])
         if kind == "page":
-            page = graph_history.graph_page_at(
-                read, namespace=None, limit=500, offset=rng.randrange(3000), at=Instant(instant())
-            )
-            return len(page["nodes"])
+            return page_at(read, rng, Instant(instant()))
         while True:  # a node that existed then (as of an instant: it may have come later)
-            node_kind, namespace, name = rng.choice(nodes)
+            node = rng.choice(nodes)
             when = instant()
             try:
-                answer = graph_history.subgraph_at(
-                    read,
-                    kind="job" if node_kind == "job" else "dataset",
-                    namespace=namespace,
-                    name=name,
-                    depth=3,
-                    direction="both",
-                    limit=500,
-                    at=Window(when - WEEK_US, when) if kind == "window" else Instant(when),
+                return subgraph_around(
+                    read, node, Window(when - WEEK_US, when) if kind == "window" else Instant(when)
                 )
             except NotFound:
                 continue
-            return len(answer["nodes"])
 
     return ask
 
