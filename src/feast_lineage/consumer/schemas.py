@@ -750,7 +750,13 @@ class FeastColumnLineageRow(TypedDict):
         str | None, Field(description="Every transformation, as JSON text")
     ]
     run_id: str | None
-    updated_at: Annotated[int, Field(description="Milliseconds since the epoch")]
+    updated_at: Annotated[
+        int,
+        Field(
+            description="The latest event that stated the edge, in milliseconds since the "
+            "epoch; 0 to a caller who may not see the namespace of the job that stated it"
+        ),
+    ]
     direction: Way
 
 

@@ -730,15 +730,21 @@ def test_a_column_edge_a_hidden_job_stated_between_visible_datasets_names_no_job
     )
     ask = {"namespace": "team_a", "name": "report", "field": "id", "direction": "upstream"}
     client.headers["X-API-Key"] = "admin"
-    (seen,) = client.get(f"{API}/columns", params=ask).json()["edges"]
+    every = client.get(f"{API}/columns", params=ask).json()
+    (seen,) = every["edges"]
     assert seen["job"] == {"namespace": b_prod, "name": f"{SECRET}_copy"}
     assert seen["run_id"] == hidden_run
+    # Feast's row of the edge is dated by the hidden job's event: its time is not team A's to see.
+    (row,) = every["column_lineage"]
+    assert row["updated_at"] > 0
     client.headers["X-API-Key"] = "key-a"
     for when in ({}, {"as_of": at(100)}, {"since": at(-100)}):
         body = get(client, f"{API}/columns", **ask, **when)
         assert body.status_code == 200, body.text
         (edge,) = body.json()["edges"]
         assert (edge["job"], edge["run_id"]) == (None, None)
+        (row,) = body.json()["column_lineage"]
+        assert (row["run_id"], row["updated_at"]) == (None, 0)
         assert SECRET not in body.text
         assert hidden_run not in body.text
     # The diff's column edges alike: the edge is added, by no job or run the caller may know.

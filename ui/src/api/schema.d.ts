@@ -1351,7 +1351,7 @@ export interface components {
             run_id: string | null;
             /**
              * Updated At
-             * @description Milliseconds since the epoch
+             * @description The latest event that stated the edge, in milliseconds since the epoch; 0 to a caller who may not see the namespace of the job that stated it
              */
             updated_at: number;
             /**

@@ -445,8 +445,13 @@ def _feast_row(
     rows: list[c.ColumnEdgeRead],
     found: _Found,
     group: int,
+    hidden_jobs: Set[int],
 ) -> FeastColumnLineageRow | None:
-    """Feast 0.67's row of an edge into or out of the asked dataset (None for another edge)."""
+    """Feast 0.67's row of an edge into or out of the asked dataset (None for another edge).
+
+    Its ``updated_at`` is the time of the latest event that stated it, which for an edge a
+    job of ``hidden_jobs`` stated is a hidden event's: 0 (not known) to such a caller.
+    """
     src, dst = key[0], key[1]
     way: Way | None = "upstream" if dst[0] == group else "downstream" if src[0] == group else None
     dst_field = found.fields.get(dst)
@@ -468,7 +473,7 @@ def _feast_row(
             [{k: v for k, v in x.items() if v is not None} for x in transformations]
         ).decode(),
         "run_id": edge["run_id"],
-        "updated_at": max(r.created_us for r in rows) // 1000,
+        "updated_at": 0 if key[2] in hidden_jobs else max(r.created_us for r in rows) // 1000,
         "direction": way,
     }
 
@@ -507,8 +512,11 @@ def column_lineage(
         named = c.job_names(conn, {k[2] for k in kept})
         # A job of a namespace the caller may not see is named nowhere, nor is its run.
         jobs = {job: n for job, n in named.items() if read.scope.allows(n[0])}
-        edges = _edges(answer, kept, hidden, jobs, named.keys() - jobs.keys())
-    feast = [_feast_row(answer, key, edge, kept[key], found, group) for key, edge in edges]
+        hidden_jobs = named.keys() - jobs.keys()
+        edges = _edges(answer, kept, hidden, jobs, hidden_jobs)
+    feast = [
+        _feast_row(answer, key, edge, kept[key], found, group, hidden_jobs) for key, edge in edges
+    ]
     as_of, since, until = echo(at)
     return ColumnLineage(
         dataset=DatasetRef(namespace=namespace, name=name),
