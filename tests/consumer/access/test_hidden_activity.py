@@ -1,4 +1,6 @@
-"""No read endpoint tells a scoped caller what a hidden job did to a dataset it may see.
+"""No read endpoint tells a scoped caller who acted on a dataset it may see from a hidden
+namespace: the hidden job's producer, nor the time of its latest event (docs/api.md, Access
+filtering, says what of the dataset's own history shows, and the gap left).
 
 The reproduction: with an ``api_keys`` authorizer whose key ``teamkey`` sees only
 ``driver_ranking``, the admin sends a START and a FAIL of ``SECRET_loader_job`` in
@@ -90,6 +92,11 @@ def _answers(client: TestClient, key: str) -> dict[str, Any]:
         "node": _get(client, "/graph/node", key, depth=0, **node),
         "node depth 1": _get(client, "/graph/node", key, depth=1, **node),
         "graph": _get(client, "/graph", key),
+        # a window's page, whole and narrowed to the namespace (a filter, not the scope)
+        "graph seen since": _get(client, "/graph", key, since=at(0)),
+        "graph of the namespace seen since": _get(
+            client, "/graph", key, namespace=TEAM, since=at(0)
+        ),
         "subgraph": _get(client, _node_path(), key),
         "datasets": _get(client, "/datasets", key),
         "datasets of the namespace": _get(client, "/datasets", key, namespace=TEAM),

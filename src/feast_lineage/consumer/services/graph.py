@@ -445,7 +445,7 @@ def subgraph(
         # nodes: look at a few more than ``limit`` ids to fill the page.
         nearest = sorted(depths, key=lambda n: (depths[n], n))
         considered = nearest[: 2 * limit + 16]
-        rows = g.nodes_by_id(conn, considered, scope.ns_ids)
+        rows = g.nodes_by_id(conn, considered, scope.ns_ids, visible=scope.ns_ids)
         rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
         truncated = len(rows) > limit or len(considered) < len(nearest)
         health = assess(conn, read.freshness, read.clock(), read.health_cache)

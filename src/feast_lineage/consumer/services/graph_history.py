@@ -273,7 +273,7 @@ def nodes_at(conn: Connection, ids: Iterable[int], ns_ids: NsIds, at: When) -> l
     """The visible nodes among ``ids`` that existed at ``at`` (now and a window: stored)."""
     if isinstance(at, Instant):
         return at_reads.nodes_by_id(conn, ids, ns_ids, at)
-    return g.nodes_by_id(conn, ids, ns_ids)
+    return g.nodes_by_id(conn, ids, ns_ids, visible=ns_ids)
 
 
 def walk_at(
@@ -299,11 +299,15 @@ def walk_at(
 
 
 def _window_nodes(
-    conn: Connection, ns_ids: NsIds, seen_then: window_reads.Observed, stated: set[int]
+    conn: Connection,
+    ns_ids: NsIds,
+    seen_then: window_reads.Observed,
+    stated: set[int],
+    visible: NsIds,
 ) -> list[NodeRow]:
-    """Every visible node the window observed or its explicit lineage named (``stated``),
-    sorted as the graph's pages."""
-    rows = g.nodes_by_id(conn, seen_then.nodes | stated, ns_ids)
+    """Every node of ``ns_ids`` the window observed or its explicit lineage named
+    (``stated``), sorted as the graph's pages; ``visible``: the caller's namespaces."""
+    rows = g.nodes_by_id(conn, seen_then.nodes | stated, ns_ids, visible=visible)
     rows.sort(key=lambda r: (r.namespace, r.name, r.kind))
     return rows
 
@@ -325,7 +329,7 @@ def graph_page_at(
             seen_then = window_reads.observed(conn, ns_ids, at)
             stated = window_reads.explicit_stated(conn, ns_ids, at)
             ends = {end for x in stated for end in (x.src_id, x.dst_id)}
-            everything = _window_nodes(conn, ns_ids, seen_then, ends)
+            everything = _window_nodes(conn, ns_ids, seen_then, ends, read.scope.ns_ids)
             total, rows = len(everything), everything[offset : offset + limit]
             total_edges = len(seen_then.edges) + len(seen_then.parents) + len(stated)
         built = _build(conn, rows, read, None, at)
@@ -390,7 +394,7 @@ def subgraph_at(
         if isinstance(at, Instant):
             rows = at_reads.nodes_by_id(conn, considered, read.scope.ns_ids, at)
         else:
-            rows = g.nodes_by_id(conn, considered, read.scope.ns_ids)
+            rows = g.nodes_by_id(conn, considered, read.scope.ns_ids, visible=read.scope.ns_ids)
         rows.sort(key=lambda r: (depths[r.id], r.namespace, r.name, r.kind))
         truncated = len(rows) > limit or len(considered) < len(nearest)
         built = _build(conn, rows[:limit], read, depths, at, details=depth == 0)

@@ -121,7 +121,8 @@ def _problems(
     conn: Connection, read: StoreReader, causes: list[Cause], health: Assessment
 ) -> list[HealthProblem]:
     """A page of problems: their nodes built at once, what each reaches (:func:`_reaches`)."""
-    rows = {r.id: r for r in g.nodes_by_id(conn, [c.node for c in causes], read.scope.ns_ids)}
+    ns_ids = read.scope.ns_ids
+    rows = {r.id: r for r in g.nodes_by_id(conn, [c.node for c in causes], ns_ids, visible=ns_ids)}
     shown = [c for c in causes if c.node in rows]
     nodes, _ = build_nodes(conn, [rows[c.node] for c in shown], read, health=health)
     reaches = _reaches(conn, read, [c.node for c in shown], health)

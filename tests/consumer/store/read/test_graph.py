@@ -147,10 +147,12 @@ def test_a_scoped_caller_gets_null_for_what_a_hidden_job_set_on_a_visible_datase
             paged = g.node_page(conn, ns_ids, total, 0, 10, visible=ns_ids)
             # The team's page only (a filter), for a caller who may see ``ns_ids``.
             listed = g.node_page(conn, team, g.count_nodes(conn, team), 0, 10, visible=ns_ids)
-            by_id = g.nodes_by_id(conn, [source], ns_ids)
+            by_id = g.nodes_by_id(conn, [source], ns_ids, visible=ns_ids)
+            # The team's nodes only (a filter), for a caller who may see ``ns_ids``.
+            by_id += g.nodes_by_id(conn, [source], team, visible=ns_ids)
         nodes = [r for r in (*paged, *listed) if r.id == source]
         return [(r.producer, r.updated_us) for r in (*nodes, *by_id)]
 
-    assert seen(team) == [(None, None)] * 3
+    assert seen(team) == [(None, None)] * 4
     hidden = ("https://example.com/secretproducer", 1767268800000000 + 200_000_000)
-    assert seen(both) == seen(None) == [hidden] * 3
+    assert seen(both) == seen(None) == [hidden] * 4

@@ -244,9 +244,9 @@ def node_page(
     return [NodeRow(*row) for row in conn.execute(stmt, params)]
 
 
-@lru_cache(maxsize=4)
-def _nodes_by_id_statement(scoped: bool) -> Any:
-    jobs, datasets = _node_selects("ns_ids" if scoped else None)
+@lru_cache(maxsize=8)
+def _nodes_by_id_statement(scoped: bool, masked: bool) -> Any:
+    jobs, datasets = _node_selects("visible" if masked else None)
     if scoped:
         jobs = jobs.where(t.jobs.c.ns_id.in_(_ids_param("ns_ids")))
         datasets = datasets.where(t.datasets.c.ns_id.in_(_ids_param("ns_ids")))
@@ -256,15 +256,22 @@ def _nodes_by_id_statement(scoped: bool) -> Any:
     )
 
 
-def nodes_by_id(conn: Connection, ids: Iterable[int], ns_ids: NsIds) -> list[NodeRow]:
-    """The stored, visible jobs and datasets among ``ids`` (``ns_ids`` also decides what
-    the caller is shown of a dataset's producer and update time: :func:`_node_selects`)."""
+def nodes_by_id(
+    conn: Connection, ids: Iterable[int], ns_ids: NsIds, *, visible: NsIds
+) -> list[NodeRow]:
+    """The stored jobs and datasets of ``ns_ids`` among ``ids``.
+
+    ``visible``: the namespaces the caller may see (``ns_ids`` may be fewer, a filter),
+    which decide what it is shown of a dataset's producer and update time
+    (:func:`_node_selects`), as :func:`node_page`'s.
+    """
     if ns_ids is not None and not ns_ids:
         return []
-    stmt = _nodes_by_id_statement(ns_ids is not None)
+    stmt = _nodes_by_id_statement(ns_ids is not None, visible is not None)
+    shown = {} if visible is None else {"visible": sorted(visible)}
     out: list[NodeRow] = []
     for chunk in _chunks(ids):
-        params = {"ids": chunk, **_scope_params(ns_ids)}
+        params = {"ids": chunk, **_scope_params(ns_ids), **shown}
         out.extend(NodeRow(*row) for row in conn.execute(stmt, params))
     return out
 
