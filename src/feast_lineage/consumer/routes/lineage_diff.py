@@ -50,17 +50,14 @@ def _centre(
                 code="invalid_parameter",
             )
         return None
-    missing = [k for k, v in given.items() if not v]
-    if missing:
+    if not (node_type and namespace and name):
+        missing = [k for k, v in given.items() if not v]
         raise LineageError(
             f"a centred diff needs node_type, namespace and name: {', '.join(missing)} "
             "missing or empty (or pass none of the three for the whole graph)",
             code="invalid_parameter",
         )
-    assert node_type is not None
     kind = node_type_param(parameter("query", "node_type"), node_type)
-    assert namespace is not None
-    assert name is not None
     return Centre(kind, namespace, name, 3 if depth is None else depth, direction or "both")
 
 

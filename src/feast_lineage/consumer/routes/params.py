@@ -9,7 +9,7 @@ UUID (``format: uuid``), as OpenLineage producers write it.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, overload
 from urllib.parse import unquote
 
 from fastapi import Query, Request
@@ -102,6 +102,12 @@ def time_range(since: str | None, until: str | None) -> tuple[int | None, int | 
     if until_us == MAX_US and since_us != MAX_US:
         until_us = None
     return since_us, until_us
+
+
+@overload
+def run_id(where: str, value: str) -> str: ...
+@overload
+def run_id(where: str, value: str | None) -> str | None: ...
 
 
 def run_id(where: str, value: str | None) -> str | None:

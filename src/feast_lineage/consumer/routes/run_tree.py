@@ -33,5 +33,4 @@ async def get_run_tree(
     ] = False,
 ) -> Response:
     key = parse_run_id(parameter("path", "run_id"), run_id)
-    assert key is not None
     return await answer(tree_of_run, read, key, facets=facets)

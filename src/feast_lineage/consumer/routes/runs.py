@@ -110,7 +110,6 @@ async def get_run(
     run_id: Annotated[str, Path(description="The run's id", json_schema_extra=RUN_ID_SCHEMA)],
 ) -> Response:
     key = parse_run_id(parameter("path", "run_id"), run_id)
-    assert key is not None
     return await answer(run_detail, read, key)
 
 
@@ -141,5 +140,4 @@ async def get_run_lineage(
     ] = 2000,
 ) -> Response:
     key = parse_run_id(parameter("path", "run_id"), run_id)
-    assert key is not None
     return await answer(run_lineage, read, key, depth=depth, direction=direction, limit=limit)

@@ -209,8 +209,7 @@ def _with_schemas_then(
 def _dataset_item(
     r: DatasetRecord, own: dict[str, JsonObject], with_columns: bool, read: StoreReader
 ) -> DatasetItem:
-    found = feast_object("dataset", r.namespace, r.name, r.feast_type, own, read.namespace_mapping)
-    feast = found
+    feast = feast_object("dataset", r.namespace, r.name, r.feast_type, own, read.namespace_mapping)
     fields = dataset_fields(own)
     return DatasetItem(
         dataset_namespace=r.namespace,
