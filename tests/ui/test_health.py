@@ -3,20 +3,24 @@ Airflow export task fails after its good nights, so the Health tab lists it with
 the feature service it reaches; a click shows the graph focused on the task with
 the path to that service lit, marked failed and at risk (glyphs, not colour
 alone); the feature view's panel says its source and materialization lags in
-words, and which upstream failed. One server for the module: the session's."""
+words, and which upstream failed; under a key that may not see the trips file the
+task writes, the click still shows all it reaches. The session's server, and one that
+reads with that key over the same store."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.server_process import ServerProcess
-from tests.ui.conftest import wait_graph
+from tests.ui.conftest import OL, ui_server, wait_graph
 
 Shoot = Callable[[Page, str], Path]
 TASK_NS = "airflow://prod-cluster"
@@ -215,3 +219,73 @@ def test_a_time_still_to_come_shows_health_as_now(page: Page, server: ServerProc
     freshness = page.get_by_test_id("details-panel").get_by_test_id("freshness")
     expect(freshness).to_contain_text("materialized to")
     expect(freshness).not_to_contain_text("known for now only")
+
+
+READ_KEY = "quickstart-reader"  # pragma: allowlist secret
+# A key of the quickstart's project: it sees driver_ranking and the namespaces mapped to it
+# (Airflow, dbt, Spark), never the files, tables and model (file, postgres://, s3://, mlflow://).
+SCOPED = json.dumps(
+    {"type": "api_keys", "keys": [{"key": READ_KEY, "projects": ["driver_ranking"]}]}
+)
+SEEN_BY_KEY = {"driver_ranking", TASK_NS, "dbt://analytics", "spark://ml-team"}
+
+
+@pytest.fixture(scope="module")
+def scoped(quickstart_repo: Path, server: ServerProcess) -> Iterator[ServerProcess]:
+    """A server over the quickstart's store (``server`` posted the other producers' events)
+    that reads with READ_KEY only."""
+    with ui_server(quickstart_repo, env={"FEAST_OPENLINEAGE_CONSUMER_AUTHORIZER": SCOPED}) as up:
+        yield up
+
+
+def test_a_key_that_sees_part_of_the_path_is_shown_all_the_problem_reaches(
+    page: Page, server: ServerProcess, scoped: ServerProcess, shoot: Shoot
+) -> None:
+    """The failed export writes the trips file, which the key may not see: all it reaches is
+    behind hidden nodes. Shown on the graph, it still draws every node /impact lists for that
+    key (the nodes the graph rings at risk naming it), each stretch through hidden nodes one
+    edge of its own kind, and names nothing hidden."""
+    bearer = {"Authorization": f"Bearer {READ_KEY}"}
+    query = {"node_type": "job", "namespace": TASK_NS, "name": TASK, "depth": 20}
+    impact = httpx.get(f"{scoped.url}{OL}/impact", params=query, headers=bearer, timeout=30)
+    impact.raise_for_status()
+    reached = {r["node"]: r for group in impact.json()["affected"].values() for r in group}
+    # Drawn: all but Feast's apply jobs, which the Jobs filter folds into edges by default.
+    drawn = {TASK_ID} | {i for i, r in reached.items() if not r["name"].startswith("feast_apply_")}
+    assert SERVICE_ID in drawn, drawn
+    assert len(drawn) > 10, drawn
+    every = httpx.get(f"{server.url}{OL}/graph", params={"limit": 5000}, timeout=30).json()
+    hidden = {n["name"] for n in every["nodes"] if n["namespace"] not in SEEN_BY_KEY}
+    assert "staging/trips" in hidden
+
+    page.goto(scoped.url)
+    page.evaluate(f"() => sessionStorage.setItem('feast-lineage.api-key', {READ_KEY!r})")
+    page.goto(scoped.url + "/?tab=health")
+    problem = page.locator(f"[data-problem='failed:{TASK_ID}']")
+    problem.get_by_role("button", name=TASK, exact=True).click()
+    page.wait_for_selector(".canvas[data-state=ready]", timeout=30_000)
+    # (Before: the task alone, as its subgraph never walks through the hidden file.)
+    expect(page.locator(".canvas")).to_have_attribute("data-nodes", str(len(drawn)))
+    ids = page.eval_on_selector_all(".lnode", "els => els.map(e => e.dataset.nodeId)")
+    assert set(ids) == drawn
+    # The stretches the key may not see are edges of their own, which the legend explains.
+    expect(page.locator(".ledge-hidden").first).to_be_attached()
+    legend = page.get_by_label("Legend")
+    expect(legend.locator("[data-edge=hidden]")).to_contain_text("through hidden nodes")
+    # The task's whole downstream is lit (it is selected), the service with it.
+    expect(page.locator(f".lnode[data-node-id='{SERVICE_ID}']")).to_have_class(_has("lit-on"))
+    shoot(page, "health-scoped-key")
+    content = page.content()
+    named = sorted(name for name in hidden if name in content)
+    assert not named, f"hidden nodes named on the page: {named}"
+    for namespace in ("postgres://", "s3://", "mlflow://", "file:"):
+        assert namespace not in content, namespace
+
+    # A reached node's link lights the path to it from the task, across the hidden stretch.
+    page.goto(scoped.url + "/?tab=health")
+    services = page.locator(f"[data-problem='failed:{TASK_ID}'] [data-group=feature_services]")
+    services.get_by_role("button", name="driver_activity_v2", exact=True).click()
+    page.wait_for_selector(".canvas[data-state=ready]", timeout=30_000)
+    expect(page.locator(f".lnode[data-node-id='{SERVICE_ID}']")).to_have_class(_has("is-selected"))
+    expect(page.locator(f".lnode[data-node-id='{TASK_ID}']")).to_have_class(_has("lit-on"))
+    expect(page.locator(".ledge-hidden.lit-on").first).to_be_attached()

@@ -83,6 +83,7 @@ export type HealthCause = Schemas["HealthCause"];
 export type HealthProblem = Schemas["HealthProblem"];
 export type HealthPage = Schemas["HealthPage"];
 export type Reached = Schemas["Reached"];
+export type Impact = Schemas["Impact"];
 export type ReachGroups = Schemas["ReachGroups"];
 export type DatasetVersionItem = Schemas["DatasetVersionItem"];
 export type DatasetVersionDetail = Schemas["DatasetVersionDetail"];

@@ -31,3 +31,19 @@ export function useHealth(query: HealthQuery, enabled = true) {
 
 /** The first page the panel reads (the newest problems): when each cause began. */
 export const CAUSES_QUERY: HealthQuery = { limit: 200 };
+
+const IMPACT = "/api/v1/lineage/openlineage/impact";
+
+/**
+ * What a node reaches downstream within `depth` steps, walked as health walks
+ * (through nodes the caller may not see, listing only those it may); null: nothing asked.
+ */
+export function useImpact(node: { type: "job" | "dataset"; namespace: string; name: string } | null, depth: number) {
+  return useQuery({
+    queryKey: ["impact", node?.type, node?.namespace, node?.name, depth],
+    queryFn: ({ signal }) =>
+      get(IMPACT, { query: { node_type: node!.type, namespace: node!.namespace, name: node!.name, depth } }, signal),
+    enabled: node !== null,
+    staleTime: HEALTH_FRESH_MS,
+  });
+}

@@ -1,5 +1,7 @@
 // What each kind of node looks like: its label, colour and shape.
 
+import type { EdgeKind } from "./model";
+
 export type VisualKind =
   | "dataset"
   | "job"
@@ -20,13 +22,14 @@ export const SELECT_COLOR = "#4f46e5";
 export const FAILURE_COLOR = "#ef4444";
 
 /** How each kind of edge is drawn (styles.css's .ledge-*; paint.ts draws the same). */
-export const EDGE_SWATCHES: Record<"io" | "registry" | "parent" | "same" | "derived" | "jobjob", { color: string; dash: number[] }> = {
+export const EDGE_SWATCHES: Record<EdgeKind, { color: string; dash: number[] }> = {
   io: { color: "#94a3b8", dash: [] },
   registry: { color: "#94a3b8", dash: [] },
   parent: { color: "#a78bfa", dash: [6, 4] },
   same: { color: "#0f766e", dash: [2, 4] },
   derived: { color: "#cbd5e1", dash: [] },
   jobjob: { color: "#d97706", dash: [10, 3, 2, 3] },
+  hidden: { color: "#64748b", dash: [3, 3] },
 };
 
 /** What each kind of edge means: a short label (the legend) and a sentence (hover). */
@@ -44,6 +47,10 @@ export const EDGE_MEANINGS: Record<keyof typeof EDGE_SWATCHES, { label: string; 
     hint: "Inputs joined to outputs directly: the job between them is not shown by the Jobs filter",
   },
   jobjob: { label: "job → job", hint: "A job feeds another job (explicit lineage: a lineage facet or jobDependencies)" },
+  hidden: {
+    label: "through hidden nodes",
+    hint: "The data goes on through nodes of namespaces your key may not see: they are neither drawn nor named",
+  },
 };
 
 export type Shape = "box" | "pill" | "round" | "cylinder" | "tab";

@@ -93,8 +93,9 @@ export function runState(state: string | null | undefined): RunState | null {
   return (state && RUN_STATES[state]) || null;
 }
 
-// jobjob: a job feeds another (explicit lineage: a lineage facet or jobDependencies).
-export type EdgeKind = "io" | "parent" | "same" | "registry" | "derived" | "jobjob";
+// jobjob: a job feeds another (explicit lineage: a lineage facet or jobDependencies);
+// hidden: a stretch of a path through nodes the caller may not see (throughHidden.ts).
+export type EdgeKind = "io" | "parent" | "same" | "registry" | "derived" | "jobjob" | "hidden";
 
 export interface LEdge {
   id: string;

@@ -1,9 +1,12 @@
 // The Lineage tab's data: the graph to draw, derived from the URL and the
 // server's answers. The OpenLineage graph (or, in the Feast-only view, the
 // registry's), narrowed to a focused node's neighbourhood when one is
-// focused; the node open in the details panel.
+// focused (downstream, under a key that may not see everything, with what it
+// reaches through hidden nodes: graph/throughHidden.ts); the node open in
+// the details panel.
 
 import { useEffect, useMemo } from "react";
+import { useImpact } from "../api/health";
 import { GRAPH_LIMIT, useDiff, useGraph, useNamespaces, useRegistry, useSubgraph } from "../api/queries";
 import {
   childJobNames,
@@ -15,6 +18,7 @@ import {
   type LGraph,
   type LNode,
 } from "../graph/model";
+import { withHiddenStretches, withReached } from "../graph/throughHidden";
 import { parseDepth } from "../depth";
 import { drawnCounts, fromDiff, markChanges, type Changes } from "../history/changes";
 import { historyQuery, isHistorical, timeView } from "../history/time";
@@ -76,6 +80,18 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     ? { type: olFocus.type as "job" | "dataset", namespace: olFocus.namespace, name: olFocus.name }
     : null;
   const subgraph = useSubgraph(olCenter, depth, direction, history);
+  // Focused downstream now, under an authorizer (a key may not see every namespace): what
+  // the node reaches through hidden nodes too, as /impact lists it, drawn from the whole graph.
+  const throughHidden =
+    olCenter !== null &&
+    direction === "downstream" &&
+    settings.authorizer !== "open" &&
+    !time.changesSince &&
+    Object.keys(history).length === 0;
+  const impact = useImpact(throughHidden ? olCenter : null, depth);
+  const whole = useGraph(null, GRAPH_LIMIT, throughHidden);
+  // (Either failing, the subgraph is drawn alone.)
+  const reaching = throughHidden && !impact.error && !whole.error;
   // "Changes since…": the server's diff from the earlier instant to the one
   // shown, centred as the graph is (the whole graph when it is the whole,
   // narrowed to its namespace when the graph is).
@@ -139,15 +155,22 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     const keep = subgraph.data.center;
     let graph: LGraph;
     let changes: Changes | null = null;
+    let incomplete = false; // reached nodes not drawn (throughHidden.ts)
     if (since && (diff.data || !diff.error)) {
       if (!diff.data) return null;
       const merged = fromDiff(subgraph.data, diff.data);
       changes = merged.changes;
       graph = markChanges(fromOpenLineage(merged.merged, { jobs, keep, ownNames }), merged.merged, merged.changes);
+    } else if (reaching) {
+      // (Drawn once both are here: the node alone first would read as all it reaches.)
+      if (!impact.data || !whole.data) return null;
+      const reached = withReached(subgraph.data, whole.data, impact.data);
+      graph = withHiddenStretches(fromOpenLineage(reached.input, { jobs, keep, ownNames }), reached.input, reached.paths);
+      incomplete = reached.incomplete;
     } else graph = fromOpenLineage(subgraph.data, { jobs, keep, runCounts, ownNames });
     const center = graph.drawnAs.get(keep) ?? keep;
-    return { graph, center, truncated: subgraph.data.truncated, changes };
-  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, diff.data, diff.error, runCounts, ownNames]);
+    return { graph, center, truncated: subgraph.data.truncated || incomplete, changes };
+  }, [focus, registryView, fullGraph, subgraph.data, depth, direction, jobs, since, diff.data, diff.error, runCounts, ownNames, reaching, impact.data, whole.data]);
 
   const graph = focus ? (focused?.graph ?? null) : fullGraph;
   const selectedId = selection ? (graph?.drawnAs.get(selectionId(selection)) ?? selectionId(selection)) : null;
@@ -182,6 +205,8 @@ export function useLineage(settings: UiSettings, route: Route, navigate: Navigat
     olGraph,
     registry,
     subgraph,
+    /** What the focused node reaches through hidden nodes is still being asked for. */
+    reachPending: reaching && (!impact.data || !whole.data),
     nsOptions,
     selection,
     focus,

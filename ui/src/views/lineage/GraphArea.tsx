@@ -63,7 +63,7 @@ export function GraphArea({ lineage, registryEnabled, navigate, onSelect }: Prop
     );
   }
   if (focus && !focused) {
-    return subgraph.isFetching ? (
+    return subgraph.isFetching || lineage.reachPending ? (
       <Loading what="this node's lineage" />
     ) : (
       <Empty title="That node is not in this graph">

@@ -9,7 +9,7 @@ import type { EdgeKind, LGraph } from "../../graph/model";
 import { HealthLegend } from "../health/HealthLegend";
 
 /** Edge kinds the legend lists, in order, when the graph has them. */
-const EDGE_ORDER: EdgeKind[] = ["parent", "jobjob", "same", "derived"];
+const EDGE_ORDER: EdgeKind[] = ["parent", "jobjob", "same", "derived", "hidden"];
 
 export function Legend({ graph }: { graph: LGraph | null }) {
   const kindsShown = useMemo(() => {
