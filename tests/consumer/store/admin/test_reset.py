@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import Table
 
 from feast_lineage.consumer.store.admin.deletes import Removed
+from feast_lineage.consumer.store.admin.latest_mark import event_key
 from feast_lineage.consumer.store.admin.reset import reset_namespace
-from feast_lineage.consumer.store.admin.reset_others import event_key
 from feast_lineage.consumer.store.read import health
 from feast_lineage.consumer.store.read.run_tree import run_tree
 from feast_lineage.consumer.store.schema import tables as t

@@ -78,20 +78,22 @@ def reset_namespace(engine: Engine, ns_id: int, *, chunk: int = DEFAULT_CHUNK) -
     edge) touching them or stated by them, symlinks from its datasets or to
     its namespace, and other runs' inputs/outputs that name its datasets.
     Other namespaces' datasets it wrote or read are left as if its events
-    never came (:mod:`.reset_others`), in that same transaction.
+    never came (:mod:`.reset_others`), in that same transaction. Stopped
+    between any two transactions and asked again, it finishes the same.
     """
     removed = Removed()
     its = _Namespace(ns_id)
     with write_transaction(engine) as conn:  # first: JobEvents' io outlives no listing
         bump(conn)
-        # Read while its events are stored: whose latest-write marker is one of them.
-        marked = reset_others.marked(conn, ns_id, its.jobs, its.owners)
+        # While its events are stored: whose latest-write marker is one of them, noted on each.
+        reset_others.note_marked(conn, ns_id, its.jobs, its.owners)
         lst = t.io_listings
         removed.add("io_listings", delete_rows(conn, lst, lst.c.job_id.in_(its.jobs)))
     chunked_events(engine, t.events.c.ns_id == ns_id, chunk, removed)
     chunked_runs(engine, t.runs.c.ns_id == ns_id, chunk, removed)
     with write_transaction(engine) as conn:
         bump(conn)
+        marked = reset_others.marked(conn, ns_id, its.jobs, its.owners)  # before their edges go
         removed.add("dataset_versions", reset_others.forget_history(conn, ns_id, its.jobs))
         blobs = _delete_facets(conn, its, removed)
         _delete_run_io(conn, its, removed)
