@@ -705,8 +705,8 @@ def test_times_in_the_versions_list_tell_apart_rows_of_one_second(
     versions = page.get_by_test_id("dataset-versions")
     expect(versions.locator("tr.version-row")).to_have_count(2)
     shown = shown_times(versions)
-    # Each tooltip gives the exact instant, as the API says it.
-    assert sorted(title.split("(")[-1].rstrip(")") for _, title in shown if title) == sorted(
+    # Each tooltip gives the exact instant, as the API says it (UTC).
+    assert sorted(title.split("UTC: ")[1].split()[0] for _, title in shown if title) == sorted(
         v["created_at_iso"] for v in listed
     ), shown
     seconds = {v["created_at"] // 1000 for v in listed}
@@ -1073,12 +1073,12 @@ def test_a_far_past_instant_is_shown_with_a_four_digit_year(
     try:
         page.goto(f"{server.url}/?{urlencode({'as_of': '0001-01-01T00:00:00Z'})}")
         banner = page.get_by_test_id("history-banner")
-        expect(banner).to_contain_text("as it stood at 0001-01-01 00:00:00.")
+        expect(banner).to_contain_text("as it stood at 0001-01-01 00:00:00 UTC.")
         expect(page.get_by_label("As of (empty: now)")).to_have_value(
             re.compile(r"0001-01-01[T ]00:00(:00)?")
         )
         page.goto(f"{server.url}/?{urlencode({'as_of': '0999-03-04T05:06:07.008Z'})}")
-        expect(banner).to_contain_text("as it stood at 0999-03-04 05:06:07.008.")
+        expect(banner).to_contain_text("as it stood at 0999-03-04 05:06:07.008 UTC.")
     finally:
         context.close()
 

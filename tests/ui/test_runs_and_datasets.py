@@ -243,9 +243,9 @@ def test_the_runs_tab_shows_milliseconds_where_two_runs_share_a_second(
                 assert starts[0] != starts[1], starts
                 assert starts[1].endswith(".250"), starts
             assert not any("." in text for text in ended.all_inner_texts())
-            # The tooltip gives the instant exactly, as the API says it.
-            assert (started.nth(1).locator("time").get_attribute("title") or "").endswith(
-                "(2026-01-01T00:00:00.250000Z)" if same_second else "(2026-01-01T00:00:01Z)"
+            # The tooltip gives the instant exactly, as the API says it (UTC).
+            assert (started.nth(1).locator("time").get_attribute("title") or "").startswith(
+                "UTC: 2026-01-01T00:00:00.250000Z" if same_second else "UTC: 2026-01-01T00:00:01Z"
             )
         finally:
             page.unroute(pattern)

@@ -1,6 +1,7 @@
 // Small text formatters shared by the views.
 
-import { dateOf, fractionDigits, parseInstant } from "./history/instant";
+import { fractionDigits, isoOf, parseInstant } from "./history/instant";
+import { utcOffset, zoneName } from "./zone";
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
@@ -31,9 +32,19 @@ export function formatTime(iso: string | null | undefined, digits: 0 | 3 | 6 = 0
   return `${text}.${fraction.slice(0, digits)}`;
 }
 
-/** An instant with the fraction it has (none, milliseconds or microseconds): as of, changes since. */
+/**
+ * An instant with the fraction it has (none, milliseconds or microseconds) and
+ * the zone it is shown in, for a sentence: "2026-12-01 10:00:00 Asia/Kolkata".
+ */
 export function formatInstant(iso: string | null | undefined): string {
-  return formatTime(iso, iso ? fractionDigits(iso) : 0);
+  if (!iso) return "—";
+  return `${formatTime(iso, fractionDigits(iso))} ${zoneName()}`;
+}
+
+/** A window for a sentence, its zone named once: "2026-12-01 10:00:00 – 2026-12-02 10:00:00 Asia/Kolkata". */
+export function formatSpan(since: string | null | undefined, until: string | null | undefined): string {
+  if (!until) return `${formatInstant(since)} – now`;
+  return `${formatTime(since, since ? fractionDigits(since) : 0)} – ${formatInstant(until)}`;
 }
 
 /**
@@ -50,10 +61,18 @@ export function timeDigits(isos: readonly (string | null | undefined)[]): 0 | 3 
   return 6;
 }
 
-/** A time's tooltip: exact, in the browser's time zone and as the API says it (UTC). */
+/**
+ * A time's tooltip: its UTC instant as the API says it, then (in a browser
+ * not at UTC) exactly as shown, in the browser's zone with its offset then:
+ * "UTC: 2026-12-03T18:10:54.712196Z" and "Asia/Kolkata: 2026-12-03 23:40:54.712196 (UTC+05:30)".
+ */
 export function exactTime(iso: string | null | undefined): string | undefined {
-  if (!iso || !dateOf(iso)) return undefined;
-  return `${formatTime(iso, 6)} (${iso})`;
+  const at = parseInstant(iso);
+  if (!iso || !at) return undefined;
+  const utc = `UTC: ${isoOf(at)}`;
+  const zone = zoneName();
+  if (zone === "UTC") return utc;
+  return `${utc}\n${zone}: ${formatTime(iso, 6)} (${utcOffset(new Date(at.ms))})`;
 }
 
 export function formatDuration(ms: number | null | undefined): string {

@@ -4,13 +4,17 @@
 // zone) or an instant with its offset ("2026-11-28T02:00:00Z"), and offers a
 // few recent instants to pick with the mouse. A complete time is used once
 // typing pauses (or at once with Enter); one that is not a time is marked
-// invalid and left out of the URL.
+// invalid and left out of the URL. The zone the text is read in is named
+// beside it: the browser's ("Asia/Kolkata"), or UTC or the offset typed.
 
 import { useEffect, useId, useRef, useState } from "react";
 import { typedDate } from "../history/instant";
+import { zoneName, zoneOfTyped } from "../zone";
 
 /** What the field takes, in words (its tooltip and the docs). */
-export const TIME_FORMS = "YYYY-MM-DD hh:mm (seconds optional; your time zone), a date alone, or an instant with Z or an offset";
+export function timeForms(): string {
+  return `YYYY-MM-DD hh:mm (seconds optional; in your time zone, ${zoneName()}), a date alone, or an instant with Z or an offset`;
+}
 
 const LOCAL = /^(\d{4}-\d\d-\d\d)(?:[T ](\d\d:\d\d(?::\d\d(?:\.\d+)?)?))?$/;
 const ZONED = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
@@ -84,6 +88,7 @@ export function InstantField({ label, value, onChange, disabled, invalid: marked
     setInvalid(false);
   }
   const listId = useId();
+  const zoneId = useId();
   const commitRef = useRef(onChange);
   commitRef.current = onChange;
   const valueRef = useRef(value ?? "");
@@ -111,9 +116,10 @@ export function InstantField({ label, value, onChange, disabled, invalid: marked
         className="instant-field"
         value={draft.text}
         placeholder="YYYY-MM-DD hh:mm"
-        title={`${label}: ${TIME_FORMS}`}
+        title={`${label}: ${timeForms()}`}
         list={listId}
         aria-label={label}
+        aria-describedby={zoneId}
         aria-invalid={invalid || marked || undefined}
         disabled={disabled}
         data-testid={testId}
@@ -135,6 +141,9 @@ export function InstantField({ label, value, onChange, disabled, invalid: marked
           if (draft.typed) commit(draft.text, true);
         }}
       />
+      <span className="zone-name" id={zoneId} data-testid={testId && `${testId}-zone`} title="The time zone this time is read in">
+        {zoneOfTyped(draft.text)}
+      </span>
       <datalist id={listId}>
         {suggestions(new Date()).map((s) => (
           <option key={s.label} value={s.value} label={s.label} />

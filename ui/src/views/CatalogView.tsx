@@ -10,7 +10,8 @@ import { Pager } from "../components/Pager";
 import { SortableTable } from "../components/SortableTable";
 import { Empty, Failure, Loading } from "../components/Status";
 import { FEAST_DATASET_KINDS, isVisualKind } from "../graph/kinds";
-import { formatDuration, formatTime, producerLabel } from "../format";
+import { Instant, Time, ZonedHeader } from "../components/Time";
+import { formatDuration, producerLabel } from "../format";
 import { InstantField } from "../components/InstantField";
 import { focusWhenShown } from "../focus";
 import { useCanonicalUrl } from "../hooks/useCanonicalUrl";
@@ -58,8 +59,12 @@ const PRODUCER: ColumnDef<CatalogItem, unknown> = {
 };
 const UPDATED: ColumnDef<CatalogItem, unknown> = {
   id: "updated",
-  header: "Updated",
-  cell: ({ row }) => <span className="small nowrap">{formatTime(row.original.updated_at_iso)}</span>,
+  header: () => <ZonedHeader label="Updated" />,
+  cell: ({ row }) => (
+    <span className="small nowrap">
+      <Time iso={row.original.updated_at_iso} />
+    </span>
+  ),
 };
 
 const JOB_COLUMNS: ColumnDef<CatalogItem, unknown>[] = [
@@ -77,8 +82,12 @@ const JOB_COLUMNS: ColumnDef<CatalogItem, unknown>[] = [
   },
   {
     id: "latest_started",
-    header: "Started",
-    cell: ({ row }) => <span className="small nowrap">{formatTime(row.original.latest_run?.started_at_iso)}</span>,
+    header: () => <ZonedHeader label="Started" />,
+    cell: ({ row }) => (
+      <span className="small nowrap">
+        <Time iso={row.original.latest_run?.started_at_iso} />
+      </span>
+    ),
   },
   PRODUCER,
   UPDATED,
@@ -231,7 +240,7 @@ export function CatalogView({ kind, route, navigate }: Props) {
         {asOf && (
           <div className="banner banner-history" role="status" data-testid="history-banner">
             <span>
-              <strong>Historical view:</strong> the {noun} as they stood at {formatInstant(asOf)}
+              <strong>Historical view:</strong> the {noun} as they stood at <Instant iso={asOf} />
               {kind === "job" ? ", each with its latest run then" : ""}.
             </span>
             <button type="button" className="btn" onClick={backToNow} data-testid="back-to-now">

@@ -4,7 +4,8 @@
 import { useDatasetUse, type NodeRef } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
 import { Failure, Loading } from "../../components/Status";
-import { formatBytes, formatCount, formatTime, shortId } from "../../format";
+import { Time } from "../../components/Time";
+import { formatBytes, formatCount, shortId } from "../../format";
 import { nodeId } from "../../nodeId";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
@@ -40,7 +41,7 @@ export function DatasetSections({ namespace, name, asOf = null, navigate }: Prop
                   by {latestWrite.run.job_name}
                 </span>,
               ],
-              ["Time", formatTime(latestWrite.run.ended_at_iso ?? latestWrite.run.started_at_iso)],
+              ["Time", <Time key="time" iso={latestWrite.run.ended_at_iso ?? latestWrite.run.started_at_iso} zoned />],
               ["Rows", latestWrite.rows === null ? null : formatCount(latestWrite.rows)],
               ["Bytes", latestWrite.bytes === null ? null : formatBytes(latestWrite.bytes)],
             ]}

@@ -5,7 +5,7 @@
 
 import { useDatasetVersion, useDatasetVersions } from "../../api/queries";
 import { Failure, Loading } from "../../components/Status";
-import { Time } from "../../components/Time";
+import { Instant, Time, ZonedHeader } from "../../components/Time";
 import { formatBytes, formatCount, formatInstant, shortId, timeDigits } from "../../format";
 import { compareInstants } from "../../history/instant";
 import { untilOf } from "../../history/time";
@@ -40,13 +40,15 @@ export function DatasetVersions({ namespace, name, asOf = null, currentThen = nu
     <>
       {asOf && (
         <p className="muted small" data-testid="versions-as-of">
-          As of {formatInstant(asOf)}: the versions made by then.
+          As of <Instant iso={asOf} />: the versions made by then.
         </p>
       )}
       <table className="table versions-table" data-testid="dataset-versions">
         <thead>
           <tr>
-            <th>Time</th>
+            <th>
+              <ZonedHeader label="Time" />
+            </th>
             <th>Run</th>
             <th className="num">Rows</th>
             <th className="num">Bytes</th>
@@ -164,11 +166,11 @@ function VersionDetail({
   return (
     <div className="version-detail" data-testid="version-detail">
       <h4>
-        Version of <Time iso={v.created_at_iso} digits={3} /> <span className="mono small muted">{shortId(v.id)}</span>
+        Version of <Time iso={v.created_at_iso} digits={3} zoned /> <span className="mono small muted">{shortId(v.id)}</span>
       </h4>
       {later && (
         <p className="small change-amber" role="note" data-testid="version-after-as-of">
-          Made after {formatInstant(asOf)}, the time viewed: as of then this version did not exist yet, and
+          Made after <Instant iso={asOf} />, the time viewed: as of then this version did not exist yet, and
           the list above leaves it out.
         </p>
       )}

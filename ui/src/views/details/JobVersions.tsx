@@ -14,9 +14,8 @@ import { useJobVersion, useJobVersions } from "../../api/queries";
 import { StateBadge } from "../../components/Badges";
 import { JsonView } from "../../components/JsonView";
 import { Failure, Loading } from "../../components/Status";
-import { Time } from "../../components/Time";
+import { Instant, Time, ZonedHeader } from "../../components/Time";
 import { formatInstant, shortId, timeDigits } from "../../format";
-import { fractionDigits } from "../../history/instant";
 import { jobVersionAt, type JobVersionAt } from "../../history/jobVersionAt";
 import { untilOf } from "../../history/time";
 import { jobChange, type JobChange } from "../../history/versions";
@@ -50,9 +49,12 @@ export function JobVersions({ namespace, name, asOf = null, currentThen = null, 
     <>
       {asOf && (
         <p className="muted small" data-testid="versions-as-of">
-          As of {formatInstant(asOf)}: the versions first run by then.
+          As of <Instant iso={asOf} />: the versions first run by then.
         </p>
       )}
+      <div className="list-head" data-testid="job-versions-head">
+        <ZonedHeader label="First run" />
+      </div>
       <ol className="plain job-versions" data-testid="job-versions">
         {items.map((item, i) => {
           const previous = items[i + 1] ?? null;
@@ -157,12 +159,12 @@ function JobVersionDetail({ namespace, name, id, readAt }: { namespace: string; 
   return (
     <div className="version-detail" data-testid="job-version-detail" data-version-id={v.id}>
       <h4>
-        Version of <Time iso={v.created_at_iso} digits={3} /> <span className="mono small muted">{shortId(v.id)}</span>
+        Version of <Time iso={v.created_at_iso} digits={3} zoned /> <span className="mono small muted">{shortId(v.id)}</span>
         {readAt.own && (
           <>
             {" "}
             <span className="small muted" data-testid="version-read-at" title="Read as of this instant, not the time control's">
-              as of {readAt.at ? <Time iso={readAt.at} digits={fractionDigits(readAt.at)} /> : "now"}
+              as of {readAt.at ? <Instant iso={readAt.at} /> : "now"}
             </span>
           </>
         )}

@@ -2,7 +2,8 @@
 // last update, and where else to look at it.
 
 import { KindBadge } from "../../components/Badges";
-import { formatTime, producerLabel } from "../../format";
+import { Time } from "../../components/Time";
+import { producerLabel } from "../../format";
 import { feastObjectName, olKind } from "../../graph/model";
 import type { Navigate } from "../../route";
 import { refPatch } from "../../selection";
@@ -27,7 +28,11 @@ export function OpenLineageHead({ node, navigate }: { node: GraphNode; navigate:
       </div>
       <div className="panel-meta">
         {node.producer && <span title={node.producer}>Producer: {producerLabel(node.producer)}</span>}
-        {node.updated_at_iso && <span>Updated {formatTime(node.updated_at_iso)}</span>}
+        {node.updated_at_iso && (
+          <span>
+            Updated <Time iso={node.updated_at_iso} zoned />
+          </span>
+        )}
       </div>
       <div className="panel-actions">
         <button

@@ -5,6 +5,7 @@
 import { useRuns } from "../../api/queries";
 import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
+import { Instant, ZonedHeader } from "../../components/Time";
 import { formatInstant, timeDigits } from "../../format";
 import type { Navigate, Route } from "../../route";
 import { runThen, untilOf } from "../../history/time";
@@ -50,7 +51,7 @@ export function RunHistory({
     <div className="runs">
       {asOf && (
         <p className="muted small" data-testid="runs-as-of">
-          As of {formatInstant(asOf)}: the runs that had started by then, each in its state then.
+          As of <Instant iso={asOf} />: the runs that had started by then, each in its state then.
         </p>
       )}
       <table className="table runs-table" data-testid="runs-table">
@@ -58,7 +59,9 @@ export function RunHistory({
           <tr>
             <th aria-label="Inputs and outputs" />
             <th>State</th>
-            <th>Started</th>
+            <th>
+              <ZonedHeader label="Started" />
+            </th>
             <th>Duration</th>
             <th className="num">Rows written</th>
           </tr>

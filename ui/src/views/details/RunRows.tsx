@@ -6,8 +6,8 @@
 
 import { StateBadge } from "../../components/Badges";
 import { Loading } from "../../components/Status";
-import { Time } from "../../components/Time";
-import { exactTime, formatCount, formatDuration, formatInstant } from "../../format";
+import { Instant, Time } from "../../components/Time";
+import { formatCount, formatDuration, formatInstant } from "../../format";
 import { runInstant, runTimePatch, STILL_RUNNING, type RunThen } from "../../history/time";
 import { datasetId } from "../../nodeId";
 import type { Navigate } from "../../route";
@@ -56,7 +56,7 @@ export function RunRows({
   // what its outputs say may be from its later events.
   const rows = detail && !then.laterEvents ? rowsWritten(detail) : null;
   const failure = then.laterEnd ? null : runFailure(detail ? detail.facets : run.facets_json);
-  const later = then.laterEnd ? `Under way then; it ended ${run.state} at ${exactTime(run.ended_at_iso) ?? "—"}` : undefined;
+  const later = then.laterEnd ? `Under way then; it ended ${run.state} at ${formatInstant(run.ended_at_iso)}` : undefined;
   const goTo = (ds: RunDataset) =>
     navigate(
       { tab: "lineage", ...refPatch({ type: "dataset", namespace: ds.namespace, name: ds.name }) },
@@ -113,9 +113,9 @@ export function RunRows({
                 <div className="mono small muted">run {run.run_id}</div>
                 {then.laterEvents && asOf ? (
                   <p className="muted small" data-testid="run-io-later">
-                    {then.laterEnd ? "Under way at" : "Ended by"} {formatInstant(asOf)}
+                    {then.laterEnd ? "Under way at" : "Ended by"} <Instant iso={asOf} />
                     {then.laterEnd ? "" : ", with events after it"} (its last event came at{" "}
-                    {formatInstant(run.updated_at_iso)}): the inputs and outputs it had named by then are not known
+                    <Instant iso={run.updated_at_iso} />): the inputs and outputs it had named by then are not known
                     here, so none are listed. Its events show what each one named, and when.
                   </p>
                 ) : (

@@ -64,7 +64,7 @@ export function EventRow({ item, open, navigate, setFilter, digits = 0 }: Props)
         <tr className="event-json">
           <td colSpan={6} onClick={(e) => e.stopPropagation()}>
             <div className="event-json-head">
-              Received <Time iso={item.created_at_iso} />
+              Received <Time iso={item.created_at_iso} zoned />
               {item.run_id && (
                 <button type="button" className="link" onClick={() => setFilter({ run_id: item.run_id })}>
                   Only this run's events

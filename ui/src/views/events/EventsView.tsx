@@ -6,6 +6,7 @@ import { useEvents } from "../../api/queries";
 import { Pager } from "../../components/Pager";
 import { Empty, Failure, Loading } from "../../components/Status";
 import { timeDigits } from "../../format";
+import { ZonedHeader } from "../../components/Time";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { useFilterTimes } from "../../hooks/useFilterTimes";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
@@ -68,7 +69,9 @@ export function EventsView({ route, navigate }: Props) {
         <table className="table events-table" data-testid="events-table" aria-busy={events.isFetching}>
           <thead>
             <tr>
-              <th>Event time</th>
+              <th>
+                <ZonedHeader label="Event time" />
+              </th>
               <th>Type</th>
               <th>Job</th>
               <th>Run</th>

@@ -2,7 +2,7 @@
 // when and why, and what it reaches, grouped. A click on the problem (or on
 // one node it reaches) shows it on the graph with the affected path lit.
 
-import { formatTime } from "../../format";
+import { exactTime, formatInstant } from "../../format";
 import { HealthMark } from "../../graph/HealthMark";
 import type { HealthProblem, Reached } from "../../types";
 import { graphPatch, REACH_GROUPS, reachedLabel, type ReachGroup } from "./reach";
@@ -53,8 +53,8 @@ export function ProblemCard({ problem, now, onShow }: Props) {
         <span className={`problem-kind problem-kind-${problem.kind}`}>
           {node.kind} {what}
         </span>
-        <span className="small" title={formatTime(problem.since)}>
-          since {agoFrom(problem.since, now) ?? formatTime(problem.since)}
+        <span className="small" title={exactTime(problem.since)}>
+          since {agoFrom(problem.since, now) ?? formatInstant(problem.since)}
         </span>
       </header>
       {problem.error && <p className="problem-error mono small">{problem.error}</p>}

@@ -3,6 +3,7 @@
 // node's health and the time now, for the details panel and the Health tab.
 
 import { formatTime } from "../../format";
+import { zoneName } from "../../zone";
 import type { GraphNode, HealthCause } from "../../types";
 
 /** A length of time in the largest unit that keeps it readable: "12 s", "40 min", "3 h", "2 d" (never below 0). */
@@ -29,10 +30,10 @@ export function agoFrom(iso: string | null | undefined, now: number): string | n
 /**
  * How far a feature view is materialized: "materialized to 2 h ago"; an interval that ends
  * in the future (`feast materialize 2020-01-01 2099-01-01`: a negative lag) by its end,
- * "materialized to 2099-01-01 12:00:00 (in the future)".
+ * "materialized to 2099-01-01 12:00:00 Europe/Paris (in the future)".
  */
 export function materializedWords(lag: number, to: string | null | undefined): string {
-  if (lag < 0 && to) return `materialized to ${formatTime(to)} (in the future)`;
+  if (lag < 0 && to) return `materialized to ${formatTime(to)} ${zoneName()} (in the future)`;
   return `materialized to ${ago(lag)}`;
 }
 

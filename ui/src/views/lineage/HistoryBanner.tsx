@@ -5,7 +5,9 @@
 import { beforeHorizon } from "../../api/http";
 import { CHANGE_ICONS, JOB_CHANGE_ICON } from "../../graph/model";
 import type { Lineage } from "../../hooks/useLineage";
+import { Instant, Time } from "../../components/Time";
 import { formatInstant } from "../../format";
+import { fractionDigits } from "../../history/instant";
 import type { Navigate } from "../../route";
 import { focusWhenShown } from "../../focus";
 import { AS_OF_FIELD } from "./TimeControl";
@@ -39,17 +41,35 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
       Back to now
     </button>
   );
-  const to = time.asOf ? `as of ${formatInstant(time.asOf)}` : "now";
+  const to = time.asOf ? (
+    <>
+      as of <Instant iso={time.asOf} />
+    </>
+  ) : (
+    "now"
+  );
   return (
     <div className="banner banner-history" role="status" data-testid="history-banner">
       {time.window ? (
         <span>
-          <strong>Seen during</strong> {formatInstant(time.since)} – {time.until ? formatInstant(time.until) : "now"}: the
+          <strong>Seen during</strong>{" "}
+          {time.until ? (
+            <>
+              <Time iso={time.since} digits={fractionDigits(time.since ?? "")} /> – <Instant iso={time.until} />
+            </>
+          ) : (
+            <>
+              <Instant iso={time.since} /> – now
+            </>
+          )}
+          : the
           edges the runs of this window observed, each with its run count.
         </span>
       ) : time.changesSince ? (
         <span data-testid="changes-summary">
-          <strong>Changes since {formatInstant(time.changesSince)}</strong> (to {to}):{" "}
+          <strong>
+            Changes since <Instant iso={time.changesSince} />
+          </strong> (to {to}):{" "}
           {counts ? (
             <>
               <span className="change-green">
@@ -93,7 +113,7 @@ export function HistoryBanner({ lineage, navigate }: { lineage: Lineage; navigat
         </span>
       ) : (
         <span>
-          <strong>Historical view:</strong> the lineage as it stood at {formatInstant(time.asOf)}
+          <strong>Historical view:</strong> the lineage as it stood at <Instant iso={time.asOf} />
           {isFuture(time.asOf) ? ", a time still to come: the lineage now (the server answers a later instant as now)" : ""}.
         </span>
       )}

@@ -7,7 +7,7 @@
 
 import type { ReactNode } from "react";
 import { ApiError } from "../../api/http";
-import { formatInstant } from "../../format";
+import { formatInstant, formatSpan } from "../../format";
 import { isHistorical, type TimeView } from "../../history/time";
 import type { Navigate } from "../../route";
 
@@ -28,7 +28,7 @@ interface Props {
 
 export function NotThen({ name, time, navigate, children }: Props) {
   const title = time.window
-    ? `${name} was not seen during ${formatInstant(time.since)} – ${time.until ? formatInstant(time.until) : "now"}, or is not visible to you`
+    ? `${name} was not seen during ${formatSpan(time.since, time.until)}, or is not visible to you`
     : `${name} did not exist at ${formatInstant(time.asOf)}, or is not visible to you`;
   const hidden = "or it is in a namespace you may not see (the server answers both alike)";
   const body = time.window

@@ -2,7 +2,7 @@
 // what it takes, and what the page shows instead (the URL now says so; on the
 // Events and Runs tabs the link keeps it, in its field marked invalid).
 
-import { formatInstant } from "../../format";
+import { formatInstant, formatSpan } from "../../format";
 import type { TimeView } from "../../history/time";
 import type { TimeLinkNote as Note } from "../../hooks/useTimeLink";
 
@@ -10,7 +10,7 @@ import type { TimeLinkNote as Note } from "../../hooks/useTimeLink";
 export function describeTime(time: TimeView): string {
   let shown: string;
   if (time.window) {
-    shown = `the lineage seen during ${formatInstant(time.since)} – ${time.until ? formatInstant(time.until) : "now"}`;
+    shown = `the lineage seen during ${formatSpan(time.since, time.until)}`;
   } else if (time.asOf) shown = `the lineage as of ${formatInstant(time.asOf)}`;
   else shown = "the current graph";
   return time.changesSince ? `${shown}, with the changes since ${formatInstant(time.changesSince)}` : shown;

@@ -10,7 +10,7 @@ import { attr, focusWhenShown } from "../../focus";
 import { Pager } from "../../components/Pager";
 import { SortableTable } from "../../components/SortableTable";
 import { Empty, Failure, Loading } from "../../components/Status";
-import { Time } from "../../components/Time";
+import { Time, ZonedHeader } from "../../components/Time";
 import { formatDuration, shortId, timeDigits } from "../../format";
 import { useCanonicalUrl } from "../../hooks/useCanonicalUrl";
 import { pageOffset, type Navigate, type Patch, type Route } from "../../route";
@@ -54,7 +54,7 @@ function columns(navigate: Navigate, digits: Digits): ColumnDef<RunItem, unknown
     { id: "state", header: "State", cell: ({ row }) => <StateBadge state={row.original.state} /> },
     {
       id: "started",
-      header: "Started",
+      header: () => <ZonedHeader label="Started" />,
       cell: ({ row }) => (
         <span className="small nowrap">
           <Time iso={row.original.started_at_iso} digits={digits.started} />
@@ -63,7 +63,7 @@ function columns(navigate: Navigate, digits: Digits): ColumnDef<RunItem, unknown
     },
     {
       id: "ended",
-      header: "Ended",
+      header: () => <ZonedHeader label="Ended" />,
       cell: ({ row }) => (
         <span className="small nowrap">
           <Time iso={row.original.ended_at_iso} digits={digits.ended} />
