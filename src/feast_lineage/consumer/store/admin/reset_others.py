@@ -36,23 +36,16 @@ reset itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import CompoundSelect, Connection, Select, select, union
 
 from feast_lineage.consumer.store.admin.deletes import delete_rows
 from feast_lineage.consumer.store.admin.latest_mark import event_key, latest_mark
+from feast_lineage.consumer.store.read.common import chunks
 from feast_lineage.consumer.store.schema import tables as t
 from feast_lineage.consumer.store.write.producer_rank import event_rank
-
-_CHUNK = 2000
-
-
-def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
-    wanted = sorted(set(ids))
-    for start in range(0, len(wanted), _CHUNK):
-        yield wanted[start : start + _CHUNK]
 
 
 def _reached(ns_id: int, jobs: Select[Any], owners: Select[Any]) -> CompoundSelect[Any]:
@@ -78,7 +71,7 @@ def marked(conn: Connection, ns_id: int, jobs: Select[Any], owners: Select[Any])
     reached = list(conn.execute(_reached(ns_id, jobs, owners)).scalars())
     found: set[int] = set()
     by_key: dict[str, set[int]] = {}  # one event marks all it wrote
-    for chunk in _chunks(reached):
+    for chunk in chunks(reached):
         rows = conn.execute(
             select(d.id, d.producer_rank, d.producer_ns_id).where(
                 d.id.in_(chunk), d.producer_rank.is_not(None)
@@ -89,11 +82,8 @@ def marked(conn: Connection, ns_id: int, jobs: Select[Any], owners: Select[Any])
                 found.add(int(did))
             else:  # null before migration 0029 (or after a reset set it again)
                 by_key.setdefault(event_key(event_rank(mark)), set()).add(int(did))
-    keys = sorted(by_key)
-    for start in range(0, len(keys), _CHUNK):
-        stmt = select(ev.event_key).where(
-            ev.event_key.in_(keys[start : start + _CHUNK]), ev.ns_id == ns_id
-        )
+    for chunk in chunks(by_key):
+        stmt = select(ev.event_key).where(ev.event_key.in_(chunk), ev.ns_id == ns_id)
         for key in conn.execute(stmt).scalars():
             found.update(by_key[key])
     return found
@@ -104,7 +94,7 @@ def note_marked(conn: Connection, ns_id: int, jobs: Select[Any], owners: Select[
     (``producer_ns_id``, true of each), while its events are stored: a reset stopped once they
     are gone finds them by it."""
     d = t.datasets
-    for chunk in _chunks(marked(conn, ns_id, jobs, owners)):
+    for chunk in chunks(marked(conn, ns_id, jobs, owners)):
         conn.execute(d.update().where(d.c.id.in_(chunk)).values(producer_ns_id=ns_id))
 
 

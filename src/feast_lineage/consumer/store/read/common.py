@@ -12,7 +12,7 @@ stored text (``str``), never as ``Any``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from functools import lru_cache
 from typing import Literal, TypeVar, cast, overload
 
@@ -44,6 +44,17 @@ _ID_MARGIN = 50_000
 
 # An id column's values: integer ids, or text ids (run ids, event keys).
 Id = TypeVar("Id", int, str)
+
+# The most values an ``IN`` list of one statement holds (well under every database's limit
+# of bound parameters).
+CHUNK = 2000
+
+
+def chunks(keys: Iterable[Id], size: int = CHUNK) -> Iterator[list[Id]]:
+    """``keys`` sorted and without repeats, in lists of at most ``size``: an ``IN`` list each."""
+    wanted = sorted(set(keys))
+    for start in range(0, len(wanted), size):
+        yield wanted[start : start + size]
 
 
 def in_ids(column: ColumnElement[Id], ids: Collection[Id] | None) -> ColumnElement[bool] | None:

@@ -52,6 +52,7 @@ from feast_lineage.consumer.store.read.aliases import LinkFilter, alias_steps
 from feast_lineage.consumer.store.read.aliases import current_symlink as current_symlink
 from feast_lineage.consumer.store.read.common import (
     NsIds,
+    chunks,
     count,
     in_ids,
     seen_by,
@@ -109,13 +110,6 @@ class SymlinkRow(NamedTuple):
 
 
 FOLLOWED_EDGES = ("input", "output", "parent")
-_CHUNK = 2000
-
-
-def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
-    ordered = sorted(set(ids))
-    for start in range(0, len(ordered), _CHUNK):
-        yield ordered[start : start + _CHUNK]
 
 
 def _node_selects(visible: str | None) -> tuple[Any, Any]:
@@ -270,7 +264,7 @@ def nodes_by_id(
     stmt = _nodes_by_id_statement(ns_ids is not None, visible is not None)
     shown = {} if visible is None else {"visible": sorted(visible)}
     out: list[NodeRow] = []
-    for chunk in _chunks(ids):
+    for chunk in chunks(ids):
         params = {"ids": chunk, **_scope_params(ns_ids), **shown}
         out.extend(NodeRow(*row) for row in conn.execute(stmt, params))
     return out
@@ -319,7 +313,7 @@ def _edges_from_statement() -> Any:
 def edges_among(conn: Connection, ids: set[int]) -> list[EdgeRow]:
     """Every current edge whose two ends are both in ``ids``."""
     out: list[EdgeRow] = []
-    for chunk in _chunks(ids):
+    for chunk in chunks(ids):
         rows = conn.execute(_edges_from_statement(), {"ids": chunk}).all()
         out.extend(EdgeRow(*row) for row in rows if row.dst_id in ids)
     return out
@@ -451,7 +445,7 @@ def symlinks_touching(
     if ns_ids is not None and not ns_ids:
         return []
     seen: dict[tuple[int, int], SymlinkRow] = {}
-    for chunk in _chunks(dataset_ids):
+    for chunk in chunks(dataset_ids):
         # Two indexed lookups: an OR of the two IN lists would scan the table.
         for side in ("dataset_id", "alias_id"):
             stmt = _symlinks_statement(side, ns_ids is not None, current)

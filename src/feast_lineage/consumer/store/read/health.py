@@ -24,11 +24,11 @@ import orjson
 from sqlalchemy import Connection, and_, bindparam, func, literal, or_, select, union_all
 
 from feast_lineage.consumer.store.read.aliases import current_symlink
+from feast_lineage.consumer.store.read.common import chunks
 from feast_lineage.consumer.store.read.explicit import current_explicit_edge
 from feast_lineage.consumer.store.read.graph import NodeKind, current_edge
 from feast_lineage.consumer.store.schema import tables as t
 
-_CHUNK = 2000
 FAILED_STATES = ("FAIL", "ABORT")
 # Writes read per dataset (ten intervals to learn its expected interval from); retention
 # keeps them (store/admin/dataset_versions.py).
@@ -64,12 +64,6 @@ class NodeInfo(NamedTuple):
     feast_type: str | None
 
 
-def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
-    wanted = sorted(set(ids))
-    for start in range(0, len(wanted), _CHUNK):
-        yield wanted[start : start + _CHUNK]
-
-
 def failed_jobs(conn: Connection, job_ids: Collection[int] | None = None) -> list[FailedRun]:
     """Every job (of ``job_ids``; None: of all) whose latest ended run failed or was
     aborted, with no later COMPLETE."""
@@ -77,14 +71,14 @@ def failed_jobs(conn: Connection, job_ids: Collection[int] | None = None) -> lis
     ended = func.coalesce(r.ended_us, r.last_event_us)
     latest: dict[int, FailedRun] = {}
     stmt = select(r.job_id, r.run_id, r.state, ended).where(r.state.in_(FAILED_STATES))
-    chunks: Iterable[list[int] | None] = [None] if job_ids is None else _chunks(job_ids)
-    for chunk in chunks:
+    groups: Iterable[list[int] | None] = [None] if job_ids is None else chunks(job_ids)
+    for chunk in groups:
         some = stmt if chunk is None else stmt.where(r.job_id.in_(chunk))
         for job, run, state, end in conn.execute(some).all():
             known = latest.get(job)
             if known is None or (end, run) > (known.ended_us, known.run_id):
                 latest[job] = FailedRun(int(job), run, state, int(end))
-    for chunk in _chunks(latest):
+    for chunk in chunks(latest):
         done = (
             select(r.job_id, func.max(ended))
             .where(r.job_id.in_(chunk), r.state == "COMPLETE")
@@ -176,8 +170,8 @@ def recent_writes(
     """
     found: dict[int, list[int]] = {}
     definitions = definition_jobs(conn)
-    chunks: Iterable[list[int] | None] = [None] if dataset_ids is None else _chunks(dataset_ids)
-    for chunk in chunks:
+    groups: Iterable[list[int] | None] = [None] if dataset_ids is None else chunks(dataset_ids)
+    for chunk in groups:
         params: dict[str, Any] = {"skip": keep - 1, "definitions": definitions}
         if chunk is not None:
             params["ids"] = chunk
@@ -228,7 +222,7 @@ def steps(conn: Connection, ids: Collection[int], *, downstream: bool) -> list[S
     """The current graph's steps out of ``ids`` (input and output edges, explicit edges,
     symlinks either way)."""
     out: list[Step] = []
-    for chunk in _chunks(ids):
+    for chunk in chunks(ids):
         rows = conn.execute(_steps_statement(downstream), {"ids": chunk}).all()
         out.extend(Step(int(a), int(b), int(c)) for a, b, c in rows)
     return out
@@ -238,7 +232,7 @@ def node_info(conn: Connection, ids: Collection[int]) -> dict[int, NodeInfo]:
     """Id -> the job or dataset (any namespace; aliases never seen as datasets are left out)."""
     j, d = t.jobs.c, t.datasets.c
     out: dict[int, NodeInfo] = {}
-    for chunk in _chunks(ids):
+    for chunk in chunks(ids):
         jobs = select(j.id, literal("job"), j.ns_id, j.namespace, j.name, literal(None))
         datasets = select(d.id, literal("dataset"), d.ns_id, d.namespace, d.name, d.feast_type)
         stmt = union_all(jobs.where(j.id.in_(chunk)), datasets.where(d.id.in_(chunk)))
@@ -262,7 +256,7 @@ def latest_writing_runs(conn: Connection, dataset_ids: Collection[int]) -> dict[
     """Dataset id -> the run (16 bytes) of its latest write by a COMPLETE run."""
     v = t.dataset_versions.c
     out: dict[int, tuple[int, bytes]] = {}
-    for chunk in _chunks(dataset_ids):
+    for chunk in chunks(dataset_ids):
         stmt = select(v.dataset_id, v.time_us, v.run_id).where(
             v.dataset_id.in_(chunk), v.writes == 1, v.run_id.is_not(None)
         )

@@ -17,15 +17,15 @@ a sequence value) stays a gap until it falls out of the window.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, select, union_all
 
+from feast_lineage.consumer.store.read.common import chunks
 from feast_lineage.consumer.store.schema import tables as t
 
 WINDOW = 10_000  # ids below the highest read whose absence is kept as a gap
-_CHUNK = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +43,6 @@ class Touched:
     jobs: frozenset[int]
     datasets: frozenset[int]
     seen: Seen
-
-
-def _chunks(ids: Iterable[int]) -> Iterable[list[int]]:
-    wanted = sorted(set(ids))
-    for start in range(0, len(wanted), _CHUNK):
-        yield wanted[start : start + _CHUNK]
 
 
 def _gaps(present: Collection[int], low: int, high: int) -> frozenset[int]:
@@ -90,7 +84,7 @@ def touched_since(conn: Connection, seen: Seen) -> Touched:
         (datasets if kind == "dataset" else jobs).add(int(subject))
         keys.add(run_id if run_id is not None else event_key)
     io = t.run_io.c
-    for chunk in _chunks_text(keys):
+    for chunk in chunks(keys):
         datasets.update(
             int(d) for d in conn.scalars(select(io.dataset_id).where(io.run_id.in_(chunk))).all()
         )
@@ -105,17 +99,11 @@ def touched_since(conn: Connection, seen: Seen) -> Touched:
     )
 
 
-def _chunks_text(keys: Iterable[str]) -> Iterable[list[str]]:
-    wanted = sorted(set(keys))
-    for start in range(0, len(wanted), _CHUNK):
-        yield wanted[start : start + _CHUNK]
-
-
 def _parents(conn: Connection, jobs: Collection[int]) -> set[int]:
     """The parent and root jobs of ``jobs`` (their edges to them; a root edge is no step)."""
     e = t.lineage_edges.c
     out: set[int] = set()
-    for chunk in _chunks(jobs):
+    for chunk in chunks(jobs):
         stmt = select(e.src_id).where(e.dst_id.in_(chunk), e.edge_type.in_(("parent", "root")))
         out.update(int(n) for n in conn.scalars(stmt).all())
     return out
@@ -126,7 +114,7 @@ def explicit_ends(conn: Connection, owners: Collection[int]) -> set[tuple[int, s
     (edges of earlier reports stay stored: they are the ones a new report may end)."""
     x = t.explicit_edges.c
     out: set[tuple[int, str]] = set()
-    for chunk in _chunks(owners):
+    for chunk in chunks(owners):
         stmt = union_all(
             select(x.src_id, x.src_kind).where(x.owner_id.in_(chunk)),
             select(x.dst_id, x.dst_kind).where(x.owner_id.in_(chunk)),
