@@ -12,32 +12,43 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlparse
 from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.server_process import ServerProcess
-from tests.ui.conftest import VIEWPORT, PageErrors, api, url_param, wait_graph
+from tests.ui.conftest import OL, VIEWPORT, PageErrors, api, url_param, wait_graph
 
 ZONE = "Asia/Kolkata"
+NEW_YORK = "America/New_York"
 TRAIN = {"node_type": "job", "node_ns": "spark://ml-team", "node": "train_driver_ranking"}
+
+
+@contextmanager
+def opened_at(browser: Browser, zone: str) -> Iterator[Page]:
+    """A fresh page in a browser at ``zone`` that fails the test on a JavaScript error."""
+    context = browser.new_context(viewport=VIEWPORT, timezone_id=zone)  # type: ignore[arg-type]
+    opened = context.new_page()
+    errors = PageErrors()
+    opened.on("console", errors.on_console)
+    opened.on("pageerror", errors.on_page_error)
+    try:
+        yield opened
+    finally:
+        context.close()
+    assert not errors.errors, f"the page logged errors: {errors.errors}"
 
 
 @pytest.fixture
 def kolkata(browser: Browser) -> Iterator[Page]:
     """A fresh page in a browser at Asia/Kolkata that fails the test on a JavaScript error."""
-    context = browser.new_context(viewport=VIEWPORT, timezone_id=ZONE)  # type: ignore[arg-type]
-    opened = context.new_page()
-    errors = PageErrors()
-    opened.on("console", errors.on_console)
-    opened.on("pageerror", errors.on_page_error)
-    yield opened
-    context.close()
-    assert not errors.errors, f"the page logged errors: {errors.errors}"
+    with opened_at(browser, ZONE) as opened:
+        yield opened
 
 
 def local(iso: str) -> str:
@@ -147,3 +158,78 @@ def test_each_column_of_times_names_the_zone_and_each_time_gives_utc_on_hover(
     updated = panel.locator(".panel-meta time")
     expect(updated).to_have_text(f"{local(job['updated_at_iso'])} {ZONE}")
     expect(updated).to_have_attribute("title", tooltip(job["updated_at_iso"]))
+
+
+def a_cut(times: list[str]) -> datetime:
+    """A whole minute (UTC) with some of ``times`` before it and some at or after it."""
+    at = sorted(datetime.fromisoformat(t.replace("Z", "+00:00")) for t in times)
+    cuts = sorted(
+        {
+            t.replace(second=0, microsecond=0)
+            for t in at
+            if t.replace(second=0, microsecond=0) > at[0]
+        }
+    )
+    assert cuts, f"all of {times} are in one minute"
+    return cuts[len(cuts) // 2]
+
+
+def z(at: datetime) -> str:
+    return at.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def in_zone(at: datetime, zone: str, form: str = "%Y-%m-%d %H:%M:%S") -> str:
+    return at.astimezone(ZoneInfo(zone)).strftime(form)
+
+
+FILTERS = [
+    # tab, the field's label, the list's API path, the time each item is filtered on
+    ("events", "From time", "events", "event_time_iso"),
+    ("runs", "Runs from time", "runs", "started_at_iso"),
+]
+
+
+@pytest.mark.parametrize(("tab", "label", "path", "time_key"), FILTERS)
+def test_an_events_or_runs_time_filter_lands_in_the_url_in_utc_and_means_the_same_elsewhere(
+    browser: Browser, server: ServerProcess, tab: str, label: str, path: str, time_key: str
+) -> None:
+    # The filters kept a typed time as local text (since=2026-11-28T02:00): a colleague in
+    # another zone opening the link listed another time range.
+    cut = a_cut([item[time_key] for item in api(server, path, limit=1000)[path]])
+    listed = api(server, path, since=z(cut), limit=1)["total"]
+    assert 0 < listed < api(server, path, limit=1)["total"]
+    with opened_at(browser, ZONE) as page:
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url) if f"{OL}/{path}?" in r.url else None)
+        page.goto(f"{server.url}/?tab={tab}")
+        field = page.get_by_label(label)
+        field.fill(in_zone(cut, ZONE, "%Y-%m-%d %H:%M"))
+        field.press("Enter")
+        # The URL keeps the UTC instant, and the API is asked for it.
+        page.wait_for_function(
+            f"() => new URLSearchParams(location.search).get('since') === '{z(cut)}'"
+        )
+        expect(page.get_by_test_id("pager-count")).to_contain_text(f"of {listed} {path}")
+        assert any(parse_qs(urlparse(url).query).get("since") == [z(cut)] for url in asked)
+        expect(field).to_have_value(in_zone(cut, ZONE))
+        link = page.url
+        # A link made before (local text, no zone) still means the time at Asia/Kolkata,
+        # and the URL is rewritten to its instant.
+        old = urlencode({"tab": tab, "since": in_zone(cut, ZONE, "%Y-%m-%dT%H:%M")})
+        page.goto(f"{server.url}/?{old}")
+        page.wait_for_function(
+            f"() => new URLSearchParams(location.search).get('since') === '{z(cut)}'"
+        )
+        expect(field).to_have_value(in_zone(cut, ZONE))
+        expect(page.get_by_test_id("pager-count")).to_contain_text(f"of {listed} {path}")
+        # A filter time that is no time: the note names the zone a local time is read in.
+        page.goto(f"{server.url}/?{urlencode({'tab': tab, 'until': '2026-04-31'})}")
+        expect(page.get_by_test_id("time-link-note")).to_contain_text(f"in your time zone, {ZONE}")
+    # At New York, the link shows the same instant, in New York's time, and the same list.
+    with opened_at(browser, NEW_YORK) as page:
+        page.goto(link)
+        field = page.get_by_label(label)
+        expect(field).to_have_value(in_zone(cut, NEW_YORK))
+        expect(field).to_have_accessible_description(NEW_YORK)
+        expect(page.get_by_test_id("pager-count")).to_contain_text(f"of {listed} {path}")
+        assert url_param(page, "since") == z(cut)

@@ -20,8 +20,9 @@ const LOCAL = /^(\d{4}-\d\d-\d\d)(?:[T ](\d\d:\d\d(?::\d\d(?:\.\d+)?)?))?$/;
 const ZONED = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
 
 /**
- * The URL's form of a typed time ("2026-11-28T02:00", local; or the instant as typed,
- * with its offset); "" for no time; null when it is not a time.
+ * What the field gives for a typed time ("2026-11-28T02:00", local; or the instant as
+ * typed, with its offset); "" for no time; null when it is not a time. The page
+ * writes its UTC instant in the URL (history/time.ts typedInstant, instant.ts typedIso).
  */
 export function normalTime(text: string): string | null {
   const typed = text.trim();

@@ -14,6 +14,8 @@
 // is that first or last instant, as the server takes it: past them, no ISO
 // date can be written back, and the server would refuse what we sent.
 
+import { zoneName } from "../zone";
+
 /** An instant: milliseconds since the epoch (floored), and the microseconds past them (0 to 999). */
 export interface Instant {
   ms: number;
@@ -24,9 +26,13 @@ export interface Instant {
 export const INSTANT_FORM =
   "an ISO 8601 instant such as 2026-12-01T09:00:00Z (UTC; an offset such as +02:00 also works, and a fraction of a second up to microseconds)";
 
-/** What the Events and Runs tabs' time filters take, in words (for the note that names a bad one in a link). */
-export const FILTER_TIME_FORM =
-  "a time such as 2026-11-28 02:00 (in your time zone, seconds optional, or a date alone) or an instant with Z or an offset such as 2026-11-28T02:00:00Z";
+/**
+ * What the Events and Runs tabs' time filters take, in words (for the note that
+ * names a bad one in a link), naming the browser's zone a local time is read in.
+ */
+export function filterTimeForm(): string {
+  return `a time such as 2026-11-28 02:00 (in your time zone, ${zoneName()}; seconds optional, or a date alone) or an instant with Z or an offset such as 2026-11-28T02:00:00Z`;
+}
 
 /** The first instant an ISO date shows: 0001-01-01T00:00:00Z (the server's FIRST_US). */
 const FIRST: Instant = { ms: -62_135_596_800_000, us: 0 };
@@ -166,10 +172,16 @@ export function typedDate(text: string): Date | null {
 }
 
 /**
- * A time filter's value ("2026-11-28T02:00", local; or an instant with its
- * offset) as an ISO time the API takes; null when it is not a real one.
+ * A time filter's value as the URL gives it, as the instant the API is asked
+ * for, in the server's form (UTC, exactly): an instant with Z or an offset
+ * (what the filters write) as it is; a local time without a zone
+ * ("2026-11-28T02:00", what they wrote before Session 18) read in the
+ * browser's time zone, so an old link keeps its meaning for the one who made
+ * it. Null when it is not a real time.
  */
-export function typedIso(text: string | undefined): string | null {
-  const date = text ? typedDate(text) : null;
-  return date ? date.toISOString() : null;
+export function typedIso(text: string | null | undefined): string | null {
+  if (!text) return null;
+  if (!LOCAL_TIME.test(text)) return exactInstant(text);
+  const date = localTimeOf(text);
+  return date ? isoOf({ ms: date.getTime(), us: 0 }) : null;
 }

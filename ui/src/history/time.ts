@@ -15,7 +15,7 @@ import {
   compareInstants,
   dateOf,
   exactInstant,
-  FILTER_TIME_FORM,
+  filterTimeForm,
   INSTANT_FORM,
   isoOf,
   justAfter,
@@ -111,9 +111,25 @@ export function filterTimeProblems(route: Route): TimeLinkProblem[] {
   const problems: TimeLinkProblem[] = [];
   for (const key of ["since", "until"]) {
     const value = route[key];
-    if (value && typedIso(value) === null) problems.push({ key, value, expected: FILTER_TIME_FORM });
+    if (value && typedIso(value) === null) problems.push({ key, value, expected: filterTimeForm() });
   }
   return problems;
+}
+
+/**
+ * A time filter's value as the URL keeps it: its UTC instant in the server's
+ * form (an old link's local time, read in the browser's zone, rewritten to
+ * it), or the value as given when it is no time (kept for its field to be
+ * corrected); null for none.
+ */
+export function filterTimeLink(value: string | undefined): string | null {
+  return typedIso(value) ?? value ?? null;
+}
+
+/** How a time filter's field shows the URL's value: its instant in local time, or a value that is no time as given. */
+export function shownFilterTime(value: string | undefined): string | undefined {
+  const iso = typedIso(value);
+  return iso ? shownInstant(iso) : value;
 }
 
 /** Whether `iso` is later than this browser's clock. */

@@ -2,6 +2,8 @@
 // size, and the run when one is chosen.
 
 import { InstantField } from "../../components/InstantField";
+import { typedIso } from "../../history/instant";
+import { shownFilterTime } from "../../history/time";
 import type { EventType } from "../../api/endpoints";
 import { useJobNames, useNamespaces } from "../../api/queries";
 import { shortId } from "../../format";
@@ -71,11 +73,21 @@ export function EventFilters({ route, type, limit, filtered, invalid, navigate, 
       </label>
       <label className="field">
         <span>From</span>
-        <InstantField label="From time" value={route.since} invalid={invalid.has("since")} onChange={(since) => setFilter({ since })} />
+        <InstantField
+          label="From time"
+          value={shownFilterTime(route.since)}
+          invalid={invalid.has("since")}
+          onChange={(typed) => setFilter({ since: typedIso(typed) })}
+        />
       </label>
       <label className="field">
         <span>Until</span>
-        <InstantField label="Until time" value={route.until} invalid={invalid.has("until")} onChange={(until) => setFilter({ until })} />
+        <InstantField
+          label="Until time"
+          value={shownFilterTime(route.until)}
+          invalid={invalid.has("until")}
+          onChange={(typed) => setFilter({ until: typedIso(typed) })}
+        />
       </label>
       <label className="field">
         <span>Per page</span>

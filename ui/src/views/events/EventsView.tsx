@@ -25,7 +25,7 @@ export function EventsView({ route, navigate }: Props) {
   const limit = SIZES.includes(Number(route.limit)) ? Number(route.limit) : 50;
   const offset = pageOffset(route);
   useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
-  const times = useFilterTimes(route);
+  const times = useFilterTimes(route, navigate);
   const type = asEventType(route.type);
   const events = useEvents({
     namespace: route.ns,

@@ -1,6 +1,8 @@
 // The Runs tab's filters: state, job (name contains), and start time range.
 
 import { InstantField } from "../../components/InstantField";
+import { typedIso } from "../../history/instant";
+import { shownFilterTime } from "../../history/time";
 import { useDraft } from "../../hooks/useDraft";
 import type { Navigate, Patch, Route } from "../../route";
 
@@ -48,11 +50,21 @@ export function RunFilters({ route, state, filtered, invalid, navigate, setFilte
       </label>
       <label className="field">
         <span>Started from</span>
-        <InstantField label="Runs from time" value={route.since} invalid={invalid.has("since")} onChange={(since) => setFilter({ since })} />
+        <InstantField
+          label="Runs from time"
+          value={shownFilterTime(route.since)}
+          invalid={invalid.has("since")}
+          onChange={(typed) => setFilter({ since: typedIso(typed) })}
+        />
       </label>
       <label className="field">
         <span>Started before</span>
-        <InstantField label="Runs until time" value={route.until} invalid={invalid.has("until")} onChange={(until) => setFilter({ until })} />
+        <InstantField
+          label="Runs until time"
+          value={shownFilterTime(route.until)}
+          invalid={invalid.has("until")}
+          onChange={(typed) => setFilter({ until: typedIso(typed) })}
+        />
       </label>
       {filtered && (
         <button type="button" className="btn" onClick={() => setFilter(NO_RUN_FILTERS)}>

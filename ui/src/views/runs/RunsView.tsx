@@ -123,7 +123,7 @@ export function RunsView({ route, navigate }: { route: Route; navigate: Navigate
   const offset = pageOffset(route);
   useCanonicalUrl(route, navigate, { offset: offset ? String(offset) : null });
   const state = asRunState(route.state);
-  const times = useFilterTimes(route);
+  const times = useFilterTimes(route, navigate);
   const runs = useRunList({
     job_search: route.job || null,
     state,
